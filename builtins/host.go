@@ -1,0 +1,271 @@
+package builtins
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"golang.org/x/net/idna"
+)
+
+// hostProfile is the UTS #46 mapping browsers apply to a URL's host
+// (non-transitional, with the bidi and joiner checks). Hyphen and STD3 checks
+// are off, as in browsers; the forbidden-code-point check below replaces
+// STD3.
+var hostProfile = idna.New(
+	idna.MapForLookup(),
+	idna.Transitional(false),
+	idna.BidiRule(),
+	idna.CheckJoiners(true),
+	idna.CheckHyphens(false),
+	idna.StrictDomainName(false),
+	idna.VerifyDNSLength(false),
+)
+
+// URLHost extracts the host a browser would connect to for an http(s) URL:
+// after the last "@" of the authority, before the port, lower-cased, IDNA to
+// ASCII, trailing dot dropped, IPv4 in its canonical dotted form and IPv6 in
+// brackets. ok is false for anything else — another scheme, a URL a browser
+// would repair before using (backslashes, control characters, missing
+// slashes), a percent-encoded host: unknown, so callers fail closed.
+func URLHost(raw string) (string, bool) {
+	rest, ok := cutScheme(raw)
+	if !ok {
+		return "", false
+	}
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; c <= ' ' || c == 0x7f || c == '\\' {
+			return "", false
+		}
+	}
+	authority := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority = rest[:i]
+	}
+	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
+		authority = authority[i+1:]
+	}
+	host, err := hostOf(authority, true)
+	if err != nil {
+		return "", false
+	}
+	return host, true
+}
+
+// cutScheme strips "http://" or "https://" (any case) and reports whether
+// raw had one of them followed by an authority.
+func cutScheme(raw string) (string, bool) {
+	for _, scheme := range []string{"http://", "https://"} {
+		if len(raw) > len(scheme) && strings.EqualFold(raw[:len(scheme)], scheme) {
+			rest := raw[len(scheme):]
+			// A third slash is something browsers forgive and Go does not
+			// read the same way; neither reading is ours to guess.
+			return rest, rest[0] != '/'
+		}
+	}
+	return "", false
+}
+
+// hostOf normalises "host[:port]". With allowPort false a port is an error.
+func hostOf(hostport string, allowPort bool) (string, error) {
+	host := hostport
+	if strings.HasPrefix(hostport, "[") {
+		end := strings.IndexByte(hostport, ']')
+		if end < 0 {
+			return "", errors.New("unterminated IPv6 literal")
+		}
+		host = hostport[:end+1]
+		if err := checkPort(hostport[end+1:], allowPort); err != nil {
+			return "", err
+		}
+		addr, err := netip.ParseAddr(host[1 : len(host)-1])
+		if err != nil || !addr.Is6() || addr.Zone() != "" {
+			return "", fmt.Errorf("bad IPv6 literal %q", host)
+		}
+		return "[" + addr.String() + "]", nil
+	}
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 {
+		host = hostport[:i]
+		if err := checkPort(hostport[i:], allowPort); err != nil {
+			return "", err
+		}
+	}
+	return normalizeName(host)
+}
+
+func checkPort(s string, allowPort bool) error {
+	if s == "" {
+		return nil
+	}
+	if !allowPort && s != "" {
+		return errors.New("unexpected text after host")
+	}
+	if s[0] != ':' {
+		return errors.New("unexpected text after host")
+	}
+	for _, c := range s[1:] {
+		if c < '0' || c > '9' {
+			return fmt.Errorf("bad port %q", s[1:])
+		}
+	}
+	if len(s) > 1 {
+		if n, err := strconv.Atoi(s[1:]); err != nil || n > 65535 {
+			return fmt.Errorf("bad port %q", s[1:])
+		}
+	}
+	return nil
+}
+
+// forbiddenHostChars are the WHATWG forbidden host code points, plus "%":
+// a browser percent-decodes a host before use, which we refuse to guess at.
+const forbiddenHostChars = " #%/:<>?@[\\]^|*"
+
+// normalizeName lower-cases and IDNA-maps a domain name or IPv4 address.
+func normalizeName(host string) (string, error) {
+	if host == "" {
+		return "", errors.New("empty host")
+	}
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; c <= ' ' || c == 0x7f || strings.IndexByte(forbiddenHostChars, c) >= 0 {
+			return "", fmt.Errorf("forbidden character %q in host", c)
+		}
+	}
+	ascii, err := hostProfile.ToASCII(host)
+	if err != nil {
+		return "", fmt.Errorf("host %q: %v", host, err)
+	}
+	ascii = strings.ToLower(ascii)
+	// The mapping may produce characters the raw text did not have
+	// (fullwidth "％" becomes "%"), so check again.
+	for i := 0; i < len(ascii); i++ {
+		if c := ascii[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(forbiddenHostChars, c) >= 0 {
+			return "", fmt.Errorf("forbidden character %q in host", c)
+		}
+	}
+	ascii = strings.TrimSuffix(ascii, ".")
+	if ascii == "" || strings.HasPrefix(ascii, ".") || strings.Contains(ascii, "..") {
+		return "", fmt.Errorf("host %q has an empty label", host)
+	}
+	labels := strings.Split(ascii, ".")
+	if last := labels[len(labels)-1]; looksNumeric(last) {
+		ip, err := parseIPv4(labels)
+		if err != nil {
+			return "", err
+		}
+		return ip, nil
+	}
+	return ascii, nil
+}
+
+// looksNumeric is the WHATWG "ends in a number" test on the last label.
+func looksNumeric(label string) bool {
+	if label == "" {
+		return false
+	}
+	if strings.HasPrefix(label, "0x") || strings.HasPrefix(label, "0X") {
+		for _, c := range label[2:] {
+			if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, c := range label {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseIPv4 is the WHATWG IPv4 parser: up to four parts, each decimal,
+// octal (leading 0) or hex (0x); the last part fills the remaining bytes.
+func parseIPv4(labels []string) (string, error) {
+	if len(labels) > 4 {
+		return "", errors.New("too many IPv4 parts")
+	}
+	nums := make([]uint64, len(labels))
+	for i, l := range labels {
+		base, digits := 10, l
+		switch {
+		case strings.HasPrefix(l, "0x") || strings.HasPrefix(l, "0X"):
+			base, digits = 16, l[2:]
+		case len(l) > 1 && l[0] == '0':
+			base, digits = 8, l[1:]
+		}
+		if digits == "" {
+			nums[i] = 0
+			continue
+		}
+		n, err := strconv.ParseUint(digits, base, 64)
+		if err != nil || n > 0xFFFFFFFF {
+			return "", fmt.Errorf("bad IPv4 part %q", l)
+		}
+		nums[i] = n
+	}
+	var v uint64
+	for i, n := range nums[:len(nums)-1] {
+		if n > 255 {
+			return "", fmt.Errorf("IPv4 part %d out of range", i)
+		}
+		v |= n << (8 * (3 - i))
+	}
+	last := nums[len(nums)-1]
+	if last >= 1<<(8*(5-len(nums))) {
+		return "", errors.New("IPv4 address out of range")
+	}
+	v |= last
+	return fmt.Sprintf("%d.%d.%d.%d", v>>24, v>>16&0xff, v>>8&0xff, v&0xff), nil
+}
+
+// NormalizeHostPattern validates a rule's host: "docs.raku.org" or
+// "*.raku.org", normalised like URLHost's answer (case, IDNA, trailing dot,
+// port ignored). It returns the pattern in the form MatchHost expects.
+func NormalizeHostPattern(pattern string) (string, error) {
+	wild := strings.HasPrefix(pattern, "*.")
+	name := strings.TrimPrefix(pattern, "*.")
+	if strings.ContainsAny(name, "/@\\") || strings.Contains(pattern, "://") {
+		return "", fmt.Errorf("host %q must be a bare host name, not a URL", pattern)
+	}
+	if strings.Contains(name, "*") {
+		return "", fmt.Errorf("host %q: only a leading \"*.\" wildcard is allowed", pattern)
+	}
+	host, err := hostOf(name, true)
+	if err != nil {
+		return "", fmt.Errorf("host %q: %v", pattern, err)
+	}
+	if wild {
+		if strings.HasPrefix(host, "[") || looksNumeric(host[strings.LastIndexByte(host, '.')+1:]) {
+			return "", fmt.Errorf("host %q: a wildcard needs a domain name, not an address", pattern)
+		}
+		return "*." + host, nil
+	}
+	return host, nil
+}
+
+// MatchHost reports whether a host from URLHost matches a pattern from
+// NormalizeHostPattern: exactly, or for "*.S" any subdomain of S (not S).
+func MatchHost(pattern, host string) bool {
+	if suffix, ok := strings.CutPrefix(pattern, "*."); ok {
+		return strings.HasSuffix(host, "."+suffix) && len(host) > len(suffix)+1
+	}
+	return host == pattern
+}
+
+// HostSuffixes returns the wildcard suffixes a host falls under, nearest
+// first: "a.b.c" gives "b.c", "c". A pattern "*.S" matches the host exactly
+// when S is among them.
+func HostSuffixes(host string) []string {
+	if strings.HasPrefix(host, "[") {
+		return nil
+	}
+	var out []string
+	for i := strings.IndexByte(host, '.'); i >= 0; {
+		host = host[i+1:]
+		out = append(out, host)
+		i = strings.IndexByte(host, '.')
+	}
+	return out
+}

@@ -1,0 +1,144 @@
+// Package builtins holds the few pieces of logic every decision rests on —
+// lexical path containment with its tri-state, resolution against a root,
+// host extraction and matching, tool-name globs, the common directory — as
+// plain Go functions, and registers them as Rego builtins (see rego.go).
+//
+// There is one copy of each: the Rego engine and the Go grant matcher both
+// call these, so a grant and a rule can never disagree about what "inside"
+// means.
+package builtins
+
+import (
+	"net/url"
+	"path"
+	"strings"
+)
+
+// Containment is the tri-state answer to "is this path inside that
+// directory?". Unknown means the question cannot be answered lexically, and
+// callers must fail closed on it.
+type Containment int
+
+const (
+	Unknown Containment = iota
+	Inside
+	Outside
+)
+
+func (c Containment) String() string {
+	switch c {
+	case Inside:
+		return "inside"
+	case Outside:
+		return "outside"
+	default:
+		return "unknown"
+	}
+}
+
+// Unevaluable reports why p cannot be evaluated lexically, or "" when it
+// can. Anything a shell, a Windows API or a URL parser could turn into a
+// different path than the text says is unevaluable: empty, NUL, a leading
+// "~", "$" expansion, backslashes, drive letters and UNC forms.
+func Unevaluable(p string) string {
+	switch {
+	case p == "":
+		return "empty path"
+	case strings.ContainsRune(p, 0):
+		return "path contains NUL"
+	case strings.HasPrefix(p, "~"):
+		return "path starts with ~"
+	case strings.Contains(p, "$"):
+		return "path contains $ expansion"
+	case strings.Contains(p, `\`):
+		return "path contains a backslash"
+	case len(p) >= 2 && p[1] == ':' && isASCIILetter(p[0]):
+		return "path has a Windows drive"
+	case strings.HasPrefix(p, "//"):
+		return "path is a UNC or network path"
+	}
+	return ""
+}
+
+func isASCIILetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
+
+// FromFileURI turns a file:// URI into its path. ok is false when p is a
+// file URI that does not name a local absolute path; a p that is not a file
+// URI is returned unchanged.
+func FromFileURI(p string) (string, bool) {
+	if len(p) < 7 || !strings.EqualFold(p[:7], "file://") {
+		return p, true
+	}
+	u, err := url.Parse(p)
+	if err != nil || u.Opaque != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", false
+	}
+	if h := strings.ToLower(u.Host); h != "" && h != "localhost" {
+		return "", false
+	}
+	if u.Path == "" || !strings.HasPrefix(u.Path, "/") {
+		return "", false
+	}
+	return u.Path, true
+}
+
+// Resolve makes p absolute against root and cleans it lexically; symlinks
+// are not followed. ok is false when p is unevaluable, or relative with no
+// (absolute, evaluable) root.
+func Resolve(root, p string) (string, bool) {
+	p, ok := FromFileURI(p)
+	if !ok || Unevaluable(p) != "" {
+		return "", false
+	}
+	if path.IsAbs(p) {
+		return path.Clean(p), true
+	}
+	if root == "" || !path.IsAbs(root) || Unevaluable(root) != "" {
+		return "", false
+	}
+	return path.Join(path.Clean(root), p), true
+}
+
+// Contains answers whether path p lies lexically inside directory dir (equal
+// counts as inside). Both must be absolute and evaluable, else Unknown; both
+// are cleaned first, so "/srv/../etc" is outside "/srv".
+func Contains(dir, p string) Containment {
+	if Unevaluable(dir) != "" || Unevaluable(p) != "" || !path.IsAbs(dir) || !path.IsAbs(p) {
+		return Unknown
+	}
+	dir, p = path.Clean(dir), path.Clean(p)
+	if dir == "/" || p == dir || strings.HasPrefix(p, dir+"/") {
+		return Inside
+	}
+	return Outside
+}
+
+// Ancestors returns clean absolute p and every directory above it, nearest
+// first, ending with "/".
+func Ancestors(p string) []string {
+	p = path.Clean(p)
+	out := []string{p}
+	for p != "/" && p != "." {
+		p = path.Dir(p)
+		out = append(out, p)
+	}
+	return out
+}
+
+// CommonDir is the deepest directory that contains every path's parent
+// directory: the honest scope of an "always" answer. The paths must be clean
+// and absolute; the answer can be as wide as "/". It returns "" for no paths.
+func CommonDir(paths []string) string {
+	common := ""
+	for i, p := range paths {
+		dir := path.Dir(path.Clean(p))
+		if i == 0 {
+			common = dir
+			continue
+		}
+		for Contains(common, dir) != Inside {
+			common = path.Dir(common)
+		}
+	}
+	return common
+}

@@ -1,0 +1,215 @@
+// Package rules is the static half of mcp-policy: the rule schema and its
+// validation, the translation of a tool call into Rego input, the prepared
+// OPA query over the embedded engine, and the mapping of its answer to a
+// Decision. It never asks anyone and holds no state beyond what it was built
+// with.
+package rules
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
+)
+
+// The three decisions.
+const (
+	Allow = "allow"
+	Deny  = "deny"
+	Ask   = "ask"
+)
+
+// Reasons a decision can carry.
+const (
+	ReasonRule        = "rule"
+	ReasonNoMatch     = "no-match"
+	ReasonUnevaluable = "unevaluable-path"
+	ReasonFloor       = "floor"
+	ReasonGrant       = "grant"
+)
+
+// Hints are the MCP tool annotations a rule may test.
+var Hints = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+
+// Rule is one static rule, grant or remembered answer. The same schema
+// serves all three; in answers Decision is ignored (the action decides).
+type Rule struct {
+	Tool        string          `json:"tool"`
+	Decision    string          `json:"decision,omitempty"`
+	Under       string          `json:"under,omitempty"`
+	Host        string          `json:"host,omitempty"`
+	Annotations map[string]bool `json:"annotations,omitempty"`
+	Message     string          `json:"message,omitempty"`
+}
+
+// ruleKeys are the JSON keys a rule may have; anything else is a typo that
+// would otherwise silently widen or narrow a rule.
+var ruleKeys = map[string]bool{"tool": true, "decision": true, "under": true, "host": true, "annotations": true, "message": true}
+
+// ValidationError names the rule and the field that is wrong.
+type ValidationError struct {
+	Rule  string // "rule 3" or "grant 1"; set by the caller's context
+	Field string
+	Msg   string
+}
+
+func (e *ValidationError) Error() string {
+	return fmt.Sprintf("%s: field %q: %s", e.Rule, e.Field, e.Msg)
+}
+
+// Validate checks r and returns it normalised (under cleaned, host in its
+// canonical form). name says which rule this is in error messages, e.g.
+// "rule 2". With needDecision false (answers), Decision may be empty.
+func Validate(r Rule, name string, needDecision bool) (Rule, error) {
+	fail := func(field, format string, a ...any) (Rule, error) {
+		return Rule{}, &ValidationError{Rule: name, Field: field, Msg: fmt.Sprintf(format, a...)}
+	}
+	if r.Tool == "" {
+		return fail("tool", "must be a non-empty tool name or glob")
+	}
+	switch r.Decision {
+	case Allow, Deny, Ask:
+	case "":
+		if needDecision {
+			return fail("decision", `is required: "allow", "deny" or "ask"`)
+		}
+	default:
+		return fail("decision", `%q is not "allow", "deny" or "ask"`, r.Decision)
+	}
+	if r.Under != "" {
+		u, ok := builtins.FromFileURI(r.Under)
+		if !ok {
+			return fail("under", "%q is not a local file URI", r.Under)
+		}
+		if why := builtins.Unevaluable(u); why != "" {
+			return fail("under", "%q cannot be evaluated: %s", r.Under, why)
+		}
+		r.Under = path.Clean(u)
+	}
+	if r.Host != "" {
+		h, err := builtins.NormalizeHostPattern(r.Host)
+		if err != nil {
+			return fail("host", "%v", err)
+		}
+		r.Host = h
+	}
+	for k := range r.Annotations {
+		if !knownHint(k) {
+			return fail("annotations", "unknown hint %q (known: %s)", k, strings.Join(Hints, ", "))
+		}
+	}
+	return r, nil
+}
+
+func knownHint(h string) bool {
+	for _, k := range Hints {
+		if k == h {
+			return true
+		}
+	}
+	return false
+}
+
+// UnmarshalJSON decodes a rule strictly: unknown keys, duplicate keys and
+// wrong types are errors, and an explicitly empty "under" is kept visible to
+// Validate as an error rather than read as "no under".
+func (r *Rule) UnmarshalJSON(data []byte) error {
+	if err := CheckJSON(data); err != nil {
+		return err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return fmt.Errorf("a rule must be a JSON object: %v", err)
+	}
+	if raw == nil {
+		return fmt.Errorf("a rule must be a JSON object, not null")
+	}
+	for k := range raw {
+		if !ruleKeys[k] {
+			return &ValidationError{Field: k, Msg: "unknown field (allowed: tool, decision, under, host, annotations, message)"}
+		}
+	}
+	type plain Rule
+	var p plain
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&p); err != nil {
+		return fmt.Errorf("bad rule: %v", err)
+	}
+	for _, f := range []string{"under", "host"} {
+		if v, ok := raw[f]; ok && (string(v) == `""` || string(v) == "null") {
+			return &ValidationError{Field: f, Msg: "must not be empty"}
+		}
+	}
+	*r = Rule(p)
+	return nil
+}
+
+// ParseRules decodes a JSON array of rules and validates each; what names
+// the source ("rules.json", "grants") in errors.
+func ParseRules(data []byte, what string, needDecision bool) ([]Rule, error) {
+	if err := CheckJSON(data); err != nil {
+		return nil, fmt.Errorf("%s: %v", what, err)
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(data, &raws); err != nil {
+		return nil, fmt.Errorf("%s: must be a JSON array of rules: %v", what, err)
+	}
+	out := make([]Rule, 0, len(raws))
+	for i, raw := range raws {
+		name := fmt.Sprintf("%s: rule %d", what, i+1)
+		var r Rule
+		if err := json.Unmarshal(raw, &r); err != nil {
+			if ve, ok := err.(*ValidationError); ok {
+				ve.Rule = name
+				return nil, ve
+			}
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		v, err := Validate(r, name, needDecision)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// ValidateAll validates a list, naming each entry "<what> N".
+func ValidateAll(rs []Rule, what string, needDecision bool) ([]Rule, error) {
+	out := make([]Rule, len(rs))
+	for i, r := range rs {
+		v, err := Validate(r, fmt.Sprintf("%s %d", what, i+1), needDecision)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// Clone returns a deep copy of r.
+func (r Rule) Clone() Rule {
+	if r.Annotations != nil {
+		a := make(map[string]bool, len(r.Annotations))
+		for k, v := range r.Annotations {
+			a[k] = v
+		}
+		r.Annotations = a
+	}
+	return r
+}
+
+// CloneAll deep-copies a list (nil stays nil).
+func CloneAll(rs []Rule) []Rule {
+	if rs == nil {
+		return nil
+	}
+	out := make([]Rule, len(rs))
+	for i, r := range rs {
+		out[i] = r.Clone()
+	}
+	return out
+}

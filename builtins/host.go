@@ -269,3 +269,44 @@ func HostSuffixes(host string) []string {
 	}
 	return out
 }
+
+// HostMatch is the tri-state answer to "do this call's hosts match?".
+type HostMatch int
+
+const (
+	HostUnknown HostMatch = iota
+	HostMatches
+	HostMismatch
+)
+
+func (m HostMatch) String() string {
+	switch m {
+	case HostMatches:
+		return "match"
+	case HostMismatch:
+		return "mismatch"
+	default:
+		return "unknown"
+	}
+}
+
+// MatchAllHosts: HostMatches when every host matches the pattern,
+// HostMismatch when any does not (or there is none: a rule with "host" only
+// matches calls that name a URL), else HostUnknown. An unparseable URL's host
+// is passed as "".
+func MatchAllHosts(pattern string, hosts []string) HostMatch {
+	if len(hosts) == 0 {
+		return HostMismatch
+	}
+	all := HostMatches
+	for _, h := range hosts {
+		if h == "" {
+			all = HostUnknown
+			continue
+		}
+		if !MatchHost(pattern, h) {
+			return HostMismatch
+		}
+	}
+	return all
+}

@@ -142,3 +142,27 @@ func CommonDir(paths []string) string {
 	}
 	return common
 }
+
+// WithinAll is the containment of a whole call in dir: Inside when every
+// path is inside, Outside when any is outside (or there is no path at all —
+// a rule with "under" only matches calls that name a path), else Unknown.
+// An unresolvable path is passed as "".
+func WithinAll(dir string, paths []string) Containment {
+	if len(paths) == 0 {
+		return Outside
+	}
+	all := Inside
+	for _, p := range paths {
+		if p == "" {
+			all = Unknown
+			continue
+		}
+		switch Contains(dir, p) {
+		case Outside:
+			return Outside
+		case Unknown:
+			all = Unknown
+		}
+	}
+	return all
+}

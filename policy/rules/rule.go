@@ -213,3 +213,8 @@ func CloneAll(rs []Rule) []Rule {
 	}
 	return out
 }
+
+// Matcher is the part of r that decides whether it applies to a call.
+func (r Rule) Matcher() builtins.Matcher {
+	return builtins.Matcher{Tool: r.Tool, Under: r.Under, Host: r.Host, Annotations: r.Annotations}
+}

@@ -1,0 +1,313 @@
+package rules
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/provider"
+	mcprego "github.com/mcp-policy/mcp-policy/rego"
+)
+
+// Module is a Rego module a security team adds: Name is its file name (for
+// errors), Source its text, in Rego v1 syntax. A module declaring package
+// mcp.floor replaces the embedded danger floor; package mcp.custom adds
+// deny, ask and allow entries.
+type Module struct {
+	Name   string
+	Source string
+}
+
+// Config is everything static an Engine decides by.
+type Config struct {
+	// Rules are the data rules, in order. Validated by NewEngine.
+	Rules []Rule
+	// Modules are Rego modules added to the embedded ones.
+	Modules []Module
+	// Roots maps a tool name (or prefix before "_", or "*") to the absolute
+	// directory its relative paths and relative "under"s resolve against.
+	Roots map[string]string
+	// Protected are files the floor guards whatever the rules say: the
+	// policy's own rules and grants files.
+	Protected []string
+	// PathKeys and URLKeys add argument names, per tool glob, to the ones
+	// that always name paths and URLs.
+	PathKeys map[string][]string
+	URLKeys  map[string][]string
+}
+
+// Engine evaluates calls against the static rules with one prepared OPA
+// query. It is safe for concurrent use.
+type Engine struct {
+	rules     []Rule
+	roots     map[string]string
+	rootKeys  []string // longest first
+	pathKeys  map[string][]string
+	urlKeys   map[string][]string
+	query     rego.PreparedEvalQuery
+	schemaMu  sync.RWMutex
+	schemaFor map[string]cachedSchema
+}
+
+// NewEngine validates cfg, compiles the Rego and loads the rules into the
+// store once. Errors name the rule and field, or the module file and line.
+func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
+	builtins.Register()
+	rs, err := ValidateAll(cfg.Rules, "rule", true)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{rules: rs, roots: map[string]string{}, pathKeys: cfg.PathKeys, urlKeys: cfg.URLKeys,
+		schemaFor: map[string]cachedSchema{}}
+	for k, dir := range cfg.Roots {
+		if k == "" {
+			return nil, errors.New("roots: an empty key names no tool")
+		}
+		if why := builtins.Unevaluable(dir); why != "" || !path.IsAbs(dir) {
+			if why == "" {
+				why = "not absolute"
+			}
+			return nil, fmt.Errorf("roots: %q: directory %q: %s", k, dir, why)
+		}
+		e.roots[k] = path.Clean(dir)
+		e.rootKeys = append(e.rootKeys, k)
+	}
+	sort.Slice(e.rootKeys, func(i, j int) bool { return len(e.rootKeys[i]) > len(e.rootKeys[j]) })
+	protected := make([]any, 0, len(cfg.Protected))
+	for _, p := range cfg.Protected {
+		if r, ok := builtins.Resolve("", p); ok {
+			protected = append(protected, r)
+		}
+	}
+	roots := make([]any, 0, len(e.roots))
+	for _, k := range sortedKeys(e.roots) {
+		roots = append(roots, e.roots[k])
+	}
+
+	modules, err := parseModules(cfg.Modules)
+	if err != nil {
+		return nil, err
+	}
+	compiler := ast.NewCompiler().WithEnablePrintStatements(false)
+	if compiler.Compile(modules); compiler.Failed() {
+		return nil, fmt.Errorf("rego: %v", compiler.Errors)
+	}
+
+	ruleData := rulesData(rs)
+	index := buildIndex(rs)
+	store := inmem.NewFromObjectWithOpts(map[string]any{
+		"mcp_data": map[string]any{"rules": ruleData, "index": index, "roots": roots, "protected": protected},
+	}, inmem.OptRoundTripOnWrite(false), inmem.OptReturnASTValuesOnRead(true))
+	e.query, err = rego.New(
+		rego.Query("data.mcp.engine.decision"),
+		rego.Compiler(compiler),
+		rego.Store(store),
+		rego.StoreReadAST(true),
+	).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("rego: %v", err)
+	}
+	return e, nil
+}
+
+// reserved packages belong to the engine; a module may not redefine them.
+var reserved = map[string]bool{mcprego.EnginePackage: true, mcprego.DefaultsPackage: true}
+
+// parseModules parses the embedded modules and the added ones; an added
+// module in the floor's package replaces the embedded floor.
+func parseModules(extra []Module) (map[string]*ast.Module, error) {
+	out := map[string]*ast.Module{}
+	replacesFloor := false
+	for i, m := range extra {
+		name := m.Name
+		if name == "" {
+			name = fmt.Sprintf("module%d.rego", i+1)
+		}
+		parsed, err := ast.ParseModuleWithOpts(name, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, fmt.Errorf("rego: %v", err)
+		}
+		pkg := strings.TrimPrefix(parsed.Package.Path.String(), "data.")
+		if reserved[pkg] {
+			return nil, fmt.Errorf("rego: %s: package %s belongs to the engine and cannot be redefined", name, pkg)
+		}
+		if pkg == mcprego.FloorPackage {
+			replacesFloor = true
+		}
+		if _, dup := out["user/"+name]; dup {
+			return nil, fmt.Errorf("rego: two modules are named %s", name)
+		}
+		out["user/"+name] = parsed
+	}
+	for _, m := range mcprego.Modules() {
+		if replacesFloor && m.Name == mcprego.FloorFile {
+			continue
+		}
+		parsed, err := ast.ParseModuleWithOpts(m.Name, m.Source, ast.ParserOptions{RegoVersion: ast.RegoV1})
+		if err != nil {
+			return nil, fmt.Errorf("rego: embedded %v", err) // a build defect; tests catch it
+		}
+		out["embedded/"+m.Name] = parsed
+	}
+	return out, nil
+}
+
+// rulesData is the rules as the engine reads them: every field present, so
+// Rego needs no defaults.
+func rulesData(rs []Rule) []any {
+	out := make([]any, len(rs))
+	for i, r := range rs {
+		ann := map[string]any{}
+		for k, v := range r.Annotations {
+			ann[k] = v
+		}
+		out[i] = map[string]any{"tool": r.Tool, "decision": r.Decision, "under": r.Under, "host": r.Host,
+			"annotations": ann, "message": r.Message}
+	}
+	return out
+}
+
+// buildIndex indexes the rules once, with the same code mcp.rules.index
+// runs for Rego tests.
+func buildIndex(rs []Rule) any {
+	ms := make([]builtins.Matcher, len(rs))
+	for i, r := range rs {
+		ms[i] = r.Matcher()
+	}
+	return builtins.IndexData(builtins.BuildIndex(ms))
+}
+
+// Rules returns a copy of the validated rules.
+func (e *Engine) Rules() []Rule { return CloneAll(e.rules) }
+
+// RootOf returns the root of a tool: the longest key K with tool == K or
+// tool starting with K + "_", else key "*", else "".
+func (e *Engine) RootOf(tool string) string {
+	for _, k := range e.rootKeys {
+		if tool == k || strings.HasPrefix(tool, k+"_") {
+			return e.roots[k]
+		}
+	}
+	return e.roots["*"]
+}
+
+// Decide evaluates one call. tool is its catalogue entry, nil when unknown.
+func (e *Engine) Decide(ctx context.Context, call provider.Call, tool *provider.Tool) (Decision, *Input, error) {
+	in, err := e.NewInput(call, tool)
+	if err != nil {
+		return Decision{}, nil, err
+	}
+	d, err := e.Evaluate(ctx, in)
+	return d, in, err
+}
+
+// Evaluate runs the prepared query on an input.
+func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
+	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(in.Value()))
+	if err != nil {
+		return Decision{}, fmt.Errorf("rego: %v", err)
+	}
+	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+		return Decision{}, errors.New("rego: the decision is undefined (a module conflicts with the engine?)")
+	}
+	doc, ok := rs[0].Expressions[0].Value.(map[string]any)
+	if !ok {
+		return Decision{}, errors.New("rego: the decision is not an object")
+	}
+	return decodeDecision(doc)
+}
+
+func utf8Valid(s string) bool { return utf8.ValidString(s) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// schemaKeys are the properties a tool's input schema marks as paths
+// ("format": "path") or URLs ("format": "uri").
+type schemaKeys struct{ paths, urls map[string]bool }
+
+type cachedSchema struct {
+	raw  string
+	keys schemaKeys
+}
+
+func (e *Engine) schemaKeysOf(t *provider.Tool) schemaKeys {
+	name, raw := t.Function.Name, string(t.Function.Parameters)
+	e.schemaMu.RLock()
+	c, ok := e.schemaFor[name]
+	e.schemaMu.RUnlock()
+	if ok && c.raw == raw {
+		return c.keys
+	}
+	keys := parseSchemaKeys(t.Function.Parameters)
+	e.schemaMu.Lock()
+	e.schemaFor[name] = cachedSchema{raw: raw, keys: keys}
+	e.schemaMu.Unlock()
+	return keys
+}
+
+func parseSchemaKeys(params json.RawMessage) schemaKeys {
+	var schema struct {
+		Properties map[string]struct {
+			Format string `json:"format"`
+			Items  *struct {
+				Format string `json:"format"`
+			} `json:"items"`
+		} `json:"properties"`
+	}
+	keys := schemaKeys{paths: map[string]bool{}, urls: map[string]bool{}}
+	if json.Unmarshal(params, &schema) != nil {
+		return keys
+	}
+	for name, p := range schema.Properties {
+		format := p.Format
+		if p.Items != nil && format == "" {
+			format = p.Items.Format
+		}
+		switch format {
+		case "path":
+			keys.paths[name] = true
+		case "uri", "url", "uri-reference", "iri":
+			keys.urls[name] = true
+		}
+	}
+	return keys
+}
+
+// extraKeys are the configured argument names for a tool, normalised.
+func (e *Engine) extraKeys(tool string) (paths, urls map[string]bool) {
+	collect := func(cfg map[string][]string) map[string]bool {
+		var out map[string]bool
+		for glob, keys := range cfg {
+			if !builtins.MatchTool(glob, tool) {
+				continue
+			}
+			if out == nil {
+				out = map[string]bool{}
+			}
+			for _, k := range keys {
+				out[normKey(k)] = true
+			}
+		}
+		return out
+	}
+	return collect(e.pathKeys), collect(e.urlKeys)
+}
+

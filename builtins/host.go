@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -31,6 +33,9 @@ var hostProfile = idna.New(
 // would repair before using (backslashes, control characters, missing
 // slashes), a percent-encoded host: unknown, so callers fail closed.
 func URLHost(raw string) (string, bool) {
+	if !utf8.ValidString(raw) {
+		return "", false // no browser holds a URL that is not text
+	}
 	rest, ok := cutScheme(raw)
 	if !ok {
 		return "", false
@@ -49,6 +54,15 @@ func URLHost(raw string) (string, bool) {
 	}
 	host, err := hostOf(authority, true)
 	if err != nil {
+		return "", false
+	}
+	// A second opinion: Go's own URL parser must read the same host. Where
+	// two parsers of the same grammar disagree, so might a browser.
+	u, err := url.Parse(raw)
+	if err != nil || u.Opaque != "" {
+		return "", false
+	}
+	if other, err := hostOf(u.Host, true); err != nil || other != host {
 		return "", false
 	}
 	return host, true
@@ -137,18 +151,21 @@ func normalizeName(host string) (string, error) {
 		return "", fmt.Errorf("host %q: %v", host, err)
 	}
 	ascii = strings.ToLower(ascii)
-	// The mapping may produce characters the raw text did not have
-	// (fullwidth "％" becomes "%"), so check again.
+	// Only letters, digits, "-", "_" and "." survive: browsers would try to
+	// resolve stranger names, but no rule names them, and the mapping may
+	// produce characters the raw text did not have (fullwidth "％" is "%").
 	for i := 0; i < len(ascii); i++ {
-		if c := ascii[i]; c <= ' ' || c >= 0x7f || strings.IndexByte(forbiddenHostChars, c) >= 0 {
-			return "", fmt.Errorf("forbidden character %q in host", c)
+		if c := ascii[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return "", fmt.Errorf("character %q is not allowed in a host", c)
 		}
 	}
 	ascii = strings.TrimSuffix(ascii, ".")
-	if ascii == "" || strings.HasPrefix(ascii, ".") || strings.Contains(ascii, "..") {
-		return "", fmt.Errorf("host %q has an empty label", host)
-	}
 	labels := strings.Split(ascii, ".")
+	for _, l := range labels {
+		if l == "" {
+			return "", fmt.Errorf("host %q has an empty label", host)
+		}
+	}
 	if last := labels[len(labels)-1]; looksNumeric(last) {
 		ip, err := parseIPv4(labels)
 		if err != nil {

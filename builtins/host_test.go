@@ -1,0 +1,112 @@
+package builtins_test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"golang.org/x/net/idna"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
+)
+
+func TestURLHost(t *testing.T) {
+	cases := []struct{ url, host string }{
+		{"https://docs.raku.org/language", "docs.raku.org"},
+		{"HTTP://Docs.Raku.ORG:8080/x", "docs.raku.org"},
+		{"https://docs.raku.org./", "docs.raku.org"},           // trailing dot
+		{"http://good.example@evil.example/", "evil.example"},  // userinfo
+		{"http://a@b@evil.example/", "evil.example"},           // the last @ counts
+		{"http://evil.example#@good.example/", "evil.example"}, // fragment first
+		{"http://evil.example?@good.example/", "evil.example"}, // query first
+		{"https://bücher.de/", "xn--bcher-kva.de"},             // IDNA
+		{"https://evil。example/", "evil.example"},              // ideographic full stop maps to "."
+		{"http://0x7f.1/", "127.0.0.1"},                        // browser IPv4 forms
+		{"http://2130706433/", "127.0.0.1"},
+		{"http://[::FFFF:127.0.0.1]:80/", "[::ffff:127.0.0.1]"},
+	}
+	for _, c := range cases {
+		h, ok := builtins.URLHost(c.url)
+		assert.True(t, ok, c.url)
+		assert.Equal(t, c.host, h, c.url)
+	}
+	for _, bad := range []string{
+		"ftp://example.com/", "file:///etc/passwd", "example.com", "//example.com/",
+		`http://evil.example\@good.example/`, // browsers read \ as /
+		"http:evil.example", "http:///evil.example", "http://",
+		"http://%65vil.example/", "http://ev\til.example/", " http://example.com",
+		"http://1.2.3.256/", "http://example.com:99999/", "http://[::1/", "http://a..b/",
+	} {
+		h, ok := builtins.URLHost(bad)
+		assert.False(t, ok, "%q gave %q", bad, h)
+	}
+}
+
+func TestHostPatterns(t *testing.T) {
+	p, err := builtins.NormalizeHostPattern("*.Raku.ORG.")
+	assert.NoError(t, err)
+	assert.Equal(t, "*.raku.org", p)
+	assert.True(t, builtins.MatchHost(p, "docs.raku.org"))
+	assert.True(t, builtins.MatchHost(p, "a.b.raku.org"))
+	assert.False(t, builtins.MatchHost(p, "raku.org"), "a wildcard is not the apex")
+	assert.False(t, builtins.MatchHost(p, "evilraku.org"))
+
+	p, err = builtins.NormalizeHostPattern("docs.raku.org:443")
+	assert.NoError(t, err)
+	assert.True(t, builtins.MatchHost(p, "docs.raku.org"))
+	assert.False(t, builtins.MatchHost(p, "x.docs.raku.org"))
+
+	for _, bad := range []string{"", "*", "a.*.org", "https://raku.org", "raku.org/x", "*.1.2.3.4", "user@raku.org", "ra ku.org"} {
+		_, err := builtins.NormalizeHostPattern(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+// FuzzURLHost: whenever URLHost names a host, it is the host a browser
+// would connect to. Checked against Go's net/url, an independent parser of
+// the same grammar: the host is what follows the last "@" of the authority,
+// before any port, case-folded, IDNA-mapped and without a trailing dot.
+func FuzzURLHost(f *testing.F) {
+	for _, s := range []string{"https://docs.raku.org/x", "http://a@b.example", "http://b.example#@c", "http://b\\@c",
+		"http://bücher.de", "http://x.example.:80", "http://0x7f.1", "http://[::1]:8/", "http://a%2eb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		host, ok := builtins.URLHost(raw)
+		if !ok {
+			return
+		}
+		if host == "" || host != strings.ToLower(host) || strings.HasSuffix(host, ".") ||
+			strings.ContainsAny(host, "@#\\/?%: \t") && !strings.HasPrefix(host, "[") {
+			t.Fatalf("URLHost(%q) = %q: not a normalised host", raw, host)
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatalf("URLHost(%q) = %q, but net/url rejects it: %v", raw, host, err)
+		}
+		if s := strings.ToLower(u.Scheme); s != "http" && s != "https" {
+			t.Fatalf("URLHost(%q) = %q for scheme %q", raw, host, u.Scheme)
+		}
+		want := u.Hostname()
+		if strings.HasPrefix(host, "[") {
+			if !strings.EqualFold("["+want+"]", host) && !strings.Contains(host, ":") {
+				t.Fatalf("URLHost(%q) = %q, net/url says %q", raw, host, want)
+			}
+			return
+		}
+		mapped, err := idna.Lookup.ToASCII(strings.TrimSuffix(want, "."))
+		if err != nil {
+			mapped = strings.ToLower(strings.TrimSuffix(want, "."))
+		}
+		mapped = strings.TrimSuffix(strings.ToLower(mapped), ".")
+		if mapped != host && !numericHost(host) {
+			t.Fatalf("URLHost(%q) = %q, net/url says %q (%q)", raw, host, want, mapped)
+		}
+	})
+}
+
+// numericHost: browsers canonicalise IPv4 forms net/url leaves alone.
+func numericHost(h string) bool {
+	return strings.Trim(h, "0123456789.") == ""
+}

@@ -1,0 +1,148 @@
+package builtins_test
+
+import (
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
+)
+
+func TestContains(t *testing.T) {
+	cases := []struct {
+		dir, p string
+		want   builtins.Containment
+	}{
+		{"/srv", "/srv", builtins.Inside},
+		{"/srv", "/srv/a/b", builtins.Inside},
+		{"/srv/", "/srv/a", builtins.Inside},
+		{"/", "/anything", builtins.Inside},
+		{"/srv", "/srvx", builtins.Outside},       // a prefix is not a parent
+		{"/srv", "/srv/../etc", builtins.Outside}, // cleaned before comparing
+		{"/srv/a/..", "/srv/b", builtins.Inside},  // the directory is cleaned too
+		{"/srv", "/srv/a/../../etc", builtins.Outside},
+		{"/srv", "relative", builtins.Unknown}, // no root to resolve against
+		{"/srv", "", builtins.Unknown},
+		{"/srv", "~/x", builtins.Unknown},
+		{"/srv", "/srv/$HOME", builtins.Unknown},
+		{"/srv", `/srv\..\etc`, builtins.Unknown},
+		{"/srv", "C:/srv", builtins.Unknown},
+		{"/srv", "//server/share", builtins.Unknown},
+		{"/srv", "/srv/a\x00b", builtins.Unknown},
+		{"", "/srv", builtins.Unknown},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, builtins.Contains(c.dir, c.p), "Contains(%q, %q)", c.dir, c.p)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	cases := []struct {
+		root, p, want string
+		ok            bool
+	}{
+		{"/srv", "scratch/notes.md", "/srv/scratch/notes.md", true},
+		{"/srv", "./a/../b", "/srv/b", true},
+		{"/srv", "../etc/passwd", "/etc/passwd", true}, // resolved, and then outside /srv
+		{"/srv", "/abs/x", "/abs/x", true},
+		{"", "/abs//x/", "/abs/x", true},
+		{"", "rel", "", false},
+		{"/srv", "file:///etc/hosts", "/etc/hosts", true},
+		{"/srv", "file://localhost/etc/hosts", "/etc/hosts", true},
+		{"/srv", "file://evil.example/etc/hosts", "", false},
+		{"/srv", "~root/x", "", false},
+		{"/srv", "${HOME}/x", "", false},
+	}
+	for _, c := range cases {
+		got, ok := builtins.Resolve(c.root, c.p)
+		assert.Equal(t, c.ok, ok, "Resolve(%q, %q)", c.root, c.p)
+		assert.Equal(t, c.want, got, "Resolve(%q, %q)", c.root, c.p)
+	}
+}
+
+func TestWithinAll(t *testing.T) {
+	assert.Equal(t, builtins.Inside, builtins.WithinAll("/srv", []string{"/srv/a", "/srv/b"}))
+	assert.Equal(t, builtins.Outside, builtins.WithinAll("/srv", []string{"/srv/a", "/etc"}))
+	assert.Equal(t, builtins.Outside, builtins.WithinAll("/srv", []string{"", "/etc"}), "an outside path settles it")
+	assert.Equal(t, builtins.Unknown, builtins.WithinAll("/srv", []string{"/srv/a", ""}))
+	assert.Equal(t, builtins.Outside, builtins.WithinAll("/srv", nil), "no path, no match")
+}
+
+func TestCommonDir(t *testing.T) {
+	assert.Equal(t, "/srv/scratch", builtins.CommonDir([]string{"/srv/scratch/notes.md"}))
+	assert.Equal(t, "/srv", builtins.CommonDir([]string{"/srv/a/x", "/srv/b/y"}))
+	assert.Equal(t, "/", builtins.CommonDir([]string{"/etc/passwd", "/srv/x"}))
+	assert.Equal(t, "/srv", builtins.CommonDir([]string{"/srv/a", "/srv/ab/c"}), "not a string prefix")
+	assert.Equal(t, "/", builtins.CommonDir([]string{"/"}))
+}
+
+func TestMatchTool(t *testing.T) {
+	yes := [][2]string{{"*", ""}, {"*", "fs_write"}, {"fs_*", "fs_"}, {"fs_*", "fs_write"}, {"*_user_ask", "fs_user_ask"},
+		{"fs_?rite", "fs_write"}, {"a*b*c", "aXXbYYc"}, {"[x]", "[x]"}, {"ü?", "üß"}}
+	no := [][2]string{{"fs_*", "fs"}, {"fs_?", "fs_ab"}, {"*_user_ask", "user_ask"}, {"[x]", "x"}, {"a*b", "ab_"}, {"fs_write", "fs_writes"}}
+	for _, c := range yes {
+		assert.True(t, builtins.MatchTool(c[0], c[1]), "%q should match %q", c[0], c[1])
+	}
+	for _, c := range no {
+		assert.False(t, builtins.MatchTool(c[0], c[1]), "%q should not match %q", c[0], c[1])
+	}
+}
+
+// FuzzContains checks the one property a user relies on: Contains never says
+// Inside for a path that is not lexically inside the directory, judged by an
+// independent reading (clean both, compare path segments).
+func FuzzContains(f *testing.F) {
+	for _, s := range [][2]string{{"/srv", "/srv/a"}, {"/srv", "/srv/../etc"}, {"/srv", "/srvx"}, {"/", "/a"},
+		{"/a/b", "/a/b/./c/.."}, {"/srv", "~/x"}, {"/srv", `/srv\x`}, {"/srv/", "/srv//a"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, dir, p string) {
+		if builtins.Contains(dir, p) != builtins.Inside {
+			return
+		}
+		for _, s := range []string{dir, p} {
+			if !strings.HasPrefix(s, "/") || strings.ContainsAny(s, "\\$\x00") || strings.HasPrefix(s, "//") {
+				t.Fatalf("Inside for unevaluable input %q in %q", p, dir)
+			}
+		}
+		d, q := strings.Split(path.Clean(dir), "/"), strings.Split(path.Clean(p), "/")
+		if path.Clean(dir) == "/" {
+			return
+		}
+		if len(q) < len(d) {
+			t.Fatalf("Contains(%q, %q) = Inside, but the path is shorter", dir, p)
+		}
+		for i := range d {
+			if d[i] != q[i] {
+				t.Fatalf("Contains(%q, %q) = Inside, but segment %d differs", dir, p, i)
+			}
+		}
+		for _, seg := range q {
+			if seg == ".." {
+				t.Fatalf("a clean absolute path kept ..: %q", p)
+			}
+		}
+	})
+}
+
+// FuzzResolve: a resolved path is clean and absolute, and a relative path
+// resolved against a root never lands inside it unless it has no "..".
+func FuzzResolve(f *testing.F) {
+	f.Add("/srv", "a/b")
+	f.Add("/srv", "../x")
+	f.Add("/srv", "file:///etc")
+	f.Fuzz(func(t *testing.T, root, p string) {
+		r, ok := builtins.Resolve(root, p)
+		if !ok {
+			return
+		}
+		if !strings.HasPrefix(r, "/") || path.Clean(r) != r {
+			t.Fatalf("Resolve(%q, %q) = %q: not clean and absolute", root, p, r)
+		}
+		if builtins.Unevaluable(r) != "" {
+			t.Fatalf("Resolve(%q, %q) = %q: unevaluable result", root, p, r)
+		}
+	})
+}

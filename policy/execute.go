@@ -1,0 +1,214 @@
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/provider"
+)
+
+// ExecuteToolCalls decides every call of the batch first — asking where
+// the rules say ask — then forwards every allowed call, untouched, in one
+// ExecuteToolCalls of the provider. Results come back in the caller's
+// order; a refused or malformed call is an is_error result of its own.
+func (p *Policy) ExecuteToolCalls(ctx context.Context, calls []provider.Call) []provider.Result {
+	results := make([]provider.Result, len(calls))
+	var forward []provider.Call
+	var slots []int
+	for i, call := range calls {
+		if allowed, refusal := p.resolve(ctx, call); allowed {
+			forward = append(forward, call)
+			slots = append(slots, i)
+		} else {
+			results[i] = provider.ErrorResult(call.ID, refusal)
+		}
+	}
+	if len(forward) > 0 {
+		if p.opts.ClaimElicits && claimant(ctx) == nil {
+			ctx = context.WithValue(ctx, claimKey{}, p) // the outermost claim wins
+		}
+		for j, r := range provider.Forward(ctx, p.opts.Provider, forward) {
+			results[slots[j]] = r
+		}
+	}
+	return results
+}
+
+// resolve decides one call: allowed, or the refusal to show the model.
+// Nothing that goes wrong here escapes as a panic.
+func (p *Policy) resolve(ctx context.Context, call provider.Call) (allowed bool, refusal string) {
+	defer func() {
+		if v := recover(); v != nil {
+			allowed, refusal = false, fmt.Sprintf("%s could not decide '%s' (internal error: %v); the call was not run.", p.name, call.Function.Name, v)
+		}
+	}()
+	d, in, err := p.decide(ctx, call)
+	if err != nil {
+		return false, fmt.Sprintf("%s refused the call: %v", p.name, err)
+	}
+	switch d.Decision {
+	case rules.Allow:
+		return true, ""
+	case rules.Deny:
+		return false, p.denial(call.Function.Name, d)
+	}
+	if p.opts.OnAsk == nil {
+		return false, fmt.Sprintf("Permission required: '%s' needs approval, but no one is available to approve it "+
+			"(%s is running without anyone to ask). The call was not run; do not retry it, and tell the user it needs their approval.",
+			call.Function.Name, p.name)
+	}
+	return p.ask(ctx, call, in, d)
+}
+
+func (p *Policy) denial(tool string, d rules.Decision) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Denied by %s: '%s' is not allowed", p.name, tool)
+	switch {
+	case d.Reason == rules.ReasonGrant && d.Grant != nil:
+		fmt.Fprintf(&b, " (the user chose to always deny %s)", describe(*d.Grant))
+	case d.Rule != nil:
+		fmt.Fprintf(&b, " by rule %s", describe(*d.Rule))
+		if d.Rule.Message != "" {
+			fmt.Fprintf(&b, ": %s", d.Rule.Message)
+		}
+	}
+	b.WriteString(". The call was not run; do not retry it unchanged.")
+	return b.String()
+}
+
+func describe(r rules.Rule) string {
+	r.Message = ""
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+// ask puts the question to the human under the ask lock. The grants are
+// read again once the lock is held: the answer to the question this call
+// waited behind may have decided it already.
+func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d rules.Decision) (bool, string) {
+	tool := call.Function.Name
+	release, err := p.lock(ctx)
+	if err != nil {
+		return false, fmt.Sprintf("%s did not ask about '%s': %v. The call was not run.", p.name, tool, err)
+	}
+	defer release()
+	d = rules.ApplyGrants(d, p.effectiveGrants(), in)
+	switch d.Decision {
+	case rules.Allow:
+		return true, ""
+	case rules.Deny:
+		return false, p.denial(tool, d)
+	}
+	q := Question{
+		Kind: KindPermission, Tool: tool, Arguments: in.Arguments, Call: call,
+		Rule: cloneRule(d.Rule), Reason: d.Reason, Paths: d.Paths, Hosts: d.Hosts, Suggestion: cloneRule(d.Suggestion),
+	}
+	a, err := p.callOnAsk(ctx, q)
+	if err != nil {
+		return false, fmt.Sprintf("%s could not get an answer about '%s': %v. The call was not run; tell the user.", p.name, tool, err)
+	}
+	return p.apply(tool, d, a)
+}
+
+// apply turns an answer into the call's fate, remembering what an always-
+// answer covers.
+func (p *Policy) apply(tool string, d rules.Decision, a Answer) (bool, string) {
+	refuse := func(why string) (bool, string) {
+		return false, fmt.Sprintf("%s could not use the answer about '%s': %s. The call was not run and nothing was remembered; "+
+			"ask the user to answer again.", p.name, tool, why)
+	}
+	var decision string
+	switch a.Action {
+	case AllowOnce:
+		return true, ""
+	case DenyOnce:
+		return false, fmt.Sprintf("The user declined '%s' this time (%s). The call was not run; do not retry it unchanged.", tool, p.name)
+	case AlwaysAllow:
+		decision = rules.Allow
+	case AlwaysDeny:
+		decision = rules.Deny
+	default:
+		return refuse(fmt.Sprintf("unknown action %q (want %s, %s, %s or %s)", a.Action, AllowOnce, DenyOnce, AlwaysAllow, AlwaysDeny))
+	}
+	var offered []rules.Rule
+	switch {
+	case a.Rule != nil && a.Rules != nil:
+		return refuse("it carries both rule and rules")
+	case a.Rules != nil && len(a.Rules) == 0:
+		return refuse("its rules list is empty")
+	case a.Rules != nil:
+		offered = rules.CloneAll(a.Rules)
+	case a.Rule != nil:
+		offered = []rules.Rule{a.Rule.Clone()}
+	case d.Suggestion != nil:
+		offered = []rules.Rule{d.Suggestion.Clone()}
+	default:
+		return refuse("there is no rule to remember")
+	}
+	for i := range offered {
+		offered[i].Decision = decision // the action decides, not the rule
+		v, err := rules.Validate(offered[i], fmt.Sprintf("answer rule %d", i+1), true)
+		if err != nil {
+			return refuse(err.Error())
+		}
+		offered[i] = v
+	}
+	if err := p.remember(offered); err != nil {
+		return refuse(err.Error())
+	}
+	p.notifyGrant()
+	if decision == rules.Allow {
+		return true, ""
+	}
+	return false, fmt.Sprintf("The user chose to always deny %s (%s). The call was not run; do not retry it.", describe(offered[0]), p.name)
+}
+
+// notifyGrant hands OnGrant the whole effective list. A panic there is
+// contained: the grant is already made and the call goes on.
+func (p *Policy) notifyGrant() {
+	if p.opts.OnGrant == nil {
+		return
+	}
+	defer func() { _ = recover() }()
+	p.opts.OnGrant(p.Grants())
+}
+
+// callOnAsk runs the callback with a ctx that marks this policy's lock as
+// held, so a re-entrant call is refused instead of deadlocking.
+func (p *Policy) callOnAsk(ctx context.Context, q Question) (a Answer, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("the question callback panicked: %v", v)
+		}
+	}()
+	return p.opts.OnAsk(context.WithValue(ctx, holdingKey{p}, true), q), nil
+}
+
+// holdingKey marks a ctx handed to this policy's OnAsk.
+type holdingKey struct{ p *Policy }
+
+// lock takes the ask lock, or fails when ctx ends first or when ctx is the
+// one this policy handed its own OnAsk (waiting would deadlock).
+func (p *Policy) lock(ctx context.Context) (func(), error) {
+	if ctx.Value(holdingKey{p}) != nil {
+		return nil, fmt.Errorf("a call made from inside %s's own question callback needs that same callback, "+
+			"which is busy (re-entrant call refused instead of deadlocking)", p.name)
+	}
+	select {
+	case p.askLock <- struct{}{}:
+		return func() { <-p.askLock }, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("stopped waiting for the human's attention: %w", ctx.Err())
+	}
+}
+
+func cloneRule(r *rules.Rule) *rules.Rule {
+	if r == nil {
+		return nil
+	}
+	c := r.Clone()
+	return &c
+}

@@ -1,0 +1,257 @@
+// Package policy puts per-directory permissions in front of any
+// provider.Provider: every tool call is decided allow, deny or ask by the
+// static rules (package rules, evaluated by OPA), asks go to one human one
+// question at a time, and "always" answers are remembered as grants.
+//
+// A Policy is itself a Provider, the way net/http middleware is itself a
+// Handler: it stacks over an MCP client, a Registry, or another Policy.
+// ExecuteToolCalls never panics and never errors: every failure is one
+// is_error result in the caller's order.
+package policy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/provider"
+)
+
+// AskFunc answers one question. It is a leaf: it runs while the ask lock
+// is held, so it must not start policy-mediated work of its own with the
+// ctx it was handed (such a call is refused rather than deadlocked).
+type AskFunc func(ctx context.Context, q Question) Answer
+
+// Question kinds.
+const (
+	KindPermission   = "permission"
+	KindServerElicit = "server-elicit"
+)
+
+// Question is what the human is asked.
+type Question struct {
+	Kind      string         // KindPermission or KindServerElicit
+	Tool      string         // as this policy sees it
+	Arguments map[string]any // the parsed copy, reason included
+	Call      provider.Call  // a copy of the original
+	Rule      *rules.Rule    // the rule that asked, if one did
+	Reason    string         // rule, no-match, unevaluable-path or floor
+	Paths     []string
+	Hosts     []string
+	// Suggestion is the narrowest honest scope for "always": under a
+	// directory (possibly as wide as "/"), else a host, else the bare tool.
+	Suggestion *rules.Rule
+	Request    *provider.ElicitRequest // server-elicit only
+}
+
+// Answer actions.
+const (
+	AllowOnce   = "allow-once"
+	DenyOnce    = "deny-once"
+	AlwaysAllow = "always-allow"
+	AlwaysDeny  = "always-deny"
+)
+
+// Answer is the human's answer. For a permission question, Action is one
+// of AllowOnce, DenyOnce, AlwaysAllow, AlwaysDeny; Rule (default: the
+// suggestion) or Rules say what "always" covers, their decision taken from
+// the action. For a server elicitation, Action is accept, decline or cancel
+// and Content the form's values.
+type Answer struct {
+	Action  string
+	Rule    *rules.Rule
+	Rules   []rules.Rule
+	Content map[string]any
+}
+
+// Options configure a Policy.
+type Options struct {
+	// Provider is what allowed calls are forwarded to. Required.
+	Provider provider.Provider
+	// Rules are the static rules, in order; DefaultRules are not included
+	// unless listed.
+	Rules []rules.Rule
+	// Modules are Rego modules a security team adds (package mcp.custom),
+	// or a replacement floor (package mcp.floor).
+	Modules []rules.Module
+	// Roots maps tool names (or prefixes before "_", or "*") to the
+	// directories relative paths resolve against.
+	Roots map[string]string
+	// OnAsk is the human. Nil makes the policy headless: anything not
+	// allowed is refused.
+	OnAsk AskFunc
+	// OnGrant is told the whole effective grant list each time an answer
+	// remembered something, before the call is decided. A leaf, like OnAsk.
+	OnGrant func(grants []rules.Rule)
+	// Grants are this policy's own grants to start with.
+	Grants []rules.Rule
+	// GrantsStore, when set, is where always- answers go, and every
+	// decision reads it: one grant set for a fleet of policies.
+	GrantsStore *grants.Store
+	// ClaimElicits puts server elicitations provoked by this policy's calls
+	// to this policy's OnAsk, whichever policy the client was wired to.
+	ClaimElicits bool
+	// Name says who refused, in messages. Default "mcp-policy".
+	Name string
+}
+
+// Policy is the stateful wrapper. It is safe for concurrent use.
+type Policy struct {
+	opts   Options
+	name   string
+	engine *rules.Engine
+
+	// askLock is the one human's attention: permission questions and server
+	// elicitations take it in turn. A channel, so waiting can honour ctx.
+	askLock chan struct{}
+
+	mu        sync.Mutex
+	own       []rules.Rule // copy-on-write: never mutated in place
+	storeList []rules.Rule // the store's list as of storeVer
+	storeVer  uint64
+	tools     map[string]*provider.Tool // nil until the catalogue is listed
+}
+
+// New validates the options, compiles the rules and returns the policy.
+// Invalid rules, grants, roots or Rego are errors.
+func New(o Options) (*Policy, error) {
+	if o.Provider == nil {
+		return nil, errors.New("policy: Options.Provider is required")
+	}
+	engine, err := rules.NewEngine(context.Background(), rules.Config{Rules: o.Rules, Modules: o.Modules, Roots: o.Roots})
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	own, err := validateGrants(o.Grants)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	name := o.Name
+	if name == "" {
+		name = "mcp-policy"
+	}
+	return &Policy{opts: o, name: name, engine: engine, askLock: make(chan struct{}, 1), own: own}, nil
+}
+
+func validateGrants(gs []rules.Rule) ([]rules.Rule, error) {
+	out, err := rules.ValidateAll(gs, "grant", true)
+	if err != nil {
+		return nil, err
+	}
+	for i, g := range out {
+		if g.Decision == rules.Ask {
+			return nil, &rules.ValidationError{Rule: fmt.Sprintf("grant %d", i+1), Field: "decision",
+				Msg: `a grant remembers an answer: "allow" or "deny", not "ask"`}
+		}
+	}
+	return out, nil
+}
+
+// DefaultRules returns the rules of the embedded default.rego: reads by
+// read-only tools on local paths, and user_ask / *_user_ask.
+func DefaultRules() []rules.Rule { return rules.DefaultRules() }
+
+// Interactive reports whether there is someone to ask (OnAsk is set).
+// Wire a client's elicitation hook only when it is true: declaring the
+// capability invites the server to ask.
+func (p *Policy) Interactive() bool { return p.opts.OnAsk != nil }
+
+// ToolsForLLM passes the provider's catalogue through, unshortened, and
+// keeps it for the annotations and schemas decisions read.
+func (p *Policy) ToolsForLLM(ctx context.Context) ([]provider.Tool, error) {
+	tools, err := p.opts.Provider.ToolsForLLM(ctx)
+	if err != nil {
+		return nil, err
+	}
+	byName := make(map[string]*provider.Tool, len(tools))
+	for i := range tools {
+		t := tools[i]
+		byName[t.Function.Name] = &t
+	}
+	p.mu.Lock()
+	p.tools = byName
+	p.mu.Unlock()
+	return tools, nil
+}
+
+// tool returns the catalogue entry of a tool, listing the catalogue once
+// if nobody has yet. nil means unknown: annotation rules then never match.
+func (p *Policy) tool(ctx context.Context, name string) *provider.Tool {
+	p.mu.Lock()
+	tools := p.tools
+	p.mu.Unlock()
+	if tools == nil {
+		if _, err := p.ToolsForLLM(ctx); err != nil {
+			return nil
+		}
+		p.mu.Lock()
+		tools = p.tools
+		p.mu.Unlock()
+	}
+	return tools[name]
+}
+
+// Grants returns the effective grants: this policy's own, then the
+// store's. A copy.
+func (p *Policy) Grants() []rules.Rule {
+	return rules.CloneAll(p.effectiveGrants())
+}
+
+// effectiveGrants is the shared, read-only view: the store's list is
+// copied only when its version moves, not on every decision.
+func (p *Policy) effectiveGrants() []rules.Rule {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s := p.opts.GrantsStore; s != nil && s.Version() != p.storeVer {
+		p.storeList, p.storeVer = s.Snapshot()
+	}
+	if len(p.storeList) == 0 {
+		return p.own
+	}
+	if len(p.own) == 0 {
+		return p.storeList
+	}
+	return append(append(make([]rules.Rule, 0, len(p.own)+len(p.storeList)), p.own...), p.storeList...)
+}
+
+// remember adds grants: to the store when there is one, else to this
+// policy's own list. All or nothing.
+func (p *Policy) remember(gs []rules.Rule) error {
+	if s := p.opts.GrantsStore; s != nil {
+		return s.Add(gs...)
+	}
+	p.mu.Lock()
+	p.own = append(append(make([]rules.Rule, 0, len(p.own)+len(gs)), p.own...), gs...)
+	p.mu.Unlock()
+	return nil
+}
+
+// Decide is the static decision plus the grants, as a call would get it
+// before anyone is asked. It never asks.
+func (p *Policy) Decide(ctx context.Context, call provider.Call) (rules.Decision, error) {
+	d, _, err := p.decide(ctx, call)
+	return d, err
+}
+
+func (p *Policy) decide(ctx context.Context, call provider.Call) (rules.Decision, *rules.Input, error) {
+	d, in, err := p.engine.Decide(ctx, call, p.tool(ctx, call.Function.Name))
+	if err != nil {
+		return rules.Decision{}, nil, err
+	}
+	return rules.ApplyGrants(d, p.effectiveGrants(), in), in, nil
+}
+
+// GrantDecision says how the grants alone would decide a call that the
+// static rules ask about: what a host that asks the human itself checks
+// before opening a dialog. ok is false when the grants have nothing to say
+// (or the call is not an ask at all).
+func (p *Policy) GrantDecision(call provider.Call) (decision string, ok bool) {
+	d, err := p.Decide(context.Background(), call)
+	if err != nil || d.Reason != rules.ReasonGrant {
+		return "", false
+	}
+	return d.Decision, true
+}

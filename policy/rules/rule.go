@@ -88,6 +88,11 @@ func Validate(r Rule, name string, needDecision bool) (Rule, error) {
 			return fail("under", "%q cannot be evaluated: %s", r.Under, why)
 		}
 		r.Under = path.Clean(u)
+		// A relative directory is inside the tool's root; one that climbs
+		// out of it means something else per root, and is written absolute.
+		if r.Under == ".." || strings.HasPrefix(r.Under, "../") {
+			return fail("under", "%q leaves the root; write the directory as an absolute path", u)
+		}
 	}
 	if r.Host != "" {
 		h, err := builtins.NormalizeHostPattern(r.Host)

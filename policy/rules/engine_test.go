@@ -1,0 +1,278 @@
+package rules_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/provider"
+)
+
+func engine(t testing.TB, cfg rules.Config) *rules.Engine {
+	t.Helper()
+	e, err := rules.NewEngine(context.Background(), cfg)
+	require.NoError(t, err)
+	return e
+}
+
+func call(name, args string) provider.Call {
+	return provider.Call{ID: "c1", Function: provider.CallFunction{Name: name, Arguments: args}}
+}
+
+func decide(t testing.TB, e *rules.Engine, c provider.Call, tool *provider.Tool) rules.Decision {
+	t.Helper()
+	d, _, err := e.Decide(context.Background(), c, tool)
+	require.NoError(t, err)
+	return d
+}
+
+func TestPathArgumentsByKeyAndSchema(t *testing.T) {
+	e := engine(t, rules.Config{Roots: map[string]string{"fs": "/srv"},
+		PathKeys: map[string][]string{"fs_*": {"notebook"}}})
+	schema := &provider.Tool{Function: provider.ToolFunction{Name: "fs_copy",
+		Parameters: []byte(`{"type":"object","properties":{"from":{"type":"string","format":"path"},"to":{"type":"array","items":{"format":"path"}},"site":{"format":"uri"}}}`)},
+		Annotations: &provider.Annotations{}}
+	cases := []struct {
+		name, args string
+		tool       *provider.Tool
+		paths      []string
+		hosts      []string
+	}{
+		{"fs_write", `{"filePath":"a","FILE_PATH":"b","destination":["c","d"],"content":"not a path"}`, nil,
+			[]string{"/srv/b", "/srv/c", "/srv/d", "/srv/a"}, nil},
+		{"fs_copy", `{"from":"x","to":["y"],"site":"https://Docs.Raku.org/"}`, schema,
+			[]string{"/srv/x", "/srv/y"}, []string{"docs.raku.org"}},
+		{"fs_nb", `{"notebook":"n.ipynb"}`, nil, []string{"/srv/n.ipynb"}, nil},
+		{"web_fetch", `{"url":"file:///etc/passwd","href":"http://a.example"}`, nil, []string{"/etc/passwd"}, []string{"a.example"}},
+		{"fs_write", `{"path":"x","reason":"the model's sentence, path: /etc"}`, nil, []string{"/srv/x"}, nil},
+	}
+	for _, c := range cases {
+		d := decide(t, e, call(c.name, c.args), c.tool)
+		assert.ElementsMatch(t, c.paths, d.Paths, c.args)
+		if c.hosts == nil {
+			c.hosts = []string{}
+		}
+		assert.Equal(t, c.hosts, d.Hosts, c.args)
+	}
+}
+
+func TestBadCalls(t *testing.T) {
+	e := engine(t, rules.Config{})
+	for _, args := range []string{`[1]`, `"x"`, `{"path":"a","path":"b"}`, "{\"path\":\"\xff\"}", `{"path":`, `{} {}`} {
+		_, _, err := e.Decide(context.Background(), call("fs_write", args), nil)
+		var bad *rules.BadCallError
+		assert.ErrorAs(t, err, &bad, args)
+	}
+	_, _, err := e.Decide(context.Background(), call("", `{}`), nil)
+	assert.Error(t, err)
+	d := decide(t, e, call("fs_list", ``), nil)
+	assert.Equal(t, rules.ReasonNoMatch, d.Reason, "empty arguments are {}")
+}
+
+func TestUnknownPathsNeverAllow(t *testing.T) {
+	e := engine(t, rules.Config{Rules: []rules.Rule{{Tool: "fs_write", Decision: "allow", Under: "/"}}})
+	for _, args := range []string{`{"path":"~/.bashrc"}`, `{"path":"$HOME/x"}`, `{"path":7}`, `{"path":"C:\\x"}`,
+		`{"path":"relative/with/no/root"}`, `{"paths":["/tmp/ok","\\\\server\\share"]}`} {
+		d := decide(t, e, call("fs_write", args), nil)
+		assert.Equal(t, rules.Ask, d.Decision, args)
+		assert.Equal(t, rules.ReasonUnevaluable, d.Reason, args)
+		assert.Equal(t, &rules.Rule{Tool: "fs_write"}, d.Suggestion, "bare tool on any unknown: %s", args)
+	}
+	// An outside path settles a rule even when another path is unknown.
+	e = engine(t, rules.Config{Rules: []rules.Rule{{Tool: "fs_move", Decision: "deny", Under: "/srv"}}})
+	d := decide(t, e, call("fs_move", `{"source":"/etc/x","destination":"~/y"}`), nil)
+	assert.NotEqual(t, rules.Deny, d.Decision)
+}
+
+func TestPrecedenceAndOrder(t *testing.T) {
+	e := engine(t, rules.Config{Rules: []rules.Rule{
+		{Tool: "fs_*", Decision: "allow", Under: "/srv"},
+		{Tool: "fs_write", Decision: "ask", Under: "/srv/live"},
+		{Tool: "fs_write", Decision: "deny", Under: "/srv/live/db", Message: "not the database"},
+		{Tool: "*", Decision: "deny", Under: "/srv/live/db"},
+	}})
+	d := decide(t, e, call("fs_write", `{"path":"/srv/live/db/x"}`), nil)
+	assert.Equal(t, rules.Deny, d.Decision)
+	assert.Equal(t, "not the database", d.Rule.Message, "the first deny in order is reported")
+	d = decide(t, e, call("fs_write", `{"path":"/srv/live/x"}`), nil)
+	assert.Equal(t, rules.Ask, d.Decision)
+	assert.Equal(t, rules.ReasonRule, d.Reason)
+	d = decide(t, e, call("fs_write", `{"paths":["/srv/a","/srv/live/b"]}`), nil)
+	assert.Equal(t, rules.Allow, d.Decision, "the ask rule needs every path inside /srv/live")
+	assert.Equal(t, &rules.Rule{Tool: "fs_write", Under: "/srv"}, d.Suggestion)
+}
+
+func TestRootsLongestKey(t *testing.T) {
+	e := engine(t, rules.Config{Roots: map[string]string{"*": "/home", "fs": "/srv", "fs_live": "/live"}})
+	assert.Equal(t, "/srv", e.RootOf("fs_write"))
+	assert.Equal(t, "/live", e.RootOf("fs_live_write"))
+	assert.Equal(t, "/live", e.RootOf("fs_live"))
+	assert.Equal(t, "/home", e.RootOf("fsx_write"))
+	_, err := rules.NewEngine(context.Background(), rules.Config{Roots: map[string]string{"fs": "relative"}})
+	assert.Error(t, err)
+}
+
+func TestModules(t *testing.T) {
+	custom := rules.Module{Name: "team.rego", Source: `package mcp.custom
+
+deny contains "no prod writes" if {
+	some p in input.paths
+	startswith(p.path, "/prod/")
+}
+
+deny contains "the reason argument is visible" if input.arguments.reason
+`}
+	e := engine(t, rules.Config{Rules: []rules.Rule{{Tool: "*", Decision: "allow"}}, Modules: []rules.Module{custom}})
+	d := decide(t, e, call("fs_write", `{"path":"/prod/x"}`), nil)
+	assert.Equal(t, rules.Deny, d.Decision)
+	assert.Equal(t, "no prod writes", d.Rule.Message)
+	d = decide(t, e, call("fs_write", `{"path":"/tmp/x","reason":"because"}`), nil)
+	assert.Equal(t, rules.Allow, d.Decision, "no rule or module sees the reason")
+
+	_, err := rules.NewEngine(context.Background(), rules.Config{Modules: []rules.Module{{Name: "bad.rego", Source: "package mcp.custom\n\ndeny contains x if {\n"}}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "bad.rego:")
+	_, err = rules.NewEngine(context.Background(), rules.Config{Modules: []rules.Module{{Name: "evil.rego", Source: "package mcp.engine\n\ndecision := {}\n"}}})
+	assert.ErrorContains(t, err, "belongs to the engine")
+
+	// A security team's floor replaces the embedded one.
+	e = engine(t, rules.Config{Rules: []rules.Rule{{Tool: "*", Decision: "allow"}},
+		Modules: []rules.Module{{Name: "floor.rego", Source: "package mcp.floor\n\nask contains \"always\" if input.tool == \"exec\"\n"}}})
+	assert.Equal(t, rules.Allow, decide(t, e, call("fs_write", `{"path":"/srv/.git/config"}`), nil).Decision)
+	d = decide(t, e, call("exec", `{}`), nil)
+	assert.Equal(t, rules.ReasonFloor, d.Reason)
+}
+
+func TestFloorHoldsAgainstAllowRules(t *testing.T) {
+	e := engine(t, rules.Config{Rules: []rules.Rule{{Tool: "*", Decision: "allow"}}, Roots: map[string]string{"*": "/srv"},
+		Protected: []string{"/etc/mcp/grants.json"}})
+	readOnly := &provider.Tool{Function: provider.ToolFunction{Name: "fs_read"}, Annotations: &provider.Annotations{ReadOnlyHint: ptr(true)}}
+	for _, p := range []string{"/srv/.git/config", "/home/u/.ssh/authorized_keys", "/home/u/.bashrc", "/srv/.env.local",
+		"/srv/.GIT/HEAD", "/etc/mcp/grants.json", "~/.profile"} {
+		d := decide(t, e, call("fs_write", fmt.Sprintf(`{"path":%q}`, p)), nil)
+		assert.Equal(t, rules.Ask, d.Decision, p)
+		assert.True(t, d.Floor, p)
+		assert.Equal(t, rules.Allow, decide(t, e, call("fs_read", fmt.Sprintf(`{"path":%q}`, p)), readOnly).Decision,
+			"reads are not floored: %s", p)
+	}
+	destructive := &provider.Tool{Function: provider.ToolFunction{Name: "fs_delete"}, Annotations: &provider.Annotations{DestructiveHint: ptr(true)}}
+	for _, p := range []string{"/", "/srv", "."} {
+		d := decide(t, e, call("fs_delete", fmt.Sprintf(`{"path":%q}`, p)), destructive)
+		assert.Equal(t, rules.ReasonFloor, d.Reason, p)
+	}
+	assert.Equal(t, rules.Allow, decide(t, e, call("fs_delete", `{"path":"/srv/x"}`), destructive).Decision)
+}
+
+func TestHostRules(t *testing.T) {
+	e := engine(t, rules.Config{Rules: []rules.Rule{{Tool: "web_fetch", Decision: "allow", Host: "*.raku.org"}}})
+	assert.Equal(t, rules.Allow, decide(t, e, call("web_fetch", `{"url":"https://docs.raku.org/x"}`), nil).Decision)
+	assert.Equal(t, rules.Ask, decide(t, e, call("web_fetch", `{"url":"https://raku.org/"}`), nil).Decision)
+	assert.Equal(t, rules.Ask, decide(t, e, call("web_fetch", `{"url":"https://raku.org@evil.example/"}`), nil).Decision)
+	d := decide(t, e, call("web_fetch", `{"urls":["https://docs.raku.org/","https://x.raku.org/"]}`), nil)
+	assert.Equal(t, rules.Allow, d.Decision)
+	assert.Equal(t, &rules.Rule{Tool: "web_fetch"}, d.Suggestion, "two hosts: the bare tool")
+	d = decide(t, e, call("web_fetch", `{"url":"https://docs.raku.org\\@evil.example/"}`), nil)
+	assert.Equal(t, rules.ReasonUnevaluable, d.Reason)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestIndexAgreesWithEveryRule checks the index against the definition:
+// for random rule sets and calls, the engine's decision equals the one got
+// by testing every rule (with the Go matcher) in both worlds.
+func TestIndexAgreesWithEveryRule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	dirs := []string{"/", "/srv", "/srv/a", "/srv/a/b", "/srv/c", "/etc", "a", "a/b", ".", "c"}
+	hosts := []string{"x.example", "*.example", "a.x.example", "*.x.example", "other.org"}
+	tools := []string{"fs_write", "fs_*", "*", "fs_?rite", "web_fetch", "*_fetch", "other"}
+	decisions := []string{"allow", "deny", "ask"}
+	pick := func(xs []string) string { return xs[rng.IntN(len(xs))] }
+	noFloor := []rules.Module{{Name: "floor.rego", Source: "package mcp.floor\n"}}
+	for round := 0; round < 40; round++ {
+		var rs []rules.Rule
+		for i := 0; i < 1+rng.IntN(30); i++ {
+			r := rules.Rule{Tool: pick(tools), Decision: pick(decisions)}
+			switch rng.IntN(4) {
+			case 0:
+				r.Under = pick(dirs)
+			case 1:
+				r.Host = pick(hosts)
+			case 2:
+				r.Under, r.Host = pick(dirs), pick(hosts)
+			}
+			rs = append(rs, r)
+		}
+		roots := map[string]string{"fs": "/srv"}
+		if rng.IntN(2) == 0 {
+			roots = nil
+		}
+		e := engine(t, rules.Config{Rules: rs, Roots: roots, Modules: noFloor})
+		valid := e.Rules()
+		for j := 0; j < 25; j++ {
+			var args []string
+			for k := 0; k < rng.IntN(3); k++ {
+				args = append(args, fmt.Sprintf("%q", pick([]string{"/srv/a/b/f", "/srv/c/f", "/etc/f", "a/f", "~/f", "/f", "x/y"})))
+			}
+			var urls []string
+			for k := 0; k < rng.IntN(3); k++ {
+				urls = append(urls, fmt.Sprintf("%q", pick([]string{"http://x.example/", "http://a.x.example/", "http://other.org", "nonsense"})))
+			}
+			text := fmt.Sprintf(`{"paths":[%s],"urls":[%s]}`, join(args), join(urls))
+			c := call(pick([]string{"fs_write", "fs_read", "web_fetch", "other"}), text)
+			got, in, err := e.Decide(context.Background(), c, nil)
+			require.NoError(t, err)
+			want := reference(valid, in)
+			assert.Equal(t, want, got.Decision+"/"+got.Reason, "rules %v call %s %s", valid, c.Function.Name, text)
+		}
+	}
+}
+
+func join(xs []string) string {
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += ","
+		}
+		out += x
+	}
+	return out
+}
+
+// reference is §4's definition, rule by rule.
+func reference(rs []rules.Rule, in *rules.Input) string {
+	world := func(maybe bool) string {
+		best := "none"
+		rank := map[string]int{"none": 0, "allow": 1, "ask": 2, "deny": 3}
+		for _, r := range rs {
+			st := in.Match(r)
+			if st == builtins.Matches || maybe && st == builtins.MaybeMatches {
+				if rank[r.Decision] > rank[best] {
+					best = r.Decision
+				}
+			}
+		}
+		return best
+	}
+	known, unknown := world(false), world(true)
+	answer := func(d string) string {
+		if d == "none" {
+			return "ask"
+		}
+		return d
+	}
+	switch {
+	case answer(known) != answer(unknown):
+		return "ask/unevaluable-path"
+	case known != "none":
+		return known + "/rule"
+	case unknown != "none":
+		return "ask/unevaluable-path"
+	}
+	return "ask/no-match"
+}

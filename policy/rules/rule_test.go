@@ -1,0 +1,66 @@
+package rules_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-policy/mcp-policy/policy/rules"
+)
+
+func TestParseRulesNamesTheRuleAndField(t *testing.T) {
+	cases := []struct{ json, field string }{
+		{`[{"tool":"a","decision":"allow"},{"tool":"b","decision":"allow","undr":"x"}]`, `rule 2: field "undr"`},
+		{`[{"decision":"allow"}]`, `rule 1: field "tool"`},
+		{`[{"tool":"","decision":"allow"}]`, `rule 1: field "tool"`},
+		{`[{"tool":"a","decision":"maybe"}]`, `rule 1: field "decision"`},
+		{`[{"tool":"a"}]`, `rule 1: field "decision"`},
+		{`[{"tool":"a","decision":"allow","under":""}]`, `rule 1: field "under"`},
+		{`[{"tool":"a","decision":"allow","under":"~/x"}]`, `rule 1: field "under"`},
+		{`[{"tool":"a","decision":"allow","under":"../up"}]`, `rule 1: field "under"`},
+		{`[{"tool":"a","decision":"allow","host":"https://x.org/"}]`, `rule 1: field "host"`},
+		{`[{"tool":"a","decision":"allow","host":"a.*.org"}]`, `rule 1: field "host"`},
+		{`[{"tool":"a","decision":"allow","annotations":{"readonly":true}}]`, `rule 1: field "annotations"`},
+	}
+	for _, c := range cases {
+		_, err := rules.ParseRules([]byte(c.json), "rules.json", true)
+		require.Error(t, err, c.json)
+		assert.Contains(t, err.Error(), "rules.json: "+c.field, c.json)
+	}
+}
+
+func TestParseRulesRejectsWhatJSONWouldForgive(t *testing.T) {
+	for _, bad := range []string{
+		`[{"tool":"a","decision":"allow","decision":"deny"}]`, // duplicate key
+		"[{\"tool\":\"a\xff\",\"decision\":\"allow\"}]",        // invalid UTF-8
+		`{"tool":"a","decision":"allow"}`,                     // not an array
+		`[{"tool":"a","decision":"allow"}] trailing`,
+		`[{"tool":"a","decision":"allow","annotations":{"readOnlyHint":"yes"}}]`,
+	} {
+		_, err := rules.ParseRules([]byte(bad), "f", true)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestValidateNormalises(t *testing.T) {
+	r, err := rules.Validate(rules.Rule{Tool: "web_fetch", Decision: "allow", Host: "*.Raku.ORG.:443"}, "rule 1", true)
+	require.NoError(t, err)
+	assert.Equal(t, "*.raku.org", r.Host)
+	r, err = rules.Validate(rules.Rule{Tool: "fs_write", Decision: "allow", Under: "/srv//scratch/"}, "rule 1", true)
+	require.NoError(t, err)
+	assert.Equal(t, "/srv/scratch", r.Under)
+	r, err = rules.Validate(rules.Rule{Tool: "fs_write", Under: "file:///srv/x"}, "answer", false)
+	require.NoError(t, err, "answers need no decision")
+	assert.Equal(t, "/srv/x", r.Under)
+}
+
+func TestDefaultRulesComeFromRego(t *testing.T) {
+	rs := rules.DefaultRules()
+	require.Len(t, rs, 3)
+	assert.Equal(t, rules.Rule{Tool: "*", Decision: "allow", Annotations: map[string]bool{"readOnlyHint": true}, Under: "/"}, rs[0])
+	assert.Equal(t, "user_ask", rs[1].Tool)
+	assert.Equal(t, "*_user_ask", rs[2].Tool)
+	rs[0].Tool = "changed"
+	assert.Equal(t, "*", rules.DefaultRules()[0].Tool, "a copy each time")
+}

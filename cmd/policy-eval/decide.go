@@ -1,0 +1,340 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/provider"
+)
+
+// repeated is a flag that may be given many times.
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, ",") }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
+
+// output is one line of decide's answer.
+type output struct {
+	ID         string      `json:"id"`
+	Tool       string      `json:"tool"`
+	Decision   string      `json:"decision"`
+	Reason     string      `json:"reason"`
+	Rule       *rules.Rule `json:"rule"`
+	Grant      *rules.Rule `json:"grant"`
+	Paths      []string    `json:"paths"`
+	Hosts      []string    `json:"hosts"`
+	Suggestion *rules.Rule `json:"suggestion"`
+}
+
+type failure struct {
+	ID    *string `json:"id"`
+	Error string  `json:"error"`
+}
+
+type decider struct {
+	engine *rules.Engine
+	grants []rules.Rule
+	tools  map[string]*provider.Tool
+}
+
+func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("decide", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	rulesFile := fs.String("rules", "", "JSON file of rules (an array), after the default rules")
+	noDefaults := fs.Bool("no-default-rules", false, "leave out the embedded default rules")
+	grantsFile := fs.String("grants", "", "JSON file of grants (an array of allow/deny rules)")
+	toolsFile := fs.String("tools", "", "a tools/list result or a []Tool, for annotations and schemas")
+	var policies, roots repeated
+	fs.Var(&policies, "policy", "a Rego module, or a directory of them (repeatable)")
+	fs.Var(&roots, "root", "KEY=DIR: the root of tools named KEY or KEY_* (repeatable; KEY * for all)")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintln(stderr, "policy-eval decide: at most one CALL (give several as JSON lines on stdin)")
+		return exitUsage
+	}
+	d, err := newDecider(*rulesFile, *noDefaults, *grantsFile, *toolsFile, policies, roots)
+	if err != nil {
+		fmt.Fprintf(stderr, "policy-eval decide: %v\n", err)
+		return exitUsage
+	}
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	code := exitOK
+	decideLine := func(line []byte) {
+		v := d.decideLine(line)
+		if _, bad := v.(failure); bad {
+			code = exitMalformed
+		}
+		_ = enc.Encode(v)
+	}
+	if fs.NArg() == 1 {
+		decideLine([]byte(fs.Arg(0)))
+		return code
+	}
+	r := bufio.NewReader(stdin)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			decideLine(line)
+			// Answer each line as it is decided: a caller may be waiting
+			// on a pipe for it.
+			_ = out.Flush()
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				fmt.Fprintf(stderr, "policy-eval decide: reading stdin: %v\n", err)
+				return exitMalformed
+			}
+			return code
+		}
+	}
+}
+
+func newDecider(rulesFile string, noDefaults bool, grantsFile, toolsFile string, policies, roots []string) (*decider, error) {
+	var rs []rules.Rule
+	if !noDefaults {
+		rs = rules.DefaultRules()
+	}
+	var protected []string
+	if rulesFile != "" {
+		data, err := os.ReadFile(rulesFile)
+		if err != nil {
+			return nil, err
+		}
+		more, err := rules.ParseRules(data, rulesFile, true)
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, more...)
+		protected = append(protected, absPath(rulesFile))
+	}
+	var gs []rules.Rule
+	if grantsFile != "" {
+		var err error
+		if gs, err = grants.LoadFile(grantsFile); err != nil {
+			return nil, err
+		}
+		protected = append(protected, absPath(grantsFile))
+	}
+	rootMap := map[string]string{}
+	for _, kv := range roots {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("--root %q: want KEY=DIR", kv)
+		}
+		if _, dup := rootMap[k]; dup {
+			return nil, fmt.Errorf("--root: key %q given twice", k)
+		}
+		rootMap[k] = v
+	}
+	modules, err := loadModules(policies)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range policies {
+		protected = append(protected, absPath(p))
+	}
+	tools := map[string]*provider.Tool{}
+	if toolsFile != "" {
+		if tools, err = loadTools(toolsFile); err != nil {
+			return nil, err
+		}
+	}
+	engine, err := rules.NewEngine(context.Background(), rules.Config{
+		Rules: rs, Modules: modules, Roots: rootMap, Protected: protected,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &decider{engine: engine, grants: gs, tools: tools}, nil
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// loadModules reads .rego files, and directories of them (tests left out).
+func loadModules(paths []string) ([]rules.Module, error) {
+	var out []rules.Module
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		files := []string{p}
+		if info.IsDir() {
+			files = nil
+			err := filepath.WalkDir(p, func(f string, e os.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if !e.IsDir() && strings.HasSuffix(f, ".rego") && !strings.HasSuffix(f, "_test.rego") {
+					files = append(files, f)
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			sort.Strings(files)
+		}
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rules.Module{Name: f, Source: string(src)})
+		}
+	}
+	return out, nil
+}
+
+// loadTools reads a tools/list result ({"tools":[...]}, MCP's shape) or an
+// array of provider.Tool (optionally with "annotations" beside "function").
+func loadTools(file string) (map[string]*provider.Tool, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := rules.CheckJSON(data); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	var list []json.RawMessage
+	var wrapped struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if json.Unmarshal(data, &list) != nil {
+		if err := json.Unmarshal(data, &wrapped); err != nil || wrapped.Tools == nil {
+			return nil, fmt.Errorf("%s: want a tools/list result or an array of tools", file)
+		}
+		list = wrapped.Tools
+	}
+	out := map[string]*provider.Tool{}
+	for i, raw := range list {
+		var t struct {
+			Name        string                `json:"name"`
+			Description string                `json:"description"`
+			InputSchema json.RawMessage       `json:"inputSchema"`
+			Annotations *provider.Annotations `json:"annotations"`
+			Function    *provider.ToolFunction `json:"function"`
+		}
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return nil, fmt.Errorf("%s: tool %d: %v", file, i+1, err)
+		}
+		tool := &provider.Tool{Type: "function", Annotations: t.Annotations}
+		if t.Function != nil {
+			tool.Function = *t.Function
+		} else {
+			tool.Function = provider.ToolFunction{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}
+		}
+		if tool.Function.Name == "" {
+			return nil, fmt.Errorf("%s: tool %d has no name", file, i+1)
+		}
+		if tool.Annotations == nil {
+			// Listed without annotations: the server said nothing, which is
+			// known, not unknown.
+			tool.Annotations = &provider.Annotations{}
+		}
+		if _, dup := out[tool.Function.Name]; dup {
+			return nil, fmt.Errorf("%s: tool %q listed twice", file, tool.Function.Name)
+		}
+		out[tool.Function.Name] = tool
+	}
+	return out, nil
+}
+
+// decideLine returns an output or a failure for one JSON call.
+func (d *decider) decideLine(line []byte) any {
+	call, err := parseCall(line)
+	if err != nil {
+		return failure{ID: idOf(line), Error: err.Error()}
+	}
+	dec, in, err := d.engine.Decide(context.Background(), call, d.tools[call.Function.Name])
+	if err != nil {
+		return failure{ID: &call.ID, Error: err.Error()}
+	}
+	dec = rules.ApplyGrants(dec, d.grants, in)
+	return output{ID: call.ID, Tool: call.Function.Name, Decision: dec.Decision, Reason: dec.Reason,
+		Rule: dec.Rule, Grant: dec.Grant, Paths: dec.Paths, Hosts: dec.Hosts, Suggestion: dec.Suggestion}
+}
+
+// parseCall reads {"id", "function": {"name", "arguments"}}, arguments a
+// JSON string or object.
+func parseCall(line []byte) (provider.Call, error) {
+	if err := rules.CheckJSON(line); err != nil {
+		return provider.Call{}, fmt.Errorf("malformed call: %v", err)
+	}
+	var c struct {
+		ID       json.RawMessage `json:"id"`
+		Type     string          `json:"type"`
+		Function *struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(line, &c); err != nil {
+		return provider.Call{}, fmt.Errorf("malformed call: %v", err)
+	}
+	if c.Function == nil || c.Function.Name == "" {
+		return provider.Call{}, errors.New(`malformed call: want {"id":…, "function":{"name":…, "arguments":…}}`)
+	}
+	call := provider.Call{Type: c.Type, Function: provider.CallFunction{Name: c.Function.Name}}
+	if len(c.ID) > 0 && string(c.ID) != "null" {
+		var id string
+		if err := json.Unmarshal(c.ID, &id); err != nil {
+			call.ID = string(c.ID) // a number, as written
+		} else {
+			call.ID = id
+		}
+	}
+	args := bytes.TrimSpace(c.Function.Arguments)
+	switch {
+	case len(args) == 0 || string(args) == "null":
+		call.Function.Arguments = ""
+	case args[0] == '"':
+		if err := json.Unmarshal(args, &call.Function.Arguments); err != nil {
+			return provider.Call{}, fmt.Errorf("malformed call: arguments: %v", err)
+		}
+	case args[0] == '{':
+		call.Function.Arguments = string(args)
+	default:
+		return provider.Call{}, errors.New("malformed call: arguments must be a JSON object or a string holding one")
+	}
+	return call, nil
+}
+
+// idOf recovers a malformed line's id where it can, so the caller can tell
+// which call failed.
+func idOf(line []byte) *string {
+	var c struct {
+		ID any `json:"id"`
+	}
+	if json.Unmarshal(line, &c) != nil || c.ID == nil {
+		return nil
+	}
+	s, ok := c.ID.(string)
+	if !ok {
+		b, _ := json.Marshal(c.ID)
+		s = string(b)
+	}
+	return &s
+}

@@ -310,4 +310,3 @@ func (e *Engine) extraKeys(tool string) (paths, urls map[string]bool) {
 	}
 	return collect(e.pathKeys), collect(e.urlKeys)
 }
-

@@ -33,7 +33,7 @@ func TestParseRulesNamesTheRuleAndField(t *testing.T) {
 func TestParseRulesRejectsWhatJSONWouldForgive(t *testing.T) {
 	for _, bad := range []string{
 		`[{"tool":"a","decision":"allow","decision":"deny"}]`, // duplicate key
-		"[{\"tool\":\"a\xff\",\"decision\":\"allow\"}]",        // invalid UTF-8
+		"[{\"tool\":\"a\xff\",\"decision\":\"allow\"}]",       // invalid UTF-8
 		`{"tool":"a","decision":"allow"}`,                     // not an array
 		`[{"tool":"a","decision":"allow"}] trailing`,
 		`[{"tool":"a","decision":"allow","annotations":{"readOnlyHint":"yes"}}]`,

@@ -176,30 +176,36 @@ func (p *Policy) notifyGrant() {
 	p.opts.OnGrant(p.Grants())
 }
 
-// callOnAsk runs the callback with a ctx that marks this policy's lock as
-// held, so a re-entrant call is refused instead of deadlocking.
+// callOnAsk runs the callback with a ctx that marks this policy's lock (and
+// so its fleet's) as held, so a re-entrant call is refused instead of
+// deadlocking.
 func (p *Policy) callOnAsk(ctx context.Context, q Question) (a Answer, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("the question callback panicked: %v", v)
 		}
 	}()
-	return p.opts.OnAsk(context.WithValue(ctx, holdingKey{p}, true), q), nil
+	return p.opts.OnAsk(context.WithValue(ctx, holdingKey{p.askLock}, true), q), nil
 }
 
-// holdingKey marks a ctx handed to this policy's OnAsk.
-type holdingKey struct{ p *Policy }
+// holdingKey marks a ctx handed to an OnAsk while the lock l is held.
+type holdingKey struct{ l *askLock }
 
 // lock takes the ask lock, or fails when ctx ends first or when ctx is the
-// one this policy handed its own OnAsk (waiting would deadlock).
+// one an OnAsk holding this same lock was handed (waiting would deadlock).
 func (p *Policy) lock(ctx context.Context) (func(), error) {
-	if ctx.Value(holdingKey{p}) != nil {
-		return nil, fmt.Errorf("a call made from inside %s's own question callback needs that same callback, "+
-			"which is busy (re-entrant call refused instead of deadlocking)", p.name)
+	if ctx.Value(holdingKey{p.askLock}) != nil {
+		return nil, fmt.Errorf("a call made from inside a question callback needs %s to ask the human, "+
+			"who is busy with that very question (re-entrant call refused instead of deadlocking)", p.name)
+	}
+	// A batch already cancelled is not put to the human: select would pick
+	// a free lock over a closed Done at random.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("stopped waiting for the human's attention: %w", err)
 	}
 	select {
-	case p.askLock <- struct{}{}:
-		return func() { <-p.askLock }, nil
+	case p.askLock.ch <- struct{}{}:
+		return func() { <-p.askLock.ch }, nil
 	case <-ctx.Done():
 		return nil, fmt.Errorf("stopped waiting for the human's attention: %w", ctx.Err())
 	}

@@ -13,7 +13,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+	"weak"
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
@@ -90,6 +92,9 @@ type Options struct {
 	Grants []rules.Rule
 	// GrantsStore, when set, is where always- answers go, and every
 	// decision reads it: one grant set for a fleet of policies.
+	// Policies wired to one store also share one ask lock, because they
+	// share one human: the fleet's questions are put one at a time, and a
+	// question waiting behind an always- answer is decided by its grant.
 	GrantsStore *grants.Store
 	// ClaimElicits puts server elicitations provoked by this policy's calls
 	// to this policy's OnAsk, whichever policy the client was wired to.
@@ -105,8 +110,9 @@ type Policy struct {
 	engine *rules.Engine
 
 	// askLock is the one human's attention: permission questions and server
-	// elicitations take it in turn. A channel, so waiting can honour ctx.
-	askLock chan struct{}
+	// elicitations take it in turn. Policies sharing a GrantsStore share it
+	// too (see lockFor).
+	askLock *askLock
 
 	mu        sync.Mutex
 	own       []rules.Rule // copy-on-write: never mutated in place
@@ -133,7 +139,36 @@ func New(o Options) (*Policy, error) {
 	if name == "" {
 		name = "mcp-policy"
 	}
-	return &Policy{opts: o, name: name, engine: engine, askLock: make(chan struct{}, 1), own: own}, nil
+	return &Policy{opts: o, name: name, engine: engine, askLock: lockFor(o.GrantsStore), own: own}, nil
+}
+
+// askLock is taken by whoever puts a question to the human. A channel, so
+// waiting can honour ctx.
+type askLock struct{ ch chan struct{} }
+
+func newAskLock() *askLock { return &askLock{ch: make(chan struct{}, 1)} }
+
+// fleetLocks holds the ask lock of each grants.Store, weakly: an entry goes
+// when its store does.
+var fleetLocks sync.Map // weak.Pointer[grants.Store] -> *askLock
+
+// lockFor returns the ask lock a policy wired to s uses. A fleet sharing a
+// store shares one human, so it shares one lock: otherwise each policy would
+// put the same question at once, and every waiting question would not be
+// answered by the grant the first answer left. No store, a lock of its own.
+func lockFor(s *grants.Store) *askLock {
+	if s == nil {
+		return newAskLock()
+	}
+	key := weak.Make(s)
+	if l, ok := fleetLocks.Load(key); ok {
+		return l.(*askLock)
+	}
+	l, loaded := fleetLocks.LoadOrStore(key, newAskLock())
+	if !loaded {
+		runtime.AddCleanup(s, func(k weak.Pointer[grants.Store]) { fleetLocks.Delete(k) }, key)
+	}
+	return l.(*askLock)
 }
 
 func validateGrants(gs []rules.Rule) ([]rules.Rule, error) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -36,7 +37,14 @@ func keySet(keys ...string) map[string]bool {
 // normKey folds case and separators, so "filePath", "file_path" and
 // "FILEPATH" are one key.
 func normKey(k string) string {
-	return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(k))
+	var b strings.Builder
+	b.Grow(len(k))
+	for _, r := range k {
+		if r != '_' && r != '-' {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
 }
 
 // Value is one path or URL argument: the raw JSON value the model wrote and

@@ -9,9 +9,12 @@
 #   call is asked as "unevaluable-path".
 package mcp.engine
 
-# decision is the whole answer: decision, reason, rule, paths, hosts,
-# suggestion, and floor (whether the floor took part in either world, so
-# that no allow grant answers it).
+# METADATA
+# description: |
+#   The whole answer: decision, reason, rule, paths, hosts, suggestion, and
+#   floor (whether the floor took part in either world, so that no allow
+#   grant answers it).
+# entrypoint: true
 decision := object.union(verdict, {
 	"paths": [shown(p, "path") | some p in input.paths],
 	"hosts": [shown(h, "host") | some h in input.hosts],
@@ -47,7 +50,9 @@ module_entry(order, reason, decision, e) := {
 	"reason": reason,
 	"rule": {"tool": input.tool, "decision": decision, "message": object.get(e, "message", "")},
 	"status": object.get(e, "status", "match"),
-} if is_object(e)
+} if {
+	is_object(e)
+}
 
 else := {
 	"order": order,
@@ -57,12 +62,12 @@ else := {
 	"status": "match",
 }
 
+default floor_involved := false
+
 floor_involved if {
 	some e in entries
 	e.reason == "floor"
 }
-
-default floor_involved := false
 
 # --- the two worlds ----------------------------------------------------
 
@@ -91,6 +96,9 @@ answer(d) := "ask" if d == "none"
 
 else := d
 
+# Nothing matched in either world.
+default verdict := {"decision": "ask", "reason": "no-match", "rule": null}
+
 verdict := {"decision": "ask", "reason": "unevaluable-path", "rule": null} if {
 	answer(known_decision) != answer(unknown_decision)
 } else := {"decision": first.decision, "reason": first.reason, "rule": first.rule} if {
@@ -98,13 +106,15 @@ verdict := {"decision": "ask", "reason": "unevaluable-path", "rule": null} if {
 
 	# The first entry in order among the known world's winners.
 	winners := [e | some e in known_entries; e.decision == known_decision]
+
+	# Entries of one module share an order: take the first of them as the
+	# set orders them, so that two floor asks do not conflict.
 	lowest := min([e.order | some e in winners])
-	some first in winners
-	first.order == lowest
+	first := [e | some e in winners; e.order == lowest][0]
 } else := {"decision": "ask", "reason": "unevaluable-path", "rule": null} if {
 	# Both worlds ask, but only because an unknown might match.
 	unknown_decision != "none"
-} else := {"decision": "ask", "reason": "no-match", "rule": null}
+}
 
 # --- what the human is shown -------------------------------------------
 
@@ -117,7 +127,10 @@ else := json.marshal(v.raw)
 
 known_paths := [p.path | some p in input.paths; p.path != null]
 
-known_hosts := {h.host | some h in input.hosts; h.host != null}
+known_hosts contains h.host if {
+	some h in input.hosts
+	h.host != null
+}
 
 # The suggestion is the narrowest honest scope for an "always" answer: the
 # deepest directory containing every path, else the one host, else the bare

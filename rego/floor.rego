@@ -9,7 +9,13 @@ package mcp.floor
 # Paths whose change runs code or leaks access: anything in .git/ or .ssh/,
 # shell start-up files, .env files. Matched on the lower-cased path, since
 # some file systems fold case.
-sensitive := `(^|/)(\.git|\.ssh)(/|$)|/(\.bashrc|\.bash_profile|\.bash_login|\.bash_logout|\.profile|\.zshrc|\.zprofile|\.zshenv|\.zlogin|\.zlogout|\.cshrc|\.tcshrc|\.kshrc|\.inputrc|config\.fish)$|/\.env[^/]*$`
+sensitive := concat("|", [
+	`(^|/)(\.git|\.ssh)(/|$)`,
+	`/(\.bashrc|\.bash_profile|\.bash_login|\.bash_logout|\.profile)$`,
+	`/(\.zshrc|\.zprofile|\.zshenv|\.zlogin|\.zlogout)$`,
+	`/(\.cshrc|\.tcshrc|\.kshrc|\.inputrc|config\.fish)$`,
+	`/\.env[^/]*$`,
+])
 
 read_only if input.annotations.readOnlyHint == true
 
@@ -35,7 +41,10 @@ ask contains sprintf("'%s' would change the policy's own rules or grants (%s)", 
 }
 
 # A path that cannot be evaluated might be any of the above.
-ask contains {"message": sprintf("'%s' names a path that cannot be checked: %v", [input.tool, p.raw]), "status": "unknown"} if {
+ask contains {
+	"message": sprintf("'%s' names a path that cannot be checked: %v", [input.tool, p.raw]),
+	"status": "unknown",
+} if {
 	not read_only
 	some p in input.paths
 	p.path == null

@@ -60,6 +60,9 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Var(&policies, "policy", "a Rego module, or a directory of them (repeatable)")
 	fs.Var(&roots, "root", "KEY=DIR: the root of tools named KEY or KEY_* (repeatable; KEY * for all)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK // asked for, and printed
+		}
 		return exitUsage
 	}
 	if fs.NArg() > 1 {
@@ -231,10 +234,10 @@ func loadTools(file string) (map[string]*provider.Tool, error) {
 	out := map[string]*provider.Tool{}
 	for i, raw := range list {
 		var t struct {
-			Name        string                `json:"name"`
-			Description string                `json:"description"`
-			InputSchema json.RawMessage       `json:"inputSchema"`
-			Annotations *provider.Annotations `json:"annotations"`
+			Name        string                 `json:"name"`
+			Description string                 `json:"description"`
+			InputSchema json.RawMessage        `json:"inputSchema"`
+			Annotations *provider.Annotations  `json:"annotations"`
 			Function    *provider.ToolFunction `json:"function"`
 		}
 		if err := json.Unmarshal(raw, &t); err != nil {

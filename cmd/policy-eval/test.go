@@ -22,7 +22,9 @@ import (
 // data.mcp.engine.decision; a user module in package mcp.floor replaces the
 // embedded floor, and paths that already hold the engine (this repository's
 // rego/) are tested as they are. With no paths, the embedded modules and
-// their tests are run.
+// their tests are run. OPA's test command writes its report to the
+// process's own stdout and stderr, whatever stdout and stderr are here: they
+// receive cobra's messages and this function's errors only.
 func test(args []string, stdout, stderr io.Writer) int {
 	builtins.Register()
 	dir, err := os.MkdirTemp("", "policy-eval-test-")
@@ -32,14 +34,14 @@ func test(args []string, stdout, stderr io.Writer) int {
 	}
 	defer os.RemoveAll(dir)
 
-	packages, any, err := userPackages(args)
+	packages, anyPath, err := userPackages(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "policy-eval test: %v\n", err)
 		return exitUsage
 	}
 	var embedded []mcprego.Module
 	switch {
-	case !any:
+	case !anyPath:
 		embedded = append(mcprego.Modules(), mcprego.TestModules()...)
 	case !packages[mcprego.EnginePackage]:
 		for _, m := range mcprego.Modules() {
@@ -72,20 +74,16 @@ func test(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// userPackages parses the .rego files under the arguments that name
-// existing paths (flags and their values name none) and returns the
-// packages they declare, and whether there was any path at all.
+// userPackages parses the .rego files under the arguments that are paths
+// (not flags, nor flag values) and returns the packages they declare, and
+// whether any path was given at all.
 func userPackages(args []string) (map[string]bool, bool, error) {
 	pkgs := map[string]bool{}
-	found := false
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") {
-			continue
-		}
+	paths := positional(args)
+	for _, a := range paths {
 		if _, err := os.Stat(a); err != nil {
-			continue
+			continue // opa test reports it
 		}
-		found = true
 		err := filepath.WalkDir(a, func(f string, e os.DirEntry, err error) error {
 			if err != nil || e.IsDir() || !strings.HasSuffix(f, ".rego") {
 				return err
@@ -105,7 +103,58 @@ func userPackages(args []string) (map[string]bool, bool, error) {
 			return nil, false, err
 		}
 	}
-	return pkgs, found, nil
+	return pkgs, len(paths) > 0, nil
+}
+
+// positional returns the arguments of opa test that are paths: what is
+// neither a flag nor a flag's value, read with the test command's own flag
+// definitions the way its flag parser reads them ("--run x" takes x,
+// "-v" takes nothing, "-r=x" and "-rx" carry their value, "--" ends flags).
+func positional(args []string) []string {
+	cmd, _, err := opacmd.RootCommand.Find([]string{"test"})
+	// takesValue says whether a flag consumes a value; an unknown flag is
+	// taken for a switch (opa test rejects it anyway).
+	takesValue := func(name string, short bool) bool {
+		if err != nil || cmd == nil {
+			return false
+		}
+		flags, inherited := cmd.Flags(), cmd.InheritedFlags()
+		f, g := flags.Lookup(name), inherited.Lookup(name)
+		if short {
+			f, g = flags.ShorthandLookup(name), inherited.ShorthandLookup(name)
+		}
+		if f == nil {
+			f = g
+		}
+		return f != nil && f.NoOptDefVal == ""
+	}
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(out, args[i+1:]...)
+		case a == "-" || !strings.HasPrefix(a, "-"):
+			out = append(out, a)
+		case strings.HasPrefix(a, "--"):
+			if !strings.Contains(a, "=") && takesValue(a[2:], false) {
+				i++
+			}
+		default:
+			// A run of shorthands: the first that takes a value takes the
+			// rest of the argument, or the next one.
+			sh := a[1:]
+			for j := 0; j < len(sh); j++ {
+				if takesValue(sh[j:j+1], true) {
+					if j == len(sh)-1 {
+						i++
+					}
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 // capabilities prints OPA's capabilities for this version with the

@@ -1,0 +1,209 @@
+package mcp.floor_test
+
+import data.mcp.engine
+import data.mcp.floor as danger
+import data.mcp.helpers_test as h
+
+# A data rule allowing everything: whatever the floor asks, no rule lowers.
+allow_all := [{"tool": "*", "decision": "allow"}]
+
+sensitive_paths := [
+	"/r/.git/config",
+	"/r/.git",
+	"/r/sub/.git/hooks/pre-commit",
+	"/home/u/.ssh/authorized_keys",
+	"/home/u/.ssh",
+	"/home/u/.bashrc",
+	"/home/u/.bash_profile",
+	"/home/u/.profile",
+	"/home/u/.zshrc",
+	"/home/u/.zshenv",
+	"/home/u/.config/fish/config.fish",
+	"/app/.env",
+	"/app/.env.local",
+	"/app/.envrc",
+	"/r/.GIT/config",
+	"/home/u/.BashRC",
+]
+
+ordinary_paths := [
+	"/r/.gitignore",
+	"/r/.github/workflows/ci.yml",
+	"/r/x.git/config",
+	"/home/u/.bashrc.d/x",
+	"/home/u/bashrc",
+	"/app/env",
+	"/app/my.env",
+	"/app/.env.d/x",
+]
+
+test_sensitive_paths_are_asked_for_a_tool_not_marked_read_only if {
+	every p in sensitive_paths {
+		every ann in [null, {}, {"readOnlyHint": false}, h.harmless] {
+			d := engine.decision with input as h.call("fs_write", {"annotations": ann, "paths": [p]})
+				with data.mcp_data as h.mcp_data(allow_all)
+			d.decision == "ask"
+			d.reason == "floor"
+			d.floor == true
+			d.rule.tool == "fs_write"
+			contains(d.rule.message, p)
+		}
+	}
+}
+
+test_sensitive_paths_are_not_asked_for_a_read_only_tool if {
+	every p in sensitive_paths {
+		d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": [p]})
+			with data.mcp_data as h.mcp_data(allow_all)
+		d.decision == "allow"
+		d.reason == "rule"
+		d.floor == false
+	}
+}
+
+test_ordinary_paths_are_not_asked if {
+	every p in ordinary_paths {
+		d := engine.decision with input as h.call("fs_write", {"annotations": h.harmless, "paths": [p]})
+			with data.mcp_data as h.mcp_data(allow_all)
+		d.decision == "allow"
+		d.floor == false
+	}
+}
+
+test_one_sensitive_path_among_others_is_enough if {
+	c := {"annotations": h.harmless, "paths": ["/r/a", "/r/.git/HEAD", "/r/b"]}
+	d := engine.decision with input as h.call("fs_write", c)
+		with data.mcp_data as h.mcp_data(allow_all)
+	d.reason == "floor"
+}
+
+test_a_relative_path_is_checked_once_resolved if {
+	c := {"annotations": h.harmless, "root": "/r", "paths": [".git/config"]}
+	d := engine.decision with input as h.call("fs_write", c)
+		with data.mcp_data as h.mcp_data(allow_all)
+	d.reason == "floor"
+	d.paths == ["/r/.git/config"]
+}
+
+test_a_data_rule_cannot_lower_the_floor if {
+	rules := [{"tool": "fs_write", "decision": "allow", "under": "/r"}]
+	d := engine.decision with input as h.call("fs_write", {"paths": ["/r/.git/config"]})
+		with data.mcp_data as h.mcp_data(rules)
+	d.decision == "ask"
+	d.reason == "floor"
+}
+
+# --- destructive tools on a whole tree ----------------------------------------
+
+roots_data := h.mcp_data_with(allow_all, ["/proj", "/srv/data"], [])
+
+test_a_destructive_tool_on_a_root_or_slash_is_asked if {
+	every p in ["/proj", "/proj/", "/srv/data", "/", "/proj/sub/.."] {
+		every ann in [null, {}, {"destructiveHint": true}] {
+			d := engine.decision with input as h.call("fs_delete", {"annotations": ann, "paths": [p]})
+				with data.mcp_data as roots_data
+			d.decision == "ask"
+			d.reason == "floor"
+			contains(d.rule.message, "destructive")
+		}
+	}
+}
+
+test_a_relative_dot_is_the_root if {
+	d := engine.decision with input as h.call("fs_delete", {"root": "/proj", "paths": ["."]})
+		with data.mcp_data as roots_data
+	d.reason == "floor"
+}
+
+test_inside_a_root_is_not_a_whole_tree if {
+	d := engine.decision with input as h.call("fs_delete", {"paths": ["/proj/sub"]})
+		with data.mcp_data as roots_data
+	d.decision == "allow"
+}
+
+test_a_root_is_not_asked_for_a_tool_marked_not_destructive_or_read_only if {
+	every ann in [h.harmless, h.read_only] {
+		d := engine.decision with input as h.call("fs_list", {"annotations": ann, "paths": ["/proj"]})
+			with data.mcp_data as roots_data
+		d.decision == "allow"
+	}
+}
+
+# --- the policy's own files ------------------------------------------------
+
+protected_data := h.mcp_data_with(allow_all, [], ["/etc/mcp/rules.json", "/etc/mcp/policies"])
+
+test_the_policy_files_are_asked if {
+	every p in ["/etc/mcp/rules.json", "/etc/mcp/policies", "/etc/mcp/policies/team.rego"] {
+		d := engine.decision with input as h.call("fs_write", {"annotations": h.harmless, "paths": [p]})
+			with data.mcp_data as protected_data
+		d.decision == "ask"
+		d.reason == "floor"
+		contains(d.rule.message, "own rules or grants")
+	}
+}
+
+test_the_policy_files_are_not_asked_for_a_read_only_tool if {
+	d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": ["/etc/mcp/rules.json"]})
+		with data.mcp_data as protected_data
+	d.decision == "allow"
+}
+
+test_beside_the_policy_files_is_not_asked if {
+	every p in ["/etc/mcp/rules.json.bak", "/etc/mcp/other.json", "/etc/mcp"] {
+		d := engine.decision with input as h.call("fs_write", {"annotations": h.harmless, "paths": [p]})
+			with data.mcp_data as protected_data
+		d.decision == "allow"
+	}
+}
+
+# --- paths that cannot be checked -------------------------------------------
+
+test_an_unevaluable_path_might_be_sensitive if {
+	d := engine.decision with input as h.call("fs_write", {"annotations": h.harmless, "paths": ["~/.ssh/id_rsa"]})
+		with data.mcp_data as h.mcp_data(allow_all)
+
+	# The data rule allows surely; the floor might ask: the worlds disagree.
+	d.decision == "ask"
+	d.reason == "unevaluable-path"
+	d.floor == true
+}
+
+test_an_unevaluable_path_is_no_concern_of_the_floor_for_a_read_only_tool if {
+	d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": ["~/.ssh/id_rsa"]})
+		with data.mcp_data as h.mcp_data(allow_all)
+	d.decision == "allow"
+	d.floor == false
+}
+
+test_the_unknown_entry_is_marked_unknown if {
+	asks := danger.ask with input as h.call("fs_write", {"paths": ["~/x"]}) with data.mcp_data as h.mcp_data([])
+	count(asks) == 1
+	some e in asks
+	e.status == "unknown"
+	contains(e.message, "~/x")
+}
+
+# --- the floor's own entries ------------------------------------------------
+
+test_floor_entries_name_the_tool_and_path if {
+	asks := danger.ask with input as h.call("fs_write", {"paths": ["/r/.git/config", "/r/.env"]})
+		with data.mcp_data as h.mcp_data([])
+	asks == {
+		"'fs_write' touches /r/.git/config, which always needs a human's approval",
+		"'fs_write' touches /r/.env, which always needs a human's approval",
+	}
+}
+
+test_no_floor_entries_for_an_ordinary_call if {
+	asks := danger.ask with input as h.call("fs_write", {"paths": ["/r/a"], "urls": ["https://x.org/"]})
+		with data.mcp_data as h.mcp_data([])
+	asks == set()
+}
+
+test_a_call_without_paths_is_no_concern_of_the_floor if {
+	d := engine.decision with input as h.call("web_fetch", {"urls": ["https://x.org/.git/config"]})
+		with data.mcp_data as h.mcp_data(allow_all)
+	d.decision == "allow"
+	d.floor == false
+}

@@ -33,23 +33,23 @@ entries contains {"order": i, "decision": r.decision, "reason": "rule", "rule": 
 	r := data.mcp_data.rules[i]
 }
 
-entries contains module_entry(-2, "floor", "deny", e) if some e in data.mcp.floor.deny
+entries contains module_entry(-2, "floor", "deny", e, input.tool) if some e in data.mcp.floor.deny
 
-entries contains module_entry(-2, "floor", "ask", e) if some e in data.mcp.floor.ask
+entries contains module_entry(-2, "floor", "ask", e, input.tool) if some e in data.mcp.floor.ask
 
-entries contains module_entry(-1, "rule", "deny", e) if some e in data.mcp.custom.deny
+entries contains module_entry(-1, "rule", "deny", e, input.tool) if some e in data.mcp.custom.deny
 
-entries contains module_entry(-1, "rule", "ask", e) if some e in data.mcp.custom.ask
+entries contains module_entry(-1, "rule", "ask", e, input.tool) if some e in data.mcp.custom.ask
 
-entries contains module_entry(-1, "rule", "allow", e) if some e in data.mcp.custom.allow
+entries contains module_entry(-1, "rule", "allow", e, input.tool) if some e in data.mcp.custom.allow
 
 # A module entry is a message, or an object with "message" and "status".
-module_entry(order, reason, decision, e) := {
+module_entry(order, reason, decision, e, tool) := {
 	"order": order,
 	"decision": decision,
 	"reason": reason,
-	"rule": {"tool": input.tool, "decision": decision, "message": object.get(e, "message", "")},
-	"status": object.get(e, "status", "match"),
+	"rule": {"tool": tool, "decision": decision, "message": object.get(e, "message", "")},
+	"status": entry_status(object.get(e, "status", "match")),
 } if {
 	is_object(e)
 }
@@ -58,8 +58,19 @@ else := {
 	"order": order,
 	"decision": decision,
 	"reason": reason,
-	"rule": {"tool": input.tool, "decision": decision, "message": e},
+	"rule": {"tool": tool, "decision": decision, "message": e},
 	"status": "match",
+} if {
+	is_string(e)
+}
+
+# A module entry's status may be any tri-state word the builtins give:
+# sure words match, unknown is unknown, and a word for "no" (or anything
+# else) drops the entry, since it did not match.
+entry_status(word) := "match" if {
+	word in {"match", "inside"}
+} else := "unknown" if {
+	word == "unknown"
 }
 
 default floor_involved := false

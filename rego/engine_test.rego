@@ -432,3 +432,18 @@ test_suggestions if {
 		d.suggestion == case[1]
 	}
 }
+
+test_module_entry_status_takes_builtin_words if {
+	d := engine.decision with input as h.call("fs_write", {"paths": ["/w/a"]})
+		with data.mcp_data as h.mcp_data([])
+		with data.mcp.custom.allow as {{"message": "in /w", "status": mcp.path.within_all("/w", ["/w/a"])}}
+	d.decision == "allow"
+	d.reason == "rule"
+}
+
+test_module_entry_that_says_outside_does_not_count if {
+	d := engine.decision with input as h.call("fs_write", {"paths": ["/x/a"]})
+		with data.mcp_data as h.mcp_data([])
+		with data.mcp.custom.deny as {{"message": "in /w", "status": mcp.path.within_all("/w", ["/x/a"])}}
+	d.reason == "no-match"
+}

@@ -40,6 +40,15 @@ ask contains sprintf("'%s' would change the policy's own rules or grants (%s)", 
 	mcp.path.within(f, p.path) == "inside"
 }
 
+# Deleting or moving a directory takes the policy's own files with it.
+ask contains sprintf("'%s' would change %s, which holds the policy's own rules or grants", [input.tool, p.path]) if {
+	destructive
+	some p in input.paths
+	some f in data.mcp_data.protected
+	mcp.path.within(p.path, f) == "inside"
+	p.path != f
+}
+
 # A path that cannot be evaluated might be any of the above.
 ask contains {
 	"message": sprintf("'%s' names a path that cannot be checked: %v", [input.tool, p.raw]),

@@ -207,3 +207,18 @@ test_a_call_without_paths_is_no_concern_of_the_floor if {
 	d.decision == "allow"
 	d.floor == false
 }
+
+destroys := {"destructiveHint": true}
+
+test_a_directory_holding_the_policy_files_is_asked if {
+	d := engine.decision with input as h.call("fs_delete", {"paths": ["/etc/mcp"], "annotations": destroys})
+		with data.mcp_data as protected_data
+	d.decision == "ask"
+	d.reason == "floor"
+}
+
+test_a_sibling_of_the_policy_files_is_not_asked if {
+	d := engine.decision with input as h.call("fs_delete", {"paths": ["/etc/other"], "annotations": destroys})
+		with data.mcp_data as protected_data
+	d.decision == "allow"
+}

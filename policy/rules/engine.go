@@ -24,10 +24,7 @@ import (
 // errors), Source its text, in Rego v1 syntax. A module declaring package
 // mcp.floor replaces the embedded danger floor; package mcp.custom adds
 // deny, ask and allow entries.
-type Module struct {
-	Name   string
-	Source string
-}
+type Module = mcprego.Module
 
 // Config is everything static an Engine decides by.
 type Config struct {

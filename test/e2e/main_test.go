@@ -58,7 +58,7 @@ func run(m *testing.M) int {
 }
 
 // connectCmd starts an MCP server over stdio; it is closed when the test ends.
-func connectCmd(t *testing.T, command string, args []string, opts ...mcpclient.Option) *mcpclient.Client {
+func connectCmd(t testing.TB, command string, args []string, opts ...mcpclient.Option) *mcpclient.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -75,12 +75,12 @@ func connectCmd(t *testing.T, command string, args []string, opts ...mcpclient.O
 }
 
 // connect starts fsserver sandboxed to dir.
-func connect(t *testing.T, dir string, opts ...mcpclient.Option) *mcpclient.Client {
+func connect(t testing.TB, dir string, opts ...mcpclient.Option) *mcpclient.Client {
 	t.Helper()
 	return connectCmd(t, fsserver, []string{dir}, opts...)
 }
 
-func newPolicy(t *testing.T, o policy.Options) *policy.Policy {
+func newPolicy(t testing.TB, o policy.Options) *policy.Policy {
 	t.Helper()
 	p, err := policy.New(o)
 	if err != nil {

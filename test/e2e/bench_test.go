@@ -1,0 +1,40 @@
+package e2e_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mcp-policy/mcp-policy/policy"
+	"github.com/mcp-policy/mcp-policy/provider"
+)
+
+// BenchmarkRoundTrip measures one allowed tools/call to the test server over
+// stdio, straight through the client and through a policy (decided by the
+// default read-only rule): the difference is the policy's overhead.
+func BenchmarkRoundTrip(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte("hello"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	client := connect(b, dir)
+	p := newPolicy(b, policy.Options{Provider: client, Rules: policy.DefaultRules(), Roots: map[string]string{"fs": dir}})
+	ctx := context.Background()
+	if _, err := p.ToolsForLLM(ctx); err != nil {
+		b.Fatal(err)
+	}
+	calls := []provider.Call{mkcall("1", "fs_read", `{"path":"notes.md"}`)}
+	for _, c := range []struct {
+		name string
+		p    provider.Provider
+	}{{"direct", client}, {"policy", p}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if r := c.p.ExecuteToolCalls(ctx, calls); r[0].IsError || r[0].Content != "hello" {
+					b.Fatalf("%+v", r[0])
+				}
+			}
+		})
+	}
+}

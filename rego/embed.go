@@ -40,9 +40,6 @@ func Modules() []Module { return load(false) }
 // TestModules returns the embedded _test.rego modules.
 func TestModules() []Module { return load(true) }
 
-// FS is the embedded source tree, tests included.
-func FS() fs.FS { return files }
-
 func load(tests bool) []Module {
 	entries, err := fs.ReadDir(files, ".")
 	if err != nil {

@@ -12,11 +12,12 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/provider"
+	"github.com/mcp-policy/mcp-policy/reasons"
 )
 
 // ReasonArgument is the argument Reasons adds to every tool. No rule, floor
 // or module ever sees it.
-const ReasonArgument = "reason"
+const ReasonArgument = reasons.Argument
 
 // defaultPathKeys and defaultURLKeys are argument names (normalised by
 // normKey) that name paths and URLs in any tool.

@@ -31,7 +31,7 @@ var registerOnce sync.Once
 // It is idempotent.
 func Register() {
 	registerOnce.Do(func() {
-		for _, b := range append(all, ruleBuiltins...) {
+		for _, b := range builtinList() {
 			b.register()
 		}
 	})
@@ -39,12 +39,16 @@ func Register() {
 
 // Declarations returns the builtins' declarations, for capabilities files.
 func Declarations() []*ast.Builtin {
-	bs := append(append([]builtin{}, all...), ruleBuiltins...)
+	bs := builtinList()
 	out := make([]*ast.Builtin, len(bs))
 	for i, b := range bs {
 		out[i] = &ast.Builtin{Name: b.decl.Name, Description: b.decl.Description, Decl: b.decl.Decl}
 	}
 	return out
+}
+
+func builtinList() []builtin {
+	return append(append([]builtin{}, all...), engineBuiltins...)
 }
 
 type builtin struct {

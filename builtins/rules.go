@@ -100,41 +100,52 @@ func (m *Matcher) dir(root string) (string, bool) {
 	return Resolve(root, m.Under)
 }
 
-// Index keys. A rule is filed under the directory it is under ("u:"
-// absolute, "r:" relative to the root), else its host ("h:" exact, "w:" the
-// domain of a wildcard), else "-"; and under the catch-alls that a call with
-// no known path ("*u"), no root ("*r") or no known host ("*h") must still
-// look at.
-func indexKeys(m *Matcher) []string {
-	switch {
-	case m.Under != "" && path.IsAbs(m.Under):
-		return []string{"u:" + m.Under, "*u"}
-	case m.Under != "":
-		return []string{"r:" + m.Under, "*u", "*r"}
-	case strings.HasPrefix(m.Host, "*."):
-		return []string{"w:" + m.Host[2:], "*h"}
-	case m.Host != "":
-		return []string{"h:" + m.Host, "*h"}
-	}
-	return []string{"-"}
+// indexKey files rules. A rule is filed under the directory it is under
+// (kind 'u' absolute, 'r' relative to the root), else its host ('h' exact,
+// 'w' the domain of a wildcard), else '-'; and under the catch-alls that a
+// call with no known path ('U'), no root ('R') or no known host ('H') must
+// still look at. A struct, not a joined string, so that a lookup allocates
+// nothing.
+type indexKey struct {
+	tool  string
+	kind  byte
+	value string
 }
 
-// callKeys are the keys to look a call up under: a rule not filed under one
-// of them cannot match, because its directory does not contain the call's
-// first known path, or its host does not match the first known host.
-func callKeys(c *Call) []string {
-	keys := []string{"-"}
+func indexKeys(m *Matcher) []indexKey {
+	k := func(kind byte, value string) indexKey { return indexKey{m.Tool, kind, value} }
+	switch {
+	case m.Under != "" && path.IsAbs(m.Under):
+		return []indexKey{k('u', m.Under), k('U', "")}
+	case m.Under != "":
+		return []indexKey{k('r', m.Under), k('U', ""), k('R', "")}
+	case strings.HasPrefix(m.Host, "*."):
+		return []indexKey{k('w', m.Host[2:]), k('H', "")}
+	case m.Host != "":
+		return []indexKey{k('h', m.Host), k('H', "")}
+	}
+	return []indexKey{k('-', "")}
+}
+
+// callKeys are the keys (without the tool) to look a call up under: a rule
+// not filed under one of them cannot match, because its directory does not
+// contain the call's first known path, or its host does not match the first
+// known host.
+func callKeys(c *Call) []indexKey {
+	keys := make([]indexKey, 1, 16)
+	keys[0] = indexKey{kind: '-'}
 	if len(c.Paths) > 0 {
 		first := firstKnown(c.Paths)
 		if first == "" {
-			keys = append(keys, "*u")
+			keys = append(keys, indexKey{kind: 'U'})
 		} else {
-			for _, a := range Ancestors(first) {
-				keys = append(keys, "u:"+a)
+			ancestors := Ancestors(first)
+			for _, a := range ancestors {
+				keys = append(keys, indexKey{kind: 'u', value: a})
 			}
 			if c.Root != "" && Contains(c.Root, first) == Inside {
 				root := path.Clean(c.Root)
-				for _, a := range Ancestors(first) {
+				for _, a := range ancestors {
 					if Contains(root, a) != Inside {
 						break
 					}
@@ -142,21 +153,21 @@ func callKeys(c *Call) []string {
 					if rel == "" {
 						rel = "."
 					}
-					keys = append(keys, "r:"+rel)
+					keys = append(keys, indexKey{kind: 'r', value: rel})
 				}
 			}
 		}
 		if c.Root == "" {
-			keys = append(keys, "*r")
+			keys = append(keys, indexKey{kind: 'R'})
 		}
 	}
 	if len(c.Hosts) > 0 {
 		if first := firstKnown(c.Hosts); first == "" {
-			keys = append(keys, "*h")
+			keys = append(keys, indexKey{kind: 'H'})
 		} else {
-			keys = append(keys, "h:"+first)
+			keys = append(keys, indexKey{kind: 'h', value: first})
 			for _, s := range HostSuffixes(first) {
-				keys = append(keys, "w:"+s)
+				keys = append(keys, indexKey{kind: 'w', value: s})
 			}
 		}
 	}
@@ -172,57 +183,48 @@ func firstKnown(vs []string) string {
 	return ""
 }
 
-// Index files rules by tool and key, so that a decision looks at the few
+// index files rules by tool and key, so that a decision looks at the few
 // rules that can apply to a call, whatever the size of the rule set.
-type Index struct {
-	// Groups maps "<tool glob>\x00<key>" to rule positions, in order.
-	Groups map[string][]int
-	// Globs are the distinct tool patterns with wildcards: each is tested
+type index struct {
+	groups map[indexKey][]int // rule positions, in order
+	// globs are the distinct tool patterns with wildcards: each is tested
 	// against the call's tool, so a decision costs one match per distinct
 	// glob, not per rule.
-	Globs []string
+	globs []string
 }
 
-func groupKey(tool, key string) string { return tool + "\x00" + key }
-
-// BuildIndex indexes rules by position.
-func BuildIndex(ms []Matcher) Index {
-	ix := Index{Groups: map[string][]int{}}
+func buildIndex(ms []Matcher) index {
+	ix := index{groups: map[indexKey][]int{}}
 	globs := map[string]bool{}
 	for i := range ms {
 		m := &ms[i]
 		if IsGlob(m.Tool) && !globs[m.Tool] {
 			globs[m.Tool] = true
-			ix.Globs = append(ix.Globs, m.Tool)
+			ix.globs = append(ix.globs, m.Tool)
 		}
 		for _, k := range indexKeys(m) {
-			g := groupKey(m.Tool, k)
-			ix.Groups[g] = append(ix.Groups[g], i)
+			ix.groups[k] = append(ix.groups[k], i)
 		}
 	}
-	sort.Strings(ix.Globs)
+	sort.Strings(ix.globs)
 	return ix
 }
 
-// Candidates returns the positions of the rules that may match the call,
+// candidates returns the positions of the rules that may match the call,
 // ascending, without duplicates.
-func (ix *Index) Candidates(c *Call) []int {
-	return candidates(c, ix.Globs, func(g string) []int { return ix.Groups[g] })
-}
-
-// candidates is shared by the Go index and its Rego data form.
-func candidates(c *Call, globs []string, group func(string) []int) []int {
-	tools := []string{c.Tool}
-	for _, g := range globs {
-		if MatchTool(g, c.Tool) {
-			tools = append(tools, g)
-		}
-	}
+func (ix *index) candidates(c *Call) []int {
 	keys := callKeys(c)
 	var out []int
-	for _, t := range tools {
+	lookUp := func(tool string) {
 		for _, k := range keys {
-			out = append(out, group(groupKey(t, k))...)
+			k.tool = tool
+			out = append(out, ix.groups[k]...)
+		}
+	}
+	lookUp(c.Tool)
+	for _, g := range ix.globs {
+		if MatchTool(g, c.Tool) {
+			lookUp(g)
 		}
 	}
 	sort.Ints(out)

@@ -2,8 +2,8 @@
 # title: Test helpers
 # description: |
 #   Builds the engine's input and data.mcp_data the way policy/rules does,
-#   for the _test.rego files: data rules with every field present and their
-#   index built by mcp.rules.index, and calls whose paths and URLs are
+#   for the _test.rego files: data rules with every field present, and
+#   calls whose paths and URLs are
 #   resolved by the same builtins the Go side uses.
 package mcp.helpers_test
 
@@ -19,12 +19,9 @@ mcp_data(rules) := mcp_data_with(rules, [], [])
 
 # mcp_data_with is data.mcp_data with roots and protected files.
 mcp_data_with(rules, roots, protected) := {
-	"rules": rs,
-	"index": mcp.rules.index(rs),
+	"rules": [rule(r) | some r in rules],
 	"roots": roots,
 	"protected": protected,
-} if {
-	rs := [rule(r) | some r in rules]
 }
 
 # call is the input document for a call of tool. c may give "root" (none by

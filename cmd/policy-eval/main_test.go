@@ -569,7 +569,7 @@ func TestCapabilities(t *testing.T) {
 			assert.NotNil(t, b.Decl, d.Name)
 		}
 	}
-	for _, name := range []string{"mcp.path.within", "mcp.url.host", "mcp.host.match", "mcp.tool.match", "mcp.rules.index", "mcp.rules.match"} {
+	for _, name := range []string{"mcp.path.within", "mcp.url.host", "mcp.host.match", "mcp.tool.match", "mcp.engine.decide"} {
 		assert.Contains(t, have, name)
 	}
 	assert.Contains(t, have, "startswith", "OPA's own builtins are there too")

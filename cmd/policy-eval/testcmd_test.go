@@ -83,7 +83,7 @@ decision(tool, path) := d if {
 		"paths": [{"arg": "path", "raw": path, "path": mcp.path.resolve(null, path)}],
 		"hosts": [], "arguments": {},
 	}
-		with data.mcp_data as {"rules": [], "index": mcp.rules.index([]), "roots": [], "protected": []}
+		with data.mcp_data as {"rules": [], "roots": [], "protected": []}
 }
 `
 
@@ -223,7 +223,7 @@ func TestDecideBinaryExitCodes(t *testing.T) {
 
 	code, out, _ = exe(t, dir, "capabilities")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, out, `"mcp.rules.match"`)
+	assert.Contains(t, out, `"mcp.engine.decide"`)
 }
 
 func TestTestCommandFlagValuesAreNotPaths(t *testing.T) {

@@ -101,16 +101,20 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("rego: %v", compiler.Errors)
 	}
 
-	ruleData := rulesData(rs)
-	index := buildIndex(rs)
+	// The rules go into the store once; the engine's builtin reads and
+	// indexes them on the first decision and keeps that for the rest.
 	store := inmem.NewFromObjectWithOpts(map[string]any{
-		"mcp_data": map[string]any{"rules": ruleData, "index": index, "roots": roots, "protected": protected},
+		"mcp_data": map[string]any{"rules": rulesData(rs), "roots": roots, "protected": protected},
 	}, inmem.OptRoundTripOnWrite(false), inmem.OptReturnASTValuesOnRead(true))
 	e.query, err = rego.New(
 		rego.Query("data.mcp.engine.decision"),
 		rego.Compiler(compiler),
 		rego.Store(store),
 		rego.StoreReadAST(true),
+		// A builtin's error fails the decision instead of quietly making
+		// an expression undefined: an undefined expression in a deny or
+		// ask rule would drop it, and a dropped deny allows.
+		rego.StrictBuiltinErrors(true),
 	).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("rego: %v", err)
@@ -173,16 +177,6 @@ func rulesData(rs []Rule) []any {
 			"annotations": ann, "message": r.Message}
 	}
 	return out
-}
-
-// buildIndex indexes the rules once, with the same code mcp.rules.index
-// runs for Rego tests.
-func buildIndex(rs []Rule) any {
-	ms := make([]builtins.Matcher, len(rs))
-	for i, r := range rs {
-		ms[i] = r.Matcher()
-	}
-	return builtins.IndexData(builtins.BuildIndex(ms))
 }
 
 // Rules returns a copy of the validated rules.

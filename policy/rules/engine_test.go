@@ -149,6 +149,30 @@ deny contains "the reason argument is visible" if input.arguments.reason
 	assert.Equal(t, rules.ReasonFloor, d.Reason)
 }
 
+// A module entry the engine cannot read is the module's mistake: the call
+// fails (and so is refused) rather than the entry being dropped, because a
+// dropped deny would allow.
+func TestUnreadableModuleEntriesFailTheCall(t *testing.T) {
+	for _, entry := range []string{
+		`{"message": "no", "status": "unkown"}`, // misspelt
+		`42`,
+	} {
+		custom := rules.Module{Name: "team.rego", Source: "package mcp.custom\n\ndeny contains " + entry + " if input.tool == \"fs_write\"\n"}
+		e := engine(t, rules.Config{Rules: []rules.Rule{{Tool: "*", Decision: "allow"}}, Modules: []rules.Module{custom}})
+		_, _, err := e.Decide(context.Background(), call("fs_write", `{"path":"/tmp/x"}`), nil)
+		assert.ErrorContains(t, err, "custom deny entry", entry)
+		d := decide(t, e, call("fs_read", `{"path":"/tmp/x"}`), nil)
+		assert.Equal(t, rules.Allow, d.Decision, "calls the entry does not name are decided as before")
+	}
+
+	// The same for a builtin's error in a module's rule: in OPA's default
+	// mode it would make the deny's body undefined, and the call allowed.
+	custom := rules.Module{Name: "team.rego", Source: "package mcp.custom\n\ndeny contains \"bad pattern\" if {\n\tsome p in input.paths\n\tregex.match(\"[\", p.path)\n}\n"}
+	e := engine(t, rules.Config{Rules: []rules.Rule{{Tool: "*", Decision: "allow"}}, Modules: []rules.Module{custom}})
+	_, _, err := e.Decide(context.Background(), call("fs_write", `{"path":"/tmp/x"}`), nil)
+	assert.ErrorContains(t, err, "regex.match")
+}
+
 func TestFloorHoldsAgainstAllowRules(t *testing.T) {
 	e := engine(t, rules.Config{Rules: []rules.Rule{{Tool: "*", Decision: "allow"}}, Roots: map[string]string{"*": "/srv"},
 		Protected: []string{"/etc/mcp/grants.json"}})

@@ -1,0 +1,94 @@
+package builtins
+
+// Readers for the AST values the engine's builtins are handed: the input
+// document and the data rules.
+
+import (
+	"fmt"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+func valueAt(v ast.Value, key string) ast.Value {
+	obj, ok := v.(ast.Object)
+	if !ok {
+		return nil
+	}
+	t := obj.Get(ast.StringTerm(key))
+	if t == nil {
+		return nil
+	}
+	return t.Value
+}
+
+func stringAt(v ast.Value, key string) string {
+	s, _ := valueAt(v, key).(ast.String)
+	return string(s)
+}
+
+// matcherOf reads a rule object. Its host is normalised here too, so a
+// hand-written rule in a Rego test means what the same rule in JSON means.
+func matcherOf(v ast.Value) (Matcher, error) {
+	if _, ok := v.(ast.Object); !ok {
+		return Matcher{}, fmt.Errorf("expected an object, got %v", ast.ValueName(v))
+	}
+	m := Matcher{Tool: stringAt(v, "tool"), Under: stringAt(v, "under"), Host: stringAt(v, "host")}
+	if m.Tool == "" {
+		return m, fmt.Errorf("no tool")
+	}
+	if m.Host != "" {
+		h, err := NormalizeHostPattern(m.Host)
+		if err != nil {
+			return m, err
+		}
+		m.Host = h
+	}
+	if ann, ok := valueAt(v, "annotations").(ast.Object); ok && ann.Len() > 0 {
+		m.Annotations = map[string]bool{}
+		err := ann.Iter(func(k, val *ast.Term) error {
+			ks, ok1 := k.Value.(ast.String)
+			b, ok2 := val.Value.(ast.Boolean)
+			if !ok1 || !ok2 {
+				return fmt.Errorf("annotations must map hint names to booleans")
+			}
+			m.Annotations[string(ks)] = bool(b)
+			return nil
+		})
+		if err != nil {
+			return m, err
+		}
+	}
+	return m, nil
+}
+
+// CallOf reads the engine's input document: tool, root, annotations,
+// paths[].path and hosts[].host (null for unknown).
+func CallOf(in ast.Value) Call {
+	c := Call{Tool: stringAt(in, "tool"), Root: stringAt(in, "root")}
+	if ann, ok := valueAt(in, "annotations").(ast.Object); ok {
+		c.Annotations = map[string]bool{}
+		_ = ann.Iter(func(k, v *ast.Term) error {
+			if ks, ok := k.Value.(ast.String); ok {
+				if b, ok := v.Value.(ast.Boolean); ok {
+					c.Annotations[string(ks)] = bool(b)
+				}
+			}
+			return nil
+		})
+	}
+	c.Paths = fieldOfEach(valueAt(in, "paths"), "path")
+	c.Hosts = fieldOfEach(valueAt(in, "hosts"), "host")
+	return c
+}
+
+func fieldOfEach(v ast.Value, field string) []string {
+	arr, ok := v.(*ast.Array)
+	if !ok {
+		return nil
+	}
+	out := make([]string, arr.Len())
+	for i := range out {
+		out[i] = stringAt(arr.Elem(i).Value, field)
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // Match tests one rule against the call in Go: the grant matcher. It is
@@ -31,9 +32,8 @@ func ApplyGrants(d Decision, grants []Rule, in *Input) Decision {
 		return d
 	}
 	allowCounts := (d.Reason == ReasonNoMatch || d.Reason == ReasonUnevaluable) && !d.Floor
-	// best[0] is the sure world, best[1] the world where maybe counts.
-	var best [2]*Rule
-	var bestDec [2]string
+	var t verdict.Tally
+	var matched []int // positions in grants: allocation grows with matching grants only
 	for i := range grants {
 		g := &grants[i]
 		if g.Decision != Deny && (g.Decision != Allow || !allowCounts) {
@@ -43,20 +43,16 @@ func ApplyGrants(d Decision, grants []Rule, in *Input) Decision {
 		if st == builtins.NoMatch {
 			continue
 		}
-		for w := 0; w < 2; w++ {
-			if w == 0 && st != builtins.Matches {
-				continue
-			}
-			// deny beats allow; the first grant in order wins a tie.
-			if best[w] == nil || (bestDec[w] == Allow && g.Decision == Deny) {
-				best[w], bestDec[w] = g, g.Decision
-			}
-		}
+		t.Add(g.Decision, st == builtins.MaybeMatches)
+		matched = append(matched, i)
 	}
-	if best[0] == nil || bestDec[0] != bestDec[1] {
+	// Only an answer both worlds agree on stands; otherwise the grants
+	// have nothing to say and the call is asked as it was.
+	outcome, w := t.Result()
+	if outcome != verdict.Decided {
 		return d
 	}
-	g := best[0].Clone()
-	d.Decision, d.Reason, d.Grant = bestDec[0], ReasonGrant, &g
+	g := grants[matched[w]].Clone()
+	d.Decision, d.Reason, d.Grant = g.Decision, ReasonGrant, &g
 	return d
 }

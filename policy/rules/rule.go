@@ -13,13 +13,14 @@ import (
 	"strings"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // The three decisions.
 const (
-	Allow = "allow"
-	Deny  = "deny"
-	Ask   = "ask"
+	Allow = verdict.Allow
+	Deny  = verdict.Deny
+	Ask   = verdict.Ask
 )
 
 // Reasons a decision can carry.

@@ -17,22 +17,21 @@ package mcp.engine
 #   The whole answer: decision, reason, rule, paths, hosts, suggestion, and
 #   floor (whether the floor took part in either world, so that no allow
 #   grant answers it).
+#
+#   The entries of each module set are a message, or an object with
+#   "message" and "status" (a tri-state word from the builtins: "match" or
+#   "inside", "unknown", or "outside"/"mismatch"/"no" to drop the entry). A
+#   package with no such rule has none. The sets are built inline, not as
+#   rules of their own: each rule evaluation costs microseconds per call.
 # entrypoint: true
 decision := mcp.engine.decide(input, data.mcp_data, {
-	"floor": {"deny": floor_deny, "ask": floor_ask},
-	"custom": {"deny": custom_deny, "ask": custom_ask, "allow": custom_allow},
+	"floor": {
+		"deny": {e | some e in data.mcp.floor.deny},
+		"ask": {e | some e in data.mcp.floor.ask},
+	},
+	"custom": {
+		"deny": {e | some e in data.mcp.custom.deny},
+		"ask": {e | some e in data.mcp.custom.ask},
+		"allow": {e | some e in data.mcp.custom.allow},
+	},
 })
-
-# Each module's entries: a message, or an object with "message" and
-# "status" (a tri-state word from the builtins: "match" or "inside",
-# "unknown", or "outside"/"mismatch"/"no" to drop the entry). A package
-# with no such rule has none.
-floor_deny := {e | some e in data.mcp.floor.deny}
-
-floor_ask := {e | some e in data.mcp.floor.ask}
-
-custom_deny := {e | some e in data.mcp.custom.deny}
-
-custom_ask := {e | some e in data.mcp.custom.ask}
-
-custom_allow := {e | some e in data.mcp.custom.allow}

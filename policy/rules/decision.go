@@ -3,6 +3,8 @@ package rules
 import (
 	"errors"
 	"fmt"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // Decision is the answer for one call.
@@ -19,55 +21,59 @@ type Decision struct {
 	Floor bool `json:"-"`
 }
 
-func decodeDecision(doc map[string]any) (Decision, error) {
+// decodeDecision reads the engine's decision document, as the AST the query
+// returns (converting it to Go maps first would cost a copy per call).
+func decodeDecision(doc ast.Object) (Decision, error) {
 	d := Decision{Paths: []string{}, Hosts: []string{}}
-	var ok bool
-	if d.Decision, ok = doc["decision"].(string); !ok {
-		return d, errors.New("rego: the decision has no decision")
+	str := func(v ast.Value) string { s, _ := v.(ast.String); return string(s) }
+	field := func(o ast.Object, k string) ast.Value {
+		if t := o.Get(ast.StringTerm(k)); t != nil {
+			return t.Value
+		}
+		return nil
 	}
+	d.Decision = str(field(doc, "decision"))
 	switch d.Decision {
 	case Allow, Deny, Ask:
+	case "":
+		return d, errors.New("rego: the decision has no decision")
 	default:
 		return d, fmt.Errorf("rego: unknown decision %q", d.Decision)
 	}
-	d.Reason, _ = doc["reason"].(string)
-	d.Floor, _ = doc["floor"].(bool)
-	if r, ok := doc["rule"].(map[string]any); ok {
-		rule := ruleFromDoc(r)
-		d.Rule = &rule
+	d.Reason = str(field(doc, "reason"))
+	if b, ok := field(doc, "floor").(ast.Boolean); ok {
+		d.Floor = bool(b)
 	}
-	if s, ok := doc["suggestion"].(map[string]any); ok {
-		sug := ruleFromDoc(s)
-		d.Suggestion = &sug
-	}
-	for _, p := range asList(doc["paths"]) {
-		if s, ok := p.(string); ok {
-			d.Paths = append(d.Paths, s)
+	ruleOf := func(v ast.Value) *Rule {
+		o, ok := v.(ast.Object)
+		if !ok {
+			return nil
 		}
-	}
-	for _, h := range asList(doc["hosts"]) {
-		if s, ok := h.(string); ok {
-			d.Hosts = append(d.Hosts, s)
+		r := Rule{Tool: str(field(o, "tool")), Decision: str(field(o, "decision")), Under: str(field(o, "under")),
+			Host: str(field(o, "host")), Message: str(field(o, "message"))}
+		if a, ok := field(o, "annotations").(ast.Object); ok && a.Len() > 0 {
+			r.Annotations = map[string]bool{}
+			a.Foreach(func(k, v *ast.Term) {
+				if b, ok := v.Value.(ast.Boolean); ok {
+					r.Annotations[str(k.Value)] = bool(b)
+				}
+			})
 		}
+		return &r
 	}
-	return d, nil
-}
-
-func asList(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-func ruleFromDoc(m map[string]any) Rule {
-	str := func(k string) string { s, _ := m[k].(string); return s }
-	r := Rule{Tool: str("tool"), Decision: str("decision"), Under: str("under"), Host: str("host"), Message: str("message")}
-	if a, ok := m["annotations"].(map[string]any); ok && len(a) > 0 {
-		r.Annotations = map[string]bool{}
-		for k, v := range a {
-			if b, ok := v.(bool); ok {
-				r.Annotations[k] = b
+	d.Rule = ruleOf(field(doc, "rule"))
+	d.Suggestion = ruleOf(field(doc, "suggestion"))
+	strings := func(v ast.Value) []string {
+		out := []string{}
+		if arr, ok := v.(*ast.Array); ok {
+			for i := range arr.Len() {
+				if s, ok := arr.Elem(i).Value.(ast.String); ok {
+					out = append(out, string(s))
+				}
 			}
 		}
+		return out
 	}
-	return r
+	d.Paths, d.Hosts = strings(field(doc, "paths")), strings(field(doc, "hosts"))
+	return d, nil
 }

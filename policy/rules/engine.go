@@ -115,6 +115,8 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		// an expression undefined: an undefined expression in a deny or
 		// ask rule would drop it, and a dropped deny allows.
 		rego.StrictBuiltinErrors(true),
+		// The result stays AST: decodeDecision reads it as it is.
+		rego.GenerateJSON(func(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil }),
 	).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("rego: %v", err)
@@ -212,7 +214,11 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
 		return Decision{}, errors.New("rego: the decision is undefined (a module conflicts with the engine?)")
 	}
-	doc, ok := rs[0].Expressions[0].Value.(map[string]any)
+	term, ok := rs[0].Expressions[0].Value.(*ast.Term)
+	var doc ast.Object
+	if ok {
+		doc, ok = term.Value.(ast.Object)
+	}
 	if !ok {
 		return Decision{}, errors.New("rego: the decision is not an object")
 	}

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -84,13 +82,8 @@ func ParseArguments(text string) (map[string]any, error) {
 	if strings.TrimSpace(text) == "" {
 		return map[string]any{}, nil
 	}
-	if err := CheckJSON([]byte(text)); err != nil {
-		return nil, fmt.Errorf("arguments are not valid JSON: %v", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := DecodeJSON([]byte(text))
+	if err != nil {
 		return nil, fmt.Errorf("arguments are not valid JSON: %v", err)
 	}
 	obj, ok := v.(map[string]any)

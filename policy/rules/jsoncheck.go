@@ -13,53 +13,67 @@ import (
 // different byte strings would look the same to a rule) and duplicate object
 // keys (json keeps the last, while the server behind us may keep the first).
 func CheckJSON(data []byte) error {
+	_, err := DecodeJSON(data)
+	return err
+}
+
+// DecodeJSON decodes one JSON value as CheckJSON checks it, in the same
+// pass: objects are map[string]any, arrays []any, numbers json.Number
+// (their text kept).
+func DecodeJSON(data []byte) (any, error) {
 	if !utf8.Valid(data) {
-		return errors.New("invalid UTF-8")
+		return nil, errors.New("invalid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	if err := checkValue(dec); err != nil {
-		return err
+	v, err := decodeValue(dec)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := dec.Token(); err == nil {
-		return errors.New("unexpected data after the JSON value")
+		return nil, errors.New("unexpected data after the JSON value")
 	}
-	return nil
+	return v, nil
 }
 
-func checkValue(dec *json.Decoder) error {
+func decodeValue(dec *json.Decoder) (any, error) {
 	tok, err := dec.Token()
 	if err != nil {
-		return fmt.Errorf("invalid JSON: %v", err)
+		return nil, fmt.Errorf("invalid JSON: %v", err)
 	}
 	switch tok {
 	case json.Delim('{'):
-		seen := map[string]bool{}
+		obj := map[string]any{}
 		for dec.More() {
 			kt, err := dec.Token()
 			if err != nil {
-				return fmt.Errorf("invalid JSON: %v", err)
+				return nil, fmt.Errorf("invalid JSON: %v", err)
 			}
 			k := kt.(string)
-			if seen[k] {
-				return fmt.Errorf("duplicate key %q", k)
+			if _, dup := obj[k]; dup {
+				return nil, fmt.Errorf("duplicate key %q", k)
 			}
-			seen[k] = true
-			if err := checkValue(dec); err != nil {
-				return err
+			if obj[k], err = decodeValue(dec); err != nil {
+				return nil, err
 			}
 		}
-		_, err = dec.Token()
+		if _, err := dec.Token(); err != nil {
+			return nil, fmt.Errorf("invalid JSON: %v", err)
+		}
+		return obj, nil
 	case json.Delim('['):
+		arr := []any{}
 		for dec.More() {
-			if err := checkValue(dec); err != nil {
-				return err
+			v, err := decodeValue(dec)
+			if err != nil {
+				return nil, err
 			}
+			arr = append(arr, v)
 		}
-		_, err = dec.Token()
+		if _, err := dec.Token(); err != nil {
+			return nil, fmt.Errorf("invalid JSON: %v", err)
+		}
+		return arr, nil
 	}
-	if err != nil {
-		return fmt.Errorf("invalid JSON: %v", err)
-	}
-	return nil
+	return tok, nil
 }

@@ -30,6 +30,9 @@ const (
 	CustomPackage = "mcp.custom"
 )
 
+// EngineFile is the file name of the engine module.
+const EngineFile = "engine.rego"
+
 // FloorFile is the file name of the danger floor, which a security team's
 // module declaring FloorPackage replaces.
 const FloorFile = "floor.rego"

@@ -163,6 +163,7 @@ func parseModules(extra []Module) (map[string]*ast.Module, error) {
 		}
 		out["embedded/"+m.Name] = parsed
 	}
+	pruneUndefinedSets(out["embedded/"+mcprego.EngineFile], out)
 	return out, nil
 }
 

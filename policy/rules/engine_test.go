@@ -149,6 +149,24 @@ deny contains "the reason argument is visible" if input.arguments.reason
 	assert.Equal(t, rules.ReasonFloor, d.Reason)
 }
 
+// The engine skips the entry sets no module defines; a set defined in any
+// other way Rego allows still counts.
+func TestModuleSetsDefinedAnyWay(t *testing.T) {
+	for name, source := range map[string]string{
+		"a deeper package": "package mcp.custom.deny\n\nprod := \"no prod writes\" if input.tool == \"fs_write\"\n",
+		"a shallower rule": "package mcp\n\ncustom[kind] := {\"no prod writes\"} if {\n\tsome kind in [\"deny\"]\n\tinput.tool == \"fs_write\"\n}\n",
+		"a replaced floor": "package mcp.floor\n\ndeny contains \"no prod writes\" if input.tool == \"fs_write\"\n",
+		"a rule ref head":  "package mcp\n\ncustom.deny contains \"no prod writes\" if input.tool == \"fs_write\"\n",
+	} {
+		e := engine(t, rules.Config{Rules: []rules.Rule{{Tool: "*", Decision: "allow"}}, Modules: []rules.Module{{Name: "team.rego", Source: source}}})
+		d := decide(t, e, call("fs_write", `{"path":"/tmp/x"}`), nil)
+		assert.Equal(t, rules.Deny, d.Decision, name)
+		assert.Equal(t, "no prod writes", d.Rule.Message, name)
+		d = decide(t, e, call("fs_read", `{"path":"/tmp/x"}`), nil)
+		assert.Equal(t, rules.Allow, d.Decision, name)
+	}
+}
+
 // A module entry the engine cannot read is the module's mistake: the call
 // fails (and so is refused) rather than the entry being dropped, because a
 // dropped deny would allow.

@@ -21,7 +21,7 @@ const officialFS = "test/npm/node_modules/@modelcontextprotocol/server-filesyste
 // needOfficialFS returns node and the server's entry, or skips the test —
 // except under CI (CI=true), where a missing server fails it, so that CI
 // cannot pass by silently testing nothing.
-func needOfficialFS(t *testing.T) (node, entry string) {
+func needOfficialFS(t testing.TB) (node, entry string) {
 	t.Helper()
 	missing := func(format string, a ...any) {
 		t.Helper()

@@ -27,7 +27,6 @@ func pruneUndefinedSets(engine *ast.Module, modules map[string]*ast.Module) {
 		}
 		return false
 	}
-	empty := ast.SetTerm()
 	ast.NewGenericVisitor(func(x any) bool {
 		t, ok := x.(*ast.Term)
 		if !ok {
@@ -35,7 +34,7 @@ func pruneUndefinedSets(engine *ast.Module, modules map[string]*ast.Module) {
 		}
 		if c, ok := t.Value.(*ast.SetComprehension); ok {
 			if ref := iteratedRef(c); ref != nil && ref.HasPrefix(ast.DefaultRootRef) && !overlaps(ref) {
-				t.Value = empty.Value
+				t.Value = ast.NewSet()
 			}
 			return true
 		}

@@ -9,6 +9,7 @@
 package builtins
 
 import (
+	"fmt"
 	"net/url"
 	"path"
 	"strings"
@@ -99,30 +100,105 @@ func Resolve(root, p string) (string, bool) {
 	return path.Join(path.Clean(root), p), true
 }
 
+// NormalizeUnder is a rule's "under" as matching uses it: a file URI made a
+// path, cleaned; absolute, or relative to the tool's root. An unevaluable
+// directory, or a relative one that climbs out of the root (it would mean
+// something else per root), is an error.
+func NormalizeUnder(under string) (string, error) {
+	u, ok := FromFileURI(under)
+	if !ok {
+		return "", fmt.Errorf("%q is not a local file URI", under)
+	}
+	if why := Unevaluable(u); why != "" {
+		return "", fmt.Errorf("%q cannot be evaluated: %s", under, why)
+	}
+	u = path.Clean(u)
+	if u == ".." || strings.HasPrefix(u, "../") {
+		return "", fmt.Errorf("%q leaves the root; write the directory as an absolute path", under)
+	}
+	return u, nil
+}
+
 // Contains answers whether path p lies lexically inside directory dir (equal
 // counts as inside). Both must be absolute and evaluable, else Unknown; both
 // are cleaned first, so "/srv/../etc" is outside "/srv".
 func Contains(dir, p string) Containment {
-	if Unevaluable(dir) != "" || Unevaluable(p) != "" || !path.IsAbs(dir) || !path.IsAbs(p) {
-		return Unknown
+	if !cleanAbs(dir) || !cleanAbs(p) {
+		if Unevaluable(dir) != "" || Unevaluable(p) != "" || !path.IsAbs(dir) || !path.IsAbs(p) {
+			return Unknown
+		}
+		dir, p = path.Clean(dir), path.Clean(p)
 	}
-	dir, p = path.Clean(dir), path.Clean(p)
-	if dir == "/" || p == dir || strings.HasPrefix(p, dir+"/") {
+	if dir == "/" || p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir {
 		return Inside
 	}
 	return Outside
 }
 
+// cleanAbs reports whether p is absolute, evaluable and already clean, in
+// one pass over its bytes: the paths a decision compares nearly always are
+// (resolution cleaned them), and cleaning a clean path again is most of
+// what a comparison would cost. False sends the caller the long way round.
+func cleanAbs(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	if len(p) == 1 {
+		return true
+	}
+	// Track the current segment from its start: "", "." and ".." segments
+	// (and so "//", a trailing "/", "/./", "/../") are what Clean would
+	// change.
+	seg := 1
+	for i := 1; i <= len(p); i++ {
+		if i < len(p) {
+			switch p[i] {
+			case 0, '$', '\\':
+				return false
+			case '/':
+			default:
+				continue
+			}
+		}
+		switch p[seg:i] {
+		case "", ".", "..":
+			return false
+		}
+		seg = i + 1
+	}
+	return true
+}
+
 // Ancestors returns clean absolute p and every directory above it, nearest
 // first, ending with "/".
 func Ancestors(p string) []string {
-	p = path.Clean(p)
+	p = clean(p)
 	out := []string{p}
 	for p != "/" && p != "." {
-		p = path.Dir(p)
+		p = parent(p)
 		out = append(out, p)
 	}
 	return out
+}
+
+// clean is path.Clean, skipping the work for a path that already is.
+func clean(p string) string {
+	if cleanAbs(p) {
+		return p
+	}
+	return path.Clean(p)
+}
+
+// parent is path.Dir of a clean path, without cleaning it again.
+func parent(p string) string {
+	switch i := strings.LastIndexByte(p, '/'); i {
+	case -1:
+		return "."
+	case 0:
+		return "/"
+	default:
+		return p[:i]
+	}
 }
 
 // CommonDir is the deepest directory that contains every path's parent
@@ -131,7 +207,7 @@ func Ancestors(p string) []string {
 func CommonDir(paths []string) string {
 	common := ""
 	for i, p := range paths {
-		dir := path.Dir(path.Clean(p))
+		dir := parent(clean(p))
 		if i == 0 {
 			common = dir
 			continue

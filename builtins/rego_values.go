@@ -5,6 +5,7 @@ package builtins
 
 import (
 	"fmt"
+	"path"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -36,6 +37,13 @@ func matcherOf(v ast.Value) (Matcher, error) {
 	if m.Tool == "" {
 		return m, fmt.Errorf("no tool")
 	}
+	if m.Under != "" {
+		u, err := NormalizeUnder(m.Under)
+		if err != nil {
+			return m, fmt.Errorf("under %v", err)
+		}
+		m.Under = u
+	}
 	if m.Host != "" {
 		h, err := NormalizeHostPattern(m.Host)
 		if err != nil {
@@ -62,9 +70,12 @@ func matcherOf(v ast.Value) (Matcher, error) {
 }
 
 // CallOf reads the engine's input document: tool, root, annotations,
-// paths[].path and hosts[].host (null for unknown).
+// paths[].path and hosts[].host (null for unknown). The root and paths are
+// made what Call promises, clean and absolute: the input the engine builds
+// already is, but a Rego test can write any input, and a path that is not
+// is unknown here ("") rather than compared as written.
 func CallOf(in ast.Value) Call {
-	c := Call{Tool: stringAt(in, "tool"), Root: stringAt(in, "root")}
+	c := Call{Tool: stringAt(in, "tool"), Root: cleanOrUnknown(stringAt(in, "root"))}
 	if ann, ok := valueAt(in, "annotations").(ast.Object); ok {
 		c.Annotations = map[string]bool{}
 		_ = ann.Iter(func(k, v *ast.Term) error {
@@ -77,8 +88,22 @@ func CallOf(in ast.Value) Call {
 		})
 	}
 	c.Paths = fieldOfEach(valueAt(in, "paths"), "path")
+	for i, p := range c.Paths {
+		c.Paths[i] = cleanOrUnknown(p)
+	}
 	c.Hosts = fieldOfEach(valueAt(in, "hosts"), "host")
 	return c
+}
+
+// cleanOrUnknown is p cleaned if it is absolute and evaluable, else "".
+func cleanOrUnknown(p string) string {
+	if cleanAbs(p) {
+		return p
+	}
+	if Unevaluable(p) != "" || !path.IsAbs(p) {
+		return ""
+	}
+	return path.Clean(p)
 }
 
 func fieldOfEach(v ast.Value, field string) []string {

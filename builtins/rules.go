@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -16,8 +17,9 @@ type Matcher struct {
 	Annotations map[string]bool
 }
 
-// Call is a call as matching sees it. Paths are resolved and clean, Hosts
-// normalised; "" stands for one that cannot be evaluated. Annotations nil
+// Call is a call as matching sees it. Root and Paths are clean and
+// absolute (Root "" for none), Hosts normalised; "" stands for a path or
+// host that cannot be evaluated. Matching relies on it: see CallOf. Annotations nil
 // means the tool's catalogue entry is unknown.
 type Call struct {
 	Tool        string
@@ -100,74 +102,89 @@ func (m *Matcher) dir(root string) (string, bool) {
 	return Resolve(root, m.Under)
 }
 
-// indexKey files rules. A rule is filed under the directory it is under
-// (kind 'u' absolute, 'r' relative to the root), else its host ('h' exact,
-// 'w' the domain of a wildcard), else '-'; and under the catch-alls that a
-// call with no known path ('U'), no root ('R') or no known host ('H') must
-// still look at. A struct, not a joined string, so that a lookup allocates
-// nothing.
+// keyKind is what a rule is filed under: the directory it is under
+// (absolute, or relative to the root), else its host (exact, or the domain
+// of a wildcard), else nothing; plus the catch-alls that a call with no
+// known path, no root or no known host must still look at. Kinds are bits,
+// so that a tool's rules record which kinds they use and a lookup skips the
+// keys of any other kind.
+type keyKind uint8
+
+const (
+	kindPlain    keyKind = 1 << iota // neither under nor host
+	kindUnder                        // absolute under
+	kindRelative                     // under relative to the root
+	kindHost                         // exact host
+	kindDomain                       // "*.domain": the domain
+	kindAnyPath                      // any under: for a call with no known path
+	kindAnyRoot                      // any relative under: for a call with no root
+	kindAnyHost                      // any host: for a call with no known host
+)
+
+// indexKey is a key within one tool's rules. A struct, not a joined
+// string, so that a lookup allocates nothing.
 type indexKey struct {
-	tool  string
-	kind  byte
+	kind  keyKind
 	value string
 }
 
 func indexKeys(m *Matcher) []indexKey {
-	k := func(kind byte, value string) indexKey { return indexKey{m.Tool, kind, value} }
 	switch {
 	case m.Under != "" && path.IsAbs(m.Under):
-		return []indexKey{k('u', m.Under), k('U', "")}
+		return []indexKey{{kindUnder, m.Under}, {kindAnyPath, ""}}
 	case m.Under != "":
-		return []indexKey{k('r', m.Under), k('U', ""), k('R', "")}
+		return []indexKey{{kindRelative, m.Under}, {kindAnyPath, ""}, {kindAnyRoot, ""}}
 	case strings.HasPrefix(m.Host, "*."):
-		return []indexKey{k('w', m.Host[2:]), k('H', "")}
+		return []indexKey{{kindDomain, m.Host[2:]}, {kindAnyHost, ""}}
 	case m.Host != "":
-		return []indexKey{k('h', m.Host), k('H', "")}
+		return []indexKey{{kindHost, m.Host}, {kindAnyHost, ""}}
 	}
-	return []indexKey{k('-', "")}
+	return []indexKey{{kindPlain, ""}}
 }
 
-// callKeys are the keys (without the tool) to look a call up under: a rule
-// not filed under one of them cannot match, because its directory does not
+// callKeys appends to keys the keys to look a call up under: a rule not
+// filed under one of them cannot match, because its directory does not
 // contain the call's first known path, or its host does not match the first
-// known host.
-func callKeys(c *Call) []indexKey {
-	keys := make([]indexKey, 1, 16)
-	keys[0] = indexKey{kind: '-'}
+// known host. The call's paths are clean and absolute, or "" (see CallOf).
+func callKeys(c *Call, keys []indexKey) []indexKey {
+	keys = append(keys, indexKey{kind: kindPlain})
 	if len(c.Paths) > 0 {
 		first := firstKnown(c.Paths)
 		if first == "" {
-			keys = append(keys, indexKey{kind: 'U'})
+			keys = append(keys, indexKey{kind: kindAnyPath})
 		} else {
-			ancestors := Ancestors(first)
-			for _, a := range ancestors {
-				keys = append(keys, indexKey{kind: 'u', value: a})
+			for a := first; ; a = parent(a) {
+				keys = append(keys, indexKey{kindUnder, a})
+				if a == "/" || a == "." {
+					break
+				}
 			}
-			if c.Root != "" && Contains(c.Root, first) == Inside {
-				root := path.Clean(c.Root)
-				for _, a := range ancestors {
-					if Contains(root, a) != Inside {
-						break
-					}
-					rel := strings.TrimPrefix(strings.TrimPrefix(a, root), "/")
+			if root := c.Root; root != "" && Contains(root, first) == Inside {
+				// The ancestors inside the root are the first path's
+				// prefixes at least as long as the root, named from it.
+				for a := first; len(a) >= len(root); a = parent(a) {
+					rel := strings.TrimPrefix(a[len(root):], "/")
 					if rel == "" {
 						rel = "."
 					}
-					keys = append(keys, indexKey{kind: 'r', value: rel})
+					keys = append(keys, indexKey{kindRelative, rel})
+					if a == "/" {
+						break
+					}
 				}
 			}
 		}
 		if c.Root == "" {
-			keys = append(keys, indexKey{kind: 'R'})
+			keys = append(keys, indexKey{kind: kindAnyRoot})
 		}
 	}
 	if len(c.Hosts) > 0 {
 		if first := firstKnown(c.Hosts); first == "" {
-			keys = append(keys, indexKey{kind: 'H'})
+			keys = append(keys, indexKey{kind: kindAnyHost})
 		} else {
-			keys = append(keys, indexKey{kind: 'h', value: first})
+			keys = append(keys, indexKey{kindHost, first})
 			for _, s := range HostSuffixes(first) {
-				keys = append(keys, indexKey{kind: 'w', value: s})
+				keys = append(keys, indexKey{kindDomain, s})
 			}
 		}
 	}
@@ -186,53 +203,60 @@ func firstKnown(vs []string) string {
 // index files rules by tool and key, so that a decision looks at the few
 // rules that can apply to a call, whatever the size of the rule set.
 type index struct {
-	groups map[indexKey][]int // rule positions, in order
+	byTool map[string]*toolRules
 	// globs are the distinct tool patterns with wildcards: each is tested
 	// against the call's tool, so a decision costs one match per distinct
 	// glob, not per rule.
 	globs []string
 }
 
+// toolRules are the rules of one tool name or pattern.
+type toolRules struct {
+	groups map[indexKey][]int // rule positions, in order
+	kinds  keyKind            // the kinds in groups
+}
+
 func buildIndex(ms []Matcher) index {
-	ix := index{groups: map[indexKey][]int{}}
-	globs := map[string]bool{}
+	ix := index{byTool: map[string]*toolRules{}}
 	for i := range ms {
 		m := &ms[i]
-		if IsGlob(m.Tool) && !globs[m.Tool] {
-			globs[m.Tool] = true
-			ix.globs = append(ix.globs, m.Tool)
+		t := ix.byTool[m.Tool]
+		if t == nil {
+			t = &toolRules{groups: map[indexKey][]int{}}
+			ix.byTool[m.Tool] = t
+			if IsGlob(m.Tool) {
+				ix.globs = append(ix.globs, m.Tool)
+			}
 		}
 		for _, k := range indexKeys(m) {
-			ix.groups[k] = append(ix.groups[k], i)
+			t.groups[k] = append(t.groups[k], i)
+			t.kinds |= k.kind
 		}
 	}
 	sort.Strings(ix.globs)
 	return ix
 }
 
-// candidates returns the positions of the rules that may match the call,
-// ascending, without duplicates.
-func (ix *index) candidates(c *Call) []int {
-	keys := callKeys(c)
-	var out []int
-	lookUp := func(tool string) {
+// candidates appends to out the positions of the rules that may match the
+// call, ascending, without duplicates.
+func (ix *index) candidates(c *Call, out []int) []int {
+	var buf [32]indexKey
+	keys := callKeys(c, buf[:0])
+	lookUp := func(t *toolRules) {
 		for _, k := range keys {
-			k.tool = tool
-			out = append(out, ix.groups[k]...)
+			if t.kinds&k.kind != 0 {
+				out = append(out, t.groups[k]...)
+			}
 		}
 	}
-	lookUp(c.Tool)
+	if t := ix.byTool[c.Tool]; t != nil {
+		lookUp(t)
+	}
 	for _, g := range ix.globs {
 		if MatchTool(g, c.Tool) {
-			lookUp(g)
+			lookUp(ix.byTool[g])
 		}
 	}
-	sort.Ints(out)
-	uniq := out[:0]
-	for i, p := range out {
-		if i == 0 || p != out[i-1] {
-			uniq = append(uniq, p)
-		}
-	}
-	return uniq
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -74,8 +74,9 @@ func (rs *ruleSet) matching(call *Call) ([]entry, error) {
 	if rs.err != nil {
 		return nil, rs.err
 	}
+	var buf [16]int
 	var out []entry
-	for _, pos := range rs.index.candidates(call) {
+	for _, pos := range rs.index.candidates(call, buf[:0]) {
 		st := rs.matchers[pos].Status(call)
 		if st == NoMatch {
 			continue

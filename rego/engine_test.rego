@@ -447,3 +447,42 @@ test_module_entry_that_says_outside_does_not_count if {
 		with data.mcp.custom.deny as {{"message": "in /w", "status": mcp.path.within_all("/w", ["/x/a"])}}
 	d.reason == "no-match"
 }
+
+# --- hand-written documents ---------------------------------------------------
+
+# A rule written by hand in data may name its directory as a person would;
+# it means the clean directory.
+test_an_unclean_under_is_its_clean_directory if {
+	rules := [{"tool": "fs_write", "decision": "allow", "under": "/w/./x/"}]
+	d := engine.decision with input as h.call("fs_write", {"paths": ["/w/x/a"]})
+		with data.mcp_data as h.mcp_data(rules)
+	d.decision == "allow"
+}
+
+# An input written by hand may hold a path that was never resolved. An
+# absolute one means its clean self ("/w/../etc" is not inside /w); any
+# other is nowhere known, so nothing is allowed on it.
+hand_written(p) := object.union(h.call("fs_write", {}), {"paths": [{"arg": "path", "raw": p, "path": p}]})
+
+test_an_unclean_input_path_is_its_clean_self if {
+	rules := [{"tool": "fs_write", "decision": "allow", "under": "/w"}]
+	inside := engine.decision with input as hand_written("/w/x/../a") with data.mcp_data as h.mcp_data(rules)
+	inside.decision == "allow"
+	outside := engine.decision with input as hand_written("/w/../etc/passwd") with data.mcp_data as h.mcp_data(rules)
+	outside.reason == "no-match"
+}
+
+test_a_relative_input_path_is_unknown if {
+	rules := [{"tool": "fs_write", "decision": "allow", "under": "/w"}]
+	every p in ["rel/a", "~/a", "w/a"] {
+		d := engine.decision with input as hand_written(p) with data.mcp_data as h.mcp_data(rules)
+		d.decision == "ask"
+		d.reason == "unevaluable-path"
+	}
+}
+
+test_an_unevaluable_under_fails_the_decision if {
+	rules := [{"tool": "fs_write", "decision": "allow", "under": "~/w"}]
+	not engine.decision with input as h.call("fs_write", {"paths": ["/w/a"]})
+		with data.mcp_data as h.mcp_data(rules)
+}

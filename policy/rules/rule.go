@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
@@ -81,19 +80,11 @@ func Validate(r Rule, name string, needDecision bool) (Rule, error) {
 		return fail("decision", `%q is not "allow", "deny" or "ask"`, r.Decision)
 	}
 	if r.Under != "" {
-		u, ok := builtins.FromFileURI(r.Under)
-		if !ok {
-			return fail("under", "%q is not a local file URI", r.Under)
+		u, err := builtins.NormalizeUnder(r.Under)
+		if err != nil {
+			return fail("under", "%v", err)
 		}
-		if why := builtins.Unevaluable(u); why != "" {
-			return fail("under", "%q cannot be evaluated: %s", r.Under, why)
-		}
-		r.Under = path.Clean(u)
-		// A relative directory is inside the tool's root; one that climbs
-		// out of it means something else per root, and is written absolute.
-		if r.Under == ".." || strings.HasPrefix(r.Under, "../") {
-			return fail("under", "%q leaves the root; write the directory as an absolute path", u)
-		}
+		r.Under = u
 	}
 	if r.Host != "" {
 		h, err := builtins.NormalizeHostPattern(r.Host)

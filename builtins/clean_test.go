@@ -1,0 +1,23 @@
+package builtins
+
+import (
+	"path"
+	"testing"
+)
+
+// FuzzCleanAbs: the shortcut Contains, Ancestors and CommonDir take is
+// exactly "absolute, evaluable and already clean". A false yes would let an
+// uncleaned "/srv/../etc" be compared as it is written; a false no only
+// costs time, but is checked too so that the shortcut stays the common way.
+func FuzzCleanAbs(f *testing.F) {
+	for _, s := range []string{"/", "/a", "/a/b", "/a/", "//a", "/a/./b", "/a/../b", "/a/..", "/.", "/..",
+		"/.a", "/a..", "/a/.b/c", "/$HOME", `/a\b`, "/a\x00", "a", "", "/a//b", "/..."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		want := path.IsAbs(p) && Unevaluable(p) == "" && path.Clean(p) == p
+		if got := cleanAbs(p); got != want {
+			t.Fatalf("cleanAbs(%q) = %v, want %v", p, got, want)
+		}
+	})
+}

@@ -64,9 +64,9 @@ func engineDecide(in, data, modules *ast.Term) (*ast.Term, error) {
 			}
 			floor = floor || s.module == "floor"
 			rule := ast.ObjectTerm(
-				ast.Item(ast.StringTerm("tool"), ast.StringTerm(call.Tool)),
-				ast.Item(ast.StringTerm("decision"), ast.StringTerm(s.decision)),
-				ast.Item(ast.StringTerm("message"), message))
+				ast.Item(Key("tool"), ast.StringTerm(call.Tool)),
+				ast.Item(Key("decision"), Key(s.decision)),
+				ast.Item(Key("message"), message))
 			entries = append(entries, entry{s.decision, s.reason, rule, maybe})
 		}
 	}
@@ -94,13 +94,13 @@ func engineDecide(in, data, modules *ast.Term) (*ast.Term, error) {
 		reason = "no-match"
 	}
 	return ast.ObjectTerm(
-		ast.Item(ast.StringTerm("decision"), ast.StringTerm(decision)),
-		ast.Item(ast.StringTerm("reason"), ast.StringTerm(reason)),
-		ast.Item(ast.StringTerm("rule"), rule),
-		ast.Item(ast.StringTerm("paths"), shown(valueAt(in.Value, "paths"), "path")),
-		ast.Item(ast.StringTerm("hosts"), shown(valueAt(in.Value, "hosts"), "host")),
-		ast.Item(ast.StringTerm("suggestion"), suggestion(&call)),
-		ast.Item(ast.StringTerm("floor"), ast.BooleanTerm(floor)),
+		ast.Item(Key("decision"), Key(decision)),
+		ast.Item(Key("reason"), Key(reason)),
+		ast.Item(Key("rule"), rule),
+		ast.Item(Key("paths"), shown(valueAt(in.Value, "paths"), "path")),
+		ast.Item(Key("hosts"), shown(valueAt(in.Value, "hosts"), "host")),
+		ast.Item(Key("suggestion"), suggestion(&call)),
+		ast.Item(Key("floor"), ast.BooleanTerm(floor)),
 	), nil
 }
 
@@ -114,11 +114,11 @@ func moduleEntry(e *ast.Term) (message *ast.Term, maybe, counts bool, err error)
 	case ast.String:
 		return e, false, true, nil
 	case ast.Object:
-		message = v.Get(ast.StringTerm("message"))
+		message = v.Get(Key("message"))
 		if message == nil {
 			message = ast.StringTerm("")
 		}
-		status := v.Get(ast.StringTerm("status"))
+		status := v.Get(Key("status"))
 		if status == nil {
 			return message, false, true, nil
 		}
@@ -153,11 +153,11 @@ func shown(values ast.Value, field string) *ast.Term {
 		raw, _ := v.(ast.Object)
 		var rawTerm *ast.Term
 		if raw != nil {
-			rawTerm = raw.Get(ast.StringTerm("raw"))
+			rawTerm = raw.Get(Key("raw"))
 		}
 		switch {
 		case rawTerm == nil:
-			out = append(out, ast.StringTerm("null"))
+			out = append(out, Key("null"))
 		case isString(rawTerm):
 			out = append(out, rawTerm)
 		default:
@@ -183,12 +183,12 @@ func marshal(v ast.Value) string {
 }
 
 func suggestion(c *Call) *ast.Term {
-	items := [][2]*ast.Term{ast.Item(ast.StringTerm("tool"), ast.StringTerm(c.Tool))}
+	items := [][2]*ast.Term{ast.Item(Key("tool"), ast.StringTerm(c.Tool))}
 	switch under, host := Suggest(c); {
 	case under != "":
-		items = append(items, ast.Item(ast.StringTerm("under"), ast.StringTerm(under)))
+		items = append(items, ast.Item(Key("under"), ast.StringTerm(under)))
 	case host != "":
-		items = append(items, ast.Item(ast.StringTerm("host"), ast.StringTerm(host)))
+		items = append(items, ast.Item(Key("host"), ast.StringTerm(host)))
 	}
 	return ast.ObjectTerm(items...)
 }

@@ -10,12 +10,29 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
+// fieldNames are the keys of the engine's documents (input, data rules,
+// module entries, the decision) and the decision's words. They are interned as terms once, so that
+// reading or building a document allocates no key: a decision does dozens.
+var fieldNames = []string{
+	"tool", "root", "annotations", "paths", "hosts", "arguments", "arg", "raw", "path", "host",
+	"rules", "roots", "protected", "decision", "under", "message", "status",
+	"reason", "rule", "suggestion", "floor", "custom", "deny", "ask", "allow", "null",
+	// and the words the decision is made of
+	"no-match", "unevaluable-path",
+}
+
+// init is the one time OPA allows interning: before any evaluation.
+func init() { ast.InternStringTerm(fieldNames...) }
+
+// Key is the term for a document key, interned if it is one of fieldNames.
+func Key(k string) *ast.Term { return ast.InternedTerm(k) }
+
 func valueAt(v ast.Value, key string) ast.Value {
 	obj, ok := v.(ast.Object)
 	if !ok {
 		return nil
 	}
-	t := obj.Get(ast.StringTerm(key))
+	t := obj.Get(Key(key))
 	if t == nil {
 		return nil
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
 )
 
 // Decision is the answer for one call.
@@ -27,7 +29,7 @@ func decodeDecision(doc ast.Object) (Decision, error) {
 	d := Decision{Paths: []string{}, Hosts: []string{}}
 	str := func(v ast.Value) string { s, _ := v.(ast.String); return string(s) }
 	field := func(o ast.Object, k string) ast.Value {
-		if t := o.Get(ast.StringTerm(k)); t != nil {
+		if t := o.Get(builtins.Key(k)); t != nil {
 			return t.Value
 		}
 		return nil

@@ -157,6 +157,10 @@ func TestModuleSetsDefinedAnyWay(t *testing.T) {
 		"a shallower rule": "package mcp\n\ncustom[kind] := {\"no prod writes\"} if {\n\tsome kind in [\"deny\"]\n\tinput.tool == \"fs_write\"\n}\n",
 		"a replaced floor": "package mcp.floor\n\ndeny contains \"no prod writes\" if input.tool == \"fs_write\"\n",
 		"a rule ref head":  "package mcp\n\ncustom.deny contains \"no prod writes\" if input.tool == \"fs_write\"\n",
+		// read as the set itself, with no copy
+		"a partial set": "package mcp.custom\n\ndeny contains \"no prod writes\" if input.tool == \"fs_write\"\n",
+		// undefined for fs_read: not read as the set itself
+		"a complete set": "package mcp.custom\n\ndeny := {\"no prod writes\"} if input.tool == \"fs_write\"\n",
 	} {
 		e := engine(t, rules.Config{Rules: []rules.Rule{{Tool: "*", Decision: "allow"}}, Modules: []rules.Module{{Name: "team.rego", Source: source}}})
 		d := decide(t, e, call("fs_write", `{"path":"/tmp/x"}`), nil)

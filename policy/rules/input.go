@@ -205,12 +205,12 @@ func (in *Input) Value() ast.Value {
 		argsValue = ast.NewObject() // cannot happen for decoded JSON
 	}
 	in.value = ast.NewObject(
-		ast.Item(ast.StringTerm("tool"), ast.StringTerm(in.Tool)),
-		ast.Item(ast.StringTerm("root"), root),
-		ast.Item(ast.StringTerm("annotations"), ann),
-		ast.Item(ast.StringTerm("paths"), valuesTerm(in.Paths, "path")),
-		ast.Item(ast.StringTerm("hosts"), valuesTerm(in.Hosts, "host")),
-		ast.Item(ast.StringTerm("arguments"), ast.NewTerm(argsValue)),
+		ast.Item(builtins.Key("tool"), ast.StringTerm(in.Tool)),
+		ast.Item(builtins.Key("root"), root),
+		ast.Item(builtins.Key("annotations"), ann),
+		ast.Item(builtins.Key("paths"), valuesTerm(in.Paths, "path")),
+		ast.Item(builtins.Key("hosts"), valuesTerm(in.Hosts, "host")),
+		ast.Item(builtins.Key("arguments"), ast.NewTerm(argsValue)),
 	)
 	return in.value
 }
@@ -227,8 +227,8 @@ func valuesTerm(vs []Value, field string) *ast.Term {
 			res = ast.StringTerm(v.Resolved)
 		}
 		terms[i] = ast.ObjectTerm(
-			ast.Item(ast.StringTerm("arg"), ast.StringTerm(v.Arg)),
-			ast.Item(ast.StringTerm("raw"), ast.NewTerm(raw)),
+			ast.Item(builtins.Key("arg"), ast.StringTerm(v.Arg)),
+			ast.Item(builtins.Key("raw"), ast.NewTerm(raw)),
 			ast.Item(ast.StringTerm(field), res),
 		)
 	}

@@ -63,6 +63,7 @@ func fn(name, desc string, args []types.Type, result types.Type) *rego.Function 
 var (
 	anyOrNull    = types.A
 	arrayOfAny   = types.NewArray(nil, types.A)
+	setOfAny     = types.NewSet(types.A)
 	arrayOfStr   = types.NewArray(nil, types.S)
 	stringOrNull = types.NewAny(types.S, types.Nl)
 )
@@ -76,6 +77,12 @@ func def1(d *rego.Function, f func(a *ast.Term) (*ast.Term, error)) builtin {
 func def3(d *rego.Function, f func(a, b, c *ast.Term) (*ast.Term, error)) builtin {
 	return builtin{decl: d, register: func() {
 		rego.RegisterBuiltin3(d, func(_ rego.BuiltinContext, a, b, c *ast.Term) (*ast.Term, error) { return f(a, b, c) })
+	}}
+}
+
+func defDyn(d *rego.Function, f func(args []*ast.Term) (*ast.Term, error)) builtin {
+	return builtin{decl: d, register: func() {
+		rego.RegisterBuiltinDyn(d, func(_ rego.BuiltinContext, args []*ast.Term) (*ast.Term, error) { return f(args) })
 	}}
 }
 

@@ -12,14 +12,17 @@ import (
 
 // NameEngineDecide is the builtin rego/engine.rego decides with. It takes
 // the input document, data.mcp_data (whose "rules" are the data rules) and
-// the entries the floor and security teams' modules produced, and returns
-// the whole decision document. The combining is Go because in Rego it is a
-// dozen rule and function evaluations per call, each costing microseconds;
-// the rules themselves (floor, modules, defaults) stay Rego.
+// the entry sets the floor and security teams' modules produced, one
+// argument each in moduleSets' order, and returns the whole decision
+// document. The combining is Go because in Rego it is a dozen rule and
+// function evaluations per call, each costing microseconds; the rules
+// themselves (floor, modules, defaults) stay Rego. The sets are arguments
+// of their own, not fields of one object, because building that object
+// anew on every call cost a twentieth of a decision.
 const NameEngineDecide = "mcp.engine.decide"
 
-// A module's entry sets, in the order they take part: the floor first, then
-// security teams' modules; the data rules follow them.
+// A module's entry sets, in the order they take part (the floor first, then
+// security teams' modules; the data rules follow them) and are passed.
 var moduleSets = []struct{ module, decision, reason string }{
 	{"floor", verdict.Deny, "floor"},
 	{"floor", verdict.Ask, "floor"},
@@ -29,9 +32,9 @@ var moduleSets = []struct{ module, decision, reason string }{
 }
 
 var engineBuiltins = []builtin{
-	def3(fn(NameEngineDecide,
-		`The decision document for a call: input, data.mcp_data (with "rules"), and {"floor": {"deny", "ask"}, "custom": {"deny", "ask", "allow"}} (sets of entries).`,
-		types.Args(types.A, types.A, types.A), types.A),
+	defDyn(fn(NameEngineDecide,
+		`The decision document for a call: input, data.mcp_data (with "rules"), then the sets of entries of floor deny, floor ask, custom deny, custom ask and custom allow.`,
+		types.Args(types.A, types.A, setOfAny, setOfAny, setOfAny, setOfAny, setOfAny), types.A),
 		engineDecide),
 }
 
@@ -43,14 +46,15 @@ type entry struct {
 	maybe            bool
 }
 
-func engineDecide(in, data, modules *ast.Term) (*ast.Term, error) {
+func engineDecide(args []*ast.Term) (*ast.Term, error) {
+	in, data, sets := args[0], args[1], args[2:]
 	call := CallOf(in.Value)
 	var entries []entry
 	floor := false
-	for _, s := range moduleSets {
-		set, _ := valueAt(valueAt(modules.Value, s.module), s.decision).(ast.Set)
-		if set == nil {
-			continue
+	for i, s := range moduleSets {
+		set, ok := sets[i].Value.(ast.Set)
+		if !ok {
+			return nil, fmt.Errorf("%s %s: expected a set of entries, got %v", s.module, s.decision, ast.ValueName(sets[i].Value))
 		}
 		sorted := set.Sorted()
 		for j := range sorted.Len() {

@@ -106,26 +106,50 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	store := inmem.NewFromObjectWithOpts(map[string]any{
 		"mcp_data": map[string]any{"rules": rulesData(rs), "roots": roots, "protected": protected},
 	}, inmem.OptRoundTripOnWrite(false), inmem.OptReturnASTValuesOnRead(true))
-	e.query, err = rego.New(
-		rego.Query("data.mcp.engine.decision"),
-		rego.Compiler(compiler),
-		rego.Store(store),
-		rego.StoreReadAST(true),
+	evalOptions := []func(*rego.Rego){
 		// A builtin's error fails the decision instead of quietly making
 		// an expression undefined: an undefined expression in a deny or
 		// ask rule would drop it, and a dropped deny allows.
 		rego.StrictBuiltinErrors(true),
+	}
+	// Everything but the input is known now: the rules, roots and
+	// protected files in the store, the floor and the modules. OPA
+	// evaluates all of it once (partial evaluation, input unknown) and
+	// leaves a residual query that only tests the input: the protected-file
+	// rules are gone when there are none, roots and constants are inlined,
+	// the data rules are one constant. That is a third of a decision saved
+	// on every call. OPA's own semantics throughout; the Rego tests run
+	// the modules unevaluated and agree.
+	partial, err := rego.New(append([]func(*rego.Rego){
+		rego.Query("data.mcp.engine.decision"),
+		rego.Compiler(compiler),
+		rego.Store(store),
+		rego.StoreReadAST(true),
+		rego.Unknowns([]string{"input"}),
+		rego.PartialNamespace(partialNamespace),
+	}, evalOptions...)...).PartialResult(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("rego: %v", err)
+	}
+	e.query, err = partial.Rego(append(evalOptions,
 		// The result stays AST: decodeDecision reads it as it is.
 		rego.GenerateJSON(func(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil }),
-	).PrepareForEval(ctx)
+	)...).PrepareForEval(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("rego: %v", err)
 	}
 	return e, nil
 }
 
+// partialNamespace is where partial evaluation puts the rules it leaves.
+const partialNamespace = "mcp_engine_partial"
+
 // reserved packages belong to the engine; a module may not redefine them.
 var reserved = map[string]bool{mcprego.EnginePackage: true, mcprego.DefaultsPackage: true}
+
+// reservedRoots are top-level documents a module may not declare anything
+// under: the engine's store and partial evaluation's rules.
+var reservedRoots = []string{"mcp_data", partialNamespace}
 
 // parseModules parses the embedded modules and the added ones; an added
 // module in the floor's package replaces the embedded floor.
@@ -144,6 +168,11 @@ func parseModules(extra []Module) (map[string]*ast.Module, error) {
 		pkg := strings.TrimPrefix(parsed.Package.Path.String(), "data.")
 		if reserved[pkg] {
 			return nil, fmt.Errorf("rego: %s: package %s belongs to the engine and cannot be redefined", name, pkg)
+		}
+		for _, root := range reservedRoots {
+			if pkg == root || strings.HasPrefix(pkg, root+".") {
+				return nil, fmt.Errorf("rego: %s: package %s is under data.%s, which belongs to the engine", name, pkg, root)
+			}
 		}
 		if pkg == mcprego.FloorPackage {
 			replacesFloor = true

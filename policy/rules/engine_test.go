@@ -140,6 +140,11 @@ deny contains "the reason argument is visible" if input.arguments.reason
 	assert.Contains(t, err.Error(), "bad.rego:")
 	_, err = rules.NewEngine(context.Background(), rules.Config{Modules: []rules.Module{{Name: "evil.rego", Source: "package mcp.engine\n\ndecision := {}\n"}}})
 	assert.ErrorContains(t, err, "belongs to the engine")
+	// Nor may one shadow the engine's data or its partially evaluated rules.
+	for _, pkg := range []string{"mcp_data", "mcp_data.rules", "mcp_engine_partial.mcp.floor"} {
+		_, err = rules.NewEngine(context.Background(), rules.Config{Modules: []rules.Module{{Name: "evil.rego", Source: "package " + pkg + "\n\nask contains \"x\" if true\n"}}})
+		assert.ErrorContains(t, err, "belongs to the engine", pkg)
+	}
 
 	// A security team's floor replaces the embedded one.
 	e = engine(t, rules.Config{Rules: []rules.Rule{{Tool: "*", Decision: "allow"}},

@@ -92,7 +92,7 @@ func Resolve(root, p string) (string, bool) {
 		return "", false
 	}
 	if path.IsAbs(p) {
-		return path.Clean(p), true
+		return clean(p), true
 	}
 	if root == "" || !path.IsAbs(root) || Unevaluable(root) != "" {
 		return "", false
@@ -123,16 +123,26 @@ func NormalizeUnder(under string) (string, error) {
 // counts as inside). Both must be absolute and evaluable, else Unknown; both
 // are cleaned first, so "/srv/../etc" is outside "/srv".
 func Contains(dir, p string) Containment {
-	if !cleanAbs(dir) || !cleanAbs(p) {
-		if Unevaluable(dir) != "" || Unevaluable(p) != "" || !path.IsAbs(dir) || !path.IsAbs(p) {
-			return Unknown
-		}
-		dir, p = path.Clean(dir), path.Clean(p)
+	dir, dirOK := absClean(dir)
+	p, pOK := absClean(p)
+	if !dirOK || !pOK {
+		return Unknown
 	}
 	if dir == "/" || p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir {
 		return Inside
 	}
 	return Outside
+}
+
+// absClean is p cleaned, if it is absolute and evaluable; else "", false.
+func absClean(p string) (string, bool) {
+	if cleanAbs(p) {
+		return p, true
+	}
+	if Unevaluable(p) != "" || !path.IsAbs(p) {
+		return "", false
+	}
+	return path.Clean(p), true
 }
 
 // cleanAbs reports whether p is absolute, evaluable and already clean, in

@@ -5,14 +5,14 @@ package builtins
 
 import (
 	"fmt"
-	"path"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // fieldNames are the keys of the engine's documents (input, data rules,
-// module entries, the decision) and the decision's words. They are interned as terms once, so that
-// reading or building a document allocates no key: a decision does dozens.
+// module entries, the decision) and the decision's words. They are interned
+// as terms once, so that reading or building a document allocates no key: a
+// decision does dozens.
 var fieldNames = []string{
 	"tool", "root", "annotations", "paths", "hosts", "arguments", "arg", "raw", "path", "host",
 	"rules", "roots", "protected", "decision", "under", "message", "status",
@@ -92,7 +92,8 @@ func matcherOf(v ast.Value) (Matcher, error) {
 // already is, but a Rego test can write any input, and a path that is not
 // is unknown here ("") rather than compared as written.
 func CallOf(in ast.Value) Call {
-	c := Call{Tool: stringAt(in, "tool"), Root: cleanOrUnknown(stringAt(in, "root"))}
+	c := Call{Tool: stringAt(in, "tool")}
+	c.Root, _ = absClean(stringAt(in, "root"))
 	if ann, ok := valueAt(in, "annotations").(ast.Object); ok {
 		c.Annotations = map[string]bool{}
 		_ = ann.Iter(func(k, v *ast.Term) error {
@@ -106,21 +107,10 @@ func CallOf(in ast.Value) Call {
 	}
 	c.Paths = fieldOfEach(valueAt(in, "paths"), "path")
 	for i, p := range c.Paths {
-		c.Paths[i] = cleanOrUnknown(p)
+		c.Paths[i], _ = absClean(p)
 	}
 	c.Hosts = fieldOfEach(valueAt(in, "hosts"), "host")
 	return c
-}
-
-// cleanOrUnknown is p cleaned if it is absolute and evaluable, else "".
-func cleanOrUnknown(p string) string {
-	if cleanAbs(p) {
-		return p
-	}
-	if Unevaluable(p) != "" || !path.IsAbs(p) {
-		return ""
-	}
-	return path.Clean(p)
 }
 
 func fieldOfEach(v ast.Value, field string) []string {

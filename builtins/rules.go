@@ -19,8 +19,8 @@ type Matcher struct {
 
 // Call is a call as matching sees it. Root and Paths are clean and
 // absolute (Root "" for none), Hosts normalised; "" stands for a path or
-// host that cannot be evaluated. Matching relies on it: see CallOf. Annotations nil
-// means the tool's catalogue entry is unknown.
+// host that cannot be evaluated. Matching relies on it: see CallOf.
+// Annotations nil means the tool's catalogue entry is unknown.
 type Call struct {
 	Tool        string
 	Root        string

@@ -229,7 +229,7 @@ func valuesTerm(vs []Value, field string) *ast.Term {
 		terms[i] = ast.ObjectTerm(
 			ast.Item(builtins.Key("arg"), ast.StringTerm(v.Arg)),
 			ast.Item(builtins.Key("raw"), ast.NewTerm(raw)),
-			ast.Item(ast.StringTerm(field), res),
+			ast.Item(builtins.Key(field), res),
 		)
 	}
 	return ast.ArrayTerm(terms...)

@@ -25,7 +25,7 @@ step "Rego tests (policy-eval test, builtins registered)"
 go run ./cmd/policy-eval test rego/
 
 step "Fuzz the path, URL and glob builtins briefly (the seeds also run in go test)"
-for target in FuzzContains FuzzResolve FuzzURLHost FuzzMatchTool; do
+for target in FuzzContains FuzzResolve FuzzCleanAbs FuzzURLHost FuzzMatchTool; do
 	go test ./builtins/ -run '^$' -fuzz "^${target}\$" -fuzztime "${FUZZTIME:-10s}"
 done
 

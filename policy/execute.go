@@ -103,7 +103,7 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 		return false, p.denial(tool, d)
 	}
 	q := Question{
-		Kind: KindPermission, Tool: tool, Arguments: in.Arguments, Call: call,
+		Kind: KindPermission, Tool: tool, Arguments: in.Arguments(), Call: call,
 		Rule: cloneRule(d.Rule), Reason: d.Reason, Paths: d.Paths, Hosts: d.Hosts, Suggestion: cloneRule(d.Suggestion),
 	}
 	a, err := p.callOnAsk(ctx, q)

@@ -24,10 +24,11 @@ bash scripts/lint.sh
 step "Rego tests (policy-eval test, builtins registered)"
 go run ./cmd/policy-eval test rego/
 
-step "Fuzz the path, URL and glob builtins briefly (the seeds also run in go test)"
+step "Fuzz the path, URL and glob builtins and the JSON reader briefly (the seeds also run in go test)"
 for target in FuzzContains FuzzResolve FuzzCleanAbs FuzzURLHost FuzzMatchTool; do
 	go test ./builtins/ -run '^$' -fuzz "^${target}\$" -fuzztime "${FUZZTIME:-10s}"
 done
+go test ./policy/rules/ -run '^$' -fuzz '^FuzzDecodeJSON$' -fuzztime "${FUZZTIME:-10s}"
 
 step "go test -race"
 go test -race -count=1 ./...

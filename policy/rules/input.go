@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -50,23 +51,22 @@ func normKey(k string) string {
 // what it resolves to ("" when it cannot be evaluated).
 type Value struct {
 	Arg      string // the argument it came from
-	Raw      any
+	Raw      *ast.Term
 	Resolved string
 }
 
 // Input is a call as the rules see it. It is built once per call and shared
 // by the Rego query, the grant matcher and the question put to the human.
 type Input struct {
-	Call provider.Call
-	Tool string
-	Root string // the tool's root, "" for none
-	// Arguments is the parsed arguments object, reason included (the human
-	// is shown it); the rules' copy has it removed.
-	Arguments   map[string]any
+	Call        provider.Call
+	Tool        string
+	Root        string          // the tool's root, "" for none
 	Annotations map[string]bool // nil: the catalogue is unknown
 	Paths       []Value
 	Hosts       []Value
 
+	arguments [][2]*ast.Term // reason excluded: the rules' copy
+	reason    *ast.Term      // nil when the call gave none
 	value     ast.Value
 	matchCall *builtins.Call
 }
@@ -76,21 +76,24 @@ type BadCallError struct{ Msg string }
 
 func (e *BadCallError) Error() string { return e.Msg }
 
-// ParseArguments decodes a call's arguments text: a JSON object (empty text
+// parseArguments decodes a call's arguments text: a JSON object (empty text
 // counts as {}), valid UTF-8, no duplicate keys. Numbers keep their text.
-func ParseArguments(text string) (map[string]any, error) {
+func parseArguments(text string) ([][2]*ast.Term, error) {
 	if strings.TrimSpace(text) == "" {
-		return map[string]any{}, nil
+		return nil, nil
 	}
-	v, err := DecodeJSON([]byte(text))
+	items, ok, err := decodeJSONObject([]byte(text))
 	if err != nil {
 		return nil, fmt.Errorf("arguments are not valid JSON: %v", err)
 	}
-	obj, ok := v.(map[string]any)
 	if !ok {
 		return nil, errors.New("arguments must be a JSON object")
 	}
-	return obj, nil
+	// Sorted, so paths come in a stable order.
+	slices.SortFunc(items, func(a, b [2]*ast.Term) int {
+		return strings.Compare(string(a[0].Value.(ast.String)), string(b[0].Value.(ast.String)))
+	})
+	return items, nil
 }
 
 // NewInput parses and classifies a call. tool is the catalogue entry (nil
@@ -103,11 +106,11 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	if !utf8Valid(name) || !utf8Valid(call.ID) {
 		return nil, &BadCallError{"the call's name or id is not valid UTF-8"}
 	}
-	args, err := ParseArguments(call.Function.Arguments)
+	args, err := parseArguments(call.Function.Arguments)
 	if err != nil {
 		return nil, &BadCallError{fmt.Sprintf("bad call to '%s': %v", name, err)}
 	}
-	in := &Input{Call: call, Tool: name, Root: e.RootOf(name), Arguments: args}
+	in := &Input{Call: call, Tool: name, Root: e.RootOf(name), arguments: args[:0]}
 	var schema schemaKeys
 	if tool != nil {
 		in.Annotations = tool.Annotations.Hints()
@@ -117,26 +120,29 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 		schema = e.schemaKeysOf(tool)
 	}
 	extraPath, extraURL := e.extraKeys(name)
-	for _, k := range sortedKeys(args) {
+	for _, item := range args {
+		k := string(item[0].Value.(ast.String))
 		if k == ReasonArgument {
+			in.reason = item[1]
 			continue
 		}
+		in.arguments = append(in.arguments, item) // in place: args is ours
 		nk := normKey(k)
 		switch {
 		case defaultPathKeys[nk] || schema.paths[k] || extraPath[nk]:
-			for _, raw := range spread(args[k]) {
+			for _, raw := range spread(item[1]) {
 				in.Paths = append(in.Paths, in.pathValue(k, raw))
 			}
 		case defaultURLKeys[nk] || schema.urls[k] || extraURL[nk]:
-			for _, raw := range spread(args[k]) {
+			for _, raw := range spread(item[1]) {
 				// A file:// URI names a path, whatever the key says.
-				if s, ok := raw.(string); ok && len(s) >= 7 && strings.EqualFold(s[:7], "file://") {
+				if s, ok := raw.Value.(ast.String); ok && len(s) >= 7 && strings.EqualFold(string(s[:7]), "file://") {
 					in.Paths = append(in.Paths, in.pathValue(k, raw))
 					continue
 				}
 				v := Value{Arg: k, Raw: raw}
-				if s, ok := raw.(string); ok {
-					v.Resolved, _ = builtins.URLHost(s)
+				if s, ok := raw.Value.(ast.String); ok {
+					v.Resolved, _ = builtins.URLHost(string(s))
 				}
 				in.Hosts = append(in.Hosts, v)
 			}
@@ -145,10 +151,32 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	return in, nil
 }
 
-func (in *Input) pathValue(arg string, raw any) Value {
+// Arguments returns the call's arguments as Go values (objects
+// map[string]any, numbers json.Number), reason included: the human is
+// shown it.
+func (in *Input) Arguments() map[string]any {
+	out := make(map[string]any, len(in.arguments)+1)
+	for _, item := range in.arguments {
+		out[string(item[0].Value.(ast.String))] = jsonOf(item[1])
+	}
+	if in.reason != nil {
+		out[ReasonArgument] = jsonOf(in.reason)
+	}
+	return out
+}
+
+func jsonOf(t *ast.Term) any {
+	v, err := ast.JSON(t.Value)
+	if err != nil {
+		return nil // cannot happen: the term was decoded from JSON
+	}
+	return v
+}
+
+func (in *Input) pathValue(arg string, raw *ast.Term) Value {
 	v := Value{Arg: arg, Raw: raw}
-	if s, ok := raw.(string); ok {
-		v.Resolved, _ = builtins.Resolve(in.Root, s)
+	if s, ok := raw.Value.(ast.String); ok {
+		v.Resolved, _ = builtins.Resolve(in.Root, string(s))
 	}
 	return v
 }
@@ -156,11 +184,15 @@ func (in *Input) pathValue(arg string, raw any) Value {
 // spread turns an argument into the values it names: each element of an
 // array, or the value itself. Anything that is not a string stays, to be
 // reported as unknown.
-func spread(v any) []any {
-	if arr, ok := v.([]any); ok {
-		return arr
+func spread(t *ast.Term) []*ast.Term {
+	if arr, ok := t.Value.(*ast.Array); ok {
+		out := make([]*ast.Term, arr.Len())
+		for i := range out {
+			out[i] = arr.Elem(i)
+		}
+		return out
 	}
-	return []any{v}
+	return []*ast.Term{t}
 }
 
 // ResolvedPaths returns the resolved paths, "" standing for unknown ones.
@@ -194,23 +226,13 @@ func (in *Input) Value() ast.Value {
 		}
 		ann = ast.ObjectTerm(kv...)
 	}
-	args := make(map[string]any, len(in.Arguments))
-	for k, v := range in.Arguments {
-		if k != ReasonArgument {
-			args[k] = v
-		}
-	}
-	argsValue, err := ast.InterfaceToValue(args)
-	if err != nil {
-		argsValue = ast.NewObject() // cannot happen for decoded JSON
-	}
 	in.value = ast.NewObject(
 		ast.Item(builtins.Key("tool"), ast.StringTerm(in.Tool)),
 		ast.Item(builtins.Key("root"), root),
 		ast.Item(builtins.Key("annotations"), ann),
 		ast.Item(builtins.Key("paths"), valuesTerm(in.Paths, "path")),
 		ast.Item(builtins.Key("hosts"), valuesTerm(in.Hosts, "host")),
-		ast.Item(builtins.Key("arguments"), ast.NewTerm(argsValue)),
+		ast.Item(builtins.Key("arguments"), ast.ObjectTerm(in.arguments...)),
 	)
 	return in.value
 }
@@ -218,17 +240,13 @@ func (in *Input) Value() ast.Value {
 func valuesTerm(vs []Value, field string) *ast.Term {
 	terms := make([]*ast.Term, len(vs))
 	for i, v := range vs {
-		raw, err := ast.InterfaceToValue(v.Raw)
-		if err != nil {
-			raw = ast.Null{}
-		}
 		res := ast.NullTerm()
 		if v.Resolved != "" {
 			res = ast.StringTerm(v.Resolved)
 		}
 		terms[i] = ast.ObjectTerm(
 			ast.Item(builtins.Key("arg"), ast.StringTerm(v.Arg)),
-			ast.Item(builtins.Key("raw"), ast.NewTerm(raw)),
+			ast.Item(builtins.Key("raw"), v.Raw),
 			ast.Item(builtins.Key(field), res),
 		)
 	}

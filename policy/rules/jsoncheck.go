@@ -1,11 +1,12 @@
 package rules
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // CheckJSON rejects what encoding/json would silently accept and a security
@@ -18,62 +19,193 @@ func CheckJSON(data []byte) error {
 }
 
 // DecodeJSON decodes one JSON value as CheckJSON checks it, in the same
-// pass: objects are map[string]any, arrays []any, numbers json.Number
-// (their text kept).
-func DecodeJSON(data []byte) (any, error) {
-	if !utf8.Valid(data) {
-		return nil, errors.New("invalid UTF-8")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := decodeValue(dec)
+// pass, straight into the AST the Rego input is made of: a call's
+// arguments are read once, not decoded to Go values and converted again.
+// Numbers keep their text. encoding/json judges the grammar and unquotes
+// escaped strings; this only walks what it has accepted.
+func DecodeJSON(data []byte) (ast.Value, error) {
+	w, err := newJSONWalker(data)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err == nil {
-		return nil, errors.New("unexpected data after the JSON value")
-	}
-	return v, nil
+	return w.value()
 }
 
-func decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
+// decodeJSONObject is DecodeJSON for text that must hold an object: its
+// members in the order written (no object is built only to be taken apart).
+// ok is false for any other JSON value.
+func decodeJSONObject(data []byte) (items [][2]*ast.Term, ok bool, err error) {
+	w, err := newJSONWalker(data)
 	if err != nil {
+		return nil, false, err
+	}
+	if w.skipSpace(); w.data[w.i] != '{' {
+		return nil, false, nil
+	}
+	items, err = w.object()
+	return items, err == nil, err
+}
+
+func newJSONWalker(data []byte) (*jsonWalker, error) {
+	if !utf8.Valid(data) {
+		return nil, errors.New("invalid UTF-8")
+	}
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v) // for the message: Valid only says no
+		if err == nil {
+			err = errors.New("rejected by encoding/json")
+		}
 		return nil, fmt.Errorf("invalid JSON: %v", err)
 	}
-	switch tok {
-	case json.Delim('{'):
-		obj := map[string]any{}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return nil, fmt.Errorf("invalid JSON: %v", err)
-			}
-			k := kt.(string)
-			if _, dup := obj[k]; dup {
-				return nil, fmt.Errorf("duplicate key %q", k)
-			}
-			if obj[k], err = decodeValue(dec); err != nil {
-				return nil, err
-			}
+	return &jsonWalker{data: data}, nil
+}
+
+// jsonWalker reads JSON that json.Valid has accepted, so it meets only
+// well-formed text and need not report grammar errors.
+type jsonWalker struct {
+	data []byte
+	i    int
+}
+
+func (w *jsonWalker) skipSpace() {
+	for w.i < len(w.data) {
+		switch w.data[w.i] {
+		case ' ', '\t', '\n', '\r':
+			w.i++
+		default:
+			return
 		}
-		if _, err := dec.Token(); err != nil {
-			return nil, fmt.Errorf("invalid JSON: %v", err)
-		}
-		return obj, nil
-	case json.Delim('['):
-		arr := []any{}
-		for dec.More() {
-			v, err := decodeValue(dec)
-			if err != nil {
-				return nil, err
-			}
-			arr = append(arr, v)
-		}
-		if _, err := dec.Token(); err != nil {
-			return nil, fmt.Errorf("invalid JSON: %v", err)
-		}
-		return arr, nil
 	}
-	return tok, nil
+}
+
+func (w *jsonWalker) value() (ast.Value, error) {
+	w.skipSpace()
+	switch c := w.data[w.i]; c {
+	case '{':
+		items, err := w.object()
+		if err != nil {
+			return nil, err
+		}
+		return ast.NewObject(items...), nil
+	case '[':
+		w.i++
+		var terms []*ast.Term
+		for {
+			w.skipSpace()
+			if w.data[w.i] == ']' {
+				w.i++
+				return ast.NewArray(terms...), nil
+			}
+			if w.data[w.i] == ',' {
+				w.i++
+			}
+			v, err := w.value()
+			if err != nil {
+				return nil, err
+			}
+			terms = append(terms, ast.NewTerm(v))
+		}
+	case '"':
+		s, err := w.str()
+		return ast.String(s), err
+	case 't':
+		w.i += len("true")
+		return ast.Boolean(true), nil
+	case 'f':
+		w.i += len("false")
+		return ast.Boolean(false), nil
+	case 'n':
+		w.i += len("null")
+		return ast.Null{}, nil
+	default: // a number: its text, as json.Number keeps it
+		start := w.i
+		for w.i < len(w.data) && isNumberByte(w.data[w.i]) {
+			w.i++
+		}
+		return ast.Number(w.data[start:w.i]), nil
+	}
+}
+
+// object reads an object's members in order, refusing a key that appears
+// twice (compared unquoted, so "\u0061" and "a" are one key).
+func (w *jsonWalker) object() ([][2]*ast.Term, error) {
+	w.i++ // '{'
+	var items [][2]*ast.Term
+	var seen map[string]bool // past a few keys, a scan would be quadratic
+	for {
+		w.skipSpace()
+		switch w.data[w.i] {
+		case '}':
+			w.i++
+			return items, nil
+		case ',':
+			w.i++
+			w.skipSpace()
+		}
+		key, err := w.str()
+		if err != nil {
+			return nil, err
+		}
+		if w.seen(items, &seen, key) {
+			return nil, fmt.Errorf("duplicate key %q", key)
+		}
+		w.skipSpace()
+		w.i++ // ':'
+		v, err := w.value()
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, ast.Item(ast.StringTerm(key), ast.NewTerm(v)))
+	}
+}
+
+// seen reports whether key is among items' keys.
+func (w *jsonWalker) seen(items [][2]*ast.Term, set *map[string]bool, key string) bool {
+	const scanned = 16
+	if len(items) < scanned {
+		for _, it := range items {
+			if string(it[0].Value.(ast.String)) == key {
+				return true
+			}
+		}
+		return false
+	}
+	if *set == nil {
+		*set = make(map[string]bool, 2*len(items))
+		for _, it := range items {
+			(*set)[string(it[0].Value.(ast.String))] = true
+		}
+	}
+	if (*set)[key] {
+		return true
+	}
+	(*set)[key] = true
+	return false
+}
+
+// str reads a string at w.i. One without escapes is its bytes; one with
+// them is unquoted by encoding/json, so escapes mean what they mean there.
+func (w *jsonWalker) str() (string, error) {
+	start := w.i
+	escaped := false
+	for w.i++; w.data[w.i] != '"'; w.i++ {
+		if w.data[w.i] == '\\' {
+			escaped = true
+			w.i++
+		}
+	}
+	w.i++
+	if !escaped {
+		return string(w.data[start+1 : w.i-1]), nil
+	}
+	var s string
+	if err := json.Unmarshal(w.data[start:w.i], &s); err != nil {
+		return "", fmt.Errorf("invalid JSON: %v", err)
+	}
+	return s, nil
+}
+
+func isNumberByte(c byte) bool {
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
 }

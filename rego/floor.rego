@@ -68,10 +68,9 @@ ask contains {
 
 ask contains sprintf("'%s' is destructive and names %s, a whole tree", [input.tool, p.path]) if {
 	some p in input.paths
-	is_root(p.path)
+	p.path in whole_trees
 	destructive
 }
 
-is_root("/")
-
-is_root(p) if p in data.mcp_data.roots
+# "/" and every tool's root: one set, so the test above is one lookup.
+whole_trees := {"/"} | {r | some r in data.mcp_data.roots}

@@ -56,6 +56,9 @@ func engineDecide(args []*ast.Term) (*ast.Term, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s %s: expected a set of entries, got %v", s.module, s.decision, ast.ValueName(sets[i].Value))
 		}
+		if set.Len() == 0 {
+			continue // most sets, on most calls: no copy to sort
+		}
 		sorted := set.Sorted()
 		for j := range sorted.Len() {
 			e := sorted.Elem(j)
@@ -149,16 +152,16 @@ func shown(values ast.Value, field string) *ast.Term {
 	}
 	out := make([]*ast.Term, 0, arr.Len())
 	for i := 0; i < arr.Len(); i++ {
-		v := arr.Elem(i).Value
-		if s, ok := valueAt(v, field).(ast.String); ok {
-			out = append(out, ast.StringTerm(string(s)))
+		obj, _ := arr.Elem(i).Value.(ast.Object)
+		if obj == nil {
+			out = append(out, Key("null"))
 			continue
 		}
-		raw, _ := v.(ast.Object)
-		var rawTerm *ast.Term
-		if raw != nil {
-			rawTerm = raw.Get(Key("raw"))
+		if t := obj.Get(Key(field)); t != nil && isString(t) {
+			out = append(out, t) // terms are immutable: shared, not copied
+			continue
 		}
+		rawTerm := obj.Get(Key("raw"))
 		switch {
 		case rawTerm == nil:
 			out = append(out, Key("null"))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
@@ -112,14 +113,29 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		// ask rule would drop it, and a dropped deny allows.
 		rego.StrictBuiltinErrors(true),
 	}
-	// Everything but the input is known now: the rules, roots and
-	// protected files in the store, the floor and the modules. OPA
-	// evaluates all of it once (partial evaluation, input unknown) and
-	// leaves a residual query that only tests the input: the protected-file
-	// rules are gone when there are none, roots and constants are inlined,
-	// the data rules are one constant. That is a quarter of every decision
-	// saved, for a few milliseconds here. OPA's own semantics throughout;
-	// the Rego tests run the modules without partial evaluation and agree.
+	e.query, err = prepareResidual(ctx, compiler, modules, store, evalOptions)
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// prepareResidual prepares the decision for evaluation. Everything but the
+// input is known at NewEngine: the rules, roots and protected files in the
+// store, the floor and the modules. OPA evaluates all of it once (partial
+// evaluation, input unknown) and leaves a residual query that only tests
+// the input: the protected-file rules are gone when there are none, roots
+// and constants are inlined, the data rules are one constant. That is a
+// third of every decision saved, for a few milliseconds here. OPA's own
+// semantics throughout; the Rego tests run the modules without partial
+// evaluation and agree.
+//
+// The residual query is prepared as it is, not as the body of a rule (as
+// rego.PartialResult does): evaluating that rule was a twentieth of a
+// decision. Its last expression is the engine's builtin call, whose value
+// is the decision; Evaluate reads it there.
+func prepareResidual(ctx context.Context, compiler *ast.Compiler, modules map[string]*ast.Module,
+	store storage.Store, evalOptions []func(*rego.Rego)) (rego.PreparedEvalQuery, error) {
 	partial, err := rego.New(append([]func(*rego.Rego){
 		rego.Query("data.mcp.engine.decision"),
 		rego.Compiler(compiler),
@@ -127,18 +143,56 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		rego.StoreReadAST(true),
 		rego.Unknowns([]string{"input"}),
 		rego.PartialNamespace(partialNamespace),
-	}, evalOptions...)...).PartialResult(ctx)
+	}, evalOptions...)...).Partial(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("rego: %v", err)
+		return rego.PreparedEvalQuery{}, fmt.Errorf("rego: %v", err)
 	}
-	e.query, err = partial.Rego(append(evalOptions,
+	// The engine's package is reserved and its decision is one call of the
+	// builtin, so anything else is the engine's defect: refuse to start.
+	if len(partial.Queries) != 1 {
+		return rego.PreparedEvalQuery{}, fmt.Errorf("rego: partial evaluation left %d decision queries, not one", len(partial.Queries))
+	}
+	query := partial.Queries[0]
+	if op := calledIn(query[len(query)-1]); op != builtins.NameEngineDecide {
+		return rego.PreparedEvalQuery{}, fmt.Errorf("rego: partial evaluation left a decision query that does not end in %s: %v", builtins.NameEngineDecide, query)
+	}
+	withSupport := make(map[string]*ast.Module, len(modules)+len(partial.Support))
+	for k, m := range modules {
+		withSupport[k] = m
+	}
+	for i, m := range partial.Support {
+		withSupport[fmt.Sprintf("%s/support%d.rego", partialNamespace, i)] = m
+	}
+	residual := ast.NewCompiler().WithEnablePrintStatements(false)
+	if residual.Compile(withSupport); residual.Failed() {
+		return rego.PreparedEvalQuery{}, fmt.Errorf("rego: partial evaluation: %v", residual.Errors)
+	}
+	pq, err := rego.New(append(evalOptions,
+		rego.ParsedQuery(query),
+		rego.Compiler(residual),
+		rego.Store(store),
+		rego.StoreReadAST(true),
 		// The result stays AST: decodeDecision reads it as it is.
 		rego.GenerateJSON(func(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil }),
 	)...).PrepareForEval(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("rego: %v", err)
+		return rego.PreparedEvalQuery{}, fmt.Errorf("rego: %v", err)
 	}
-	return e, nil
+	return pq, nil
+}
+
+// calledIn names the function an expression calls: a call expression, or
+// a term that is a call (partial evaluation leaves either). "" for neither.
+func calledIn(expr *ast.Expr) string {
+	if expr.IsCall() {
+		return expr.Operator().String()
+	}
+	if t, ok := expr.Terms.(*ast.Term); ok {
+		if call, ok := t.Value.(ast.Call); ok && len(call) > 0 {
+			return call[0].String()
+		}
+	}
+	return ""
 }
 
 // partialNamespace is where partial evaluation puts the rules it leaves.
@@ -241,10 +295,12 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("rego: %v", err)
 	}
-	if len(rs) != 1 || len(rs[0].Expressions) != 1 {
+	if len(rs) != 1 || len(rs[0].Expressions) == 0 {
 		return Decision{}, errors.New("rego: the decision is undefined (a module conflicts with the engine?)")
 	}
-	term, ok := rs[0].Expressions[0].Value.(*ast.Term)
+	// The decision is the value of the query's last expression, the
+	// builtin call (see prepareResidual).
+	term, ok := rs[0].Expressions[len(rs[0].Expressions)-1].Value.(*ast.Term)
 	var doc ast.Object
 	if ok {
 		doc, ok = term.Value.(ast.Object)

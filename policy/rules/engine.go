@@ -15,6 +15,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -291,7 +292,13 @@ func (e *Engine) Decide(ctx context.Context, call provider.Call, tool *provider.
 
 // Evaluate runs the prepared query on an input.
 func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
-	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(in.Value()))
+	// Without a canceller of ours, OPA starts a goroutine and a channel
+	// per evaluation to watch ctx; context.AfterFunc watches it with a
+	// callback instead, and cancels the evaluation the same way.
+	cancel := topdown.NewCancel()
+	stop := context.AfterFunc(ctx, cancel.Cancel)
+	defer stop()
+	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(in.Value()), rego.EvalExternalCancel(cancel))
 	if err != nil {
 		return Decision{}, fmt.Errorf("rego: %v", err)
 	}

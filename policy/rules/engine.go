@@ -295,6 +295,9 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 	// Without a canceller of ours, OPA starts a goroutine and a channel
 	// per evaluation to watch ctx; context.AfterFunc watches it with a
 	// callback instead, and cancels the evaluation the same way.
+	if err := ctx.Err(); err != nil {
+		return Decision{}, fmt.Errorf("not decided: %w", err) // AfterFunc would cancel only later
+	}
 	cancel := topdown.NewCancel()
 	stop := context.AfterFunc(ctx, cancel.Cancel)
 	defer stop()

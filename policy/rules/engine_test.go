@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -326,4 +327,25 @@ func reference(rs []rules.Rule, in *rules.Input) string {
 		return "ask/unevaluable-path"
 	}
 	return "ask/no-match"
+}
+
+// A decision its context no longer wants is not made: cancelled before it
+// starts, or while a team's slow module runs. Either way it is an error, so
+// the call is refused.
+func TestDecideStopsWithItsContext(t *testing.T) {
+	slow := rules.Module{Name: "slow.rego", Source: "package mcp.custom\n\n" +
+		"deny contains \"never\" if count([x | some x in numbers.range(1, count(input.tool) * 100000000)]) < 0\n"}
+	e := engine(t, rules.Config{Rules: []rules.Rule{{Tool: "*", Decision: "allow"}}, Modules: []rules.Module{slow}})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err := e.Decide(ctx, call("fs_write", `{"path":"/tmp/x"}`), nil)
+	assert.ErrorIs(t, err, context.Canceled)
+
+	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, _, err = e.Decide(ctx, call("fs_write", `{"path":"/tmp/x"}`), nil)
+	assert.Error(t, err, "a cancelled evaluation decides nothing")
+	assert.Less(t, time.Since(start), 10*time.Second, "the evaluation stopped when its context ended")
 }

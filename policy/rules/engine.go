@@ -301,7 +301,8 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 	cancel := topdown.NewCancel()
 	stop := context.AfterFunc(ctx, cancel.Cancel)
 	defer stop()
-	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(in.Value()), rego.EvalExternalCancel(cancel))
+	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(in.Value()), rego.EvalExternalCancel(cancel),
+		rego.EvalVirtualCache(newRefCache()))
 	if err != nil {
 		return Decision{}, fmt.Errorf("rego: %v", err)
 	}

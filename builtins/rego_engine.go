@@ -71,13 +71,13 @@ func engineDecide(args []*ast.Term) (*ast.Term, error) {
 			}
 			floor = floor || s.module == "floor"
 			rule := ast.ObjectTerm(
-				ast.Item(Key("tool"), ast.StringTerm(call.Tool)),
-				ast.Item(Key("decision"), Key(s.decision)),
-				ast.Item(Key("message"), message))
+				ast.Item(keyTool, ast.StringTerm(call.Tool)),
+				ast.Item(keyDecision, Key(s.decision)),
+				ast.Item(keyMessage, message))
 			entries = append(entries, entry{s.decision, s.reason, rule, maybe})
 		}
 	}
-	rules, err := ruleSetOf(valueAt(data.Value, "rules"))
+	rules, err := ruleSetOf(valueAt(data.Value, keyRules))
 	if err != nil {
 		return nil, err
 	}
@@ -101,13 +101,13 @@ func engineDecide(args []*ast.Term) (*ast.Term, error) {
 		reason = "no-match"
 	}
 	return ast.ObjectTerm(
-		ast.Item(Key("decision"), Key(decision)),
-		ast.Item(Key("reason"), Key(reason)),
-		ast.Item(Key("rule"), rule),
-		ast.Item(Key("paths"), shown(valueAt(in.Value, "paths"), "path")),
-		ast.Item(Key("hosts"), shown(valueAt(in.Value, "hosts"), "host")),
-		ast.Item(Key("suggestion"), suggestion(&call)),
-		ast.Item(Key("floor"), ast.BooleanTerm(floor)),
+		ast.Item(keyDecision, Key(decision)),
+		ast.Item(keyReason, Key(reason)),
+		ast.Item(keyRule, rule),
+		ast.Item(keyPaths, shown(valueAt(in.Value, keyPaths), keyPath)),
+		ast.Item(keyHosts, shown(valueAt(in.Value, keyHosts), keyHost)),
+		ast.Item(keySuggestion, suggestion(&call)),
+		ast.Item(keyFloor, ast.BooleanTerm(floor)),
 	), nil
 }
 
@@ -121,11 +121,11 @@ func moduleEntry(e *ast.Term) (message *ast.Term, maybe, counts bool, err error)
 	case ast.String:
 		return e, false, true, nil
 	case ast.Object:
-		message = v.Get(Key("message"))
+		message = v.Get(keyMessage)
 		if message == nil {
 			message = ast.StringTerm("")
 		}
-		status := v.Get(Key("status"))
+		status := v.Get(keyStatus)
 		if status == nil {
 			return message, false, true, nil
 		}
@@ -145,7 +145,7 @@ func moduleEntry(e *ast.Term) (message *ast.Term, maybe, counts bool, err error)
 
 // shown is how each path or URL is shown to the human: resolved if it could
 // be, else as written.
-func shown(values ast.Value, field string) *ast.Term {
+func shown(values ast.Value, field *ast.Term) *ast.Term {
 	arr, _ := values.(*ast.Array)
 	if arr == nil {
 		return ast.ArrayTerm()
@@ -154,17 +154,17 @@ func shown(values ast.Value, field string) *ast.Term {
 	for i := 0; i < arr.Len(); i++ {
 		obj, _ := arr.Elem(i).Value.(ast.Object)
 		if obj == nil {
-			out = append(out, Key("null"))
+			out = append(out, keyNull)
 			continue
 		}
-		if t := obj.Get(Key(field)); t != nil && isString(t) {
+		if t := obj.Get(field); t != nil && isString(t) {
 			out = append(out, t) // terms are immutable: shared, not copied
 			continue
 		}
-		rawTerm := obj.Get(Key("raw"))
+		rawTerm := obj.Get(keyRaw)
 		switch {
 		case rawTerm == nil:
-			out = append(out, Key("null"))
+			out = append(out, keyNull)
 		case isString(rawTerm):
 			out = append(out, rawTerm)
 		default:
@@ -190,12 +190,12 @@ func marshal(v ast.Value) string {
 }
 
 func suggestion(c *Call) *ast.Term {
-	items := [][2]*ast.Term{ast.Item(Key("tool"), ast.StringTerm(c.Tool))}
+	items := [][2]*ast.Term{ast.Item(keyTool, ast.StringTerm(c.Tool))}
 	switch under, host := Suggest(c); {
 	case under != "":
-		items = append(items, ast.Item(Key("under"), ast.StringTerm(under)))
+		items = append(items, ast.Item(keyUnder, ast.StringTerm(under)))
 	case host != "":
-		items = append(items, ast.Item(Key("host"), ast.StringTerm(host)))
+		items = append(items, ast.Item(keyHost, ast.StringTerm(host)))
 	}
 	return ast.ObjectTerm(items...)
 }

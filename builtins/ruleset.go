@@ -55,7 +55,7 @@ func readRuleSet(arr *ast.Array) *ruleSet {
 			rs.err = fmt.Errorf("rule %d: %v", i+1, err)
 			return rs
 		}
-		d := stringAt(t.Value, "decision")
+		d := stringAt(t.Value, keyDecision)
 		switch d {
 		case verdict.Allow, verdict.Ask, verdict.Deny:
 		default:

@@ -209,6 +209,20 @@ func resolved(vs []Value) []string {
 	return out
 }
 
+// The input document's keys, looked up once (see builtins.Key).
+var (
+	keyAnnotations = builtins.Key("annotations")
+	keyArg         = builtins.Key("arg")
+	keyArguments   = builtins.Key("arguments")
+	keyHost        = builtins.Key("host")
+	keyHosts       = builtins.Key("hosts")
+	keyPath        = builtins.Key("path")
+	keyPaths       = builtins.Key("paths")
+	keyRaw         = builtins.Key("raw")
+	keyRoot        = builtins.Key("root")
+	keyTool        = builtins.Key("tool")
+)
+
 // Value is the Rego input document, built once.
 func (in *Input) Value() ast.Value {
 	if in.value != nil {
@@ -227,17 +241,17 @@ func (in *Input) Value() ast.Value {
 		ann = ast.ObjectTerm(kv...)
 	}
 	in.value = ast.NewObject(
-		ast.Item(builtins.Key("tool"), ast.StringTerm(in.Tool)),
-		ast.Item(builtins.Key("root"), root),
-		ast.Item(builtins.Key("annotations"), ann),
-		ast.Item(builtins.Key("paths"), valuesTerm(in.Paths, "path")),
-		ast.Item(builtins.Key("hosts"), valuesTerm(in.Hosts, "host")),
-		ast.Item(builtins.Key("arguments"), ast.ObjectTerm(in.arguments...)),
+		ast.Item(keyTool, ast.StringTerm(in.Tool)),
+		ast.Item(keyRoot, root),
+		ast.Item(keyAnnotations, ann),
+		ast.Item(keyPaths, valuesTerm(in.Paths, keyPath)),
+		ast.Item(keyHosts, valuesTerm(in.Hosts, keyHost)),
+		ast.Item(keyArguments, ast.ObjectTerm(in.arguments...)),
 	)
 	return in.value
 }
 
-func valuesTerm(vs []Value, field string) *ast.Term {
+func valuesTerm(vs []Value, field *ast.Term) *ast.Term {
 	terms := make([]*ast.Term, len(vs))
 	for i, v := range vs {
 		res := ast.NullTerm()
@@ -245,9 +259,9 @@ func valuesTerm(vs []Value, field string) *ast.Term {
 			res = ast.StringTerm(v.Resolved)
 		}
 		terms[i] = ast.ObjectTerm(
-			ast.Item(builtins.Key("arg"), ast.StringTerm(v.Arg)),
-			ast.Item(builtins.Key("raw"), v.Raw),
-			ast.Item(builtins.Key(field), res),
+			ast.Item(keyArg, ast.StringTerm(v.Arg)),
+			ast.Item(keyRaw, v.Raw),
+			ast.Item(field, res),
 		)
 	}
 	return ast.ArrayTerm(terms...)

@@ -9,6 +9,9 @@ func MatchTool(pattern, name string) bool {
 	// Iterative matching with single-star backtracking, over byte offsets
 	// and without allocating: linear in practice and never exponential,
 	// whatever a rule file contains. It runs once per grant per decision.
+	if pattern == name {
+		return true // the commonest case: a rule found under its own tool's name
+	}
 	pi, ni := 0, 0
 	star, mark := -1, 0
 	for ni < len(name) {

@@ -37,6 +37,14 @@ func keySet(keys ...string) map[string]bool {
 // normKey folds case and separators, so "filePath", "file_path" and
 // "FILEPATH" are one key.
 func normKey(k string) string {
+	folded := true // most keys are already lower case, without separators
+	for i := 0; i < len(k) && folded; i++ {
+		c := k[i]
+		folded = c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+	}
+	if folded {
+		return k
+	}
 	var b strings.Builder
 	b.Grow(len(k))
 	for _, r := range k {

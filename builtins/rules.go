@@ -214,6 +214,18 @@ type index struct {
 type toolRules struct {
 	groups map[indexKey][]int // rule positions, in order
 	kinds  keyKind            // the kinds in groups
+	// lengths has bit n set when groups holds a key of n bytes (the last
+	// bit for any longer one): a call's ancestors of other lengths are not
+	// looked up, so a call deep in a tree probes one or two of them, not
+	// every level.
+	lengths uint64
+}
+
+func lengthBit(key string) uint64 { return 1 << min(len(key), 63) }
+
+// mayHold reports whether groups may hold k.
+func (t *toolRules) mayHold(k indexKey) bool {
+	return t.kinds&k.kind != 0 && t.lengths&lengthBit(k.value) != 0
 }
 
 func buildIndex(ms []Matcher) index {
@@ -231,6 +243,7 @@ func buildIndex(ms []Matcher) index {
 		for _, k := range indexKeys(m) {
 			t.groups[k] = append(t.groups[k], i)
 			t.kinds |= k.kind
+			t.lengths |= lengthBit(k.value)
 		}
 	}
 	sort.Strings(ix.globs)
@@ -244,7 +257,7 @@ func (ix *index) candidates(c *Call, out []int) []int {
 	keys := callKeys(c, buf[:0])
 	lookUp := func(t *toolRules) {
 		for _, k := range keys {
-			if t.kinds&k.kind != 0 {
+			if t.mayHold(k) {
 				out = append(out, t.groups[k]...)
 			}
 		}

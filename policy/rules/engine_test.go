@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -240,7 +241,8 @@ func ptr[T any](v T) *T { return &v }
 // by testing every rule (with the Go matcher) in both worlds.
 func TestIndexAgreesWithEveryRule(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	dirs := []string{"/", "/srv", "/srv/a", "/srv/a/b", "/srv/c", "/etc", "a", "a/b", ".", "c"}
+	long := "/srv/a/" + strings.Repeat("deep", 20) // past the index's length bits
+	dirs := []string{"/", "/srv", "/srv/a", "/srv/a/b", "/srv/c", "/etc", "a", "a/b", ".", "c", long, long[len("/srv/"):]}
 	hosts := []string{"x.example", "*.example", "a.x.example", "*.x.example", "other.org"}
 	tools := []string{"fs_write", "fs_*", "*", "fs_?rite", "web_fetch", "*_fetch", "other"}
 	decisions := []string{"allow", "deny", "ask"}
@@ -269,7 +271,7 @@ func TestIndexAgreesWithEveryRule(t *testing.T) {
 		for j := 0; j < 25; j++ {
 			var args []string
 			for k := 0; k < rng.IntN(3); k++ {
-				args = append(args, fmt.Sprintf("%q", pick([]string{"/srv/a/b/f", "/srv/c/f", "/etc/f", "a/f", "~/f", "/f", "x/y"})))
+				args = append(args, fmt.Sprintf("%q", pick([]string{"/srv/a/b/f", "/srv/c/f", "/etc/f", "a/f", "~/f", "/f", "x/y", long + "/f", long + "/more/f"})))
 			}
 			var urls []string
 			for k := 0; k < rng.IntN(3); k++ {

@@ -22,38 +22,33 @@ type Decision struct {
 }
 
 // decodeDecision reads the engine's decision document, as the AST the query
-// returns (converting it to Go maps first would cost a copy per call). Each
-// object is walked once, not looked up field by field: a lookup hashes its
-// key anew, and this runs on every call.
+// returns (converting it to Go maps first would cost a copy per call).
+// Fields are looked up by interned key, not walked: walking an object sorts
+// its keys first, and this runs on every call.
 func decodeDecision(doc ast.Object) (Decision, error) {
-	d := Decision{Paths: []string{}, Hosts: []string{}}
-	doc.Foreach(func(k, v *ast.Term) {
-		switch str(k.Value) {
-		case "decision":
-			d.Decision = str(v.Value)
-		case "reason":
-			d.Reason = str(v.Value)
-		case "floor":
-			b, _ := v.Value.(ast.Boolean)
-			d.Floor = bool(b)
-		case "rule":
-			d.Rule = ruleOf(v.Value)
-		case "suggestion":
-			d.Suggestion = ruleOf(v.Value)
-		case "paths":
-			d.Paths = stringsOf(v.Value)
-		case "hosts":
-			d.Hosts = stringsOf(v.Value)
-		}
-	})
+	d := Decision{Decision: str(valueOf(doc, keyDecision))}
 	switch d.Decision {
 	case Allow, Deny, Ask:
-		return d, nil
 	case "":
 		return d, errors.New("rego: the decision has no decision")
 	default:
 		return d, fmt.Errorf("rego: unknown decision %q", d.Decision)
 	}
+	d.Reason = str(valueOf(doc, keyReason))
+	floor, _ := valueOf(doc, keyFloor).(ast.Boolean)
+	d.Floor = bool(floor)
+	d.Rule = ruleOf(valueOf(doc, keyRule))
+	d.Suggestion = ruleOf(valueOf(doc, keySuggestion))
+	d.Paths = stringsOf(valueOf(doc, keyPaths))
+	d.Hosts = stringsOf(valueOf(doc, keyHosts))
+	return d, nil
+}
+
+func valueOf(o ast.Object, key *ast.Term) ast.Value {
+	if t := o.Get(key); t != nil {
+		return t.Value
+	}
+	return nil
 }
 
 func str(v ast.Value) string { s, _ := v.(ast.String); return string(s) }
@@ -64,32 +59,16 @@ func ruleOf(v ast.Value) *Rule {
 	if !ok {
 		return nil
 	}
-	var r Rule
-	o.Foreach(func(k, v *ast.Term) {
-		switch str(k.Value) {
-		case "tool":
-			r.Tool = str(v.Value)
-		case "decision":
-			r.Decision = str(v.Value)
-		case "under":
-			r.Under = str(v.Value)
-		case "host":
-			r.Host = str(v.Value)
-		case "message":
-			r.Message = str(v.Value)
-		case "annotations":
-			a, ok := v.Value.(ast.Object)
-			if !ok || a.Len() == 0 {
-				return
+	r := Rule{Tool: str(valueOf(o, keyTool)), Decision: str(valueOf(o, keyDecision)), Under: str(valueOf(o, keyUnder)),
+		Host: str(valueOf(o, keyHost)), Message: str(valueOf(o, keyMessage))}
+	if a, ok := valueOf(o, keyAnnotations).(ast.Object); ok && a.Len() > 0 {
+		r.Annotations = map[string]bool{}
+		a.Foreach(func(k, v *ast.Term) {
+			if b, ok := v.Value.(ast.Boolean); ok {
+				r.Annotations[str(k.Value)] = bool(b)
 			}
-			r.Annotations = map[string]bool{}
-			a.Foreach(func(k, v *ast.Term) {
-				if b, ok := v.Value.(ast.Boolean); ok {
-					r.Annotations[str(k.Value)] = bool(b)
-				}
-			})
-		}
-	})
+		})
+	}
 	return &r
 }
 

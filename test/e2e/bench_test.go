@@ -12,6 +12,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/mcp-policy/mcp-policy/policy"
+	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -50,6 +51,25 @@ func BenchmarkRoundTripOfficial(b *testing.B) {
 		client.ExecuteToolCalls(context.Background(), calls)
 	}
 	b.Run("policy", func(b *testing.B) { directAndThroughPolicy(b, client, p, calls) })
+	// The decision alone, in a loop of its own as the other benchmarks
+	// time things, against the median round trip measured just after it.
+	b.Run("decision", func(b *testing.B) {
+		ctx := context.Background()
+		start := time.Now()
+		for b.Loop() {
+			if d, err := p.Decide(ctx, calls[0]); err != nil || d.Decision != rules.Allow {
+				b.Fatalf("%+v %v", d, err)
+			}
+		}
+		decision := time.Since(start) / time.Duration(b.N)
+		var direct []time.Duration
+		for range 500 {
+			start := time.Now()
+			client.ExecuteToolCalls(ctx, calls)
+			direct = append(direct, time.Since(start))
+		}
+		b.ReportMetric(100*float64(decision)/float64(median(direct)), "of-round-trip-%")
+	})
 	// The yardstick in place: the least any Rego decision costs, a
 	// prepared query reading one input field, run before each call. Between
 	// round trips a decision runs with cold caches, and slows the round

@@ -54,16 +54,15 @@ func (a *Annotations) Hints() map[string]bool {
 		return nil
 	}
 	out := make(map[string]bool, 4)
-	for name, v := range map[string]*bool{
-		"readOnlyHint":    a.ReadOnlyHint,
-		"destructiveHint": a.DestructiveHint,
-		"idempotentHint":  a.IdempotentHint,
-		"openWorldHint":   a.OpenWorldHint,
-	} {
+	set := func(name string, v *bool) {
 		if v != nil {
 			out[name] = *v
 		}
 	}
+	set("readOnlyHint", a.ReadOnlyHint)
+	set("destructiveHint", a.DestructiveHint)
+	set("idempotentHint", a.IdempotentHint)
+	set("openWorldHint", a.OpenWorldHint)
 	return out
 }
 

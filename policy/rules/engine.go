@@ -345,16 +345,16 @@ type cachedSchema struct {
 }
 
 func (e *Engine) schemaKeysOf(t *provider.Tool) schemaKeys {
-	name, raw := t.Function.Name, string(t.Function.Parameters)
+	name := t.Function.Name
 	e.schemaMu.RLock()
 	c, ok := e.schemaFor[name]
 	e.schemaMu.RUnlock()
-	if ok && c.raw == raw {
+	if ok && c.raw == string(t.Function.Parameters) { // compared, not copied
 		return c.keys
 	}
 	keys := parseSchemaKeys(t.Function.Parameters)
 	e.schemaMu.Lock()
-	e.schemaFor[name] = cachedSchema{raw: raw, keys: keys}
+	e.schemaFor[name] = cachedSchema{raw: string(t.Function.Parameters), keys: keys}
 	e.schemaMu.Unlock()
 	return keys
 }

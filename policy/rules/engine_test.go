@@ -351,3 +351,17 @@ func TestDecideStopsWithItsContext(t *testing.T) {
 	assert.Error(t, err, "a cancelled evaluation decides nothing")
 	assert.Less(t, time.Since(start), 10*time.Second, "the evaluation stopped when its context ended")
 }
+
+// A team's deny that steps through a document's keys at decision time
+// (partial evaluation leaves the comprehension) sees each key's own value:
+// the evaluation's cache keeps each reference apart.
+func TestDenyOverEveryKeyOfADocument(t *testing.T) {
+	e := engine(t, rules.Config{Rules: []rules.Rule{{Tool: "*", Decision: "allow"}}, Modules: []rules.Module{
+		{Name: "team.rego", Source: "package mcp.custom\n\ndeny contains \"blocked tool\" if count({n | data.corp.blocked[n] == input.tool}) > 0\n"},
+		{Name: "blocked.rego", Source: "package corp.blocked\n\na := \"t_first\"\n\nb := \"rm_rf\"\n\nc := concat(\"\", [\"del\", \"ete\"])\n"},
+	}})
+	for _, tool := range []string{"t_first", "rm_rf", "delete"} {
+		assert.Equal(t, rules.Deny, decide(t, e, call(tool, `{}`), nil).Decision, tool)
+	}
+	assert.Equal(t, rules.Allow, decide(t, e, call("fs_read", `{}`), nil).Decision)
+}

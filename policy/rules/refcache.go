@@ -1,6 +1,10 @@
 package rules
 
-import "github.com/open-policy-agent/opa/v1/ast"
+import (
+	"slices"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+)
 
 // refCache is the virtual-document cache of one evaluation (OPA's
 // topdown.VirtualCache): a rule's value is computed once per evaluation
@@ -18,10 +22,12 @@ type refFrame struct {
 	byHash  map[int][]int // entries' indices, once there are indexFrom of them
 }
 
-// cachedRef is a reference's value; nil records that it is undefined.
+// cachedRef is a reference's value, or the record that it is undefined.
+// As in OPA's cache, a reference once recorded undefined stays so.
 type cachedRef struct {
-	ref   ast.Ref
-	value *ast.Term
+	ref       ast.Ref
+	value     *ast.Term
+	undefined bool
 }
 
 // indexFrom is where a frame stops being scanned: past it a scan would make
@@ -44,8 +50,10 @@ func (c *refCache) Pop() {
 func (c *refCache) Get(ref ast.Ref) (*ast.Term, bool) {
 	f := &c.frames[len(c.frames)-1]
 	if i := f.find(ref); i >= 0 {
-		v := f.entries[i].value
-		return v, v == nil
+		if e := f.entries[i]; !e.undefined {
+			return e.value, false
+		}
+		return nil, true
 	}
 	return nil, false
 }
@@ -54,10 +62,15 @@ func (c *refCache) Get(ref ast.Ref) (*ast.Term, bool) {
 func (c *refCache) Put(ref ast.Ref, value *ast.Term) {
 	f := &c.frames[len(c.frames)-1]
 	if i := f.find(ref); i >= 0 {
-		f.entries[i].value = value
+		f.entries[i].set(value)
 		return
 	}
-	f.entries = append(f.entries, cachedRef{ref, value})
+	// A copy: OPA hands over references that share a buffer it goes on
+	// writing the next reference into (a variable key being stepped
+	// through), so the one kept here would turn into another.
+	e := cachedRef{ref: slices.Clone(ref)}
+	e.set(value)
+	f.entries = append(f.entries, e)
 	switch n := len(f.entries); {
 	case n == indexFrom:
 		f.byHash = make(map[int][]int, 2*n)
@@ -75,11 +88,19 @@ func (c *refCache) Put(ref ast.Ref, value *ast.Term) {
 func (c *refCache) Keys() []ast.Ref {
 	var keys []ast.Ref
 	for _, e := range c.frames[len(c.frames)-1].entries {
-		if e.value != nil {
+		if e.value != nil { // as OPA lists them
 			keys = append(keys, e.ref)
 		}
 	}
 	return keys
+}
+
+func (e *cachedRef) set(value *ast.Term) {
+	if value == nil {
+		e.undefined = true
+	} else {
+		e.value = value
+	}
 }
 
 func (f *refFrame) find(ref ast.Ref) int {

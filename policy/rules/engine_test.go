@@ -66,15 +66,18 @@ func TestPathArgumentsByKeyAndSchema(t *testing.T) {
 
 func TestBadCalls(t *testing.T) {
 	e := engine(t, rules.Config{})
-	for _, args := range []string{`[1]`, `"x"`, `{"path":"a","path":"b"}`, "{\"path\":\"\xff\"}", `{"path":`, `{} {}`} {
+	for _, args := range []string{`[1]`, `"x"`, `{"path":"a","path":"b"}`, "{\"path\":\"\xff\"}", `{"path":`, `{} {}`,
+		"\u00a0", "\v", "\u2028"} { // space to Unicode, not to JSON: no server reads these as {}
 		_, _, err := e.Decide(context.Background(), call("fs_write", args), nil)
 		var bad *rules.BadCallError
 		assert.ErrorAs(t, err, &bad, args)
 	}
 	_, _, err := e.Decide(context.Background(), call("", `{}`), nil)
 	assert.Error(t, err)
-	d := decide(t, e, call("fs_list", ``), nil)
-	assert.Equal(t, rules.ReasonNoMatch, d.Reason, "empty arguments are {}")
+	for _, empty := range []string{``, " \t\r\n"} {
+		d := decide(t, e, call("fs_list", empty), nil)
+		assert.Equal(t, rules.ReasonNoMatch, d.Reason, "empty arguments are {}")
+	}
 }
 
 func TestUnknownPathsNeverAllow(t *testing.T) {

@@ -87,7 +87,7 @@ func (e *BadCallError) Error() string { return e.Msg }
 // parseArguments decodes a call's arguments text: a JSON object (empty text
 // counts as {}), valid UTF-8, no duplicate keys. Numbers keep their text.
 func parseArguments(text string) ([][2]*ast.Term, error) {
-	if strings.TrimSpace(text) == "" {
+	if strings.Trim(text, " \t\r\n") == "" { // JSON's whitespace, not Unicode's
 		return nil, nil
 	}
 	items, ok, err := decodeJSONObject([]byte(text))

@@ -143,13 +143,14 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 			}
 		case defaultURLKeys[nk] || schema.urls[k] || extraURL[nk]:
 			for _, raw := range spread(item[1]) {
+				s, isString := raw.Value.(ast.String)
 				// A file:// URI names a path, whatever the key says.
-				if s, ok := raw.Value.(ast.String); ok && len(s) >= 7 && strings.EqualFold(string(s[:7]), "file://") {
+				if isString && len(s) >= 7 && strings.EqualFold(string(s[:7]), "file://") {
 					in.Paths = append(in.Paths, in.pathValue(k, raw))
 					continue
 				}
 				v := Value{Arg: k, Raw: raw}
-				if s, ok := raw.Value.(ast.String); ok {
+				if isString {
 					v.Resolved, _ = builtins.URLHost(string(s))
 				}
 				in.Hosts = append(in.Hosts, v)

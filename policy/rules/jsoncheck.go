@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -132,7 +133,7 @@ func (w *jsonWalker) value() (ast.Value, error) {
 func (w *jsonWalker) object() ([][2]*ast.Term, error) {
 	w.i++ // '{'
 	var items [][2]*ast.Term
-	var seen map[string]bool // past a few keys, a scan would be quadratic
+	var keys memberKeys
 	for {
 		w.skipSpace()
 		switch w.data[w.i] {
@@ -147,7 +148,7 @@ func (w *jsonWalker) object() ([][2]*ast.Term, error) {
 		if err != nil {
 			return nil, err
 		}
-		if w.seen(items, &seen, key) {
+		if keys.repeated(key) {
 			return nil, fmt.Errorf("duplicate key %q", key)
 		}
 		w.skipSpace()
@@ -160,27 +161,35 @@ func (w *jsonWalker) object() ([][2]*ast.Term, error) {
 	}
 }
 
-// seen reports whether key is among items' keys.
-func (w *jsonWalker) seen(items [][2]*ast.Term, set *map[string]bool, key string) bool {
-	const scanned = 16
-	if len(items) < scanned {
-		for _, it := range items {
-			if string(it[0].Value.(ast.String)) == key {
-				return true
-			}
+// memberKeys are an object's keys so far. It tells a repeated one by
+// scanning while there are few, and by a set once there are more (a scan
+// would make a large object quadratic).
+type memberKeys struct {
+	few [16]string
+	n   int
+	set map[string]bool
+}
+
+// repeated adds key and reports whether it was there already.
+func (m *memberKeys) repeated(key string) bool {
+	if m.set == nil {
+		if slices.Contains(m.few[:m.n], key) {
+			return true
 		}
-		return false
-	}
-	if *set == nil {
-		*set = make(map[string]bool, 2*len(items))
-		for _, it := range items {
-			(*set)[string(it[0].Value.(ast.String))] = true
+		if m.n < len(m.few) {
+			m.few[m.n] = key
+			m.n++
+			return false
+		}
+		m.set = make(map[string]bool, 2*len(m.few))
+		for _, k := range m.few {
+			m.set[k] = true
 		}
 	}
-	if (*set)[key] {
+	if m.set[key] {
 		return true
 	}
-	(*set)[key] = true
+	m.set[key] = true
 	return false
 }
 

@@ -1,10 +1,12 @@
 package builtins
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/types"
 
 	"github.com/mcp-policy/mcp-policy/verdict"
@@ -32,29 +34,109 @@ var moduleSets = []struct{ module, decision, reason string }{
 }
 
 var engineBuiltins = []builtin{
-	defDyn(fn(NameEngineDecide,
-		`The decision document for a call: input, data.mcp_data (with "rules"), then the sets of entries of floor deny, floor ask, custom deny, custom ask and custom allow.`,
-		types.Args(types.A, types.A, setOfAny, setOfAny, setOfAny, setOfAny, setOfAny), types.A),
-		engineDecide),
+	{decl: engineDecideDecl, register: func() { rego.RegisterBuiltinDyn(engineDecideDecl, engineDecide) }},
 }
 
+var engineDecideDecl = fn(NameEngineDecide,
+	`The decision document for a call: input, data.mcp_data (with "rules"), then the sets of entries of floor deny, floor ask, custom deny, custom ask and custom allow.`,
+	types.Args(types.A, types.A, setOfAny, setOfAny, setOfAny, setOfAny, setOfAny), types.A)
+
 // entry is one thing that matched: its decision, the reason it is reported
-// with, the rule shown, and whether it only might match.
+// with, and whether it only might match. The rule it is shown as is a data
+// rule's position, or (position -1) a module's message.
 type entry struct {
 	decision, reason string
-	rule             *ast.Term
+	position         int
+	message          *ast.Term
 	maybe            bool
 }
 
-func engineDecide(args []*ast.Term) (*ast.Term, error) {
+// Outcome is a decision as the builtin reaches it, before it is a
+// document. Rule is nil when no rule decided; Paths and Hosts are each
+// path and URL as shown to the human (see shown); Under and Host are the
+// suggestion's, "" when it has none.
+type Outcome struct {
+	Decision, Reason string
+	Rule             *OutcomeRule
+	Paths, Hosts     []*ast.Term
+	Under, Host      string
+	Floor            bool
+}
+
+// OutcomeRule is the rule a decision reports: the data rule at Position,
+// or, when Position is -1, a module's entry with its decision and message.
+type OutcomeRule struct {
+	Position          int
+	Decision, Message string // Message is "" for a message that is not a string
+	message           *ast.Term
+}
+
+// A Sink lets the engine's Go caller take the Outcome instead of the
+// document. Building the document and reading it back was a tenth of a
+// decision, for a value only the caller reads; and the caller has the call
+// as Go already, so the builtin need not read it out of the input. A sink
+// is for the one input document it was made for: a call of the builtin
+// with any other input (a Rego test's) returns the document as always.
+type Sink struct {
+	input   ast.Value
+	call    *Call
+	outcome *Outcome
+}
+
+type sinkKey struct{}
+
+// WithSink returns a context under which the engine builtin, called with
+// input (the very value, not an equal one) and c (what CallOf(input)
+// reads), stores its outcome in o and returns true instead of the
+// document. Only the engine's own query may be evaluated under it: modules
+// cannot call the builtin (the engine refuses them), so its one call is
+// the decision's.
+func WithSink(ctx context.Context, input ast.Value, c *Call, o *Outcome) context.Context {
+	return context.WithValue(ctx, sinkKey{}, &Sink{input: input, call: c, outcome: o})
+}
+
+func sinkFor(ctx context.Context, input ast.Value) *Sink {
+	if ctx == nil {
+		return nil
+	}
+	s, _ := ctx.Value(sinkKey{}).(*Sink)
+	if s == nil || s.input != input {
+		return nil
+	}
+	return s
+}
+
+func engineDecide(bctx rego.BuiltinContext, args []*ast.Term) (*ast.Term, error) {
 	in, data, sets := args[0], args[1], args[2:]
-	call := CallOf(in.Value)
+	sink := sinkFor(bctx.Context, in.Value)
+	var call Call
+	if sink != nil {
+		call = *sink.call
+	} else {
+		call = CallOf(in.Value)
+	}
+	rules, err := ruleSetOf(valueAt(data.Value, keyRules))
+	if err != nil {
+		return nil, err
+	}
+	o, err := decide(&call, in.Value, rules, sets)
+	if err != nil {
+		return nil, err
+	}
+	if sink != nil {
+		*sink.outcome = o
+		return ast.InternedTerm(true), nil
+	}
+	return o.document(call.Tool, rules), nil
+}
+
+func decide(call *Call, in ast.Value, rules *ruleSet, sets []*ast.Term) (Outcome, error) {
 	var entries []entry
 	floor := false
 	for i, s := range moduleSets {
 		set, ok := sets[i].Value.(ast.Set)
 		if !ok {
-			return nil, fmt.Errorf("%s %s: expected a set of entries, got %v", s.module, s.decision, ast.ValueName(sets[i].Value))
+			return Outcome{}, fmt.Errorf("%s %s: expected a set of entries, got %v", s.module, s.decision, ast.ValueName(sets[i].Value))
 		}
 		if set.Len() == 0 {
 			continue // most sets, on most calls: no copy to sort
@@ -64,26 +146,18 @@ func engineDecide(args []*ast.Term) (*ast.Term, error) {
 			e := sorted.Elem(j)
 			message, maybe, counts, err := moduleEntry(e)
 			if err != nil {
-				return nil, fmt.Errorf("%s %s entry %v: %v", s.module, s.decision, e, err)
+				return Outcome{}, fmt.Errorf("%s %s entry %v: %v", s.module, s.decision, e, err)
 			}
 			if !counts {
 				continue
 			}
 			floor = floor || s.module == "floor"
-			rule := ast.ObjectTerm(
-				ast.Item(keyTool, ast.StringTerm(call.Tool)),
-				ast.Item(keyDecision, Key(s.decision)),
-				ast.Item(keyMessage, message))
-			entries = append(entries, entry{s.decision, s.reason, rule, maybe})
+			entries = append(entries, entry{s.decision, s.reason, -1, message, maybe})
 		}
 	}
-	rules, err := ruleSetOf(valueAt(data.Value, keyRules))
+	matched, err := rules.matching(call)
 	if err != nil {
-		return nil, err
-	}
-	matched, err := rules.matching(&call)
-	if err != nil {
-		return nil, err
+		return Outcome{}, err
 	}
 	entries = append(entries, matched...)
 
@@ -91,24 +165,54 @@ func engineDecide(args []*ast.Term) (*ast.Term, error) {
 	for _, e := range entries {
 		t.Add(e.decision, e.maybe)
 	}
-	decision, reason, rule := verdict.Ask, "", ast.NullTerm()
+	o := Outcome{Decision: verdict.Ask, Floor: floor,
+		Paths: shown(valueAt(in, keyPaths), keyPath), Hosts: shown(valueAt(in, keyHosts), keyHost)}
+	o.Under, o.Host = Suggest(call)
 	switch outcome, i := t.Result(); outcome {
 	case verdict.Decided:
-		decision, reason, rule = entries[i].decision, entries[i].reason, entries[i].rule
+		win := entries[i]
+		o.Decision, o.Reason = win.decision, win.reason
+		o.Rule = &OutcomeRule{Position: win.position, Decision: win.decision, message: win.message}
+		if win.position < 0 {
+			o.Rule.Message, _ = str(win.message)
+		}
 	case verdict.Unevaluable:
-		reason = "unevaluable-path"
+		o.Reason = "unevaluable-path"
 	default:
-		reason = "no-match"
+		o.Reason = "no-match"
+	}
+	return o, nil
+}
+
+// document is the decision document: decision, reason, rule (the data rule
+// as it is in data, or a module's entry as {tool, decision, message}),
+// paths, hosts, suggestion and floor.
+func (o *Outcome) document(tool string, rules *ruleSet) *ast.Term {
+	rule := ast.NullTerm()
+	if r := o.Rule; r != nil && r.Position >= 0 {
+		rule = rules.terms[r.Position]
+	} else if r != nil {
+		rule = ast.ObjectTerm(
+			ast.Item(keyTool, ast.StringTerm(tool)),
+			ast.Item(keyDecision, Key(r.Decision)),
+			ast.Item(keyMessage, r.message))
+	}
+	suggestion := [][2]*ast.Term{ast.Item(keyTool, ast.StringTerm(tool))}
+	switch {
+	case o.Under != "":
+		suggestion = append(suggestion, ast.Item(keyUnder, ast.StringTerm(o.Under)))
+	case o.Host != "":
+		suggestion = append(suggestion, ast.Item(keyHost, ast.StringTerm(o.Host)))
 	}
 	return ast.ObjectTerm(
-		ast.Item(keyDecision, Key(decision)),
-		ast.Item(keyReason, Key(reason)),
+		ast.Item(keyDecision, Key(o.Decision)),
+		ast.Item(keyReason, Key(o.Reason)),
 		ast.Item(keyRule, rule),
-		ast.Item(keyPaths, shown(valueAt(in.Value, keyPaths), keyPath)),
-		ast.Item(keyHosts, shown(valueAt(in.Value, keyHosts), keyHost)),
-		ast.Item(keySuggestion, suggestion(&call)),
-		ast.Item(keyFloor, ast.BooleanTerm(floor)),
-	), nil
+		ast.Item(keyPaths, ast.ArrayTerm(o.Paths...)),
+		ast.Item(keyHosts, ast.ArrayTerm(o.Hosts...)),
+		ast.Item(keySuggestion, ast.ObjectTerm(suggestion...)),
+		ast.Item(keyFloor, ast.BooleanTerm(o.Floor)),
+	)
 }
 
 // moduleEntry reads a module's entry: a message, or an object with
@@ -145,10 +249,10 @@ func moduleEntry(e *ast.Term) (message *ast.Term, maybe, counts bool, err error)
 
 // shown is how each path or URL is shown to the human: resolved if it could
 // be, else as written.
-func shown(values ast.Value, field *ast.Term) *ast.Term {
+func shown(values ast.Value, field *ast.Term) []*ast.Term {
 	arr, _ := values.(*ast.Array)
 	if arr == nil {
-		return ast.ArrayTerm()
+		return nil
 	}
 	out := make([]*ast.Term, 0, arr.Len())
 	for i := 0; i < arr.Len(); i++ {
@@ -171,7 +275,7 @@ func shown(values ast.Value, field *ast.Term) *ast.Term {
 			out = append(out, ast.StringTerm(marshal(rawTerm.Value)))
 		}
 	}
-	return ast.ArrayTerm(out...)
+	return out
 }
 
 func isString(t *ast.Term) bool { _, ok := t.Value.(ast.String); return ok }
@@ -187,15 +291,4 @@ func marshal(v ast.Value) string {
 		return v.String()
 	}
 	return string(b)
-}
-
-func suggestion(c *Call) *ast.Term {
-	items := [][2]*ast.Term{ast.Item(keyTool, ast.StringTerm(c.Tool))}
-	switch under, host := Suggest(c); {
-	case under != "":
-		items = append(items, ast.Item(keyUnder, ast.StringTerm(under)))
-	case host != "":
-		items = append(items, ast.Item(keyHost, ast.StringTerm(host)))
-	}
-	return ast.ObjectTerm(items...)
 }

@@ -81,7 +81,7 @@ func (rs *ruleSet) matching(call *Call) ([]entry, error) {
 		if st == NoMatch {
 			continue
 		}
-		out = append(out, entry{rs.decisions[pos], "rule", rs.terms[pos], st == MaybeMatches})
+		out = append(out, entry{rs.decisions[pos], "rule", pos, nil, st == MaybeMatches})
 	}
 	return out, nil
 }

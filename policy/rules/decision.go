@@ -1,10 +1,9 @@
 package rules
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
 )
 
 // Decision is the answer for one call.
@@ -21,65 +20,33 @@ type Decision struct {
 	Floor bool `json:"-"`
 }
 
-// decodeDecision reads the engine's decision document, as the AST the query
-// returns (converting it to Go maps first would cost a copy per call).
-// Fields are looked up by interned key, not walked: walking an object sorts
-// its keys first, and this runs on every call.
-func decodeDecision(doc ast.Object) (Decision, error) {
-	d := Decision{Decision: str(valueOf(doc, keyDecision))}
-	switch d.Decision {
-	case Allow, Deny, Ask:
-	case "":
-		return d, errors.New("rego: the decision has no decision")
+// decisionOf is the engine builtin's outcome for a call as a Decision: the
+// same answer its decision document gives (a test holds them to it), read
+// without the document.
+func (e *Engine) decisionOf(in *Input, o *builtins.Outcome) Decision {
+	d := Decision{Decision: o.Decision, Reason: o.Reason, Floor: o.Floor,
+		Paths: stringsOf(o.Paths), Hosts: stringsOf(o.Hosts),
+		Suggestion: &Rule{Tool: in.Tool, Under: o.Under, Host: o.Host}}
+	switch r := o.Rule; {
+	case r == nil:
+	case r.Position >= 0:
+		rule := e.rules[r.Position].Clone() // the data rules are e.rules, in order
+		if len(rule.Annotations) == 0 {
+			rule.Annotations = nil // no hints, however the rule spelt it
+		}
+		d.Rule = &rule
 	default:
-		return d, fmt.Errorf("rego: unknown decision %q", d.Decision)
+		d.Rule = &Rule{Tool: in.Tool, Decision: r.Decision, Message: r.Message}
 	}
-	d.Reason = str(valueOf(doc, keyReason))
-	floor, _ := valueOf(doc, keyFloor).(ast.Boolean)
-	d.Floor = bool(floor)
-	d.Rule = ruleOf(valueOf(doc, keyRule))
-	d.Suggestion = ruleOf(valueOf(doc, keySuggestion))
-	d.Paths = stringsOf(valueOf(doc, keyPaths))
-	d.Hosts = stringsOf(valueOf(doc, keyHosts))
-	return d, nil
+	return d
 }
 
-func valueOf(o ast.Object, key *ast.Term) ast.Value {
-	if t := o.Get(key); t != nil {
-		return t.Value
-	}
-	return nil
-}
-
-func str(v ast.Value) string { s, _ := v.(ast.String); return string(s) }
-
-// ruleOf reads a rule object; anything else is no rule.
-func ruleOf(v ast.Value) *Rule {
-	o, ok := v.(ast.Object)
-	if !ok {
-		return nil
-	}
-	r := Rule{Tool: str(valueOf(o, keyTool)), Decision: str(valueOf(o, keyDecision)), Under: str(valueOf(o, keyUnder)),
-		Host: str(valueOf(o, keyHost)), Message: str(valueOf(o, keyMessage))}
-	if a, ok := valueOf(o, keyAnnotations).(ast.Object); ok && a.Len() > 0 {
-		r.Annotations = map[string]bool{}
-		a.Foreach(func(k, v *ast.Term) {
-			if b, ok := v.Value.(ast.Boolean); ok {
-				r.Annotations[str(k.Value)] = bool(b)
-			}
-		})
-	}
-	return &r
-}
-
-// stringsOf reads an array's strings.
-func stringsOf(v ast.Value) []string {
-	out := []string{}
-	if arr, ok := v.(*ast.Array); ok {
-		for i := range arr.Len() {
-			if s, ok := arr.Elem(i).Value.(ast.String); ok {
-				out = append(out, string(s))
-			}
+// stringsOf reads the strings among terms.
+func stringsOf(terms []*ast.Term) []string {
+	out := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if s, ok := t.Value.(ast.String); ok {
+			out = append(out, string(s))
 		}
 	}
 	return out

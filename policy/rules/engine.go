@@ -230,6 +230,9 @@ func parseModules(extra []Module) (map[string]*ast.Module, error) {
 				return nil, fmt.Errorf("rego: %s: package %s is under data.%s, which belongs to the engine", name, pkg, root)
 			}
 		}
+		if at := engineBuiltinIn(parsed); at != nil {
+			return nil, fmt.Errorf("rego: %s:%d: %s belongs to the engine; a module cannot call it", name, at.Row, builtins.NameEngineDecide)
+		}
 		if pkg == mcprego.FloorPackage {
 			replacesFloor = true
 		}
@@ -250,6 +253,21 @@ func parseModules(extra []Module) (map[string]*ast.Module, error) {
 	}
 	pruneUndefinedSets(out["embedded/"+mcprego.EngineFile], out)
 	return out, nil
+}
+
+// engineBuiltinIn is where a module refers to the engine's builtin, nil if
+// nowhere. The engine takes the outcome of the builtin's call in its query
+// directly (builtins.WithSink), so a module's own call of it, with the same
+// input, would get no document: a deny built on it would quietly drop.
+func engineBuiltinIn(m *ast.Module) *ast.Location {
+	var at *ast.Location
+	ast.WalkRefs(m, func(r ast.Ref) bool {
+		if at == nil && r.String() == builtins.NameEngineDecide {
+			at = r[0].Location
+		}
+		return at != nil
+	})
+	return at
 }
 
 // rulesData is the rules as the engine reads them: every field present, so
@@ -302,7 +320,12 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 	cancel := topdown.NewCancel()
 	stop := context.AfterFunc(ctx, cancel.Cancel)
 	defer stop()
-	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(in.Value()), rego.EvalExternalCancel(cancel),
+	// The engine's builtin hands its outcome to this call directly (see
+	// builtins.WithSink) instead of as a document to read back.
+	var o builtins.Outcome
+	value := in.Value()
+	rs, err := e.query.Eval(builtins.WithSink(ctx, value, in.call(), &o), rego.EvalParsedInput(value),
+		rego.EvalExternalCancel(cancel),
 		rego.EvalVirtualCache(newRefCache()),
 		rego.EvalMetrics(metrics.NoOp())) // nothing reads them: timing them was 2% of a decision
 	if err != nil {
@@ -311,17 +334,10 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 	if len(rs) != 1 || len(rs[0].Expressions) == 0 {
 		return Decision{}, errors.New("rego: the decision is undefined (a module conflicts with the engine?)")
 	}
-	// The decision is the value of the query's last expression, the
-	// builtin call (see prepareResidual).
-	term, ok := rs[0].Expressions[len(rs[0].Expressions)-1].Value.(*ast.Term)
-	var doc ast.Object
-	if ok {
-		doc, ok = term.Value.(ast.Object)
+	if o.Decision == "" {
+		return Decision{}, errors.New("rego: the engine's builtin did not decide")
 	}
-	if !ok {
-		return Decision{}, errors.New("rego: the decision is not an object")
-	}
-	return decodeDecision(doc)
+	return e.decisionOf(in, &o), nil
 }
 
 func utf8Valid(s string) bool { return utf8.ValidString(s) }

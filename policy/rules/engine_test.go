@@ -150,6 +150,11 @@ deny contains "the reason argument is visible" if input.arguments.reason
 		_, err = rules.NewEngine(context.Background(), rules.Config{Modules: []rules.Module{{Name: "evil.rego", Source: "package " + pkg + "\n\nask contains \"x\" if true\n"}}})
 		assert.ErrorContains(t, err, "belongs to the engine", pkg)
 	}
+	// Nor call the engine's builtin: the engine takes that call's answer
+	// directly, so a deny built on a call of its own would drop.
+	_, err = rules.NewEngine(context.Background(), rules.Config{Modules: []rules.Module{{Name: "evil.rego",
+		Source: "package mcp.custom\n\ndeny contains \"x\" if {\n\tmcp.engine.decide(input, data.mcp_data, set(), set(), set(), set(), set()).decision == \"allow\"\n}\n"}}})
+	assert.ErrorContains(t, err, "evil.rego:4: mcp.engine.decide belongs to the engine")
 
 	// A security team's floor replaces the embedded one.
 	e = engine(t, rules.Config{Rules: []rules.Rule{{Tool: "*", Decision: "allow"}},

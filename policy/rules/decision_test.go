@@ -15,12 +15,13 @@ import (
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
-// The engine's decisions are read from its builtin's outcome, not from the
-// decision document the same builtin returns to Rego (tests, policy-eval
-// test). Both must be one answer: here each call is decided both ways.
+// The engine's decisions are read from its builtin's outcome, through a
+// sink, on a partially evaluated query; a Rego test reads the decision
+// document of the whole modules. Both must be one answer: here each call is
+// decided both ways.
 func TestOutcomeIsTheDecisionDocument(t *testing.T) {
 	ctx := context.Background()
-	e, err := NewEngine(ctx, Config{
+	cfg := Config{
 		Rules: []Rule{
 			{Tool: "*", Decision: Allow, Annotations: map[string]bool{"readOnlyHint": true}, Under: "/"},
 			{Tool: "fs_*", Decision: Deny, Under: "/srv/live", Message: "not live"},
@@ -35,8 +36,10 @@ deny contains "no tmp" if { some p in input.paths; mcp.path.within("/tmp", p.pat
 ask contains {"message": 7, "status": mcp.path.within("/srv/projects/p1", p.path)} if { some p in input.paths }
 allow contains {"message": "maybe", "status": mcp.path.within("/srv/maybe", p.path)} if { some p in input.paths }
 `}},
-	})
+	}
+	e, err := NewEngine(ctx, cfg)
 	require.NoError(t, err)
+	full := fullQuery(ctx, t, e, cfg)
 	readOnly := &provider.Tool{Function: provider.ToolFunction{Name: "fs_read"},
 		Annotations: &provider.Annotations{ReadOnlyHint: ptr(true)}}
 	paths := []string{`"/srv/projects/p1/a"`, `"projects/p2/b"`, `"/srv/live/db"`, `"/tmp/x"`, `"~/x"`, `7`, `null`,
@@ -64,7 +67,7 @@ allow contains {"message": "maybe", "status": mcp.path.within("/srv/maybe", p.pa
 		}
 		got, in, err := e.Decide(ctx, c, tool)
 		require.NoError(t, err, c.Function.Arguments)
-		want, err := documentDecision(ctx, e, in)
+		want, err := documentDecision(ctx, full, in)
 		require.NoError(t, err, c.Function.Arguments)
 		require.Equal(t, want, got, "%s %s", c.Function.Name, c.Function.Arguments)
 	}
@@ -72,15 +75,33 @@ allow contains {"message": "maybe", "status": mcp.path.within("/srv/maybe", p.pa
 
 func ptr[T any](v T) *T { return &v }
 
-// documentDecision evaluates the engine's query without a sink, as Rego
-// does, and reads the decision document.
-func documentDecision(ctx context.Context, e *Engine, in *Input) (Decision, error) {
-	rs, err := e.query.Eval(ctx, rego.EvalParsedInput(in.Value()))
+// fullQuery is the engine's modules and data as a Rego test evaluates them:
+// the whole decision document, no partial evaluation, no sink.
+func fullQuery(ctx context.Context, t *testing.T, e *Engine, cfg Config) rego.PreparedEvalQuery {
+	modules, err := parseModules(cfg.Modules)
+	require.NoError(t, err)
+	compiler := ast.NewCompiler()
+	compiler.Compile(modules)
+	require.Empty(t, compiler.Errors)
+	pq, err := rego.New(rego.Query("data.mcp.engine.decision"), rego.Compiler(compiler), rego.Store(e.store(cfg.Protected)),
+		rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
+	require.NoError(t, err)
+	return pq
+}
+
+func documentDecision(ctx context.Context, full rego.PreparedEvalQuery, in *Input) (Decision, error) {
+	rs, err := full.Eval(ctx, rego.EvalParsedInput(in.Value()))
 	if err != nil {
 		return Decision{}, err
 	}
-	term := rs[0].Expressions[len(rs[0].Expressions)-1].Value.(*ast.Term)
-	return decodeDecision(term.Value.(ast.Object))
+	if len(rs) != 1 {
+		return Decision{}, errors.New("the decision is undefined")
+	}
+	doc, err := ast.InterfaceToValue(rs[0].Expressions[0].Value)
+	if err != nil {
+		return Decision{}, err
+	}
+	return decodeDecision(doc.(ast.Object))
 }
 
 // decodeDecision reads the engine's decision document, as the AST the query

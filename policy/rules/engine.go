@@ -84,17 +84,6 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		e.rootKeys = append(e.rootKeys, k)
 	}
 	sort.Slice(e.rootKeys, func(i, j int) bool { return len(e.rootKeys[i]) > len(e.rootKeys[j]) })
-	protected := make([]any, 0, len(cfg.Protected))
-	for _, p := range cfg.Protected {
-		if r, ok := builtins.Resolve("", p); ok {
-			protected = append(protected, r)
-		}
-	}
-	roots := make([]any, 0, len(e.roots))
-	for _, k := range sortedKeys(e.roots) {
-		roots = append(roots, e.roots[k])
-	}
-
 	modules, err := parseModules(cfg.Modules)
 	if err != nil {
 		return nil, err
@@ -103,12 +92,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	if compiler.Compile(modules); compiler.Failed() {
 		return nil, fmt.Errorf("rego: %v", compiler.Errors)
 	}
-
-	// The rules go into the store once; the engine's builtin reads and
-	// indexes them on the first decision and keeps that for the rest.
-	store := inmem.NewFromObjectWithOpts(map[string]any{
-		"mcp_data": map[string]any{"rules": rulesData(rs), "roots": roots, "protected": protected},
-	}, inmem.OptRoundTripOnWrite(false), inmem.OptReturnASTValuesOnRead(true))
+	store := e.store(cfg.Protected)
 	evalOptions := []func(*rego.Rego){
 		// A builtin's error fails the decision instead of quietly making
 		// an expression undefined: an undefined expression in a deny or
@@ -120,6 +104,25 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// store holds data.mcp_data: the rules, the roots and the protected files.
+// The rules go into the store once; the engine's builtin reads and indexes
+// them on the first decision and keeps that for the rest.
+func (e *Engine) store(protectedFiles []string) storage.Store {
+	protected := make([]any, 0, len(protectedFiles))
+	for _, p := range protectedFiles {
+		if r, ok := builtins.Resolve("", p); ok {
+			protected = append(protected, r)
+		}
+	}
+	roots := make([]any, 0, len(e.roots))
+	for _, k := range sortedKeys(e.roots) {
+		roots = append(roots, e.roots[k])
+	}
+	return inmem.NewFromObjectWithOpts(map[string]any{
+		"mcp_data": map[string]any{"rules": rulesData(e.rules), "roots": roots, "protected": protected},
+	}, inmem.OptRoundTripOnWrite(false), inmem.OptReturnASTValuesOnRead(true))
 }
 
 // prepareResidual prepares the decision for evaluation. Everything but the
@@ -134,8 +137,8 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 //
 // The residual query is prepared as it is, not as the body of a rule (as
 // rego.PartialResult does): evaluating that rule was a twentieth of a
-// decision. Its last expression is the engine's builtin call, whose value
-// is the decision; Evaluate reads it there.
+// decision. Its last expression is the engine's builtin call, whose outcome
+// Evaluate takes through a sink (builtins.WithSink).
 func prepareResidual(ctx context.Context, compiler *ast.Compiler, modules map[string]*ast.Module,
 	store storage.Store, evalOptions []func(*rego.Rego)) (rego.PreparedEvalQuery, error) {
 	partial, err := rego.New(append([]func(*rego.Rego){
@@ -157,6 +160,15 @@ func prepareResidual(ctx context.Context, compiler *ast.Compiler, modules map[st
 	query := partial.Queries[0]
 	if op := calledIn(query[len(query)-1]); op != builtins.NameEngineDecide {
 		return rego.PreparedEvalQuery{}, fmt.Errorf("rego: partial evaluation left a decision query that does not end in %s: %v", builtins.NameEngineDecide, query)
+	}
+	// The builtin's value is not wanted (its outcome comes through the
+	// sink), so its output is the wildcard: a query value OPA would
+	// otherwise capture, test and hand back as the result costs 4% of a
+	// decision.
+	if t, ok := query[len(query)-1].Terms.(*ast.Term); ok {
+		if call, ok := t.Value.(ast.Call); ok {
+			query = append(query[:len(query)-1:len(query)-1], ast.NewExpr(append([]*ast.Term(call), ast.VarTerm("_"))))
+		}
 	}
 	withSupport := make(map[string]*ast.Module, len(modules)+len(partial.Support))
 	for k, m := range modules {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -58,6 +59,11 @@ type Engine struct {
 	query     rego.PreparedEvalQuery
 	schemaMu  sync.RWMutex
 	schemaFor map[string]cachedSchema
+
+	// The input's terms that repeat from call to call, made once: each
+	// root, and each combination of the four hints (see annotationsTerm).
+	rootTerms map[string]*ast.Term
+	annTerms  [81]atomic.Pointer[ast.Term]
 }
 
 // NewEngine validates cfg, compiles the Rego and loads the rules into the
@@ -84,6 +90,10 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		e.rootKeys = append(e.rootKeys, k)
 	}
 	sort.Slice(e.rootKeys, func(i, j int) bool { return len(e.rootKeys[i]) > len(e.rootKeys[j]) })
+	e.rootTerms = map[string]*ast.Term{"": rootTerm("")}
+	for _, dir := range e.roots {
+		e.rootTerms[dir] = rootTerm(dir)
+	}
 	modules, err := parseModules(cfg.Modules)
 	if err != nil {
 		return nil, err
@@ -350,6 +360,32 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 		return Decision{}, errors.New("rego: the engine's builtin did not decide")
 	}
 	return e.decisionOf(in, &o), nil
+}
+
+// annotationsTerm is the input term for a tool's annotations, whose hints
+// are hints (a.Hints()). The four MCP hints are each absent, false or true,
+// so there are 81 such terms, each made the first time it is needed.
+func (e *Engine) annotationsTerm(a *provider.Annotations, hints map[string]bool) *ast.Term {
+	if a == nil {
+		return ast.InternedNullTerm
+	}
+	code := 0
+	for _, h := range []*bool{a.ReadOnlyHint, a.DestructiveHint, a.IdempotentHint, a.OpenWorldHint} {
+		code *= 3
+		switch {
+		case h == nil:
+		case *h:
+			code += 2
+		default:
+			code++
+		}
+	}
+	if t := e.annTerms[code].Load(); t != nil {
+		return t
+	}
+	t := annotationsTerm(hints)
+	e.annTerms[code].Store(t)
+	return t
 }
 
 func utf8Valid(s string) bool { return utf8.ValidString(s) }

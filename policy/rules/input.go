@@ -61,6 +61,8 @@ type Value struct {
 	Arg      string // the argument it came from
 	Raw      *ast.Term
 	Resolved string
+
+	argTerm *ast.Term // Arg as the arguments' key term, shared by the input document
 }
 
 // Input is a call as the rules see it. It is built once per call and shared
@@ -73,6 +75,8 @@ type Input struct {
 	Paths       []Value
 	Hosts       []Value
 
+	rootTerm  *ast.Term      // Root as a term the engine keeps, nil to make one
+	annTerm   *ast.Term      // Annotations as a term the engine keeps, nil to make one
 	arguments [][2]*ast.Term // reason excluded: the rules' copy
 	reason    *ast.Term      // nil when the call gave none
 	value     ast.Value
@@ -119,12 +123,11 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 		return nil, &BadCallError{fmt.Sprintf("bad call to '%s': %v", name, err)}
 	}
 	in := &Input{Call: call, Tool: name, Root: e.RootOf(name), arguments: args[:0]}
+	in.rootTerm = e.rootTerms[in.Root]
 	var schema schemaKeys
 	if tool != nil {
 		in.Annotations = tool.Annotations.Hints()
-		if tool.Annotations != nil && in.Annotations == nil {
-			in.Annotations = map[string]bool{}
-		}
+		in.annTerm = e.annotationsTerm(tool.Annotations, in.Annotations)
 		schema = e.schemaKeysOf(tool)
 	}
 	extraPath, extraURL := e.extraKeys(name)
@@ -139,17 +142,17 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 		switch {
 		case defaultPathKeys[nk] || schema.paths[k] || extraPath[nk]:
 			for _, raw := range spread(item[1]) {
-				in.Paths = append(in.Paths, in.pathValue(k, raw))
+				in.Paths = append(in.Paths, in.pathValue(item[0], raw))
 			}
 		case defaultURLKeys[nk] || schema.urls[k] || extraURL[nk]:
 			for _, raw := range spread(item[1]) {
 				s, isString := raw.Value.(ast.String)
 				// A file:// URI names a path, whatever the key says.
 				if isString && len(s) >= 7 && strings.EqualFold(string(s[:7]), "file://") {
-					in.Paths = append(in.Paths, in.pathValue(k, raw))
+					in.Paths = append(in.Paths, in.pathValue(item[0], raw))
 					continue
 				}
-				v := Value{Arg: k, Raw: raw}
+				v := Value{Arg: k, Raw: raw, argTerm: item[0]}
 				if isString {
 					v.Resolved, _ = builtins.URLHost(string(s))
 				}
@@ -182,8 +185,8 @@ func jsonOf(t *ast.Term) any {
 	return v
 }
 
-func (in *Input) pathValue(arg string, raw *ast.Term) Value {
-	v := Value{Arg: arg, Raw: raw}
+func (in *Input) pathValue(arg, raw *ast.Term) Value {
+	v := Value{Arg: string(arg.Value.(ast.String)), Raw: raw, argTerm: arg}
 	if s, ok := raw.Value.(ast.String); ok {
 		v.Resolved, _ = builtins.Resolve(in.Root, string(s))
 	}
@@ -245,17 +248,13 @@ func (in *Input) Value() ast.Value {
 	if in.value != nil {
 		return in.value
 	}
-	root := ast.NullTerm()
-	if in.Root != "" {
-		root = ast.StringTerm(in.Root)
+	root := in.rootTerm
+	if root == nil {
+		root = rootTerm(in.Root)
 	}
-	ann := ast.NullTerm()
-	if in.Annotations != nil {
-		kv := make([][2]*ast.Term, 0, len(in.Annotations))
-		for k, v := range in.Annotations {
-			kv = append(kv, ast.Item(ast.StringTerm(k), ast.BooleanTerm(v)))
-		}
-		ann = ast.ObjectTerm(kv...)
+	ann := in.annTerm
+	if ann == nil {
+		ann = annotationsTerm(in.Annotations)
 	}
 	in.value = ast.NewObject(
 		ast.Item(keyTool, ast.StringTerm(in.Tool)),
@@ -268,18 +267,55 @@ func (in *Input) Value() ast.Value {
 	return in.value
 }
 
+// valuesTerm is the input's paths or hosts: {arg, raw, path or host}. The
+// terms the arguments already hold are shared (terms are immutable): the
+// key, the raw value, and the raw value again when it is what it resolves
+// to, as an absolute clean path is.
 func valuesTerm(vs []Value, field *ast.Term) *ast.Term {
+	if len(vs) == 0 {
+		return ast.InternedEmptyArray
+	}
 	terms := make([]*ast.Term, len(vs))
 	for i, v := range vs {
-		res := ast.NullTerm()
-		if v.Resolved != "" {
+		var res *ast.Term
+		switch raw, _ := v.Raw.Value.(ast.String); {
+		case v.Resolved == "":
+			res = ast.InternedNullTerm
+		case string(raw) == v.Resolved:
+			res = v.Raw
+		default:
 			res = ast.StringTerm(v.Resolved)
 		}
+		arg := v.argTerm
+		if arg == nil {
+			arg = ast.StringTerm(v.Arg)
+		}
 		terms[i] = ast.ObjectTerm(
-			ast.Item(keyArg, ast.StringTerm(v.Arg)),
+			ast.Item(keyArg, arg),
 			ast.Item(keyRaw, v.Raw),
 			ast.Item(field, res),
 		)
 	}
 	return ast.ArrayTerm(terms...)
+}
+
+// rootTerm is a tool's root in the input: its directory, or null for none.
+func rootTerm(root string) *ast.Term {
+	if root == "" {
+		return ast.InternedNullTerm
+	}
+	return ast.StringTerm(root)
+}
+
+// annotationsTerm is a tool's hints in the input: an object, or null when
+// the catalogue is unknown.
+func annotationsTerm(hints map[string]bool) *ast.Term {
+	if hints == nil {
+		return ast.InternedNullTerm
+	}
+	kv := make([][2]*ast.Term, 0, len(hints))
+	for k, v := range hints {
+		kv = append(kv, ast.Item(ast.StringTerm(k), ast.InternedTerm(v)))
+	}
+	return ast.ObjectTerm(kv...)
 }

@@ -7,7 +7,9 @@
 #
 #   The floor runs on every call, so each rule's body starts with the test
 #   that most calls fail, and tests the tool's hints last: a negation is
-#   among the dearest things to evaluate.
+#   among the dearest things to evaluate. The exception is the sensitive
+#   path rule, whose type test and pattern cost many negations: it asks
+#   first whether the tool is read-only, which most calls (reads) are.
 package mcp.floor
 
 # Paths whose change runs code or leaks access, matched case-blind (some
@@ -34,10 +36,10 @@ destructive if {
 }
 
 ask contains sprintf("'%s' touches %s, which always needs a human's approval", [input.tool, p.path]) if {
+	not read_only
 	some p in input.paths
 	is_string(p.path)
 	regex.match(sensitive, p.path)
-	not read_only
 }
 
 ask contains sprintf("'%s' would change the policy's own rules or grants (%s)", [input.tool, p.path]) if {

@@ -56,7 +56,7 @@ type Engine struct {
 	rootKeys  []string // longest first
 	pathKeys  map[string][]string
 	urlKeys   map[string][]string
-	query     rego.PreparedEvalQuery
+	query     *residualQuery
 	schemaMu  sync.RWMutex
 	schemaFor map[string]cachedSchema
 
@@ -150,7 +150,7 @@ func (e *Engine) store(protectedFiles []string) storage.Store {
 // decision. Its last expression is the engine's builtin call, whose outcome
 // Evaluate takes through a sink (builtins.WithSink).
 func prepareResidual(ctx context.Context, compiler *ast.Compiler, modules map[string]*ast.Module,
-	store storage.Store, evalOptions []func(*rego.Rego)) (rego.PreparedEvalQuery, error) {
+	store storage.Store, evalOptions []func(*rego.Rego)) (*residualQuery, error) {
 	partial, err := rego.New(append([]func(*rego.Rego){
 		rego.Query("data.mcp.engine.decision"),
 		rego.Compiler(compiler),
@@ -160,16 +160,16 @@ func prepareResidual(ctx context.Context, compiler *ast.Compiler, modules map[st
 		rego.PartialNamespace(partialNamespace),
 	}, evalOptions...)...).Partial(ctx)
 	if err != nil {
-		return rego.PreparedEvalQuery{}, fmt.Errorf("rego: %v", err)
+		return nil, fmt.Errorf("rego: %v", err)
 	}
 	// The engine's package is reserved and its decision is one call of the
 	// builtin, so anything else is the engine's defect: refuse to start.
 	if len(partial.Queries) != 1 {
-		return rego.PreparedEvalQuery{}, fmt.Errorf("rego: partial evaluation left %d decision queries, not one", len(partial.Queries))
+		return nil, fmt.Errorf("rego: partial evaluation left %d decision queries, not one", len(partial.Queries))
 	}
 	query := partial.Queries[0]
 	if op := calledIn(query[len(query)-1]); op != builtins.NameEngineDecide {
-		return rego.PreparedEvalQuery{}, fmt.Errorf("rego: partial evaluation left a decision query that does not end in %s: %v", builtins.NameEngineDecide, query)
+		return nil, fmt.Errorf("rego: partial evaluation left a decision query that does not end in %s: %v", builtins.NameEngineDecide, query)
 	}
 	// The builtin's value is not wanted (its outcome comes through the
 	// sink), so its output is the wildcard: a query value OPA would
@@ -189,20 +189,50 @@ func prepareResidual(ctx context.Context, compiler *ast.Compiler, modules map[st
 	}
 	residual := ast.NewCompiler().WithEnablePrintStatements(false)
 	if residual.Compile(withSupport); residual.Failed() {
-		return rego.PreparedEvalQuery{}, fmt.Errorf("rego: partial evaluation: %v", residual.Errors)
+		return nil, fmt.Errorf("rego: partial evaluation: %v", residual.Errors)
 	}
-	pq, err := rego.New(append(evalOptions,
-		rego.ParsedQuery(query),
-		rego.Compiler(residual),
-		rego.Store(store),
-		rego.StoreReadAST(true),
-		// The result stays AST: decodeDecision reads it as it is.
-		rego.GenerateJSON(func(t *ast.Term, _ *rego.EvalContext) (any, error) { return t, nil }),
-	)...).PrepareForEval(ctx)
+	queries := residual.QueryCompiler()
+	body, err := queries.Compile(query)
 	if err != nil {
-		return rego.PreparedEvalQuery{}, fmt.Errorf("rego: %v", err)
+		return nil, fmt.Errorf("rego: %v", err)
 	}
-	return pq, nil
+	return &residualQuery{body: body, queries: queries, compiler: residual, store: store}, nil
+}
+
+// residualQuery is the decision, compiled, run by OPA's evaluator (topdown)
+// itself. rego.PreparedEvalQuery would wrap each run in an evaluation
+// context and turn the bindings into a result set; nothing reads either
+// (the outcome comes through the sink), and they were a twentieth of a
+// decision.
+type residualQuery struct {
+	body     ast.Body
+	queries  ast.QueryCompiler
+	compiler *ast.Compiler
+	store    storage.Store
+}
+
+// eval runs the query on input, as rego.PreparedEvalQuery.Eval would with
+// strict builtin errors: in a read transaction of its own, cancelled by
+// cancel, with the engine's virtual-document cache and no metrics. defined
+// is whether the query had a result.
+func (q *residualQuery) eval(ctx context.Context, input ast.Value, cancel topdown.Cancel) (defined bool, err error) {
+	txn, err := q.store.NewTransaction(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer q.store.Abort(ctx, txn)
+	err = topdown.NewQuery(q.body).
+		WithQueryCompiler(q.queries).
+		WithCompiler(q.compiler).
+		WithStore(q.store).
+		WithTransaction(txn).
+		WithInput(ast.NewTerm(input)).
+		WithCancel(cancel).
+		WithStrictBuiltinErrors(true).
+		WithVirtualCache(newRefCache()).
+		WithMetrics(metrics.NoOp()). // nothing reads them: timing them was 2% of a decision
+		Iter(ctx, func(topdown.QueryResult) error { defined = true; return nil })
+	return defined, err
 }
 
 // calledIn names the function an expression calls: a call expression, or
@@ -346,14 +376,11 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 	// builtins.WithSink) instead of as a document to read back.
 	var o builtins.Outcome
 	value := in.Value()
-	rs, err := e.query.Eval(builtins.WithSink(ctx, value, in.call(), &o), rego.EvalParsedInput(value),
-		rego.EvalExternalCancel(cancel),
-		rego.EvalVirtualCache(newRefCache()),
-		rego.EvalMetrics(metrics.NoOp())) // nothing reads them: timing them was 2% of a decision
+	defined, err := e.query.eval(builtins.WithSink(ctx, value, in.call(), &o), value, cancel)
 	if err != nil {
 		return Decision{}, fmt.Errorf("rego: %v", err)
 	}
-	if len(rs) != 1 || len(rs[0].Expressions) == 0 {
+	if !defined {
 		return Decision{}, errors.New("rego: the decision is undefined (a module conflicts with the engine?)")
 	}
 	if o.Decision == "" {

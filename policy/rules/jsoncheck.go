@@ -25,10 +25,10 @@ func CheckJSON(data []byte) error {
 // Numbers keep their text. encoding/json judges the grammar and unquotes
 // escaped strings; this only walks what it has accepted.
 func DecodeJSON(data []byte) (ast.Value, error) {
-	w, err := newJSONWalker(data)
-	if err != nil {
+	if err := checkJSONText(data); err != nil {
 		return nil, err
 	}
+	w := jsonWalker{data: data}
 	return w.value()
 }
 
@@ -36,10 +36,10 @@ func DecodeJSON(data []byte) (ast.Value, error) {
 // members in the order written (no object is built only to be taken apart).
 // ok is false for any other JSON value.
 func decodeJSONObject(data []byte) (items [][2]*ast.Term, ok bool, err error) {
-	w, err := newJSONWalker(data)
-	if err != nil {
+	if err := checkJSONText(data); err != nil {
 		return nil, false, err
 	}
+	w := jsonWalker{data: data}
 	if w.skipSpace(); w.data[w.i] != '{' {
 		return nil, false, nil
 	}
@@ -47,9 +47,10 @@ func decodeJSONObject(data []byte) (items [][2]*ast.Term, ok bool, err error) {
 	return items, err == nil, err
 }
 
-func newJSONWalker(data []byte) (*jsonWalker, error) {
+// checkJSONText is what a walker needs of its text: valid UTF-8 and JSON.
+func checkJSONText(data []byte) error {
 	if !utf8.Valid(data) {
-		return nil, errors.New("invalid UTF-8")
+		return errors.New("invalid UTF-8")
 	}
 	if !json.Valid(data) {
 		var v any
@@ -57,9 +58,9 @@ func newJSONWalker(data []byte) (*jsonWalker, error) {
 		if err == nil {
 			err = errors.New("rejected by encoding/json")
 		}
-		return nil, fmt.Errorf("invalid JSON: %v", err)
+		return fmt.Errorf("invalid JSON: %v", err)
 	}
-	return &jsonWalker{data: data}, nil
+	return nil
 }
 
 // jsonWalker reads JSON that json.Valid has accepted, so it meets only

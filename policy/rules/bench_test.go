@@ -60,6 +60,30 @@ func BenchmarkDecide(b *testing.B) {
 	}
 }
 
+// BenchmarkDecideRead is the call most agents make most: a read by a tool
+// its server marks read-only, which the default rule allows. The floor
+// skips its costliest test for it (see rego/floor.rego).
+func BenchmarkDecideRead(b *testing.B) {
+	ctx := context.Background()
+	e, err := rules.NewEngine(ctx, rules.Config{Rules: benchRules(10), Roots: map[string]string{"fs": "/srv"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	readOnly := true
+	tool := &provider.Tool{Function: provider.ToolFunction{Name: "fs_read"},
+		Annotations: &provider.Annotations{ReadOnlyHint: &readOnly}}
+	read := provider.Call{ID: "1", Function: provider.CallFunction{Name: "fs_read", Arguments: `{"path":"/srv/projects/p4/notes.md"}`}}
+	if d, _, err := e.Decide(ctx, read, tool); err != nil || d.Decision != rules.Allow {
+		b.Fatalf("%+v %v", d, err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := e.Decide(ctx, read, tool); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkPreparedQueryFixedCost is the floor under any Rego decision:
 // the same call as any OPA user would run it, arguments decoded by
 // encoding/json and given as input to a prepared query that reads one

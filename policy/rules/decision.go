@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
@@ -23,12 +25,14 @@ type Decision struct {
 // decisionOf is the engine builtin's outcome for a call as a Decision: the
 // same answer its decision document gives (a test holds them to it), read
 // without the document.
-func (e *Engine) decisionOf(in *Input, o *builtins.Outcome) Decision {
+func (e *Engine) decisionOf(in *Input, o *builtins.Outcome) (Decision, error) {
 	d := Decision{Decision: o.Decision, Reason: o.Reason, Floor: o.Floor,
 		Paths: stringsOf(o.Paths), Hosts: stringsOf(o.Hosts),
 		Suggestion: &Rule{Tool: in.Tool, Under: o.Under, Host: o.Host}}
 	switch r := o.Rule; {
 	case r == nil:
+	case r.Position >= len(e.rules):
+		return Decision{}, fmt.Errorf("rego: the decision names data rule %d of %d", r.Position+1, len(e.rules))
 	case r.Position >= 0:
 		rule := e.rules[r.Position].Clone() // the data rules are e.rules, in order
 		if len(rule.Annotations) == 0 {
@@ -38,7 +42,7 @@ func (e *Engine) decisionOf(in *Input, o *builtins.Outcome) Decision {
 	default:
 		d.Rule = &Rule{Tool: in.Tool, Decision: r.Decision, Message: r.Message}
 	}
-	return d
+	return d, nil
 }
 
 // stringsOf reads the strings among terms.

@@ -35,13 +35,17 @@ func TestOutcomeIsTheDecisionDocument(t *testing.T) {
 deny contains "no tmp" if { some p in input.paths; mcp.path.within("/tmp", p.path) == "inside" }
 ask contains {"message": 7, "status": mcp.path.within("/srv/projects/p1", p.path)} if { some p in input.paths }
 allow contains {"message": "maybe", "status": mcp.path.within("/srv/maybe", p.path)} if { some p in input.paths }
+ask contains {"message": {"why": "web"}, "status": mcp.host.match("*.example.org", h.host)} if { some h in input.hosts }
+allow contains {"message": "tool", "status": s} if { s := ["no", "match"][count(input.paths) % 2]; input.tool == "user_ask" }
 `}},
 	}
 	e, err := NewEngine(ctx, cfg)
 	require.NoError(t, err)
 	full := fullQuery(ctx, t, e, cfg)
-	readOnly := &provider.Tool{Function: provider.ToolFunction{Name: "fs_read"},
-		Annotations: &provider.Annotations{ReadOnlyHint: ptr(true)}}
+	catalogue := []*provider.Tool{nil, nil,
+		{Annotations: &provider.Annotations{ReadOnlyHint: ptr(true)}},
+		{Annotations: &provider.Annotations{}},
+		{Annotations: &provider.Annotations{DestructiveHint: ptr(false)}}}
 	paths := []string{`"/srv/projects/p1/a"`, `"projects/p2/b"`, `"/srv/live/db"`, `"/tmp/x"`, `"~/x"`, `7`, `null`,
 		`"/srv/.git/config"`, `"/srv/policy/rules.json"`, `"/srv"`, `"/"`, `"/srv/maybe/m"`, `"file:///srv/x"`}
 	urls := []string{`"https://docs.example.org/a"`, `"http://a.example.org:8080"`, `"https://other.test"`, `"mailto:x"`, `{}`}
@@ -61,10 +65,7 @@ allow contains {"message": "maybe", "status": mcp.path.within("/srv/maybe", p.pa
 		}
 		c := provider.Call{ID: fmt.Sprint(i), Function: provider.CallFunction{Name: tools[rnd.IntN(len(tools))],
 			Arguments: "{" + strings.Join(args, ",") + "}"}}
-		var tool *provider.Tool
-		if rnd.IntN(2) == 0 {
-			tool = readOnly
-		}
+		tool := catalogue[rnd.IntN(len(catalogue))]
 		got, in, err := e.Decide(ctx, c, tool)
 		require.NoError(t, err, c.Function.Arguments)
 		want, err := documentDecision(ctx, full, in)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -177,7 +178,9 @@ func prepareResidual(ctx context.Context, compiler *ast.Compiler, modules map[st
 	// decision.
 	if t, ok := query[len(query)-1].Terms.(*ast.Term); ok {
 		if call, ok := t.Value.(ast.Call); ok {
-			query = append(query[:len(query)-1:len(query)-1], ast.NewExpr(append([]*ast.Term(call), ast.VarTerm("_"))))
+			last := ast.NewExpr(append(slices.Clone([]*ast.Term(call)), ast.VarTerm("_")))
+			last.Negated, last.With = query[len(query)-1].Negated, query[len(query)-1].With
+			query = append(query[:len(query)-1:len(query)-1], last)
 		}
 	}
 	withSupport := make(map[string]*ast.Module, len(modules)+len(partial.Support))
@@ -213,12 +216,12 @@ type residualQuery struct {
 
 // eval runs the query on input, as rego.PreparedEvalQuery.Eval would with
 // strict builtin errors: in a read transaction of its own, cancelled by
-// cancel, with the engine's virtual-document cache and no metrics. defined
-// is whether the query had a result.
-func (q *residualQuery) eval(ctx context.Context, input ast.Value, cancel topdown.Cancel) (defined bool, err error) {
+// cancel, with the engine's virtual-document cache and no metrics. results
+// is how many results the query had: one, or the decision is not sound.
+func (q *residualQuery) eval(ctx context.Context, input ast.Value, cancel topdown.Cancel) (results int, err error) {
 	txn, err := q.store.NewTransaction(ctx)
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	defer q.store.Abort(ctx, txn)
 	err = topdown.NewQuery(q.body).
@@ -231,8 +234,8 @@ func (q *residualQuery) eval(ctx context.Context, input ast.Value, cancel topdow
 		WithStrictBuiltinErrors(true).
 		WithVirtualCache(newRefCache()).
 		WithMetrics(metrics.NoOp()). // nothing reads them: timing them was 2% of a decision
-		Iter(ctx, func(topdown.QueryResult) error { defined = true; return nil })
-	return defined, err
+		Iter(ctx, func(topdown.QueryResult) error { results++; return nil })
+	return results, err
 }
 
 // calledIn names the function an expression calls: a call expression, or
@@ -312,13 +315,19 @@ func parseModules(extra []Module) (map[string]*ast.Module, error) {
 // directly (builtins.WithSink), so a module's own call of it, with the same
 // input, would get no document: a deny built on it would quietly drop.
 func engineBuiltinIn(m *ast.Module) *ast.Location {
-	var at *ast.Location
+	found, at := false, &ast.Location{}
 	ast.WalkRefs(m, func(r ast.Ref) bool {
-		if at == nil && r.String() == builtins.NameEngineDecide {
-			at = r[0].Location
+		if !found && r.String() == builtins.NameEngineDecide {
+			found = true
+			if r[0].Location != nil {
+				at = r[0].Location
+			}
 		}
-		return at != nil
+		return found
 	})
+	if !found {
+		return nil
+	}
 	return at
 }
 
@@ -376,17 +385,20 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 	// builtins.WithSink) instead of as a document to read back.
 	var o builtins.Outcome
 	value := in.Value()
-	defined, err := e.query.eval(builtins.WithSink(ctx, value, in.call(), &o), value, cancel)
+	results, err := e.query.eval(builtins.WithSink(ctx, value, in.call(), &o), value, cancel)
 	if err != nil {
 		return Decision{}, fmt.Errorf("rego: %v", err)
 	}
-	if !defined {
+	switch {
+	case results == 0:
 		return Decision{}, errors.New("rego: the decision is undefined (a module conflicts with the engine?)")
+	case results > 1: // the builtin ran more than once: which outcome stands is not known
+		return Decision{}, fmt.Errorf("rego: the decision has %d results, not one", results)
 	}
 	if o.Decision == "" {
 		return Decision{}, errors.New("rego: the engine's builtin did not decide")
 	}
-	return e.decisionOf(in, &o), nil
+	return e.decisionOf(in, &o)
 }
 
 // annotationsTerm is the input term for a tool's annotations, whose hints
@@ -411,6 +423,9 @@ func (e *Engine) annotationsTerm(a *provider.Annotations, hints map[string]bool)
 		return t
 	}
 	t := annotationsTerm(hints)
+	if obj, ok := t.Value.(ast.Object); ok {
+		obj.Keys() // sorted now, not lazily by the first of the evaluations that share it
+	}
 	e.annTerms[code].Store(t)
 	return t
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -104,6 +105,17 @@ func documentDecision(ctx context.Context, full rego.PreparedEvalQuery, in *Inpu
 	}
 	return decodeDecision(doc.(ast.Object))
 }
+
+// The decision document's keys, beside the input's (input.go).
+var (
+	keyDecision   = builtins.Key("decision")
+	keyFloor      = builtins.Key("floor")
+	keyMessage    = builtins.Key("message")
+	keyReason     = builtins.Key("reason")
+	keyRule       = builtins.Key("rule")
+	keySuggestion = builtins.Key("suggestion")
+	keyUnder      = builtins.Key("under")
+)
 
 // decodeDecision reads the engine's decision document, as the AST the query
 // returns (converting it to Go maps first would cost a copy per call).

@@ -221,17 +221,9 @@ func resolved(vs []Value) []string {
 	return out
 }
 
-// The keys of the input and decision documents, looked up once (see
-// builtins.Key).
+// The keys of the input document, looked up once (see builtins.Key).
 var (
 	keyAnnotations = builtins.Key("annotations")
-	keyDecision    = builtins.Key("decision")
-	keyFloor       = builtins.Key("floor")
-	keyMessage     = builtins.Key("message")
-	keyReason      = builtins.Key("reason")
-	keyRule        = builtins.Key("rule")
-	keySuggestion  = builtins.Key("suggestion")
-	keyUnder       = builtins.Key("under")
 	keyArg         = builtins.Key("arg")
 	keyArguments   = builtins.Key("arguments")
 	keyHost        = builtins.Key("host")

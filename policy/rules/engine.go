@@ -401,23 +401,30 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 	return e.decisionOf(in, &o)
 }
 
-// annotationsTerm is the input term for a tool's annotations, whose hints
-// are hints (a.Hints()). The four MCP hints are each absent, false or true,
-// so there are 81 such terms, each made the first time it is needed.
-func (e *Engine) annotationsTerm(a *provider.Annotations, hints map[string]bool) *ast.Term {
-	if a == nil {
+// hintNames are MCP's four tool hints, the ones annTerms caches by.
+var hintNames = [...]string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+
+// annotationsTerm is the input term for a tool's hints (Annotations.Hints,
+// nil for an unknown catalogue). Each of the four MCP hints is absent,
+// false or true, so there are 81 such terms, each made the first time it
+// is needed. Hints with any other name are made anew, not cached.
+func (e *Engine) annotationsTerm(hints map[string]bool) *ast.Term {
+	if hints == nil {
 		return ast.InternedNullTerm
 	}
-	code := 0
-	for _, h := range []*bool{a.ReadOnlyHint, a.DestructiveHint, a.IdempotentHint, a.OpenWorldHint} {
+	code, cached := 0, 0
+	for _, name := range hintNames {
 		code *= 3
-		switch {
-		case h == nil:
-		case *h:
-			code += 2
-		default:
+		if v, ok := hints[name]; ok {
+			cached++
 			code++
+			if v {
+				code++
+			}
 		}
+	}
+	if cached != len(hints) {
+		return annotationsTerm(hints)
 	}
 	if t := e.annTerms[code].Load(); t != nil {
 		return t

@@ -127,7 +127,7 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	var schema schemaKeys
 	if tool != nil {
 		in.Annotations = tool.Annotations.Hints()
-		in.annTerm = e.annotationsTerm(tool.Annotations, in.Annotations)
+		in.annTerm = e.annotationsTerm(in.Annotations)
 		schema = e.schemaKeysOf(tool)
 	}
 	extraPath, extraURL := e.extraKeys(name)

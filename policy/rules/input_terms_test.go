@@ -30,9 +30,13 @@ func TestAnnotationsTermPerCombination(t *testing.T) {
 	for round := range 2 {
 		for i := range all {
 			a := all[(i*7+round)%len(all)] // another order each round
-			got := e.annotationsTerm(a, a.Hints())
+			got := e.annotationsTerm(a.Hints())
 			require.True(t, annotationsTerm(a.Hints()).Equal(got), "%+v: got %v", *a, got)
 		}
 	}
-	require.True(t, ast.InternedNullTerm.Equal(e.annotationsTerm(nil, nil)), "an unknown catalogue is null")
+	require.True(t, ast.InternedNullTerm.Equal(e.annotationsTerm(nil)), "an unknown catalogue is null")
+	// A hint outside the four is in its term, and takes no cached one.
+	other := map[string]bool{"readOnlyHint": true, "futureHint": true}
+	require.True(t, annotationsTerm(other).Equal(e.annotationsTerm(other)))
+	require.True(t, annotationsTerm(map[string]bool{"readOnlyHint": true}).Equal(e.annotationsTerm(map[string]bool{"readOnlyHint": true})))
 }

@@ -71,13 +71,13 @@ type OutcomeRule struct {
 	message           *ast.Term
 }
 
-// A Sink lets the engine's Go caller take the Outcome instead of the
+// A sink lets the engine's Go caller take the Outcome instead of the
 // document. Building the document and reading it back was a tenth of a
 // decision, for a value only the caller reads; and the caller has the call
 // as Go already, so the builtin need not read it out of the input. A sink
 // is for the one input document it was made for: a call of the builtin
 // with any other input (a Rego test's) returns the document as always.
-type Sink struct {
+type sink struct {
 	input   ast.Value
 	call    *Call
 	outcome *Outcome
@@ -92,14 +92,14 @@ type sinkKey struct{}
 // cannot call the builtin (the engine refuses them), so its one call is
 // the decision's.
 func WithSink(ctx context.Context, input ast.Value, c *Call, o *Outcome) context.Context {
-	return context.WithValue(ctx, sinkKey{}, &Sink{input: input, call: c, outcome: o})
+	return context.WithValue(ctx, sinkKey{}, &sink{input: input, call: c, outcome: o})
 }
 
-func sinkFor(ctx context.Context, input ast.Value) *Sink {
+func sinkFor(ctx context.Context, input ast.Value) *sink {
 	if ctx == nil {
 		return nil
 	}
-	s, _ := ctx.Value(sinkKey{}).(*Sink)
+	s, _ := ctx.Value(sinkKey{}).(*sink)
 	if s == nil || s.input != input {
 		return nil
 	}

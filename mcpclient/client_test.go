@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/testbuild"
 	"github.com/mcp-policy/mcp-policy/mcpclient"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
@@ -27,23 +27,14 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "go env GOMOD:", err)
-		return 1
-	}
-	modRoot := filepath.Dir(strings.TrimSpace(string(out)))
 	dir, err := os.MkdirTemp("", "mcpclient-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	fsserver = filepath.Join(dir, "fsserver")
-	build := exec.Command("go", "build", "-o", fsserver, "./test/fsserver")
-	build.Dir = modRoot
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building fsserver: %v\n%s", err, out)
+	if fsserver, err = testbuild.FSServer(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return m.Run()

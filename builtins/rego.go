@@ -80,10 +80,10 @@ func def3(d *rego.Function, f func(a, b, c *ast.Term) (*ast.Term, error)) builti
 	}}
 }
 
-func defDyn(d *rego.Function, f func(args []*ast.Term) (*ast.Term, error)) builtin {
-	return builtin{decl: d, register: func() {
-		rego.RegisterBuiltinDyn(d, func(_ rego.BuiltinContext, args []*ast.Term) (*ast.Term, error) { return f(args) })
-	}}
+// defDyn passes the builtin context on: the engine builtin reads its sink
+// from the context's Context.
+func defDyn(d *rego.Function, f rego.BuiltinDyn) builtin {
+	return builtin{decl: d, register: func() { rego.RegisterBuiltinDyn(d, f) }}
 }
 
 func def2(d *rego.Function, f func(a, b *ast.Term) (*ast.Term, error)) builtin {

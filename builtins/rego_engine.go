@@ -34,12 +34,11 @@ var moduleSets = []struct{ module, decision, reason string }{
 }
 
 var engineBuiltins = []builtin{
-	{decl: engineDecideDecl, register: func() { rego.RegisterBuiltinDyn(engineDecideDecl, engineDecide) }},
+	defDyn(fn(NameEngineDecide,
+		`The decision document for a call: input, data.mcp_data (with "rules"), then the sets of entries of floor deny, floor ask, custom deny, custom ask and custom allow.`,
+		types.Args(types.A, types.A, setOfAny, setOfAny, setOfAny, setOfAny, setOfAny), types.A),
+		engineDecide),
 }
-
-var engineDecideDecl = fn(NameEngineDecide,
-	`The decision document for a call: input, data.mcp_data (with "rules"), then the sets of entries of floor deny, floor ask, custom deny, custom ask and custom allow.`,
-	types.Args(types.A, types.A, setOfAny, setOfAny, setOfAny, setOfAny, setOfAny), types.A)
 
 // entry is one thing that matched: its decision, the reason it is reported
 // with, and whether it only might match. The rule it is shown as is a data

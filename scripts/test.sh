@@ -29,7 +29,7 @@ step "Fuzz the path, URL and glob builtins and the JSON reader briefly (the seed
 # can report "context deadline exceeded", and fail, when a duration runs out
 # while a worker is mid-run (golang/go#75804, fixed in Go 1.27). A count sets
 # no deadline, so a loaded machine only makes the run slower. 30,000 runs
-# take 5-12 s per target on this project's 2-core machine.
+# take 5-15 s per target on this project's 2-core machine.
 fuzz_runs="${FUZZTIME:-30000x}"
 for target in FuzzContains FuzzResolve FuzzCleanAbs FuzzURLHost FuzzMatchTool; do
 	go test ./builtins/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"

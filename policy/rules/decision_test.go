@@ -117,10 +117,9 @@ var (
 	keyUnder      = builtins.Key("under")
 )
 
-// decodeDecision reads the engine's decision document, as the AST the query
-// returns (converting it to Go maps first would cost a copy per call).
-// Fields are looked up by interned key, not walked: walking an object sorts
-// its keys first, and this runs on every call.
+// decodeDecision reads the engine's decision document as a Rego test sees
+// it: the reading of the document that the engine's decisionOf, which reads
+// the outcome instead, is held to.
 func decodeDecision(doc ast.Object) (Decision, error) {
 	d := Decision{Decision: str(valueOf(doc, keyDecision))}
 	switch d.Decision {

@@ -1,69 +1,165 @@
 // Package grants is the grant book a fleet of policies shares: a parent
 // agent and the children it spawned, each with its own policy, hand the same
 // Store to all of them, so the human answers a question once rather than
-// once per child.
+// once per child. A Store opened on a file (Open) is shared the same way by
+// several processes: proxies, one per server in a host's configuration, or
+// one per agent.
 //
 // A grant is a rules.Rule whose decision is allow or deny — what an
 // always-allow or always-deny answer leaves behind. "ask" is refused: a
-// grant that asks again records nothing the human said.
+// grant that asks again records nothing the human said. A grant's "under"
+// is absolute: policies sharing a store may have different roots, and a
+// relative directory would mean a different place to each of them.
 package grants
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
 
 // Store holds grants. It is safe for concurrent use: every policy wired to
-// it reads it on every decision while an answer elsewhere may be adding to
-// it. Use NewStore; the zero Store is not ready.
+// it reads it on every asked decision while an answer elsewhere may be
+// adding to it. Use NewStore or Open; the zero Store is not ready.
 type Store struct {
 	mu      sync.RWMutex
 	rules   []rules.Rule
+	keys    map[string]bool // identity of each grant in rules, so none is held twice
 	version uint64
+
+	// file is the file the store is backed by ("" for none), and seen what
+	// it was when last read, so a read notices another process's save.
+	file    string
+	seen    fileStamp
+	loadErr error // the file's last reading failed: Add refuses until it reads again
 
 	saveMu sync.Mutex // orders Saves, so the last Save writes the newest list
 }
 
-// NewStore returns a store holding initial, validated ("grant N" in errors).
-// Version starts at 1, so a cache can use 0 for "never read".
+// NewStore returns a store holding initial, validated ("grant N" in errors),
+// each grant once. Version starts at 1, so a cache can use 0 for "never
+// read".
 func NewStore(initial []rules.Rule) (*Store, error) {
 	rs, err := validate(initial, "grant")
 	if err != nil {
 		return nil, err
 	}
-	return &Store{rules: rs, version: 1}, nil
+	s := &Store{version: 1}
+	s.rules, s.keys = dedupe(nil, nil, rs)
+	return s, nil
 }
 
-// validate checks grants, names them "<what> N" and refuses ask.
+// Open returns a store backed by the grants file at path, which several
+// processes may share. The file is read now: a missing file is an empty
+// store (the file is created by the first Add); a file that cannot be read
+// or holds anything but a JSON array of valid allow and deny grants is an
+// error naming it, and the file is left as it is.
+//
+// Every Add then takes an advisory lock (a file beside it, path + ".lock"),
+// reads the file again, adds what is new to what it holds and writes the
+// result atomically, so no process's grant is lost to another's save. Every
+// read (List, Snapshot, Version) first checks whether the file changed
+// since it was last read, and reads it again if it did: a grant another
+// process saved is seen by the next decision here.
+func Open(path string) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("grants: %s: %w", path, err)
+	}
+	s := &Store{version: 1, file: abs}
+	rs, stamp, err := readFile(abs)
+	if err != nil {
+		return nil, err
+	}
+	s.rules, s.keys = dedupe(nil, nil, rs)
+	s.seen = stamp
+	return s, nil
+}
+
+// File is the file the store was opened on, absolute; "" for a store
+// made by NewStore. A policy protects it (and its lock file): an agent
+// that could edit its own grants could grant itself anything.
+func (s *Store) File() string { return s.file }
+
+// LockFile is the advisory lock file beside File, "" for none.
+func (s *Store) LockFile() string {
+	if s.file == "" {
+		return ""
+	}
+	return s.file + ".lock"
+}
+
+// validate checks grants, names them "<what> N" and refuses ask and a
+// relative under.
 func validate(rs []rules.Rule, what string) ([]rules.Rule, error) {
 	out, err := rules.ValidateAll(rules.CloneAll(rs), what, true)
 	if err != nil {
 		return nil, err
 	}
-	if err := refuseAsk(out, func(i int) string { return fmt.Sprintf("%s %d", what, i+1) }); err != nil {
+	if err := check(out, func(i int) string { return fmt.Sprintf("%s %d", what, i+1) }); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func refuseAsk(rs []rules.Rule, name func(int) string) error {
+// check refuses what no grant may be: an ask, or an under that means a
+// different directory to each policy reading it.
+func check(rs []rules.Rule, name func(int) string) error {
 	for i, r := range rs {
 		if r.Decision == rules.Ask {
 			return &rules.ValidationError{Rule: name(i), Field: "decision",
 				Msg: `a grant must be "allow" or "deny": "ask" remembers nothing`}
 		}
+		if r.Under != "" && !strings.HasPrefix(r.Under, "/") {
+			return &rules.ValidationError{Rule: name(i), Field: "under",
+				Msg: fmt.Sprintf("%q is relative: a grant names an absolute directory, since the policies sharing it may have different roots", r.Under)}
+		}
 	}
 	return nil
 }
 
-// Add validates rs and appends them, all or nothing: one bad rule adds
-// none, because half of an answer is not what the human agreed to. Rules are
-// named "grant N" by their position in rs. Adding nothing changes nothing.
+// identity is what makes two grants the same grant.
+func identity(r rules.Rule) string {
+	b, _ := json.Marshal(r) // a Rule always marshals; map keys are sorted
+	return string(b)
+}
+
+// dedupe appends to list the grants of add it does not hold yet, and
+// returns the list and its identities.
+func dedupe(list []rules.Rule, keys map[string]bool, add []rules.Rule) ([]rules.Rule, map[string]bool) {
+	if keys == nil {
+		keys = make(map[string]bool, len(list)+len(add))
+		for _, r := range list {
+			keys[identity(r)] = true
+		}
+	}
+	for _, r := range add {
+		if k := identity(r); !keys[k] {
+			keys[k] = true
+			list = append(list, r)
+		}
+	}
+	return list, keys
+}
+
+// Add validates rs and adds them, all or nothing: one bad rule adds none,
+// because half of an answer is not what the human agreed to. A grant the
+// store already holds is not added again. Rules are named "grant N" by
+// their position in rs. Adding nothing new changes nothing.
+//
+// On a store opened on a file, the file is locked, read again and written
+// with the grants added, before Add returns; if it cannot be read (another
+// process or a human broke it) or written, nothing is added and the file is
+// left as it was.
 func (s *Store) Add(rs ...rules.Rule) error {
 	if len(rs) == 0 {
 		return nil
@@ -72,27 +168,115 @@ func (s *Store) Add(rs ...rules.Rule) error {
 	if err != nil {
 		return err
 	}
+	if s.file == "" {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		before := len(s.rules)
+		s.rules, s.keys = dedupe(s.rules, s.keys, v)
+		if len(s.rules) != before {
+			s.version++
+		}
+		return nil
+	}
+	return s.addToFile(v)
+}
+
+// addToFile is Add on a store backed by a file: under the file's lock,
+// what the file holds now plus v, written back when v added anything.
+func (s *Store) addToFile(v []rules.Rule) error {
+	unlock, err := lockFile(s.LockFile())
+	if err != nil {
+		return fmt.Errorf("grants: locking %s: %w", s.file, err)
+	}
+	defer unlock()
+	current, stamp, err := readFile(s.file)
+	if err != nil {
+		return err // the file is not ours to repair: nothing is written
+	}
+	list, keys := dedupe(current, nil, v)
+	if len(list) != len(current) {
+		if err := writeAtomic(s.file, list); err != nil {
+			return err
+		}
+		if stamp, err = stampOf(s.file); err != nil {
+			stamp = fileStamp{} // read it again next time
+		}
+	}
 	s.mu.Lock()
-	s.rules = append(s.rules, v...)
-	s.version++
+	s.replace(list, keys, stamp)
 	s.mu.Unlock()
 	return nil
 }
 
-// List returns a deep copy of the grants, in the order they were added.
-func (s *Store) List() []rules.Rule {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	out := rules.CloneAll(s.rules)
-	if out == nil {
-		out = []rules.Rule{}
+// replace sets the list, moving the version only when the list changed.
+// s.mu is held.
+func (s *Store) replace(list []rules.Rule, keys map[string]bool, stamp fileStamp) {
+	s.seen, s.loadErr = stamp, nil
+	if !sameList(s.rules, list) {
+		s.rules, s.keys = list, keys
+		s.version++
 	}
-	return out
 }
 
-// Version increases on every change (Add with rules, Load), so a policy can
-// cache what it derived from List and rebuild only when Version moves.
+func sameList(a, b []rules.Rule) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if identity(a[i]) != identity(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// refresh reads the file again when it changed since it was last read. A
+// file that cannot be read keeps the grants last read (an edit half made
+// by a human must not make every decision fail) and makes Add refuse until
+// it can be read again.
+func (s *Store) refresh() {
+	if s.file == "" {
+		return
+	}
+	stamp, err := stampOf(s.file)
+	s.mu.RLock()
+	same := err == nil && stamp == s.seen
+	s.mu.RUnlock()
+	if same {
+		return
+	}
+	rs, stamp, err := readFile(s.file)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.loadErr = err
+		return
+	}
+	list, keys := dedupe(nil, nil, rs)
+	s.replace(list, keys, stamp)
+}
+
+// Err is why the store's file could not be read the last time it changed,
+// nil when it could (or the store has no file). The grants read before
+// stay in force meanwhile; Add fails with this error.
+func (s *Store) Err() error {
+	s.refresh()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.loadErr
+}
+
+// List returns a deep copy of the grants, in the order they were added.
+func (s *Store) List() []rules.Rule {
+	l, _ := s.Snapshot()
+	return l
+}
+
+// Version increases on every change (Add with new rules, Load, another
+// process's save of the file), so a policy can cache what it derived from
+// List and rebuild only when Version moves.
 func (s *Store) Version() uint64 {
+	s.refresh()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.version
@@ -101,6 +285,7 @@ func (s *Store) Version() uint64 {
 // Snapshot returns List and Version read together, so a cache cannot pair
 // one version with another version's list.
 func (s *Store) Snapshot() ([]rules.Rule, uint64) {
+	s.refresh()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := rules.CloneAll(s.rules)
@@ -112,24 +297,85 @@ func (s *Store) Snapshot() ([]rules.Rule, uint64) {
 
 // LoadFile reads a JSON array of grants. A missing file is an error wrapping
 // fs.ErrNotExist, so a host can tell "first run" from "broken file"; a
-// corrupt file, an invalid rule or an ask is an error naming the file (and
+// corrupt file, a file holding anything but an array (null included), an
+// invalid rule, an ask or a relative under is an error naming the file (and
 // the rule).
 func LoadFile(path string) ([]rules.Rule, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("grants: %w", err)
 	}
+	return parse(data, path)
+}
+
+func parse(data []byte, path string) ([]rules.Rule, error) {
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '[' {
+		return nil, fmt.Errorf("grants: %s: must be a JSON array of grants (an empty file, null or an object is not)", path)
+	}
 	rs, err := rules.ParseRules(data, path, true)
 	if err != nil {
 		return nil, fmt.Errorf("grants: %w", err)
 	}
-	if err := refuseAsk(rs, func(i int) string { return fmt.Sprintf("%s: rule %d", path, i+1) }); err != nil {
+	if err := check(rs, func(i int) string { return fmt.Sprintf("%s: rule %d", path, i+1) }); err != nil {
 		return nil, fmt.Errorf("grants: %w", err)
 	}
 	if rs == nil {
 		rs = []rules.Rule{}
 	}
 	return rs, nil
+}
+
+// readFile is LoadFile for a store's own file, where a missing file is no
+// grants yet, with the file's stamp as it was read.
+func readFile(path string) ([]rules.Rule, fileStamp, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []rules.Rule{}, fileStamp{}, nil
+	}
+	if err != nil {
+		return nil, fileStamp{}, fmt.Errorf("grants: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fileStamp{}, fmt.Errorf("grants: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fileStamp{}, fmt.Errorf("grants: %s is not a regular file", path)
+	}
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, fileStamp{}, fmt.Errorf("grants: %w", err)
+	}
+	rs, err := parse(buf.Bytes(), path)
+	if err != nil {
+		return nil, fileStamp{}, err
+	}
+	return rs, stampFrom(info), nil
+}
+
+// fileStamp tells one version of a file from another without reading it:
+// a save replaces the file (a rename), so its identity changes.
+type fileStamp struct {
+	exists  bool
+	size    int64
+	modTime time.Time
+	id      fileID
+}
+
+func stampOf(path string) (fileStamp, error) {
+	info, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fileStamp{}, nil
+	}
+	if err != nil {
+		return fileStamp{}, err
+	}
+	return stampFrom(info), nil
+}
+
+func stampFrom(info fs.FileInfo) fileStamp {
+	return fileStamp{exists: true, size: info.Size(), modTime: info.ModTime(), id: idOf(info)}
 }
 
 // Load replaces the store's grants with the file's. It replaces rather than
@@ -141,8 +387,9 @@ func (s *Store) Load(path string) error {
 	if err != nil {
 		return err
 	}
+	list, keys := dedupe(nil, nil, rs)
 	s.mu.Lock()
-	s.rules = rs
+	s.rules, s.keys = list, keys
 	s.version++
 	s.mu.Unlock()
 	return nil
@@ -151,19 +398,46 @@ func (s *Store) Load(path string) error {
 // rename is os.Rename; tests replace it to interrupt a Save.
 var rename = os.Rename
 
-// Save writes the grants to path as an indented JSON array, atomically: the
-// list goes to a temporary file in the same directory, is synced to disk,
-// and is renamed over path, and then the directory is synced so the rename
-// itself survives a crash. A reader, or a crash at any moment, sees the old
-// file or the new one, never a torn one; a failed Save leaves the old file
-// as it was and removes its temporary file. The file is created with mode
-// 0600: grants say what an agent may do without asking. A symlink at path is
-// replaced, not written through.
+// Save writes the grants to path, merged with what the file already holds,
+// under the same advisory lock Open's stores take: the file's grants first,
+// then this store's that it lacks, so a grant another process saved there
+// is not lost. A file at path that cannot be read as grants is an error,
+// and is not overwritten.
+//
+// The write is atomic: the list goes to a temporary file in the same
+// directory, is synced to disk, and is renamed over path, and then the
+// directory is synced so the rename itself survives a crash. A reader, or a
+// crash at any moment, sees the old file or the new one, never a torn one;
+// a failed Save leaves the old file as it was and removes its temporary
+// file. The file is created with mode 0600: grants say what an agent may do
+// without asking. A symlink at path is replaced, not written through.
 func (s *Store) Save(path string) error {
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("grants: saving %s: %w", path, err)
+	}
+	unlock, err := lockFile(abs + ".lock")
+	if err != nil {
+		return fmt.Errorf("grants: locking %s: %w", path, err)
+	}
+	defer unlock()
+	current, _, err := readFile(abs)
+	if err != nil {
+		return fmt.Errorf("grants: not saving over %s, which cannot be read: %w", path, err)
+	}
+	list, _ := dedupe(current, nil, s.List())
+	return writeAtomic(path, list)
+}
 
-	data, err := json.MarshalIndent(s.List(), "", "  ")
+// writeAtomic writes list to path as an indented JSON array, atomically
+// (see Save).
+func writeAtomic(path string, list []rules.Rule) error {
+	if list == nil {
+		list = []rules.Rule{}
+	}
+	data, err := json.MarshalIndent(list, "", "  ")
 	if err != nil {
 		return fmt.Errorf("grants: encoding: %w", err)
 	}

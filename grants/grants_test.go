@@ -118,7 +118,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), "\n  {\n    \"tool\": \"fs_write\"", "indented, for a human to read")
-	assert.Equal(t, []string{"grants.json"}, dirEntries(t, dir), "no temporary file left behind")
+	assert.Equal(t, []string{"grants.json", "grants.json.lock"}, dirEntries(t, dir), "no temporary file left behind, only the lock")
 
 	got, err := grants.LoadFile(path)
 	require.NoError(t, err)
@@ -145,15 +145,33 @@ func TestSaveEmptyStoreWritesAnEmptyArray(t *testing.T) {
 	assert.Equal(t, []rules.Rule{}, got)
 }
 
-func TestSaveReplacesAnExistingFile(t *testing.T) {
+func TestSaveNeverOverwritesAFileThatIsNotGrants(t *testing.T) {
+	for name, content := range map[string]string{"garbage": "old", "null": "null", "object": `{}`} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "g.json")
+			require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+			s, err := grants.NewStore([]rules.Rule{allow("x", "")})
+			require.NoError(t, err)
+			err = s.Save(path)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), path)
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, content, string(data), "the file someone else broke is theirs to mend")
+		})
+	}
+}
+
+func TestSaveMergesWithTheFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.json")
-	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
-	s, err := grants.NewStore([]rules.Rule{allow("x", "")})
+	require.NoError(t, os.WriteFile(path, []byte(`[{"tool":"theirs","decision":"deny"},{"tool":"both","decision":"allow"}]`), 0o600))
+	s, err := grants.NewStore([]rules.Rule{allow("both", ""), allow("mine", "")})
 	require.NoError(t, err)
 	require.NoError(t, s.Save(path))
 	got, err := grants.LoadFile(path)
 	require.NoError(t, err)
-	assert.Equal(t, []rules.Rule{allow("x", "")}, got)
+	assert.Equal(t, []rules.Rule{{Tool: "theirs", Decision: rules.Deny}, allow("both", ""), allow("mine", "")}, got,
+		"the file's grants first, then the store's it lacked, none twice")
 	info, err := os.Stat(path)
 	require.NoError(t, err)
 	assert.Equal(t, fs.FileMode(0o600), info.Mode().Perm())
@@ -177,6 +195,8 @@ func TestLoadCorruptFileNamesItAndChangesNothing(t *testing.T) {
 		"unknown.json":   `[{"tool":"x","decision":"allow","undr":"/srv"}]`,
 		"ask.json":       `[{"tool":"x","decision":"allow"},{"tool":"y","decision":"ask"}]`,
 		"dupkey.json":    `[{"tool":"x","decision":"allow","decision":"deny"}]`,
+		"null.json":      `null`,
+		"relative.json":  `[{"tool":"x","decision":"allow","under":"scratch"}]`,
 	} {
 		path := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
@@ -227,7 +247,7 @@ func TestInterruptedSaveLeavesTheOldFile(t *testing.T) {
 	after, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "the old file is intact")
-	assert.Equal(t, []string{"grants.json"}, dirEntries(t, dir), "no temporary file left behind")
+	assert.Equal(t, []string{"grants.json", "grants.json.lock"}, dirEntries(t, dir), "no temporary file left behind, only the lock")
 }
 
 func TestSaveOntoADirectoryFailsCleanly(t *testing.T) {
@@ -239,7 +259,7 @@ func TestSaveOntoADirectoryFailsCleanly(t *testing.T) {
 	s, err := grants.NewStore([]rules.Rule{allow("x", "")})
 	require.NoError(t, err)
 	require.Error(t, s.Save(target))
-	assert.Equal(t, []string{"grants.json"}, dirEntries(t, dir), "no temporary file left behind")
+	assert.Equal(t, []string{"grants.json", "grants.json.lock"}, dirEntries(t, dir), "no temporary file left behind, only the lock")
 	assert.Equal(t, []string{"inside"}, dirEntries(t, target))
 }
 

@@ -19,12 +19,14 @@ func (p *Policy) ExecuteToolCalls(ctx context.Context, calls []provider.Call) []
 	var forward []provider.Call
 	var slots []int
 	for i, call := range calls {
-		if allowed, refusal := p.resolve(ctx, call); allowed {
+		rec := &Record{Call: call}
+		if allowed, refusal := p.resolve(ctx, call, rec); allowed {
 			forward = append(forward, call)
 			slots = append(slots, i)
 		} else {
 			results[i] = provider.ErrorResult(call.ID, refusal)
 		}
+		p.record(rec)
 	}
 	if len(forward) > 0 {
 		if p.opts.ClaimElicits && claimant(ctx) == nil {
@@ -37,18 +39,24 @@ func (p *Policy) ExecuteToolCalls(ctx context.Context, calls []provider.Call) []
 	return results
 }
 
-// resolve decides one call: allowed, or the refusal to show the model.
-// Nothing that goes wrong here escapes as a panic.
-func (p *Policy) resolve(ctx context.Context, call provider.Call) (allowed bool, refusal string) {
+// resolve decides one call: allowed, or the refusal to show the model. rec
+// is filled in with how. Nothing that goes wrong here escapes as a panic.
+func (p *Policy) resolve(ctx context.Context, call provider.Call, rec *Record) (allowed bool, refusal string) {
 	defer func() {
 		if v := recover(); v != nil {
 			allowed, refusal = false, fmt.Sprintf("%s could not decide '%s' (internal error: %v); the call was not run.", p.name, call.Function.Name, v)
 		}
+		rec.Allowed = allowed
+		if !allowed {
+			rec.Refusal = refusal
+		}
 	}()
 	d, in, err := p.decide(ctx, call)
 	if err != nil {
+		rec.Error = err.Error()
 		return false, fmt.Sprintf("%s refused the call: %v", p.name, err)
 	}
+	rec.Decision, rec.Arguments = &d, in.Arguments()
 	switch d.Decision {
 	case rules.Allow:
 		return true, ""
@@ -60,7 +68,7 @@ func (p *Policy) resolve(ctx context.Context, call provider.Call) (allowed bool,
 			"(%s is running without anyone to ask). The call was not run; do not retry it, and tell the user it needs their approval.",
 			call.Function.Name, p.name)
 	}
-	return p.ask(ctx, call, in, d)
+	return p.ask(ctx, call, in, d, rec)
 }
 
 func (p *Policy) denial(tool string, d rules.Decision) string {
@@ -88,7 +96,7 @@ func describe(r rules.Rule) string {
 // ask puts the question to the human under the ask lock. The grants are
 // read again once the lock is held: the answer to the question this call
 // waited behind may have decided it already.
-func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d rules.Decision) (bool, string) {
+func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d rules.Decision, rec *Record) (bool, string) {
 	tool := call.Function.Name
 	release, err := p.lock(ctx)
 	if err != nil {
@@ -96,6 +104,7 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 	}
 	defer release()
 	d = rules.ApplyGrants(d, p.effectiveGrants(), in)
+	rec.Decision = &d
 	switch d.Decision {
 	case rules.Allow:
 		return true, ""
@@ -106,16 +115,19 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 		Kind: KindPermission, Tool: tool, Arguments: in.Arguments(), Call: call,
 		Rule: cloneRule(d.Rule), Reason: d.Reason, Paths: d.Paths, Hosts: d.Hosts, Suggestion: cloneRule(d.Suggestion),
 	}
+	rec.Question = &q
 	a, err := p.callOnAsk(ctx, q)
 	if err != nil {
+		rec.Error = err.Error()
 		return false, fmt.Sprintf("%s could not get an answer about '%s': %v. The call was not run; tell the user.", p.name, tool, err)
 	}
-	return p.apply(tool, d, a)
+	rec.Answer = &a
+	return p.apply(tool, d, a, rec)
 }
 
 // apply turns an answer into the call's fate, remembering what an always-
 // answer covers.
-func (p *Policy) apply(tool string, d rules.Decision, a Answer) (bool, string) {
+func (p *Policy) apply(tool string, d rules.Decision, a Answer, rec *Record) (bool, string) {
 	refuse := func(why string) (bool, string) {
 		return false, fmt.Sprintf("%s could not use the answer about '%s': %s. The call was not run and nothing was remembered; "+
 			"ask the user to answer again.", p.name, tool, why)
@@ -159,6 +171,7 @@ func (p *Policy) apply(tool string, d rules.Decision, a Answer) (bool, string) {
 	if err := p.remember(offered); err != nil {
 		return refuse(err.Error())
 	}
+	rec.Remembered = offered
 	p.notifyGrant()
 	if decision == rules.Allow {
 		return true, ""

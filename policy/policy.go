@@ -13,6 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"weak"
@@ -82,12 +84,22 @@ type Options struct {
 	// Roots maps tool names (or prefixes before "_", or "*") to the
 	// directories relative paths resolve against.
 	Roots map[string]string
+	// Protected are files the danger floor guards, whatever the rules say:
+	// a change to one, or to a directory holding one, is always asked. The
+	// policy's own files are protected without being listed: the
+	// GrantsStore's file and its lock, and each of Modules whose Name is a
+	// file that exists. List here the rule files Rules were read from.
+	Protected []string
 	// OnAsk is the human. Nil makes the policy headless: anything not
 	// allowed is refused.
 	OnAsk AskFunc
 	// OnGrant is told the whole effective grant list each time an answer
 	// remembered something, before the call is decided. A leaf, like OnAsk.
 	OnGrant func(grants []rules.Rule)
+	// OnDecision is told of every call ExecuteToolCalls decides, once it
+	// is decided and before the allowed calls are forwarded: the material
+	// of a decision log. A leaf, like OnAsk; it runs outside the ask lock.
+	OnDecision func(Record)
 	// Grants are this policy's own grants to start with.
 	Grants []rules.Rule
 	// GrantsStore, when set, is where always- answers go, and every
@@ -127,7 +139,8 @@ func New(o Options) (*Policy, error) {
 	if o.Provider == nil {
 		return nil, errors.New("policy: Options.Provider is required")
 	}
-	engine, err := rules.NewEngine(context.Background(), rules.Config{Rules: o.Rules, Modules: o.Modules, Roots: o.Roots})
+	engine, err := rules.NewEngine(context.Background(), rules.Config{Rules: o.Rules, Modules: o.Modules, Roots: o.Roots,
+		Protected: protectedFiles(o)})
 	if err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
@@ -140,6 +153,29 @@ func New(o Options) (*Policy, error) {
 		name = "mcp-policy"
 	}
 	return &Policy{opts: o, name: name, engine: engine, askLock: lockFor(o.GrantsStore), own: own}, nil
+}
+
+// protectedFiles are Options.Protected and the policy's own files, absolute.
+func protectedFiles(o Options) []string {
+	var out []string
+	add := func(f string) {
+		if abs, err := filepath.Abs(f); err == nil {
+			out = append(out, abs)
+		}
+	}
+	for _, f := range o.Protected {
+		add(f)
+	}
+	if s := o.GrantsStore; s != nil && s.File() != "" {
+		add(s.File())
+		add(s.LockFile())
+	}
+	for _, m := range o.Modules {
+		if info, err := os.Stat(m.Name); m.Name != "" && err == nil && info.Mode().IsRegular() {
+			add(m.Name)
+		}
+	}
+	return out
 }
 
 // askLock is taken by whoever puts a question to the human. A channel, so

@@ -1,0 +1,63 @@
+package policy
+
+import (
+	"crypto/rand"
+	"fmt"
+	"time"
+
+	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/provider"
+)
+
+// Record is what Options.OnDecision is told of one call: what the rules
+// and grants decided, what the human was asked and answered, and whether
+// the call went on to the provider. It is the material of a decision log;
+// package decisionlog writes it as OPA's decision log does.
+type Record struct {
+	// ID is unique to this decision (a random UUID).
+	ID   string
+	Time time.Time
+	// Policy is the policy's Name.
+	Policy string
+	Call   provider.Call
+	// Arguments is the parsed copy of the call's arguments, reason
+	// included; nil when the call could not be read.
+	Arguments map[string]any
+	// Decision is the rules' and grants' decision, before anyone was
+	// asked (Decision.Reason "grant" when a grant decided); nil when the
+	// call could not be decided (see Error).
+	Decision *rules.Decision
+	// Question and Answer are what the human was asked and answered;
+	// nil when nobody was asked.
+	Question *Question
+	Answer   *Answer
+	// Remembered is what the answer left as grants.
+	Remembered []rules.Rule
+	// Allowed says the call was forwarded; Refusal is what the model was
+	// told when it was not.
+	Allowed bool
+	Refusal string
+	// Error is why the call could not be decided or answered, "" when it
+	// could.
+	Error string
+}
+
+// record completes rec and hands it to OnDecision. A panic there is
+// contained: the call's fate is already decided.
+func (p *Policy) record(rec *Record) {
+	if p.opts.OnDecision == nil {
+		return
+	}
+	rec.ID, rec.Time, rec.Policy = newID(), time.Now(), p.name
+	defer func() { _ = recover() }()
+	p.opts.OnDecision(*rec)
+}
+
+// newID is a random (version 4) UUID.
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

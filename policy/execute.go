@@ -114,6 +114,7 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 	q := Question{
 		Kind: KindPermission, Tool: tool, Arguments: in.Arguments(), Call: call,
 		Rule: cloneRule(d.Rule), Reason: d.Reason, Paths: d.Paths, Hosts: d.Hosts, Suggestion: cloneRule(d.Suggestion),
+		AllowGrantable: rules.AllowGrantCanAnswer(d),
 	}
 	rec.Question = &q
 	a, err := p.callOnAsk(ctx, q)
@@ -139,6 +140,11 @@ func (p *Policy) apply(tool string, d rules.Decision, a Answer, rec *Record) (bo
 	case DenyOnce:
 		return false, fmt.Sprintf("The user declined '%s' this time (%s). The call was not run; do not retry it unchanged.", tool, p.name)
 	case AlwaysAllow:
+		if !rules.AllowGrantCanAnswer(d) {
+			// A grant that would never answer is not worth keeping, and
+			// would widen silently if the rule asking were ever removed.
+			return true, ""
+		}
 		decision = rules.Allow
 	case AlwaysDeny:
 		decision = rules.Deny

@@ -48,6 +48,13 @@ type Question struct {
 	// Suggestion is the narrowest honest scope for "always": under a
 	// directory (possibly as wide as "/"), else a host, else the bare tool.
 	Suggestion *rules.Rule
+	// AllowGrantable says an allow grant could answer this question: it
+	// was asked because no rule matched or a path could not be evaluated,
+	// not by an ask rule or the danger floor, which mean "ask me every
+	// time". A host offers "always allow" only when it is true; an
+	// always-allow answer to any other question allows the call once and
+	// remembers nothing. "Always deny" can always be remembered.
+	AllowGrantable bool
 	Request    *provider.ElicitRequest // server-elicit only
 }
 

@@ -158,3 +158,36 @@ func TestAllowGrantNeverAnswersUnevaluablePathByGuess(t *testing.T) {
 	assert.True(t, run1(p, call("1", "fs_write", `{"path":"~/x"}`)).IsError)
 	assert.Equal(t, int32(1), a.n.Load())
 }
+
+// An always-allow answer to a question no allow grant can answer (the
+// floor, an explicit ask rule) allows the call once and leaves no grant: the
+// question says so, so that a host offers "always allow" only where it
+// sticks.
+func TestAlwaysAllowThatCannotStickIsAllowOnce(t *testing.T) {
+	for name, c := range map[string]struct {
+		rules  []rules.Rule
+		call   provider.Call
+		sticks bool
+	}{
+		"floor":    {withDefaults(), write("1", "repo/.git/config"), false},
+		"ask rule": {withDefaults(rules.Rule{Tool: "fs_write", Decision: rules.Ask}), write("1", "docs/a.md"), false},
+		"no match": {withDefaults(), write("1", "docs/a.md"), true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			fake := newFake()
+			var g grantRecorder
+			a := answering(policy.Answer{Action: policy.AlwaysAllow})
+			p := newPolicy(t, policy.Options{Provider: fake, OnAsk: a.ask, OnGrant: g.onGrant, Rules: c.rules})
+			assert.False(t, run1(p, c.call).IsError, "allowed this time either way")
+			require.Len(t, a.Questions(), 1)
+			assert.Equal(t, c.sticks, a.Questions()[0].AllowGrantable)
+			if c.sticks {
+				assert.Len(t, p.Grants(), 1)
+				assert.Len(t, g.Lists(), 1)
+			} else {
+				assert.Empty(t, p.Grants(), "nothing remembered")
+				assert.Empty(t, g.Lists(), "OnGrant not fired")
+			}
+		})
+	}
+}

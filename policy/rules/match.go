@@ -21,6 +21,13 @@ func (in *Input) call() *builtins.Call {
 	return in.matchCall
 }
 
+// AllowGrantCanAnswer says whether an allow grant may answer an asked
+// decision: only one asked because no rule matched or a path could not be
+// evaluated, and not by the floor (in either world).
+func AllowGrantCanAnswer(d Decision) bool {
+	return (d.Reason == ReasonNoMatch || d.Reason == ReasonUnevaluable) && !d.Floor
+}
+
 // ApplyGrants decides a statically asked call by the grants, if they can:
 // a deny grant answers any ask; an allow grant only a "no-match" or
 // "unevaluable-path" ask the floor took no part in (an explicit ask rule and
@@ -31,7 +38,7 @@ func ApplyGrants(d Decision, grants []Rule, in *Input) Decision {
 	if d.Decision != Ask || len(grants) == 0 {
 		return d
 	}
-	allowCounts := (d.Reason == ReasonNoMatch || d.Reason == ReasonUnevaluable) && !d.Floor
+	allowCounts := AllowGrantCanAnswer(d)
 	var t verdict.Tally
 	var matched []int // positions in grants: allocation grows with matching grants only
 	for i := range grants {

@@ -55,7 +55,7 @@ type Question struct {
 	// always-allow answer to any other question allows the call once and
 	// remembers nothing. "Always deny" can always be remembered.
 	AllowGrantable bool
-	Request    *provider.ElicitRequest // server-elicit only
+	Request        *provider.ElicitRequest // server-elicit only
 }
 
 // Answer actions.

@@ -98,7 +98,7 @@ func hostOf(hostport string, allowPort bool) (string, error) {
 		if err != nil || !addr.Is6() || addr.Zone() != "" {
 			return "", fmt.Errorf("bad IPv6 literal %q", host)
 		}
-		return "[" + addr.String() + "]", nil
+		return canonicalIP(addr), nil
 	}
 	if i := strings.LastIndexByte(hostport, ':'); i >= 0 {
 		host = hostport[:i]
@@ -130,6 +130,52 @@ func checkPort(s string, allowPort bool) error {
 		}
 	}
 	return nil
+}
+
+// canonicalIP is the one spelling of an IP address every rule and call is
+// compared in: an IPv6 address that stands for an IPv4 one — mapped
+// (::ffff:a.b.c.d), compatible (::a.b.c.d) or NAT64's well-known prefix
+// (64:ff9b::a.b.c.d) — is that IPv4 address, dotted; any other IPv6 address
+// is compressed, in brackets. So a deny on 127.0.0.1 also denies
+// [::ffff:127.0.0.1] and [::ffff:7f00:1].
+func canonicalIP(addr netip.Addr) string {
+	if v4, ok := embeddedIPv4(addr); ok {
+		return v4.String()
+	}
+	if addr.Is4() {
+		return addr.String()
+	}
+	return "[" + addr.String() + "]"
+}
+
+// nat64 is the well-known NAT64 prefix (RFC 6052).
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
+func embeddedIPv4(addr netip.Addr) (netip.Addr, bool) {
+	switch {
+	case addr.Is4():
+		return addr, true
+	case addr.Is4In6():
+		return addr.Unmap(), true
+	case !addr.Is6():
+		return netip.Addr{}, false
+	}
+	b := addr.As16()
+	var v4 [4]byte
+	copy(v4[:], b[12:])
+	for _, x := range b[:12] {
+		if x != 0 {
+			if nat64.Contains(addr) {
+				return netip.AddrFrom4(v4), true
+			}
+			return netip.Addr{}, false
+		}
+	}
+	// Compatible, but :: and ::1 are IPv6's own unspecified and loopback.
+	if addr == netip.IPv6Unspecified() || addr == netip.IPv6Loopback() {
+		return netip.Addr{}, false
+	}
+	return netip.AddrFrom4(v4), true
 }
 
 // forbiddenHostChars are the WHATWG forbidden host code points, plus "%":
@@ -237,10 +283,18 @@ func parseIPv4(labels []string) (string, error) {
 	return fmt.Sprintf("%d.%d.%d.%d", v>>24, v>>16&0xff, v>>8&0xff, v&0xff), nil
 }
 
-// NormalizeHostPattern validates a rule's host: "docs.raku.org" or
-// "*.raku.org", normalised like URLHost's answer (case, IDNA, trailing dot,
-// port ignored). It returns the pattern in the form MatchHost expects.
+// NormalizeHostPattern validates a rule's host: "docs.raku.org" (exact),
+// "*.raku.org" (any subdomain, not the apex), or an IP range in CIDR form
+// ("10.0.0.0/8", "fc00::/7"); normalised like URLHost's answer (case, IDNA,
+// trailing dot, port ignored, IP literals canonical, a range masked). It
+// returns the pattern in the form MatchHost expects.
 func NormalizeHostPattern(pattern string) (string, error) {
+	if prefix, ok, err := ipRange(pattern); ok || err != nil {
+		if err != nil {
+			return "", fmt.Errorf("host %q: %v", pattern, err)
+		}
+		return prefix.String(), nil
+	}
 	wild := strings.HasPrefix(pattern, "*.")
 	name := strings.TrimPrefix(pattern, "*.")
 	if strings.ContainsAny(name, "/@\\") || strings.Contains(pattern, "://") {
@@ -248,6 +302,12 @@ func NormalizeHostPattern(pattern string) (string, error) {
 	}
 	if strings.Contains(name, "*") {
 		return "", fmt.Errorf("host %q: only a leading \"*.\" wildcard is allowed", pattern)
+	}
+	if !wild {
+		// A bare IPv6 address, as people write it in a rule.
+		if addr, err := netip.ParseAddr(name); err == nil && addr.Is6() && addr.Zone() == "" {
+			return canonicalIP(addr), nil
+		}
 	}
 	host, err := hostOf(name, true)
 	if err != nil {
@@ -262,14 +322,58 @@ func NormalizeHostPattern(pattern string) (string, error) {
 	return host, nil
 }
 
+// ipRange reads a CIDR pattern. ok is false for a pattern with no "/";
+// err is set for one that has a "/" but is not a range.
+func ipRange(pattern string) (p netip.Prefix, ok bool, err error) {
+	if !strings.Contains(pattern, "/") || strings.Contains(pattern, "://") {
+		return netip.Prefix{}, false, nil
+	}
+	text := pattern
+	if strings.HasPrefix(text, "[") { // "[fc00::]/7"
+		if end := strings.Index(text, "]/"); end > 0 {
+			text = text[1:end] + text[end+1:]
+		}
+	}
+	p, err = netip.ParsePrefix(text)
+	if err != nil || p.Addr().Zone() != "" {
+		return netip.Prefix{}, false, errors.New("not a host name or an IP range (CIDR, as 10.0.0.0/8)")
+	}
+	if p.Addr().Is4In6() && p.Bits() >= 96 { // ::ffff:10.0.0.0/104 is 10.0.0.0/8
+		p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+	}
+	return p.Masked(), true, nil
+}
+
 // MatchHost reports whether a host from URLHost matches a pattern from
-// NormalizeHostPattern: exactly, or for "*.S" any subdomain of S (not S).
+// NormalizeHostPattern: exactly; for "*.S" any subdomain of S (not S); for
+// an IP range, an IP address in it, or "localhost" and its subdomains when
+// the range holds the loopback address (browsers resolve them there
+// without asking DNS). A range matches no other name: a name that DNS
+// resolves into a private range is beyond what a lexical rule can see.
 func MatchHost(pattern, host string) bool {
 	if suffix, ok := strings.CutPrefix(pattern, "*."); ok {
 		return strings.HasSuffix(host, "."+suffix) && len(host) > len(suffix)+1
 	}
+	if strings.IndexByte(pattern, '/') >= 0 {
+		return inRange(pattern, host)
+	}
 	return host == pattern
 }
+
+func inRange(pattern, host string) bool {
+	p, err := netip.ParsePrefix(pattern)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return p.Contains(netip.AddrFrom4([4]byte{127, 0, 0, 1})) || p.Contains(netip.IPv6Loopback())
+	}
+	addr, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	return err == nil && p.Contains(addr)
+}
+
+// IsHostRange reports whether a normalised host pattern is an IP range.
+func IsHostRange(pattern string) bool { return strings.IndexByte(pattern, '/') >= 0 }
 
 // HostSuffixes returns the wildcard suffixes a host falls under, nearest
 // first: "a.b.c" gives "b.c", "c". A pattern "*.S" matches the host exactly
@@ -305,6 +409,23 @@ func (m HostMatch) String() string {
 	default:
 		return "unknown"
 	}
+}
+
+// MatchAnyHosts: HostMatches when any host matches the pattern,
+// HostMismatch when none does and every host is known (or there is none),
+// else HostUnknown: how deny and ask rules read a call's hosts.
+func MatchAnyHosts(pattern string, hosts []string) HostMatch {
+	any := HostMismatch
+	for _, h := range hosts {
+		if h == "" {
+			any = HostUnknown
+			continue
+		}
+		if MatchHost(pattern, h) {
+			return HostMatches
+		}
+	}
+	return any
 }
 
 // MatchAllHosts: HostMatches when every host matches the pattern,

@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Containment is the tri-state answer to "is this path inside that
@@ -37,51 +39,155 @@ func (c Containment) String() string {
 	}
 }
 
+// MaxPathBytes is the longest path evaluated: Linux refuses a longer one
+// (PATH_MAX is 4096 bytes with the NUL), so a server cannot act on it as
+// written, and a longer text is unknown rather than cleaned at length.
+const MaxPathBytes = 4095
+
 // Unevaluable reports why p cannot be evaluated lexically, or "" when it
-// can. Anything a shell, a Windows API or a URL parser could turn into a
-// different path than the text says is unevaluable: empty, NUL, a leading
-// "~", "$" expansion, backslashes, drive letters and UNC forms.
+// can. Anything a shell, a Windows API, a URL parser or a server's own
+// tidying could turn into a different path than the text says is
+// unevaluable: empty or over MaxPathBytes; a leading "~"; "$" expansion;
+// backslashes, drive letters and UNC forms; a scheme ("http:", "file:" not
+// made a path by FromFileURI); white space or a quote at either end (some
+// servers trim); control and bidirectional-control characters (the human
+// would be shown another name than the one acted on); percent-encoded ".",
+// "/", "\" or NUL (some servers decode); and invalid UTF-8.
 func Unevaluable(p string) string {
 	switch {
 	case p == "":
 		return "empty path"
-	case strings.ContainsRune(p, 0):
-		return "path contains NUL"
-	case strings.HasPrefix(p, "~"):
+	case len(p) > MaxPathBytes:
+		return fmt.Sprintf("path is longer than %d bytes", MaxPathBytes)
+	case p[0] == '~':
 		return "path starts with ~"
-	case strings.Contains(p, "$"):
-		return "path contains $ expansion"
-	case strings.Contains(p, `\`):
-		return "path contains a backslash"
 	case len(p) >= 2 && p[1] == ':' && isASCIILetter(p[0]):
 		return "path has a Windows drive"
+	case len(p) >= 3 && p[0] == '/' && p[2] == ':' && isASCIILetter(p[1]) && (len(p) == 3 || p[3] == '/'):
+		return "path has a Windows drive" // what file:///C:/x names on Windows
 	case strings.HasPrefix(p, "//"):
 		return "path is a UNC or network path"
+	case hasScheme(p):
+		return "path looks like a URL"
+	}
+	if r, _ := utf8.DecodeRuneInString(p); isEdge(r) {
+		return "path starts with white space or a quote"
+	}
+	if r, _ := utf8.DecodeLastRuneInString(p); isEdge(r) {
+		return "path ends with white space or a quote"
+	}
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == 0:
+			return "path contains NUL"
+		case c < 0x20 || c == 0x7f:
+			return "path contains a control character"
+		case c == '$':
+			return "path contains $ expansion"
+		case c == '\\':
+			return "path contains a backslash"
+		case c == '%' && encodedSpecial(p[i+1:]):
+			return "path contains a percent-encoded ., /, \\ or NUL"
+		case c >= utf8.RuneSelf:
+			r, w := utf8.DecodeRuneInString(p[i:])
+			switch {
+			case r == utf8.RuneError && w == 1:
+				return "path is not valid UTF-8"
+			case r >= 0x80 && r <= 0x9f:
+				return "path contains a control character"
+			case isBidiControl(r):
+				return "path contains a bidirectional control character"
+			}
+			i += w - 1
+		}
 	}
 	return ""
 }
 
+// evaluableByte reports whether byte c, anywhere in a path, leaves it
+// evaluable without looking further (the common case): cleanAbs's shortcut.
+func evaluableByte(c byte) bool {
+	return c >= 0x20 && c < 0x7f && c != '$' && c != '\\' && c != '%' && c != '"' && c != '\'' && c != ' '
+}
+
+// hasScheme reports a leading URL scheme: a letter, then letters, digits,
+// "+", "-" or ".", then ":".
+func hasScheme(p string) bool {
+	if p == "" || !isASCIILetter(p[0]) {
+		return false
+	}
+	for i := 1; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == ':':
+			return true
+		case isASCIILetter(c) || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.':
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// isEdge is a character a server might trim from either end of a path.
+func isEdge(r rune) bool {
+	return unicode.IsSpace(r) || r == '"' || r == '\'' || r == '\ufeff' || r == 0x200b
+}
+
+func isBidiControl(r rune) bool {
+	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+}
+
+// encodedSpecial reports whether s starts with the hex of ".", "/", "\\" or
+// NUL (after a "%").
+func encodedSpecial(s string) bool {
+	if len(s) < 2 {
+		return false
+	}
+	switch strings.ToLower(s[:2]) {
+	case "2e", "2f", "5c", "00":
+		return true
+	}
+	return false
+}
+
 func isASCIILetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
 
-// FromFileURI turns a file:// URI into its path. ok is false when p is a
-// file URI that does not name a local absolute path; a p that is not a file
-// URI is returned unchanged.
+// FromFileURI turns a file: URI into its path. ok is false when p is a file
+// URI that does not name a local absolute path unambiguously: a host other
+// than localhost, a query, a fragment, user information, a path that is
+// not absolute, a percent-encoded "/", "\\" or NUL (Go decodes them, Node's
+// fileURLToPath refuses them), and any "file:" not followed by "//" (a
+// WHATWG parser reads "file:/etc/passwd" as "/etc/passwd", a naive one as a
+// relative name). A p that is not a file URI is returned unchanged.
 func FromFileURI(p string) (string, bool) {
-	if len(p) < 7 || !strings.EqualFold(p[:7], "file://") {
+	if len(p) < 5 || !strings.EqualFold(p[:5], "file:") {
 		return p, true
 	}
+	if !strings.HasPrefix(p[5:], "//") {
+		return "", false
+	}
 	u, err := url.Parse(p)
-	if err != nil || u.Opaque != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+	if err != nil || u.Opaque != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil {
 		return "", false
 	}
 	if h := strings.ToLower(u.Host); h != "" && h != "localhost" {
 		return "", false
+	}
+	for i := strings.IndexByte(p, '%'); i >= 0; i = strings.IndexByte(p, '%') {
+		p = p[i+1:]
+		if len(p) >= 2 && (strings.EqualFold(p[:2], "2f") || strings.EqualFold(p[:2], "5c") || p[:2] == "00") {
+			return "", false
+		}
 	}
 	if u.Path == "" || !strings.HasPrefix(u.Path, "/") {
 		return "", false
 	}
 	return u.Path, true
 }
+
+// IsFileURI reports whether s is spelt as a file: URI (any case), whether
+// or not it names a path FromFileURI accepts.
+func IsFileURI(s string) bool { return len(s) >= 5 && strings.EqualFold(s[:5], "file:") }
 
 // Resolve makes p absolute against root and cleans it lexically; symlinks
 // are not followed. ok is false when p is unevaluable, or relative with no
@@ -159,15 +265,18 @@ func cleanAbs(p string) bool {
 	// Track the current segment from its start: "", "." and ".." segments
 	// (and so "//", a trailing "/", "/./", "/../") are what Clean would
 	// change.
+	if len(p) > MaxPathBytes || len(p) >= 3 && p[2] == ':' {
+		return Unevaluable(p) == "" && path.Clean(p) == p // rare: too long, or a drive
+	}
 	seg := 1
 	for i := 1; i <= len(p); i++ {
 		if i < len(p) {
-			switch p[i] {
-			case 0, '$', '\\':
-				return false
-			case '/':
-			default:
+			switch c := p[i]; {
+			case c == '/':
+			case evaluableByte(c):
 				continue
+			default: // rare: let the full test decide
+				return Unevaluable(p) == "" && path.Clean(p) == p
 			}
 		}
 		switch p[seg:i] {
@@ -214,10 +323,19 @@ func parent(p string) string {
 // CommonDir is the deepest directory that contains every path's parent
 // directory: the honest scope of an "always" answer. The paths must be clean
 // and absolute; the answer can be as wide as "/". It returns "" for no paths.
-func CommonDir(paths []string) string {
+func CommonDir(paths []string) string { return commonScope(paths, nil, "") }
+
+// commonScope is CommonDir where a path that is a directory the call acts
+// on (dirs[i], or the root itself) counts as its own scope rather than its
+// parent's: the suggestion for listing /srv/docs is /srv/docs.
+func commonScope(paths []string, dirs []bool, root string) string {
 	common := ""
 	for i, p := range paths {
-		dir := parent(clean(p))
+		p = clean(p)
+		dir := parent(p)
+		if i < len(dirs) && dirs[i] || p == root {
+			dir = p
+		}
 		if i == 0 {
 			common = dir
 			continue
@@ -251,4 +369,25 @@ func WithinAll(dir string, paths []string) Containment {
 		}
 	}
 	return all
+}
+
+// WithinAny is how a deny or ask rule reads a call's paths: Inside when
+// any path is inside dir, Outside when none is and every path is known (or
+// there is no path at all), else Unknown. An unresolvable path is passed as
+// "". Callers compare folded paths in a folded dir (see FoldPath).
+func WithinAny(dir string, paths []string) Containment {
+	any := Outside
+	for _, p := range paths {
+		if p == "" {
+			any = Unknown
+			continue
+		}
+		switch Contains(dir, p) {
+		case Inside:
+			return Inside
+		case Unknown:
+			any = Unknown
+		}
+	}
+	return any
 }

@@ -15,11 +15,14 @@ const (
 	NamePathResolve   = "mcp.path.resolve"
 	NamePathWithin    = "mcp.path.within"
 	NamePathWithinAll = "mcp.path.within_all"
+	NamePathWithinAny = "mcp.path.within_any"
+	NamePathFold      = "mcp.path.fold"
 	NamePathAncestors = "mcp.path.ancestors"
 	NamePathCommonDir = "mcp.path.common_dir"
 	NameURLHost       = "mcp.url.host"
 	NameHostMatch     = "mcp.host.match"
 	NameHostMatchAll  = "mcp.host.match_all"
+	NameHostMatchAny  = "mcp.host.match_any"
 	NameHostSuffixes  = "mcp.host.suffixes"
 	NameToolMatch     = "mcp.tool.match"
 )
@@ -134,6 +137,45 @@ var all = []builtin{
 			}
 			return ast.StringTerm(WithinAll(d, paths).String()), nil
 		}),
+	def2(fn(NamePathWithinAny,
+		`Containment of any path of a call in a directory, compared folded (case, Unicode normalisation, HFS+ ignorables): "inside" if any is, "outside" if none is and all are known (or there are none), else "unknown". How deny and ask rules read a call.`,
+		types.Args(anyOrNull, arrayOfAny), types.S),
+		func(dir, ps *ast.Term) (*ast.Term, error) {
+			d, ok := str(dir)
+			paths, err := strs(ps)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				if len(paths) == 0 {
+					return ast.StringTerm(Outside.String()), nil
+				}
+				return ast.StringTerm(Unknown.String()), nil
+			}
+			folded := make([]string, len(paths))
+			for i, p := range paths {
+				if q, ok := absClean(p); ok {
+					folded[i] = FoldPath(q)
+				}
+			}
+			if d, ok = absClean(d); !ok {
+				return ast.StringTerm(Unknown.String()), nil
+			}
+			return ast.StringTerm(WithinAny(FoldPath(d), folded).String()), nil
+		}),
+	def1(fn(NamePathFold,
+		"A path (or name) as a file system that ignores case and Unicode normalisation compares it: each name case-folded, NFC, HFS+ ignorable code points removed; null for a non-string.",
+		types.Args(anyOrNull), stringOrNull),
+		func(p *ast.Term) (*ast.Term, error) {
+			ps, ok := str(p)
+			if !ok {
+				return ast.NullTerm(), nil
+			}
+			if f := FoldPath(ps); f != ps {
+				return ast.StringTerm(f), nil
+			}
+			return p, nil
+		}),
 	def1(fn(NamePathAncestors,
 		"The clean absolute path and every directory above it, nearest first, ending with \"/\"; [] when the path is not absolute and evaluable.",
 		types.Args(anyOrNull), arrayOfStr),
@@ -176,7 +218,7 @@ var all = []builtin{
 			return ast.NullTerm(), nil
 		}),
 	def2(fn(NameHostMatch,
-		`Matches a host against a rule host ("docs.raku.org" or "*.raku.org"): "match", "mismatch", or "unknown" for a null host.`,
+		`Matches a host against a rule host ("docs.raku.org", "*.raku.org" or an IP range "10.0.0.0/8"): "match", "mismatch", or "unknown" for a null host.`,
 		types.Args(types.S, anyOrNull), types.S),
 		func(pat, h *ast.Term) (*ast.Term, error) {
 			p, err := hostPattern(pat)
@@ -200,6 +242,20 @@ var all = []builtin{
 			}
 			return ast.StringTerm(MatchAllHosts(p, hosts).String()), nil
 		}),
+	def2(fn(NameHostMatchAny,
+		`Matches any host of a call: "match" if any does, "mismatch" if none does and all are known (or there are none), else "unknown". How deny and ask rules read a call.`,
+		types.Args(types.S, arrayOfAny), types.S),
+		func(pat, hs *ast.Term) (*ast.Term, error) {
+			p, err := hostPattern(pat)
+			if err != nil {
+				return nil, err
+			}
+			hosts, err := strs(hs)
+			if err != nil {
+				return nil, err
+			}
+			return ast.StringTerm(MatchAnyHosts(p, hosts).String()), nil
+		}),
 	def1(fn(NameHostSuffixes,
 		`The domains a host is a subdomain of, nearest first: "a.b.c" gives ["b.c", "c"].`,
 		types.Args(anyOrNull), arrayOfStr),
@@ -211,7 +267,7 @@ var all = []builtin{
 			return strArray(HostSuffixes(hs)), nil
 		}),
 	def2(fn(NameToolMatch,
-		`Matches a tool name against a rule's tool glob: "*" any run of characters, "?" one; nothing else is special.`,
+		`Matches a tool name against a rule's tool glob: "*" any run of characters, "?" one, "\" makes the next character literal.`,
 		types.Args(types.S, types.S), types.B),
 		func(pat, name *ast.Term) (*ast.Term, error) {
 			p, _ := str(pat)

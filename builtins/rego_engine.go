@@ -192,11 +192,13 @@ func (o *Outcome) document(tool string, rules *ruleSet) *ast.Term {
 		rule = rules.terms[r.Position]
 	} else if r != nil {
 		rule = ast.ObjectTerm(
-			ast.Item(keyTool, ast.StringTerm(tool)),
+			ast.Item(keyTool, ast.StringTerm(EscapeTool(tool))),
 			ast.Item(keyDecision, Key(r.Decision)),
 			ast.Item(keyMessage, r.message))
 	}
-	suggestion := [][2]*ast.Term{ast.Item(keyTool, ast.StringTerm(tool))}
+	// The suggestion names exactly this tool: "always" on a tool called
+	// "fs_*" must not allow every fs_ tool.
+	suggestion := [][2]*ast.Term{ast.Item(keyTool, ast.StringTerm(EscapeTool(tool)))}
 	switch {
 	case o.Under != "":
 		suggestion = append(suggestion, ast.Item(keyUnder, ast.StringTerm(o.Under)))

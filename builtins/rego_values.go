@@ -14,7 +14,7 @@ import (
 // as terms once, so that reading or building a document allocates no key: a
 // decision does dozens.
 var fieldNames = []string{
-	"tool", "root", "annotations", "paths", "hosts", "arguments", "arg", "raw", "path", "host",
+	"tool", "root", "annotations", "paths", "hosts", "arguments", "arg", "pointer", "raw", "path", "folded", "dir", "host",
 	"rules", "roots", "protected", "decision", "under", "message", "status",
 	"reason", "rule", "suggestion", "floor", "custom", "deny", "ask", "allow", "null",
 	// and the words the decision is made of
@@ -38,6 +38,7 @@ func Key(k string) *ast.Term {
 var (
 	keyAnnotations = Key("annotations")
 	keyDecision    = Key("decision")
+	keyDir         = Key("dir")
 	keyFloor       = Key("floor")
 	keyHost        = Key("host")
 	keyHosts       = Key("hosts")
@@ -75,13 +76,16 @@ func stringAt(v ast.Value, key *ast.Term) string {
 
 // matcherOf reads a rule object. Its host is normalised here too, so a
 // hand-written rule in a Rego test means what the same rule in JSON means.
-func matcherOf(v ast.Value) (Matcher, error) {
+func matcherOf(v ast.Value, decision string) (Matcher, error) {
 	if _, ok := v.(ast.Object); !ok {
 		return Matcher{}, fmt.Errorf("expected an object, got %v", ast.ValueName(v))
 	}
-	m := Matcher{Tool: stringAt(v, keyTool), Under: stringAt(v, keyUnder), Host: stringAt(v, keyHost)}
+	m := MatcherFor(decision, stringAt(v, keyTool), stringAt(v, keyUnder), stringAt(v, keyHost), nil)
 	if m.Tool == "" {
 		return m, fmt.Errorf("no tool")
+	}
+	if err := ValidateToolGlob(m.Tool); err != nil {
+		return m, fmt.Errorf("tool %q %v", m.Tool, err)
 	}
 	if m.Under != "" {
 		u, err := NormalizeUnder(m.Under)
@@ -139,6 +143,17 @@ func CallOf(in ast.Value) Call {
 		c.Paths[i], _ = absClean(p)
 	}
 	c.Hosts = fieldOfEach(valueAt(in, keyHosts), keyHost)
+	if arr, ok := valueAt(in, keyPaths).(*ast.Array); ok {
+		for i := range arr.Len() {
+			if b, ok := valueAt(arr.Elem(i).Value, keyDir).(ast.Boolean); ok && bool(b) {
+				if c.Dirs == nil {
+					c.Dirs = make([]bool, arr.Len())
+				}
+				c.Dirs[i] = true
+			}
+		}
+	}
+	c.fold()
 	return c
 }
 

@@ -5,21 +5,39 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // Matcher is the part of a rule that decides whether it applies to a call:
 // its tool glob, directory, host pattern and annotation hints. Under is
 // clean, absolute or relative to the call's root; Host is normalised.
+//
+// Any is how a deny or ask rule (or a deny grant) reads a call: it matches
+// when any path is inside Under and any host matches Host, comparing tool
+// names and paths folded (FoldPath), so that a harmless extra path or
+// another spelling of a name cannot dodge it. Without Any (allow), every
+// path must be inside and every host match, compared exactly. Use
+// MatcherFor to set it from a decision.
 type Matcher struct {
 	Tool        string
 	Under       string
 	Host        string
 	Annotations map[string]bool
+	Any         bool
+}
+
+// MatcherFor is the matcher of a rule with the given decision: Any for
+// deny and ask, every path and host for allow.
+func MatcherFor(decision, tool, under, host string, annotations map[string]bool) Matcher {
+	return Matcher{Tool: tool, Under: under, Host: host, Annotations: annotations, Any: decision != verdict.Allow}
 }
 
 // Call is a call as matching sees it. Root and Paths are clean and
 // absolute (Root "" for none), Hosts normalised; "" stands for a path or
-// host that cannot be evaluated. Matching relies on it: see CallOf.
+// host that cannot be evaluated. Folded holds each path folded (FoldPath),
+// FoldedRoot and FoldedTool the same of the root and the tool's name.
+// Matching relies on all of it: build a Call with CallOf or NewCall.
 // Annotations nil means the tool's catalogue entry is unknown.
 type Call struct {
 	Tool        string
@@ -27,6 +45,30 @@ type Call struct {
 	Annotations map[string]bool
 	Paths       []string
 	Hosts       []string
+	// Dirs says which paths the tool acts on as directories (for the
+	// suggestion); nil for none.
+	Dirs []bool
+
+	FoldedTool string
+	FoldedRoot string
+	Folded     []string
+}
+
+// NewCall is a Call with its folded fields filled in. root and paths must
+// be clean and absolute, or "".
+func NewCall(tool, root string, annotations map[string]bool, paths, hosts []string) *Call {
+	c := &Call{Tool: tool, Root: root, Annotations: annotations, Paths: paths, Hosts: hosts}
+	c.fold()
+	return c
+}
+
+// fold fills in the folded fields from the others.
+func (c *Call) fold() {
+	c.FoldedTool, c.FoldedRoot = Fold(c.Tool), FoldPath(c.Root)
+	c.Folded = make([]string, len(c.Paths))
+	for i, p := range c.Paths {
+		c.Folded[i] = FoldPath(p)
+	}
 }
 
 // Status is how one rule relates to one call.
@@ -54,7 +96,11 @@ func (s Status) String() string {
 // Status tests the rule against the call. Every condition must hold; any
 // that fails is NoMatch, else any unknown is MaybeMatches.
 func (m *Matcher) Status(c *Call) Status {
-	if !MatchTool(m.Tool, c.Tool) {
+	if m.Any {
+		if !MatchTool(Fold(m.Tool), c.FoldedTool) {
+			return NoMatch
+		}
+	} else if !MatchTool(m.Tool, c.Tool) {
 		return NoMatch
 	}
 	if len(m.Annotations) > 0 {
@@ -71,10 +117,15 @@ func (m *Matcher) Status(c *Call) Status {
 	st := Matches
 	if m.Under != "" {
 		var in Containment
-		if dir, ok := m.dir(c.Root); ok {
-			in = WithinAll(dir, c.Paths)
-		} else if len(c.Paths) == 0 {
+		switch dir, ok := m.dir(c.Root); {
+		case !ok && len(c.Paths) == 0:
 			in = Outside
+		case !ok:
+			in = Unknown // no root to say where the rule's directory is
+		case m.Any:
+			in = WithinAny(FoldPath(dir), c.Folded)
+		default:
+			in = WithinAll(dir, c.Paths)
 		}
 		switch in {
 		case Outside:
@@ -84,7 +135,11 @@ func (m *Matcher) Status(c *Call) Status {
 		}
 	}
 	if m.Host != "" {
-		switch MatchAllHosts(m.Host, c.Hosts) {
+		match := MatchAllHosts
+		if m.Any {
+			match = MatchAnyHosts
+		}
+		switch match(m.Host, c.Hosts) {
 		case HostMismatch:
 			return NoMatch
 		case HostUnknown:
@@ -103,12 +158,12 @@ func (m *Matcher) dir(root string) (string, bool) {
 }
 
 // keyKind is what a rule is filed under: the directory it is under
-// (absolute, or relative to the root), else its host (exact, or the domain
-// of a wildcard), else nothing; plus the catch-alls that a call with no
-// known path, no root or no known host must still look at. Kinds are bits,
-// so that a tool's rules record which kinds they use and a lookup skips the
-// keys of any other kind.
-type keyKind uint8
+// (absolute, or relative to the root), else its host (exact, the domain of
+// a wildcard, or any IP range), else nothing; plus the catch-alls that a
+// call with no known path, no root or no known host must still look at.
+// Kinds are bits, so that a tool's rules record which kinds they use and a
+// lookup skips the keys of any other kind.
+type keyKind uint16
 
 const (
 	kindPlain    keyKind = 1 << iota // neither under nor host
@@ -116,9 +171,10 @@ const (
 	kindRelative                     // under relative to the root
 	kindHost                         // exact host
 	kindDomain                       // "*.domain": the domain
-	kindAnyPath                      // any under: for a call with no known path
+	kindRange                        // an IP range: any call naming a host
+	kindAnyPath                      // any under: for a call with an unknown path
 	kindAnyRoot                      // any relative under: for a call with no root
-	kindAnyHost                      // any host: for a call with no known host
+	kindAnyHost                      // any host: for a call with an unknown host
 )
 
 // indexKey is a key within one tool's rules. A struct, not a joined
@@ -128,12 +184,20 @@ type indexKey struct {
 	value string
 }
 
+// indexKeys are the keys a rule is filed under. A rule that reads a call
+// folded (Any) is filed under its folded directory.
 func indexKeys(m *Matcher) []indexKey {
+	under := m.Under
+	if m.Any {
+		under = FoldPath(under)
+	}
 	switch {
-	case m.Under != "" && path.IsAbs(m.Under):
-		return []indexKey{{kindUnder, m.Under}, {kindAnyPath, ""}}
-	case m.Under != "":
-		return []indexKey{{kindRelative, m.Under}, {kindAnyPath, ""}, {kindAnyRoot, ""}}
+	case under != "" && path.IsAbs(under):
+		return []indexKey{{kindUnder, under}, {kindAnyPath, ""}}
+	case under != "":
+		return []indexKey{{kindRelative, under}, {kindAnyPath, ""}, {kindAnyRoot, ""}}
+	case IsHostRange(m.Host):
+		return []indexKey{{kindRange, ""}, {kindAnyHost, ""}}
 	case strings.HasPrefix(m.Host, "*."):
 		return []indexKey{{kindDomain, m.Host[2:]}, {kindAnyHost, ""}}
 	case m.Host != "":
@@ -143,66 +207,97 @@ func indexKeys(m *Matcher) []indexKey {
 }
 
 // callKeys appends to keys the keys to look a call up under: a rule not
-// filed under one of them cannot match, because its directory does not
-// contain the call's first known path, or its host does not match the first
-// known host. The call's paths are clean and absolute, or "" (see CallOf).
-func callKeys(c *Call, keys []indexKey) []indexKey {
+// filed under one of them cannot match. For rules that need every path
+// (allow), the keys of the first known path and host are enough: a rule
+// whose directory does not contain it, or whose host does not match it,
+// cannot match. For rules that need any (deny and ask, Any), every path and
+// host counts, folded, and an unknown one brings in every rule of its kind.
+func callKeys(c *Call, anyRules bool, keys []indexKey) []indexKey {
 	keys = append(keys, indexKey{kind: kindPlain})
-	if len(c.Paths) > 0 {
-		first := firstKnown(c.Paths)
-		if first == "" {
-			keys = append(keys, indexKey{kind: kindAnyPath})
-		} else {
-			for a := first; ; a = parent(a) {
-				keys = append(keys, indexKey{kindUnder, a})
-				if a == "/" || a == "." {
-					break
-				}
+	paths, root := c.Paths, c.Root
+	if anyRules {
+		paths, root = c.Folded, c.FoldedRoot
+	}
+	if len(paths) > 0 {
+		unknown, first := false, true
+		for _, p := range paths {
+			if p == "" {
+				unknown = true
+				continue
 			}
-			if root := c.Root; root != "" && Contains(root, first) == Inside {
-				// The ancestors inside the root are the first path's
-				// prefixes at least as long as the root, named from it.
-				for a := first; len(a) >= len(root); a = parent(a) {
-					rel := strings.TrimPrefix(a[len(root):], "/")
-					if rel == "" {
-						rel = "."
-					}
-					keys = append(keys, indexKey{kindRelative, rel})
-					if a == "/" {
-						break
-					}
-				}
+			if !first && !anyRules {
+				continue
 			}
+			first = false
+			keys = pathKeys(p, root, keys)
 		}
-		if c.Root == "" {
+		if unknown && (anyRules || first) {
+			keys = append(keys, indexKey{kind: kindAnyPath})
+		}
+		if root == "" {
 			keys = append(keys, indexKey{kind: kindAnyRoot})
 		}
 	}
 	if len(c.Hosts) > 0 {
-		if first := firstKnown(c.Hosts); first == "" {
-			keys = append(keys, indexKey{kind: kindAnyHost})
-		} else {
-			keys = append(keys, indexKey{kindHost, first})
-			for _, s := range HostSuffixes(first) {
+		keys = append(keys, indexKey{kind: kindRange})
+		unknown, first := false, true
+		for _, h := range c.Hosts {
+			if h == "" {
+				unknown = true
+				continue
+			}
+			if !first && !anyRules {
+				continue
+			}
+			first = false
+			keys = append(keys, indexKey{kindHost, h})
+			for _, s := range HostSuffixes(h) {
 				keys = append(keys, indexKey{kindDomain, s})
+			}
+		}
+		if unknown && (anyRules || first) {
+			keys = append(keys, indexKey{kind: kindAnyHost})
+		}
+	}
+	return keys
+}
+
+// pathKeys appends the keys of one clean absolute path: its ancestors, and
+// those inside the root named relative to it.
+func pathKeys(p, root string, keys []indexKey) []indexKey {
+	for a := p; ; a = parent(a) {
+		keys = append(keys, indexKey{kindUnder, a})
+		if a == "/" || a == "." {
+			break
+		}
+	}
+	if root != "" && Contains(root, p) == Inside {
+		// The ancestors inside the root are the path's prefixes at least
+		// as long as the root, named from it.
+		for a := p; len(a) >= len(root); a = parent(a) {
+			rel := strings.TrimPrefix(a[len(root):], "/")
+			if rel == "" {
+				rel = "."
+			}
+			keys = append(keys, indexKey{kindRelative, rel})
+			if a == "/" {
+				break
 			}
 		}
 	}
 	return keys
 }
 
-func firstKnown(vs []string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
+// index files rules by tool and key, so that a decision looks at the few
+// rules that can apply to a call, whatever the size of the rule set. Rules
+// that read calls exactly (allow) and folded (deny, ask) are filed apart,
+// each under the tool name and keys they compare.
+type index struct {
+	exact, folded toolIndex
 }
 
-// index files rules by tool and key, so that a decision looks at the few
-// rules that can apply to a call, whatever the size of the rule set.
-type index struct {
+// toolIndex files rules by tool name or pattern.
+type toolIndex struct {
 	byTool map[string]*toolRules
 	// globs are the distinct tool patterns with wildcards: each is tested
 	// against the call's tool, so a decision costs one match per distinct
@@ -229,15 +324,22 @@ func (t *toolRules) mayHold(k indexKey) bool {
 }
 
 func buildIndex(ms []Matcher) index {
-	ix := index{byTool: map[string]*toolRules{}}
+	ix := index{exact: toolIndex{byTool: map[string]*toolRules{}}, folded: toolIndex{byTool: map[string]*toolRules{}}}
 	for i := range ms {
 		m := &ms[i]
-		t := ix.byTool[m.Tool]
+		ti, tool := &ix.exact, m.Tool
+		if m.Any {
+			ti, tool = &ix.folded, Fold(m.Tool)
+		}
+		if !IsGlob(tool) {
+			tool = UnescapeTool(tool) // filed under the one name it matches
+		}
+		t := ti.byTool[tool]
 		if t == nil {
 			t = &toolRules{groups: map[indexKey][]int{}}
-			ix.byTool[m.Tool] = t
-			if IsGlob(m.Tool) {
-				ix.globs = append(ix.globs, m.Tool)
+			ti.byTool[tool] = t
+			if IsGlob(tool) {
+				ti.globs = append(ti.globs, tool)
 			}
 		}
 		for _, k := range indexKeys(m) {
@@ -246,7 +348,8 @@ func buildIndex(ms []Matcher) index {
 			t.lengths |= lengthBit(k.value)
 		}
 	}
-	sort.Strings(ix.globs)
+	sort.Strings(ix.exact.globs)
+	sort.Strings(ix.folded.globs)
 	return ix
 }
 
@@ -254,7 +357,15 @@ func buildIndex(ms []Matcher) index {
 // call, ascending, without duplicates.
 func (ix *index) candidates(c *Call, out []int) []int {
 	var buf [32]indexKey
-	keys := callKeys(c, buf[:0])
+	out = ix.exact.candidates(c.Tool, callKeys(c, false, buf[:0]), out)
+	if len(ix.folded.byTool) > 0 {
+		out = ix.folded.candidates(c.FoldedTool, callKeys(c, true, buf[:0]), out)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func (ti *toolIndex) candidates(tool string, keys []indexKey, out []int) []int {
 	lookUp := func(t *toolRules) {
 		for _, k := range keys {
 			if t.mayHold(k) {
@@ -262,14 +373,13 @@ func (ix *index) candidates(c *Call, out []int) []int {
 			}
 		}
 	}
-	if t := ix.byTool[c.Tool]; t != nil {
+	if t := ti.byTool[tool]; t != nil {
 		lookUp(t)
 	}
-	for _, g := range ix.globs {
-		if MatchTool(g, c.Tool) {
-			lookUp(ix.byTool[g])
+	for _, g := range ti.globs {
+		if MatchTool(g, tool) {
+			lookUp(ti.byTool[g])
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return out
 }

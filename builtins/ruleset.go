@@ -50,16 +50,16 @@ func readRuleSet(arr *ast.Array) *ruleSet {
 		decisions: make([]string, arr.Len())}
 	for i := range rs.terms {
 		t := arr.Elem(i)
-		m, err := matcherOf(t.Value)
-		if err != nil {
-			rs.err = fmt.Errorf("rule %d: %v", i+1, err)
-			return rs
-		}
 		d := stringAt(t.Value, keyDecision)
 		switch d {
 		case verdict.Allow, verdict.Ask, verdict.Deny:
 		default:
 			rs.err = fmt.Errorf("rule %d: decision %q is none of allow, ask, deny", i+1, d)
+			return rs
+		}
+		m, err := matcherOf(t.Value, d)
+		if err != nil {
+			rs.err = fmt.Errorf("rule %d: %v", i+1, err)
 			return rs
 		}
 		rs.terms[i], rs.matchers[i], rs.decisions[i] = t, m, d

@@ -1,7 +1,9 @@
 package builtins
 
 // Suggest is the narrowest honest scope for an "always" answer to a call
-// (SPEC §4): the deepest directory containing every path, else — for a call
+// (SPEC §4): the deepest directory containing every path (a path the call
+// acts on as a directory, or the root itself, is its own scope; any other
+// path's scope is its parent), else — for a call
 // naming URLs but no path — the one host they all name. Any path or URL that
 // cannot be evaluated leaves neither, and so does a call naming neither: the
 // answer is then the bare tool. Never both.
@@ -17,7 +19,7 @@ func Suggest(c *Call) (under, host string) {
 				return "", ""
 			}
 		}
-		return CommonDir(c.Paths), ""
+		return commonScope(c.Paths, c.Dirs, c.Root), ""
 	}
 	for _, h := range c.Hosts {
 		if h != c.Hosts[0] {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"strings"
 
+	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
@@ -123,12 +125,12 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 		return false, fmt.Sprintf("%s could not get an answer about '%s': %v. The call was not run; tell the user.", p.name, tool, err)
 	}
 	rec.Answer = &a
-	return p.apply(tool, d, a, rec)
+	return p.apply(tool, in.Root, d, a, rec)
 }
 
 // apply turns an answer into the call's fate, remembering what an always-
 // answer covers.
-func (p *Policy) apply(tool string, d rules.Decision, a Answer, rec *Record) (bool, string) {
+func (p *Policy) apply(tool, root string, d rules.Decision, a Answer, rec *Record) (bool, string) {
 	refuse := func(why string) (bool, string) {
 		return false, fmt.Sprintf("%s could not use the answer about '%s': %s. The call was not run and nothing was remembered; "+
 			"ask the user to answer again.", p.name, tool, why)
@@ -171,6 +173,16 @@ func (p *Policy) apply(tool string, d rules.Decision, a Answer, rec *Record) (bo
 		v, err := rules.Validate(offered[i], fmt.Sprintf("answer rule %d", i+1), true)
 		if err != nil {
 			return refuse(err.Error())
+		}
+		// A grant is kept absolute: relative, it would name another
+		// directory under another root (a shared store's other policies,
+		// or this one's roots changed).
+		if v.Under != "" && !path.IsAbs(v.Under) {
+			abs, ok := builtins.Resolve(root, v.Under)
+			if !ok {
+				return refuse(fmt.Sprintf("answer rule %d: under %q is relative, and '%s' has no root to resolve it against", i+1, v.Under, tool))
+			}
+			v.Under = abs
 		}
 		offered[i] = v
 	}

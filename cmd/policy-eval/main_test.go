@@ -398,11 +398,11 @@ func TestDecideTools(t *testing.T) {
 	assert.Equal(t, []any{"docs.raku.org"}, got["hosts"])
 	assert.Equal(t, map[string]any{"tool": "nb_read", "host": "docs.raku.org"}, got["suggestion"])
 
-	// Without the catalogue the annotations are unknown and the schema's
-	// path property is not a path.
+	// Without the catalogue the annotations are unknown and no name says
+	// the value is a path: one that reads as a path is an unknown one.
 	got = one(t, call("1", "nb_read", `{"notebook": "/n/a.ipynb"}`))
-	assert.Equal(t, "no-match", got["reason"])
-	assert.Equal(t, []any{}, got["paths"])
+	assert.Equal(t, "unevaluable-path", got["reason"])
+	assert.Equal(t, []any{"/n/a.ipynb"}, got["paths"], "shown as written")
 
 	// A []Tool, annotations beside "function".
 	array := write(t, dir, "array.json", `[{"type": "function",

@@ -28,7 +28,7 @@ type Decision struct {
 func (e *Engine) decisionOf(in *Input, o *builtins.Outcome) (Decision, error) {
 	d := Decision{Decision: o.Decision, Reason: o.Reason, Floor: o.Floor,
 		Paths: stringsOf(o.Paths), Hosts: stringsOf(o.Hosts),
-		Suggestion: &Rule{Tool: in.Tool, Under: o.Under, Host: o.Host}}
+		Suggestion: &Rule{Tool: builtins.EscapeTool(in.Tool), Under: o.Under, Host: o.Host}}
 	switch r := o.Rule; {
 	case r == nil:
 	case r.Position >= len(e.rules):
@@ -40,7 +40,7 @@ func (e *Engine) decisionOf(in *Input, o *builtins.Outcome) (Decision, error) {
 		}
 		d.Rule = &rule
 	default:
-		d.Rule = &Rule{Tool: in.Tool, Decision: r.Decision, Message: r.Message}
+		d.Rule = &Rule{Tool: builtins.EscapeTool(in.Tool), Decision: r.Decision, Message: r.Message}
 	}
 	return d, nil
 }

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -43,10 +42,10 @@ type Config struct {
 	// Protected are files the floor guards whatever the rules say: the
 	// policy's own rules and grants files.
 	Protected []string
-	// PathKeys and URLKeys add argument names, per tool glob, to the ones
-	// that always name paths and URLs.
-	PathKeys map[string][]string
-	URLKeys  map[string][]string
+	// Arguments say how tools' arguments name paths and URLs, beyond the
+	// names read by default; ServerArguments has them for the reference
+	// servers.
+	Arguments []ArgumentSpec
 }
 
 // Engine evaluates calls against the static rules with one prepared OPA
@@ -55,11 +54,10 @@ type Engine struct {
 	rules     []Rule
 	roots     map[string]string
 	rootKeys  []string // longest first
-	pathKeys  map[string][]string
-	urlKeys   map[string][]string
+	arguments []ArgumentSpec
 	query     *residualQuery
-	schemaMu  sync.RWMutex
-	schemaFor map[string]cachedSchema
+	argsMu    sync.RWMutex
+	argsFor   map[string]cachedArgs // by tool name
 
 	// The input's terms that repeat from call to call, made once: each
 	// root, and each combination of the four hints (see annotationsTerm).
@@ -75,8 +73,11 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{rules: rs, roots: map[string]string{}, pathKeys: cfg.PathKeys, urlKeys: cfg.URLKeys,
-		schemaFor: map[string]cachedSchema{}}
+	if err := ValidateArgumentSpecs(cfg.Arguments); err != nil {
+		return nil, err
+	}
+	e := &Engine{rules: rs, roots: map[string]string{}, arguments: slices.Clone(cfg.Arguments),
+		argsFor: map[string]cachedArgs{}}
 	for k, dir := range cfg.Roots {
 		if k == "" {
 			return nil, errors.New("roots: an empty key names no tool")
@@ -448,74 +449,36 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// schemaKeys are the properties a tool's input schema marks as paths
-// ("format": "path") or URLs ("format": "uri").
-type schemaKeys struct{ paths, urls map[string]bool }
-
-type cachedSchema struct {
-	raw  string
-	keys schemaKeys
+// cachedArgs is a tool's compiled argument classes, for the schema they
+// were compiled with.
+type cachedArgs struct {
+	known  bool // the tool's catalogue entry was known
+	schema string
+	args   *toolArgs
 }
 
-func (e *Engine) schemaKeysOf(t *provider.Tool) schemaKeys {
-	name := t.Function.Name
-	e.schemaMu.RLock()
-	c, ok := e.schemaFor[name]
-	e.schemaMu.RUnlock()
-	if ok && c.raw == string(t.Function.Parameters) { // compared, not copied
-		return c.keys
+// toolArgsOf is the compiled argument configuration of a tool: the specs
+// that match its name and its schema's formats, compiled once per schema.
+func (e *Engine) toolArgsOf(name string, tool *provider.Tool) *toolArgs {
+	var raw string
+	if tool != nil {
+		raw = string(tool.Function.Parameters) // compared, not copied
 	}
-	keys := parseSchemaKeys(t.Function.Parameters)
-	e.schemaMu.Lock()
-	e.schemaFor[name] = cachedSchema{raw: string(t.Function.Parameters), keys: keys}
-	e.schemaMu.Unlock()
-	return keys
-}
-
-func parseSchemaKeys(params json.RawMessage) schemaKeys {
-	var schema struct {
-		Properties map[string]struct {
-			Format string `json:"format"`
-			Items  *struct {
-				Format string `json:"format"`
-			} `json:"items"`
-		} `json:"properties"`
+	e.argsMu.RLock()
+	c, ok := e.argsFor[name]
+	e.argsMu.RUnlock()
+	if ok && c.known == (tool != nil) && c.schema == raw {
+		return c.args
 	}
-	keys := schemaKeys{paths: map[string]bool{}, urls: map[string]bool{}}
-	if json.Unmarshal(params, &schema) != nil {
-		return keys
+	var schema schemaKeys
+	if tool != nil {
+		schema = parseSchemaKeys(tool.Function.Parameters)
 	}
-	for name, p := range schema.Properties {
-		format := p.Format
-		if p.Items != nil && format == "" {
-			format = p.Items.Format
-		}
-		switch format {
-		case "path":
-			keys.paths[name] = true
-		case "uri", "url", "uri-reference", "iri":
-			keys.urls[name] = true
-		}
+	args := compileArgs(e.arguments, name, schema)
+	e.argsMu.Lock()
+	if len(e.argsFor) < maxCachedNames || ok {
+		e.argsFor[name] = cachedArgs{known: tool != nil, schema: raw, args: args}
 	}
-	return keys
-}
-
-// extraKeys are the configured argument names for a tool, normalised.
-func (e *Engine) extraKeys(tool string) (paths, urls map[string]bool) {
-	collect := func(cfg map[string][]string) map[string]bool {
-		var out map[string]bool
-		for glob, keys := range cfg {
-			if !builtins.MatchTool(glob, tool) {
-				continue
-			}
-			if out == nil {
-				out = map[string]bool{}
-			}
-			for _, k := range keys {
-				out[normKey(k)] = true
-			}
-		}
-		return out
-	}
-	return collect(e.pathKeys), collect(e.urlKeys)
+	e.argsMu.Unlock()
+	return args
 }

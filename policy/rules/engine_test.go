@@ -36,7 +36,7 @@ func decide(t testing.TB, e *rules.Engine, c provider.Call, tool *provider.Tool)
 
 func TestPathArgumentsByKeyAndSchema(t *testing.T) {
 	e := engine(t, rules.Config{Roots: map[string]string{"fs": "/srv"},
-		PathKeys: map[string][]string{"fs_*": {"notebook"}}})
+		Arguments: []rules.ArgumentSpec{{Tool: "fs_*", Paths: []string{"notebook"}}}})
 	schema := &provider.Tool{Function: provider.ToolFunction{Name: "fs_copy",
 		Parameters: []byte(`{"type":"object","properties":{"from":{"type":"string","format":"path"},"to":{"type":"array","items":{"format":"path"}},"site":{"format":"uri"}}}`)},
 		Annotations: &provider.Annotations{}}
@@ -109,8 +109,11 @@ func TestPrecedenceAndOrder(t *testing.T) {
 	assert.Equal(t, rules.Ask, d.Decision)
 	assert.Equal(t, rules.ReasonRule, d.Reason)
 	d = decide(t, e, call("fs_write", `{"paths":["/srv/a","/srv/live/b"]}`), nil)
-	assert.Equal(t, rules.Allow, d.Decision, "the ask rule needs every path inside /srv/live")
+	assert.Equal(t, rules.Ask, d.Decision, "the ask rule matches a call with any path inside /srv/live")
+	assert.Equal(t, rules.ReasonRule, d.Reason)
 	assert.Equal(t, &rules.Rule{Tool: "fs_write", Under: "/srv"}, d.Suggestion)
+	d = decide(t, e, call("fs_write", `{"paths":["/srv/a","/srv/LIVE/DB/x"]}`), nil)
+	assert.Equal(t, rules.Deny, d.Decision, "a deny matches any path, folded")
 }
 
 func TestRootsLongestKey(t *testing.T) {

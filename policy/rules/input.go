@@ -18,14 +18,6 @@ import (
 // or module ever sees it.
 const ReasonArgument = reasons.Argument
 
-// defaultPathKeys and defaultURLKeys are argument names (normalised by
-// normKey) that name paths and URLs in any tool.
-var (
-	defaultPathKeys = keySet("path", "paths", "file", "files", "file_path", "filepath", "filename",
-		"dir", "directory", "cwd", "root", "source", "destination", "src", "dst", "target")
-	defaultURLKeys = keySet("url", "urls", "uri", "href")
-)
-
 func keySet(keys ...string) map[string]bool {
 	m := make(map[string]bool, len(keys))
 	for _, k := range keys {
@@ -58,11 +50,13 @@ func normKey(k string) string {
 // Value is one path or URL argument: the raw JSON value the model wrote and
 // what it resolves to ("" when it cannot be evaluated).
 type Value struct {
-	Arg      string // the argument it came from
+	Arg      string // the name of the argument it came from (the nearest key)
+	Pointer  string // where it is in the arguments, as a JSON Pointer ("/edits/0/path")
 	Raw      *ast.Term
 	Resolved string
-
-	argTerm *ast.Term // Arg as the arguments' key term, shared by the input document
+	// Dir says the tool acts on this path as a directory, so an "always"
+	// answer's scope is the directory itself rather than its parent.
+	Dir bool
 }
 
 // Input is a call as the rules see it. It is built once per call and shared
@@ -89,8 +83,12 @@ type BadCallError struct{ Msg string }
 func (e *BadCallError) Error() string { return e.Msg }
 
 // parseArguments decodes a call's arguments text: a JSON object (empty text
-// counts as {}), valid UTF-8, no duplicate keys. Numbers keep their text.
+// counts as {}), valid UTF-8, no duplicate keys, at most MaxArgumentsBytes.
+// Numbers keep their text.
 func parseArguments(text string) ([][2]*ast.Term, error) {
+	if len(text) > MaxArgumentsBytes {
+		return nil, fmt.Errorf("arguments are %d bytes, more than the %d a call may have", len(text), MaxArgumentsBytes)
+	}
 	if strings.Trim(text, " \t\r\n") == "" { // JSON's whitespace, not Unicode's
 		return nil, nil
 	}
@@ -110,12 +108,19 @@ func parseArguments(text string) ([][2]*ast.Term, error) {
 
 // NewInput parses and classifies a call. tool is the catalogue entry (nil
 // when unknown). The error is a *BadCallError.
+//
+// Every string in the arguments, at any depth, is classed by the name of
+// the argument it is under (the nearest object key; an array's elements are
+// under the array's name): a path, a URL, content (never either), or
+// nothing said — and then a value that reads as a path or a URL anyway is
+// an unknown one. The README's "Paths and URLs in a call" is the rule in
+// full.
 func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, error) {
 	name := call.Function.Name
 	if name == "" {
 		return nil, &BadCallError{"the call names no tool"}
 	}
-	if !utf8Valid(name) || !utf8Valid(call.ID) {
+	if !validUTF8Name(name) || !validUTF8Name(call.ID) {
 		return nil, &BadCallError{"the call's name or id is not valid UTF-8"}
 	}
 	args, err := parseArguments(call.Function.Arguments)
@@ -124,40 +129,35 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	}
 	in := &Input{Call: call, Tool: name, Root: e.RootOf(name), arguments: args[:0]}
 	in.rootTerm = e.rootTerms[in.Root]
-	var schema schemaKeys
 	if tool != nil {
 		in.Annotations = tool.Annotations.Hints()
 		in.annTerm = e.annotationsTerm(in.Annotations)
-		schema = e.schemaKeysOf(tool)
 	}
-	extraPath, extraURL := e.extraKeys(name)
+	w := argWalker{in: in, tool: e.toolArgsOf(name, tool), dirTool: isDirTool(name)}
 	for _, item := range args {
-		k := string(item[0].Value.(ast.String))
-		if k == ReasonArgument {
+		if string(item[0].Value.(ast.String)) == ReasonArgument {
 			in.reason = item[1]
 			continue
 		}
 		in.arguments = append(in.arguments, item) // in place: args is ours
-		nk := normKey(k)
-		switch {
-		case defaultPathKeys[nk] || schema.paths[k] || extraPath[nk]:
-			for _, raw := range spread(item[1]) {
-				in.Paths = append(in.Paths, in.pathValue(item[0], raw))
+	}
+	if w.tool != nil && w.tool.relative != nil {
+		w.bases = map[string]baseValue{}
+		for _, item := range in.arguments {
+			k := string(item[0].Value.(ast.String))
+			if s, ok := item[1].Value.(ast.String); ok {
+				r, _ := builtins.Resolve(in.Root, string(s))
+				w.bases[normKey(k)] = baseValue{resolved: r}
+			} else {
+				w.bases[normKey(k)] = baseValue{}
 			}
-		case defaultURLKeys[nk] || schema.urls[k] || extraURL[nk]:
-			for _, raw := range spread(item[1]) {
-				s, isString := raw.Value.(ast.String)
-				// A file:// URI names a path, whatever the key says.
-				if isString && len(s) >= 7 && strings.EqualFold(string(s[:7]), "file://") {
-					in.Paths = append(in.Paths, in.pathValue(item[0], raw))
-					continue
-				}
-				v := Value{Arg: k, Raw: raw, argTerm: item[0]}
-				if isString {
-					v.Resolved, _ = builtins.URLHost(string(s))
-				}
-				in.Hosts = append(in.Hosts, v)
-			}
+		}
+	}
+	for _, item := range in.arguments {
+		k := string(item[0].Value.(ast.String))
+		w.walk(k, w.tool.classOf(k), item[1], "/"+escapePointer(k), 1)
+		if w.err != nil {
+			return nil, &BadCallError{fmt.Sprintf("bad call to '%s': %v", name, w.err)}
 		}
 	}
 	return in, nil
@@ -185,28 +185,6 @@ func jsonOf(t *ast.Term) any {
 	return v
 }
 
-func (in *Input) pathValue(arg, raw *ast.Term) Value {
-	v := Value{Arg: string(arg.Value.(ast.String)), Raw: raw, argTerm: arg}
-	if s, ok := raw.Value.(ast.String); ok {
-		v.Resolved, _ = builtins.Resolve(in.Root, string(s))
-	}
-	return v
-}
-
-// spread turns an argument into the values it names: each element of an
-// array, or the value itself. Anything that is not a string stays, to be
-// reported as unknown.
-func spread(t *ast.Term) []*ast.Term {
-	if arr, ok := t.Value.(*ast.Array); ok {
-		out := make([]*ast.Term, arr.Len())
-		for i := range out {
-			out[i] = arr.Elem(i)
-		}
-		return out
-	}
-	return []*ast.Term{t}
-}
-
 // ResolvedPaths returns the resolved paths, "" standing for unknown ones.
 func (in *Input) ResolvedPaths() []string { return resolved(in.Paths) }
 
@@ -226,6 +204,9 @@ var (
 	keyAnnotations = builtins.Key("annotations")
 	keyArg         = builtins.Key("arg")
 	keyArguments   = builtins.Key("arguments")
+	keyFolded      = builtins.Key("folded")
+	keyDir         = builtins.Key("dir")
+	keyPointer     = builtins.Key("pointer")
 	keyHost        = builtins.Key("host")
 	keyHosts       = builtins.Key("hosts")
 	keyPath        = builtins.Key("path")
@@ -252,18 +233,21 @@ func (in *Input) Value() ast.Value {
 		ast.Item(keyTool, ast.StringTerm(in.Tool)),
 		ast.Item(keyRoot, root),
 		ast.Item(keyAnnotations, ann),
-		ast.Item(keyPaths, valuesTerm(in.Paths, keyPath)),
-		ast.Item(keyHosts, valuesTerm(in.Hosts, keyHost)),
+		ast.Item(keyPaths, valuesTerm(in.Paths, keyPath, true)),
+		ast.Item(keyHosts, valuesTerm(in.Hosts, keyHost, false)),
 		ast.Item(keyArguments, ast.ObjectTerm(in.arguments...)),
 	)
 	return in.value
 }
 
-// valuesTerm is the input's paths or hosts: {arg, raw, path or host}. The
-// terms the arguments already hold are shared (terms are immutable): the
-// key, the raw value, and the raw value again when it is what it resolves
-// to, as an absolute clean path is.
-func valuesTerm(vs []Value, field *ast.Term) *ast.Term {
+// valuesTerm is the input's paths or hosts: {arg, pointer, raw, path or
+// host} and, for paths, folded (the path as FoldPath folds it: what deny and
+// ask rules and the floor compare). The terms the arguments already hold
+// are shared (terms are immutable): the raw value, and the raw value again
+// when it is what it resolves to, as an absolute clean path is, and the
+// resolved path again when it is its own folding, as a lower-case ASCII
+// path is.
+func valuesTerm(vs []Value, field *ast.Term, folded bool) *ast.Term {
 	if len(vs) == 0 {
 		return ast.InternedEmptyArray
 	}
@@ -278,15 +262,25 @@ func valuesTerm(vs []Value, field *ast.Term) *ast.Term {
 		default:
 			res = ast.StringTerm(v.Resolved)
 		}
-		arg := v.argTerm
-		if arg == nil {
-			arg = ast.StringTerm(v.Arg)
-		}
-		terms[i] = ast.ObjectTerm(
-			ast.Item(keyArg, arg),
+		items := [][2]*ast.Term{
+			ast.Item(keyArg, ast.StringTerm(v.Arg)),
+			ast.Item(keyPointer, ast.StringTerm(v.Pointer)),
 			ast.Item(keyRaw, v.Raw),
 			ast.Item(field, res),
-		)
+		}
+		if v.Dir {
+			items = append(items, ast.Item(keyDir, ast.InternedTerm(true)))
+		}
+		if folded {
+			f := res
+			if v.Resolved != "" {
+				if fp := builtins.FoldPath(v.Resolved); fp != v.Resolved {
+					f = ast.StringTerm(fp)
+				}
+			}
+			items = append(items, ast.Item(keyFolded, f))
+		}
+		terms[i] = ast.ObjectTerm(items...)
 	}
 	return ast.ArrayTerm(terms...)
 }

@@ -6,8 +6,8 @@ import (
 )
 
 // Match tests one rule against the call in Go: the grant matcher. It is
-// the same code the Rego engine's mcp.rules.match runs, so a grant and a
-// rule agree on what "inside" and "matches" mean.
+// the same code the engine's builtin matches data rules with, so a grant
+// and a rule agree on what "inside" and "matches" mean.
 func (in *Input) Match(r Rule) builtins.Status {
 	m := r.Matcher()
 	return m.Status(in.call())
@@ -15,8 +15,15 @@ func (in *Input) Match(r Rule) builtins.Status {
 
 func (in *Input) call() *builtins.Call {
 	if in.matchCall == nil {
-		in.matchCall = &builtins.Call{Tool: in.Tool, Root: in.Root, Annotations: in.Annotations,
-			Paths: in.ResolvedPaths(), Hosts: in.ResolvedHosts()}
+		in.matchCall = builtins.NewCall(in.Tool, in.Root, in.Annotations, in.ResolvedPaths(), in.ResolvedHosts())
+		for i, v := range in.Paths {
+			if v.Dir {
+				if in.matchCall.Dirs == nil {
+					in.matchCall.Dirs = make([]bool, len(in.Paths))
+				}
+				in.matchCall.Dirs[i] = true
+			}
+		}
 	}
 	return in.matchCall
 }

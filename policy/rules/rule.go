@@ -70,6 +70,9 @@ func Validate(r Rule, name string, needDecision bool) (Rule, error) {
 	if r.Tool == "" {
 		return fail("tool", "must be a non-empty tool name or glob")
 	}
+	if err := builtins.ValidateToolGlob(r.Tool); err != nil {
+		return fail("tool", "%v", err)
+	}
 	switch r.Decision {
 	case Allow, Deny, Ask:
 	case "":
@@ -211,7 +214,8 @@ func CloneAll(rs []Rule) []Rule {
 	return out
 }
 
-// Matcher is the part of r that decides whether it applies to a call.
+// Matcher is the part of r that decides whether it applies to a call: for
+// a deny or ask rule, any path or host (folded); for allow, every one.
 func (r Rule) Matcher() builtins.Matcher {
-	return builtins.Matcher{Tool: r.Tool, Under: r.Under, Host: r.Host, Annotations: r.Annotations}
+	return builtins.MatcherFor(r.Decision, r.Tool, r.Under, r.Host, r.Annotations)
 }

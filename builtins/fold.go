@@ -1,0 +1,95 @@
+package builtins
+
+import (
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+)
+
+// FoldPath is p as a file system that ignores case and Unicode
+// normalisation compares it (macOS, Windows): each name case-folded,
+// composed (NFC), and stripped of the code points HFS+ ignores (the zero
+// widths and joiners, the directional marks and embeddings, the BOM: git's
+// CVE-2014-9390 list). Deny and ask rules, deny grants and the floor
+// compare folded paths, so that "/srv/SECRET/key", the NFD spelling of a
+// name and ".g\u200cit" are caught; allow compares exactly, so folding can
+// only ever ask or deny more.
+//
+// Folding keeps the structure of the path: it never adds or removes a "/",
+// and a name that would fold to "", "." or ".." is kept as it is, so a
+// folded path is inside a folded directory whenever the path is inside the
+// directory.
+func FoldPath(p string) string {
+	if folded, ok := foldASCII(p); ok {
+		return folded
+	}
+	var b strings.Builder
+	b.Grow(len(p))
+	for i, seg := range strings.Split(p, "/") {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		b.WriteString(foldName(seg))
+	}
+	return b.String()
+}
+
+// Fold is a name (a tool's, one name of a path) folded as FoldPath folds
+// each name of a path. Deny and ask rules match tool names folded too.
+func Fold(s string) string {
+	if folded, ok := foldASCII(s); ok {
+		return folded
+	}
+	return foldName(s)
+}
+
+// foldASCII folds s if it is ASCII (lower-casing is all there is to it),
+// without allocating when it is already lower case: the common case.
+func foldASCII(s string) (string, bool) {
+	lower := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return "", false
+		}
+		if 'A' <= c && c <= 'Z' {
+			lower = false
+		}
+	}
+	if lower {
+		return s, true
+	}
+	return strings.ToLower(s), true
+}
+
+var folders = sync.Pool{New: func() any { return cases.Fold() }}
+
+// foldName folds one name of a path (see FoldPath).
+func foldName(name string) string {
+	c := folders.Get().(cases.Caser)
+	defer folders.Put(c)
+	// Canonical caseless matching: NFD, fold, NFD; composed at the end so
+	// the result is the form most names are written in.
+	f := norm.NFC.String(c.String(norm.NFD.String(name)))
+	f = strings.Map(func(r rune) rune {
+		if hfsIgnorable(r) {
+			return -1
+		}
+		return r
+	}, f)
+	switch f {
+	case "", ".", "..":
+		if name != f {
+			return name // folding must not make or remove a level
+		}
+	}
+	return f
+}
+
+// hfsIgnorable are the code points HFS+ drops when it compares names.
+func hfsIgnorable(r rune) bool {
+	return r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff
+}

@@ -1,0 +1,560 @@
+package rules
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
+)
+
+// ArgumentSpec says how one tool's arguments name paths and URLs, beyond
+// what is read by default (see the README's "Paths and URLs in a call").
+// Names are argument names at any depth, compared as normKey folds them
+// ("repoPath", "repo_path" and "REPO-PATH" are one name).
+type ArgumentSpec struct {
+	// Tool is a glob over the tool names it is for.
+	Tool string `json:"tool"`
+	// Paths hold local paths; Directories hold paths of directories the
+	// tool acts on (the suggestion for one is the directory itself, not
+	// its parent); URLs hold URLs.
+	Paths       []string `json:"paths,omitempty"`
+	Directories []string `json:"directories,omitempty"`
+	URLs        []string `json:"urls,omitempty"`
+	// Ignore hold neither, whatever their name or value looks like: branch
+	// names, entity names, globs. Ignoring a name the engine reads as a
+	// path by default is a widening; keep it to what you know.
+	Ignore []string `json:"ignore,omitempty"`
+	// Relative maps a path argument to the top-level argument its relative
+	// paths are relative to (git_add's "files" to "repo_path"). When that
+	// argument is missing or cannot be evaluated, the paths are unknown.
+	Relative map[string]string `json:"relative,omitempty"`
+}
+
+// argClass is what an argument's name says its value is.
+type argClass uint8
+
+const (
+	classNone    argClass = iota // unknown: a value that looks like a path or URL is an unknown one
+	classPath                    // a local path
+	classDir                     // a local path the tool acts on as a directory
+	classURL                     // a URL (a file: URI is a path)
+	classContent                 // text or file contents: a string is never a path or URL
+	classIgnore                  // configured as neither: its whole value is skipped
+)
+
+// Limits on what one call may hold: past them the call is refused as a
+// bad call, with the limit named, rather than decided at any cost.
+const (
+	// MaxArgumentsBytes bounds a call's arguments text.
+	MaxArgumentsBytes = 32 << 20
+	// MaxArgumentValues bounds the paths and URLs found in one call.
+	MaxArgumentValues = 10_000
+	// MaxArgumentDepth bounds how deep arguments nest (objects and arrays,
+	// JSON inside strings included).
+	MaxArgumentDepth = 64
+)
+
+// maxEmbeddedJSON bounds the strings read as JSON in their own right (a
+// JSON document passed as a string, as some servers take options).
+const maxEmbeddedJSON = 1 << 20
+
+// The default names. Each list holds singular and plural forms; a name
+// also counts when its last word is one of pathWords, dirWords or
+// urlWords ("sourcePdfPath", "output_dir", "callbackUrl").
+var (
+	defaultPathNames = keySet(
+		"path", "paths", "file", "files", "filepath", "filepaths", "filename", "filenames",
+		"source", "sources", "src", "srcs", "destination", "destinations", "dest", "dests", "dst", "dsts",
+		"target", "targets", "to", "from", "output", "outputs", "out", "outfile", "outfiles", "input_file", "input_files",
+		"dockerfile", "executable", "executables", "db_path", "database_path")
+	defaultDirNames = keySet(
+		"dir", "dirs", "directory", "directories", "dirpath", "dirpaths", "folder", "folders",
+		"folderpath", "folderpaths", "root", "roots", "rootpath", "cwd", "workdir", "workdirs",
+		"workingdir", "workingdirectory", "repopath", "repo_path", "outdir", "outdirs", "userdatadir")
+	defaultURLNames = keySet(
+		"url", "urls", "uri", "uris", "href", "hrefs", "link", "links", "endpoint", "endpoints",
+		"webhook", "webhooks", "callback", "callbacks", "baseurl", "apiurl", "serverurl", "redirecturi",
+		"redirecturl", "returnurl", "imageurl", "fileurl", "downloadurl", "proxyurl", "remoteurl",
+		"repourl", "cloneurl", "origin")
+	defaultContentNames = keySet(
+		"content", "contents", "text", "texts", "body", "oldtext", "newtext", "oldstring", "newstring",
+		"find", "replace", "substring", "message", "messages", "commitmessage", "title", "description",
+		"thought", "observation", "observations", "insight", "stdin", "stdintext", "markdown", "data",
+		"query", "prompt", "topic", "comment", "comments", "summary", "note", "notes", "instructions")
+	pathWords = keySet("path", "paths", "file", "files", "filename", "filenames", "filepath", "filepaths")
+	dirWords  = keySet("dir", "dirs", "directory", "directories", "folder", "folders", "dirpath", "cwd", "root")
+	urlWords  = keySet("url", "urls", "uri", "uris", "href", "hrefs", "link", "links", "endpoint", "webhook", "callback")
+)
+
+// defaultClass is what an argument name means in any tool.
+func defaultClass(raw string) argClass {
+	nk := normKey(raw)
+	switch {
+	case defaultContentNames[nk]:
+		return classContent
+	case defaultDirNames[nk]:
+		return classDir
+	case defaultPathNames[nk]:
+		return classPath
+	case defaultURLNames[nk]:
+		return classURL
+	}
+	words := splitWords(raw)
+	if len(words) < 2 {
+		return classNone
+	}
+	switch last := words[len(words)-1]; {
+	case dirWords[last]:
+		return classDir
+	case pathWords[last]:
+		return classPath
+	case urlWords[last]:
+		return classURL
+	}
+	return classNone
+}
+
+// defaultClasses caches defaultClass by raw name: argument names repeat
+// from call to call. It stops growing at a bound, so arguments with ever
+// new names cannot fill memory.
+var defaultClasses = struct {
+	sync.RWMutex
+	m map[string]argClass
+}{m: map[string]argClass{}}
+
+const maxCachedNames = 4096
+
+func cachedDefaultClass(raw string) argClass {
+	defaultClasses.RLock()
+	c, ok := defaultClasses.m[raw]
+	defaultClasses.RUnlock()
+	if ok {
+		return c
+	}
+	c = defaultClass(raw)
+	defaultClasses.Lock()
+	if len(defaultClasses.m) < maxCachedNames {
+		defaultClasses.m[raw] = c
+	}
+	defaultClasses.Unlock()
+	return c
+}
+
+// splitWords splits a name into lower-case words at "_", "-", ".", spaces
+// and camelCase boundaries ("sourcePDFPath" is source, pdf, path).
+func splitWords(name string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(name)
+	for i, r := range rs {
+		switch {
+		case r == '_' || r == '-' || r == '.' || unicode.IsSpace(r):
+			flush()
+			continue
+		case unicode.IsUpper(r) && len(cur) > 0:
+			prev := rs[i-1]
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || unicode.IsUpper(prev) && nextLower {
+				flush()
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return words
+}
+
+// toolArgs is the configuration and schema of one tool, compiled: class
+// by normalised name, and the relative bases. Nil maps for a tool nothing
+// configures.
+type toolArgs struct {
+	classes  map[string]argClass
+	relative map[string]string
+}
+
+// classOf is an argument's class in this tool: what the configuration or
+// the schema says, else what the name says anywhere.
+func (ta *toolArgs) classOf(raw string) argClass {
+	if ta != nil && ta.classes != nil {
+		if c, ok := ta.classes[normKey(raw)]; ok {
+			return c
+		}
+	}
+	return cachedDefaultClass(raw)
+}
+
+// compileArgs merges the specs that match tool with its schema's formats
+// (the specs win: they are what a person said).
+func compileArgs(specs []ArgumentSpec, tool string, schema schemaKeys) *toolArgs {
+	ta := &toolArgs{}
+	set := func(name string, c argClass) {
+		if ta.classes == nil {
+			ta.classes = map[string]argClass{}
+		}
+		ta.classes[normKey(name)] = c
+	}
+	for name := range schema.paths {
+		set(name, classPath)
+	}
+	for name := range schema.urls {
+		set(name, classURL)
+	}
+	for _, s := range specs {
+		if !builtins.MatchTool(s.Tool, tool) {
+			continue
+		}
+		for _, n := range s.Paths {
+			set(n, classPath)
+		}
+		for _, n := range s.Directories {
+			set(n, classDir)
+		}
+		for _, n := range s.URLs {
+			set(n, classURL)
+		}
+		for n, base := range s.Relative {
+			if ta.relative == nil {
+				ta.relative = map[string]string{}
+			}
+			ta.relative[normKey(n)] = normKey(base)
+			if _, ok := ta.classes[normKey(n)]; !ok {
+				set(n, classPath)
+			}
+		}
+		for _, n := range s.Ignore {
+			set(n, classIgnore)
+		}
+	}
+	if ta.classes == nil && ta.relative == nil {
+		return nil
+	}
+	return ta
+}
+
+// ValidateArgumentSpecs checks specs: a tool glob, names that are not
+// empty, a relative base that is not the name itself, a name not both
+// ignored and read.
+func ValidateArgumentSpecs(specs []ArgumentSpec) error {
+	for i, s := range specs {
+		name := fmt.Sprintf("argument spec %d", i+1)
+		if s.Tool == "" {
+			return &ValidationError{Rule: name, Field: "tool", Msg: "must be a non-empty tool name or glob"}
+		}
+		if err := builtins.ValidateToolGlob(s.Tool); err != nil {
+			return &ValidationError{Rule: name, Field: "tool", Msg: err.Error()}
+		}
+		seen := map[string]string{}
+		for field, names := range map[string][]string{"paths": s.Paths, "directories": s.Directories, "urls": s.URLs, "ignore": s.Ignore} {
+			for _, n := range names {
+				if normKey(n) == "" {
+					return &ValidationError{Rule: name, Field: field, Msg: "an argument name must not be empty"}
+				}
+				if other, ok := seen[normKey(n)]; ok && other != field {
+					return &ValidationError{Rule: name, Field: field, Msg: fmt.Sprintf("%q is in %s too", n, other)}
+				}
+				seen[normKey(n)] = field
+			}
+		}
+		for n, base := range s.Relative {
+			switch {
+			case normKey(n) == "" || normKey(base) == "":
+				return &ValidationError{Rule: name, Field: "relative", Msg: "an argument name must not be empty"}
+			case normKey(n) == normKey(base):
+				return &ValidationError{Rule: name, Field: "relative", Msg: fmt.Sprintf("%q cannot be relative to itself", n)}
+			case seen[normKey(n)] == "ignore":
+				return &ValidationError{Rule: name, Field: "relative", Msg: fmt.Sprintf("%q is ignored", n)}
+			}
+		}
+	}
+	return nil
+}
+
+// ParseArgumentSpecs decodes a JSON array of argument specs strictly
+// (unknown fields and duplicate keys are errors) and validates it; what
+// names the source in errors.
+func ParseArgumentSpecs(data []byte, what string) ([]ArgumentSpec, error) {
+	if err := CheckJSON(data); err != nil {
+		return nil, fmt.Errorf("%s: %v", what, err)
+	}
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '[' {
+		return nil, fmt.Errorf("%s: must be a JSON array of argument specs", what)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var specs []ArgumentSpec
+	if err := dec.Decode(&specs); err != nil {
+		return nil, fmt.Errorf("%s: %v", what, err)
+	}
+	if err := ValidateArgumentSpecs(specs); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return specs, nil
+}
+
+// schemaKeys are the property names a tool's input schema marks as paths
+// ("format": "path") or URLs ("format": "uri" and the like), at any depth.
+type schemaKeys struct{ paths, urls map[string]bool }
+
+// parseSchemaKeys walks a JSON Schema: properties, items, prefixItems,
+// additionalProperties, the combinators, and local $refs (each followed
+// once). A description is not enough: only formats count.
+func parseSchemaKeys(params json.RawMessage) schemaKeys {
+	keys := schemaKeys{paths: map[string]bool{}, urls: map[string]bool{}}
+	var root any
+	if json.Unmarshal(params, &root) != nil {
+		return keys
+	}
+	seen := map[string]bool{}
+	var walk func(name string, node any, depth int)
+	walk = func(name string, node any, depth int) {
+		obj, ok := node.(map[string]any)
+		if !ok || depth > MaxArgumentDepth {
+			return
+		}
+		if ref, ok := obj["$ref"].(string); ok && strings.HasPrefix(ref, "#/") && !seen[ref] {
+			seen[ref] = true
+			target := root
+			for _, part := range strings.Split(ref[2:], "/") {
+				part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
+				m, _ := target.(map[string]any)
+				target = m[part]
+			}
+			walk(name, target, depth+1)
+		}
+		if format, ok := obj["format"].(string); ok && name != "" {
+			switch format {
+			case "path", "file-path", "filepath", "directory", "dir":
+				keys.paths[name] = true
+			case "uri", "url", "uri-reference", "iri", "iri-reference":
+				keys.urls[name] = true
+			}
+		}
+		if props, ok := obj["properties"].(map[string]any); ok {
+			for k, v := range props {
+				walk(k, v, depth+1)
+			}
+		}
+		for _, k := range []string{"items", "additionalProperties", "contains", "not"} {
+			walk(name, obj[k], depth+1) // an array's elements are named by the array
+		}
+		for _, k := range []string{"prefixItems", "anyOf", "oneOf", "allOf"} {
+			if list, ok := obj[k].([]any); ok {
+				for _, v := range list {
+					walk(name, v, depth+1)
+				}
+			}
+		}
+		if list, ok := obj["items"].([]any); ok {
+			for _, v := range list {
+				walk(name, v, depth+1)
+			}
+		}
+	}
+	walk("", root, 0)
+	return keys
+}
+
+// looksLikePath reports a string that reads as a local path wherever it
+// is: absolute, a "~" path, a file: URI, a Windows drive or UNC path, or
+// one with a ".." name in it.
+func looksLikePath(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch c := s[0]; {
+	case c == '/' || c == '~' || c == '\\':
+		return true
+	case builtins.IsFileURI(s):
+		return true
+	case len(s) >= 3 && s[1] == ':' && (s[2] == '/' || s[2] == '\\') && (c|0x20 >= 'a' && c|0x20 <= 'z'):
+		return true
+	}
+	for i := strings.Index(s, ".."); i >= 0; {
+		before := i == 0 || s[i-1] == '/' || s[i-1] == '\\'
+		after := i+2 == len(s) || s[i+2] == '/' || s[i+2] == '\\'
+		if before && after {
+			return true
+		}
+		next := strings.Index(s[i+1:], "..")
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+// looksLikeURL reports a string that starts with a scheme and "//".
+func looksLikeURL(s string) bool {
+	i := strings.Index(s, "://")
+	if i <= 0 {
+		return false
+	}
+	for j := 0; j < i; j++ {
+		c := s[j]
+		letter := c|0x20 >= 'a' && c|0x20 <= 'z'
+		if !letter && (j == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	return true
+}
+
+// argWalker finds a call's paths and URLs: every string in its arguments,
+// at any depth, classed by the name of the argument it is under.
+type argWalker struct {
+	in      *Input
+	tool    *toolArgs
+	dirTool bool                 // the tool's name says it acts on directories
+	bases   map[string]baseValue // the top-level arguments relative paths may be relative to
+	err     error
+}
+
+// baseValue is a top-level argument's resolved path, "" when it has none.
+type baseValue struct{ resolved string }
+
+// walk classes one value under the argument named raw (the nearest
+// object key; an array's elements are under the array's name).
+func (w *argWalker) walk(raw string, class argClass, t *ast.Term, pointer string, depth int) {
+	if w.err != nil {
+		return
+	}
+	if depth > MaxArgumentDepth {
+		w.err = &BadCallError{fmt.Sprintf("arguments nest deeper than %d levels", MaxArgumentDepth)}
+		return
+	}
+	switch v := t.Value.(type) {
+	case ast.String:
+		w.str(raw, class, t, string(v), pointer, depth)
+	case *ast.Array:
+		if class == classIgnore {
+			return
+		}
+		for i := 0; i < v.Len(); i++ {
+			w.walk(raw, class, v.Elem(i), fmt.Sprintf("%s/%d", pointer, i), depth+1)
+		}
+	case ast.Object:
+		if class == classIgnore {
+			return
+		}
+		_ = v.Iter(func(k, val *ast.Term) error {
+			key, _ := k.Value.(ast.String)
+			if looksLikePath(string(key)) {
+				// A path as an object's key (docker's volumes): unknown,
+				// since no name says what it is.
+				w.add(&w.in.Paths, Value{Arg: raw, Raw: k, Pointer: pointer}, classNone)
+			}
+			w.walk(string(key), w.tool.classOf(string(key)), val, pointer+"/"+escapePointer(string(key)), depth+1)
+			return nil
+		})
+	default:
+		// A number, boolean or null where a path or URL belongs is
+		// reported as unknown: it is not what the server will read.
+		switch class {
+		case classPath, classDir:
+			w.add(&w.in.Paths, Value{Arg: raw, Raw: t, Pointer: pointer}, class)
+		case classURL:
+			w.add(&w.in.Hosts, Value{Arg: raw, Raw: t, Pointer: pointer}, class)
+		}
+	}
+}
+
+func (w *argWalker) str(raw string, class argClass, t *ast.Term, s, pointer string, depth int) {
+	v := Value{Arg: raw, Raw: t, Pointer: pointer}
+	switch class {
+	case classIgnore, classContent:
+		return
+	case classPath, classDir:
+		v.Resolved = w.resolve(raw, s)
+		w.add(&w.in.Paths, v, class)
+	case classURL:
+		if builtins.IsFileURI(s) { // a file URI names a path, whatever the name says
+			v.Resolved, _ = builtins.Resolve(w.in.Root, s)
+			w.add(&w.in.Paths, v, class)
+			return
+		}
+		v.Resolved, _ = builtins.URLHost(s)
+		w.add(&w.in.Hosts, v, class)
+	default:
+		switch {
+		case looksLikePath(s):
+			w.add(&w.in.Paths, v, classNone) // unknown: no name says what it is relative to
+		case looksLikeURL(s):
+			w.add(&w.in.Hosts, v, classNone)
+		case len(s) <= maxEmbeddedJSON && (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")):
+			// JSON passed as a string, as some servers take options:
+			// read as arguments in their own right.
+			if embedded, err := DecodeJSON([]byte(s)); err == nil {
+				w.walk(raw, class, ast.NewTerm(embedded), pointer, depth+1)
+			}
+		}
+	}
+}
+
+// resolve is a path argument's resolution: against the argument it is
+// configured relative to, else the tool's root.
+func (w *argWalker) resolve(raw, s string) string {
+	root := w.in.Root
+	if w.tool != nil && w.tool.relative != nil {
+		if base, ok := w.tool.relative[normKey(raw)]; ok {
+			b, ok := w.bases[base]
+			if !ok || b.resolved == "" {
+				return "" // relative to something that is not there
+			}
+			if !strings.HasPrefix(s, "/") && !builtins.IsFileURI(s) {
+				root = b.resolved
+			}
+		}
+	}
+	r, _ := builtins.Resolve(root, s)
+	return r
+}
+
+// add appends v, marking directories, and refuses a call past
+// MaxArgumentValues.
+func (w *argWalker) add(list *[]Value, v Value, class argClass) {
+	if len(w.in.Paths)+len(w.in.Hosts) >= MaxArgumentValues {
+		w.err = &BadCallError{fmt.Sprintf("the call names more than %d paths and URLs", MaxArgumentValues)}
+		return
+	}
+	v.Dir = class == classDir || w.dirTool && class == classPath
+	*list = append(*list, v)
+}
+
+// escapePointer escapes a key for a JSON Pointer (RFC 6901).
+func escapePointer(k string) string {
+	if !strings.ContainsAny(k, "~/") {
+		return k
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}
+
+// dirToolWords are words of a tool name that say its path is a directory
+// it acts on (list_directory, directory_tree, create_directory, mkdir).
+var dirToolWords = keySet("directory", "directories", "dir", "dirs", "folder", "folders", "tree", "mkdir", "ls")
+
+// isDirTool reports whether a tool's name says it acts on directories.
+func isDirTool(name string) bool {
+	for _, w := range splitWords(name) {
+		if dirToolWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// validUTF8Name: the tool and id must be text.
+func validUTF8Name(s string) bool { return utf8.ValidString(s) }

@@ -16,7 +16,9 @@ const (
 	NamePathWithin    = "mcp.path.within"
 	NamePathWithinAll = "mcp.path.within_all"
 	NamePathWithinAny = "mcp.path.within_any"
+	NamePathWithinF   = "mcp.path.within_folded"
 	NamePathFold      = "mcp.path.fold"
+	NamePathSensitive = "mcp.path.sensitive"
 	NamePathAncestors = "mcp.path.ancestors"
 	NamePathCommonDir = "mcp.path.common_dir"
 	NameURLHost       = "mcp.url.host"
@@ -118,6 +120,19 @@ var all = []builtin{
 			ps, _ := str(p)
 			return ast.StringTerm(Contains(d, ps).String()), nil
 		}),
+	def2(fn(NamePathWithinF,
+		`Lexical containment of a path in a directory, both folded (case, Unicode normalisation, HFS+ ignorables): "inside", "outside" or "unknown". How deny and ask rules and the floor compare one path.`,
+		types.Args(anyOrNull, anyOrNull), types.S),
+		func(dir, p *ast.Term) (*ast.Term, error) {
+			d, _ := str(dir)
+			ps, _ := str(p)
+			d, dok := absClean(d)
+			ps, pok := absClean(ps)
+			if !dok || !pok {
+				return ast.StringTerm(Unknown.String()), nil
+			}
+			return ast.StringTerm(Contains(FoldPath(d), FoldPath(ps)).String()), nil
+		}),
 	def2(fn(NamePathWithinAll,
 		`Containment of every path of a call in a directory: "inside" if all are, "outside" if any is (or there are none), else "unknown".`,
 		types.Args(anyOrNull, arrayOfAny), types.S),
@@ -175,6 +190,21 @@ var all = []builtin{
 				return ast.StringTerm(f), nil
 			}
 			return p, nil
+		}),
+	def1(fn(NamePathSensitive,
+		`The danger floor's entry for a path whose change runs code or leaks access (see the README's floor table), compared folded: {"id", "why"}; null for any other path, a path that cannot be evaluated or is not absolute, or a non-string.`,
+		types.Args(anyOrNull), types.NewAny(types.Nl, types.NewObject([]*types.StaticProperty{
+			types.NewStaticProperty("id", types.S), types.NewStaticProperty("why", types.S)}, nil))),
+		func(p *ast.Term) (*ast.Term, error) {
+			ps, ok := str(p)
+			if ps, ok = absClean(ps); !ok {
+				return ast.NullTerm(), nil
+			}
+			e := SensitiveFile(FoldPath(ps))
+			if e == nil {
+				return ast.NullTerm(), nil
+			}
+			return sensitive.terms[e], nil
 		}),
 	def1(fn(NamePathAncestors,
 		"The clean absolute path and every directory above it, nearest first, ending with \"/\"; [] when the path is not absolute and evaluable.",

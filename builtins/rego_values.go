@@ -14,7 +14,7 @@ import (
 // as terms once, so that reading or building a document allocates no key: a
 // decision does dozens.
 var fieldNames = []string{
-	"tool", "root", "annotations", "paths", "hosts", "arguments", "arg", "pointer", "raw", "path", "folded", "dir", "host",
+	"tool", "root", "annotations", "paths", "hosts", "arguments", "arg", "pointer", "raw", "path", "dir", "host",
 	"rules", "roots", "protected", "decision", "under", "message", "status",
 	"reason", "rule", "suggestion", "floor", "custom", "deny", "ask", "allow", "null",
 	// and the words the decision is made of

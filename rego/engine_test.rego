@@ -95,7 +95,7 @@ test_under_equal_counts_and_every_path_must_be_inside if {
 	both := engine.decision with input as h.call("fs_write", {"paths": ["/w/a", "/w/b/c"]})
 		with data.mcp_data as h.mcp_data(rules)
 	both.decision == "allow"
-	one_out := engine.decision with input as h.call("fs_write", {"paths": ["/w/a", "/etc/passwd"]})
+	one_out := engine.decision with input as h.call("fs_write", {"paths": ["/w/a", "/var/data/x"]})
 		with data.mcp_data as h.mcp_data(rules)
 	one_out.reason == "no-match"
 	sibling := engine.decision with input as h.call("fs_write", {"paths": ["/wx/a"]})
@@ -105,10 +105,10 @@ test_under_equal_counts_and_every_path_must_be_inside if {
 
 test_paths_are_cleaned_lexically if {
 	rules := [{"tool": "fs_write", "decision": "allow", "under": "/w"}]
-	d := engine.decision with input as h.call("fs_write", {"paths": ["/w/../etc/passwd"]})
+	d := engine.decision with input as h.call("fs_write", {"paths": ["/w/../var/data"]})
 		with data.mcp_data as h.mcp_data(rules)
 	d.reason == "no-match"
-	d.paths == ["/etc/passwd"]
+	d.paths == ["/var/data"]
 }
 
 test_relative_under_resolves_against_the_root if {
@@ -468,7 +468,7 @@ test_an_unclean_input_path_is_its_clean_self if {
 	rules := [{"tool": "fs_write", "decision": "allow", "under": "/w"}]
 	inside := engine.decision with input as hand_written("/w/x/../a") with data.mcp_data as h.mcp_data(rules)
 	inside.decision == "allow"
-	outside := engine.decision with input as hand_written("/w/../etc/passwd") with data.mcp_data as h.mcp_data(rules)
+	outside := engine.decision with input as hand_written("/w/../var/data") with data.mcp_data as h.mcp_data(rules)
 	outside.reason == "no-match"
 }
 

@@ -1,30 +1,20 @@
 # METADATA
 # title: Danger floor
 # description: |
-#   Asks that no data rule and no grant can lower. A security team may
+#   Asks that no data rule and no allow grant can lower. A security team may
 #   replace this module with one of its own in the same package; an
 #   application's rules cannot remove it.
+#
+#   Paths are compared folded (case-folded, NFC, the characters HFS+
+#   ignores removed), as every deny and ask is: "/home/u/.SSH/x" and
+#   ".g\u200cit" are what a folding file system makes of them.
 #
 #   The floor runs on every call, so each rule's body starts with the test
 #   that most calls fail, and tests the tool's hints last: a negation is
 #   among the dearest things to evaluate. The exception is the sensitive
-#   path rule, whose type test and pattern cost many negations: it asks
-#   first whether the tool is read-only, which most calls (reads) are.
+#   path rule, which asks first whether the tool is read-only, which most
+#   calls (reads) are.
 package mcp.floor
-
-# Paths whose change runs code or leaks access, matched case-blind (some
-# file systems fold case):
-#   - anything in a .git/ or .ssh/ directory;
-#   - shell start-up files: .bashrc .bash_profile .bash_login .bash_logout
-#     .profile .zshrc .zprofile .zshenv .zlogin .zlogout .cshrc .tcshrc
-#     .kshrc .inputrc config.fish;
-#   - .env files (.env, .env.local, ...).
-# One literal pattern: OPA compiles a constant once, a computed one (concat)
-# costs microseconds on every call. It starts with "/" (a resolved path is
-# absolute) so that Go's matcher only tries it at each "/", and folds case
-# itself rather than through lower(), which copies the path.
-# regal ignore:line-length
-sensitive := `(?i)/(\.(git|ssh)(/|$)|\.(bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zshenv|zlogin|zlogout|cshrc|tcshrc|kshrc|inputrc|env[^/]*)$|config\.fish$)`
 
 read_only if input.annotations.readOnlyHint == true
 
@@ -35,27 +25,36 @@ destructive if {
 	not input.annotations.destructiveHint == false
 }
 
-ask contains sprintf("'%s' touches %s, which always needs a human's approval", [input.tool, p.path]) if {
+# Files whose change runs code (at login, at a shell's or a program's
+# start, on a schedule) or redirects or leaks access (credentials, package
+# sources, an AI agent's own permissions and MCP servers): .git/, .ssh/,
+# shell start-up files, .env files and the rest of the README's floor
+# table, which is the list mcp.path.sensitive looks paths up in.
+ask contains sprintf("'%s' touches %s, %s, which always needs a human's approval", [input.tool, p.path, entry.why]) if {
 	not read_only
 	some p in input.paths
-	is_string(p.path)
-	regex.match(sensitive, p.path)
+	entry := mcp.path.sensitive(p.path)
+	is_object(entry)
 }
 
+# The policy's own rules and grants files, and anything else the
+# application protects.
 ask contains sprintf("'%s' would change the policy's own rules or grants (%s)", [input.tool, p.path]) if {
 	some f in data.mcp_data.protected
 	some p in input.paths
-	mcp.path.within(f, p.path) == "inside"
+	mcp.path.within_folded(f, p.path) == "inside"
 	not read_only
 }
 
-# Deleting or moving a directory takes the policy's own files with it.
+# Moving, deleting or renaming a directory takes the policy's files with
+# it, destructive or not: the next start would find no grants, and every
+# always-deny would be lost.
 ask contains sprintf("'%s' would change %s, which holds the policy's own rules or grants", [input.tool, p.path]) if {
 	some f in data.mcp_data.protected
 	some p in input.paths
-	mcp.path.within(p.path, f) == "inside"
-	p.path != f
-	destructive
+	mcp.path.within_folded(p.path, f) == "inside"
+	mcp.path.within_folded(f, p.path) != "inside"
+	not read_only
 }
 
 # A path that cannot be evaluated might be any of the above.
@@ -68,11 +67,14 @@ ask contains {
 	not read_only
 }
 
-ask contains sprintf("'%s' is destructive and names %s, a whole tree", [input.tool, p.path]) if {
+# A destructive tool acting on "/", on a root, or on a directory that holds
+# a root, acts on a whole tree the policy was given to guard.
+ask contains sprintf("'%s' is destructive and names %s, which holds %s", [input.tool, p.path, tree]) if {
 	some p in input.paths
-	p.path in whole_trees
+	some tree in whole_trees
+	mcp.path.within_folded(p.path, tree) == "inside"
 	destructive
 }
 
-# "/" and every tool's root: one set, so the test above is one lookup.
+# "/" and every tool's root.
 whole_trees := {"/"} | {r | some r in data.mcp_data.roots}

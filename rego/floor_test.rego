@@ -24,14 +24,25 @@ sensitive_paths := [
 	"/app/.envrc",
 	"/r/.GIT/config",
 	"/home/u/.BashRC",
+	"/home/u/.bashrc.d/x",
+	"/home/u/.gitconfig",
+	"/home/u/.aws/credentials",
+	"/etc/profile.d/evil.sh",
+	"/r/.vscode/settings.json",
+	"/r/.claude/settings.json",
+	"/r/.mcp.json",
+	"/home/u/.s\u200csh/config",
+	"/home/u/.config/FISH/conf.d/x.fish",
 ]
 
 ordinary_paths := [
 	"/r/.gitignore",
 	"/r/.github/workflows/ci.yml",
 	"/r/x.git/config",
-	"/home/u/.bashrc.d/x",
 	"/home/u/bashrc",
+	"/home/u/.bashrc.bak",
+	"/r/.vscode/launch.json",
+	"/r/etc/profile.d/x.sh",
 	"/app/env",
 	"/app/my.env",
 	"/app/.env.d/x",
@@ -150,7 +161,7 @@ test_the_policy_files_are_not_asked_for_a_read_only_tool if {
 }
 
 test_beside_the_policy_files_is_not_asked if {
-	every p in ["/etc/mcp/rules.json.bak", "/etc/mcp/other.json", "/etc/mcp"] {
+	every p in ["/etc/mcp/rules.json.bak", "/etc/mcp/other.json", "/etc/mcpx"] {
 		d := engine.decision with input as h.call("fs_write", {"annotations": h.harmless, "paths": [p]})
 			with data.mcp_data as protected_data
 		d.decision == "allow"
@@ -190,8 +201,8 @@ test_floor_entries_name_the_tool_and_path if {
 	asks := danger.ask with input as h.call("fs_write", {"paths": ["/r/.git/config", "/r/.env"]})
 		with data.mcp_data as h.mcp_data([])
 	asks == {
-		"'fs_write' touches /r/.git/config, which always needs a human's approval",
-		"'fs_write' touches /r/.env, which always needs a human's approval",
+		"'fs_write' touches /r/.git/config, version control configuration, which always needs a human's approval",
+		"'fs_write' touches /r/.env, an environment file, which always needs a human's approval",
 	}
 }
 
@@ -215,6 +226,41 @@ test_a_directory_holding_the_policy_files_is_asked if {
 		with data.mcp_data as protected_data
 	d.decision == "ask"
 	d.reason == "floor"
+}
+
+# A move that is not destructive (destructiveHint false) takes the files
+# with it just the same.
+test_a_directory_holding_the_policy_files_is_asked_for_any_change if {
+	d := engine.decision with input as h.call("fs_move", {"paths": ["/etc/mcp", "/tmp/away"], "annotations": h.harmless})
+		with data.mcp_data as protected_data
+	d.decision == "ask"
+	d.reason == "floor"
+}
+
+# Case and Unicode forms of the policy's files are the files.
+test_the_policy_files_are_asked_folded if {
+	every p in ["/ETC/MCP/rules.json", "/etc/mcp/Rules.JSON", "/etc/Mcp"] {
+		d := engine.decision with input as h.call("fs_write", {"annotations": h.harmless, "paths": [p]})
+			with data.mcp_data as protected_data
+		d.reason == "floor"
+	}
+}
+
+app_data := h.mcp_data_with(allow_all, ["/srv/app"], [])
+
+delete_in_app(p) := h.call("fs_delete", {"root": "/srv/app", "paths": [p], "annotations": destroys})
+
+# An ancestor of a root holds the root: deleting it deletes the root.
+test_a_destructive_tool_on_an_ancestor_of_a_root_is_asked if {
+	every p in ["/srv", "/srv/app", "/SRV/APP", ".."] {
+		d := engine.decision with input as delete_in_app(p) with data.mcp_data as app_data
+		d.decision == "ask"
+		d.reason == "floor"
+	}
+	inside := engine.decision with input as delete_in_app("old") with data.mcp_data as app_data
+	inside.decision == "allow"
+	beside := engine.decision with input as delete_in_app("/srv/other") with data.mcp_data as app_data
+	beside.decision == "allow"
 }
 
 test_a_sibling_of_the_policy_files_is_not_asked if {

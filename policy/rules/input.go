@@ -204,7 +204,6 @@ var (
 	keyAnnotations = builtins.Key("annotations")
 	keyArg         = builtins.Key("arg")
 	keyArguments   = builtins.Key("arguments")
-	keyFolded      = builtins.Key("folded")
 	keyDir         = builtins.Key("dir")
 	keyPointer     = builtins.Key("pointer")
 	keyHost        = builtins.Key("host")
@@ -233,21 +232,19 @@ func (in *Input) Value() ast.Value {
 		ast.Item(keyTool, ast.StringTerm(in.Tool)),
 		ast.Item(keyRoot, root),
 		ast.Item(keyAnnotations, ann),
-		ast.Item(keyPaths, valuesTerm(in.Paths, keyPath, true)),
-		ast.Item(keyHosts, valuesTerm(in.Hosts, keyHost, false)),
+		ast.Item(keyPaths, valuesTerm(in.Paths, keyPath)),
+		ast.Item(keyHosts, valuesTerm(in.Hosts, keyHost)),
 		ast.Item(keyArguments, ast.ObjectTerm(in.arguments...)),
 	)
 	return in.value
 }
 
 // valuesTerm is the input's paths or hosts: {arg, pointer, raw, path or
-// host} and, for paths, folded (the path as FoldPath folds it: what deny and
-// ask rules and the floor compare). The terms the arguments already hold
-// are shared (terms are immutable): the raw value, and the raw value again
-// when it is what it resolves to, as an absolute clean path is, and the
-// resolved path again when it is its own folding, as a lower-case ASCII
-// path is.
-func valuesTerm(vs []Value, field *ast.Term, folded bool) *ast.Term {
+// host}, and "dir": true for a path the tool acts on as a directory. The
+// terms the arguments already hold are shared (terms are immutable): the
+// raw value, and the raw value again when it is what it resolves to, as an
+// absolute clean path is.
+func valuesTerm(vs []Value, field *ast.Term) *ast.Term {
 	if len(vs) == 0 {
 		return ast.InternedEmptyArray
 	}
@@ -270,15 +267,6 @@ func valuesTerm(vs []Value, field *ast.Term, folded bool) *ast.Term {
 		}
 		if v.Dir {
 			items = append(items, ast.Item(keyDir, ast.InternedTerm(true)))
-		}
-		if folded {
-			f := res
-			if v.Resolved != "" {
-				if fp := builtins.FoldPath(v.Resolved); fp != v.Resolved {
-					f = ast.StringTerm(fp)
-				}
-			}
-			items = append(items, ast.Item(keyFolded, f))
 		}
 		terms[i] = ast.ObjectTerm(items...)
 	}

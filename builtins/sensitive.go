@@ -1,0 +1,320 @@
+package builtins
+
+import (
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// The danger floor's list of files whose change runs code (at login, at a
+// shell's start, on a schedule, when a tool starts) or redirects or leaks
+// access (credentials, package sources, an agent's own permissions). Each
+// entry says where a path must be to match:
+//
+//   - anywhere: a directory (and everything in it) or a file name, at any
+//     depth; a name of several parts (".vscode/settings.json") matches the
+//     path's last parts;
+//   - home: directly in a home directory (/home/U, /Users/U, /root,
+//     /var/root), for names that are ordinary project files elsewhere;
+//   - system: an absolute path (/etc/... also as macOS's /private/etc/...).
+//
+// Names are lower case: a path is matched folded (FoldPath), so case,
+// Unicode normalisation and the characters HFS+ ignores make no
+// difference. The README's floor table is made from this one, and a test
+// holds the two together; each entry has its own test.
+var Sensitive = []SensitiveEntry{
+	// Shells.
+	{"SH1", shellStart, Anywhere, File, []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".bash_aliases", ".bash_completion"}},
+	{"SH2", shellStart, Anywhere, Dir, []string{".bashrc.d", ".local/share/bash-completion"}},
+	{"SH3", shellStart, System, File, []string{"/etc/profile", "/etc/bash.bashrc", "/etc/bashrc", "/etc/bash.bash_logout", "/etc/bash.bash.logout", "/etc/bash_completion", "/etc/environment", "/etc/inputrc"}},
+	{"SH4", shellStart, System, Dir, []string{"/etc/profile.d", "/etc/bash_completion.d", "/etc/paths.d"}},
+	{"SH5", shellStart, System, File, []string{"/etc/paths"}},
+	{"ZS1", shellStart, Anywhere, File, []string{".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout", ".zshenv.zwc", ".zprofile.zwc", ".zshrc.zwc", ".zlogin.zwc", ".zlogout.zwc"}},
+	{"ZS2", shellStart, Anywhere, Prefix, []string{".zcompdump"}},
+	{"ZS3", shellStart, Anywhere, Dir, []string{".config/zsh", ".oh-my-zsh"}},
+	{"ZS4", shellStart, System, File, []string{"/etc/zshenv", "/etc/zprofile", "/etc/zshrc", "/etc/zlogin", "/etc/zlogout"}},
+	{"ZS5", shellStart, System, Dir, []string{"/etc/zsh"}},
+	{"CS1", shellStart, Anywhere, File, []string{".tcshrc", ".cshrc", ".login", ".logout", ".cshdirs", ".kshrc", ".mkshrc"}},
+	{"CS2", shellStart, System, File, []string{"/etc/csh.cshrc", "/etc/csh.login", "/etc/csh.logout", "/etc/ksh.kshrc", "/etc/mkshrc", "/etc/suid_profile"}},
+	{"CS3", shellStart, System, Dir, []string{"/etc/csh"}},
+	{"FI1", shellStart, Anywhere, Dir, []string{".config/fish", "fish/vendor_conf.d", "fish/vendor_functions.d", "fish/vendor_completions.d"}},
+	{"FI2", shellStart, Anywhere, File, []string{"config.fish"}},
+	{"FI3", shellStart, System, Dir, []string{"/etc/fish"}},
+	{"NU1", shellStart, Anywhere, Dir, []string{".config/nushell", "application support/nushell", "nushell/vendor/autoload", ".local/share/nushell/vendor", ".config/xonsh", ".config/powershell"}},
+	{"NU2", shellStart, Anywhere, File, []string{".xonshrc", "profile.ps1", ".inputrc"}},
+	{"NU3", shellStart, Anywhere, Suffix, []string{"_profile.ps1"}},
+	{"NU4", shellStart, System, Dir, []string{"/etc/xonsh"}},
+	{"PA1", onPath, Anywhere, Dir, []string{".local/bin"}},
+	{"PA2", onPath, Home, Dir, []string{"bin", ".cargo"}},
+
+	// Graphical sessions, services, schedules, boot.
+	{"X1", sessionStart, Anywhere, File, []string{".xprofile", ".xinitrc", ".xsession", ".xsessionrc", ".xserverrc", ".startxrc"}},
+	{"X2", sessionStart, System, Dir, []string{"/etc/x11", "/etc/xdg/autostart", "/etc/xdg/systemd"}},
+	{"X3", sessionStart, System, File, []string{"/etc/xprofile"}},
+	{"DA1", sessionStart, Anywhere, Dir, []string{".config/autostart", ".config/autostart-scripts", ".config/plasma-workspace/env", ".config/plasma-workspace/shutdown"}},
+	{"SD1", sessionStart, Anywhere, Dir, []string{".config/systemd", ".local/share/systemd", ".config/environment.d"}},
+	{"SD2", sessionStart, System, Dir, []string{"/etc/systemd", "/run/systemd", "/lib/systemd", "/usr/lib/systemd", "/usr/local/lib/systemd", "/share/systemd", "/usr/share/systemd", "/usr/local/share/systemd",
+		"/etc/environment.d", "/lib/environment.d", "/usr/lib/environment.d", "/usr/local/lib/environment.d", "/usr/share/environment.d", "/usr/local/share/environment.d"}},
+	{"LD1", sessionStart, Anywhere, Dir, []string{"library/launchagents", "library/launchdaemons", "library/startupitems"}},
+	{"CR1", scheduled, System, Dir, []string{"/var/spool/cron", "/var/spool/at", "/var/at", "/usr/lib/cron"}},
+	{"CR2", scheduled, System, File, []string{"/etc/crontab", "/etc/anacrontab"}},
+	{"CR3", scheduled, System, Prefix, []string{"/etc/cron."}}, // cron.d, cron.daily, cron.allow, ...
+	{"IN1", bootStart, System, Dir, []string{"/etc/init.d", "/etc/rc0.d", "/etc/rc1.d", "/etc/rc2.d", "/etc/rc3.d", "/etc/rc4.d", "/etc/rc5.d", "/etc/rc6.d", "/etc/rcs.d", "/etc/update-motd.d"}},
+	{"IN2", bootStart, System, File, []string{"/etc/rc.local"}},
+
+	// Version control.
+	{"GI1", vcs, Anywhere, Dir, []string{".git", ".hg", ".config/git", ".config/hg"}},
+	{"GI2", vcs, Anywhere, File, []string{".gitconfig", ".git-credentials", ".hgrc", "etc/gitconfig"}},
+	{"GI3", vcs, System, Dir, []string{"/etc/mercurial"}},
+
+	// SSH and remote login.
+	{"SS1", sshAccess, Anywhere, Dir, []string{".ssh"}},
+	{"SS2", sshAccess, Anywhere, File, []string{"authorized_keys", "authorized_keys2", ".rhosts", ".shosts"}},
+	{"SS3", sshAccess, System, Dir, []string{"/etc/ssh"}},
+	{"SS4", sshAccess, System, File, []string{"/etc/hosts.equiv"}},
+
+	// Package managers, build tools, language start-up hooks.
+	{"PM1", packages, Home, File, []string{".npmrc", ".yarnrc", ".yarnrc.yml"}},
+	{"PM2", packages, Anywhere, File, []string{"etc/npmrc", ".pypirc", "pip.conf", "pip.ini", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+		".gradle/init.gradle", ".gradle/init.gradle.kts", ".gradle/gradle.properties"}},
+	{"PM3", packages, Anywhere, Dir, []string{".m2", ".gradle/init.d", ".docker", ".config/containers"}},
+	{"PY1", langStart, Anywhere, File, []string{"sitecustomize.py", "usercustomize.py"}},
+	{"PY2", langStart, Anywhere, InDirSuffix, []string{"site-packages/.pth", "dist-packages/.pth"}},
+	{"PY3", langStart, Anywhere, Dir, []string{".ipython"}},
+
+	// Credentials and cloud tools.
+	{"CL1", credentials, Anywhere, Dir, []string{".aws", ".kube", ".config/gcloud", ".azure", ".config/gh", ".gnupg", ".terraform.d"}},
+	{"CL2", credentials, Anywhere, File, []string{".netrc", "_netrc", ".pgpass", ".my.cnf", ".mylogin.cnf", ".terraformrc", ".tofurc", ".vault-token"}},
+
+	// .env and direnv.
+	{"DE1", envFiles, Anywhere, Prefix, []string{".env"}},
+	{"DE2", envFiles, Anywhere, Dir, []string{".config/direnv", ".local/share/direnv/allow"}},
+
+	// Editors and terminal multiplexers.
+	{"ED1", editors, Anywhere, File, []string{".vimrc", ".gvimrc", ".exrc", ".nvimrc", ".nvim.lua", ".emacs", ".emacs.el", ".emacs.elc", ".tmux.conf", ".screenrc"}},
+	{"ED2", editors, Anywhere, Dir, []string{".vim", ".config/vim", ".config/nvim", ".local/share/nvim", ".emacs.d", ".config/emacs", ".config/tmux", ".tmux"}},
+	{"ED3", editors, System, Dir, []string{"/etc/vim"}},
+	{"ED4", editors, System, File, []string{"/etc/tmux.conf", "/etc/screenrc"}},
+
+	// System privilege and login.
+	{"SY1", privilege, System, File, []string{"/etc/ld.so.preload", "/etc/ld.so.conf", "/etc/ld.so.cache", "/etc/sudoers", "/etc/sudo.conf", "/etc/doas.conf",
+		"/etc/passwd", "/etc/shadow", "/etc/group", "/etc/gshadow"}},
+	{"SY2", privilege, System, Dir, []string{"/etc/ld.so.conf.d", "/etc/sudoers.d", "/etc/pam.d", "/etc/security", "/etc/polkit-1"}},
+	{"SY3", privilege, Anywhere, File, []string{".pam_environment"}},
+
+	// AI agents and IDEs: what an agent would edit to widen its own
+	// permissions or add an MCP server.
+	{"AI1", agents, Anywhere, Dir, []string{".claude", ".cursor", ".codex", ".gemini", ".copilot", ".codeium", ".continue", ".vscode-server", ".vscode/extensions", ".config/zed",
+		"application support/claudecode", ".config/code/user", ".config/code - insiders/user", ".config/vscodium/user", ".config/cursor/user", ".config/windsurf/user",
+		"application support/code/user", "application support/code - insiders/user", "application support/vscodium/user", "application support/cursor/user", "application support/windsurf/user"}},
+	{"AI2", agents, Anywhere, File, []string{".claude.json", ".mcp.json", "claude_desktop_config.json", ".vscode/settings.json", ".vscode/tasks.json", ".vscode/mcp.json"}},
+	{"AI3", agents, Anywhere, Suffix, []string{".code-workspace"}},
+	{"AI4", agents, System, Dir, []string{"/etc/claude-code", "/etc/gemini-cli", "/etc/codex", "/etc/cursor"}},
+}
+
+// Why a path is on the list, as the floor's question says it.
+const (
+	shellStart   = "a shell start-up file"
+	onPath       = "a directory on the user's PATH"
+	sessionStart = "a session or service start-up file"
+	scheduled    = "a scheduled job"
+	bootStart    = "a boot or login script"
+	vcs          = "version control configuration"
+	sshAccess    = "SSH access"
+	packages     = "package manager configuration or credentials"
+	langStart    = "a language start-up hook"
+	credentials  = "credentials"
+	envFiles     = "an environment file"
+	editors      = "editor configuration that runs code"
+	privilege    = "system login or privilege configuration"
+	agents       = "AI agent or IDE configuration"
+)
+
+// SensitiveEntry is one line of the floor's list.
+type SensitiveEntry struct {
+	ID    string
+	Why   string
+	Where Where
+	Kind  Kind
+	Names []string
+}
+
+// Where a Sensitive entry's names are.
+type Where int
+
+const (
+	Anywhere Where = iota // at any depth
+	Home                  // directly in a home directory
+	System                // an absolute path
+)
+
+// Kind of a Sensitive entry's names.
+type Kind int
+
+const (
+	File        Kind = iota // exactly this file (its last names)
+	Dir                     // this directory, or anything in it
+	Prefix                  // a file whose name starts so (System: a path, and anything in it)
+	Suffix                  // a file whose name ends so
+	InDirSuffix             // "d/.x": a file ending ".x" directly in a directory named d
+)
+
+// sensitiveIndex is Sensitive by what a lookup has in hand.
+type sensitiveIndex struct {
+	anyDir, anyFile, homeDir, homeFile, sysDir, sysFile map[string]*SensitiveEntry
+	prefixes, suffixes, inDirSuffixes, sysPrefixes      []nameEntry
+	maxParts                                            int                           // the most names in an anywhere entry
+	terms                                               map[*SensitiveEntry]*ast.Term // {"id", "why"}: what mcp.path.sensitive returns
+}
+
+type nameEntry struct {
+	name string
+	e    *SensitiveEntry
+}
+
+var sensitive = func() *sensitiveIndex {
+	ix := &sensitiveIndex{anyDir: map[string]*SensitiveEntry{}, anyFile: map[string]*SensitiveEntry{},
+		homeDir: map[string]*SensitiveEntry{}, homeFile: map[string]*SensitiveEntry{},
+		sysDir: map[string]*SensitiveEntry{}, sysFile: map[string]*SensitiveEntry{}, terms: map[*SensitiveEntry]*ast.Term{}}
+	for i := range Sensitive {
+		e := &Sensitive[i]
+		ix.terms[e] = ast.ObjectTerm(ast.Item(ast.StringTerm("id"), ast.StringTerm(e.ID)), ast.Item(ast.StringTerm("why"), ast.StringTerm(e.Why)))
+		for _, n := range e.Names {
+			switch {
+			case e.Kind == Prefix && e.Where == System:
+				ix.sysPrefixes = append(ix.sysPrefixes, nameEntry{n, e})
+			case e.Kind == Prefix:
+				ix.prefixes = append(ix.prefixes, nameEntry{n, e})
+			case e.Kind == Suffix:
+				ix.suffixes = append(ix.suffixes, nameEntry{n, e})
+			case e.Kind == InDirSuffix:
+				ix.inDirSuffixes = append(ix.inDirSuffixes, nameEntry{n, e})
+			case e.Where == Anywhere && e.Kind == Dir:
+				ix.anyDir[n] = e
+			case e.Where == Anywhere:
+				ix.anyFile[n] = e
+			case e.Where == Home && e.Kind == Dir:
+				ix.homeDir[n] = e
+			case e.Where == Home:
+				ix.homeFile[n] = e
+			case e.Kind == Dir:
+				ix.sysDir[n] = e
+			default:
+				ix.sysFile[n] = e
+			}
+			if e.Where == Anywhere {
+				ix.maxParts = max(ix.maxParts, strings.Count(n, "/")+1)
+			}
+		}
+	}
+	return ix
+}()
+
+// SensitiveFile is the floor's entry a path falls under, nil for none. p is
+// a clean absolute path, folded (FoldPath); anything else matches nothing.
+// It looks each of the path's runs of names up in maps: a handful of
+// lookups, whatever the length of the list.
+func SensitiveFile(p string) *SensitiveEntry {
+	if len(p) < 2 || p[0] != '/' {
+		return nil
+	}
+	ix := sensitive
+	// starts[i] is where name i begins (after its "/"); names end at the
+	// next start's "/" or at len(p).
+	var buf [32]int
+	starts := buf[:0]
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			starts = append(starts, i+1)
+		}
+	}
+	end := func(i int) int {
+		if i+1 < len(starts) {
+			return starts[i+1] - 1
+		}
+		return len(p)
+	}
+	n := len(starts)
+	// Anywhere: a directory is any run of names; a file is the last ones.
+	for i := range n {
+		for k := 1; k <= ix.maxParts && i+k <= n; k++ {
+			run := p[starts[i]:end(i+k-1)]
+			if e := ix.anyDir[run]; e != nil {
+				return e
+			}
+			if i+k == n {
+				if e := ix.anyFile[run]; e != nil {
+					return e
+				}
+			}
+		}
+	}
+	base := p[starts[n-1]:]
+	for _, ne := range ix.prefixes {
+		if strings.HasPrefix(base, ne.name) {
+			return ne.e
+		}
+	}
+	for _, ne := range ix.suffixes {
+		if strings.HasSuffix(base, ne.name) {
+			return ne.e
+		}
+	}
+	if n >= 2 {
+		dir := p[starts[n-2]:end(n-2)]
+		for _, ne := range ix.inDirSuffixes {
+			d, suffix, _ := strings.Cut(ne.name, "/")
+			if dir == d && strings.HasSuffix(base, suffix) {
+				return ne.e
+			}
+		}
+	}
+	// Home: what follows /home/U/, /users/U/, /root/ or /var/root/.
+	if rest, ok := inHome(p); ok {
+		first, _, _ := strings.Cut(rest, "/")
+		if e := ix.homeDir[first]; e != nil {
+			return e
+		}
+		if e := ix.homeFile[rest]; e != nil {
+			return e
+		}
+	}
+	// System: the path, or a directory above it, by its absolute name.
+	sys := p
+	if strings.HasPrefix(sys, "/private/etc/") || strings.HasPrefix(sys, "/private/var/") || sys == "/private/etc" {
+		sys = sys[len("/private"):]
+	}
+	if e := ix.sysFile[sys]; e != nil {
+		return e
+	}
+	for _, ne := range ix.sysPrefixes {
+		if rest, ok := strings.CutPrefix(sys, ne.name); ok && rest != "" && rest[0] != '/' {
+			return ne.e
+		}
+	}
+	for i := 0; i < len(sys); i++ {
+		if i+1 == len(sys) || sys[i+1] == '/' {
+			if e := ix.sysDir[sys[:i+1]]; e != nil {
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// inHome is what follows a home directory at the start of p.
+func inHome(p string) (string, bool) {
+	for _, home := range []string{"/root/", "/var/root/"} {
+		if rest, ok := strings.CutPrefix(p, home); ok {
+			return rest, true
+		}
+	}
+	for _, homes := range []string{"/home/", "/users/"} {
+		if rest, ok := strings.CutPrefix(p, homes); ok {
+			if _, after, ok := strings.Cut(rest, "/"); ok {
+				return after, true
+			}
+		}
+	}
+	return "", false
+}

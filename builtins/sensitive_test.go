@@ -1,0 +1,133 @@
+package builtins_test
+
+import (
+	"bufio"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
+)
+
+// floorCase is a line of testdata/floor: an entry's id, whether its paths
+// must match, and the paths.
+type floorCase struct {
+	id    string
+	match bool
+	paths []string
+}
+
+func floorCases(t testing.TB) []floorCase {
+	var out []floorCase
+	for _, file := range []string{"testdata/floor/entries.txt", "testdata/floor/more.txt"} {
+		f, err := os.Open(file)
+		require.NoError(t, err)
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			parts := strings.Split(line, "|")
+			require.GreaterOrEqual(t, len(parts), 3, line)
+			out = append(out, floorCase{parts[0], parts[1] == "match", parts[2:]})
+		}
+		require.NoError(t, sc.Err())
+		f.Close()
+	}
+	return out
+}
+
+// Each entry of the floor's list, with the paths that must match it and
+// the near misses that must not (a backup copy, a project's own etc/, the
+// same name without its dot).
+func TestSensitiveFiles(t *testing.T) {
+	for _, c := range floorCases(t) {
+		name := c.id + "/nomatch"
+		if c.match {
+			name = c.id + "/match"
+		}
+		t.Run(name, func(t *testing.T) {
+			for _, p := range c.paths {
+				e := builtins.SensitiveFile(builtins.FoldPath(p))
+				if c.match {
+					assert.NotNil(t, e, "%s must be on the floor's list", p)
+				} else {
+					assert.Nil(t, e, "%s is an ordinary path, but matched %+v", p, e)
+				}
+			}
+		})
+	}
+}
+
+// Every entry of the list is hit by a path of the test data: none is
+// there untested.
+func TestEverySensitiveEntryIsTested(t *testing.T) {
+	hit := map[string]bool{}
+	for _, c := range floorCases(t) {
+		if !c.match {
+			continue
+		}
+		for _, p := range c.paths {
+			if e := builtins.SensitiveFile(builtins.FoldPath(p)); e != nil {
+				hit[e.ID] = true
+			}
+		}
+	}
+	for _, e := range builtins.Sensitive {
+		assert.True(t, hit[e.ID], "entry %s (%s) has no test path", e.ID, e.Names)
+	}
+}
+
+// Folding: another case, the NFD spelling, a character HFS+ ignores.
+func TestSensitiveFilesFolded(t *testing.T) {
+	for _, p := range []string{"/r/.GIT/config", "/home/u/.BashRC", "/home/u/.s\u200csh/config", "/r/.g\u200dit/hooks/x",
+		"/home/u/.config/Fish/config.fish", "/ETC/Sudoers.d/x", "/home/u/.\u212Ashrc"} {
+		assert.NotNil(t, builtins.SensitiveFile(builtins.FoldPath(p)), p)
+	}
+	assert.Nil(t, builtins.SensitiveFile("relative/.bashrc"), "a path that is not absolute matches nothing")
+}
+
+// FuzzSensitiveFile holds the map lookups to the list as one regular
+// expression (the research's, testdata/floor/oracle.re), on any path.
+func FuzzSensitiveFile(f *testing.F) {
+	src, err := os.ReadFile("testdata/floor/oracle.re")
+	if err != nil {
+		f.Fatal(err)
+	}
+	oracle := regexp.MustCompile(strings.TrimSpace(string(src)))
+	for _, c := range floorCases(f) {
+		for _, p := range c.paths {
+			f.Add(p)
+		}
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if builtins.Unevaluable(p) != "" || !strings.HasPrefix(p, "/") || path.Clean(p) != p {
+			return
+		}
+		p = builtins.FoldPath(p)
+		if p != strings.ToLower(p) { // the oracle folds ASCII case only
+			return
+		}
+		got, want := builtins.SensitiveFile(p) != nil, oracle.MatchString(p)
+		if got != want {
+			t.Fatalf("SensitiveFile(%q) = %v, the list as a regular expression says %v", p, got, want)
+		}
+	})
+}
+
+func BenchmarkSensitiveFile(b *testing.B) {
+	for name, p := range map[string]string{"ordinary": "/srv/app/src/internal/handler/user_settings.go", "listed": "/home/u/.config/fish/conf.d/x.fish"} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				builtins.SensitiveFile(p)
+			}
+		})
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 	"weak"
 
 	"github.com/mcp-policy/mcp-policy/grants"
@@ -91,6 +92,15 @@ type Options struct {
 	// Roots maps tool names (or prefixes before "_", or "*") to the
 	// directories relative paths resolve against.
 	Roots map[string]string
+	// Arguments say how tools' arguments name paths and URLs beyond the
+	// names read by default: which hold paths, directories, URLs, paths
+	// relative to another argument, or nothing to check (see
+	// rules.ArgumentSpec; rules.ServerArguments has the reference servers').
+	Arguments []rules.ArgumentSpec
+	// DecisionTimeout bounds one call's decision (the Rego evaluation):
+	// past it the call is refused. Default DefaultDecisionTimeout; a
+	// negative value leaves only the caller's ctx.
+	DecisionTimeout time.Duration
 	// Protected are files the danger floor guards, whatever the rules say:
 	// a change to one, or to a directory holding one, is always asked. The
 	// policy's own files are protected without being listed: the
@@ -147,7 +157,7 @@ func New(o Options) (*Policy, error) {
 		return nil, errors.New("policy: Options.Provider is required")
 	}
 	engine, err := rules.NewEngine(context.Background(), rules.Config{Rules: o.Rules, Modules: o.Modules, Roots: o.Roots,
-		Protected: protectedFiles(o)})
+		Protected: protectedFiles(o), Arguments: o.Arguments})
 	if err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
@@ -227,6 +237,10 @@ func validateGrants(gs []rules.Rule) ([]rules.Rule, error) {
 	}
 	return out, nil
 }
+
+// DefaultDecisionTimeout bounds a decision unless Options.DecisionTimeout
+// says otherwise: a team's module that loops must not hang every call.
+const DefaultDecisionTimeout = 5 * time.Second
 
 // DefaultRules returns the rules of the embedded default.rego: reads by
 // read-only tools on local paths, and user_ask / *_user_ask.
@@ -315,7 +329,16 @@ func (p *Policy) Decide(ctx context.Context, call provider.Call) (rules.Decision
 }
 
 func (p *Policy) decide(ctx context.Context, call provider.Call) (rules.Decision, *rules.Input, error) {
-	d, in, err := p.engine.Decide(ctx, call, p.tool(ctx, call.Function.Name))
+	tool := p.tool(ctx, call.Function.Name)
+	if t := p.opts.DecisionTimeout; t >= 0 {
+		if t == 0 {
+			t = DefaultDecisionTimeout
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, t, fmt.Errorf("the decision took longer than %v", t))
+		defer cancel()
+	}
+	d, in, err := p.engine.Decide(ctx, call, tool)
 	if err != nil {
 		return rules.Decision{}, nil, err
 	}

@@ -1,6 +1,6 @@
 // Package rego embeds the Rego sources of mcp-policy: the engine that turns
-// a call into one decision document, the index it looks rules up in, the
-// default rules and the danger floor. The .rego files are the source of
+// a call into one decision document, the default rules, the danger floor,
+// and the reference servers' argument specs. The .rego files are the source of
 // truth; Go only loads them.
 package rego
 
@@ -24,6 +24,8 @@ type Module struct {
 const (
 	EnginePackage   = "mcp.engine"
 	DefaultsPackage = "mcp.defaults"
+	// ArgumentsPackage holds the reference servers' argument specs.
+	ArgumentsPackage = "mcp.arguments"
 	FloorPackage    = "mcp.floor"
 	// CustomPackage is where security teams' modules add deny, ask and
 	// allow entries.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
@@ -44,10 +45,15 @@ type failure struct {
 }
 
 type decider struct {
-	engine *rules.Engine
-	grants []rules.Rule
-	tools  map[string]*provider.Tool
+	engine  *rules.Engine
+	grants  []rules.Rule
+	tools   map[string]*provider.Tool
+	timeout time.Duration
 }
+
+// maxLine bounds one line of calls: the arguments a call may have, written
+// as a JSON string (every byte escaped at worst), and the rest of the call.
+const maxLine = 6*rules.MaxArgumentsBytes + 1<<16
 
 func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("decide", flag.ContinueOnError)
@@ -56,9 +62,11 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	noDefaults := fs.Bool("no-default-rules", false, "leave out the embedded default rules")
 	grantsFile := fs.String("grants", "", "JSON file of grants (an array of allow/deny rules)")
 	toolsFile := fs.String("tools", "", "a tools/list result or a []Tool, for annotations and schemas")
-	var policies, roots repeated
+	timeout := fs.Duration("timeout", 5*time.Second, "bound on each call's decision; past it the call fails (0: none)")
+	var policies, roots, arguments repeated
 	fs.Var(&policies, "policy", "a Rego module, or a directory of them (repeatable)")
 	fs.Var(&roots, "root", "KEY=DIR: the root of tools named KEY or KEY_* (repeatable; KEY * for all)")
+	fs.Var(&arguments, "arguments", "argument specs: a reference server's name ("+strings.Join(rules.KnownServers(), ", ")+") or a JSON file of them (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK // asked for, and printed
@@ -69,11 +77,16 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "policy-eval decide: at most one CALL (give several as JSON lines on stdin)")
 		return exitUsage
 	}
-	d, err := newDecider(*rulesFile, *noDefaults, *grantsFile, *toolsFile, policies, roots)
+	if *timeout < 0 {
+		fmt.Fprintln(stderr, "policy-eval decide: --timeout must not be negative")
+		return exitUsage
+	}
+	d, err := newDecider(*rulesFile, *noDefaults, *grantsFile, *toolsFile, policies, roots, arguments)
 	if err != nil {
 		fmt.Fprintf(stderr, "policy-eval decide: %v\n", err)
 		return exitUsage
 	}
+	d.timeout = *timeout
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	enc := json.NewEncoder(out)
@@ -92,8 +105,13 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	r := bufio.NewReader(stdin)
 	for {
-		line, err := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
+		line, tooLong, err := readLine(r, maxLine)
+		switch {
+		case tooLong:
+			code = exitMalformed
+			_ = enc.Encode(failure{Error: fmt.Sprintf("malformed call: the line is longer than %d bytes", maxLine)})
+			_ = out.Flush()
+		case len(bytes.TrimSpace(line)) > 0:
 			decideLine(line)
 			// Answer each line as it is decided: a caller may be waiting
 			// on a pipe for it.
@@ -109,7 +127,48 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
-func newDecider(rulesFile string, noDefaults bool, grantsFile, toolsFile string, policies, roots []string) (*decider, error) {
+// readLine reads one line, newline included, of at most limit bytes; a
+// longer one is read to its end and dropped (tooLong).
+func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > limit {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, tooLong, err
+		}
+	}
+}
+
+// loadArguments reads --arguments: a reference server's name, or a file.
+func loadArguments(values []string) ([]rules.ArgumentSpec, error) {
+	var out []rules.ArgumentSpec
+	for _, v := range values {
+		if data, err := os.ReadFile(v); err == nil {
+			specs, err := rules.ParseArgumentSpecs(data, v)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, specs...)
+			continue
+		} else if strings.ContainsAny(v, `/\.`) {
+			return nil, fmt.Errorf("--arguments: %v", err)
+		}
+		specs, err := rules.ServerArguments(v)
+		if err != nil {
+			return nil, fmt.Errorf("--arguments: %v", err)
+		}
+		out = append(out, specs...)
+	}
+	return out, nil
+}
+
+func newDecider(rulesFile string, noDefaults bool, grantsFile, toolsFile string, policies, roots, arguments []string) (*decider, error) {
 	var rs []rules.Rule
 	if !noDefaults {
 		rs = rules.DefaultRules()
@@ -159,8 +218,22 @@ func newDecider(rulesFile string, noDefaults bool, grantsFile, toolsFile string,
 			return nil, err
 		}
 	}
+	args, err := loadArguments(arguments)
+	if err != nil {
+		return nil, err
+	}
+	// What says which arguments are paths is as much the policy as its
+	// rules: an agent that could edit it could hide a path.
+	for _, a := range arguments {
+		if _, err := os.Stat(a); err == nil {
+			protected = append(protected, absPath(a))
+		}
+	}
+	if toolsFile != "" {
+		protected = append(protected, absPath(toolsFile))
+	}
 	engine, err := rules.NewEngine(context.Background(), rules.Config{
-		Rules: rs, Modules: modules, Roots: rootMap, Protected: protected,
+		Rules: rs, Modules: modules, Roots: rootMap, Protected: protected, Arguments: args,
 	})
 	if err != nil {
 		return nil, err
@@ -271,7 +344,13 @@ func (d *decider) decideLine(line []byte) any {
 	if err != nil {
 		return failure{ID: idOf(line), Error: err.Error()}
 	}
-	dec, in, err := d.engine.Decide(context.Background(), call, d.tools[call.Function.Name])
+	ctx := context.Background()
+	if d.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, d.timeout, fmt.Errorf("the decision took longer than --timeout %v", d.timeout))
+		defer cancel()
+	}
+	dec, in, err := d.engine.Decide(ctx, call, d.tools[call.Function.Name])
 	if err != nil {
 		return failure{ID: &call.ID, Error: err.Error()}
 	}

@@ -3,7 +3,8 @@
 // include them.
 //
 //	policy-eval decide [--rules FILE] [--no-default-rules] [--policy PATH]...
-//	                   [--root KEY=DIR]... [--grants FILE] [--tools FILE] [CALL]
+//	                   [--root KEY=DIR]... [--grants FILE] [--tools FILE]
+//	                   [--arguments NAME|FILE]... [--timeout D] [CALL]
 //	policy-eval test [opa test flags] [PATH...]
 //	policy-eval capabilities
 package main
@@ -16,7 +17,8 @@ import (
 
 const usage = `usage:
   policy-eval decide [--rules FILE] [--no-default-rules] [--policy PATH]...
-                     [--root KEY=DIR]... [--grants FILE] [--tools FILE] [CALL]
+                     [--root KEY=DIR]... [--grants FILE] [--tools FILE]
+                     [--arguments NAME|FILE]... [--timeout D] [CALL]
   policy-eval test [-v] [--coverage] [PATH...]
   policy-eval capabilities
 `

@@ -257,7 +257,7 @@ func calledIn(expr *ast.Expr) string {
 const partialNamespace = "mcp_engine_partial"
 
 // reserved packages belong to the engine; a module may not redefine them.
-var reserved = map[string]bool{mcprego.EnginePackage: true, mcprego.DefaultsPackage: true}
+var reserved = map[string]bool{mcprego.EnginePackage: true, mcprego.DefaultsPackage: true, mcprego.ArgumentsPackage: true}
 
 // reservedRoots are top-level documents a module may not declare anything
 // under: the engine's store and partial evaluation's rules.
@@ -376,8 +376,8 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 	// Without a canceller of ours, OPA starts a goroutine and a channel
 	// per evaluation to watch ctx; context.AfterFunc watches it with a
 	// callback instead, and cancels the evaluation the same way.
-	if err := ctx.Err(); err != nil {
-		return Decision{}, fmt.Errorf("not decided: %w", err) // AfterFunc would cancel only later
+	if ctx.Err() != nil {
+		return Decision{}, fmt.Errorf("not decided: %w", context.Cause(ctx)) // AfterFunc would cancel only later
 	}
 	cancel := topdown.NewCancel()
 	stop := context.AfterFunc(ctx, cancel.Cancel)
@@ -388,6 +388,9 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 	value := in.Value()
 	results, err := e.query.eval(builtins.WithSink(ctx, value, in.call(), &o), value, cancel)
 	if err != nil {
+		if ctx.Err() != nil {
+			return Decision{}, fmt.Errorf("not decided: %w", context.Cause(ctx))
+		}
 		return Decision{}, fmt.Errorf("rego: %v", err)
 	}
 	switch {

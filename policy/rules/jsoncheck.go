@@ -209,11 +209,65 @@ func (w *jsonWalker) str() (string, error) {
 	if !escaped {
 		return string(w.data[start+1 : w.i-1]), nil
 	}
+	if err := checkSurrogates(w.data[start+1 : w.i-1]); err != nil {
+		return "", err
+	}
 	var s string
 	if err := json.Unmarshal(w.data[start:w.i], &s); err != nil {
 		return "", fmt.Errorf("invalid JSON: %v", err)
 	}
 	return s, nil
+}
+
+// checkSurrogates refuses a \u escape of half a UTF-16 surrogate pair
+// that has no other half: encoding/json makes it U+FFFD, while a server
+// in JavaScript keeps the lone surrogate, so the two would read different
+// text.
+func checkSurrogates(body []byte) error {
+	lone := errors.New("a lone UTF-16 surrogate escape")
+	high := false // the last thing read was a high surrogate's escape
+	for i := 0; i < len(body); i++ {
+		var r rune = -1 // not an escaped code unit
+		if body[i] == '\\' {
+			i++
+			if body[i] == 'u' {
+				r = 0
+				for _, c := range body[i+1 : i+5] {
+					r = r<<4 | rune(hexValue(c))
+				}
+				i += 4
+			}
+		}
+		switch {
+		case r >= 0xd800 && r < 0xdc00:
+			if high {
+				return lone
+			}
+			high = true
+		case r >= 0xdc00 && r < 0xe000:
+			if !high {
+				return lone
+			}
+			high = false
+		case high:
+			return lone
+		}
+	}
+	if high {
+		return lone
+	}
+	return nil
+}
+
+func hexValue(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
 }
 
 func isNumberByte(c byte) bool {

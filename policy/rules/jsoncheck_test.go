@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -39,6 +42,11 @@ func TestDecodeJSON(t *testing.T) {
 		"single quotes":             `{'a':1}`,
 		"trailing comma":            `[1,]`,
 		"leading zero":              `[01]`,
+		"lone high surrogate":       `{"path":"/srv/\ud800"}`,
+		"lone low surrogate":        `["\udc00x"]`,
+		"high then other escape":    `["\ud800\n"]`,
+		"two highs":                 `["\ud800\ud800"]`,
+		"surrogate key":             `{"p\udfffath":1}`,
 	} {
 		_, err := rules.DecodeJSON([]byte(bad))
 		assert.Error(t, err, name)
@@ -49,7 +57,7 @@ func TestDecodeJSON(t *testing.T) {
 // refuses exactly the duplicate keys and invalid UTF-8 it would let by.
 func FuzzDecodeJSON(f *testing.F) {
 	for _, s := range []string{`{"path":"/srv/a","n":[1,2.5e3,{"x":null}]}`, `{"a":1,"\u0061":2}`, `"\ud800"`,
-		`[true,false,"\/\b\f\n\r\t"]`, `  -0.0e-0 `, "{\"a\":\"\xff\"}", `{"a":{"b":{}}}`} {
+		`[true,false,"\/\b\f\n\r\t"]`, `  -0.0e-0 `, "{\"a\":\"\xff\"}", `{"a":{"b":{}}}`, `["\ud83d\ude00"]`, `["\udc00\ud800"]`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
@@ -62,10 +70,11 @@ func FuzzDecodeJSON(f *testing.F) {
 			stdErr = fmt.Errorf("data after the value")
 		}
 		dup := stdErr == nil && hasDuplicateKey(text)
+		lone := stdErr == nil && loneSurrogate(text)
 		switch {
-		case stdErr != nil || !utf8.ValidString(text) || dup:
+		case stdErr != nil || !utf8.ValidString(text) || dup || lone:
 			if err == nil {
-				t.Fatalf("DecodeJSON(%q) = %v; encoding/json: %v, UTF-8 %v, duplicate key %v", text, got, stdErr, utf8.ValidString(text), dup)
+				t.Fatalf("DecodeJSON(%q) = %v; encoding/json: %v, UTF-8 %v, duplicate key %v, lone surrogate %v", text, got, stdErr, utf8.ValidString(text), dup, lone)
 			}
 		case err != nil:
 			t.Fatalf("DecodeJSON(%q): %v, but encoding/json reads %v", text, err, want)
@@ -79,6 +88,50 @@ func FuzzDecodeJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+// loneSurrogate reads text's strings as UTF-16 code units, as a
+// JavaScript server does: an escaped half of a surrogate pair without its
+// other half is what encoding/json would silently make U+FFFD.
+func loneSurrogate(text string) bool {
+	in := false
+	var units []uint16
+	check := func() bool {
+		for i := 0; i < len(units); i++ {
+			u := rune(units[i])
+			switch {
+			case utf16.IsSurrogate(u) && u < 0xdc00 && i+1 < len(units) && utf16.DecodeRune(u, rune(units[i+1])) != unicode.ReplacementChar:
+				i++
+			case utf16.IsSurrogate(u):
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case !in && c == '"':
+			in, units = true, units[:0]
+		case in && c == '"':
+			in = false
+			if check() {
+				return true
+			}
+		case in && c == '\\':
+			i++
+			if text[i] == 'u' {
+				v, _ := strconv.ParseUint(text[i+1:i+5], 16, 16)
+				units = append(units, uint16(v))
+				i += 4
+			} else {
+				units = append(units, 'x')
+			}
+		case in:
+			units = append(units, 'x')
+		}
+	}
+	return false
 }
 
 // hasDuplicateKey walks text with encoding/json's tokenizer: an independent

@@ -26,7 +26,7 @@ const (
 	DefaultsPackage = "mcp.defaults"
 	// ArgumentsPackage holds the reference servers' argument specs.
 	ArgumentsPackage = "mcp.arguments"
-	FloorPackage    = "mcp.floor"
+	FloorPackage     = "mcp.floor"
 	// CustomPackage is where security teams' modules add deny, ask and
 	// allow entries.
 	CustomPackage = "mcp.custom"

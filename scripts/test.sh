@@ -24,17 +24,19 @@ bash scripts/lint.sh
 step "Rego tests (policy-eval test, builtins registered)"
 go run ./cmd/policy-eval test rego/
 
-step "Fuzz the path, URL and glob builtins and the JSON reader briefly (the seeds also run in go test)"
+step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader and argument discovery briefly (the seeds also run in go test)"
 # The budget is a count of runs, not a duration: Go 1.26's fuzz coordinator
 # can report "context deadline exceeded", and fail, when a duration runs out
 # while a worker is mid-run (golang/go#75804, fixed in Go 1.27). A count sets
 # no deadline, so a loaded machine only makes the run slower. 30,000 runs
 # take 5-15 s per target on this project's 2-core machine.
 fuzz_runs="${FUZZTIME:-30000x}"
-for target in FuzzContains FuzzResolve FuzzCleanAbs FuzzURLHost FuzzMatchTool; do
+for target in FuzzContains FuzzResolve FuzzCleanAbs FuzzURLHost FuzzMatchTool FuzzFoldPath FuzzIPSpellings FuzzSensitiveFile; do
 	go test ./builtins/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done
-go test ./policy/rules/ -run '^$' -fuzz '^FuzzDecodeJSON$' -fuzztime "$fuzz_runs"
+for target in FuzzDecodeJSON FuzzArgumentsSeen; do
+	go test ./policy/rules/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
+done
 
 step "go test -race"
 go test -race -count=1 ./...

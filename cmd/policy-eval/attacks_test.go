@@ -1,0 +1,352 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-policy/mcp-policy/policy"
+	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/provider"
+)
+
+// An attack is a call the rules must not let through, or must let through
+// only as far as they say: each class of issue 12, with the members found
+// of it. Every case is decided twice, by policy-eval decide and by the Go
+// API (policy.Policy.Decide), and both must give the same answer.
+type attack struct {
+	name      string
+	rules     string   // JSON rules, after the default rules
+	roots     []string // KEY=DIR
+	arguments []string // --arguments values
+	tool      string
+	args      string // the arguments text
+	decision  string // "error" for a call refused as bad
+	reason    string // "" for any
+	paths     []string
+	hosts     []string
+}
+
+// Tools with the MCP annotations of the reference filesystem and git
+// servers, and a web fetcher: the default rules allow read-only ones.
+const attackTools = `{"tools": [
+	{"name": "read_multiple_files", "annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object"}},
+	{"name": "read_text_file", "annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object"}},
+	{"name": "list_directory", "annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object"}},
+	{"name": "write_file", "annotations": {"readOnlyHint": false, "destructiveHint": true}, "inputSchema": {"type": "object"}},
+	{"name": "edit_file", "annotations": {"readOnlyHint": false, "destructiveHint": true}, "inputSchema": {"type": "object"}},
+	{"name": "move_file", "annotations": {"readOnlyHint": false, "destructiveHint": false}, "inputSchema": {"type": "object"}},
+	{"name": "delete_file", "annotations": {"readOnlyHint": false, "destructiveHint": true}, "inputSchema": {"type": "object"}},
+	{"name": "export", "annotations": {"readOnlyHint": false, "destructiveHint": false},
+	 "inputSchema": {"type": "object", "properties": {"opts": {"type": "object", "properties": {"where": {"type": "string", "format": "path"}}},
+	   "sink": {"type": "array", "items": {"type": "string", "format": "uri"}}}}},
+	{"name": "git_add", "annotations": {"readOnlyHint": false, "destructiveHint": false}, "inputSchema": {"type": "object"}},
+	{"name": "git_diff", "annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object"}},
+	{"name": "web_fetch", "annotations": {"readOnlyHint": true, "openWorldHint": true}, "inputSchema": {"type": "object"}}
+]}`
+
+var (
+	denySecret    = `[{"tool": "*", "decision": "deny", "under": "/srv/secret"}]`
+	allowScratch  = `[{"tool": "*", "decision": "allow", "under": "/srv/scratch"}]`
+	askLive       = `[{"tool": "*", "decision": "allow", "under": "/srv"}, {"tool": "*", "decision": "ask", "under": "/srv/live"}]`
+	denyEvilHost  = `[{"tool": "web_fetch", "decision": "allow", "host": "*.example"}, {"tool": "*", "decision": "deny", "host": "evil.example"}]`
+	denyLocalhost = `[{"tool": "web_fetch", "decision": "allow", "annotations": {"readOnlyHint": true}},
+		{"tool": "*", "decision": "deny", "host": "127.0.0.0/8"}, {"tool": "*", "decision": "deny", "host": "169.254.0.0/16"},
+		{"tool": "*", "decision": "deny", "host": "10.0.0.0/8"}, {"tool": "*", "decision": "deny", "host": "::1/128"}]`
+	allowAll  = `[{"tool": "*", "decision": "allow"}]`
+	srv       = []string{"*=/srv"}
+	allowRepo = `[{"tool": "git_*", "decision": "allow", "under": "/srv/repo"}]`
+)
+
+var attacks = []attack{
+	// 1. A deny or ask with under is not dodged by a harmless extra path.
+	{name: "deny/extra path first", rules: denySecret, roots: srv, tool: "read_multiple_files",
+		args: `{"paths":["docs/readme.txt","secret/keys.txt"]}`, decision: "deny", reason: "rule"},
+	{name: "deny/extra path last", rules: denySecret, roots: srv, tool: "read_multiple_files",
+		args: `{"paths":["secret/keys.txt","docs/readme.txt"]}`, decision: "deny", reason: "rule"},
+	{name: "deny/move out of it", rules: denySecret, roots: srv, tool: "move_file",
+		args: `{"source":"secret/keys.txt","destination":"public/keys.txt"}`, decision: "deny", reason: "rule"},
+	{name: "deny/move into it", rules: denySecret, roots: srv, tool: "move_file",
+		args: `{"source":"public/x","destination":"/srv/secret/x"}`, decision: "deny", reason: "rule"},
+	{name: "deny/unknown beside outside", rules: denySecret, roots: srv, tool: "read_multiple_files",
+		args: `{"paths":["docs/a","~/b"]}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "ask/extra path", rules: askLive, tool: "write_file",
+		args: `{"path":"/srv/a","paths":["/srv/live/db"]}`, decision: "ask", reason: "rule"},
+	{name: "deny host/extra URL", rules: denyEvilHost, tool: "web_fetch",
+		args: `{"urls":["https://docs.example/","https://evil.example/x"]}`, decision: "deny", reason: "rule"},
+	{name: "allow/every path inside", rules: allowScratch, roots: srv, tool: "write_file",
+		args: `{"paths":["scratch/a","scratch/b/c"]}`, decision: "allow", reason: "rule"},
+
+	// 2. Paths the engine cannot see: a harmless visible path beside one
+	// the server will also act on must not be allowed on the visible one.
+	{name: "hidden/dest", rules: allowScratch, roots: srv, tool: "move_file", args: `{"source":"scratch/a","dest":"/etc/cron.d/x"}`, decision: "ask"},
+	{name: "hidden/to", rules: allowScratch, roots: srv, tool: "move_file", args: `{"from":"scratch/a","to":"/opt/x"}`, decision: "ask", reason: "no-match"},
+	{name: "hidden/new_path", rules: allowScratch, roots: srv, tool: "move_file", args: `{"path":"scratch/a","new_path":"/opt/x"}`, decision: "ask", reason: "no-match"},
+	{name: "hidden/output", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","output":"/opt/x"}`, decision: "ask", reason: "no-match"},
+	{name: "hidden/destination_path", rules: allowScratch, roots: srv, tool: "move_file", args: `{"path":"scratch/a","destination_path":"/opt/x"}`, decision: "ask", reason: "no-match"},
+	{name: "hidden/sources", rules: allowScratch, roots: srv, tool: "move_file", args: `{"sources":["scratch/a","/opt/b"],"dst":"scratch/c"}`, decision: "ask", reason: "no-match"},
+	{name: "hidden/dirs", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","dirs":["/opt"]}`, decision: "ask", reason: "no-match"},
+	{name: "hidden/filenames", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","filenames":["../b"]}`, decision: "ask", reason: "no-match"},
+	{name: "hidden/camelCase outputDir", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","outputDir":"/opt"}`, decision: "ask", reason: "no-match"},
+	{name: "hidden/sourcePdfPath", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","sourcePdfPath":"/opt/x.pdf"}`, decision: "ask", reason: "no-match"},
+	{name: "hidden/userDataDir", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","userDataDir":"/opt/p"}`, decision: "ask", reason: "no-match"},
+	{name: "hidden/nested object", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","options":{"path":"/opt/x"}}`, decision: "ask", reason: "no-match"},
+	{name: "hidden/array of objects", rules: allowScratch, roots: srv, tool: "edit_file", args: `{"path":"scratch/a","edits":[{"path":"/opt/x","oldText":"a","newText":"b"}]}`, decision: "ask", reason: "no-match"},
+	{name: "hidden/deep", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","a":{"b":[{"c":{"file":"/opt/x"}}]}}`, decision: "ask", reason: "no-match"},
+	{name: "hidden/JSON in a string", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","options":"{\"path\":\"/opt/x\"}"}`, decision: "ask", reason: "no-match"},
+	{name: "hidden/absolute under an unknown name", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":"/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "hidden/home under an unknown name", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":"~/.bashrc"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "hidden/file URI under an unknown name", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":"file:///etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "hidden/dot-dot under an unknown name", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","name":"../../etc/x"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "hidden/Windows path under an unknown name", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","name":"C:\\Windows\\x"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "hidden/a path as an object key", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","volumes":{"/etc":{"bind":"/x"}}}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "hidden/URL under an unknown name", rules: denyEvilHost, tool: "web_fetch", args: `{"url":"https://docs.example/","next":"https://evil.example/"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "hidden/callback URL", rules: denyEvilHost, tool: "web_fetch", args: `{"url":"https://docs.example/","callback":"https://evil.example/"}`, decision: "deny", reason: "rule"},
+	{name: "hidden/webhookUrl", rules: denyEvilHost, tool: "web_fetch", args: `{"url":"https://docs.example/","webhookUrl":"https://evil.example/"}`, decision: "deny", reason: "rule"},
+	{name: "hidden/schema format path, nested", rules: allowScratch, roots: srv, tool: "export", args: `{"path":"scratch/a","opts":{"where":"../etc/x"}}`, decision: "ask", reason: "no-match", paths: []string{"/srv/scratch/a", "/etc/x"}},
+	{name: "hidden/schema format uri, array", rules: denyEvilHost, tool: "export", args: `{"sink":["https://evil.example/"]}`, decision: "deny", reason: "rule"},
+	{name: "seen/content is not a path", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","content":"/etc/passwd\n~/.ssh"}`, decision: "allow", reason: "rule"},
+	{name: "seen/edits text is not a path", rules: allowScratch, roots: srv, tool: "edit_file", args: `{"path":"scratch/a","edits":[{"oldText":"/etc/passwd","newText":"../x"}]}`, decision: "allow", reason: "rule"},
+	{name: "git/repo_path and files relative to it", rules: allowRepo, roots: []string{"*=/srv/repo"}, arguments: []string{"git"}, tool: "git_add",
+		args: `{"repo_path":"/etc","files":["passwd"]}`, decision: "ask", paths: []string{"/etc", "/etc/passwd"}},
+	{name: "git/files stay relative to the repo", rules: allowRepo, roots: []string{"*=/srv/repo"}, arguments: []string{"git"}, tool: "git_add",
+		args: `{"repo_path":"/srv/repo","files":["a.go","../escape"]}`, decision: "ask", reason: "no-match", paths: []string{"/srv/repo", "/srv/repo/a.go", "/srv/escape"}},
+	{name: "git/no repo_path: files unknown", rules: allowRepo, roots: []string{"*=/srv/repo"}, arguments: []string{"git"}, tool: "git_add",
+		args: `{"files":["a.go"]}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "git/target is a ref, not a path", rules: allowRepo, roots: []string{"*=/srv/repo"}, arguments: []string{"git"}, tool: "git_diff",
+		args: `{"repo_path":"/srv/repo","target":"main"}`, decision: "allow", reason: "rule", paths: []string{"/srv/repo"}},
+	{name: "git/without the specs, files resolve against the root", rules: allowRepo, roots: []string{"*=/srv/repo"}, tool: "git_add",
+		args: `{"repo_path":"/etc","files":["passwd"]}`, decision: "ask", paths: []string{"/etc", "/srv/repo/passwd"}},
+
+	// 3. Spellings the server reads differently are unknown.
+	{name: "spelling/file: one slash", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"file:/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/FILE: no slash", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"FILE:etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/leading space", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":" /etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/leading tab", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"\t/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/trailing space", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a "}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/no-break space", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"\u00a0/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/quoted", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"'/etc/passwd'"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/percent-encoded dots", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/%2e%2e/%2E%2E/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/percent-encoded slash in a file URI", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"file:///srv/scratch%2f..%2f..%2fetc"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/file URI dot-dot is resolved", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"file:///srv/scratch/%2e%2e/x"}`, decision: "ask", reason: "no-match", paths: []string{"/srv/x"}},
+	{name: "spelling/URL under a path name", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"http://evil.example/x"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/newline", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a\n/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/NUL", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a\u0000/../../etc"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/bidi override", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/\u202etxt.exe"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/drive in a file URI", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"file:///C:/x"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/too long", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/` + strings.Repeat("a/", 3000) + `"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/lone surrogate", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/\ud800"}`, decision: "error"},
+
+	// 4. Case and Unicode forms: deny and ask folded, allow exact.
+	{name: "fold/upper case", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"/srv/SECRET/key"}`, decision: "deny", reason: "rule"},
+	{name: "fold/mixed case parent", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"/SRV/Secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "fold/HFS+ ignorable", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"/srv/sec\u200cret/key"}`, decision: "deny", reason: "rule"},
+	{name: "fold/NFD of an NFC rule", rules: `[{"tool": "*", "decision": "deny", "under": "/srv/caf\u00e9"}]`, tool: "write_file", args: `{"path":"/srv/cafe\u0301/x"}`, decision: "deny", reason: "rule"},
+	{name: "fold/NFC of an NFD rule", rules: `[{"tool": "*", "decision": "deny", "under": "/srv/cafe\u0301"}]`, tool: "write_file", args: `{"path":"/srv/caf\u00e9/x"}`, decision: "deny", reason: "rule"},
+	{name: "fold/Kelvin sign", rules: `[{"tool": "*", "decision": "deny", "under": "/srv/kit"}]`, tool: "write_file", args: `{"path":"/srv/\u212ait/x"}`, decision: "deny", reason: "rule"},
+	{name: "fold/ask rule", rules: askLive, tool: "write_file", args: `{"path":"/srv/LIVE/db"}`, decision: "ask", reason: "rule"},
+	{name: "fold/tool name of a deny", rules: `[{"tool": "*", "decision": "allow"}, {"tool": "delete_file", "decision": "deny"}]`, tool: "DELETE_FILE", args: `{"path":"/srv/x"}`, decision: "deny", reason: "rule"},
+	{name: "fold/allow stays exact", rules: `[{"tool": "*", "decision": "allow", "under": "/srv/Scratch"}]`, tool: "write_file", args: `{"path":"/srv/scratch/x"}`, decision: "ask", reason: "no-match"},
+	{name: "fold/floor, upper case", rules: allowAll, tool: "write_file", args: `{"path":"/home/u/.SSH/authorized_keys"}`, decision: "ask", reason: "floor"},
+	{name: "fold/floor, ignorable", rules: allowAll, tool: "write_file", args: `{"path":"/r/.g\u200cit/hooks/pre-commit"}`, decision: "ask", reason: "floor"},
+
+	// 5. Hosts: every spelling of an address is the address.
+	{name: "host/mapped IPv6", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://[::ffff:127.0.0.1]/"}`, decision: "deny", reason: "rule"},
+	{name: "host/mapped IPv6, hex", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://[::ffff:7f00:1]/"}`, decision: "deny", reason: "rule"},
+	{name: "host/compatible IPv6", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://[::127.0.0.1]/"}`, decision: "deny", reason: "rule"},
+	{name: "host/NAT64", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://[64:ff9b::7f00:1]/"}`, decision: "deny", reason: "rule"},
+	{name: "host/decimal", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://2130706433/"}`, decision: "deny", reason: "rule"},
+	{name: "host/hex and short", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://0x7f.1/"}`, decision: "deny", reason: "rule"},
+	{name: "host/metadata, mapped", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://[::ffff:a9fe:a9fe]/latest/meta-data/"}`, decision: "deny", reason: "rule"},
+	{name: "host/metadata, dotted", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://169.254.169.254/"}`, decision: "deny", reason: "rule"},
+	{name: "host/private range", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://10.20.30.40:8080/"}`, decision: "deny", reason: "rule"},
+	{name: "host/private range, mapped", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://[::ffff:10.0.0.1]/"}`, decision: "deny", reason: "rule"},
+	{name: "host/localhost in a loopback range", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://localhost:3000/"}`, decision: "deny", reason: "rule"},
+	{name: "host/a subdomain of localhost", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://admin.localhost/"}`, decision: "deny", reason: "rule"},
+	{name: "host/IPv6 loopback", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://[::1]/"}`, decision: "deny", reason: "rule"},
+	{name: "host/outside the ranges", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/"}`, decision: "allow", reason: "rule"},
+
+	// 6. The floor: destructive calls on an ancestor of a root.
+	{name: "floor/parent of the root", rules: allowAll, roots: []string{"*=/srv/app"}, tool: "delete_file", args: `{"path":".."}`, decision: "ask", reason: "floor"},
+	{name: "floor/grandparent of the root", rules: allowAll, roots: []string{"*=/srv/app"}, tool: "delete_file", args: `{"path":"/srv"}`, decision: "ask", reason: "floor"},
+	{name: "floor/the root", rules: allowAll, roots: []string{"*=/srv/app"}, tool: "delete_file", args: `{"path":"."}`, decision: "ask", reason: "floor"},
+	{name: "floor/inside the root", rules: allowAll, roots: []string{"*=/srv/app"}, tool: "delete_file", args: `{"path":"old"}`, decision: "allow", reason: "rule"},
+
+	// 7. Start-up and credential files (every entry has its own test in
+	// builtins; these go through both front ends).
+	{name: "floor/bash_aliases", rules: allowAll, tool: "write_file", args: `{"path":"/home/u/.bash_aliases"}`, decision: "ask", reason: "floor"},
+	{name: "floor/profile.d", rules: allowAll, tool: "write_file", args: `{"path":"/etc/profile.d/x.sh"}`, decision: "ask", reason: "floor"},
+	{name: "floor/fish conf.d", rules: allowAll, tool: "write_file", args: `{"path":"/home/u/.config/fish/conf.d/x.fish"}`, decision: "ask", reason: "floor"},
+	{name: "floor/gitconfig", rules: allowAll, tool: "write_file", args: `{"path":"/home/u/.gitconfig"}`, decision: "ask", reason: "floor"},
+	{name: "floor/npmrc at home", rules: allowAll, tool: "write_file", args: `{"path":"/home/u/.npmrc"}`, decision: "ask", reason: "floor"},
+	{name: "floor/aws", rules: allowAll, tool: "write_file", args: `{"path":"/root/.aws/credentials"}`, decision: "ask", reason: "floor"},
+	{name: "floor/vscode settings", rules: allowAll, tool: "write_file", args: `{"path":"/srv/proj/.vscode/settings.json"}`, decision: "ask", reason: "floor"},
+	{name: "floor/an agent's own MCP servers", rules: allowAll, tool: "write_file", args: `{"path":"/srv/proj/.mcp.json"}`, decision: "ask", reason: "floor"},
+	{name: "floor/crontab", rules: allowAll, tool: "write_file", args: `{"path":"/var/spool/cron/crontabs/u"}`, decision: "ask", reason: "floor"},
+	{name: "floor/ordinary project file", rules: allowAll, tool: "write_file", args: `{"path":"/srv/proj/internal/profile/profile.go"}`, decision: "allow", reason: "rule"},
+}
+
+func TestAttacksDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) {
+	dir := t.TempDir()
+	tools := write(t, dir, "tools.json", attackTools)
+	catalogue, err := loadTools(tools)
+	require.NoError(t, err)
+	var list []provider.Tool
+	for _, tool := range catalogue {
+		list = append(list, *tool)
+	}
+	for i, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			rulesFile := write(t, dir, fmt.Sprintf("rules%d.json", i), a.rules)
+			callText := call("1", a.tool, mustJSONString(t, a.args))
+
+			// policy-eval decide
+			flags := []string{"decide", "--rules", rulesFile, "--tools", tools}
+			for _, r := range a.roots {
+				flags = append(flags, "--root", r)
+			}
+			for _, v := range a.arguments {
+				flags = append(flags, "--arguments", v)
+			}
+			_, out, errOut := cli(t, "", append(flags, callText)...)
+			ls := lines(t, out)
+			require.Len(t, ls, 1, "stderr: %s", errOut)
+			cliDecision, _ := ls[0]["decision"].(string)
+			if _, failed := ls[0]["error"]; failed {
+				cliDecision = "error"
+			}
+
+			// The Go API
+			rs, err := rules.ParseRules([]byte(a.rules), "rules", true)
+			require.NoError(t, err)
+			roots := map[string]string{}
+			for _, r := range a.roots {
+				k, v, _ := strings.Cut(r, "=")
+				roots[k] = v
+			}
+			args, err := loadArguments(a.arguments)
+			require.NoError(t, err)
+			p, err := policy.New(policy.Options{Provider: catalogueOnly(list), Rules: append(policy.DefaultRules(), rs...),
+				Roots: roots, Arguments: args})
+			require.NoError(t, err)
+			d, err := p.Decide(context.Background(), provider.Call{ID: "1", Function: provider.CallFunction{Name: a.tool, Arguments: a.args}})
+			apiDecision := d.Decision
+			if err != nil {
+				apiDecision = "error"
+			}
+
+			assert.Equal(t, a.decision, cliDecision, "policy-eval decide: %v", ls[0])
+			assert.Equal(t, a.decision, apiDecision, "Go API: %+v %v", d, err)
+			if a.reason != "" && err == nil {
+				assert.Equal(t, a.reason, ls[0]["reason"], "policy-eval decide")
+				assert.Equal(t, a.reason, d.Reason, "Go API")
+			}
+			if a.paths != nil {
+				assert.ElementsMatch(t, a.paths, d.Paths)
+				assert.ElementsMatch(t, toAny(a.paths), ls[0]["paths"])
+			}
+		})
+	}
+}
+
+// catalogueOnly is a provider whose only part is its catalogue: the tests
+// above decide calls and never run one.
+type catalogueOnly []provider.Tool
+
+func (c catalogueOnly) ToolsForLLM(context.Context) ([]provider.Tool, error) { return c, nil }
+func (c catalogueOnly) ExecuteToolCalls(_ context.Context, calls []provider.Call) []provider.Result {
+	out := make([]provider.Result, len(calls))
+	for i, call := range calls {
+		out[i] = provider.ErrorResult(call.ID, "not run")
+	}
+	return out
+}
+
+func mustJSONString(t *testing.T, s string) string {
+	t.Helper()
+	b, err := json.Marshal(s)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// The CLI's own files are the policy's: a change to them, or to the
+// directory holding them, is asked whatever the rules say.
+func TestDecideProtectsItsOwnFiles(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "Config")
+	require.NoError(t, os.Mkdir(cfg, 0o700))
+	rulesFile := write(t, cfg, "rules.json", allowAll)
+	grantsFile := write(t, cfg, "grants.json", `[]`)
+	argsFile := write(t, cfg, "args.json", `[{"tool": "x", "paths": ["p"]}]`)
+	flags := []string{"--rules", rulesFile, "--grants", grantsFile, "--arguments", argsFile}
+	for _, p := range []string{rulesFile, grantsFile, argsFile, strings.ToUpper(grantsFile[:1]) + grantsFile[1:], filepath.Join(dir, "config", "GRANTS.json"), cfg} {
+		got := one(t, call("1", "move_file", mustJSONString(t, `{"source":`+string(must(json.Marshal(p)))+`,"destination":"/tmp/x"}`)), flags...)
+		assert.Equal(t, "ask", got["decision"], p)
+		assert.Equal(t, "floor", got["reason"], p)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// A module that never ends is stopped by --timeout and the call fails,
+// closed; the next line is decided.
+func TestDecideTimeout(t *testing.T) {
+	dir := t.TempDir()
+	module := write(t, dir, "loop.rego", `package mcp.custom
+
+deny contains "never" if {
+	some i in numbers.range(1, 100000000 + count(input.paths))
+	i < 0
+}
+`)
+	in := call("1", "write_file", `{}`) + "\n" + call("2", "write_file", `{}`) + "\n"
+	code, out, _ := cli(t, in, "decide", "--policy", module, "--timeout", "100ms")
+	assert.Equal(t, exitMalformed, code)
+	ls := lines(t, out)
+	require.Len(t, ls, 2)
+	for _, l := range ls {
+		assert.Contains(t, l["error"], "--timeout", "failed, closed: %v", l)
+	}
+	_, _, errOut := cli(t, "", "decide", "--timeout", "-1s", call("1", "x", `{}`))
+	assert.Contains(t, errOut, "--timeout")
+}
+
+// A huge path costs what its text costs, not a multiple per name: it is
+// unknown past MaxPathBytes, and a call past MaxArgumentsBytes is refused.
+func TestDecideBoundsTheCostOfACall(t *testing.T) {
+	dir := t.TempDir()
+	rulesFile := write(t, dir, "rules.json", allowAll)
+	long := `{"path":"/srv/` + strings.Repeat("a/", 400_000) + `x"}`
+	got := one(t, call("1", "write_file", mustJSONString(t, long)), "--rules", rulesFile)
+	assert.Equal(t, "unevaluable-path", got["reason"])
+
+	huge := `{"content":"` + strings.Repeat("x", rules.MaxArgumentsBytes) + `"}`
+	code, out, _ := cli(t, call("1", "write_file", huge)+"\n", "decide", "--rules", rulesFile)
+	assert.Equal(t, exitMalformed, code)
+	assert.Contains(t, out, "more than")
+
+	many := `{"paths":[` + strings.Repeat(`"/srv/a",`, rules.MaxArgumentValues) + `"/srv/b"]}`
+	code, out, _ = cli(t, call("1", "write_file", mustJSONString(t, many))+"\n", "decide", "--rules", rulesFile)
+	assert.Equal(t, exitMalformed, code)
+	assert.Contains(t, out, "paths and URLs")
+}

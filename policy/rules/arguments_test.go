@@ -1,0 +1,132 @@
+package rules
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-policy/mcp-policy/provider"
+)
+
+func TestDefaultClassOfNames(t *testing.T) {
+	for class, names := range map[argClass][]string{
+		classPath: {"path", "Paths", "FILE_PATH", "filePath", "file-name", "filenames", "source", "sources", "src", "dest", "dst",
+			"destination_path", "to", "from", "output", "target", "new_path", "oldPath", "sourcePdfPath", "configFile", "input_file",
+			"executablePath", "log.file", "dockerfile"},
+		classDir: {"dir", "dirs", "directory", "directories", "folder", "cwd", "root", "repo_path", "repoPath", "workingDirectory",
+			"outputDir", "userDataDir", "project_root", "base_dir", "downloadFolder"},
+		classURL: {"url", "URLs", "uri", "href", "link", "links", "endpoint", "webhook", "callback", "callbackUrl", "redirect_uri",
+			"baseURL", "serverUrl", "origin", "imageUrl"},
+		classContent: {"content", "text", "body", "oldText", "newText", "old_string", "newString", "message", "commitMessage",
+			"description", "query", "prompt", "data", "observations", "stdin"},
+		classNone: {"name", "mode", "profile", "xpath", "tail", "head", "pattern", "excludePatterns", "id", "count", "file_type",
+			"destinationType", "urlencoded", "folderName", "pathway"},
+	} {
+		for _, n := range names {
+			assert.Equal(t, class, defaultClass(n), "%s", n)
+		}
+	}
+}
+
+func TestSplitWords(t *testing.T) {
+	for in, want := range map[string][]string{
+		"sourcePDFPath":    {"source", "pdf", "path"},
+		"file_path":        {"file", "path"},
+		"URLPath":          {"url", "path"},
+		"callback-url":     {"callback", "url"},
+		"log.file":         {"log", "file"},
+		"x2File":           {"x2", "file"},
+		"ALLCAPS":          {"allcaps"},
+		"workingDirectory": {"working", "directory"},
+	} {
+		assert.Equal(t, want, splitWords(in), in)
+	}
+}
+
+func TestLooksLikePathAndURL(t *testing.T) {
+	for _, s := range []string{"/etc/passwd", "/", "~", "~/x", "~root", "file:///x", "FILE:/x", `C:\x`, "c:/x", `\\srv\share`,
+		"..", "../x", "a/../b", "a/..", `a\..\b`} {
+		assert.True(t, looksLikePath(s), s)
+	}
+	for _, s := range []string{"", "x", "a/b", "...", "a..b", "..a", "a..", "C:", "http://x", "hello world"} {
+		assert.False(t, looksLikePath(s), s)
+	}
+	for _, s := range []string{"http://x", "HTTPS://x/y", "ftp://x", "git+ssh://x", "s3://bucket/k"} {
+		assert.True(t, looksLikeURL(s), s)
+	}
+	for _, s := range []string{"x://", "://x", "1http://x", "see http://x", "mailto:a@b", "urn:x"} {
+		assert.False(t, looksLikeURL(s) && s[0] != 'x', s)
+	}
+}
+
+// FuzzArgumentsSeen: every string of a call's arguments that reads as a
+// path or a URL, wherever it is, is among the input's paths or hosts,
+// unless the name above it says it is content. The arguments are walked
+// again here by encoding/json, independently of the engine's walker.
+func FuzzArgumentsSeen(f *testing.F) {
+	for _, s := range []string{
+		`{"a":"/etc/passwd"}`, `{"options":{"where":"~/x"}}`, `{"list":[{"x":["../y"]}]}`, `{"content":"/etc","x":"file:/y"}`,
+		`{"v":"{\"k\":\"/etc\"}"}`, `{"u":"https://evil.example/"}`, `{"/etc":1}`, `{"edits":[{"oldText":"/a","newText":"/b","path":"c"}]}`,
+		`{"reason":"/etc/passwd"}`,
+	} {
+		f.Add(s)
+	}
+	e, err := NewEngine(context.Background(), Config{Roots: map[string]string{"*": "/srv"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, args string) {
+		in, err := e.NewInput(provider.Call{Function: provider.CallFunction{Name: "t", Arguments: args}}, nil)
+		var bad *BadCallError
+		if errors.As(err, &bad) {
+			return
+		}
+		require.NoError(t, err)
+		var v map[string]any
+		if json.Unmarshal([]byte(args), &v) != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, p := range in.Paths {
+			if raw, ok := jsonOf(p.Raw).(string); ok {
+				seen[raw] = true
+			}
+		}
+		for _, h := range in.Hosts {
+			if raw, ok := jsonOf(h.Raw).(string); ok {
+				seen[raw] = true
+			}
+		}
+		var walk func(key string, x any, top bool)
+		walk = func(key string, x any, top bool) {
+			switch x := x.(type) {
+			case string:
+				c := defaultClass(key)
+				if c == classContent || top && key == ReasonArgument {
+					return
+				}
+				if (looksLikePath(x) || looksLikeURL(x) || c == classPath || c == classDir || c == classURL) && !seen[x] {
+					t.Fatalf("arguments %s: %q under %q is not among the paths and URLs %v %v", args, x, key, in.Paths, in.Hosts)
+				}
+			case []any:
+				for _, e := range x {
+					walk(key, e, false)
+				}
+			case map[string]any:
+				for k, e := range x {
+					if looksLikePath(k) && !seen[k] {
+						t.Fatalf("arguments %s: the key %q is not among the paths", args, k)
+					}
+					walk(k, e, false)
+				}
+			}
+		}
+		for k, x := range v {
+			walk(k, x, true)
+		}
+	})
+}

@@ -2,6 +2,8 @@ package builtins_test
 
 import (
 	"bufio"
+	"flag"
+	"fmt"
 	"os"
 	"path"
 	"regexp"
@@ -130,4 +132,34 @@ func BenchmarkSensitiveFile(b *testing.B) {
 			}
 		})
 	}
+}
+
+var update = flag.Bool("update", false, "rewrite the README's floor table from builtins.Sensitive")
+
+// The README's floor table is the list: made from it, and held to it.
+func TestREADMEFloorTable(t *testing.T) {
+	const begin, end = "<!-- floor table: made from builtins.Sensitive by `go test ./builtins -run READMEFloorTable -update` -->", "<!-- end of floor table -->"
+	var b strings.Builder
+	b.WriteString(begin + "\n\n| entry | why | where | names |\n|---|---|---|---|\n")
+	for _, e := range builtins.Sensitive {
+		where := map[builtins.Where]string{builtins.Anywhere: "anywhere", builtins.Home: "in a home directory", builtins.System: "system"}[e.Where]
+		kind := map[builtins.Kind]string{builtins.File: "", builtins.Dir: " (and everything in it)", builtins.Prefix: " (a name starting so)",
+			builtins.Suffix: " (a name ending so)", builtins.InDirSuffix: " (a name ending so, in that directory)"}[e.Kind]
+		names := make([]string, len(e.Names))
+		for i, n := range e.Names {
+			names[i] = "`" + n + "`"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s%s |\n", e.ID, e.Why, where, strings.Join(names, ", "), kind)
+	}
+	b.WriteString("\n" + end)
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	i, j := strings.Index(string(readme), begin), strings.Index(string(readme), end)
+	require.True(t, i >= 0 && j > i, "README.md has no floor table markers")
+	current := string(readme[i : j+len(end)])
+	if *update {
+		require.NoError(t, os.WriteFile("../README.md", []byte(string(readme[:i])+b.String()+string(readme[j+len(end):])), 0o644))
+		return
+	}
+	assert.Equal(t, b.String(), current, "the README's floor table differs from builtins.Sensitive: run go test ./builtins -run READMEFloorTable -update")
 }

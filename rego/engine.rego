@@ -2,9 +2,8 @@
 # title: Decision engine
 # description: |
 #   Turns one tool call (input) into one decision document, from the data
-#   rules (data.mcp_data.rules, looked up through data.mcp_data.index), the
-#   danger floor (data.mcp.floor) and security teams' modules
-#   (data.mcp.custom). The rules are Rego and data; combining what matched
+#   rules (data.mcp_data.rules), the danger floor (data.mcp.floor) and
+#   security teams' modules (data.mcp.custom). The rules are Rego and data; combining what matched
 #   is the builtin mcp.engine.decide (package verdict): deny > ask > allow,
 #   the first in order (floor, modules, data rules) among the winners, and
 #   unknowns decided twice, once as matching and once as not, so that only

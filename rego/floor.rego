@@ -70,10 +70,10 @@ ask contains {
 # A destructive tool acting on "/", on a root, or on a directory that holds
 # a root, acts on a whole tree the policy was given to guard.
 ask contains sprintf("'%s' is destructive and names %s, which holds %s", [input.tool, p.path, tree]) if {
+	destructive # first: for every other call, the comparisons below would be wasted
 	some p in input.paths
 	some tree in whole_trees
 	mcp.path.within_folded(p.path, tree) == "inside"
-	destructive
 }
 
 # "/" and every tool's root.

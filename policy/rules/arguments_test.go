@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -129,4 +131,25 @@ func FuzzArgumentsSeen(f *testing.F) {
 			walk(k, x, true)
 		}
 	})
+}
+
+// A call costs memory in proportion to its text, not to the names in a
+// path: a path of 800,000 names (1.6 MB) is unknown past MaxPathBytes and
+// never cleaned, split or indexed name by name.
+func TestAHugePathCostsItsTextNotItsNames(t *testing.T) {
+	e, err := NewEngine(context.Background(), Config{Rules: []Rule{{Tool: "*", Decision: Deny, Under: "/srv/secret"}}})
+	require.NoError(t, err)
+	args := `{"path":"/srv/` + strings.Repeat("a/", 800_000) + `x"}`
+	call := provider.Call{Function: provider.CallFunction{Name: "write", Arguments: args}}
+	_, _, err = e.Decide(context.Background(), call, nil) // warm the caches
+	require.NoError(t, err)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	d, _, err := e.Decide(context.Background(), call, nil)
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	assert.Equal(t, ReasonUnevaluable, d.Reason)
+	perByte := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(args))
+	t.Logf("%.1f bytes allocated per byte of arguments", perByte)
+	assert.Less(t, perByte, 8.0, "a decision allocates a few copies of the text at most")
 }

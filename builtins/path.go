@@ -374,7 +374,10 @@ func WithinAll(dir string, paths []string) Containment {
 // WithinAny is how a deny or ask rule reads a call's paths: Inside when
 // any path is inside dir, Outside when none is and every path is known (or
 // there is no path at all), else Unknown. An unresolvable path is passed as
-// "". Callers compare folded paths in a folded dir (see FoldPath).
+// "". dir and paths are clean absolute paths, folded (FoldPath): they are
+// compared as they are, since folding a clean path keeps it clean in shape
+// but may leave what Unevaluable would refuse of a raw one (a name that
+// ends in a space once a zero-width joiner is gone).
 func WithinAny(dir string, paths []string) Containment {
 	any := Outside
 	for _, p := range paths {
@@ -382,12 +385,28 @@ func WithinAny(dir string, paths []string) Containment {
 			any = Unknown
 			continue
 		}
-		switch Contains(dir, p) {
-		case Inside:
+		if foldedContains(dir, p) {
 			return Inside
-		case Unknown:
-			any = Unknown
 		}
 	}
 	return any
+}
+
+// FoldedContains is Contains for two clean absolute paths compared folded:
+// Inside or Outside, or Unknown when either is not absolute and evaluable.
+func FoldedContains(dir, p string) Containment {
+	dir, dirOK := absClean(dir)
+	p, pOK := absClean(p)
+	if !dirOK || !pOK {
+		return Unknown
+	}
+	if foldedContains(FoldPath(dir), FoldPath(p)) {
+		return Inside
+	}
+	return Outside
+}
+
+// foldedContains is the lexical test on paths already clean and folded.
+func foldedContains(dir, p string) bool {
+	return dir == "/" || p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
 }

@@ -126,12 +126,7 @@ var all = []builtin{
 		func(dir, p *ast.Term) (*ast.Term, error) {
 			d, _ := str(dir)
 			ps, _ := str(p)
-			d, dok := absClean(d)
-			ps, pok := absClean(ps)
-			if !dok || !pok {
-				return ast.StringTerm(Unknown.String()), nil
-			}
-			return ast.StringTerm(Contains(FoldPath(d), FoldPath(ps)).String()), nil
+			return ast.StringTerm(FoldedContains(d, ps).String()), nil
 		}),
 	def2(fn(NamePathWithinAll,
 		`Containment of every path of a call in a directory: "inside" if all are, "outside" if any is (or there are none), else "unknown".`,
@@ -174,22 +169,29 @@ var all = []builtin{
 				}
 			}
 			if d, ok = absClean(d); !ok {
+				if len(paths) == 0 {
+					return ast.StringTerm(Outside.String()), nil
+				}
 				return ast.StringTerm(Unknown.String()), nil
 			}
 			return ast.StringTerm(WithinAny(FoldPath(d), folded).String()), nil
 		}),
 	def1(fn(NamePathFold,
-		"A path (or name) as a file system that ignores case and Unicode normalisation compares it: each name case-folded, NFC, HFS+ ignorable code points removed; null for a non-string.",
+		"An absolute path, cleaned, as a file system that ignores case and Unicode normalisation compares it: each name case-folded, NFC, HFS+ ignorable code points removed; null for a path that is not absolute and evaluable, or a non-string.",
 		types.Args(anyOrNull), stringOrNull),
 		func(p *ast.Term) (*ast.Term, error) {
 			ps, ok := str(p)
 			if !ok {
 				return ast.NullTerm(), nil
 			}
-			if f := FoldPath(ps); f != ps {
+			clean, ok := absClean(ps)
+			if !ok {
+				return ast.NullTerm(), nil
+			}
+			if f := FoldPath(clean); f != ps {
 				return ast.StringTerm(f), nil
 			}
-			return p, nil
+			return p, nil // the common case: already clean and folded
 		}),
 	def1(fn(NamePathSensitive,
 		`The danger floor's entry for a path whose change runs code or leaks access (see the README's floor table), compared folded: {"id", "why"}; null for any other path, a path that cannot be evaluated or is not absolute, or a non-string.`,

@@ -60,6 +60,10 @@ type Outcome struct {
 	Paths, Hosts     []*ast.Term
 	Under, Host      string
 	Floor            bool
+	// Might is the decision in the world where every unknown matches
+	// (verdict.Tally.Might): an allow grant answers no ask whose Might is
+	// deny or ask.
+	Might string
 }
 
 // OutcomeRule is the rule a decision reports: the data rule at Position,
@@ -164,7 +168,7 @@ func decide(call *Call, in ast.Value, rules *ruleSet, sets []*ast.Term) (Outcome
 	for _, e := range entries {
 		t.Add(e.decision, e.maybe)
 	}
-	o := Outcome{Decision: verdict.Ask, Floor: floor,
+	o := Outcome{Decision: verdict.Ask, Floor: floor, Might: t.Might(),
 		Paths: shown(valueAt(in, keyPaths), keyPath), Hosts: shown(valueAt(in, keyHosts), keyHost)}
 	o.Under, o.Host = Suggest(call)
 	switch outcome, i := t.Result(); outcome {
@@ -213,6 +217,7 @@ func (o *Outcome) document(tool string, rules *ruleSet) *ast.Term {
 		ast.Item(keyHosts, ast.ArrayTerm(o.Hosts...)),
 		ast.Item(keySuggestion, ast.ObjectTerm(suggestion...)),
 		ast.Item(keyFloor, ast.BooleanTerm(o.Floor)),
+		ast.Item(keyMight, mightTerm(o.Might)),
 	)
 }
 
@@ -277,6 +282,13 @@ func shown(values ast.Value, field *ast.Term) []*ast.Term {
 		}
 	}
 	return out
+}
+
+func mightTerm(might string) *ast.Term {
+	if might == "" {
+		return ast.InternedNullTerm
+	}
+	return Key(might)
 }
 
 func isString(t *ast.Term) bool { _, ok := t.Value.(ast.String); return ok }

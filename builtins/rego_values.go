@@ -14,9 +14,9 @@ import (
 // as terms once, so that reading or building a document allocates no key: a
 // decision does dozens.
 var fieldNames = []string{
-	"tool", "root", "annotations", "paths", "hosts", "arguments", "arg", "pointer", "raw", "path", "dir", "host",
+	"tool", "root", "annotations", "paths", "hosts", "arguments", "arg", "raw", "path", "dir", "host",
 	"rules", "roots", "protected", "decision", "under", "message", "status",
-	"reason", "rule", "suggestion", "floor", "custom", "deny", "ask", "allow", "null",
+	"reason", "rule", "suggestion", "floor", "might", "custom", "deny", "ask", "allow", "null",
 	// and the words the decision is made of
 	"no-match", "unevaluable-path",
 }
@@ -43,6 +43,7 @@ var (
 	keyHost        = Key("host")
 	keyHosts       = Key("hosts")
 	keyMessage     = Key("message")
+	keyMight       = Key("might")
 	keyNull        = Key("null")
 	keyPath        = Key("path")
 	keyPaths       = Key("paths")

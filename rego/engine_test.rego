@@ -396,9 +396,20 @@ test_two_floor_asks_do_not_conflict if {
 test_the_decision_document if {
 	c := {"root": "/r", "paths": ["a", "~/b", 7], "urls": ["https://X.org/", 8]}
 	d := engine.decision with input as h.call("fs_write", c) with data.mcp_data as h.mcp_data([])
-	object.keys(d) == {"decision", "reason", "rule", "paths", "hosts", "suggestion", "floor"}
+	object.keys(d) == {"decision", "reason", "rule", "paths", "hosts", "suggestion", "floor", "might"}
 	d.paths == ["/r/a", "~/b", "7"]
 	d.hosts == ["x.org", "8"]
+}
+
+# "might" is the decision where every unknown matches: a deny that might
+# apply, which no allow grant may then answer.
+test_might_is_the_decision_where_unknowns_match if {
+	rules := [{"tool": "*", "decision": "deny", "under": "/srv/secret"}]
+	maybe := engine.decision with input as h.call("t", {"paths": ["~/x"]}) with data.mcp_data as h.mcp_data(rules)
+	maybe.reason == "unevaluable-path"
+	maybe.might == "deny"
+	sure := engine.decision with input as h.call("t", {"paths": ["/srv/other"]}) with data.mcp_data as h.mcp_data(rules)
+	sure.might == null
 }
 
 # --- the suggestion ----------------------------------------------------------

@@ -50,10 +50,8 @@ ask contains sprintf("'%s' would change the policy's own rules or grants (%s)", 
 # it, destructive or not: the next start would find no grants, and every
 # always-deny would be lost.
 ask contains sprintf("'%s' would change %s, which holds the policy's own rules or grants", [input.tool, p.path]) if {
-	some f in data.mcp_data.protected
 	some p in input.paths
-	mcp.path.within_folded(p.path, f) == "inside"
-	mcp.path.within_folded(f, p.path) != "inside"
+	mcp.path.fold(p.path) in holds_protected
 	not read_only
 }
 
@@ -69,12 +67,24 @@ ask contains {
 
 # A destructive tool acting on "/", on a root, or on a directory that holds
 # a root, acts on a whole tree the policy was given to guard.
-ask contains sprintf("'%s' is destructive and names %s, which holds %s", [input.tool, p.path, tree]) if {
-	destructive # first: for every other call, the comparisons below would be wasted
+ask contains sprintf("'%s' is destructive and names %s, a whole tree or one holding a root", [input.tool, p.path]) if {
+	destructive # first: for every other call, the lookup below would be wasted
 	some p in input.paths
-	some tree in whole_trees
-	mcp.path.within_folded(p.path, tree) == "inside"
+	mcp.path.fold(p.path) in whole_trees
 }
 
-# "/" and every tool's root.
-whole_trees := {"/"} | {r | some r in data.mcp_data.roots}
+# "/", every tool's root and every directory above one, folded: a set
+# known before any call.
+whole_trees contains dir if {
+	some root in data.mcp_data.roots
+	some dir in mcp.path.ancestors(mcp.path.fold(root))
+}
+
+whole_trees contains "/"
+
+# The directories above the protected files, folded: a set known before
+# any call, so the rule on them is one lookup.
+holds_protected contains dir if {
+	some f in data.mcp_data.protected
+	some dir in array.slice(mcp.path.ancestors(mcp.path.fold(f)), 1, 4096)
+}

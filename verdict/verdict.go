@@ -69,6 +69,23 @@ func (t *Tally) Add(decision string, maybe bool) {
 	}
 }
 
+// Might is the decision of the world in which every unknown matches: what
+// the call would be if every path and URL that cannot be evaluated were
+// what the rules that might match it need; "" when nothing matched there.
+// An allow grant must not answer an ask whose Might is deny or ask: a
+// deny, or an "ask me every time", might apply.
+func (t *Tally) Might() string {
+	switch t.bestRank[1] {
+	case 1:
+		return Allow
+	case 2:
+		return Ask
+	case 3:
+		return Deny
+	}
+	return ""
+}
+
 // Result is the outcome and, when Decided, the position (in the order
 // added) of the winning entry; -1 otherwise.
 func (t *Tally) Result() (Outcome, int) {

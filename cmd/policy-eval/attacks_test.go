@@ -26,6 +26,7 @@ type attack struct {
 	rules     string   // JSON rules, after the default rules
 	roots     []string // KEY=DIR
 	arguments []string // --arguments values
+	grants    string   // JSON grants, "" for none
 	tool      string
 	args      string // the arguments text
 	decision  string // "error" for a call refused as bad
@@ -60,9 +61,10 @@ var (
 	denyLocalhost = `[{"tool": "web_fetch", "decision": "allow", "annotations": {"readOnlyHint": true}},
 		{"tool": "*", "decision": "deny", "host": "127.0.0.0/8"}, {"tool": "*", "decision": "deny", "host": "169.254.0.0/16"},
 		{"tool": "*", "decision": "deny", "host": "10.0.0.0/8"}, {"tool": "*", "decision": "deny", "host": "::1/128"}]`
-	allowAll  = `[{"tool": "*", "decision": "allow"}]`
-	srv       = []string{"*=/srv"}
-	allowRepo = `[{"tool": "git_*", "decision": "allow", "under": "/srv/repo"}]`
+	allowAll   = `[{"tool": "*", "decision": "allow"}]`
+	toolGrants = `[{"tool": "read_text_file", "decision": "allow"}, {"tool": "write_file", "decision": "allow"}, {"tool": "web_fetch", "decision": "allow"}]`
+	srv        = []string{"*=/srv"}
+	allowRepo  = `[{"tool": "git_*", "decision": "allow", "under": "/srv/repo"}]`
 )
 
 var attacks = []attack{
@@ -83,6 +85,21 @@ var attacks = []attack{
 		args: `{"urls":["https://docs.example/","https://evil.example/x"]}`, decision: "deny", reason: "rule"},
 	{name: "allow/every path inside", rules: allowScratch, roots: srv, tool: "write_file",
 		args: `{"paths":["scratch/a","scratch/b/c"]}`, decision: "allow", reason: "rule"},
+
+	// 1b. An allow grant answers no ask where a deny or ask rule might
+	// apply: a path or URL it cannot evaluate might be what the deny names.
+	{name: "grant/tool-wide allow vs a deny that might match a path", rules: denySecret, roots: srv, grants: toolGrants,
+		tool: "read_text_file", args: `{"path":"~/../../srv/secret/key"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "grant/tool-wide allow vs a deny that might match a URL", rules: denyLocalhost, grants: toolGrants,
+		tool: "web_fetch", args: `{"url":"http:/10.0.0.1/"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "grant/tool-wide allow vs an ask rule that might match", rules: askLive, grants: toolGrants,
+		tool: "read_text_file", args: `{"path":"~/../../srv/live/db"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "grant/tool-wide allow vs a relative deny with no root", rules: `[{"tool": "*", "decision": "deny", "under": "secret"}]`, grants: toolGrants,
+		tool: "read_text_file", args: `{"path":"secret/key"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "grant/an allow grant still answers an unknown nothing denies", rules: allowScratch, roots: srv, grants: toolGrants,
+		tool: "read_text_file", args: `{"path":"scratch/a","where":"~/x"}`, decision: "allow", reason: "grant"},
+	{name: "grant/folding leaves the path known", rules: denySecret, roots: srv, grants: `[{"tool": "write_file", "decision": "allow", "under": "/srv"}]`,
+		tool: "write_file", args: `{"path":"/srv/secret/key ‌"}`, decision: "deny", reason: "rule"},
 
 	// 2. Paths the engine cannot see: a harmless visible path beside one
 	// the server will also act on must not be allowed on the visible one.
@@ -215,6 +232,13 @@ func TestAttacksDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) {
 			for _, v := range a.arguments {
 				flags = append(flags, "--arguments", v)
 			}
+			var gs []rules.Rule
+			if a.grants != "" {
+				flags = append(flags, "--grants", write(t, dir, fmt.Sprintf("grants%d.json", i), a.grants))
+				var err error
+				gs, err = rules.ParseRules([]byte(a.grants), "grants", true)
+				require.NoError(t, err)
+			}
 			_, out, errOut := cli(t, "", append(flags, callText)...)
 			ls := lines(t, out)
 			require.Len(t, ls, 1, "stderr: %s", errOut)
@@ -234,7 +258,7 @@ func TestAttacksDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) {
 			args, err := loadArguments(a.arguments)
 			require.NoError(t, err)
 			p, err := policy.New(policy.Options{Provider: catalogueOnly(list), Rules: append(policy.DefaultRules(), rs...),
-				Roots: roots, Arguments: args})
+				Roots: roots, Arguments: args, Grants: gs})
 			require.NoError(t, err)
 			d, err := p.Decide(context.Background(), provider.Call{ID: "1", Function: provider.CallFunction{Name: a.tool, Arguments: a.args}})
 			apiDecision := d.Decision

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -124,26 +126,24 @@ func defaultClass(raw string) argClass {
 // defaultClasses caches defaultClass by raw name: argument names repeat
 // from call to call. It stops growing at a bound, so arguments with ever
 // new names cannot fill memory.
-var defaultClasses = struct {
-	sync.RWMutex
-	m map[string]argClass
-}{m: map[string]argClass{}}
+// A sync.Map, read without a lock: every call reads it.
+var (
+	defaultClasses     sync.Map // raw name -> argClass
+	defaultClassesSize atomic.Int64
+)
 
 const maxCachedNames = 4096
 
 func cachedDefaultClass(raw string) argClass {
-	defaultClasses.RLock()
-	c, ok := defaultClasses.m[raw]
-	defaultClasses.RUnlock()
-	if ok {
-		return c
+	if c, ok := defaultClasses.Load(raw); ok {
+		return c.(argClass)
 	}
-	c = defaultClass(raw)
-	defaultClasses.Lock()
-	if len(defaultClasses.m) < maxCachedNames {
-		defaultClasses.m[raw] = c
+	c := defaultClass(raw)
+	if defaultClassesSize.Load() < maxCachedNames {
+		if _, loaded := defaultClasses.LoadOrStore(raw, c); !loaded {
+			defaultClassesSize.Add(1)
+		}
 	}
-	defaultClasses.Unlock()
 	return c
 }
 
@@ -426,9 +426,28 @@ type argWalker struct {
 // baseValue is a top-level argument's resolved path, "" when it has none.
 type baseValue struct{ resolved string }
 
+// pointer is where a value is in the arguments, as a chain from the top:
+// the JSON Pointer is only spelt out for the values that are kept.
+type pointer struct {
+	up    *pointer
+	key   string // an object's key, or
+	index int    // an array's index, when key is ""
+	isKey bool
+}
+
+func (p *pointer) String() string {
+	if p == nil {
+		return ""
+	}
+	if p.isKey {
+		return p.up.String() + "/" + escapePointer(p.key)
+	}
+	return p.up.String() + "/" + strconv.Itoa(p.index)
+}
+
 // walk classes one value under the argument named raw (the nearest
 // object key; an array's elements are under the array's name).
-func (w *argWalker) walk(raw string, class argClass, t *ast.Term, pointer string, depth int) {
+func (w *argWalker) walk(raw string, class argClass, t *ast.Term, at *pointer, depth int) {
 	if w.err != nil {
 		return
 	}
@@ -438,13 +457,13 @@ func (w *argWalker) walk(raw string, class argClass, t *ast.Term, pointer string
 	}
 	switch v := t.Value.(type) {
 	case ast.String:
-		w.str(raw, class, t, string(v), pointer, depth)
+		w.str(raw, class, t, string(v), at, depth)
 	case *ast.Array:
 		if class == classIgnore {
 			return
 		}
 		for i := 0; i < v.Len(); i++ {
-			w.walk(raw, class, v.Elem(i), fmt.Sprintf("%s/%d", pointer, i), depth+1)
+			w.walk(raw, class, v.Elem(i), &pointer{up: at, index: i}, depth+1)
 		}
 	case ast.Object:
 		if class == classIgnore {
@@ -455,9 +474,9 @@ func (w *argWalker) walk(raw string, class argClass, t *ast.Term, pointer string
 			if looksLikePath(string(key)) {
 				// A path as an object's key (docker's volumes): unknown,
 				// since no name says what it is.
-				w.add(&w.in.Paths, Value{Arg: raw, Raw: k, Pointer: pointer}, classNone)
+				w.add(&w.in.Paths, Value{Arg: raw, Raw: k}, at, classNone)
 			}
-			w.walk(string(key), w.tool.classOf(string(key)), val, pointer+"/"+escapePointer(string(key)), depth+1)
+			w.walk(string(key), w.tool.classOf(string(key)), val, &pointer{up: at, key: string(key), isKey: true}, depth+1)
 			return nil
 		})
 	default:
@@ -465,40 +484,40 @@ func (w *argWalker) walk(raw string, class argClass, t *ast.Term, pointer string
 		// reported as unknown: it is not what the server will read.
 		switch class {
 		case classPath, classDir:
-			w.add(&w.in.Paths, Value{Arg: raw, Raw: t, Pointer: pointer}, class)
+			w.add(&w.in.Paths, Value{Arg: raw, Raw: t}, at, class)
 		case classURL:
-			w.add(&w.in.Hosts, Value{Arg: raw, Raw: t, Pointer: pointer}, class)
+			w.add(&w.in.Hosts, Value{Arg: raw, Raw: t}, at, class)
 		}
 	}
 }
 
-func (w *argWalker) str(raw string, class argClass, t *ast.Term, s, pointer string, depth int) {
-	v := Value{Arg: raw, Raw: t, Pointer: pointer}
+func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *pointer, depth int) {
+	v := Value{Arg: raw, Raw: t}
 	switch class {
 	case classIgnore, classContent:
 		return
 	case classPath, classDir:
 		v.Resolved = w.resolve(raw, s)
-		w.add(&w.in.Paths, v, class)
+		w.add(&w.in.Paths, v, at, class)
 	case classURL:
 		if builtins.IsFileURI(s) { // a file URI names a path, whatever the name says
 			v.Resolved, _ = builtins.Resolve(w.in.Root, s)
-			w.add(&w.in.Paths, v, class)
+			w.add(&w.in.Paths, v, at, class)
 			return
 		}
 		v.Resolved, _ = builtins.URLHost(s)
-		w.add(&w.in.Hosts, v, class)
+		w.add(&w.in.Hosts, v, at, class)
 	default:
 		switch {
 		case looksLikePath(s):
-			w.add(&w.in.Paths, v, classNone) // unknown: no name says what it is relative to
+			w.add(&w.in.Paths, v, at, classNone) // unknown: no name says what it is relative to
 		case looksLikeURL(s):
-			w.add(&w.in.Hosts, v, classNone)
+			w.add(&w.in.Hosts, v, at, classNone)
 		case len(s) <= maxEmbeddedJSON && (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")):
 			// JSON passed as a string, as some servers take options:
 			// read as arguments in their own right.
 			if embedded, err := DecodeJSON([]byte(s)); err == nil {
-				w.walk(raw, class, ast.NewTerm(embedded), pointer, depth+1)
+				w.walk(raw, class, ast.NewTerm(embedded), at, depth+1)
 			}
 		}
 	}
@@ -523,13 +542,14 @@ func (w *argWalker) resolve(raw, s string) string {
 	return r
 }
 
-// add appends v, marking directories, and refuses a call past
-// MaxArgumentValues.
-func (w *argWalker) add(list *[]Value, v Value, class argClass) {
+// add appends v, found at at, marking directories, and refuses a call
+// past MaxArgumentValues.
+func (w *argWalker) add(list *[]Value, v Value, at *pointer, class argClass) {
 	if len(w.in.Paths)+len(w.in.Hosts) >= MaxArgumentValues {
 		w.err = &BadCallError{fmt.Sprintf("the call names more than %d paths and URLs", MaxArgumentValues)}
 		return
 	}
+	v.Pointer = at.String()
 	v.Dir = class == classDir || w.dirTool && class == classPath
 	*list = append(*list, v)
 }

@@ -20,13 +20,18 @@ type Decision struct {
 	// Floor says the danger floor took part (in either world): no allow
 	// grant may then answer the ask.
 	Floor bool `json:"-"`
+	// Might is the decision in the world where every path and URL that
+	// cannot be evaluated matches what might match it: "deny" or "ask"
+	// means a deny or ask rule (or module entry) might apply, and no allow
+	// grant may then answer.
+	Might string `json:"-"`
 }
 
 // decisionOf is the engine builtin's outcome for a call as a Decision: the
 // same answer its decision document gives (a test holds them to it), read
 // without the document.
 func (e *Engine) decisionOf(in *Input, o *builtins.Outcome) (Decision, error) {
-	d := Decision{Decision: o.Decision, Reason: o.Reason, Floor: o.Floor,
+	d := Decision{Decision: o.Decision, Reason: o.Reason, Floor: o.Floor, Might: o.Might,
 		Paths: stringsOf(o.Paths), Hosts: stringsOf(o.Hosts),
 		Suggestion: &Rule{Tool: builtins.EscapeTool(in.Tool), Under: o.Under, Host: o.Host}}
 	switch r := o.Rule; {

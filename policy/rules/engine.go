@@ -56,8 +56,8 @@ type Engine struct {
 	rootKeys  []string // longest first
 	arguments []ArgumentSpec
 	query     *residualQuery
-	argsMu    sync.RWMutex
-	argsFor   map[string]cachedArgs // by tool name
+	argsFor   sync.Map // tool name -> *cachedArgs
+	argsCount atomic.Int64
 
 	// The input's terms that repeat from call to call, made once: each
 	// root, and each combination of the four hints (see annotationsTerm).
@@ -76,8 +76,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	if err := ValidateArgumentSpecs(cfg.Arguments); err != nil {
 		return nil, err
 	}
-	e := &Engine{rules: rs, roots: map[string]string{}, arguments: slices.Clone(cfg.Arguments),
-		argsFor: map[string]cachedArgs{}}
+	e := &Engine{rules: rs, roots: map[string]string{}, arguments: slices.Clone(cfg.Arguments)}
 	for k, dir := range cfg.Roots {
 		if k == "" {
 			return nil, errors.New("roots: an empty key names no tool")
@@ -453,35 +452,35 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // cachedArgs is a tool's compiled argument classes, for the schema they
-// were compiled with.
+// were compiled with, and whether its name says it acts on directories.
 type cachedArgs struct {
-	known  bool // the tool's catalogue entry was known
-	schema string
-	args   *toolArgs
+	known   bool // the tool's catalogue entry was known
+	schema  string
+	args    *toolArgs
+	dirTool bool
 }
 
 // toolArgsOf is the compiled argument configuration of a tool: the specs
 // that match its name and its schema's formats, compiled once per schema.
-func (e *Engine) toolArgsOf(name string, tool *provider.Tool) *toolArgs {
+// The cache is read without a lock: every call reads it.
+func (e *Engine) toolArgsOf(name string, tool *provider.Tool) *cachedArgs {
 	var raw string
 	if tool != nil {
 		raw = string(tool.Function.Parameters) // compared, not copied
 	}
-	e.argsMu.RLock()
-	c, ok := e.argsFor[name]
-	e.argsMu.RUnlock()
-	if ok && c.known == (tool != nil) && c.schema == raw {
-		return c.args
+	if c, ok := e.argsFor.Load(name); ok {
+		if c := c.(*cachedArgs); c.known == (tool != nil) && c.schema == raw {
+			return c
+		}
 	}
 	var schema schemaKeys
 	if tool != nil {
 		schema = parseSchemaKeys(tool.Function.Parameters)
 	}
-	args := compileArgs(e.arguments, name, schema)
-	e.argsMu.Lock()
-	if len(e.argsFor) < maxCachedNames || ok {
-		e.argsFor[name] = cachedArgs{known: tool != nil, schema: raw, args: args}
+	c := &cachedArgs{known: tool != nil, schema: raw, args: compileArgs(e.arguments, name, schema), dirTool: isDirTool(name)}
+	if _, had := e.argsFor.Swap(name, c); !had && e.argsCount.Add(1) > maxCachedNames {
+		e.argsFor.Delete(name) // a bound, so that ever new tool names cannot fill memory
+		e.argsCount.Add(-1)
 	}
-	e.argsMu.Unlock()
-	return args
+	return c
 }

@@ -133,7 +133,8 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 		in.Annotations = tool.Annotations.Hints()
 		in.annTerm = e.annotationsTerm(in.Annotations)
 	}
-	w := argWalker{in: in, tool: e.toolArgsOf(name, tool), dirTool: isDirTool(name)}
+	ta := e.toolArgsOf(name, tool)
+	w := argWalker{in: in, tool: ta.args, dirTool: ta.dirTool}
 	for _, item := range args {
 		if string(item[0].Value.(ast.String)) == ReasonArgument {
 			in.reason = item[1]
@@ -155,7 +156,7 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	}
 	for _, item := range in.arguments {
 		k := string(item[0].Value.(ast.String))
-		w.walk(k, w.tool.classOf(k), item[1], "/"+escapePointer(k), 1)
+		w.walk(k, w.tool.classOf(k), item[1], &pointer{key: k, isKey: true}, 1)
 		if w.err != nil {
 			return nil, &BadCallError{fmt.Sprintf("bad call to '%s': %v", name, w.err)}
 		}
@@ -205,7 +206,6 @@ var (
 	keyArg         = builtins.Key("arg")
 	keyArguments   = builtins.Key("arguments")
 	keyDir         = builtins.Key("dir")
-	keyPointer     = builtins.Key("pointer")
 	keyHost        = builtins.Key("host")
 	keyHosts       = builtins.Key("hosts")
 	keyPath        = builtins.Key("path")
@@ -239,8 +239,8 @@ func (in *Input) Value() ast.Value {
 	return in.value
 }
 
-// valuesTerm is the input's paths or hosts: {arg, pointer, raw, path or
-// host}, and "dir": true for a path the tool acts on as a directory. The
+// valuesTerm is the input's paths or hosts: {arg, raw, path or host},
+// and "dir": true for a path the tool acts on as a directory. The
 // terms the arguments already hold are shared (terms are immutable): the
 // raw value, and the raw value again when it is what it resolves to, as an
 // absolute clean path is.
@@ -261,7 +261,6 @@ func valuesTerm(vs []Value, field *ast.Term) *ast.Term {
 		}
 		items := [][2]*ast.Term{
 			ast.Item(keyArg, ast.StringTerm(v.Arg)),
-			ast.Item(keyPointer, ast.StringTerm(v.Pointer)),
 			ast.Item(keyRaw, v.Raw),
 			ast.Item(field, res),
 		}

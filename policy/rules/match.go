@@ -29,10 +29,21 @@ func (in *Input) call() *builtins.Call {
 }
 
 // AllowGrantCanAnswer says whether an allow grant may answer an asked
-// decision: only one asked because no rule matched or a path could not be
-// evaluated, and not by the floor (in either world).
+// decision: only one asked because no rule matched, or because a path
+// could not be evaluated where at most an allow rule might match it (not a
+// deny or ask rule, which might apply), and not by the floor in either
+// world. An explicit ask rule and the floor mean "ask me every time".
 func AllowGrantCanAnswer(d Decision) bool {
-	return (d.Reason == ReasonNoMatch || d.Reason == ReasonUnevaluable) && !d.Floor
+	if d.Floor {
+		return false
+	}
+	switch d.Reason {
+	case ReasonNoMatch:
+		return true
+	case ReasonUnevaluable:
+		return d.Might == "" || d.Might == Allow
+	}
+	return false
 }
 
 // ApplyGrants decides a statically asked call by the grants, if they can:

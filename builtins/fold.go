@@ -11,9 +11,10 @@ import (
 
 // FoldPath is p as a file system that ignores case and Unicode
 // normalisation compares it (macOS, Windows): each name case-folded,
-// composed (NFC), and stripped of the code points HFS+ ignores (the zero
+// composed (NFC), stripped of the code points HFS+ ignores (the zero
 // widths and joiners, the directional marks and embeddings, the BOM: git's
-// CVE-2014-9390 list). Deny and ask rules, deny grants and the floor
+// CVE-2014-9390 list), and of the dots and spaces NTFS drops from a name's
+// end (".git." is ".git" there). Deny and ask rules, deny grants and the floor
 // compare folded paths, so that "/srv/SECRET/key", the NFD spelling of a
 // name and ".g\u200cit" are caught; allow compares exactly, so folding can
 // only ever ask or deny more.
@@ -52,11 +53,13 @@ func foldASCII(s string) (string, bool) {
 	lower := true
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c >= utf8.RuneSelf {
+		switch {
+		case c >= utf8.RuneSelf:
 			return "", false
-		}
-		if 'A' <= c && c <= 'Z' {
+		case 'A' <= c && c <= 'Z':
 			lower = false
+		case (c == '.' || c == ' ') && (i+1 == len(s) || s[i+1] == '/') && i > 0 && s[i-1] != '/':
+			return "", false // a name ending in a dot or space: the long way
 		}
 	}
 	if lower {
@@ -80,6 +83,7 @@ func foldName(name string) string {
 		}
 		return r
 	}, f)
+	f = strings.TrimRight(f, ". ") // what NTFS drops
 	switch f {
 	case "", ".", "..":
 		if name != f {

@@ -68,6 +68,23 @@ func URLHost(raw string) (string, bool) {
 	return host, true
 }
 
+// HostOf normalises a bare host as an argument names one ("docs.raku.org",
+// "10.0.0.1:8080", "::1", "[::ffff:127.0.0.1]"): as URLHost would the host
+// of a URL. ok is false for anything that is not one host.
+func HostOf(s string) (string, bool) {
+	if !utf8.ValidString(s) {
+		return "", false
+	}
+	if addr, err := netip.ParseAddr(s); err == nil && addr.Zone() == "" {
+		return canonicalIP(addr), true
+	}
+	h, err := hostOf(s, true)
+	if err != nil {
+		return "", false
+	}
+	return h, true
+}
+
 // cutScheme strips "http://" or "https://" (any case) and reports whether
 // raw had one of them followed by an authority.
 func cutScheme(raw string) (string, bool) {
@@ -283,6 +300,9 @@ func parseIPv4(labels []string) (string, error) {
 	return fmt.Sprintf("%d.%d.%d.%d", v>>24, v>>16&0xff, v>>8&0xff, v&0xff), nil
 }
 
+// A range holding the loopback address also matches every name the machine
+// has (see loopback), 0.0.0.0 and [::] included.
+
 // NormalizeHostPattern validates a rule's host: "docs.raku.org" (exact),
 // "*.raku.org" (any subdomain, not the apex), or an IP range in CIDR form
 // ("10.0.0.0/8", "fc00::/7"); normalised like URLHost's answer (case, IDNA,
@@ -357,7 +377,32 @@ func MatchHost(pattern, host string) bool {
 	if strings.IndexByte(pattern, '/') >= 0 {
 		return inRange(pattern, host)
 	}
-	return host == pattern
+	if host == pattern {
+		return true
+	}
+	// The machine itself has many names: a rule on one is a rule on all.
+	return loopback(pattern) && loopback(host)
+}
+
+var (
+	loopback4 = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	// names /etc/hosts and browsers give the machine itself
+	loopbackNames = map[string]bool{"localhost": true, "localhost.localdomain": true, "ip6-localhost": true, "ip6-loopback": true}
+)
+
+// loopback reports a host that names the machine itself: a loopback name
+// (localhost and its subdomains, the names /etc/hosts gives it),
+// 127.0.0.1, [::1], and the unspecified addresses 0.0.0.0 and [::], which a
+// connection reaches the machine by too.
+func loopback(host string) bool {
+	if loopbackNames[host] || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	switch host {
+	case "127.0.0.1", "[::1]", "0.0.0.0", "[::]":
+		return true
+	}
+	return false
 }
 
 func inRange(pattern, host string) bool {
@@ -365,8 +410,8 @@ func inRange(pattern, host string) bool {
 	if err != nil {
 		return false
 	}
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return p.Contains(netip.AddrFrom4([4]byte{127, 0, 0, 1})) || p.Contains(netip.IPv6Loopback())
+	if loopback(host) && (p.Contains(loopback4) || p.Contains(netip.IPv6Loopback())) {
+		return true
 	}
 	addr, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
 	return err == nil && p.Contains(addr)

@@ -69,6 +69,12 @@ func Unevaluable(p string) string {
 		return "path is a UNC or network path"
 	case hasScheme(p):
 		return "path looks like a URL"
+	case p[0] == '-':
+		return "path starts with -, which a command line reads as an option"
+	case procLink(p):
+		return "path goes through a link /proc or /dev makes to another place"
+	case len(p) >= 21 && strings.EqualFold(p[:21], "/system/volumes/data/") || strings.EqualFold(p, "/system/volumes/data"):
+		return "path goes through macOS's firmlink to /"
 	}
 	if r, _ := utf8.DecodeRuneInString(p); isEdge(r) {
 		return "path starts with white space or a quote"
@@ -86,8 +92,10 @@ func Unevaluable(p string) string {
 			return "path contains $ expansion"
 		case c == '\\':
 			return "path contains a backslash"
-		case c == '%' && encodedSpecial(p[i+1:]):
-			return "path contains a percent-encoded ., /, \\ or NUL"
+		case c == '%' && percentEncoded(p[i+1:]):
+			return "path contains a percent-encoded character"
+		case c == '~' && i+1 < len(p) && p[i+1] >= '0' && p[i+1] <= '9' && (i == 0 || p[i-1] != '/'):
+			return "path has a Windows short name (~1)"
 		case c >= utf8.RuneSelf:
 			r, w := utf8.DecodeRuneInString(p[i:])
 			switch {
@@ -107,7 +115,7 @@ func Unevaluable(p string) string {
 // evaluableByte reports whether byte c, anywhere in a path, leaves it
 // evaluable without looking further (the common case): cleanAbs's shortcut.
 func evaluableByte(c byte) bool {
-	return c >= 0x20 && c < 0x7f && c != '$' && c != '\\' && c != '%' && c != '"' && c != '\'' && c != ' '
+	return c >= 0x20 && c < 0x7f && c != '$' && c != '\\' && c != '%' && c != '"' && c != '\'' && c != ' ' && c != '~'
 }
 
 // hasScheme reports a leading URL scheme: a letter, then letters, digits,
@@ -137,15 +145,39 @@ func isBidiControl(r rune) bool {
 	return r == 0x061c || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
 
-// encodedSpecial reports whether s starts with the hex of ".", "/", "\\" or
-// NUL (after a "%").
-func encodedSpecial(s string) bool {
-	if len(s) < 2 {
+// percentEncoded reports whether s starts with two hex digits (after a
+// "%"): a server that decodes percent-escapes would read another name.
+func percentEncoded(s string) bool {
+	return len(s) >= 2 && isHex(s[0]) && isHex(s[1])
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'f' }
+
+// procLink reports a path through one of the links Linux's /proc and /dev
+// make to other places: /proc/self/root is "/", /proc/1/cwd a directory,
+// /dev/fd/3 a file, so a rule on the place itself would not see them.
+func procLink(p string) bool {
+	if strings.HasPrefix(p, "/dev/fd/") || p == "/dev/fd" || strings.HasPrefix(p, "/dev/std") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
 		return false
 	}
-	switch strings.ToLower(s[:2]) {
-	case "2e", "2f", "5c", "00":
-		return true
+	for range 3 { // /proc/PID/..., /proc/PID/task/TID/...
+		_, rest, ok = strings.Cut(rest, "/") // the process (or thread)
+		if !ok {
+			return false
+		}
+		name, after, _ := strings.Cut(rest, "/")
+		switch name {
+		case "root", "cwd", "fd", "exe", "map_files", "fdinfo":
+			return true
+		case "task":
+			rest = after
+			continue
+		}
+		return false
 	}
 	return false
 }
@@ -265,8 +297,9 @@ func cleanAbs(p string) bool {
 	// Track the current segment from its start: "", "." and ".." segments
 	// (and so "//", a trailing "/", "/./", "/../") are what Clean would
 	// change.
-	if len(p) > MaxPathBytes || len(p) >= 3 && p[2] == ':' {
-		return Unevaluable(p) == "" && path.Clean(p) == p // rare: too long, or a drive
+	if len(p) > MaxPathBytes || len(p) >= 3 && p[2] == ':' || strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/dev/") ||
+		len(p) >= 8 && strings.EqualFold(p[:8], "/system/") {
+		return Unevaluable(p) == "" && path.Clean(p) == p // rare: too long, a drive, or a link to elsewhere
 	}
 	seg := 1
 	for i := 1; i <= len(p); i++ {

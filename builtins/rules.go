@@ -96,11 +96,9 @@ func (s Status) String() string {
 // Status tests the rule against the call. Every condition must hold; any
 // that fails is NoMatch, else any unknown is MaybeMatches.
 func (m *Matcher) Status(c *Call) Status {
-	if m.Any {
-		if !MatchTool(Fold(m.Tool), c.FoldedTool) {
-			return NoMatch
-		}
-	} else if !MatchTool(m.Tool, c.Tool) {
+	// A deny or ask names a tool as written or folded: either matches (a
+	// "?" is one character, and folding can make one two: "ß" is "ss").
+	if !MatchTool(m.Tool, c.Tool) && (!m.Any || !MatchTool(Fold(m.Tool), c.FoldedTool)) {
 		return NoMatch
 	}
 	if len(m.Annotations) > 0 {
@@ -196,7 +194,9 @@ func indexKeys(m *Matcher) []indexKey {
 		return []indexKey{{kindUnder, under}, {kindAnyPath, ""}}
 	case under != "":
 		return []indexKey{{kindRelative, under}, {kindAnyPath, ""}, {kindAnyRoot, ""}}
-	case IsHostRange(m.Host):
+	case IsHostRange(m.Host) || loopback(m.Host):
+		// A range, or one of the machine's own names (which match each
+		// other): looked up by every call that names a host.
 		return []indexKey{{kindRange, ""}, {kindAnyHost, ""}}
 	case strings.HasPrefix(m.Host, "*."):
 		return []indexKey{{kindDomain, m.Host[2:]}, {kindAnyHost, ""}}
@@ -206,60 +206,135 @@ func indexKeys(m *Matcher) []indexKey {
 	return []indexKey{{kindPlain, ""}}
 }
 
-// callKeys appends to keys the keys to look a call up under: a rule not
-// filed under one of them cannot match. For rules that need every path
-// (allow), the keys of the first known path and host are enough: a rule
-// whose directory does not contain it, or whose host does not match it,
-// cannot match. For rules that need any (deny and ask, Any), every path and
-// host counts, folded, and an unknown one brings in every rule of its kind.
-func callKeys(c *Call, anyRules bool, keys []indexKey) []indexKey {
+// callKeys appends to keys the keys to look a call up under for rules that
+// need every path and host (allow): those of the first known path and
+// host are enough, since a rule whose directory does not contain it, or
+// whose host does not match it, cannot match.
+func callKeys(c *Call, keys []indexKey) []indexKey {
 	keys = append(keys, indexKey{kind: kindPlain})
-	paths, root := c.Paths, c.Root
-	if anyRules {
-		paths, root = c.Folded, c.FoldedRoot
-	}
-	if len(paths) > 0 {
-		unknown, first := false, true
-		for _, p := range paths {
-			if p == "" {
-				unknown = true
-				continue
-			}
-			if !first && !anyRules {
-				continue
-			}
-			first = false
-			keys = pathKeys(p, root, keys)
-		}
-		if unknown && (anyRules || first) {
+	if len(c.Paths) > 0 {
+		if first := firstKnown(c.Paths); first == "" {
 			keys = append(keys, indexKey{kind: kindAnyPath})
+		} else {
+			keys = pathKeys(first, c.Root, keys)
 		}
-		if root == "" {
+		if c.Root == "" {
 			keys = append(keys, indexKey{kind: kindAnyRoot})
 		}
 	}
 	if len(c.Hosts) > 0 {
 		keys = append(keys, indexKey{kind: kindRange})
-		unknown, first := false, true
-		for _, h := range c.Hosts {
+		if first := firstKnown(c.Hosts); first == "" {
+			keys = append(keys, indexKey{kind: kindAnyHost})
+		} else {
+			keys = hostKeys(first, keys)
+		}
+	}
+	return keys
+}
+
+func firstKnown(vs []string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func hostKeys(h string, keys []indexKey) []indexKey {
+	keys = append(keys, indexKey{kindHost, h})
+	for _, s := range HostSuffixes(h) {
+		keys = append(keys, indexKey{kindDomain, s})
+	}
+	return keys
+}
+
+// lookUpAny appends the positions of t's rules that may match the call
+// when any path or host may match them (deny and ask, folded): every
+// distinct path's ancestors and every distinct host's keys, each looked up
+// only when t holds a key of its kind and length, so a call of many long
+// paths costs a walk up each of them, not a list of every ancestor; and an
+// unknown path or host brings in every rule of its kind.
+func (t *toolRules) lookUpAny(c *Call, out []int) []int {
+	look := func(k indexKey) {
+		if t.mayHold(k) {
+			out = append(out, t.groups[k]...)
+		}
+	}
+	look(indexKey{kind: kindPlain})
+	if len(c.Folded) > 0 && t.kinds&(kindUnder|kindRelative|kindAnyPath|kindAnyRoot) != 0 {
+		unknown := false
+		for i, p := range c.Folded {
+			if p == "" {
+				unknown = true
+				continue
+			}
+			if seenBefore(c.Folded, i) {
+				continue
+			}
+			for a := p; ; a = parent(a) {
+				look(indexKey{kindUnder, a})
+				if a == "/" || a == "." {
+					break
+				}
+			}
+			if root := c.FoldedRoot; root != "" && t.kinds&kindRelative != 0 && foldedContains(root, p) {
+				for a := p; len(a) >= len(root); a = parent(a) {
+					rel := strings.TrimPrefix(a[len(root):], "/")
+					if rel == "" {
+						rel = "."
+					}
+					look(indexKey{kindRelative, rel})
+					if a == "/" {
+						break
+					}
+				}
+			}
+		}
+		if unknown {
+			look(indexKey{kind: kindAnyPath})
+		}
+		if c.FoldedRoot == "" {
+			look(indexKey{kind: kindAnyRoot})
+		}
+	}
+	if len(c.Hosts) > 0 && t.kinds&(kindHost|kindDomain|kindRange|kindAnyHost) != 0 {
+		look(indexKey{kind: kindRange})
+		unknown := false
+		for i, h := range c.Hosts {
 			if h == "" {
 				unknown = true
 				continue
 			}
-			if !first && !anyRules {
+			if seenBefore(c.Hosts, i) {
 				continue
 			}
-			first = false
-			keys = append(keys, indexKey{kindHost, h})
+			look(indexKey{kindHost, h})
 			for _, s := range HostSuffixes(h) {
-				keys = append(keys, indexKey{kindDomain, s})
+				look(indexKey{kindDomain, s})
 			}
 		}
-		if unknown && (anyRules || first) {
-			keys = append(keys, indexKey{kind: kindAnyHost})
+		if unknown {
+			look(indexKey{kind: kindAnyHost})
 		}
 	}
-	return keys
+	return out
+}
+
+// seenBefore reports whether vs[i] is also at an earlier index: calls
+// repeat paths, and each distinct one is looked up once. Past a few
+// values it only compares with the one before, so it stays linear.
+func seenBefore(vs []string, i int) bool {
+	if i > 16 {
+		return vs[i] == vs[i-1]
+	}
+	for _, v := range vs[:i] {
+		if v == vs[i] {
+			return true
+		}
+	}
+	return false
 }
 
 // pathKeys appends the keys of one clean absolute path: its ancestors, and
@@ -357,29 +432,37 @@ func buildIndex(ms []Matcher) index {
 // call, ascending, without duplicates.
 func (ix *index) candidates(c *Call, out []int) []int {
 	var buf [32]indexKey
-	out = ix.exact.candidates(c.Tool, callKeys(c, false, buf[:0]), out)
-	if len(ix.folded.byTool) > 0 {
-		out = ix.folded.candidates(c.FoldedTool, callKeys(c, true, buf[:0]), out)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-func (ti *toolIndex) candidates(tool string, keys []indexKey, out []int) []int {
-	lookUp := func(t *toolRules) {
+	keys := callKeys(c, buf[:0])
+	ix.exact.each(c.Tool, "", func(t *toolRules) {
 		for _, k := range keys {
 			if t.mayHold(k) {
 				out = append(out, t.groups[k]...)
 			}
 		}
+	})
+	if len(ix.folded.byTool) > 0 {
+		also := ""
+		if c.Tool != c.FoldedTool {
+			also = c.Tool // a rule's glob may match the name only as written (see Status)
+		}
+		ix.folded.each(c.FoldedTool, also, func(t *toolRules) { out = t.lookUpAny(c, out) })
 	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// each calls f with the rules of tool, and of also when it is not "": the
+// rules filed under the name, and under every glob that matches it.
+func (ti *toolIndex) each(tool, also string, f func(*toolRules)) {
 	if t := ti.byTool[tool]; t != nil {
-		lookUp(t)
+		f(t)
+	}
+	if t := ti.byTool[also]; also != "" && t != nil {
+		f(t)
 	}
 	for _, g := range ti.globs {
-		if MatchTool(g, tool) {
-			lookUp(ti.byTool[g])
+		if MatchTool(g, tool) || also != "" && MatchTool(g, also) {
+			f(ti.byTool[g])
 		}
 	}
-	return out
 }

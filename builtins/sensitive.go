@@ -46,12 +46,14 @@ var Sensitive = []SensitiveEntry{
 	{"NU4", shellStart, System, Dir, []string{"/etc/xonsh"}},
 	{"PA1", onPath, Anywhere, Dir, []string{".local/bin"}},
 	{"PA2", onPath, Home, Dir, []string{"bin", ".cargo"}},
+	{"PA3", onPath, System, Dir, []string{"/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin", "/opt/homebrew/sbin"}},
 
 	// Graphical sessions, services, schedules, boot.
 	{"X1", sessionStart, Anywhere, File, []string{".xprofile", ".xinitrc", ".xsession", ".xsessionrc", ".xserverrc", ".startxrc"}},
 	{"X2", sessionStart, System, Dir, []string{"/etc/x11", "/etc/xdg/autostart", "/etc/xdg/systemd"}},
 	{"X3", sessionStart, System, File, []string{"/etc/xprofile"}},
 	{"DA1", sessionStart, Anywhere, Dir, []string{".config/autostart", ".config/autostart-scripts", ".config/plasma-workspace/env", ".config/plasma-workspace/shutdown"}},
+	{"DA2", sessionStart, Anywhere, Dir, []string{".config/i3", ".config/sway", ".config/hypr", ".config/openbox", ".config/awesome", ".config/bspwm"}},
 	{"SD1", sessionStart, Anywhere, Dir, []string{".config/systemd", ".local/share/systemd", ".config/environment.d"}},
 	{"SD2", sessionStart, System, Dir, []string{"/etc/systemd", "/run/systemd", "/lib/systemd", "/usr/lib/systemd", "/usr/local/lib/systemd", "/share/systemd", "/usr/share/systemd", "/usr/local/share/systemd",
 		"/etc/environment.d", "/lib/environment.d", "/usr/lib/environment.d", "/usr/local/lib/environment.d", "/usr/share/environment.d", "/usr/local/share/environment.d"}},
@@ -66,6 +68,9 @@ var Sensitive = []SensitiveEntry{
 	{"GI1", vcs, Anywhere, Dir, []string{".git", ".hg", ".config/git", ".config/hg"}},
 	{"GI2", vcs, Anywhere, File, []string{".gitconfig", ".git-credentials", ".hgrc", "etc/gitconfig"}},
 	{"GI3", vcs, System, Dir, []string{"/etc/mercurial"}},
+	{"GI4", vcs, Anywhere, Dir, []string{".husky", ".lefthook"}},
+	{"GI5", vcs, Anywhere, File, []string{".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml"}},
+	{"GI6", vcs, Anywhere, UnderSuffix, []string{".git/hooks", ".git/config"}}, // a bare repository's
 
 	// SSH and remote login.
 	{"SS1", sshAccess, Anywhere, Dir, []string{".ssh"}},
@@ -80,7 +85,9 @@ var Sensitive = []SensitiveEntry{
 	{"PM3", packages, Anywhere, Dir, []string{".m2", ".gradle/init.d", ".docker", ".config/containers"}},
 	{"PY1", langStart, Anywhere, File, []string{"sitecustomize.py", "usercustomize.py"}},
 	{"PY2", langStart, Anywhere, InDirSuffix, []string{"site-packages/.pth", "dist-packages/.pth"}},
-	{"PY3", langStart, Anywhere, Dir, []string{".ipython"}},
+	{"PY3", langStart, Anywhere, Dir, []string{".ipython", ".jupyter"}},
+	{"PY4", langStart, Anywhere, File, []string{".irbrc", ".pryrc", ".rprofile", ".gdbinit", ".pdbrc", ".pythonrc", ".pythonrc.py"}},
+	{"PM4", packages, Anywhere, File, []string{".condarc", ".curlrc", ".wgetrc"}},
 
 	// Credentials and cloud tools.
 	{"CL1", credentials, Anywhere, Dir, []string{".aws", ".kube", ".config/gcloud", ".azure", ".config/gh", ".gnupg", ".terraform.d"}},
@@ -101,6 +108,8 @@ var Sensitive = []SensitiveEntry{
 		"/etc/passwd", "/etc/shadow", "/etc/group", "/etc/gshadow"}},
 	{"SY2", privilege, System, Dir, []string{"/etc/ld.so.conf.d", "/etc/sudoers.d", "/etc/pam.d", "/etc/security", "/etc/polkit-1"}},
 	{"SY3", privilege, Anywhere, File, []string{".pam_environment"}},
+	{"SY4", privilege, System, Dir, []string{"/etc/apt/apt.conf.d", "/etc/logrotate.d", "/etc/udev/rules.d", "/etc/modprobe.d", "/etc/sysctl.d", "/etc/networkmanager/dispatcher.d"}},
+	{"SY5", privilege, System, File, []string{"/etc/hosts", "/etc"}},
 
 	// AI agents and IDEs: what an agent would edit to widen its own
 	// permissions or add an MCP server.
@@ -110,6 +119,12 @@ var Sensitive = []SensitiveEntry{
 	{"AI2", agents, Anywhere, File, []string{".claude.json", ".mcp.json", "claude_desktop_config.json", ".vscode/settings.json", ".vscode/tasks.json", ".vscode/mcp.json"}},
 	{"AI3", agents, Anywhere, Suffix, []string{".code-workspace"}},
 	{"AI4", agents, System, Dir, []string{"/etc/claude-code", "/etc/gemini-cli", "/etc/codex", "/etc/cursor"}},
+	{"AI5", agents, Anywhere, Dir, []string{".devcontainer", ".zed", ".kiro", ".roo"}},
+	{"AI6", agents, Anywhere, File, []string{"opencode.json", "opencode.jsonc"}},
+
+	// The directories a home entry's names start with: renaming one makes
+	// or unmakes the entry.
+	{"HO1", sessionStart, Home, File, []string{"library", "library/application support"}},
 }
 
 // Why a path is on the list, as the floor's question says it.
@@ -157,14 +172,24 @@ const (
 	Prefix                  // a file whose name starts so (System: a path, and anything in it)
 	Suffix                  // a file whose name ends so
 	InDirSuffix             // "d/.x": a file ending ".x" directly in a directory named d
+	UnderSuffix             // "x/y": a name y (and anything in it) directly in a directory whose name ends in x
 )
 
 // sensitiveIndex is Sensitive by what a lookup has in hand.
 type sensitiveIndex struct {
 	anyDir, anyFile, homeDir, homeFile, sysDir, sysFile map[string]*SensitiveEntry
 	prefixes, suffixes, inDirSuffixes, sysPrefixes      []nameEntry
-	maxParts                                            int                           // the most names in an anywhere entry
-	terms                                               map[*SensitiveEntry]*ast.Term // {"id", "why"}: what mcp.path.sensitive returns
+	underSuffixes                                       []nameEntry
+	// anyStart are the proper starts of anywhere entries of several names
+	// whose first name is a dot-name (".vscode" of ".vscode/tasks.json"):
+	// the directory itself, whose renaming makes or unmakes the entry.
+	anyStart map[string]*SensitiveEntry
+	// firstNames are the names anywhere entries (and their starts) begin
+	// with: a run of a path's names is looked up only from one of them.
+	firstNames map[string]bool
+	maxParts   int                           // the most names in an anywhere entry
+	maxSysLen  int                           // the longest system entry
+	terms      map[*SensitiveEntry]*ast.Term // {"id", "why"}: what mcp.path.sensitive returns
 }
 
 type nameEntry struct {
@@ -175,7 +200,8 @@ type nameEntry struct {
 var sensitive = func() *sensitiveIndex {
 	ix := &sensitiveIndex{anyDir: map[string]*SensitiveEntry{}, anyFile: map[string]*SensitiveEntry{},
 		homeDir: map[string]*SensitiveEntry{}, homeFile: map[string]*SensitiveEntry{},
-		sysDir: map[string]*SensitiveEntry{}, sysFile: map[string]*SensitiveEntry{}, terms: map[*SensitiveEntry]*ast.Term{}}
+		sysDir: map[string]*SensitiveEntry{}, sysFile: map[string]*SensitiveEntry{}, terms: map[*SensitiveEntry]*ast.Term{},
+		anyStart: map[string]*SensitiveEntry{}, firstNames: map[string]bool{}}
 	for i := range Sensitive {
 		e := &Sensitive[i]
 		ix.terms[e] = ast.ObjectTerm(ast.Item(ast.StringTerm("id"), ast.StringTerm(e.ID)), ast.Item(ast.StringTerm("why"), ast.StringTerm(e.Why)))
@@ -189,6 +215,8 @@ var sensitive = func() *sensitiveIndex {
 				ix.suffixes = append(ix.suffixes, nameEntry{n, e})
 			case e.Kind == InDirSuffix:
 				ix.inDirSuffixes = append(ix.inDirSuffixes, nameEntry{n, e})
+			case e.Kind == UnderSuffix:
+				ix.underSuffixes = append(ix.underSuffixes, nameEntry{n, e})
 			case e.Where == Anywhere && e.Kind == Dir:
 				ix.anyDir[n] = e
 			case e.Where == Anywhere:
@@ -199,11 +227,22 @@ var sensitive = func() *sensitiveIndex {
 				ix.homeFile[n] = e
 			case e.Kind == Dir:
 				ix.sysDir[n] = e
+				ix.maxSysLen = max(ix.maxSysLen, len(n))
 			default:
 				ix.sysFile[n] = e
 			}
 			if e.Where == Anywhere {
+				first, _, _ := strings.Cut(n, "/")
+				ix.firstNames[first] = true
 				ix.maxParts = max(ix.maxParts, strings.Count(n, "/")+1)
+				names := strings.Split(n, "/")
+				if len(names) > 1 && e.Kind != UnderSuffix && (strings.HasPrefix(names[0], ".") || strings.HasSuffix(names[0], "-packages")) {
+					for j := 1; j < len(names); j++ {
+						if _, taken := ix.anyStart[strings.Join(names[:j], "/")]; !taken {
+							ix.anyStart[strings.Join(names[:j], "/")] = e
+						}
+					}
+				}
 			}
 		}
 	}
@@ -219,37 +258,53 @@ func SensitiveFile(p string) *SensitiveEntry {
 		return nil
 	}
 	ix := sensitive
-	// starts[i] is where name i begins (after its "/"); names end at the
-	// next start's "/" or at len(p).
-	var buf [32]int
-	starts := buf[:0]
-	for i := 0; i < len(p); i++ {
-		if p[i] == '/' {
-			starts = append(starts, i+1)
-		}
-	}
-	end := func(i int) int {
-		if i+1 < len(starts) {
-			return starts[i+1] - 1
+	// nameEnd is where the name starting at i ends: the next "/" or the end.
+	nameEnd := func(i int) int {
+		if j := strings.IndexByte(p[i:], '/'); j >= 0 {
+			return i + j
 		}
 		return len(p)
 	}
-	n := len(starts)
+	// One walk over the names, allocating nothing, whatever their number.
 	// Anywhere: a directory is any run of names; a file is the last ones.
-	for i := range n {
-		for k := 1; k <= ix.maxParts && i+k <= n; k++ {
-			run := p[starts[i]:end(i+k-1)]
-			if e := ix.anyDir[run]; e != nil {
-				return e
+	prev := ""
+	for i := 1; i <= len(p); {
+		e := nameEnd(i)
+		name := p[i:e]
+		if ix.firstNames[name] {
+			runEnd := e
+			for k := 1; k <= ix.maxParts; k++ {
+				run := p[i:runEnd]
+				if found := ix.anyDir[run]; found != nil {
+					return found
+				}
+				if runEnd == len(p) {
+					if found := ix.anyFile[run]; found != nil {
+						return found
+					}
+					if found := ix.anyStart[run]; found != nil {
+						return found
+					}
+					break
+				}
+				runEnd = nameEnd(runEnd + 1)
 			}
-			if i+k == n {
-				if e := ix.anyFile[run]; e != nil {
-					return e
+		}
+		// A name directly in a directory whose name ends so: a bare
+		// repository's hooks and config.
+		if name == "hooks" || name == "config" {
+			for _, ne := range ix.underSuffixes {
+				suffix, child, _ := strings.Cut(ne.name, "/")
+				if name == child && strings.HasSuffix(prev, suffix) && len(prev) > len(suffix) {
+					return ne.e
 				}
 			}
 		}
+		prev = name
+		i = e + 1
 	}
-	base := p[starts[n-1]:]
+	last := strings.LastIndexByte(p, '/')
+	base := p[last+1:]
 	for _, ne := range ix.prefixes {
 		if strings.HasPrefix(base, ne.name) {
 			return ne.e
@@ -260,8 +315,8 @@ func SensitiveFile(p string) *SensitiveEntry {
 			return ne.e
 		}
 	}
-	if n >= 2 {
-		dir := p[starts[n-2]:end(n-2)]
+	if last > 0 {
+		dir := p[strings.LastIndexByte(p[:last], '/')+1 : last]
 		for _, ne := range ix.inDirSuffixes {
 			d, suffix, _ := strings.Cut(ne.name, "/")
 			if dir == d && strings.HasSuffix(base, suffix) {
@@ -292,7 +347,7 @@ func SensitiveFile(p string) *SensitiveEntry {
 			return ne.e
 		}
 	}
-	for i := 0; i < len(sys); i++ {
+	for i := 0; i < len(sys) && i < ix.maxSysLen; i++ {
 		if i+1 == len(sys) || sys[i+1] == '/' {
 			if e := ix.sysDir[sys[:i+1]]; e != nil {
 				return e
@@ -309,7 +364,7 @@ func inHome(p string) (string, bool) {
 			return rest, true
 		}
 	}
-	for _, homes := range []string{"/home/", "/users/"} {
+	for _, homes := range []string{"/home/", "/users/", "/var/home/", "/usr/home/", "/export/home/"} {
 		if rest, ok := strings.CutPrefix(p, homes); ok {
 			if _, after, ok := strings.Cut(rest, "/"); ok {
 				return after, true

@@ -116,3 +116,16 @@ func TestGrantsReadCallsAsRulesDo(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, rules.Deny, d.Decision)
 }
+
+// A catalogue that lists a name twice, once harmless and once not, is not
+// read by either entry: the tool is decided as unknown.
+func TestAToolListedTwiceIsUnknown(t *testing.T) {
+	fake := newFake()
+	readOnly := provider.Tool{Type: "function", Function: provider.ToolFunction{Name: "fs_write", Parameters: []byte(`{}`)},
+		Annotations: &provider.Annotations{ReadOnlyHint: boolp(true)}}
+	fake.tools = append(fake.tools, readOnly)
+	p := newPolicy(t, policy.Options{Provider: fake, Rules: withDefaults()})
+	d, err := p.Decide(context.Background(), write("1", "notes.md"))
+	require.NoError(t, err)
+	assert.Equal(t, rules.Ask, d.Decision, "the read-only entry does not make the write a read")
+}

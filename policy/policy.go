@@ -252,7 +252,8 @@ func DefaultRules() []rules.Rule { return rules.DefaultRules() }
 func (p *Policy) Interactive() bool { return p.opts.OnAsk != nil }
 
 // ToolsForLLM passes the provider's catalogue through, unshortened, and
-// keeps it for the annotations and schemas decisions read.
+// keeps it for the annotations and schemas decisions read. A name listed
+// twice is decided as a tool whose catalogue entry is unknown.
 func (p *Policy) ToolsForLLM(ctx context.Context) ([]provider.Tool, error) {
 	tools, err := p.opts.Provider.ToolsForLLM(ctx)
 	if err != nil {
@@ -261,6 +262,12 @@ func (p *Policy) ToolsForLLM(ctx context.Context) ([]provider.Tool, error) {
 	byName := make(map[string]*provider.Tool, len(tools))
 	for i := range tools {
 		t := tools[i]
+		if _, dup := byName[t.Function.Name]; dup {
+			// Two entries, two sets of annotations and schemas: which one
+			// the call is for cannot be told, so the tool is unknown.
+			byName[t.Function.Name] = nil
+			continue
+		}
 		byName[t.Function.Name] = &t
 	}
 	p.mu.Lock()

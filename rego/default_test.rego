@@ -45,7 +45,7 @@ test_a_read_only_tool_on_an_unevaluable_path_is_asked if {
 
 test_other_tools_are_asked if {
 	every ann in [null, {}, {"readOnlyHint": false}, h.harmless] {
-		d := engine.decision with input as h.call("fs_read", {"annotations": ann, "paths": ["/etc/hosts"]})
+		d := engine.decision with input as h.call("fs_read", {"annotations": ann, "paths": ["/srv/notes.md"]})
 			with data.mcp_data as h.mcp_data(defaults.rules)
 		d.decision == "ask"
 		d.reason == "no-match"

@@ -38,7 +38,7 @@ sensitive_paths := [
 ordinary_paths := [
 	"/r/.gitignore",
 	"/r/.github/workflows/ci.yml",
-	"/r/x.git/config",
+	"/r/x.git/objects/ab",
 	"/home/u/bashrc",
 	"/home/u/.bashrc.bak",
 	"/r/.vscode/launch.json",

@@ -413,7 +413,7 @@ func TestDecideTools(t *testing.T) {
 
 	// Listed without annotations: known, but not read-only.
 	bare := write(t, dir, "bare.json", `{"tools": [{"name": "fs_read"}]}`)
-	got = one(t, call("1", "fs_read", `{"path": "/etc/hosts"}`), "--tools", bare)
+	got = one(t, call("1", "fs_read", `{"path": "/srv/notes.md"}`), "--tools", bare)
 	assert.Equal(t, "no-match", got["reason"])
 
 	for name, content := range map[string]string{

@@ -14,6 +14,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/reasons"
 )
 
 // ArgumentSpec says how one tool's arguments name paths and URLs, beyond
@@ -43,12 +44,16 @@ type ArgumentSpec struct {
 type argClass uint8
 
 const (
-	classNone    argClass = iota // unknown: a value that looks like a path or URL is an unknown one
-	classPath                    // a local path
-	classDir                     // a local path the tool acts on as a directory
-	classURL                     // a URL (a file: URI is a path)
-	classContent                 // text or file contents: a string is never a path or URL
-	classIgnore                  // configured as neither: its whole value is skipped
+	classNone      argClass = iota // unknown: a value that looks like a path or URL is an unknown one
+	classPath                      // a local path
+	classDir                       // a local path the tool acts on as a directory
+	classURL                       // a URL (a file: URI, or anything that reads as a path, is a path)
+	classPathOrURL                 // either (a schema allows both): a URL if it reads as one, else a path
+	classHost                      // a bare host name or IP address
+	classContent                   // text or file contents: a string is never a path or URL
+	classIgnore                    // configured as neither: nothing but an option a command line would read is checked
+	classWordPath                  // a path by a word of its name: only strings count (a "fileCount" is a number)
+	classWordDir                   // a directory by a word of its name, likewise
 )
 
 // Limits on what one call may hold: past them the call is refused as a
@@ -75,24 +80,31 @@ var (
 		"path", "paths", "file", "files", "filepath", "filepaths", "filename", "filenames",
 		"source", "sources", "src", "srcs", "destination", "destinations", "dest", "dests", "dst", "dsts",
 		"target", "targets", "to", "from", "output", "outputs", "out", "outfile", "outfiles", "input_file", "input_files",
-		"dockerfile", "executable", "executables", "db_path", "database_path")
+		"dockerfile", "executable", "executables", "db_path", "database_path", "pathname", "pathnames", "fullpath",
+		"basename", "basenames")
 	defaultDirNames = keySet(
 		"dir", "dirs", "directory", "directories", "dirpath", "dirpaths", "folder", "folders",
 		"folderpath", "folderpaths", "root", "roots", "rootpath", "cwd", "workdir", "workdirs",
-		"workingdir", "workingdirectory", "repopath", "repo_path", "outdir", "outdirs", "userdatadir")
+		"workingdir", "workingdirectory", "repopath", "repo_path", "outdir", "outdirs", "userdatadir", "dirname",
+		"dirnames", "foldername", "foldernames")
 	defaultURLNames = keySet(
 		"url", "urls", "uri", "uris", "href", "hrefs", "link", "links", "endpoint", "endpoints",
 		"webhook", "webhooks", "callback", "callbacks", "baseurl", "apiurl", "serverurl", "redirecturi",
 		"redirecturl", "returnurl", "imageurl", "fileurl", "downloadurl", "proxyurl", "remoteurl",
 		"repourl", "cloneurl", "origin")
+	defaultHostNames = keySet("host", "hosts", "hostname", "hostnames", "ip", "ips", "ipaddress", "ipaddresses", "ipaddr")
+	// Content names hold text, often long, that is read as text: file
+	// contents, messages, queries. Short names a server might use as a file
+	// name (title, name, topic) are not among them.
 	defaultContentNames = keySet(
 		"content", "contents", "text", "texts", "body", "oldtext", "newtext", "oldstring", "newstring",
-		"find", "replace", "substring", "message", "messages", "commitmessage", "title", "description",
+		"find", "replace", "substring", "message", "messages", "commitmessage", "description",
 		"thought", "observation", "observations", "insight", "stdin", "stdintext", "markdown", "data",
-		"query", "prompt", "topic", "comment", "comments", "summary", "note", "notes", "instructions")
+		"query", "prompt", "comment", "comments", "summary", "instructions")
 	pathWords = keySet("path", "paths", "file", "files", "filename", "filenames", "filepath", "filepaths")
 	dirWords  = keySet("dir", "dirs", "directory", "directories", "folder", "folders", "dirpath", "cwd", "root")
 	urlWords  = keySet("url", "urls", "uri", "uris", "href", "hrefs", "link", "links", "endpoint", "webhook", "callback")
+	hostWords = keySet("host", "hostname", "ip")
 )
 
 // defaultClass is what an argument name means in any tool.
@@ -107,6 +119,8 @@ func defaultClass(raw string) argClass {
 		return classPath
 	case defaultURLNames[nk]:
 		return classURL
+	case defaultHostNames[nk]:
+		return classHost
 	}
 	words := splitWords(raw)
 	if len(words) < 2 {
@@ -119,6 +133,18 @@ func defaultClass(raw string) argClass {
 		return classPath
 	case urlWords[last]:
 		return classURL
+	case hostWords[last]:
+		return classHost
+	}
+	// A path word anywhere in the name ("pathInProject", "folderName",
+	// "file_in_repo"): a string there is a path.
+	for _, w := range words {
+		switch {
+		case dirWords[w]:
+			return classWordDir
+		case pathWords[w]:
+			return classWordPath
+		}
 	}
 	return classNone
 }
@@ -183,6 +209,10 @@ func splitWords(name string) []string {
 type toolArgs struct {
 	classes  map[string]argClass
 	relative map[string]string
+	// ownReason: the tool's schema declares a "reason" argument of its
+	// own (not the one package reasons adds): it is the tool's argument,
+	// read like any other, not the model's sentence.
+	ownReason bool
 }
 
 // classOf is an argument's class in this tool: what the configuration or
@@ -210,6 +240,10 @@ func compileArgs(specs []ArgumentSpec, tool string, schema schemaKeys) *toolArgs
 		set(name, classPath)
 	}
 	for name := range schema.urls {
+		if schema.paths[name] {
+			set(name, classPathOrURL) // "a URL or a path" (anyOf, pydantic's Union[AnyUrl, Path])
+			continue
+		}
 		set(name, classURL)
 	}
 	for _, s := range specs {
@@ -238,7 +272,8 @@ func compileArgs(specs []ArgumentSpec, tool string, schema schemaKeys) *toolArgs
 			set(n, classIgnore)
 		}
 	}
-	if ta.classes == nil && ta.relative == nil {
+	ta.ownReason = schema.ownReason
+	if ta.classes == nil && ta.relative == nil && !ta.ownReason {
 		return nil
 	}
 	return ta
@@ -306,7 +341,10 @@ func ParseArgumentSpecs(data []byte, what string) ([]ArgumentSpec, error) {
 
 // schemaKeys are the property names a tool's input schema marks as paths
 // ("format": "path") or URLs ("format": "uri" and the like), at any depth.
-type schemaKeys struct{ paths, urls map[string]bool }
+type schemaKeys struct {
+	paths, urls map[string]bool
+	ownReason   bool // a top-level "reason" property that is not package reasons' own
+}
 
 // parseSchemaKeys walks a JSON Schema: properties, items, prefixItems,
 // additionalProperties, the combinators, and local $refs (each followed
@@ -336,7 +374,7 @@ func parseSchemaKeys(params json.RawMessage) schemaKeys {
 		}
 		if format, ok := obj["format"].(string); ok && name != "" {
 			switch format {
-			case "path", "file-path", "filepath", "directory", "dir":
+			case "path", "file-path", "filepath", "directory", "dir", "directory-path", "dir-path":
 				keys.paths[name] = true
 			case "uri", "url", "uri-reference", "iri", "iri-reference":
 				keys.urls[name] = true
@@ -364,6 +402,13 @@ func parseSchemaKeys(params json.RawMessage) schemaKeys {
 		}
 	}
 	walk("", root, 0)
+	if obj, ok := root.(map[string]any); ok {
+		if props, ok := obj["properties"].(map[string]any); ok {
+			if r, ok := props[ReasonArgument].(map[string]any); ok {
+				keys.ownReason = r["description"] != reasons.Description
+			}
+		}
+	}
 	return keys
 }
 
@@ -397,6 +442,20 @@ func looksLikePath(s string) bool {
 	return false
 }
 
+// looksLikeOption reports a string a command line would read as an option
+// naming a path: "--output=/home/u/.bashrc", "-o/x", "--config=~/c". A
+// server that passes an argument to a program (git's refs, a target name)
+// turns it into a write where the policy saw a name.
+func looksLikeOption(s string) bool {
+	if len(s) < 2 || s[0] != '-' {
+		return false
+	}
+	if i := strings.IndexByte(s, '='); i > 0 {
+		return looksLikePath(s[i+1:]) || looksLikeURL(s[i+1:])
+	}
+	return s[1] != '-' && len(s) > 2 && looksLikePath(s[2:])
+}
+
 // looksLikeURL reports a string that starts with a scheme and "//".
 func looksLikeURL(s string) bool {
 	i := strings.Index(s, "://")
@@ -420,7 +479,10 @@ type argWalker struct {
 	tool    *toolArgs
 	dirTool bool                 // the tool's name says it acts on directories
 	bases   map[string]baseValue // the top-level arguments relative paths may be relative to
-	err     error
+	// embedded is how many bytes of JSON inside strings were read: a
+	// budget, so that JSON nested in strings cannot multiply the work.
+	embedded int
+	err      error
 }
 
 // baseValue is a top-level argument's resolved path, "" when it has none.
@@ -459,24 +521,28 @@ func (w *argWalker) walk(raw string, class argClass, t *ast.Term, at *pointer, d
 	case ast.String:
 		w.str(raw, class, t, string(v), at, depth)
 	case *ast.Array:
-		if class == classIgnore {
-			return
-		}
 		for i := 0; i < v.Len(); i++ {
 			w.walk(raw, class, v.Elem(i), &pointer{up: at, index: i}, depth+1)
 		}
 	case ast.Object:
-		if class == classIgnore {
-			return
-		}
 		_ = v.Iter(func(k, val *ast.Term) error {
 			key, _ := k.Value.(ast.String)
-			if looksLikePath(string(key)) {
-				// A path as an object's key (docker's volumes): unknown,
-				// since no name says what it is.
+			switch {
+			case class == classPath || class == classDir || class == classWordPath || class == classWordDir:
+				// An object under a path's name maps paths to something
+				// (a multi-file write's {"a.md": "...", ".git/x": "..."}):
+				// its keys are paths.
+				w.str(raw, class, k, string(key), at, depth)
+			case class != classIgnore && class != classContent && looksLikePath(string(key)):
+				// A path as an object's key under no path's name (docker's
+				// volumes): unknown, since no name says what it is.
 				w.add(&w.in.Paths, Value{Arg: raw, Raw: k}, at, classNone)
 			}
-			w.walk(string(key), w.tool.classOf(string(key)), val, &pointer{up: at, key: string(key), isKey: true}, depth+1)
+			inner := w.tool.classOf(string(key))
+			if class == classIgnore && inner == classNone {
+				inner = classIgnore // an ignored argument's fields are ignored too
+			}
+			w.walk(string(key), inner, val, &pointer{up: at, key: string(key), isKey: true}, depth+1)
 			return nil
 		})
 	default:
@@ -485,7 +551,7 @@ func (w *argWalker) walk(raw string, class argClass, t *ast.Term, at *pointer, d
 		switch class {
 		case classPath, classDir:
 			w.add(&w.in.Paths, Value{Arg: raw, Raw: t}, at, class)
-		case classURL:
+		case classURL, classHost, classPathOrURL:
 			w.add(&w.in.Hosts, Value{Arg: raw, Raw: t}, at, class)
 		}
 	}
@@ -494,30 +560,56 @@ func (w *argWalker) walk(raw string, class argClass, t *ast.Term, at *pointer, d
 func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *pointer, depth int) {
 	v := Value{Arg: raw, Raw: t}
 	switch class {
-	case classIgnore, classContent:
+	case classContent:
 		return
-	case classPath, classDir:
+	case classIgnore:
+		// Ignored (a git ref, an entity's name), but not an option that
+		// a command line would read as a path: "--output=/x".
+		if looksLikeOption(s) {
+			w.add(&w.in.Paths, v, at, classNone)
+		}
+	case classPath, classDir, classWordPath, classWordDir:
 		v.Resolved = w.resolve(raw, s)
 		w.add(&w.in.Paths, v, at, class)
-	case classURL:
-		if builtins.IsFileURI(s) { // a file URI names a path, whatever the name says
+	case classURL, classPathOrURL:
+		switch {
+		case builtins.IsFileURI(s): // a file URI names a path, whatever the name says
 			v.Resolved, _ = builtins.Resolve(w.in.Root, s)
 			w.add(&w.in.Paths, v, at, class)
-			return
+		case class == classPathOrURL && !looksLikeURL(s):
+			v.Resolved = w.resolve(raw, s)
+			w.add(&w.in.Paths, v, at, classPath)
+		case !looksLikeURL(s) && looksLikePath(s):
+			// A path under a URL's name: a server that takes either
+			// reads it as a path. Unknown as a host, and as a path.
+			w.add(&w.in.Paths, v, at, classNone)
+			w.add(&w.in.Hosts, Value{Arg: raw, Raw: t}, at, class)
+		default:
+			v.Resolved, _ = builtins.URLHost(s)
+			w.add(&w.in.Hosts, v, at, class)
 		}
-		v.Resolved, _ = builtins.URLHost(s)
+	case classHost:
+		v.Resolved, _ = builtins.HostOf(s)
 		w.add(&w.in.Hosts, v, at, class)
 	default:
-		switch {
-		case looksLikePath(s):
+		switch trimmed := strings.TrimSpace(s); {
+		case looksLikePath(s) || looksLikeOption(s):
 			w.add(&w.in.Paths, v, at, classNone) // unknown: no name says what it is relative to
 		case looksLikeURL(s):
 			w.add(&w.in.Hosts, v, at, classNone)
-		case len(s) <= maxEmbeddedJSON && (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")):
-			// JSON passed as a string, as some servers take options:
-			// read as arguments in their own right.
-			if embedded, err := DecodeJSON([]byte(s)); err == nil {
+		case len(trimmed) >= 2 && (trimmed[0] == '{' && trimmed[len(trimmed)-1] == '}' || trimmed[0] == '[' && trimmed[len(trimmed)-1] == ']'):
+			// JSON passed as a string, as some servers take options: read
+			// as arguments in their own right, within a budget per call.
+			// One this reader refuses (a duplicate key, NaN) is read by
+			// other parsers all the same, and is unknown.
+			if w.embedded += len(trimmed); w.embedded > maxEmbeddedJSON {
+				w.add(&w.in.Paths, v, at, classNone)
+				return
+			}
+			if embedded, err := DecodeJSON([]byte(trimmed)); err == nil {
 				w.walk(raw, class, ast.NewTerm(embedded), at, depth+1)
+			} else {
+				w.add(&w.in.Paths, v, at, classNone)
 			}
 		}
 	}
@@ -550,7 +642,7 @@ func (w *argWalker) add(list *[]Value, v Value, at *pointer, class argClass) {
 		return
 	}
 	v.Pointer = at.String()
-	v.Dir = class == classDir || w.dirTool && class == classPath
+	v.Dir = class == classDir || class == classWordDir || w.dirTool && (class == classPath || class == classWordPath)
 	*list = append(*list, v)
 }
 

@@ -16,17 +16,20 @@ import (
 
 func TestDefaultClassOfNames(t *testing.T) {
 	for class, names := range map[argClass][]string{
-		classPath: {"path", "Paths", "FILE_PATH", "filePath", "file-name", "filenames", "source", "sources", "src", "dest", "dst",
+		classPath: {"path", "Paths", "FILE_PATH", "filePath", "file-name", "filenames", "source", "sources", "src", "dest", "dst", "\u017Fource", "pathname",
 			"destination_path", "to", "from", "output", "target", "new_path", "oldPath", "sourcePdfPath", "configFile", "input_file",
 			"executablePath", "log.file", "dockerfile"},
 		classDir: {"dir", "dirs", "directory", "directories", "folder", "cwd", "root", "repo_path", "repoPath", "workingDirectory",
-			"outputDir", "userDataDir", "project_root", "base_dir", "downloadFolder"},
+			"outputDir", "userDataDir", "project_root", "base_dir", "downloadFolder", "folderName", "dirname"},
+		classWordPath: {"pathInProject", "file_type", "fileCount", "path_in_repo"},
+		classWordDir:  {"dirForOutput", "folder_id"},
+		classHost:     {"host", "hostname", "ip", "ip_address", "remoteHost", "server_ip"},
 		classURL: {"url", "URLs", "uri", "href", "link", "links", "endpoint", "webhook", "callback", "callbackUrl", "redirect_uri",
 			"baseURL", "serverUrl", "origin", "imageUrl"},
 		classContent: {"content", "text", "body", "oldText", "newText", "old_string", "newString", "message", "commitMessage",
-			"description", "query", "prompt", "data", "observations", "stdin"},
-		classNone: {"name", "mode", "profile", "xpath", "tail", "head", "pattern", "excludePatterns", "id", "count", "file_type",
-			"destinationType", "urlencoded", "folderName", "pathway"},
+			"description", "query", "prompt", "data", "observations", "stdin", "\u017Fubstring"},
+		classNone: {"name", "mode", "profile", "xpath", "tail", "head", "pattern", "excludePatterns", "id", "count",
+			"destinationType", "urlencoded", "pathway", "title", "topic"},
 	} {
 		for _, n := range names {
 			assert.Equal(t, class, defaultClass(n), "%s", n)
@@ -152,4 +155,24 @@ func TestAHugePathCostsItsTextNotItsNames(t *testing.T) {
 	perByte := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(args))
 	t.Logf("%.1f bytes allocated per byte of arguments", perByte)
 	assert.Less(t, perByte, 8.0, "a decision allocates a few copies of the text at most")
+}
+
+// Many long paths, a deny to weigh them against: the index walks up each
+// distinct path once, it does not list every ancestor of every path.
+func TestManyLongPathsCostTheirText(t *testing.T) {
+	e, err := NewEngine(context.Background(), Config{Rules: []Rule{{Tool: "*", Decision: Deny, Under: "/srv/secret"},
+		{Tool: "*", Decision: Allow, Under: "/a"}}})
+	require.NoError(t, err)
+	long := "/" + strings.Repeat("a/", 2000) + "a"
+	args := `{"paths":["` + strings.Repeat(long+`","`, 999) + long + `"]}`
+	call := provider.Call{Function: provider.CallFunction{Name: "write", Arguments: args}}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	d, _, err := e.Decide(context.Background(), call, nil)
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	assert.Equal(t, Allow, d.Decision)
+	perByte := float64(after.TotalAlloc-before.TotalAlloc) / float64(len(args))
+	t.Logf("%.1f bytes allocated per byte of arguments", perByte)
+	assert.Less(t, perByte, 16.0)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -41,10 +40,13 @@ func normKey(k string) string {
 	b.Grow(len(k))
 	for _, r := range k {
 		if r != '_' && r != '-' {
-			b.WriteRune(unicode.ToLower(r))
+			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	// Case-folded as a server's own matching might fold it: Go's
+	// encoding/json matches "ſource" (long s) to a field "source", and
+	// "\u212aey" (Kelvin sign) to "key".
+	return builtins.Fold(b.String())
 }
 
 // Value is one path or URL argument: the raw JSON value the model wrote and
@@ -136,7 +138,7 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	ta := e.toolArgsOf(name, tool)
 	w := argWalker{in: in, tool: ta.args, dirTool: ta.dirTool}
 	for _, item := range args {
-		if string(item[0].Value.(ast.String)) == ReasonArgument {
+		if string(item[0].Value.(ast.String)) == ReasonArgument && (ta.args == nil || !ta.args.ownReason) {
 			in.reason = item[1]
 			continue
 		}

@@ -33,8 +33,7 @@ destructive if {
 ask contains sprintf("'%s' touches %s, %s, which always needs a human's approval", [input.tool, p.path, entry.why]) if {
 	not read_only
 	some p in input.paths
-	entry := mcp.path.sensitive(p.path)
-	is_object(entry)
+	entry := mcp.path.sensitive(p.path) # null for any other path: entry.why is then undefined
 }
 
 # The policy's own rules and grants files, and anything else the
@@ -50,6 +49,7 @@ ask contains sprintf("'%s' would change the policy's own rules or grants (%s)", 
 # it, destructive or not: the next start would find no grants, and every
 # always-deny would be lost.
 ask contains sprintf("'%s' would change %s, which holds the policy's own rules or grants", [input.tool, p.path]) if {
+	count(holds_protected) > 0 # known before any call: with no protected files, the rule is gone
 	some p in input.paths
 	mcp.path.fold(p.path) in holds_protected
 	not read_only

@@ -229,13 +229,21 @@ func Resolve(root, p string) (string, bool) {
 	if !ok || Unevaluable(p) != "" {
 		return "", false
 	}
+	var r string
 	if path.IsAbs(p) {
-		return clean(p), true
+		r = clean(p)
+	} else {
+		if root == "" || !path.IsAbs(root) || Unevaluable(root) != "" {
+			return "", false
+		}
+		r = path.Join(path.Clean(root), p)
 	}
-	if root == "" || !path.IsAbs(root) || Unevaluable(root) != "" {
+	// Cleaning can make what the text did not show: "/a /" is "/a ",
+	// "/x/../proc/self/root" a link to elsewhere.
+	if r != p && Unevaluable(r) != "" {
 		return "", false
 	}
-	return path.Join(path.Clean(root), p), true
+	return r, true
 }
 
 // NormalizeUnder is a rule's "under" as matching uses it: a file URI made a
@@ -251,6 +259,9 @@ func NormalizeUnder(under string) (string, error) {
 		return "", fmt.Errorf("%q cannot be evaluated: %s", under, why)
 	}
 	u = path.Clean(u)
+	if why := Unevaluable(u); why != "" {
+		return "", fmt.Errorf("%q cannot be evaluated once cleaned: %s", under, why)
+	}
 	if u == ".." || strings.HasPrefix(u, "../") {
 		return "", fmt.Errorf("%q leaves the root; write the directory as an absolute path", under)
 	}
@@ -280,7 +291,11 @@ func absClean(p string) (string, bool) {
 	if Unevaluable(p) != "" || !path.IsAbs(p) {
 		return "", false
 	}
-	return path.Clean(p), true
+	q := path.Clean(p)
+	if Unevaluable(q) != "" { // see Resolve
+		return "", false
+	}
+	return q, true
 }
 
 // cleanAbs reports whether p is absolute, evaluable and already clean, in

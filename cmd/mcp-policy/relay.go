@@ -74,7 +74,7 @@ type reply struct {
 type hostRequest struct {
 	method string
 	id     []byte
-	call   *hostCall          // tools/call
+	call   *hostCall           // tools/call
 	snoop  func(result []byte) // reads the result on its way to the host
 }
 

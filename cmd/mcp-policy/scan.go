@@ -25,7 +25,9 @@ type envelope struct {
 
 func (e *envelope) isRequest() bool      { return e.method != "" && e.id != nil }
 func (e *envelope) isNotification() bool { return e.method != "" && e.id == nil }
-func (e *envelope) isResponse() bool     { return e.method == "" && e.id != nil && (e.result != nil || e.err != nil) }
+func (e *envelope) isResponse() bool {
+	return e.method == "" && e.id != nil && (e.result != nil || e.err != nil)
+}
 
 // parseEnvelope reads the envelope of msg.
 func parseEnvelope(msg []byte) (envelope, error) {

@@ -176,6 +176,7 @@ func (p *proxy) run(hostIn io.Reader, signals <-chan int) int {
 	case code := <-serverDone:
 		// The host has been told. Requests already on their way get an
 		// error rather than silence while the last answers go out.
+		time.Sleep(100 * time.Millisecond)
 		p.wait(time.Second)
 		return code
 	case <-hostDone:
@@ -456,6 +457,8 @@ func (p *proxy) serverGone() int {
 	for _, hc := range calls {
 		hc.serverDied(why)
 	}
+	// The calls' answers first, then the word to the host.
+	p.wait(time.Second)
 	select {
 	case <-p.ctx.Done(): // we stopped it: nobody to tell
 	default:

@@ -109,7 +109,7 @@ func (c *Config) LoadGrants() ([]rules.Rule, error) {
 	}
 	gs, err := grants.LoadFile(c.GrantsFile)
 	if err != nil {
-		return nil, withLine(c.GrantsFile, err)
+		return nil, withLine(c.GrantsFile, err, grantFault)
 	}
 	c.Protected = append(c.Protected, absPath(c.GrantsFile))
 	return gs, nil
@@ -125,7 +125,7 @@ func (c *Config) OpenGrants() (*grants.Store, error) {
 	}
 	s, err := grants.Open(c.GrantsFile)
 	if err != nil {
-		return nil, withLine(c.GrantsFile, err)
+		return nil, withLine(c.GrantsFile, err, grantFault)
 	}
 	return s, nil
 }
@@ -136,19 +136,35 @@ func (c *Config) OpenGrants() (*grants.Store, error) {
 func ParseRulesFile(file string, data []byte) ([]rules.Rule, error) {
 	rs, err := rules.ParseRules(data, file, true)
 	if err != nil {
-		return nil, withLine(file, err)
+		return nil, withLine(file, err, ruleFault)
 	}
 	return rs, nil
 }
 
+// ruleFault and grantFault say whether one element of an array is a bad
+// rule, or a bad grant.
+func ruleFault(elem []byte) bool {
+	_, err := rules.ParseRules(append(append([]byte("["), elem...), ']'), "", true)
+	return err != nil
+}
+
+func grantFault(elem []byte) bool {
+	rs, err := rules.ParseRules(append(append([]byte("["), elem...), ']'), "", true)
+	if err != nil {
+		return true
+	}
+	_, err = grants.NewStore(rs)
+	return err != nil
+}
+
 // withLine puts the line of file at fault into err's message, after the
 // file's name, when it can find it.
-func withLine(file string, err error) error {
+func withLine(file string, err error, bad func(elem []byte) bool) error {
 	data, rerr := os.ReadFile(file)
 	if rerr != nil {
 		return err
 	}
-	line := faultLine(data)
+	line := faultLine(data, bad)
 	if line == 0 {
 		return err
 	}
@@ -161,8 +177,8 @@ func withLine(file string, err error) error {
 
 // faultLine is the line of data where a JSON array of rules first goes
 // wrong: a syntax error's line, else the first line of the first element
-// that does not parse as a rule on its own; 0 when neither finds one.
-func faultLine(data []byte) int {
+// that is bad on its own; 0 when neither finds one.
+func faultLine(data []byte, bad func(elem []byte) bool) int {
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		var se *json.SyntaxError
@@ -184,13 +200,7 @@ func faultLine(data []byte) int {
 		if err := dec.Decode(&elem); err != nil {
 			return lineAt(data, start)
 		}
-		one := append(append([]byte("["), elem...), ']')
-		if _, err := rules.ParseRules(one, "", true); err != nil {
-			return lineAt(data, start)
-		}
-		var r rules.Rule
-		if json.Unmarshal(elem, &r) == nil && r.Decision == rules.Ask {
-			// A grant may not be an ask, though a rule may.
+		if bad(elem) {
 			return lineAt(data, start)
 		}
 	}

@@ -43,6 +43,7 @@ type hostCall struct {
 	extra    map[string]json.RawMessage // params added for the server: an answered round of its own
 	byHost   bool                       // the host cancelled it
 	diedWith string                     // the server died while it was being decided
+	atServer bool                       // sent on, its answer to come from the server alone
 
 	answered atomic.Bool // the one answer has been given (or the server's passed through)
 }
@@ -63,6 +64,13 @@ func (hc *hostCall) cancelledByHost() {
 	hc.byHost = true
 	hc.mu.Unlock()
 	hc.cancel(errCancelledByHost)
+}
+
+// isAtServer says the call was sent on and waits on the server alone.
+func (hc *hostCall) isAtServer() bool {
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	return hc.atServer
 }
 
 func (hc *hostCall) serverDied(why string) {
@@ -100,16 +108,17 @@ type callParams struct {
 	InputResponses json.RawMessage `json:"inputResponses"`
 }
 
-// hostToolsCall starts deciding a tools/call.
-func (p *proxy) hostToolsCall(msg []byte, env envelope) {
+// hostToolsCall reads a tools/call and returns it, to be decided; nil when
+// it needs no deciding (malformed, or the answer to a round of ours).
+func (p *proxy) hostToolsCall(msg []byte, env envelope) *hostCall {
 	var prm callParams
 	if err := json.Unmarshal(env.params, &prm); err != nil || prm.Name == "" {
 		p.toHost(errorMessage(env.id, -32602, "mcp-policy: tools/call params must be an object naming the tool"))
-		return
+		return nil
 	}
 	if len(prm.RequestState) > len(p.roundPrefix) && prm.RequestState[:len(p.roundPrefix)] == p.roundPrefix {
 		p.resumeRound(env, prm)
-		return
+		return nil
 	}
 	info := p.hostInfo()
 	hc := &hostCall{line: bytes.Clone(msg), params: bytes.Clone(env.params), id: bytes.Clone(env.id), live: true,
@@ -128,7 +137,41 @@ func (p *proxy) hostToolsCall(msg []byte, env envelope) {
 	p.calls[idKey(env.id)] = hc
 	p.wg.Add(1)
 	p.mu.Unlock()
-	go p.runCall(hc)
+	return hc
+}
+
+// dispatch hands hc to an idle worker, or to a new one (the calls of a
+// batch, which the reading goroutine cannot all decide itself).
+func (p *proxy) dispatch(hc *hostCall) {
+	select {
+	case p.work <- hc:
+	default:
+		go p.worker(hc)
+	}
+}
+
+func (p *proxy) worker(hc *hostCall) {
+	for {
+		p.runCall(hc)
+		p.wg.Done()
+		select {
+		case hc = <-p.work:
+		case <-p.ctx.Done():
+			return
+		}
+	}
+}
+
+// done forgets a call that is over: answered, or gone with the server.
+func (p *proxy) done(hc *hostCall) {
+	p.mu.Lock()
+	for k, c := range p.calls {
+		if c == hc {
+			delete(p.calls, k)
+		}
+	}
+	p.mu.Unlock()
+	hc.cancel(context.Canceled)
 }
 
 // callID is the call's id as the policy and the log see it.
@@ -163,19 +206,9 @@ func modernMeta(meta []byte) (string, capsSeen, bool) {
 	return m.Version, capsSeen{elicit: e != nil && (e.Form != nil || e.URL == nil)}, true
 }
 
-// runCall decides one call and answers it.
+// runCall decides one call and answers it, unless it went to the server,
+// whose answer then goes to the host on its own.
 func (p *proxy) runCall(hc *hostCall) {
-	defer p.wg.Done()
-	defer func() {
-		p.mu.Lock()
-		for k, c := range p.calls {
-			if c == hc {
-				delete(p.calls, k)
-			}
-		}
-		p.mu.Unlock()
-		hc.cancel(context.Canceled)
-	}()
 	p.awaitRoots(hc.ctx)
 	set := p.pols.Load()
 	pol := set.forCall(p, hc)
@@ -188,6 +221,13 @@ func (p *proxy) runCall(hc *hostCall) {
 // finishCall gives the host the call's answer, unless the server's went
 // already.
 func (p *proxy) finishCall(hc *hostCall, r provider.Result) {
+	hc.mu.Lock()
+	atServer := hc.atServer
+	hc.mu.Unlock()
+	if atServer {
+		return // the server answers, straight to the host
+	}
+	defer p.done(hc)
 	if !hc.claim() {
 		return
 	}
@@ -218,7 +258,11 @@ func (p *proxy) callAnswered(hc *hostCall, msg []byte, env envelope) {
 	if hc.claim() {
 		p.toHost(msg)
 	}
-	hc.resp <- upReply{forwarded: true}
+	if hc.modern {
+		hc.resp <- upReply{forwarded: true}
+		return
+	}
+	p.done(hc) // nobody waits on resp: forwardCall left it at the server
 }
 
 // serverProvider is the provider below the policy: it sends an allowed
@@ -261,6 +305,16 @@ func (p *proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 		}
 		p.pending[key] = &hostRequest{method: methodToolsCall, id: id, call: hc}
 		p.mu.Unlock()
+		if !hc.modern {
+			// Before 2026-07-28 nothing in the server's answer is for the
+			// proxy: it goes to the host as it comes (callAnswered), and
+			// this worker need not wait for it.
+			hc.mu.Lock()
+			hc.atServer = true
+			hc.mu.Unlock()
+			p.toUpstream(line)
+			return provider.Result{Role: "tool", ToolCallID: hc.call.ID}
+		}
 		p.toUpstream(line)
 		var r upReply
 		select {

@@ -179,6 +179,11 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		up = su
 	}
 	p.up = up
+	for _, f := range []any{stdin, stdout} {
+		if f, ok := f.(*os.File); ok {
+			growPipe(f) // the host's pipes, when they are pipes
+		}
+	}
 	return p.run(stdin, signals())
 }
 

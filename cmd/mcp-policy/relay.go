@@ -117,7 +117,13 @@ type proxy struct {
 
 	rootsReady chan struct{}
 	rootsOnce  sync.Once
-	wg         sync.WaitGroup // goroutines answering calls and questions
+	wg         sync.WaitGroup // calls being decided, questions being answered
+	work       chan *hostCall // to an idle worker
+
+	reader   chan *lineReader // the host's stdin, handed to whoever reads on
+	standing atomic.Int32     // goroutines waiting to be handed it
+	hostDone chan struct{}    // closed at the end of the host's input
+	doneOnce sync.Once
 }
 
 func newProxy(opt options, up upstream, hostOut io.Writer) *proxy {
@@ -129,7 +135,8 @@ func newProxy(opt options, up upstream, hostOut io.Writer) *proxy {
 		ctx: ctx, cancel: cancel, hostGone: make(chan struct{}),
 		pending: map[string]*hostRequest{}, calls: map[string]*hostCall{},
 		ownUp: map[string]chan reply{}, ownHost: map[string]chan reply{}, rounds: map[string]*round{},
-		rootsReady: make(chan struct{}),
+		rootsReady: make(chan struct{}), work: make(chan *hostCall),
+		reader: make(chan *lineReader, 1), hostDone: make(chan struct{}),
 	}
 	p.host = &lineWriter{w: hostOut, onErr: func(error) { p.goneOnce.Do(func() { close(p.hostGone) }) }}
 	return p
@@ -159,18 +166,7 @@ func (p *proxy) run(hostIn io.Reader, signals <-chan int) int {
 		}
 		serverDone <- p.serverGone()
 	}()
-	hostDone := make(chan struct{})
-	go func() {
-		defer close(hostDone)
-		lr := newLineReader(hostIn)
-		for {
-			msg, err := lr.next()
-			if err != nil {
-				return
-			}
-			p.fromHost(msg)
-		}
-	}()
+	go p.readHost(newLineReader(hostIn))
 	sig := 0
 	select {
 	case code := <-serverDone:
@@ -179,7 +175,7 @@ func (p *proxy) run(hostIn io.Reader, signals <-chan int) int {
 		time.Sleep(100 * time.Millisecond)
 		p.wait(time.Second)
 		return code
-	case <-hostDone:
+	case <-p.hostDone:
 	case <-p.hostGone:
 	case sig = <-signals:
 	}
@@ -209,7 +205,53 @@ func (p *proxy) wait(d time.Duration) {
 
 // ---- messages from the host
 
-func (p *proxy) fromHost(msg []byte) {
+// readHost reads the host's messages while it holds lr, the one reader of
+// the host's stdin. A tools/call is decided by the goroutine that read it:
+// it hands lr to a goroutine standing by (starting one if none is) and
+// decides, so that no handing over stands between the host's request and
+// the server; then it stands by itself. Whoever reads end of input closes
+// hostDone.
+func (p *proxy) readHost(lr *lineReader) {
+	for {
+		msg, err := lr.next()
+		if err != nil {
+			p.doneOnce.Do(func() { close(p.hostDone) })
+			return
+		}
+		hc := p.fromHost(msg)
+		if hc == nil {
+			continue
+		}
+		if p.standing.Load() == 0 {
+			p.standing.Add(1)
+			go p.standBy()
+		}
+		p.reader <- lr
+		p.runCall(hc)
+		p.wg.Done()
+		p.standing.Add(1)
+		select {
+		case lr = <-p.reader:
+			p.standing.Add(-1)
+		case <-p.ctx.Done():
+			return
+		}
+	}
+}
+
+// standBy waits to be handed the reader.
+func (p *proxy) standBy() {
+	select {
+	case lr := <-p.reader:
+		p.standing.Add(-1)
+		p.readHost(lr)
+	case <-p.ctx.Done():
+	}
+}
+
+// fromHost handles one message of the host's, and returns the tools/call
+// in it for the caller to decide, if it is one.
+func (p *proxy) fromHost(msg []byte) *hostCall {
 	env, err := parseEnvelope(msg)
 	if err != nil {
 		if elems, berr := splitBatch(msg); berr == nil {
@@ -217,12 +259,14 @@ func (p *proxy) fromHost(msg []byte) {
 			// tools/call in it can pass undecided; its answers come back
 			// one by one.
 			for _, e := range elems {
-				p.fromHost(append(bytes.Clone(e), '\n'))
+				if hc := p.fromHost(append(bytes.Clone(e), '\n')); hc != nil {
+					p.dispatch(hc)
+				}
 			}
-			return
+			return nil
 		}
 		p.warnf("the host sent a line that is not a JSON-RPC message; dropped: %.120q", msg)
-		return
+		return nil
 	}
 	switch {
 	case env.isResponse():
@@ -233,21 +277,21 @@ func (p *proxy) fromHost(msg []byte) {
 		p.mu.Unlock()
 		if ours {
 			ch <- reply{result: bytes.Clone(env.result), err: bytes.Clone(env.err)}
-			return
+			return nil
 		}
 		p.toUpstream(msg)
 	case env.isRequest():
 		if p.ownID(env.id) {
 			p.toHost(errorMessage(env.id, -32600, "mcp-policy: request ids starting "+p.prefix+" are the proxy's own"))
-			return
+			return nil
 		}
 		if why := p.deadReason(); why != "" {
 			p.answerDead(env.method, env.id, why)
-			return
+			return nil
 		}
 		switch env.method {
 		case methodToolsCall:
-			p.hostToolsCall(msg, env)
+			return p.hostToolsCall(msg, env)
 		case methodInitialize:
 			p.readInitialize(env.params)
 			p.forward(msg, env, p.readInitializeResult)
@@ -277,6 +321,7 @@ func (p *proxy) fromHost(msg []byte) {
 	default:
 		p.warnf("the host sent a message that is neither request, response nor notification; dropped: %.120q", msg)
 	}
+	return nil
 }
 
 // forward sends a host request to the server, to be answered by the
@@ -367,17 +412,35 @@ func (p *proxy) hostCancelled(params []byte) {
 	if raw == nil {
 		return
 	}
+	key := idKey(raw)
 	p.mu.Lock()
-	hc := p.calls[idKey(raw)]
+	hc := p.calls[key]
+	if hc != nil && hc.isAtServer() {
+		// The server was told too (the notification went on); if it
+		// answers anyway, the answer goes to the host, which ignores it.
+		if hr := p.pending[key]; hr != nil && hr.call == hc {
+			delete(p.pending, key)
+		}
+	}
 	p.mu.Unlock()
 	if hc != nil {
 		hc.cancelledByHost()
+		if hc.isAtServer() {
+			p.done(hc)
+		}
 	}
 }
 
 // ---- messages from the server
 
 func (p *proxy) fromUpstream(msg []byte) {
+	if len(msg) >= bigMessage {
+		// A big answer (a file read) is routed by its id without a scan of
+		// it, when the routing needs nothing else.
+		if id, ok := tailResponseID(msg); ok && p.routeBig(msg, id) {
+			return
+		}
+	}
 	env, err := parseEnvelope(msg)
 	if err != nil {
 		if elems, berr := splitBatch(msg); berr == nil {
@@ -434,6 +497,32 @@ func (p *proxy) fromUpstream(msg []byte) {
 	}
 }
 
+// routeBig passes a big response to the host when that is all there is
+// to do with it: it answers a host request that needs no reading, or a
+// call before 2026-07-28. It reports false, having done nothing, when the
+// response must be read (the proxy's own request, a snooped result, a
+// 2026-07-28 call that may be an input-required round).
+func (p *proxy) routeBig(msg, id []byte) bool {
+	key := idKey(id)
+	p.mu.Lock()
+	_, ours := p.ownUp[key]
+	hr := p.pending[key]
+	plain := !ours && (hr == nil || (hr.call != nil && !hr.call.modern) || (hr.call == nil && hr.snoop == nil))
+	if plain {
+		delete(p.pending, key)
+	}
+	p.mu.Unlock()
+	if !plain {
+		return false
+	}
+	if hr != nil && hr.call != nil {
+		p.callAnswered(hr.call, msg, envelope{id: id})
+		return true
+	}
+	p.toHost(msg)
+	return true
+}
+
 // serverGone answers everything that waited on the server, tells the host,
 // and returns the server's exit status.
 func (p *proxy) serverGone() int {
@@ -444,6 +533,13 @@ func (p *proxy) serverGone() int {
 	p.pending, p.ownUp = map[string]*hostRequest{}, map[string]chan reply{}
 	p.mu.Unlock()
 	for _, hr := range pending {
+		if hc := hr.call; hc != nil && hc.isAtServer() {
+			if hc.claim() {
+				p.toHost(resultMessage(hr.id, errorResult("mcp-policy: "+why+"; the call may not have finished.")))
+			}
+			p.done(hc)
+			continue
+		}
 		if hr.call != nil {
 			hr.call.resp <- upReply{fail: why}
 			continue

@@ -255,3 +255,68 @@ func splitBatch(msg []byte) ([][]byte, error) {
 		}
 	}
 }
+
+// bigMessage is the size from which a response is routed by the tail of
+// its text (tailResponseID) rather than by a scan of it.
+const bigMessage = 64 << 10
+
+// tailResponseID reads the id of a response shaped as the TypeScript SDK
+// writes them, {"result":…,"jsonrpc":"2.0","id":ID}, from the ends of the
+// text alone: the first member is "result" and the last is "id", a number
+// or a string without escapes. In JSON that is valid those two ends can
+// mean nothing else; any other shape reports false, and is scanned.
+func tailResponseID(msg []byte) ([]byte, bool) {
+	i := skipSpace(msg, 0)
+	if !bytes.HasPrefix(msg[i:], []byte(`{"result"`)) {
+		return nil, false
+	}
+	j := len(msg)
+	for j > 0 && (msg[j-1] == ' ' || msg[j-1] == '\t' || msg[j-1] == '\n' || msg[j-1] == '\r') {
+		j--
+	}
+	if j == 0 || msg[j-1] != '}' {
+		return nil, false
+	}
+	j = skipSpaceBack(msg, j-1)
+	end := j
+	switch {
+	case j > 0 && msg[j-1] >= '0' && msg[j-1] <= '9':
+		for j > 0 && msg[j-1] >= '0' && msg[j-1] <= '9' {
+			j--
+		}
+		if j > 0 && msg[j-1] == '-' {
+			j--
+		}
+	case j > 0 && msg[j-1] == '"':
+		k := bytes.LastIndexByte(msg[:j-1], '"')
+		if k < 0 || bytes.IndexByte(msg[k:j], '\\') >= 0 {
+			return nil, false
+		}
+		j = k
+	default:
+		return nil, false
+	}
+	id := msg[j:end]
+	j = skipSpaceBack(msg, j)
+	if j == 0 || msg[j-1] != ':' {
+		return nil, false
+	}
+	j = skipSpaceBack(msg, j-1)
+	if j < 5 || string(msg[j-4:j]) != `"id"` {
+		return nil, false
+	}
+	j = skipSpaceBack(msg, j-4)
+	if j == 0 || msg[j-1] != ',' {
+		return nil, false
+	}
+	return id, true
+}
+
+// skipSpaceBack returns the index just after the last non-space byte
+// before j.
+func skipSpaceBack(b []byte, j int) int {
+	for j > 0 && (b[j-1] == ' ' || b[j-1] == '\t' || b[j-1] == '\n' || b[j-1] == '\r') {
+		j--
+	}
+	return j
+}

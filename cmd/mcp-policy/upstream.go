@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,41 +30,68 @@ type upstream interface {
 	stoppedByUs() bool
 }
 
-// lineReader reads newline-delimited messages. A message is returned with
-// its newline, in a buffer reused by the next call.
+// lineReader reads newline-delimited messages into a buffer of its own,
+// read into as much at a time as the buffer holds, and returns each
+// message (its newline included) as a slice of that buffer, valid until
+// the next call: a message is copied once, from the pipe.
 type lineReader struct {
-	r   *bufio.Reader
-	big []byte
+	r       io.Reader
+	buf     []byte
+	start   int // buf[start:end] is unread
+	end     int
+	scanned int // buf[start:scanned] holds no newline
+	err     error
 }
+
+const (
+	readSize   = 64 << 10
+	keepBuffer = 4 << 20 // a buffer grown past this is let go once empty
+)
 
 func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
+	return &lineReader{r: r, buf: make([]byte, readSize)}
 }
 
-// next returns the next line that is not blank.
+// next returns the next line that is not blank; a last line without its
+// newline is still a message.
 func (lr *lineReader) next() ([]byte, error) {
 	for {
-		line, err := lr.r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			lr.big = append(lr.big[:0], line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = lr.r.ReadSlice('\n')
-				lr.big = append(lr.big, line...)
-			}
-			line = lr.big
-			if cap(lr.big) > 8<<20 {
-				lr.big = nil // do not keep a huge buffer for good
-			}
-		}
-		if len(bytes.TrimSpace(line)) > 0 {
-			if err != nil && line[len(line)-1] != '\n' {
-				// A last line without its newline is still a message.
-				line = append(line, '\n')
+		if i := bytes.IndexByte(lr.buf[lr.scanned:lr.end], '\n'); i >= 0 {
+			nl := lr.scanned + i
+			line := lr.buf[lr.start : nl+1]
+			lr.start, lr.scanned = nl+1, nl+1
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
 			}
 			return line, nil
 		}
+		lr.scanned = lr.end
+		if lr.err != nil {
+			line := lr.buf[lr.start:lr.end]
+			lr.start, lr.scanned = lr.end, lr.end
+			if len(bytes.TrimSpace(line)) > 0 {
+				return append(line, '\n'), nil
+			}
+			return nil, lr.err
+		}
+		if lr.start == lr.end && len(lr.buf) > keepBuffer {
+			lr.buf, lr.start, lr.end, lr.scanned = make([]byte, readSize), 0, 0, 0
+		}
+		if lr.end == len(lr.buf) {
+			if lr.start > 0 {
+				n := copy(lr.buf, lr.buf[lr.start:lr.end])
+				lr.start, lr.end, lr.scanned = 0, n, n
+			}
+			if lr.end > len(lr.buf)/2 {
+				bigger := make([]byte, 2*len(lr.buf))
+				copy(bigger, lr.buf[:lr.end])
+				lr.buf = bigger
+			}
+		}
+		n, err := lr.r.Read(lr.buf[lr.end:])
+		lr.end += n
 		if err != nil {
-			return nil, err
+			lr.err = err
 		}
 	}
 }
@@ -146,6 +171,10 @@ func startStdio(command string, args []string, stderr io.Writer) (*stdioUpstream
 		outW.Close()
 		return nil, err
 	}
+	// Roomy pipes: a 1 MB answer is written in one go rather than in
+	// 64 KB turns of the server and the proxy.
+	growPipe(inW)
+	growPipe(outR)
 	cmd := exec.Command(path, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.SysProcAttr = sysProcAttr()
@@ -159,7 +188,7 @@ func startStdio(command string, args []string, stderr io.Writer) (*stdioUpstream
 		errR.Close()
 		return nil, err
 	}
-	u := &stdioUpstream{command: command, cmd: cmd, stdin: inW, out: newLineReader(outR),
+	u := &stdioUpstream{command: command, cmd: cmd, stdin: inW, out: newLineReader(blocking(outR)),
 		tail: &tailBuffer{tee: stderr}, exited: make(chan struct{}), drained: make(chan struct{})}
 	u.w.w = inW
 	go func() {

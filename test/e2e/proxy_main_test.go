@@ -95,8 +95,13 @@ type proxied struct {
 // server and initializes it. It is closed when the test ends.
 func startProxied(t testing.TB, flags []string, server []string, ho hostOptions) *proxied {
 	t.Helper()
+	return startProxiedArgs(t, append(append(append([]string{"proxy"}, flags...), "--"), server...), ho)
+}
+
+// startProxiedArgs runs `mcp-policy ARGS...` as the host's server.
+func startProxiedArgs(t testing.TB, args []string, ho hostOptions) *proxied {
+	t.Helper()
 	ph := &proxied{t: t, stderr: &syncBuffer{}}
-	args := append(append(append([]string{"proxy"}, flags...), "--"), server...)
 	tr := transport.NewStdioWithOptions(proxyBinary(t), nil, args,
 		transport.WithCommandFunc(func(_ context.Context, command string, _, args []string) (*exec.Cmd, error) {
 			cmd := exec.Command(command, args...)

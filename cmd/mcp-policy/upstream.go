@@ -282,6 +282,9 @@ func (u *stdioUpstream) exit() (int, string) {
 		}
 	}
 	<-u.exited
+	// What the server started and left behind in its group goes with it
+	// (npx's node, when npx is killed).
+	u.signal(syscall.SIGKILL)
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	code, why := 1, "the MCP server exited"

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -248,7 +249,7 @@ func TestProxyFilesystemHostRoots(t *testing.T) {
 	server, dir := officialFSServer(t)
 	mkfile(t, dir, "notes.md", "notes\n")
 	logFile := filepath.Join(t.TempDir(), "decisions.jsonl")
-	roots := rootsOf{dir}
+	roots := &rootsOf{dirs: []string{dir}}
 	ph := startProxied(t, []string{"--log", logFile}, server, hostOptions{roots: roots})
 	wantCallOK(t, ph.call("list_directory", map[string]any{"path": dir}))
 	// The server asked the host for its roots, through the proxy, as the
@@ -257,48 +258,71 @@ func TestProxyFilesystemHostRoots(t *testing.T) {
 		t.Fatalf("roots/list reached the host %d times, want the server's and the proxy's", n)
 	}
 	// The policy resolved the relative path against the host's root.
+	lastPaths := func() []any {
+		es := logLines(t, logFile)
+		return es[len(es)-1]["result"].(map[string]any)["paths"].([]any)
+	}
 	ph.call("get_file_info", map[string]any{"path": "notes.md"})
-	es := logLines(t, logFile)
-	last := es[len(es)-1]["result"].(map[string]any)
-	if ps := last["paths"].([]any); len(ps) != 1 || ps[0] != filepath.Join(dir, "notes.md") {
-		t.Fatalf("paths %v: the host's root is not the policy's", last["paths"])
+	if ps := lastPaths(); len(ps) != 1 || ps[0] != filepath.Join(dir, "notes.md") {
+		t.Fatalf("paths %v: the host's root is not the policy's", ps)
+	}
+
+	// The host's roots change: the policy follows.
+	other := mkdir(t, dir, "other")
+	roots.set(other, dir)
+	n := roots.calls()
+	if err := ph.RootListChanges(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for roots.calls() < n+2 { // the server's roots/list and the proxy's
+		if time.Now().After(deadline) {
+			t.Fatalf("roots/list after the change reached the host %d times", roots.calls()-n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The new policy is in place by the time the proxy's roots/list is
+	// answered and read; a call a moment later decides by it.
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		ph.call("get_file_info", map[string]any{"path": "notes.md"})
+		if ps := lastPaths(); len(ps) == 1 && ps[0] == filepath.Join(other, "notes.md") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("paths %v: the policy did not take the host's new root", lastPaths())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// rootsOf is a host's roots handler counting its calls.
-type rootsOf []string
-
-var rootsCalls = map[string]int{}
-
-func (r rootsOf) calls() int {
-	rootsMu.Lock()
-	defer rootsMu.Unlock()
-	return rootsCalls[r[0]]
+// rootsOf is a host's roots handler: its roots can change, and it counts
+// the times it was asked.
+type rootsOf struct {
+	mu    sync.Mutex
+	dirs  []string
+	asked int
 }
 
-func (r rootsOf) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
-	rootsMu.Lock()
-	rootsCalls[r[0]]++
-	rootsMu.Unlock()
+func (r *rootsOf) calls() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.asked
+}
+
+func (r *rootsOf) set(dirs ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dirs = dirs
+}
+
+func (r *rootsOf) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.asked++
 	var out mcp.ListRootsResult
-	for _, d := range r {
+	for _, d := range r.dirs {
 		out.Roots = append(out.Roots, mcp.Root{URI: "file://" + d, Name: filepath.Base(d)})
 	}
 	return &out, nil
 }
-
-var rootsMu = newMutex()
-
-func newMutex() *timedMutex { return &timedMutex{ch: make(chan struct{}, 1)} }
-
-// timedMutex is a mutex for package-level test state.
-type timedMutex struct{ ch chan struct{} }
-
-func (m *timedMutex) Lock() {
-	select {
-	case m.ch <- struct{}{}:
-	case <-time.After(10 * time.Second):
-		panic("test state lock held for 10s")
-	}
-}
-func (m *timedMutex) Unlock() { <-m.ch }

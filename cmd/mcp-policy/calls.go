@@ -29,7 +29,8 @@ type hostCall struct {
 	// meta is that _meta.
 	modern    bool
 	meta      []byte
-	canElicit bool
+	canElicit bool // in form mode: the proxy's questions
+	anyElicit bool // in any mode: the server's
 	protocol  string
 
 	ctx    context.Context
@@ -122,10 +123,10 @@ func (p *proxy) hostToolsCall(msg []byte, env envelope) *hostCall {
 	}
 	info := p.hostInfo()
 	hc := &hostCall{line: bytes.Clone(msg), params: bytes.Clone(env.params), id: bytes.Clone(env.id), live: true,
-		canElicit: info.elicit, protocol: info.protocol, resp: make(chan upReply, 1)}
+		canElicit: info.elicit, anyElicit: info.anyElicit, protocol: info.protocol, resp: make(chan upReply, 1)}
 	if version, caps, ok := modernMeta(prm.Meta); ok {
 		hc.modern, hc.meta, hc.protocol = true, bytes.Clone(prm.Meta), version
-		hc.canElicit = caps.elicit
+		hc.canElicit, hc.anyElicit = caps.elicit, caps.anyElicit
 	}
 	args := string(prm.Arguments)
 	if len(bytes.TrimSpace(prm.Arguments)) == 0 || string(prm.Arguments) == "null" {
@@ -182,7 +183,7 @@ func callID(raw []byte) string {
 	return string(raw)
 }
 
-type capsSeen struct{ elicit bool }
+type capsSeen struct{ elicit, anyElicit bool }
 
 // modernMeta reads a request's _meta: its protocol version when that is
 // 2026-07-28 or later, and the capabilities it declares.
@@ -203,7 +204,7 @@ func modernMeta(meta []byte) (string, capsSeen, bool) {
 		return "", capsSeen{}, false
 	}
 	e := m.Caps.Elicitation
-	return m.Version, capsSeen{elicit: e != nil && (e.Form != nil || e.URL == nil)}, true
+	return m.Version, capsSeen{elicit: e != nil && (e.Form != nil || e.URL == nil), anyElicit: e != nil}, true
 }
 
 // runCall decides one call and answers it, unless it went to the server,

@@ -58,9 +58,9 @@ func (s *policySet) forCall(p *proxy, hc *hostCall) *policy.Policy {
 // when the host can elicit (whatever --ask says: it is the server's
 // question, not a permission), else the headless policy's, which declines.
 func (s *policySet) elicitHook(p *proxy, hc *hostCall) provider.ElicitFunc {
-	can := p.hostInfo().elicit
+	can := p.hostInfo().anyElicit
 	if hc != nil && hc.modern {
-		can = hc.canElicit
+		can = hc.anyElicit
 	}
 	if can {
 		return s.interactive.ElicitHook()

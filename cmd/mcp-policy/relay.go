@@ -81,8 +81,8 @@ type hostRequest struct {
 // hostInfo is what the host said of itself in initialize.
 type hostInfo struct {
 	protocol  string // negotiated (the server's answer), else asked for
-	elicit    bool
-	elicitURL bool
+	elicit    bool   // form mode: the proxy can ask its questions
+	anyElicit bool   // form or URL mode: the server's questions can be put
 	roots     bool
 }
 
@@ -384,7 +384,7 @@ func (p *proxy) readInitialize(params []byte) {
 	e := in.Capabilities.Elicitation
 	// An empty elicitation object is form mode (protocol 2025-06-18).
 	p.info.elicit = e != nil && (e.Form != nil || e.URL == nil)
-	p.info.elicitURL = e != nil && e.URL != nil
+	p.info.anyElicit = e != nil
 	p.info.roots = in.Capabilities.Roots != nil
 }
 

@@ -238,3 +238,23 @@ func TestProxyEverythingPassThrough(t *testing.T) {
 		t.Fatalf("no image in %+v", ip.Content)
 	}
 }
+
+// TestProxyEverythingURLElicitation: a host that can elicit in URL mode
+// only gets the server's URL elicitation through the proxy; its permission
+// questions, which need a form, get the headless refusal.
+func TestProxyEverythingURLElicitation(t *testing.T) {
+	person := &human{answer: func(mcp.ElicitationRequest) *mcp.ElicitationResult {
+		return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept}}
+	}}
+	ph := startProxied(t, []string{"--rules", allowRules(t, "trigger-url-elicitation")}, everythingServer(t), hostOptions{elicit: person,
+		caps: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{URL: &struct{}{}}}})
+	wantCallOK(t, ph.call("trigger-url-elicitation", map[string]any{"url": "https://example.com/consent"}))
+	qs := person.asked()
+	if len(qs) != 1 || qs[0].Params.Mode != "url" || qs[0].Params.URL != "https://example.com/consent" {
+		t.Fatalf("the host was asked %+v", qs)
+	}
+	wantCallError(t, ph.call("get-sum", map[string]any{"a": 1, "b": 2}), "Permission required: 'get-sum' needs approval, but")
+	if len(person.asked()) != 1 {
+		t.Fatal("a permission question went to a host that cannot show a form")
+	}
+}

@@ -81,6 +81,7 @@ type hostOptions struct {
 	roots    client.RootsHandler
 	env      []string // added to the proxy's environment (and so the server's)
 	legacy   bool     // speak protocol 2025-11-25 even to a server that speaks 2026-07-28
+	caps     *mcp.ClientCapabilities
 }
 
 // proxied is an mcp-go client host talking to a server through the proxy.
@@ -124,6 +125,9 @@ func startProxiedArgs(t testing.TB, args []string, ho hostOptions) *proxied {
 	}
 	if ho.legacy {
 		opts = append(opts, client.WithLegacyProtocolOnly())
+	}
+	if ho.caps != nil {
+		opts = append(opts, client.WithClientCapabilities(*ho.caps))
 	}
 	ph.Client = client.NewClient(tr, opts...)
 	// Start's ctx is the one the client answers the server's requests on

@@ -74,7 +74,10 @@ func (h *pipeHost) roundTrip(b *testing.B, req []byte) []byte {
 // filesystem server, straight over its pipes and through mcp-policy proxy
 // (decided by the default read-only rule, forwarded byte for byte), in
 // turn in one loop, for an 18-byte and a 1 MB file. It reports the median
-// of each and the proxy's overhead in percent of the direct round trip.
+// of each and the proxy's overhead in percent of the direct round trip;
+// and, measured in the same loop, the overhead of a process that does
+// nothing but copy bytes both ways (io.Copy): the part of the proxy's cost
+// that is being a process between two pipes at all.
 //
 //	npm ci --prefix test/npm && go test ./test/e2e/ -run '^$' -bench ProxyRoundTrip -benchtime 2000x
 func BenchmarkProxyRoundTrip(b *testing.B) {
@@ -96,6 +99,9 @@ func BenchmarkProxyRoundTrip(b *testing.B) {
 	server := []string{node, entry, dir}
 	straight := startPipeHost(b, server)
 	through := startPipeHost(b, append([]string{proxyBinary(b), "proxy", "--"}, server...))
+	// The floor: a process that only copies bytes both ways between the
+	// host and the server. What it costs, any proxy process costs.
+	relay := startPipeHost(b, append([]string{relayBinary(b)}, server...))
 
 	request := func(file string) []byte {
 		p, _ := json.Marshal(filepath.Join(dir, file))
@@ -116,10 +122,11 @@ func BenchmarkProxyRoundTrip(b *testing.B) {
 				b.Fatalf("response %.300s", resp)
 			}
 		}
-		// Node compiles the server's hot paths as it runs: warm both up.
+		// Node compiles the server's hot paths as it runs: warm them up.
 		for range tc.warmup {
 			check(straight.roundTrip(b, req))
 			check(through.roundTrip(b, req))
+			check(relay.roundTrip(b, req))
 		}
 		// Through the proxy, the server's answer is the same bytes.
 		if d, p := straight.roundTrip(b, req), through.roundTrip(b, req); !bytes.Equal(d, p) {
@@ -131,19 +138,62 @@ func BenchmarkProxyRoundTrip(b *testing.B) {
 				check(h.roundTrip(b, req))
 				return time.Since(start)
 			}
-			var d, p []time.Duration
+			hosts := []*pipeHost{straight, through, relay}
+			times := make([][]time.Duration, len(hosts))
 			for i := 0; b.Loop(); i++ {
-				// Each goes first in turn, so neither always follows the other.
-				if i%2 == 0 {
-					d, p = append(d, timed(straight)), append(p, timed(through))
-				} else {
-					p, d = append(p, timed(through)), append(d, timed(straight))
+				// Each goes first in turn, so none always follows another.
+				for j := range hosts {
+					k := (i + j) % len(hosts)
+					times[k] = append(times[k], timed(hosts[k]))
 				}
 			}
-			md, mp := median(d), median(p)
+			md, mp, mr := median(times[0]), median(times[1]), median(times[2])
 			b.ReportMetric(float64(md.Microseconds()), "direct-µs")
 			b.ReportMetric(float64(mp.Microseconds()), "proxy-µs")
 			b.ReportMetric(100*float64(mp-md)/float64(md), "overhead-%")
+			b.ReportMetric(100*float64(mr-md)/float64(md), "copy-relay-overhead-%")
 		})
 	}
+}
+
+// copyRelay is the floor of BenchmarkProxyRoundTrip: a process between
+// host and server that copies bytes both ways and does nothing else.
+const copyRelay = `package main
+
+import (
+	"io"
+	"os"
+	"os/exec"
+)
+
+func main() {
+	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		os.Exit(1)
+	}
+	go func() { _, _ = io.Copy(in, os.Stdin); in.Close() }()
+	_, _ = io.Copy(os.Stdout, out)
+	_ = cmd.Wait()
+}
+`
+
+// relayBinary builds copyRelay.
+func relayBinary(b *testing.B) string {
+	b.Helper()
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(copyRelay), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module relay\n\ngo 1.26\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-o", "relay", ".")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building the copy relay: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "relay")
 }

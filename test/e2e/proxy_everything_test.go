@@ -148,7 +148,7 @@ func TestProxyEverythingSampling(t *testing.T) {
 }
 
 // TestProxyEverythingPassThrough: resources, resource templates, prompts,
-// completions and logging pass through as they would directly; progress
+// completions, logging and ping pass through as they would directly; progress
 // notifications of a long call arrive; an image result arrives as the
 // server sent it.
 func TestProxyEverythingPassThrough(t *testing.T) {
@@ -191,6 +191,15 @@ func TestProxyEverythingPassThrough(t *testing.T) {
 	gp, errP := ph.GetPrompt(ctx, get)
 	gd, errD := dc.GetPrompt(ctx, get)
 	same("prompts/get", gp, gd, errP, errD)
+	var complete mcp.CompleteRequest
+	complete.Params.Ref = mcp.PromptReference{Type: "ref/prompt", Name: "completable-prompt"}
+	complete.Params.Argument = mcp.CompleteArgument{Name: "department", Value: "E"}
+	kp, errP := ph.Complete(ctx, complete)
+	kd, errD := dc.Complete(ctx, complete)
+	same("completion/complete", kp, kd, errP, errD)
+	if len(kp.Completion.Values) != 1 || kp.Completion.Values[0] != "Engineering" {
+		t.Fatalf("completion %+v", kp.Completion)
+	}
 	if err := ph.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelDebug}}); err != nil {
 		t.Fatalf("logging/setLevel: %v", err)
 	}

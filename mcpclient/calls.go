@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/mcp-policy/mcp-policy/provider"
 )
 
 // errCallTimeout is the cancellation cause of a call whose timeout ran out.
@@ -18,6 +20,7 @@ type callKey struct{}
 // context deadline so that it can be paused while the elicitation hook waits
 // on a human.
 type call struct {
+	pc     provider.Call
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
@@ -31,9 +34,9 @@ type call struct {
 }
 
 // begin registers a call in flight on c.
-func (c *Client) begin(parent context.Context) *call {
+func (c *Client) begin(parent context.Context, pc provider.Call) *call {
 	ctx, cancel := context.WithCancelCause(parent)
-	cl := &call{cancel: cancel}
+	cl := &call{pc: pc, cancel: cancel}
 	cl.ctx = context.WithValue(ctx, callKey{}, cl)
 	if d := c.cfg.callTimeout; d > 0 {
 		cl.deadline = time.Now().Add(d)

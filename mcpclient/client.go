@@ -30,10 +30,27 @@
 // legacy path the server receives a JSON-RPC error for its elicitation/create,
 // on the 2026-07-28 path the tool call fails; either way the call's Result is
 // an IsError result. A hook that wants the server to carry on should return a
-// decline instead.
+// decline instead. So does an accepted answer that does not fit the form the
+// server asked for. The hook's ctx carries the call it is attributed to
+// (provider.CallFrom), which a policy puts in its server-elicit question.
+//
+// # A client that fails fast
+//
+// The start-up is bounded (DefaultHandshakeTimeout) even when ctx is not,
+// and a start-up that fails kills the server at once. A server that writes
+// anything but JSON-RPC to stdout ends the connection: waiting calls fail
+// at once with what it wrote, and it is stopped. Results carry the server's
+// whole CallToolResult (provider.Result.MCP) beside the text.
+//
+// # What else the client can declare
+//
+// WithSamplingHandler (sampling/createMessage), WithRoots (roots/list; give
+// it the policy's roots), WithURLElicitation (URL-mode elicitation), and
+// WithEnviron for an environment the caller sets whole.
 package mcpclient
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -56,13 +73,23 @@ import (
 // DefaultCallTimeout bounds one tool call unless WithCallTimeout says otherwise.
 const DefaultCallTimeout = 60 * time.Second
 
+// DefaultHandshakeTimeout bounds the start-up (process start and MCP
+// handshake) when the ctx given to ConnectStdio has no earlier deadline.
+const DefaultHandshakeTimeout = 30 * time.Second
+
 // Option configures ConnectStdio.
 type Option func(*config)
 
 type config struct {
 	hook        provider.ElicitFunc
+	urlElicit   bool
+	sampling    SamplingFunc
+	roots       []string
 	callTimeout time.Duration
+	handshake   time.Duration
 	env         []string
+	environ     []string
+	environSet  bool
 	name        string
 	version     string
 	stderr      io.Writer
@@ -70,9 +97,59 @@ type config struct {
 
 // WithElicitHook answers the server's elicitations. Only with a hook does the
 // client declare the elicitation capability, so a server without it knows it
-// cannot ask.
+// cannot ask. Content the hook accepts is checked against the form the
+// server asked for before it goes back: an answer that does not fit fails
+// the elicitation.
 func WithElicitHook(f provider.ElicitFunc) Option {
 	return func(c *config) { c.hook = f }
+}
+
+// WithURLElicitation declares URL-mode elicitation too (protocol
+// 2025-11-25): the server may ask the human to open a URL, and the hook is
+// handed that request (params "mode": "url", "url", "elicitationId") to
+// show it and answer accept, decline or cancel, without content. It takes
+// effect only with WithElicitHook.
+func WithURLElicitation() Option {
+	return func(c *config) { c.urlElicit = true }
+}
+
+// SamplingFunc answers a server's request for an LLM completion
+// (sampling/createMessage).
+type SamplingFunc func(ctx context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
+
+// WithSamplingHandler lets the server sample the host's model through f;
+// only with it does the client declare the sampling capability. ctx derives
+// from the provoking call's, as an elicitation's does, where the protocol
+// allows.
+func WithSamplingHandler(f SamplingFunc) Option {
+	return func(c *config) { c.sampling = f }
+}
+
+// WithRoots declares the roots capability and answers roots/list with
+// these directories (as file:// URIs): give it the policy's roots
+// (RootDirs), so that the server works where the policy resolves relative
+// paths. Note that some servers take the client's roots as their sandbox
+// (server-filesystem replaces its command-line directories with them).
+func WithRoots(dirs ...string) Option {
+	return func(c *config) { c.roots = append([]string(nil), dirs...) }
+}
+
+// RootDirs are the distinct directories of a policy's roots, in key order.
+func RootDirs(roots map[string]string) []string {
+	keys := make([]string, 0, len(roots))
+	for k := range roots {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	seen := map[string]bool{}
+	var out []string
+	for _, k := range keys {
+		if d := roots[k]; !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // WithCallTimeout bounds each tool call (default DefaultCallTimeout); d <= 0
@@ -82,10 +159,24 @@ func WithCallTimeout(d time.Duration) Option {
 	return func(c *config) { c.callTimeout = d }
 }
 
-// WithEnv adds KEY=VALUE entries to the server's environment, which otherwise
-// is this process's.
+// WithHandshakeTimeout bounds the start-up when ConnectStdio's ctx has no
+// earlier deadline (default DefaultHandshakeTimeout); d <= 0 leaves it to
+// ctx alone.
+func WithHandshakeTimeout(d time.Duration) Option {
+	return func(c *config) { c.handshake = d }
+}
+
+// WithEnv adds KEY=VALUE entries to the server's environment: to this
+// process's, or to the one WithEnviron sets.
 func WithEnv(env []string) Option {
 	return func(c *config) { c.env = append(c.env, env...) }
+}
+
+// WithEnviron sets the server's whole environment (nil or empty: none at
+// all), instead of this process's: a server need not see the agent's
+// credentials. WithEnv entries are added to it.
+func WithEnviron(env []string) Option {
+	return func(c *config) { c.environ, c.environSet = append([]string(nil), env...), true }
 }
 
 // WithClientInfo sets the name and version the client reports to the server.
@@ -95,8 +186,7 @@ func WithClientInfo(name, version string) Option {
 
 // WithStderr copies the server's stderr to w (by default it is discarded,
 // though its tail is kept for error messages). w must be safe for use from
-// another goroutine; writes that would block are dropped rather than stall
-// the server.
+// another goroutine.
 func WithStderr(w io.Writer) Option {
 	return func(c *config) { c.stderr = w }
 }
@@ -107,61 +197,114 @@ type Client struct {
 	mc     *client.Client
 	cfg    config
 	tail   *tailBuffer
+	proc   *process
 	base   context.Context // lives until Close; legacy elicitations run on it
 	cancel context.CancelFunc
 
 	mu       sync.Mutex
 	inFlight map[*call]struct{}
 	closed   bool
-
 	reapOnce sync.Once
 	exited   string // why the server is gone, once reaped; under mu
+	broken   string // what the server wrote that is not JSON-RPC; under mu
 }
 
 var _ provider.Provider = (*Client)(nil)
 
 // ConnectStdio starts command with args, performs the MCP handshake and
-// returns the connected Client. ctx bounds the start-up only: the process
-// lives until Close.
+// returns the connected Client. ctx bounds the start-up only (and
+// DefaultHandshakeTimeout, unless WithHandshakeTimeout says otherwise): the
+// process lives until Close. A start-up that fails or runs out of time
+// kills the process at once and returns.
 func ConnectStdio(ctx context.Context, command string, args []string, opts ...Option) (*Client, error) {
-	cfg := config{callTimeout: DefaultCallTimeout, name: "mcp-policy", version: "0.1.0"}
+	cfg := config{callTimeout: DefaultCallTimeout, handshake: DefaultHandshakeTimeout, name: "mcp-policy", version: "0.1.0"}
 	for _, o := range opts {
 		o(&cfg)
 	}
+	if cfg.handshake > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.handshake)
+		defer cancel()
+	}
 	c := &Client{cfg: cfg, tail: &tailBuffer{tee: cfg.stderr}, inFlight: map[*call]struct{}{}}
+	env := os.Environ()
+	if cfg.environSet {
+		env = cfg.environ
+	}
+	proc, stdin, stdout, err := startProcess(command, args, append(append([]string{}, env...), cfg.env...), c.tail)
+	if err != nil {
+		return nil, fmt.Errorf("mcp server %s: start: %w", command, err)
+	}
+	c.proc = proc
 	// Not derived from ctx: the process and legacy elicitations must outlive
 	// the connect call, and an uncorrelated elicitation must not carry the
 	// connect call's values.
 	c.base, c.cancel = context.WithCancel(context.Background())
-
-	tr := transport.NewStdioWithOptions(command, cfg.env, args,
-		// exec.Command, not CommandContext: the transport's Close shuts the
-		// process down gracefully (stdin EOF, SIGTERM, SIGKILL); a context
-		// kill would skip the first two.
-		transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
-			cmd := exec.Command(command, args...)
-			cmd.Env = append(os.Environ(), env...)
-			return cmd, nil
-		}),
-		transport.WithCommandStderrWriter(c.tail),
-	)
-	var copts []client.ClientOption
+	// The transport reads the server's stdout through a check that each
+	// line is JSON: anything else ends the connection at once, instead of
+	// leaving every call to wait for its timeout.
+	checked := &checkedStdout{r: bufio.NewReaderSize(stdout, 64<<10), onBad: c.brokeWith}
+	tr := transport.NewIO(checked, stdin, nil)
+	copts := []client.ClientOption{}
 	if cfg.hook != nil {
 		copts = append(copts, client.WithElicitationHandler(elicitHandler{c}))
+		if cfg.urlElicit {
+			copts = append(copts, client.WithClientCapabilities(mcp.ClientCapabilities{
+				Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}}}))
+		}
+	}
+	if cfg.sampling != nil {
+		copts = append(copts, client.WithSamplingHandler(samplingHandler{c}))
+	}
+	if cfg.roots != nil {
+		copts = append(copts, client.WithRootsHandler(rootsHandler{cfg.roots}))
 	}
 	c.mc = client.NewClient(tr, copts...)
-
+	fail := func(what string, err error) (*Client, error) {
+		c.abort()
+		if b := c.brokenWith(); b != "" {
+			return nil, fmt.Errorf("mcp server %s: %s: %s", command, what, b)
+		}
+		return nil, fmt.Errorf("mcp server %s: %s: %w%s", command, what, err, c.tail.suffix())
+	}
 	if err := c.mc.Start(c.base); err != nil {
-		c.cancel()
-		return nil, fmt.Errorf("mcp server %s: start: %w", command, err)
+		return fail("start", err)
 	}
 	var init mcp.InitializeRequest
 	init.Params.ClientInfo = mcp.Implementation{Name: cfg.name, Version: cfg.version}
 	if _, err := c.mc.Initialize(ctx, init); err != nil {
-		_ = c.Close()
-		return nil, fmt.Errorf("mcp server %s: initialize: %w%s", command, err, c.tail.suffix())
+		return fail("initialize", err)
 	}
 	return c, nil
+}
+
+// abort ends a connection that never started: the process is killed, not
+// asked to leave.
+func (c *Client) abort() {
+	c.cancel()
+	if c.mc != nil {
+		_ = c.mc.Close()
+	}
+	c.proc.kill()
+	c.mu.Lock()
+	c.closed = true
+	c.exited = "mcp client closed"
+	c.mu.Unlock()
+}
+
+// brokeWith notes a line the server wrote that is not JSON-RPC.
+func (c *Client) brokeWith(line []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.broken == "" {
+		c.broken = fmt.Sprintf("the server wrote something that is not JSON-RPC to stdout: %.200q", line)
+	}
+}
+
+func (c *Client) brokenWith() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.broken
 }
 
 // ProtocolVersion is the MCP protocol version negotiated with the server.
@@ -179,13 +322,14 @@ func (c *Client) Close() error {
 	c.cancel()
 	var err error
 	c.reapOnce.Do(func() {
-		err = c.mc.Close()
+		_ = c.mc.Close() // closes the server's stdin
+		err = c.proc.stop()
 		c.mu.Lock()
 		c.exited = "mcp client closed"
 		c.mu.Unlock()
 	})
 	// A shutdown we asked for: the exit status of a server killed by our own
-	// SIGTERM is not an error of Close.
+	// signal is not an error of Close.
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
 		err = nil
@@ -200,7 +344,7 @@ func (c *Client) ToolsForLLM(ctx context.Context) ([]provider.Tool, error) {
 	}
 	res, err := c.mc.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
-		if isGone(err) {
+		if isGone(err) || c.brokenWith() != "" {
 			return nil, errors.New(c.reap())
 		}
 		return nil, fmt.Errorf("mcp tools/list: %w", err)
@@ -277,7 +421,7 @@ func (c *Client) execute(ctx context.Context, pc provider.Call) (res provider.Re
 		return provider.ErrorResult(pc.ID, msg)
 	}
 
-	cl := c.begin(ctx)
+	cl := c.begin(ctx, pc)
 	defer c.end(cl)
 	var req mcp.CallToolRequest
 	req.Params.Name = name
@@ -286,7 +430,11 @@ func (c *Client) execute(ctx context.Context, pc provider.Call) (res provider.Re
 	if err != nil {
 		return provider.ErrorResult(pc.ID, c.describe(name, cl, err))
 	}
-	return provider.Result{Role: "tool", ToolCallID: pc.ID, Content: resultText(out), IsError: out.IsError}
+	res = provider.Result{Role: "tool", ToolCallID: pc.ID, Content: resultText(out), IsError: out.IsError}
+	if raw, err := json.Marshal(out); err == nil {
+		res.MCP = raw // every content block, as the server sent them
+	}
+	return res
 }
 
 // objectArguments checks that the arguments text is one JSON object; empty
@@ -312,7 +460,7 @@ func (c *Client) describe(name string, cl *call, err error) string {
 		return fmt.Sprintf("mcp tool call '%s' timed out after %s", name, c.cfg.callTimeout)
 	case cl.ctx.Err() != nil:
 		return fmt.Sprintf("mcp tool call '%s' cancelled: %v", name, context.Cause(cl.ctx))
-	case isGone(err):
+	case isGone(err) || c.brokenWith() != "":
 		return fmt.Sprintf("mcp tool call '%s' failed: %s", name, c.reap())
 	default:
 		return fmt.Sprintf("mcp tool call '%s' failed: %v", name, err)
@@ -327,14 +475,24 @@ func isGone(err error) bool {
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)
 }
 
-// reap closes the transport after the server went away — reaping the process,
-// so its exit status can be reported — and returns the message every later
-// call gets.
+// reap closes the transport after the server went away — reaping the
+// process, so its exit status can be reported, or stopping a server whose
+// output broke — and returns the message every later call gets.
 func (c *Client) reap() string {
 	c.reapOnce.Do(func() {
-		err := c.mc.Close()
+		_ = c.mc.Close()
+		broken := c.brokenWith()
+		var err error
+		if broken != "" {
+			err = c.proc.terminate()
+		} else {
+			err = c.proc.stop()
+		}
 		msg := "mcp server exited"
-		if err != nil {
+		switch {
+		case broken != "":
+			msg = "mcp server stopped: " + broken
+		case err != nil:
 			msg += ": " + err.Error()
 		}
 		c.mu.Lock()

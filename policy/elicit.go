@@ -41,7 +41,11 @@ func (p *Policy) elicit(ctx context.Context, req provider.ElicitRequest) (provid
 	}
 	defer release()
 	r := req
-	a, err := p.callOnAsk(ctx, Question{Kind: KindServerElicit, Request: &r})
+	q := Question{Kind: KindServerElicit, Request: &r}
+	if c, ok := provider.CallFrom(ctx); ok { // the call that provoked it, where the provider knows
+		q.Tool, q.Call = c.Function.Name, c
+	}
+	a, err := p.callOnAsk(ctx, q)
 	if err != nil {
 		return provider.ElicitResult{}, err
 	}

@@ -9,6 +9,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 )
 
 // Provider lists tools and executes calls.
@@ -84,8 +85,49 @@ type CallFunction struct {
 type Result struct {
 	Role       string `json:"role"`
 	ToolCallID string `json:"tool_call_id"`
-	Content    string `json:"content"`
-	IsError    bool   `json:"is_error"`
+	// Content is the text the model reads.
+	Content string `json:"content"`
+	IsError bool   `json:"is_error"`
+	// MCP is the tool result as an MCP server sent it: its CallToolResult
+	// object, with every content block (images, audio, resource links,
+	// embedded resources, their annotations), structuredContent, isError
+	// and _meta, where Content is only their text. Nil when the result did
+	// not come from an MCP server (a refusal, a provider that is not MCP).
+	// A Policy, a Registry and Forward pass it on untouched.
+	MCP json.RawMessage `json:"mcp,omitempty"`
+}
+
+// ContentBlock is one MCP content block of a result: Type is "text",
+// "image", "audio", "resource_link" or "resource" (or whatever a newer
+// server sends), Raw the block as the server sent it.
+type ContentBlock struct {
+	Type string
+	Raw  json.RawMessage
+}
+
+// Blocks returns the content blocks of the MCP result, in order: nil when
+// the result has none or did not come from an MCP server.
+func (r Result) Blocks() ([]ContentBlock, error) {
+	if len(r.MCP) == 0 {
+		return nil, nil
+	}
+	var res struct {
+		Content []json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(r.MCP, &res); err != nil {
+		return nil, fmt.Errorf("mcp result: %w", err)
+	}
+	out := make([]ContentBlock, 0, len(res.Content))
+	for i, raw := range res.Content {
+		var b struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return nil, fmt.Errorf("mcp result: content block %d: %w", i+1, err)
+		}
+		out = append(out, ContentBlock{Type: b.Type, Raw: raw})
+	}
+	return out, nil
 }
 
 // ErrorResult is the IsError result for call id with the given content.
@@ -117,3 +159,19 @@ type ElicitResult struct {
 // ElicitFunc answers a server's elicitation. ctx derives from the call that
 // provoked it where the transport allows that correlation.
 type ElicitFunc func(ctx context.Context, req ElicitRequest) (ElicitResult, error)
+
+// callKey carries, in a ctx, the call being executed.
+type callKey struct{}
+
+// WithCall returns a ctx that says call is the one being executed: a
+// provider that runs a call hands its elicitation hook a ctx carrying it, so
+// whoever answers a server's question knows which call asked.
+func WithCall(ctx context.Context, call Call) context.Context {
+	return context.WithValue(ctx, callKey{}, call)
+}
+
+// CallFrom returns the call WithCall put in ctx.
+func CallFrom(ctx context.Context) (Call, bool) {
+	c, ok := ctx.Value(callKey{}).(Call)
+	return c, ok
+}

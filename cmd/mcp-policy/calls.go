@@ -1,0 +1,553 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-policy/mcp-policy/provider"
+)
+
+// hostCallKey carries the *hostCall a policy is deciding, down to the
+// provider below it and the question callback.
+type hostCallKey struct{}
+
+// hostCall is one tools/call of the host's, from its decision to its
+// answer.
+type hostCall struct {
+	call   provider.Call
+	line   []byte // the request as the host sent it
+	params []byte // its params
+	// modern: the request declared protocol 2026-07-28 or later in _meta;
+	// meta is that _meta.
+	modern    bool
+	meta      []byte
+	canElicit bool // in form mode: the proxy's questions
+	anyElicit bool // in any mode: the server's
+	protocol  string
+
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	resp   chan upReply // the server's answer to the forwarded request
+
+	mu       sync.Mutex
+	id       []byte                     // where the answer goes
+	moved    bool                       // id is not the one in line
+	live     bool                       // the host waits for an answer on id
+	extra    map[string]json.RawMessage // params added for the server: an answered round of its own
+	byHost   bool                       // the host cancelled it
+	diedWith string                     // the server died while it was being decided
+	atServer bool                       // sent on, its answer to come from the server alone
+
+	answered atomic.Bool // the one answer has been given (or the server's passed through)
+}
+
+// upReply is what became of a forwarded call: the server's answer passed
+// through to the host, an input-required round of the server's (modern),
+// or a failure.
+type upReply struct {
+	forwarded     bool
+	inputRequired []byte
+	fail          string
+}
+
+var errCancelledByHost = errors.New("the host cancelled the call")
+
+func (hc *hostCall) cancelledByHost() {
+	hc.mu.Lock()
+	hc.byHost = true
+	hc.mu.Unlock()
+	hc.cancel(errCancelledByHost)
+}
+
+// isAtServer says the call was sent on and waits on the server alone.
+func (hc *hostCall) isAtServer() bool {
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	return hc.atServer
+}
+
+func (hc *hostCall) serverDied(why string) {
+	hc.mu.Lock()
+	hc.diedWith = why
+	hc.mu.Unlock()
+	hc.cancel(errors.New(why))
+}
+
+// claim takes the right to answer: only one answer goes to the host.
+func (hc *hostCall) claim() bool { return hc.answered.CompareAndSwap(false, true) }
+
+// requestLine is the request to send the server now: as the host sent it,
+// or rebuilt once an input-required round moved its id or added answers.
+func (hc *hostCall) requestLine() ([]byte, []byte) {
+	hc.mu.Lock()
+	defer hc.mu.Unlock()
+	if !hc.moved && hc.extra == nil {
+		return hc.line, hc.id
+	}
+	var params map[string]json.RawMessage
+	if err := json.Unmarshal(hc.params, &params); err != nil || params == nil {
+		params = map[string]json.RawMessage{}
+	}
+	maps.Copy(params, hc.extra)
+	return requestMessage(hc.id, methodToolsCall, params), hc.id
+}
+
+// callParams are the parts of tools/call params the proxy reads.
+type callParams struct {
+	Name           string          `json:"name"`
+	Arguments      json.RawMessage `json:"arguments"`
+	Meta           json.RawMessage `json:"_meta"`
+	RequestState   string          `json:"requestState"`
+	InputResponses json.RawMessage `json:"inputResponses"`
+}
+
+// hostToolsCall reads a tools/call and returns it, to be decided; nil when
+// it needs no deciding (malformed, or the answer to a round of ours).
+func (p *proxy) hostToolsCall(msg []byte, env envelope) *hostCall {
+	var prm callParams
+	if err := json.Unmarshal(env.params, &prm); err != nil || prm.Name == "" {
+		p.toHost(errorMessage(env.id, -32602, "mcp-policy: tools/call params must be an object naming the tool"))
+		return nil
+	}
+	if len(prm.RequestState) > len(p.roundPrefix) && prm.RequestState[:len(p.roundPrefix)] == p.roundPrefix {
+		p.resumeRound(env, prm)
+		return nil
+	}
+	info := p.hostInfo()
+	hc := &hostCall{line: bytes.Clone(msg), params: bytes.Clone(env.params), id: bytes.Clone(env.id), live: true,
+		canElicit: info.elicit, anyElicit: info.anyElicit, protocol: info.protocol, resp: make(chan upReply, 1)}
+	if version, caps, ok := modernMeta(prm.Meta); ok {
+		hc.modern, hc.meta, hc.protocol = true, bytes.Clone(prm.Meta), version
+		hc.canElicit, hc.anyElicit = caps.elicit, caps.anyElicit
+	}
+	args := string(prm.Arguments)
+	if len(bytes.TrimSpace(prm.Arguments)) == 0 || string(prm.Arguments) == "null" {
+		args = "{}"
+	}
+	hc.call = provider.Call{ID: callID(env.id), Type: "function", Function: provider.CallFunction{Name: prm.Name, Arguments: args}}
+	hc.ctx, hc.cancel = context.WithCancelCause(p.ctx)
+	p.mu.Lock()
+	p.calls[idKey(env.id)] = hc
+	p.wg.Add(1)
+	p.mu.Unlock()
+	return hc
+}
+
+// dispatch hands hc to an idle worker, or to a new one (the calls of a
+// batch, which the reading goroutine cannot all decide itself).
+func (p *proxy) dispatch(hc *hostCall) {
+	select {
+	case p.work <- hc:
+	default:
+		go p.worker(hc)
+	}
+}
+
+func (p *proxy) worker(hc *hostCall) {
+	for {
+		p.runCall(hc)
+		p.wg.Done()
+		select {
+		case hc = <-p.work:
+		case <-p.ctx.Done():
+			return
+		}
+	}
+}
+
+// done forgets a call that is over: answered, or gone with the server.
+func (p *proxy) done(hc *hostCall) {
+	p.mu.Lock()
+	for k, c := range p.calls {
+		if c == hc {
+			delete(p.calls, k)
+		}
+	}
+	p.mu.Unlock()
+	hc.cancel(context.Canceled)
+}
+
+// callID is the call's id as the policy and the log see it.
+func callID(raw []byte) string {
+	if s, err := stringValue(raw); err == nil {
+		return s
+	}
+	return string(raw)
+}
+
+type capsSeen struct{ elicit, anyElicit bool }
+
+// modernMeta reads a request's _meta: its protocol version when that is
+// 2026-07-28 or later, and the capabilities it declares.
+func modernMeta(meta []byte) (string, capsSeen, bool) {
+	if len(meta) == 0 {
+		return "", capsSeen{}, false
+	}
+	var m struct {
+		Version string `json:"io.modelcontextprotocol/protocolVersion"`
+		Caps    struct {
+			Elicitation *struct {
+				Form *json.RawMessage `json:"form"`
+				URL  *json.RawMessage `json:"url"`
+			} `json:"elicitation"`
+		} `json:"io.modelcontextprotocol/clientCapabilities"`
+	}
+	if json.Unmarshal(meta, &m) != nil || m.Version < modernProtocol {
+		return "", capsSeen{}, false
+	}
+	e := m.Caps.Elicitation
+	return m.Version, capsSeen{elicit: e != nil && (e.Form != nil || e.URL == nil), anyElicit: e != nil}, true
+}
+
+// runCall decides one call and answers it, unless it went to the server,
+// whose answer then goes to the host on its own.
+func (p *proxy) runCall(hc *hostCall) {
+	p.awaitRoots(hc.ctx)
+	set := p.pols.Load()
+	pol := set.forCall(p, hc)
+	ctx := context.WithValue(hc.ctx, hostCallKey{}, hc)
+	set.refresh(ctx, p, pol)
+	r := pol.ExecuteToolCalls(ctx, []provider.Call{hc.call})[0]
+	p.finishCall(hc, r)
+}
+
+// finishCall gives the host the call's answer, unless the server's went
+// already.
+func (p *proxy) finishCall(hc *hostCall, r provider.Result) {
+	hc.mu.Lock()
+	atServer := hc.atServer
+	hc.mu.Unlock()
+	if atServer {
+		return // the server answers, straight to the host
+	}
+	defer p.done(hc)
+	if !hc.claim() {
+		return
+	}
+	hc.mu.Lock()
+	id, live, byHost, died := hc.id, hc.live, hc.byHost, hc.diedWith
+	hc.mu.Unlock()
+	if byHost || !live {
+		return // nobody waits for it
+	}
+	if died != "" && r.IsError && len(r.MCP) == 0 {
+		r.Content = "mcp-policy: " + died + "; the call was not run."
+	}
+	p.toHost(resultMessage(id, r))
+}
+
+// callAnswered is the server's response to a forwarded call: passed to the
+// host as it came, unless it is an input-required round of the server's
+// (protocol 2026-07-28), which the proxy fulfils.
+func (p *proxy) callAnswered(hc *hostCall, msg []byte, env envelope) {
+	if hc.modern && env.result != nil {
+		if rt := member(env.result, "resultType"); rt != nil {
+			if s, _ := stringValue(rt); s == "input_required" {
+				hc.resp <- upReply{inputRequired: bytes.Clone(env.result)}
+				return
+			}
+		}
+	}
+	if hc.claim() {
+		p.toHost(msg)
+	}
+	if hc.modern {
+		hc.resp <- upReply{forwarded: true}
+		return
+	}
+	p.done(hc) // nobody waits on resp: forwardCall left it at the server
+}
+
+// serverProvider is the provider below the policy: it sends an allowed
+// call to the server as the host wrote it.
+type serverProvider struct{ p *proxy }
+
+func (s serverProvider) ToolsForLLM(ctx context.Context) ([]provider.Tool, error) {
+	return s.p.listTools(ctx)
+}
+
+func (s serverProvider) ExecuteToolCalls(ctx context.Context, calls []provider.Call) []provider.Result {
+	hc, _ := ctx.Value(hostCallKey{}).(*hostCall)
+	out := make([]provider.Result, len(calls))
+	for i, c := range calls {
+		if hc == nil || c.ID != hc.call.ID {
+			out[i] = provider.ErrorResult(c.ID, "mcp-policy proxy: internal error: a call with no request of the host's behind it")
+			continue
+		}
+		out[i] = s.p.forwardCall(ctx, hc)
+	}
+	return out
+}
+
+// maxServerRounds bounds the input-required rounds of one call.
+const maxServerRounds = 10
+
+// forwardCall sends the call to the server and waits until its answer has
+// gone to the host. The Result is empty then: the host has the server's
+// own bytes.
+func (p *proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
+	fail := func(msg string) provider.Result { return provider.ErrorResult(hc.call.ID, msg) }
+	for round := 0; ; round++ {
+		line, id := hc.requestLine()
+		key := idKey(id)
+		p.mu.Lock()
+		if p.dead != "" {
+			why := p.dead
+			p.mu.Unlock()
+			return fail("mcp-policy: " + why + "; the call was not run.")
+		}
+		p.pending[key] = &hostRequest{method: methodToolsCall, id: id, call: hc}
+		p.mu.Unlock()
+		if !hc.modern {
+			// Before 2026-07-28 nothing in the server's answer is for the
+			// proxy: it goes to the host as it comes (callAnswered), and
+			// this worker need not wait for it.
+			hc.mu.Lock()
+			hc.atServer = true
+			hc.mu.Unlock()
+			p.toUpstream(line)
+			return provider.Result{Role: "tool", ToolCallID: hc.call.ID}
+		}
+		p.toUpstream(line)
+		var r upReply
+		select {
+		case r = <-hc.resp:
+		case <-ctx.Done():
+			p.mu.Lock()
+			if hr := p.pending[key]; hr != nil && hr.call == hc {
+				delete(p.pending, key)
+			}
+			p.mu.Unlock()
+			return fail(fmt.Sprintf("mcp-policy: the call was stopped: %v", context.Cause(ctx)))
+		}
+		switch {
+		case r.forwarded:
+			return provider.Result{Role: "tool", ToolCallID: hc.call.ID}
+		case r.fail != "":
+			return fail("mcp-policy: " + r.fail + "; the call may not have finished.")
+		}
+		if round >= maxServerRounds {
+			return fail(fmt.Sprintf("mcp-policy: the MCP server asked for input more than %d times", maxServerRounds))
+		}
+		extra, err := p.fulfilServerRound(ctx, hc, r.inputRequired)
+		if err != nil {
+			return fail(fmt.Sprintf("mcp-policy: the MCP server's question could not be answered: %v", err))
+		}
+		hc.mu.Lock()
+		hc.extra = extra
+		hc.mu.Unlock()
+	}
+}
+
+// fulfilServerRound answers an input-required round of the server's: its
+// elicitations one at a time through the policy's elicit hook (under the
+// ask lock), its sampling and roots requests in one round with the host.
+// It returns the params the retry adds: inputResponses and requestState.
+func (p *proxy) fulfilServerRound(ctx context.Context, hc *hostCall, result []byte) (map[string]json.RawMessage, error) {
+	var r struct {
+		InputRequests map[string]json.RawMessage `json:"inputRequests"`
+		RequestState  *string                    `json:"requestState"`
+	}
+	if err := json.Unmarshal(result, &r); err != nil {
+		return nil, err
+	}
+	responses := map[string]json.RawMessage{}
+	others := map[string]json.RawMessage{}
+	for _, key := range slices.Sorted(maps.Keys(r.InputRequests)) {
+		var req struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(r.InputRequests[key], &req); err != nil {
+			return nil, fmt.Errorf("input request %q: %w", key, err)
+		}
+		if req.Method != methodElicit {
+			others[key] = r.InputRequests[key]
+			continue
+		}
+		hook := p.pols.Load().elicitHook(p, hc)
+		res, err := hook(provider.WithCall(ctx, hc.call), provider.ElicitRequest{Method: methodElicit, Params: req.Params})
+		if err != nil {
+			return nil, err
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			return nil, err
+		}
+		responses[key] = b
+	}
+	if len(others) > 0 {
+		got, err := p.hostRound(ctx, hc, others)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(responses, got)
+	}
+	extra := map[string]json.RawMessage{}
+	if len(responses) > 0 {
+		b, _ := json.Marshal(responses)
+		extra["inputResponses"] = b
+	}
+	if r.RequestState != nil {
+		b, _ := json.Marshal(*r.RequestState)
+		extra["requestState"] = b
+	}
+	return extra, nil
+}
+
+// ---- the proxy's input-required rounds with the host (2026-07-28)
+
+// round is a question of the proxy's that the host owes an answer to, as a
+// retry of the call carrying the round's requestState.
+type round struct {
+	hc *hostCall
+	ch chan roundAnswer
+}
+
+type roundAnswer struct {
+	responses []byte
+	err       error
+}
+
+// hostRound answers the host's pending tools/call with an input-required
+// result carrying requests, and waits for the retry that answers them. The
+// call's answer then goes to the retry.
+func (p *proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	token := p.roundPrefix + randomHex(12)
+	r := &round{hc: hc, ch: make(chan roundAnswer, 1)}
+	hc.mu.Lock()
+	id, live := hc.id, hc.live
+	hc.live = false
+	hc.mu.Unlock()
+	if !live {
+		return nil, errors.New("the host is no longer waiting for this call")
+	}
+	p.mu.Lock()
+	p.rounds[token] = r
+	delete(p.calls, idKey(id))
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.rounds, token)
+		p.mu.Unlock()
+	}()
+	p.toHost(responseMessage(id, map[string]any{"resultType": "input_required", "inputRequests": requests, "requestState": token}))
+	timer := time.NewTimer(p.opt.askTimeout)
+	defer timer.Stop()
+	select {
+	case a := <-r.ch:
+		if a.err != nil {
+			return nil, a.err
+		}
+		var out map[string]json.RawMessage
+		if err := json.Unmarshal(a.responses, &out); err != nil {
+			return nil, fmt.Errorf("the host's inputResponses: %w", err)
+		}
+		for k := range requests {
+			if _, ok := out[k]; !ok {
+				return nil, fmt.Errorf("the host did not answer input request %q", k)
+			}
+		}
+		return out, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	case <-p.hostGone:
+		return nil, errors.New("the host is gone")
+	case <-timer.C:
+		return nil, fmt.Errorf("the host did not answer within %s", p.opt.askTimeout)
+	}
+}
+
+// resumeRound is the host's retry answering one of the proxy's rounds: the
+// call it belongs to goes on, to be answered on the retry's id.
+func (p *proxy) resumeRound(env envelope, prm callParams) {
+	p.mu.Lock()
+	r := p.rounds[prm.RequestState]
+	delete(p.rounds, prm.RequestState)
+	p.mu.Unlock()
+	if r == nil {
+		p.toHost(resultMessage(env.id, provider.ErrorResult("", "mcp-policy: this question was already answered or has expired; "+
+			"the call was not run. Call the tool again.")))
+		return
+	}
+	hc := r.hc
+	if prm.Name != hc.call.Function.Name || !sameJSON(prm.Arguments, []byte(hc.call.Function.Arguments)) {
+		r.ch <- roundAnswer{err: errors.New("the host's retry named another tool or other arguments")}
+		p.toHost(resultMessage(env.id, provider.ErrorResult("", "mcp-policy: the retry does not match the call the question was about; "+
+			"the call was not run.")))
+		return
+	}
+	hc.mu.Lock()
+	hc.id, hc.moved, hc.live = bytes.Clone(env.id), true, true
+	hc.mu.Unlock()
+	p.mu.Lock()
+	p.calls[idKey(env.id)] = hc
+	p.mu.Unlock()
+	r.ch <- roundAnswer{responses: bytes.Clone(prm.InputResponses)}
+}
+
+// sameJSON compares two JSON texts as values (absent counts as {}).
+func sameJSON(a, b []byte) bool {
+	norm := func(x []byte) any {
+		if len(bytes.TrimSpace(x)) == 0 || string(x) == "null" {
+			x = []byte("{}")
+		}
+		var v any
+		d := json.NewDecoder(bytes.NewReader(x))
+		d.UseNumber()
+		if d.Decode(&v) != nil {
+			return nil
+		}
+		return v
+	}
+	x, _ := json.Marshal(norm(a))
+	y, _ := json.Marshal(norm(b))
+	return bytes.Equal(x, y)
+}
+
+// ---- the server's elicitation/create (protocols before 2026-07-28)
+
+// serverElicit puts the server's question to the human through the
+// policy's elicit hook, under the ask lock, and answers the server.
+func (p *proxy) serverElicit(id, params []byte) {
+	defer p.wg.Done()
+	ctx := p.ctx
+	hc := p.onlyCallAtServer()
+	if hc != nil {
+		// As the mcpclient does: with one call at the server, the question
+		// is that call's.
+		ctx = provider.WithCall(context.WithValue(hc.ctx, hostCallKey{}, hc), hc.call)
+	}
+	res, err := p.pols.Load().elicitHook(p, hc)(ctx, provider.ElicitRequest{Method: methodElicit, Params: params})
+	if err != nil {
+		p.toUpstream(errorMessage(id, -32603, "mcp-policy: "+err.Error()))
+		return
+	}
+	p.toUpstream(responseMessage(id, res))
+}
+
+// onlyCallAtServer is the tools/call waiting on the server, when exactly
+// one does.
+func (p *proxy) onlyCallAtServer() *hostCall {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var only *hostCall
+	for _, hr := range p.pending {
+		if hr.call == nil {
+			continue
+		}
+		if only != nil {
+			return nil
+		}
+		only = hr.call
+	}
+	return only
+}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// httpUpstream is a remote server over streamable HTTP, through mcp-go's
+// transport (sessions, SSE streams, the GET stream, 2026-07-28 headers),
+// seen by the relay as a stream of messages like a process's stdout. Each
+// request of the host's becomes a POST; the server's answer comes back as
+// a message built around the result the server sent (its bytes kept);
+// requests and notifications the server sends on its streams become
+// messages to the host.
+type httpUpstream struct {
+	tr  *transport.StreamableHTTP
+	url string
+	in  chan []byte
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	once   sync.Once
+
+	mu      sync.Mutex
+	waiting map[string]chan []byte // the server's requests, awaiting the host's answer
+}
+
+func newHTTPUpstream(url string, headers []string) (*httpUpstream, error) {
+	hdrs := map[string]string{}
+	for _, h := range headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, fmt.Errorf("--header %q: want 'Name: value'", h)
+		}
+		hdrs[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(hdrs), transport.WithContinuousListening())
+	if err != nil {
+		return nil, err
+	}
+	u := &httpUpstream{tr: tr, url: url, in: make(chan []byte, 64), waiting: map[string]chan []byte{}}
+	u.ctx, u.cancel = context.WithCancel(context.Background())
+	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
+		if b, err := json.Marshal(n); err == nil {
+			u.deliver(append(b, '\n'))
+		}
+	})
+	tr.SetRequestHandler(u.serverRequest)
+	if err := tr.Start(u.ctx); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// deliver hands a message to recv.
+func (u *httpUpstream) deliver(msg []byte) {
+	select {
+	case u.in <- msg:
+	case <-u.ctx.Done():
+	}
+}
+
+func (u *httpUpstream) recv() ([]byte, error) {
+	select {
+	case m := <-u.in:
+		return m, nil
+	case <-u.ctx.Done():
+		return nil, io.EOF
+	}
+}
+
+func (u *httpUpstream) send(msg []byte) error {
+	env, err := parseEnvelope(msg)
+	if err != nil {
+		return err
+	}
+	switch {
+	case env.isRequest():
+		var id mcp.RequestId
+		if err := json.Unmarshal(env.id, &id); err != nil {
+			return err
+		}
+		req := transport.JSONRPCRequest{JSONRPC: "2.0", ID: id, Method: env.method}
+		if env.params != nil {
+			req.Params = json.RawMessage(bytes.Clone(env.params))
+			if version, _, modern := modernMeta(member(env.params, "_meta")); modern {
+				u.tr.SetProtocolVersion(version)
+				req.Header = http.Header{}
+				for k, v := range mcp.StandardHeaders(version, mcp.MCPMethod(env.method), env.params) {
+					req.Header.Set(k, v)
+				}
+			}
+		}
+		rawID := bytes.Clone(env.id)
+		go u.request(req, rawID)
+	case env.isNotification():
+		var n mcp.JSONRPCNotification
+		if err := json.Unmarshal(msg, &n); err != nil {
+			return err
+		}
+		go func() { _ = u.tr.SendNotification(u.ctx, n) }()
+	case env.isResponse():
+		key := idKey(env.id)
+		u.mu.Lock()
+		ch := u.waiting[key]
+		delete(u.waiting, key)
+		u.mu.Unlock()
+		if ch != nil {
+			ch <- bytes.Clone(msg)
+		}
+	}
+	return nil
+}
+
+// request POSTs one request of the host's and delivers the answer.
+func (u *httpUpstream) request(req transport.JSONRPCRequest, rawID []byte) {
+	resp, err := u.tr.SendRequest(u.ctx, req)
+	if err != nil {
+		if u.ctx.Err() == nil {
+			u.deliver(errorMessage(rawID, errServerGone, fmt.Sprintf("mcp-policy: the MCP server at %s: %v", u.url, err)))
+		}
+		return
+	}
+	if resp.Error != nil {
+		u.deliver(marshalLine(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(rawID), "error": resp.Error}))
+		return
+	}
+	if req.Method == methodInitialize {
+		var r struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(resp.Result, &r) == nil && r.ProtocolVersion != "" {
+			u.tr.SetProtocolVersion(r.ProtocolVersion)
+		}
+	}
+	result := resp.Result
+	if len(result) == 0 {
+		result = json.RawMessage("{}")
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	b.Write(rawID)
+	b.WriteString(`,"result":`)
+	b.Write(result)
+	b.WriteString("}\n")
+	u.deliver(b.Bytes())
+}
+
+// serverRequest passes a request the server sent on a stream to the relay,
+// and waits for the answer the host gives it.
+func (u *httpUpstream) serverRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	idRaw, err := json.Marshal(req.ID)
+	if err != nil {
+		return nil, err
+	}
+	ch := make(chan []byte, 1)
+	key := idKey(idRaw)
+	u.mu.Lock()
+	u.waiting[key] = ch
+	u.mu.Unlock()
+	defer func() {
+		u.mu.Lock()
+		delete(u.waiting, key)
+		u.mu.Unlock()
+	}()
+	u.deliver(append(b, '\n'))
+	select {
+	case answer := <-ch:
+		var resp transport.JSONRPCResponse
+		if err := json.Unmarshal(answer, &resp); err != nil {
+			return nil, err
+		}
+		return &resp, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-u.ctx.Done():
+		return nil, errors.New("mcp-policy proxy: stopping")
+	}
+}
+
+func (u *httpUpstream) stop() {
+	u.once.Do(func() {
+		u.cancel()
+		_ = u.tr.Close()
+	})
+}
+
+func (u *httpUpstream) exit() (int, string) {
+	<-u.ctx.Done()
+	return 0, "the connection to the MCP server at " + u.url + " was closed"
+}
+
+func (u *httpUpstream) stoppedByUs() bool { return true }

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package main
+
+import "os"
+
+// growPipe is a no-op where pipes cannot be enlarged.
+func growPipe(*os.File) {}
+
+// blocking returns f as it is.
+func blocking(f *os.File) *os.File { return f }

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-policy/mcp-policy/policy"
+	"github.com/mcp-policy/mcp-policy/provider"
+)
+
+// policySet is the proxy's policy, twice: one that asks the human through
+// the host, and a headless one for a host that cannot be asked (or
+// --ask refuse). Both share the grants store, and so one ask lock.
+type policySet struct {
+	interactive, headless *policy.Policy
+	roots                 map[string]string
+	// loaded is the catalogue version each policy last listed.
+	loadedInteractive, loadedHeadless atomic.Uint64
+}
+
+// buildPolicies compiles the policies with roots.
+func (p *proxy) buildPolicies(roots map[string]string) (*policySet, error) {
+	o := policy.Options{
+		Provider: serverProvider{p}, Rules: p.opt.cfg.Rules, Modules: p.opt.cfg.Modules, Roots: roots,
+		Protected: p.opt.cfg.Protected, GrantsStore: p.opt.store, Name: "mcp-policy",
+	}
+	if p.opt.log != nil {
+		o.OnDecision = p.opt.log.Log
+	}
+	headless, err := policy.New(o)
+	if err != nil {
+		return nil, err
+	}
+	o.OnAsk = p.onAsk
+	interactive, err := policy.New(o)
+	if err != nil {
+		return nil, err
+	}
+	return &policySet{interactive: interactive, headless: headless, roots: roots}, nil
+}
+
+// forCall is the policy that decides hc: headless when the host cannot be
+// asked.
+func (s *policySet) forCall(p *proxy, hc *hostCall) *policy.Policy {
+	if p.opt.askMode == askRefuse || !hc.canElicit {
+		return s.headless
+	}
+	return s.interactive
+}
+
+// elicitHook is the hook a server's question goes through: the human's,
+// when the host can elicit (whatever --ask says: it is the server's
+// question, not a permission), else the headless policy's, which declines.
+func (s *policySet) elicitHook(p *proxy, hc *hostCall) provider.ElicitFunc {
+	can := p.hostInfo().anyElicit
+	if hc != nil && hc.modern {
+		can = hc.anyElicit
+	}
+	if can {
+		return s.interactive.ElicitHook()
+	}
+	return s.headless.ElicitHook()
+}
+
+// refresh has pol list the catalogue again if it changed since it last did.
+func (s *policySet) refresh(ctx context.Context, p *proxy, pol *policy.Policy) {
+	loaded := &s.loadedHeadless
+	if pol == s.interactive {
+		loaded = &s.loadedInteractive
+	}
+	v := p.cat.currentVersion()
+	if loaded.Load() == v {
+		return
+	}
+	if _, err := pol.ToolsForLLM(ctx); err == nil {
+		loaded.Store(v)
+	}
+}
+
+// ---- the catalogue
+
+// catalogue is the server's tools as last listed, for the policy's
+// annotations and schemas.
+type catalogue struct {
+	mu      sync.Mutex
+	tools   []provider.Tool
+	fresh   bool
+	version uint64 // moves on every listing and every change notice
+}
+
+func (c *catalogue) currentVersion() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version
+}
+
+func (c *catalogue) set(tools []provider.Tool) {
+	c.mu.Lock()
+	c.tools, c.fresh = tools, true
+	c.version++
+	c.mu.Unlock()
+}
+
+func (c *catalogue) invalidate() {
+	c.mu.Lock()
+	c.fresh = false
+	c.version++
+	c.mu.Unlock()
+}
+
+// listTools is the catalogue: as the host's last full tools/list saw it,
+// or listed by the proxy itself.
+func (p *proxy) listTools(ctx context.Context) ([]provider.Tool, error) {
+	p.cat.mu.Lock()
+	if p.cat.fresh {
+		tools := append([]provider.Tool(nil), p.cat.tools...)
+		p.cat.mu.Unlock()
+		return tools, nil
+	}
+	p.cat.mu.Unlock()
+	var meta json.RawMessage
+	if hc, _ := ctx.Value(hostCallKey{}).(*hostCall); hc != nil && hc.modern {
+		meta = hc.meta // a 2026-07-28 request declares its version and capabilities
+	}
+	var all []provider.Tool
+	cursor := ""
+	for page := 0; page < 1000; page++ {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		if meta != nil {
+			params["_meta"] = meta
+		}
+		r, err := p.upstreamRequest(ctx, methodToolsList, params)
+		if err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
+		}
+		if r.err != nil {
+			return nil, fmt.Errorf("tools/list: %s", r.err)
+		}
+		tools, next, err := decodeTools(r.result)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, tools...)
+		if next == "" {
+			p.cat.set(all)
+			return append([]provider.Tool(nil), all...), nil
+		}
+		cursor = next
+	}
+	return nil, fmt.Errorf("tools/list: more than 1000 pages")
+}
+
+// readToolsList reads the server's answer to the host's first-page
+// tools/list: when it is the whole catalogue, the policy decides by it.
+func (p *proxy) readToolsList(result []byte) {
+	tools, next, err := decodeTools(result)
+	if err != nil || next != "" {
+		return
+	}
+	p.cat.set(tools)
+}
+
+// decodeTools reads a tools/list result.
+func decodeTools(result []byte) ([]provider.Tool, string, error) {
+	var r struct {
+		Tools []struct {
+			Name        string                `json:"name"`
+			Description string                `json:"description"`
+			InputSchema json.RawMessage       `json:"inputSchema"`
+			Annotations *provider.Annotations `json:"annotations"`
+		} `json:"tools"`
+		NextCursor string `json:"nextCursor"`
+	}
+	if err := json.Unmarshal(result, &r); err != nil {
+		return nil, "", fmt.Errorf("tools/list result: %w", err)
+	}
+	out := make([]provider.Tool, 0, len(r.Tools))
+	for _, t := range r.Tools {
+		a := t.Annotations
+		if a == nil {
+			a = &provider.Annotations{} // listed without hints: known to have none
+		}
+		out = append(out, provider.Tool{Type: "function", Annotations: a,
+			Function: provider.ToolFunction{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}})
+	}
+	return out, r.NextCursor, nil
+}
+
+// ---- roots
+
+// rootsWait bounds how long a call waits for the host's roots at start.
+const rootsWait = 5 * time.Second
+
+// awaitRoots holds a call until the host's roots are known, when they are
+// to be the policy's and the host has some.
+func (p *proxy) awaitRoots(ctx context.Context) {
+	if p.opt.rootsFixed || !p.hostInfo().roots {
+		return
+	}
+	t := time.NewTimer(rootsWait)
+	defer t.Stop()
+	select {
+	case <-p.rootsReady:
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// fetchRoots asks the host for its roots and makes the first of them the
+// policy's root for every tool ("*"): relative paths resolve against it.
+func (p *proxy) fetchRoots() {
+	defer p.wg.Done()
+	defer p.rootsOnce.Do(func() { close(p.rootsReady) })
+	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+	defer cancel()
+	r, err := p.hostRequest(ctx, methodRootsList, nil)
+	if err != nil || r.err != nil {
+		p.warnf("roots/list: %v%s", err, r.err)
+		return
+	}
+	dirs := rootDirs(r.result)
+	if len(dirs) == 0 {
+		return
+	}
+	set, err := p.buildPolicies(map[string]string{"*": dirs[0]})
+	if err != nil {
+		p.warnf("the host's roots: %v", err)
+		return
+	}
+	p.pols.Store(set)
+}
+
+// rootDirs are the directories of a roots/list result's file:// roots.
+func rootDirs(result []byte) []string {
+	var r struct {
+		Roots []struct {
+			URI string `json:"uri"`
+		} `json:"roots"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return nil
+	}
+	var out []string
+	for _, root := range r.Roots {
+		u, err := url.Parse(root.URI)
+		if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") {
+			continue
+		}
+		if d := filepath.FromSlash(u.Path); filepath.IsAbs(d) {
+			out = append(out, filepath.Clean(d))
+		}
+	}
+	return out
+}

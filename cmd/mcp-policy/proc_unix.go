@@ -1,0 +1,8 @@
+//go:build unix
+
+package main
+
+import "syscall"
+
+// killGroup signals the process group whose leader is pid.
+func killGroup(pid int, sig syscall.Signal) error { return syscall.Kill(-pid, sig) }

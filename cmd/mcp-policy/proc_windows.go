@@ -1,0 +1,23 @@
+//go:build windows
+
+package main
+
+import (
+	"os"
+	"syscall"
+)
+
+var stopSignals = []os.Signal{os.Interrupt}
+
+func isPipe(syscall.Signal) bool { return false }
+
+func sysProcAttr() *syscall.SysProcAttr { return nil }
+
+// killGroup kills the process (Windows has no process groups to signal).
+func killGroup(pid int, _ syscall.Signal) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
+}

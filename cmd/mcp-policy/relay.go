@@ -1,0 +1,673 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mcp-policy/mcp-policy/provider"
+)
+
+// The relay passes every message between the host (our stdin and stdout)
+// and the server (upstream) byte for byte, reading only its envelope, and
+// steps in where the policy must:
+//
+//   - tools/call from the host is decided by the policy; an allowed call
+//     goes to the server as the host sent it and the server's answer comes
+//     back as the server sent it; a refused one is answered with an
+//     is_error result the model can read.
+//   - initialize, tools/list and their answers are read on their way past
+//     (what the host can do; the catalogue the policy decides by).
+//   - elicitation/create from the server goes through the policy's elicit
+//     hook, so that it waits its turn with the permission questions.
+//   - the proxy's own questions to the host (elicitation/create, roots/list)
+//     and to the server (tools/list) carry ids of their own, which nobody
+//     else's ids can take.
+//
+// On protocol 2026-07-28 (the host says so in each request's _meta) the
+// server cannot send the host requests: a question rides an input-required
+// round instead. The proxy asks its own questions that way, and fulfils the
+// server's rounds itself — its elicitations through the elicit hook, its
+// sampling and roots requests by a round with the host — so the host only
+// ever sees the proxy's rounds.
+
+const (
+	methodInitialize  = "initialize"
+	methodToolsCall   = "tools/call"
+	methodToolsList   = "tools/list"
+	methodElicit      = "elicitation/create"
+	methodRootsList   = "roots/list"
+	notifyCancelled   = "notifications/cancelled"
+	notifyInitialized = "notifications/initialized"
+	notifyRootsChange = "notifications/roots/list_changed"
+	notifyToolsChange = "notifications/tools/list_changed"
+	notifyMessage     = "notifications/message"
+
+	// modernProtocol is the first protocol version without the initialize
+	// handshake, where questions ride input-required rounds.
+	modernProtocol = "2026-07-28"
+	metaProtocol   = "io.modelcontextprotocol/protocolVersion"
+	metaClientCaps = "io.modelcontextprotocol/clientCapabilities"
+
+	// errServerGone is the JSON-RPC error code for a request the server
+	// can no longer answer (the TypeScript SDK's ConnectionClosed).
+	errServerGone = -32000
+)
+
+// reply is the answer to a request the proxy sent: the result or error
+// of the response, or why there will be none.
+type reply struct {
+	result, err []byte
+	fail        string
+}
+
+// hostRequest is a request of the host's forwarded to the server.
+type hostRequest struct {
+	method string
+	id     []byte
+	call   *hostCall           // tools/call
+	snoop  func(result []byte) // reads the result on its way to the host
+}
+
+// hostInfo is what the host said of itself in initialize.
+type hostInfo struct {
+	protocol  string // negotiated (the server's answer), else asked for
+	elicit    bool   // form mode: the proxy can ask its questions
+	anyElicit bool   // form or URL mode: the server's questions can be put
+	roots     bool
+}
+
+type proxy struct {
+	opt    options
+	up     upstream
+	host   *lineWriter
+	stderr io.Writer
+
+	// prefix starts every id the proxy originates; roundPrefix every
+	// requestState of its input-required rounds.
+	prefix      string
+	roundPrefix string
+	nextID      atomic.Uint64
+
+	pols atomic.Pointer[policySet]
+	cat  catalogue
+
+	ctx      context.Context // ends at shutdown
+	cancel   context.CancelFunc
+	hostGone chan struct{} // closed when stdout breaks
+	goneOnce sync.Once
+
+	mu      sync.Mutex
+	pending map[string]*hostRequest // the host's requests at the server, by id
+	calls   map[string]*hostCall    // tools/calls, by the host id they answer on
+	ownUp   map[string]chan reply   // the proxy's requests to the server
+	ownHost map[string]chan reply   // the proxy's requests to the host
+	rounds  map[string]*round       // rounds the host owes an answer, by requestState
+	info    hostInfo
+	dead    string // why the server is gone; "" while it serves
+
+	rootsReady chan struct{}
+	rootsOnce  sync.Once
+	wg         sync.WaitGroup // calls being decided, questions being answered
+	work       chan *hostCall // to an idle worker
+
+	reader   chan *lineReader // the host's stdin, handed to whoever reads on
+	standing atomic.Int32     // goroutines waiting to be handed it
+	hostDone chan struct{}    // closed at the end of the host's input
+	doneOnce sync.Once
+}
+
+func newProxy(opt options, up upstream, hostOut io.Writer) *proxy {
+	ctx, cancel := context.WithCancel(context.Background())
+	tag := randomHex(6)
+	p := &proxy{
+		opt: opt, up: up, stderr: opt.stderr,
+		prefix: "mcp-policy-" + tag + "-", roundPrefix: "mcp-policy/" + tag + "/",
+		ctx: ctx, cancel: cancel, hostGone: make(chan struct{}),
+		pending: map[string]*hostRequest{}, calls: map[string]*hostCall{},
+		ownUp: map[string]chan reply{}, ownHost: map[string]chan reply{}, rounds: map[string]*round{},
+		rootsReady: make(chan struct{}), work: make(chan *hostCall),
+		reader: make(chan *lineReader, 1), hostDone: make(chan struct{}),
+	}
+	p.host = &lineWriter{w: hostOut, onErr: func(error) { p.goneOnce.Do(func() { close(p.hostGone) }) }}
+	return p
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func (p *proxy) warnf(format string, a ...any) {
+	fmt.Fprintf(p.stderr, "mcp-policy proxy: "+format+"\n", a...)
+}
+
+// run relays until the host leaves or the server goes, and returns the
+// status to exit with.
+func (p *proxy) run(hostIn io.Reader, signals <-chan int) int {
+	serverDone := make(chan int, 1)
+	go func() {
+		for {
+			msg, err := p.up.recv()
+			if err != nil {
+				break
+			}
+			p.fromUpstream(msg)
+		}
+		serverDone <- p.serverGone()
+	}()
+	go p.readHost(newLineReader(hostIn))
+	sig := 0
+	select {
+	case code := <-serverDone:
+		// The host has been told. Requests already on their way get an
+		// error rather than silence while the last answers go out.
+		time.Sleep(100 * time.Millisecond)
+		p.wait(time.Second)
+		return code
+	case <-p.hostDone:
+	case <-p.hostGone:
+	case sig = <-signals:
+	}
+	// The host is gone, or we were told to go: stop the server, and
+	// everything waiting on it or on the host.
+	p.cancel()
+	p.up.stop()
+	code := <-serverDone
+	if p.up.stoppedByUs() {
+		code = 0
+	}
+	if sig != 0 {
+		code = 128 + sig
+	}
+	return code
+}
+
+// wait waits for the goroutines answering calls, at most d.
+func (p *proxy) wait(d time.Duration) {
+	done := make(chan struct{})
+	go func() { p.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+// ---- messages from the host
+
+// readHost reads the host's messages while it holds lr, the one reader of
+// the host's stdin. A tools/call is decided by the goroutine that read it:
+// it hands lr to a goroutine standing by (starting one if none is) and
+// decides, so that no handing over stands between the host's request and
+// the server; then it stands by itself. Whoever reads end of input closes
+// hostDone.
+func (p *proxy) readHost(lr *lineReader) {
+	for {
+		msg, err := lr.next()
+		if err != nil {
+			p.doneOnce.Do(func() { close(p.hostDone) })
+			return
+		}
+		hc := p.fromHost(msg)
+		if hc == nil {
+			continue
+		}
+		if p.standing.Load() == 0 {
+			p.standing.Add(1)
+			go p.standBy()
+		}
+		p.reader <- lr
+		p.runCall(hc)
+		p.wg.Done()
+		p.standing.Add(1)
+		select {
+		case lr = <-p.reader:
+			p.standing.Add(-1)
+		case <-p.ctx.Done():
+			return
+		}
+	}
+}
+
+// standBy waits to be handed the reader.
+func (p *proxy) standBy() {
+	select {
+	case lr := <-p.reader:
+		p.standing.Add(-1)
+		p.readHost(lr)
+	case <-p.ctx.Done():
+	}
+}
+
+// fromHost handles one message of the host's, and returns the tools/call
+// in it for the caller to decide, if it is one.
+func (p *proxy) fromHost(msg []byte) *hostCall {
+	env, err := parseEnvelope(msg)
+	if err != nil {
+		if elems, berr := splitBatch(msg); berr == nil {
+			// A batch (protocol 2025-03-26) is taken apart, so that no
+			// tools/call in it can pass undecided; its answers come back
+			// one by one.
+			for _, e := range elems {
+				if hc := p.fromHost(append(bytes.Clone(e), '\n')); hc != nil {
+					p.dispatch(hc)
+				}
+			}
+			return nil
+		}
+		p.warnf("the host sent a line that is not a JSON-RPC message; dropped: %.120q", msg)
+		return nil
+	}
+	switch {
+	case env.isResponse():
+		key := idKey(env.id)
+		p.mu.Lock()
+		ch, ours := p.ownHost[key]
+		delete(p.ownHost, key)
+		p.mu.Unlock()
+		if ours {
+			ch <- reply{result: bytes.Clone(env.result), err: bytes.Clone(env.err)}
+			return nil
+		}
+		p.toUpstream(msg)
+	case env.isRequest():
+		if p.ownID(env.id) {
+			p.toHost(errorMessage(env.id, -32600, "mcp-policy: request ids starting "+p.prefix+" are the proxy's own"))
+			return nil
+		}
+		if why := p.deadReason(); why != "" {
+			p.answerDead(env.method, env.id, why)
+			return nil
+		}
+		switch env.method {
+		case methodToolsCall:
+			return p.hostToolsCall(msg, env)
+		case methodInitialize:
+			p.readInitialize(env.params)
+			p.forward(msg, env, p.readInitializeResult)
+		case methodToolsList:
+			var snoop func([]byte)
+			if member(env.params, "cursor") == nil {
+				snoop = p.readToolsList
+			}
+			p.forward(msg, env, snoop)
+		default:
+			p.forward(msg, env, nil)
+		}
+	case env.isNotification():
+		p.toUpstream(msg)
+		switch env.method {
+		case notifyCancelled:
+			p.hostCancelled(env.params)
+		case notifyInitialized, notifyRootsChange:
+			p.mu.Lock()
+			roots := p.info.roots
+			p.mu.Unlock()
+			if roots && !p.opt.rootsFixed {
+				p.wg.Add(1)
+				go p.fetchRoots()
+			}
+		}
+	default:
+		p.warnf("the host sent a message that is neither request, response nor notification; dropped: %.120q", msg)
+	}
+	return nil
+}
+
+// forward sends a host request to the server, to be answered by the
+// server's response.
+func (p *proxy) forward(msg []byte, env envelope, snoop func([]byte)) {
+	key := idKey(env.id)
+	p.mu.Lock()
+	p.pending[key] = &hostRequest{method: env.method, id: bytes.Clone(env.id), snoop: snoop}
+	p.mu.Unlock()
+	p.toUpstream(msg)
+}
+
+// toUpstream sends msg to the server. A server that cannot be written to is
+// stopped; its going answers whatever waits on it.
+func (p *proxy) toUpstream(msg []byte) {
+	if err := p.up.send(msg); err != nil && p.deadReason() == "" {
+		go p.up.stop()
+	}
+}
+
+func (p *proxy) toHost(msg []byte) { _ = p.host.write(msg) }
+
+func (p *proxy) ownID(raw []byte) bool {
+	return len(raw) > 0 && raw[0] == '"' && strings.HasPrefix(idKey(raw), "s"+p.prefix)
+}
+
+func (p *proxy) deadReason() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dead
+}
+
+// answerDead answers a request the server can no longer answer.
+func (p *proxy) answerDead(method string, id []byte, why string) {
+	if method == methodToolsCall {
+		p.toHost(resultMessage(id, errorResult("mcp-policy: "+why+"; the call was not run.")))
+		return
+	}
+	p.toHost(errorMessage(id, errServerGone, "mcp-policy: "+why))
+}
+
+// readInitialize notes what the host can do.
+func (p *proxy) readInitialize(params []byte) {
+	var in struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		Capabilities    struct {
+			Elicitation *struct {
+				Form *json.RawMessage `json:"form"`
+				URL  *json.RawMessage `json:"url"`
+			} `json:"elicitation"`
+			Roots *json.RawMessage `json:"roots"`
+		} `json:"capabilities"`
+	}
+	if err := json.Unmarshal(params, &in); err != nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.info.protocol = in.ProtocolVersion
+	e := in.Capabilities.Elicitation
+	// An empty elicitation object is form mode (protocol 2025-06-18).
+	p.info.elicit = e != nil && (e.Form != nil || e.URL == nil)
+	p.info.anyElicit = e != nil
+	p.info.roots = in.Capabilities.Roots != nil
+}
+
+func (p *proxy) readInitializeResult(result []byte) {
+	var out struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(result, &out) == nil && out.ProtocolVersion != "" {
+		p.mu.Lock()
+		p.info.protocol = out.ProtocolVersion
+		p.mu.Unlock()
+	}
+}
+
+func (p *proxy) hostInfo() hostInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.info
+}
+
+// hostCancelled stops a tools/call the host gave up on: it is answered no
+// more, and a question it waits on is withdrawn.
+func (p *proxy) hostCancelled(params []byte) {
+	raw := member(params, "requestId")
+	if raw == nil {
+		return
+	}
+	key := idKey(raw)
+	p.mu.Lock()
+	hc := p.calls[key]
+	if hc != nil && hc.isAtServer() {
+		// The server was told too (the notification went on); if it
+		// answers anyway, the answer goes to the host, which ignores it.
+		if hr := p.pending[key]; hr != nil && hr.call == hc {
+			delete(p.pending, key)
+		}
+	}
+	p.mu.Unlock()
+	if hc != nil {
+		hc.cancelledByHost()
+		if hc.isAtServer() {
+			p.done(hc)
+		}
+	}
+}
+
+// ---- messages from the server
+
+func (p *proxy) fromUpstream(msg []byte) {
+	if len(msg) >= bigMessage {
+		// A big answer (a file read) is routed by its id without a scan of
+		// it, when the routing needs nothing else.
+		if id, ok := tailResponseID(msg); ok && p.routeBig(msg, id) {
+			return
+		}
+	}
+	env, err := parseEnvelope(msg)
+	if err != nil {
+		if elems, berr := splitBatch(msg); berr == nil {
+			for _, e := range elems {
+				p.fromUpstream(append(bytes.Clone(e), '\n'))
+			}
+			return
+		}
+		p.warnf("the MCP server wrote a line that is not a JSON-RPC message; dropped: %.120q", msg)
+		return
+	}
+	switch {
+	case env.isResponse():
+		key := idKey(env.id)
+		p.mu.Lock()
+		if ch, ours := p.ownUp[key]; ours {
+			delete(p.ownUp, key)
+			p.mu.Unlock()
+			ch <- reply{result: bytes.Clone(env.result), err: bytes.Clone(env.err)}
+			return
+		}
+		hr := p.pending[key]
+		delete(p.pending, key)
+		p.mu.Unlock()
+		switch {
+		case hr == nil:
+			p.toHost(msg)
+		case hr.call != nil:
+			p.callAnswered(hr.call, msg, env)
+		default:
+			p.toHost(msg)
+			if hr.snoop != nil && env.result != nil {
+				hr.snoop(env.result)
+			}
+		}
+	case env.isRequest():
+		if p.ownID(env.id) {
+			p.toUpstream(errorMessage(env.id, -32600, "mcp-policy: request ids starting "+p.prefix+" are the proxy's own"))
+			return
+		}
+		if env.method == methodElicit {
+			p.wg.Add(1)
+			go p.serverElicit(bytes.Clone(env.id), bytes.Clone(env.params))
+			return
+		}
+		p.toHost(msg)
+	case env.isNotification():
+		p.toHost(msg)
+		if env.method == notifyToolsChange {
+			p.cat.invalidate()
+		}
+	default:
+		p.warnf("the MCP server wrote a message that is neither request, response nor notification; dropped: %.120q", msg)
+	}
+}
+
+// routeBig passes a big response to the host when that is all there is
+// to do with it: it answers a host request that needs no reading, or a
+// call before 2026-07-28. It reports false, having done nothing, when the
+// response must be read (the proxy's own request, a snooped result, a
+// 2026-07-28 call that may be an input-required round).
+func (p *proxy) routeBig(msg, id []byte) bool {
+	key := idKey(id)
+	p.mu.Lock()
+	_, ours := p.ownUp[key]
+	hr := p.pending[key]
+	plain := !ours && (hr == nil || (hr.call != nil && !hr.call.modern) || (hr.call == nil && hr.snoop == nil))
+	if plain {
+		delete(p.pending, key)
+	}
+	p.mu.Unlock()
+	if !plain {
+		return false
+	}
+	if hr != nil && hr.call != nil {
+		p.callAnswered(hr.call, msg, envelope{id: id})
+		return true
+	}
+	p.toHost(msg)
+	return true
+}
+
+// serverGone answers everything that waited on the server, tells the host,
+// and returns the server's exit status.
+func (p *proxy) serverGone() int {
+	code, why := p.up.exit()
+	p.mu.Lock()
+	p.dead = why
+	pending, ownUp, calls := p.pending, p.ownUp, p.calls
+	p.pending, p.ownUp = map[string]*hostRequest{}, map[string]chan reply{}
+	p.mu.Unlock()
+	for _, hr := range pending {
+		if hc := hr.call; hc != nil && hc.isAtServer() {
+			if hc.claim() {
+				p.toHost(resultMessage(hr.id, errorResult("mcp-policy: "+why+"; the call may not have finished.")))
+			}
+			p.done(hc)
+			continue
+		}
+		if hr.call != nil {
+			hr.call.resp <- upReply{fail: why}
+			continue
+		}
+		p.toHost(errorMessage(hr.id, errServerGone, "mcp-policy: "+why))
+	}
+	for _, ch := range ownUp {
+		ch <- reply{fail: why}
+	}
+	// A call still waiting on the human has nothing to wait for.
+	for _, hc := range calls {
+		hc.serverDied(why)
+	}
+	// The calls' answers first, then the word to the host.
+	p.wait(time.Second)
+	select {
+	case <-p.ctx.Done(): // we stopped it: nobody to tell
+	default:
+		p.warnf("%s", why)
+		p.toHost(notification(notifyMessage, map[string]any{"level": "error", "logger": "mcp-policy", "data": "mcp-policy: " + why}))
+	}
+	return code
+}
+
+// ---- the proxy's own requests
+
+// newID is a fresh id of the proxy's own, as raw JSON.
+func (p *proxy) newID() []byte {
+	return strconv.AppendQuote(nil, p.prefix+strconv.FormatUint(p.nextID.Add(1), 10))
+}
+
+// hostRequest sends the host a request of the proxy's own and waits for
+// its answer. If ctx ends first the request is withdrawn (cancelled).
+func (p *proxy) hostRequest(ctx context.Context, method string, params any) (reply, error) {
+	id := p.newID()
+	key := idKey(id)
+	ch := make(chan reply, 1)
+	p.mu.Lock()
+	p.ownHost[key] = ch
+	p.mu.Unlock()
+	p.toHost(requestMessage(id, method, params))
+	select {
+	case r := <-ch:
+		return r, nil
+	case <-p.hostGone:
+		return reply{}, fmt.Errorf("the host is gone")
+	case <-ctx.Done():
+		p.mu.Lock()
+		delete(p.ownHost, key)
+		p.mu.Unlock()
+		p.toHost(notification(notifyCancelled, map[string]any{"requestId": json.RawMessage(id), "reason": context.Cause(ctx).Error()}))
+		return reply{}, context.Cause(ctx)
+	}
+}
+
+// upstreamRequest sends the server a request of the proxy's own.
+func (p *proxy) upstreamRequest(ctx context.Context, method string, params any) (reply, error) {
+	id := p.newID()
+	key := idKey(id)
+	ch := make(chan reply, 1)
+	p.mu.Lock()
+	if p.dead != "" {
+		why := p.dead
+		p.mu.Unlock()
+		return reply{}, fmt.Errorf("%s", why)
+	}
+	p.ownUp[key] = ch
+	p.mu.Unlock()
+	p.toUpstream(requestMessage(id, method, params))
+	select {
+	case r := <-ch:
+		if r.fail != "" {
+			return r, fmt.Errorf("%s", r.fail)
+		}
+		return r, nil
+	case <-ctx.Done():
+		p.mu.Lock()
+		delete(p.ownUp, key)
+		p.mu.Unlock()
+		p.toUpstream(notification(notifyCancelled, map[string]any{"requestId": json.RawMessage(id), "reason": context.Cause(ctx).Error()}))
+		return reply{}, context.Cause(ctx)
+	}
+}
+
+// ---- message construction
+
+func requestMessage(id []byte, method string, params any) []byte {
+	m := map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": method}
+	if params != nil {
+		m["params"] = params
+	}
+	return marshalLine(m)
+}
+
+func notification(method string, params any) []byte {
+	return marshalLine(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+func errorMessage(id []byte, code int, msg string) []byte {
+	return marshalLine(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id),
+		"error": map[string]any{"code": code, "message": msg}})
+}
+
+func responseMessage(id []byte, result any) []byte {
+	return marshalLine(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "result": result})
+}
+
+// resultMessage answers a tools/call with r: the MCP result it carries, or
+// its text as one text block.
+func resultMessage(id []byte, r provider.Result) []byte {
+	if len(r.MCP) > 0 {
+		return responseMessage(id, r.MCP)
+	}
+	res := map[string]any{"content": []any{map[string]any{"type": "text", "text": r.Content}}}
+	if r.IsError {
+		res["isError"] = true
+	}
+	return responseMessage(id, res)
+}
+
+func errorResult(text string) provider.Result { return provider.ErrorResult("", text) }
+
+func marshalLine(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err) // only our own maps of JSON values are marshalled
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,347 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// upstream is the MCP server the proxy stands in front of, as a stream of
+// JSON-RPC messages.
+type upstream interface {
+	// send writes one message, newline included.
+	send(msg []byte) error
+	// recv returns the next message, valid until the next recv; an error
+	// once the server is gone.
+	recv() ([]byte, error)
+	// stop ends the server (for a process: stdin closed, then SIGTERM,
+	// then SIGKILL, to its whole process group) and waits for it.
+	stop()
+	// exit waits for the server to be gone and says how it ended: the
+	// status to exit with (a signal N is 128+N) and why, for messages.
+	exit() (code int, why string)
+	// stoppedByUs says the server ended because stop asked it to.
+	stoppedByUs() bool
+}
+
+// lineReader reads newline-delimited messages into a buffer of its own,
+// read into as much at a time as the buffer holds, and returns each
+// message (its newline included) as a slice of that buffer, valid until
+// the next call: a message is copied once, from the pipe.
+type lineReader struct {
+	r       io.Reader
+	buf     []byte
+	start   int // buf[start:end] is unread
+	end     int
+	scanned int // buf[start:scanned] holds no newline
+	err     error
+}
+
+const (
+	readSize   = 64 << 10
+	keepBuffer = 4 << 20 // a buffer grown past this is let go once empty
+)
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{r: r, buf: make([]byte, readSize)}
+}
+
+// next returns the next line that is not blank; a last line without its
+// newline is still a message.
+func (lr *lineReader) next() ([]byte, error) {
+	for {
+		if i := bytes.IndexByte(lr.buf[lr.scanned:lr.end], '\n'); i >= 0 {
+			nl := lr.scanned + i
+			line := lr.buf[lr.start : nl+1]
+			lr.start, lr.scanned = nl+1, nl+1
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			return line, nil
+		}
+		lr.scanned = lr.end
+		if lr.err != nil {
+			line := lr.buf[lr.start:lr.end]
+			lr.start, lr.scanned = lr.end, lr.end
+			if len(bytes.TrimSpace(line)) > 0 {
+				return append(line, '\n'), nil
+			}
+			return nil, lr.err
+		}
+		if lr.start == lr.end && len(lr.buf) > keepBuffer {
+			lr.buf, lr.start, lr.end, lr.scanned = make([]byte, readSize), 0, 0, 0
+		}
+		if lr.end == len(lr.buf) {
+			if lr.start > 0 {
+				n := copy(lr.buf, lr.buf[lr.start:lr.end])
+				lr.start, lr.end, lr.scanned = 0, n, n
+			}
+			if lr.end > len(lr.buf)/2 {
+				bigger := make([]byte, 2*len(lr.buf))
+				copy(bigger, lr.buf[:lr.end])
+				lr.buf = bigger
+			}
+		}
+		n, err := lr.r.Read(lr.buf[lr.end:])
+		lr.end += n
+		if err != nil {
+			lr.err = err
+		}
+	}
+}
+
+// lineWriter writes whole messages, one at a time.
+type lineWriter struct {
+	mu    sync.Mutex
+	w     io.Writer
+	err   error
+	onErr func(error)
+}
+
+// write writes msg, which ends in a newline. After a failure every write
+// fails, and onErr has been told once.
+func (lw *lineWriter) write(msg []byte) error {
+	lw.mu.Lock()
+	if lw.err != nil {
+		err := lw.err
+		lw.mu.Unlock()
+		return err
+	}
+	_, err := lw.w.Write(msg)
+	var notify func(error)
+	if err != nil {
+		lw.err = err
+		notify = lw.onErr
+	}
+	lw.mu.Unlock()
+	if notify != nil {
+		notify(err)
+	}
+	return err
+}
+
+// stdioUpstream is a server subprocess over its stdin and stdout.
+type stdioUpstream struct {
+	command string
+	cmd     *exec.Cmd
+	stdin   *os.File
+	out     *lineReader
+	w       lineWriter
+	tail    *tailBuffer
+
+	exited   chan struct{} // closed once the process is reaped
+	drained  chan struct{} // closed once stdout reached EOF
+	stopOnce sync.Once
+	mu       sync.Mutex
+	state    *os.ProcessState
+	waitErr  error
+	stopped  bool // stop was called before the process ended
+}
+
+// startStdio starts command in a process group of its own, its stderr
+// copied to stderr.
+func startStdio(command string, args []string, stderr io.Writer) (*stdioUpstream, error) {
+	path, err := exec.LookPath(command)
+	if err != nil {
+		return nil, err
+	}
+	// Pipes of our own rather than cmd.StdoutPipe: Wait must not close
+	// stdout while a last response is still in it.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	// Roomy pipes: a 1 MB answer is written in one go rather than in
+	// 64 KB turns of the server and the proxy.
+	growPipe(inW)
+	growPipe(outR)
+	cmd := exec.Command(path, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = sysProcAttr()
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, err
+	}
+	u := &stdioUpstream{command: command, cmd: cmd, stdin: inW, out: newLineReader(blocking(outR)),
+		tail: &tailBuffer{tee: stderr}, exited: make(chan struct{}), drained: make(chan struct{})}
+	u.w.w = inW
+	go func() {
+		_, _ = io.Copy(u.tail, errR)
+		errR.Close()
+	}()
+	go func() {
+		err := cmd.Wait()
+		u.mu.Lock()
+		u.state, u.waitErr = cmd.ProcessState, err
+		u.mu.Unlock()
+		close(u.exited)
+	}()
+	return u, nil
+}
+
+func (u *stdioUpstream) pid() int { return u.cmd.Process.Pid }
+
+func (u *stdioUpstream) send(msg []byte) error { return u.w.write(msg) }
+
+func (u *stdioUpstream) recv() ([]byte, error) {
+	line, err := u.out.next()
+	if err != nil {
+		u.closeDrained()
+	}
+	return line, err
+}
+
+func (u *stdioUpstream) closeDrained() {
+	select {
+	case <-u.drained:
+	default:
+		close(u.drained)
+	}
+}
+
+// Grace periods of stop: how long a server has to leave after its stdin
+// closes, and after SIGTERM.
+const (
+	stdinGrace = 2 * time.Second
+	termGrace  = 2 * time.Second
+)
+
+func (u *stdioUpstream) stop() {
+	u.stopOnce.Do(func() {
+		u.mu.Lock()
+		if u.state == nil {
+			u.stopped = true
+		}
+		u.mu.Unlock()
+		_ = u.stdin.Close()
+		select {
+		case <-u.exited:
+		case <-time.After(stdinGrace):
+			u.signal(syscall.SIGTERM)
+			select {
+			case <-u.exited:
+			case <-time.After(termGrace):
+				u.signal(syscall.SIGKILL)
+				<-u.exited
+			}
+		}
+		// Whatever the server started and left behind in its group goes
+		// with it.
+		u.signal(syscall.SIGKILL)
+	})
+}
+
+// signal signals the server's process group.
+func (u *stdioUpstream) signal(sig syscall.Signal) {
+	if p := u.cmd.Process; p != nil {
+		_ = killGroup(p.Pid, sig)
+	}
+}
+
+func (u *stdioUpstream) exit() (int, string) {
+	// The process may end before its last words are read, and stdout may
+	// stay open after it ends (a child of it holding the pipe): wait for
+	// both, but for the second only a little.
+	select {
+	case <-u.exited:
+		select {
+		case <-u.drained:
+		case <-time.After(500 * time.Millisecond):
+		}
+	case <-u.drained:
+		select {
+		case <-u.exited:
+		case <-time.After(stdinGrace):
+			u.stop()
+		}
+	}
+	<-u.exited
+	// What the server started and left behind in its group goes with it
+	// (npx's node, when npx is killed).
+	u.signal(syscall.SIGKILL)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	code, why := 1, "the MCP server exited"
+	if st := u.state; st != nil {
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int(ws.Signal())
+			why = fmt.Sprintf("the MCP server was killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
+		} else {
+			code = st.ExitCode()
+			why = fmt.Sprintf("the MCP server exited with status %d", code)
+		}
+	} else if u.waitErr != nil {
+		why = "the MCP server: " + u.waitErr.Error()
+	}
+	return code, why + u.tail.suffix()
+}
+
+func (u *stdioUpstream) stoppedByUs() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.stopped
+}
+
+// tailBuffer keeps the last few KB of the server's stderr for messages and
+// copies everything to tee.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	tee io.Writer
+}
+
+const tailSize = 4 << 10
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailSize {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailSize:]...)
+	}
+	tee := t.tee
+	t.mu.Unlock()
+	if tee != nil {
+		_, _ = tee.Write(p)
+	}
+	return len(p), nil
+}
+
+// suffix is the last line of stderr, as "; stderr: ...", or "".
+func (t *tailBuffer) suffix() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := strings.TrimSpace(string(t.buf))
+	if s == "" {
+		return ""
+	}
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return "; stderr: " + s
+}

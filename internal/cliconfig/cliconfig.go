@@ -1,0 +1,265 @@
+// Package cliconfig loads what the commands' policy flags name — --rules,
+// --no-default-rules, --policy, --root and --grants — the same way for
+// every command (policy-eval decide, mcp-policy proxy), with errors that
+// name the file and, where the file has lines, the line.
+package cliconfig
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/policy/rules"
+)
+
+// Flags are the policy flags as given.
+type Flags struct {
+	Rules      string   // --rules FILE: a JSON array of rules, after the default rules
+	NoDefaults bool     // --no-default-rules
+	Policies   []string // --policy PATH (repeatable): a Rego module or a directory of them
+	Roots      []string // --root KEY=DIR (repeatable)
+	Grants     string   // --grants FILE
+}
+
+// repeated is a flag that may be given many times.
+type repeated struct{ list *[]string }
+
+func (r repeated) String() string {
+	if r.list == nil {
+		return ""
+	}
+	return strings.Join(*r.list, ",")
+}
+func (r repeated) Set(v string) error { *r.list = append(*r.list, v); return nil }
+
+// Register defines the flags on fs, to be read into f.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&f.Rules, "rules", "", "JSON file of rules (an array), after the default rules")
+	fs.BoolVar(&f.NoDefaults, "no-default-rules", false, "leave out the embedded default rules")
+	fs.Var(repeated{&f.Policies}, "policy", "a Rego module, or a directory of them (repeatable)")
+	fs.Var(repeated{&f.Roots}, "root", "KEY=DIR: the root of tools named KEY or KEY_* (repeatable; KEY * for all)")
+	fs.StringVar(&f.Grants, "grants", "", "JSON file of grants (an array of allow/deny rules)")
+}
+
+// Config is what the flags name, read and validated (the Rego modules are
+// read, not compiled: policy.New and rules.NewEngine compile them, naming
+// file and line).
+type Config struct {
+	Rules   []rules.Rule
+	Modules []rules.Module
+	Roots   map[string]string
+	// Protected are the rules file and every --policy path, absolute: the
+	// danger floor guards them (policy.Options.Protected).
+	Protected []string
+	// GrantsFile is --grants as given, "" for none.
+	GrantsFile string
+}
+
+// Load reads everything f names.
+func (f Flags) Load() (*Config, error) {
+	c := &Config{GrantsFile: f.Grants, Roots: map[string]string{}}
+	if !f.NoDefaults {
+		c.Rules = rules.DefaultRules()
+	}
+	if f.Rules != "" {
+		data, err := os.ReadFile(f.Rules)
+		if err != nil {
+			return nil, err
+		}
+		more, err := ParseRulesFile(f.Rules, data)
+		if err != nil {
+			return nil, err
+		}
+		c.Rules = append(c.Rules, more...)
+		c.Protected = append(c.Protected, absPath(f.Rules))
+	}
+	for _, kv := range f.Roots {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("--root %q: want KEY=DIR", kv)
+		}
+		if _, dup := c.Roots[k]; dup {
+			return nil, fmt.Errorf("--root: key %q given twice", k)
+		}
+		c.Roots[k] = v
+	}
+	modules, err := LoadModules(f.Policies)
+	if err != nil {
+		return nil, err
+	}
+	c.Modules = modules
+	for _, p := range f.Policies {
+		c.Protected = append(c.Protected, absPath(p))
+	}
+	return c, nil
+}
+
+// LoadGrants reads the grants file as a list, for a command that only
+// reads it; nil when there is none. The file is added to Protected.
+func (c *Config) LoadGrants() ([]rules.Rule, error) {
+	if c.GrantsFile == "" {
+		return nil, nil
+	}
+	gs, err := grants.LoadFile(c.GrantsFile)
+	if err != nil {
+		return nil, withLine(c.GrantsFile, err, grantFault)
+	}
+	c.Protected = append(c.Protected, absPath(c.GrantsFile))
+	return gs, nil
+}
+
+// OpenGrants opens the grants file as a store several processes share
+// (grants.Open: a missing file is an empty store, created by the first
+// grant); with no --grants, a store in memory. A policy wired to the store
+// protects its file itself.
+func (c *Config) OpenGrants() (*grants.Store, error) {
+	if c.GrantsFile == "" {
+		return grants.NewStore(nil)
+	}
+	s, err := grants.Open(c.GrantsFile)
+	if err != nil {
+		return nil, withLine(c.GrantsFile, err, grantFault)
+	}
+	return s, nil
+}
+
+// ParseRulesFile is rules.ParseRules for the contents of file, the error
+// naming the line of the rule (or of the JSON syntax error) at fault:
+// "rules.json:7: rule 3: field ...".
+func ParseRulesFile(file string, data []byte) ([]rules.Rule, error) {
+	rs, err := rules.ParseRules(data, file, true)
+	if err != nil {
+		return nil, withLine(file, err, ruleFault)
+	}
+	return rs, nil
+}
+
+// ruleFault and grantFault say whether one element of an array is a bad
+// rule, or a bad grant.
+func ruleFault(elem []byte) bool {
+	_, err := rules.ParseRules(append(append([]byte("["), elem...), ']'), "", true)
+	return err != nil
+}
+
+func grantFault(elem []byte) bool {
+	rs, err := rules.ParseRules(append(append([]byte("["), elem...), ']'), "", true)
+	if err != nil {
+		return true
+	}
+	_, err = grants.NewStore(rs)
+	return err != nil
+}
+
+// withLine puts the line of file at fault into err's message, after the
+// file's name, when it can find it.
+func withLine(file string, err error, bad func(elem []byte) bool) error {
+	data, rerr := os.ReadFile(file)
+	if rerr != nil {
+		return err
+	}
+	line := faultLine(data, bad)
+	if line == 0 {
+		return err
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, file+": "); i >= 0 {
+		return fmt.Errorf("%s%s:%d: %s", msg[:i], file, line, msg[i+len(file)+2:])
+	}
+	return fmt.Errorf("%s:%d: %s", file, line, msg)
+}
+
+// faultLine is the line of data where a JSON array of rules first goes
+// wrong: a syntax error's line, else the first line of the first element
+// that is bad on its own; 0 when neither finds one.
+func faultLine(data []byte, bad func(elem []byte) bool) int {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return lineAt(data, int(se.Offset))
+		}
+		return 0
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return lineAt(data, firstNonSpace(data, 0))
+	}
+	for dec.More() {
+		start := firstNonSpace(data, int(dec.InputOffset()))
+		if start < len(data) && data[start] == ',' {
+			start = firstNonSpace(data, start+1)
+		}
+		var elem json.RawMessage
+		if err := dec.Decode(&elem); err != nil {
+			return lineAt(data, start)
+		}
+		if bad(elem) {
+			return lineAt(data, start)
+		}
+	}
+	return 0
+}
+
+func firstNonSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// lineAt is the 1-based line of byte offset off.
+func lineAt(data []byte, off int) int {
+	off = min(max(off, 0), len(data))
+	return 1 + bytes.Count(data[:off], []byte("\n"))
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// LoadModules reads .rego files, and directories of them (tests left out),
+// in a stable order.
+func LoadModules(paths []string) ([]rules.Module, error) {
+	var out []rules.Module
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		files := []string{p}
+		if info.IsDir() {
+			files = nil
+			err := filepath.WalkDir(p, func(f string, e os.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if !e.IsDir() && strings.HasSuffix(f, ".rego") && !strings.HasSuffix(f, "_test.rego") {
+					files = append(files, f)
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			sort.Strings(files)
+		}
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rules.Module{Name: f, Source: string(src)})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,199 @@
+//go:build unix
+
+package e2e_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// pipeHost is the cheapest host there is: JSON-RPC lines written to and
+// read from a server's pipes, nothing decoded but what the benchmark
+// checks. Against it the proxy's cost is not hidden behind a client
+// library's own JSON handling.
+type pipeHost struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+}
+
+func startPipeHost(b *testing.B, argv []string) *pipeHost {
+	b.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = io.Discard
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	h := &pipeHost{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	b.Cleanup(func() {
+		in.Close()
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+	})
+	h.roundTrip(b, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`+"\n"))
+	if _, err := in.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")); err != nil {
+		b.Fatal(err)
+	}
+	return h
+}
+
+// roundTrip writes one request and reads the one line that answers it.
+func (h *pipeHost) roundTrip(b *testing.B, req []byte) []byte {
+	if _, err := h.in.Write(req); err != nil {
+		b.Fatal(err)
+	}
+	line, err := h.out.ReadBytes('\n')
+	if err != nil {
+		b.Fatal(err)
+	}
+	return line
+}
+
+// BenchmarkProxyRoundTrip: an allowed read_text_file of the official
+// filesystem server, straight over its pipes and through mcp-policy proxy
+// (decided by the default read-only rule, forwarded byte for byte), in
+// turn in one loop, for an 18-byte and a 1 MB file. It reports the median
+// of each and the proxy's overhead in percent of the direct round trip;
+// and, measured in the same loop, the overhead of a process that does
+// nothing but copy bytes both ways (io.Copy): the part of the proxy's cost
+// that is being a process between two pipes at all.
+//
+//	npm ci --prefix test/npm && go test ./test/e2e/ -run '^$' -bench ProxyRoundTrip -benchtime 2000x
+func BenchmarkProxyRoundTrip(b *testing.B) {
+	node, entry := needOfficialFS(b)
+	dir, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	small := []byte("eighteen bytes. :)")
+	var big bytes.Buffer
+	for i := 0; big.Len() < 1<<20; i++ {
+		fmt.Fprintf(&big, "line %6d: the quick brown fox jumps over the lazy dog, \"quoted\"\t and tabbed.\n", i)
+	}
+	for name, content := range map[string][]byte{"small.txt": small, "big.txt": big.Bytes()[:1<<20]} {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	server := []string{node, entry, dir}
+	straight := startPipeHost(b, server)
+	through := startPipeHost(b, append([]string{proxyBinary(b), "proxy", "--"}, server...))
+	// The floor: a process that only copies bytes both ways between the
+	// host and the server. What it costs, any proxy process costs.
+	relay := startPipeHost(b, append([]string{relayBinary(b)}, server...))
+
+	request := func(file string) []byte {
+		p, _ := json.Marshal(filepath.Join(dir, file))
+		return []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":` + string(p) + `}}}` + "\n")
+	}
+	for _, tc := range []struct {
+		name   string
+		file   string
+		size   int
+		warmup int
+	}{
+		{"18B", "small.txt", len(small), 2000},
+		{"1MB", "big.txt", 1 << 20, 30},
+	} {
+		req := request(tc.file)
+		check := func(resp []byte) {
+			if len(resp) < tc.size || bytes.Contains(resp, []byte(`"isError":true`)) || !bytes.Contains(resp, []byte(`"id":7`)) {
+				b.Fatalf("response %.300s", resp)
+			}
+		}
+		// Node compiles the server's hot paths as it runs: warm them up.
+		for range tc.warmup {
+			check(straight.roundTrip(b, req))
+			check(through.roundTrip(b, req))
+			check(relay.roundTrip(b, req))
+		}
+		// Through the proxy, the server's answer is the same bytes.
+		if d, p := straight.roundTrip(b, req), through.roundTrip(b, req); !bytes.Equal(d, p) {
+			b.Fatalf("the proxy changed the answer:\ndirect %.200s\nproxy  %.200s", d, p)
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			timed := func(h *pipeHost) time.Duration {
+				start := time.Now()
+				check(h.roundTrip(b, req))
+				return time.Since(start)
+			}
+			hosts := []*pipeHost{straight, through, relay}
+			times := make([][]time.Duration, len(hosts))
+			for i := 0; b.Loop(); i++ {
+				// Each goes first in turn, so none always follows another.
+				for j := range hosts {
+					k := (i + j) % len(hosts)
+					times[k] = append(times[k], timed(hosts[k]))
+				}
+			}
+			md, mp, mr := median(times[0]), median(times[1]), median(times[2])
+			b.ReportMetric(float64(md.Microseconds()), "direct-µs")
+			b.ReportMetric(float64(mp.Microseconds()), "proxy-µs")
+			b.ReportMetric(100*float64(mp-md)/float64(md), "overhead-%")
+			b.ReportMetric(100*float64(mr-md)/float64(md), "copy-relay-overhead-%")
+		})
+	}
+}
+
+// copyRelay is the floor of BenchmarkProxyRoundTrip: a process between
+// host and server that copies bytes both ways and does nothing else.
+const copyRelay = `package main
+
+import (
+	"io"
+	"os"
+	"os/exec"
+)
+
+func main() {
+	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		os.Exit(1)
+	}
+	go func() { _, _ = io.Copy(in, os.Stdin); in.Close() }()
+	_, _ = io.Copy(os.Stdout, out)
+	_ = cmd.Wait()
+}
+`
+
+// relayBinary builds copyRelay.
+func relayBinary(b *testing.B) string {
+	b.Helper()
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(copyRelay), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module relay\n\ngo 1.26\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-o", "relay", ".")
+	build.Dir = dir
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building the copy relay: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "relay")
+}

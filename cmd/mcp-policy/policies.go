@@ -29,6 +29,7 @@ func (p *proxy) buildPolicies(roots map[string]string) (*policySet, error) {
 	o := policy.Options{
 		Provider: serverProvider{p}, Rules: p.opt.cfg.Rules, Modules: p.opt.cfg.Modules, Roots: roots,
 		Protected: p.opt.cfg.Protected, GrantsStore: p.opt.store, Name: "mcp-policy",
+		Arguments: p.opt.cfg.Arguments, DecisionTimeout: p.opt.cfg.DecisionTimeout(),
 	}
 	if p.opt.log != nil {
 		o.OnDecision = p.opt.log.Log

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -307,7 +308,7 @@ func TestAttacksDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) {
 				k, v, _ := strings.Cut(r, "=")
 				roots[k] = v
 			}
-			args, err := loadArguments(a.arguments)
+			args, err := cliconfig.LoadArguments(a.arguments)
 			require.NoError(t, err)
 			p, err := policy.New(policy.Options{Provider: catalogueOnly(list), Rules: append(policy.DefaultRules(), rs...),
 				Roots: roots, Arguments: args, Grants: gs})

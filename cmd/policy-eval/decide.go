@@ -11,20 +11,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
-	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
-
-// repeated is a flag that may be given many times.
-type repeated []string
-
-func (r *repeated) String() string     { return strings.Join(*r, ",") }
-func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
 // output is one line of decide's answer.
 type output struct {
@@ -58,15 +50,9 @@ const maxLine = 6*rules.MaxArgumentsBytes + 1<<16
 func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("decide", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	rulesFile := fs.String("rules", "", "JSON file of rules (an array), after the default rules")
-	noDefaults := fs.Bool("no-default-rules", false, "leave out the embedded default rules")
-	grantsFile := fs.String("grants", "", "JSON file of grants (an array of allow/deny rules)")
+	var pf cliconfig.Flags
+	pf.Register(fs)
 	toolsFile := fs.String("tools", "", "a tools/list result or a []Tool, for annotations and schemas")
-	timeout := fs.Duration("timeout", 5*time.Second, "bound on each call's decision; past it the call fails (0: none)")
-	var policies, roots, arguments repeated
-	fs.Var(&policies, "policy", "a Rego module, or a directory of them (repeatable)")
-	fs.Var(&roots, "root", "KEY=DIR: the root of tools named KEY or KEY_* (repeatable; KEY * for all)")
-	fs.Var(&arguments, "arguments", "argument specs: a reference server's name ("+strings.Join(rules.KnownServers(), ", ")+") or a JSON file of them (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK // asked for, and printed
@@ -77,16 +63,11 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "policy-eval decide: at most one CALL (give several as JSON lines on stdin)")
 		return exitUsage
 	}
-	if *timeout < 0 {
-		fmt.Fprintln(stderr, "policy-eval decide: --timeout must not be negative")
-		return exitUsage
-	}
-	d, err := newDecider(*rulesFile, *noDefaults, *grantsFile, *toolsFile, policies, roots, arguments)
+	d, err := newDecider(pf, *toolsFile)
 	if err != nil {
 		fmt.Fprintf(stderr, "policy-eval decide: %v\n", err)
 		return exitUsage
 	}
-	d.timeout = *timeout
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	enc := json.NewEncoder(out)
@@ -145,100 +126,31 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 	}
 }
 
-// loadArguments reads --arguments: a reference server's name, or a file.
-func loadArguments(values []string) ([]rules.ArgumentSpec, error) {
-	var out []rules.ArgumentSpec
-	for _, v := range values {
-		if data, err := os.ReadFile(v); err == nil {
-			specs, err := rules.ParseArgumentSpecs(data, v)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, specs...)
-			continue
-		} else if strings.ContainsAny(v, `/\.`) {
-			return nil, fmt.Errorf("--arguments: %v", err)
-		}
-		specs, err := rules.ServerArguments(v)
-		if err != nil {
-			return nil, fmt.Errorf("--arguments: %v", err)
-		}
-		out = append(out, specs...)
-	}
-	return out, nil
-}
-
-func newDecider(rulesFile string, noDefaults bool, grantsFile, toolsFile string, policies, roots, arguments []string) (*decider, error) {
-	var rs []rules.Rule
-	if !noDefaults {
-		rs = rules.DefaultRules()
-	}
-	var protected []string
-	if rulesFile != "" {
-		data, err := os.ReadFile(rulesFile)
-		if err != nil {
-			return nil, err
-		}
-		more, err := rules.ParseRules(data, rulesFile, true)
-		if err != nil {
-			return nil, err
-		}
-		rs = append(rs, more...)
-		protected = append(protected, absPath(rulesFile))
-	}
-	var gs []rules.Rule
-	if grantsFile != "" {
-		var err error
-		if gs, err = grants.LoadFile(grantsFile); err != nil {
-			return nil, err
-		}
-		protected = append(protected, absPath(grantsFile))
-	}
-	rootMap := map[string]string{}
-	for _, kv := range roots {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || v == "" {
-			return nil, fmt.Errorf("--root %q: want KEY=DIR", kv)
-		}
-		if _, dup := rootMap[k]; dup {
-			return nil, fmt.Errorf("--root: key %q given twice", k)
-		}
-		rootMap[k] = v
-	}
-	modules, err := loadModules(policies)
+func newDecider(pf cliconfig.Flags, toolsFile string) (*decider, error) {
+	cfg, err := pf.Load()
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range policies {
-		protected = append(protected, absPath(p))
+	gs, err := cfg.LoadGrants()
+	if err != nil {
+		return nil, err
 	}
+	protected := cfg.Protected
 	tools := map[string]*provider.Tool{}
 	if toolsFile != "" {
 		if tools, err = loadTools(toolsFile); err != nil {
 			return nil, err
 		}
-	}
-	args, err := loadArguments(arguments)
-	if err != nil {
-		return nil, err
-	}
-	// What says which arguments are paths is as much the policy as its
-	// rules: an agent that could edit it could hide a path.
-	for _, a := range arguments {
-		if _, err := os.Stat(a); err == nil {
-			protected = append(protected, absPath(a))
-		}
-	}
-	if toolsFile != "" {
+		// The schemas say which arguments are paths: the policy's too.
 		protected = append(protected, absPath(toolsFile))
 	}
 	engine, err := rules.NewEngine(context.Background(), rules.Config{
-		Rules: rs, Modules: modules, Roots: rootMap, Protected: protected, Arguments: args,
+		Rules: cfg.Rules, Modules: cfg.Modules, Roots: cfg.Roots, Protected: protected, Arguments: cfg.Arguments,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &decider{engine: engine, grants: gs, tools: tools}, nil
+	return &decider{engine: engine, grants: gs, tools: tools, timeout: cfg.Timeout}, nil
 }
 
 func absPath(p string) string {
@@ -246,42 +158,6 @@ func absPath(p string) string {
 		return a
 	}
 	return p
-}
-
-// loadModules reads .rego files, and directories of them (tests left out).
-func loadModules(paths []string) ([]rules.Module, error) {
-	var out []rules.Module
-	for _, p := range paths {
-		info, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		files := []string{p}
-		if info.IsDir() {
-			files = nil
-			err := filepath.WalkDir(p, func(f string, e os.DirEntry, err error) error {
-				if err != nil {
-					return err
-				}
-				if !e.IsDir() && strings.HasSuffix(f, ".rego") && !strings.HasSuffix(f, "_test.rego") {
-					files = append(files, f)
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, err
-			}
-			sort.Strings(files)
-		}
-		for _, f := range files {
-			src, err := os.ReadFile(f)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, rules.Module{Name: f, Source: string(src)})
-		}
-	}
-	return out, nil
 }
 
 // loadTools reads a tools/list result ({"tools":[...]}, MCP's shape) or an

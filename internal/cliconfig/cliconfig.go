@@ -1,6 +1,6 @@
 // Package cliconfig loads what the commands' policy flags name — --rules,
-// --no-default-rules, --policy, --root and --grants — the same way for
-// every command (policy-eval decide, mcp-policy proxy), with errors that
+// --no-default-rules, --policy, --root, --grants, --arguments and
+// --timeout — the same way for every command (policy-eval decide, mcp-policy proxy), with errors that
 // name the file and, where the file has lines, the line.
 package cliconfig
 
@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
@@ -26,6 +27,8 @@ type Flags struct {
 	Policies   []string // --policy PATH (repeatable): a Rego module or a directory of them
 	Roots      []string // --root KEY=DIR (repeatable)
 	Grants     string   // --grants FILE
+	Arguments  []string // --arguments NAME|FILE (repeatable): argument specs
+	Timeout    time.Duration
 }
 
 // repeated is a flag that may be given many times.
@@ -46,6 +49,8 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.Var(repeated{&f.Policies}, "policy", "a Rego module, or a directory of them (repeatable)")
 	fs.Var(repeated{&f.Roots}, "root", "KEY=DIR: the root of tools named KEY or KEY_* (repeatable; KEY * for all)")
 	fs.StringVar(&f.Grants, "grants", "", "JSON file of grants (an array of allow/deny rules)")
+	fs.Var(repeated{&f.Arguments}, "arguments", "argument specs: a reference server's name ("+strings.Join(rules.KnownServers(), ", ")+") or a JSON file of them (repeatable)")
+	fs.DurationVar(&f.Timeout, "timeout", 5*time.Second, "bound on each call's decision; past it the call fails closed (0: none)")
 }
 
 // Config is what the flags name, read and validated (the Rego modules are
@@ -60,11 +65,27 @@ type Config struct {
 	Protected []string
 	// GrantsFile is --grants as given, "" for none.
 	GrantsFile string
+	// Arguments are the argument specs --arguments names.
+	Arguments []rules.ArgumentSpec
+	// Timeout bounds a decision; 0 for none.
+	Timeout time.Duration
+}
+
+// DecisionTimeout is Timeout as policy.Options.DecisionTimeout reads it
+// (negative for none).
+func (c *Config) DecisionTimeout() time.Duration {
+	if c.Timeout == 0 {
+		return -1
+	}
+	return c.Timeout
 }
 
 // Load reads everything f names.
 func (f Flags) Load() (*Config, error) {
-	c := &Config{GrantsFile: f.Grants, Roots: map[string]string{}}
+	if f.Timeout < 0 {
+		return nil, errors.New("--timeout must not be negative")
+	}
+	c := &Config{GrantsFile: f.Grants, Roots: map[string]string{}, Timeout: f.Timeout}
 	if !f.NoDefaults {
 		c.Rules = rules.DefaultRules()
 	}
@@ -98,7 +119,41 @@ func (f Flags) Load() (*Config, error) {
 	for _, p := range f.Policies {
 		c.Protected = append(c.Protected, absPath(p))
 	}
+	if c.Arguments, err = LoadArguments(f.Arguments); err != nil {
+		return nil, err
+	}
+	// What says which arguments are paths is as much the policy as its
+	// rules: an agent that could edit it could hide a path.
+	for _, a := range f.Arguments {
+		if _, err := os.Stat(a); err == nil {
+			c.Protected = append(c.Protected, absPath(a))
+		}
+	}
 	return c, nil
+}
+
+// LoadArguments reads --arguments values: a reference server's name
+// (rules.KnownServers), or a file holding a JSON array of specs.
+func LoadArguments(values []string) ([]rules.ArgumentSpec, error) {
+	var out []rules.ArgumentSpec
+	for _, v := range values {
+		if data, err := os.ReadFile(v); err == nil {
+			specs, err := rules.ParseArgumentSpecs(data, v)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, specs...)
+			continue
+		} else if strings.ContainsAny(v, `/\.`) {
+			return nil, fmt.Errorf("--arguments: %v", err)
+		}
+		specs, err := rules.ServerArguments(v)
+		if err != nil {
+			return nil, fmt.Errorf("--arguments: %v", err)
+		}
+		out = append(out, specs...)
+	}
+	return out, nil
 }
 
 // LoadGrants reads the grants file as a list, for a command that only

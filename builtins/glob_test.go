@@ -9,10 +9,11 @@ import (
 )
 
 // FuzzMatchTool checks the glob against an independent reading: the
-// pattern as a regular expression with "*" as ".*", "?" as "." and
-// everything else quoted.
+// pattern as a regular expression with "*" as ".*", "?" as ".", the
+// character after a "\" and everything else quoted, and a lone "\" at the
+// end matching nothing.
 func FuzzMatchTool(f *testing.F) {
-	for _, s := range [][2]string{{"fs_*", "fs_write"}, {"*_user_ask", "a_user_ask"}, {"a*b*c", "abxbc"}, {"?ü*", "xüyy"}, {"**", ""}} {
+	for _, s := range [][2]string{{"fs_*", "fs_write"}, {"*_user_ask", "a_user_ask"}, {"a*b*c", "abxbc"}, {"?ü*", "xüyy"}, {"**", ""}, {`fs_\*`, "fs_*"}, {`fs_\*`, "fs_x"}, {`a\\b`, `a\b`}, {`x\`, `x\`}} {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, pattern, name string) {
@@ -21,18 +22,25 @@ func FuzzMatchTool(f *testing.F) {
 		}
 		var re strings.Builder
 		re.WriteString("^(?s:")
+		escaped, lone := false, false
 		for _, r := range pattern {
-			switch r {
-			case '*':
+			switch {
+			case escaped:
+				re.WriteString(regexp.QuoteMeta(string(r)))
+				escaped = false
+			case r == '\\':
+				escaped = true
+			case r == '*':
 				re.WriteString(".*")
-			case '?':
+			case r == '?':
 				re.WriteString(".")
 			default:
 				re.WriteString(regexp.QuoteMeta(string(r)))
 			}
 		}
+		lone = escaped
 		re.WriteString(")$")
-		want := regexp.MustCompile(re.String()).MatchString(name)
+		want := !lone && regexp.MustCompile(re.String()).MatchString(name)
 		if got := builtins.MatchTool(pattern, name); got != want {
 			t.Fatalf("MatchTool(%q, %q) = %v, regexp says %v", pattern, name, got, want)
 		}

@@ -83,6 +83,7 @@ type OutcomeRule struct {
 type sink struct {
 	input   ast.Value
 	call    *Call
+	rules   *RuleSet // nil: read the rules from data
 	outcome *Outcome
 }
 
@@ -90,12 +91,13 @@ type sinkKey struct{}
 
 // WithSink returns a context under which the engine builtin, called with
 // input (the very value, not an equal one) and c (what CallOf(input)
-// reads), stores its outcome in o and returns true instead of the
+// reads), matches the call against rules (when not nil, in place of the
+// rules in data), stores its outcome in o and returns true instead of the
 // document. Only the engine's own query may be evaluated under it: modules
 // cannot call the builtin (the engine refuses them), so its one call is
 // the decision's.
-func WithSink(ctx context.Context, input ast.Value, c *Call, o *Outcome) context.Context {
-	return context.WithValue(ctx, sinkKey{}, &sink{input: input, call: c, outcome: o})
+func WithSink(ctx context.Context, input ast.Value, c *Call, rules *RuleSet, o *Outcome) context.Context {
+	return context.WithValue(ctx, sinkKey{}, &sink{input: input, call: c, rules: rules, outcome: o})
 }
 
 func sinkFor(ctx context.Context, input ast.Value) *sink {
@@ -118,9 +120,14 @@ func engineDecide(bctx rego.BuiltinContext, args []*ast.Term) (*ast.Term, error)
 	} else {
 		call = CallOf(in.Value)
 	}
-	rules, err := ruleSetOf(valueAt(data.Value, keyRules))
-	if err != nil {
-		return nil, err
+	var rules *RuleSet
+	if sink != nil && sink.rules != nil {
+		rules = sink.rules
+	} else {
+		var err error
+		if rules, err = dataRuleSet(valueAt(data.Value, keyRules)); err != nil {
+			return nil, err
+		}
 	}
 	o, err := decide(&call, in.Value, rules, sets)
 	if err != nil {

@@ -3,7 +3,6 @@ package builtins
 import (
 	"path"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/mcp-policy/mcp-policy/verdict"
@@ -398,34 +397,33 @@ func (t *toolRules) mayHold(k indexKey) bool {
 	return t.kinds&k.kind != 0 && t.lengths&lengthBit(k.value) != 0
 }
 
-func buildIndex(ms []Matcher) index {
-	ix := index{exact: toolIndex{byTool: map[string]*toolRules{}}, folded: toolIndex{byTool: map[string]*toolRules{}}}
-	for i := range ms {
-		m := &ms[i]
-		ti, tool := &ix.exact, m.Tool
-		if m.Any {
-			ti, tool = &ix.folded, Fold(m.Tool)
-		}
-		if !IsGlob(tool) {
-			tool = UnescapeTool(tool) // filed under the one name it matches
-		}
-		t := ti.byTool[tool]
-		if t == nil {
-			t = &toolRules{groups: map[indexKey][]int{}}
-			ti.byTool[tool] = t
-			if IsGlob(tool) {
-				ti.globs = append(ti.globs, tool)
-			}
-		}
-		for _, k := range indexKeys(m) {
-			t.groups[k] = append(t.groups[k], i)
-			t.kinds |= k.kind
-			t.lengths |= lengthBit(k.value)
+func newIndex() index {
+	return index{exact: toolIndex{byTool: map[string]*toolRules{}}, folded: toolIndex{byTool: map[string]*toolRules{}}}
+}
+
+// add files rule i, whose matcher is m: amortised O(1), so a set of rules
+// (a fleet's grants) grows one at a time without being indexed again.
+func (ix *index) add(i int, m *Matcher) {
+	ti, tool := &ix.exact, m.Tool
+	if m.Any {
+		ti, tool = &ix.folded, Fold(m.Tool)
+	}
+	if !IsGlob(tool) {
+		tool = UnescapeTool(tool) // filed under the one name it matches
+	}
+	t := ti.byTool[tool]
+	if t == nil {
+		t = &toolRules{groups: map[indexKey][]int{}}
+		ti.byTool[tool] = t
+		if IsGlob(tool) {
+			ti.globs = append(ti.globs, tool) // the order of globs is no matter: candidates are sorted
 		}
 	}
-	sort.Strings(ix.exact.globs)
-	sort.Strings(ix.folded.globs)
-	return ix
+	for _, k := range indexKeys(m) {
+		t.groups[k] = append(t.groups[k], i)
+		t.kinds |= k.kind
+		t.lengths |= lengthBit(k.value)
+	}
 }
 
 // candidates appends to out the positions of the rules that may match the

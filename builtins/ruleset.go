@@ -11,16 +11,51 @@ import (
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
-// ruleSet is a list of data rules as the engine reads them: each rule's
-// matcher (host normalised) and decision, and the index over them. It is
-// built once per list, the first time a decision reads it.
-type ruleSet struct {
-	terms     []*ast.Term
+// RuleSet is a list of rules indexed for matching: each rule's matcher
+// (under and host normalised) and decision, and an index by tool, directory
+// and host, so that matching a call looks at the few rules that can apply
+// to it, whatever the size of the list. The engine's data rules are one
+// (made once per rule list), and so are a policy's and a store's grants,
+// which grow one Add at a time.
+//
+// A RuleSet is not safe for an Add concurrent with anything else; Match
+// calls may run concurrently with each other.
+type RuleSet struct {
+	terms     []*ast.Term // the rules as data, when read from data
 	matchers  []Matcher
 	decisions []string
 	index     index
 	err       error // the first bad rule; every decision on this list fails with it
 }
+
+// NewRuleSet is an empty set.
+func NewRuleSet() *RuleSet { return &RuleSet{index: newIndex()} }
+
+// Add appends a rule with matcher m (as MatcherFor makes it) and decision
+// allow, ask or deny, and indexes it: amortised O(1).
+func (rs *RuleSet) Add(m Matcher, decision string) {
+	i := len(rs.matchers)
+	rs.matchers = append(rs.matchers, m)
+	rs.decisions = append(rs.decisions, decision)
+	rs.index.add(i, &rs.matchers[i])
+}
+
+// Len is the number of rules.
+func (rs *RuleSet) Len() int { return len(rs.matchers) }
+
+// Match calls yield, in order, for each rule that matches the call or
+// might (status Matches or MaybeMatches), with its position and decision.
+func (rs *RuleSet) Match(c *Call, yield func(pos int, decision string, st Status)) {
+	var buf [16]int
+	for _, pos := range rs.index.candidates(c, buf[:0]) {
+		if st := rs.matchers[pos].Status(c); st != NoMatch {
+			yield(pos, rs.decisions[pos], st)
+		}
+	}
+}
+
+// ruleSet is the engine's name for a RuleSet.
+type ruleSet = RuleSet
 
 // ruleSets caches a ruleSet per rules array. The engine's store hands the
 // same immutable *ast.Array to every decision, so the list is read and
@@ -29,7 +64,9 @@ type ruleSet struct {
 // tests do not pile up.
 var ruleSets sync.Map // weak.Pointer[ast.Array] -> *ruleSet
 
-func ruleSetOf(rules ast.Value) (*ruleSet, error) {
+// dataRuleSet is the RuleSet of a rules array in data, read once per
+// array.
+func dataRuleSet(rules ast.Value) (*ruleSet, error) {
 	arr, ok := rules.(*ast.Array)
 	if !ok {
 		return nil, fmt.Errorf("rules: expected an array, got %v", ast.ValueName(rules))
@@ -46,8 +83,10 @@ func ruleSetOf(rules ast.Value) (*ruleSet, error) {
 }
 
 func readRuleSet(arr *ast.Array) *ruleSet {
-	rs := &ruleSet{terms: make([]*ast.Term, arr.Len()), matchers: make([]Matcher, arr.Len()),
-		decisions: make([]string, arr.Len())}
+	rs := NewRuleSet()
+	rs.terms = make([]*ast.Term, arr.Len())
+	rs.matchers = make([]Matcher, 0, arr.Len())
+	rs.decisions = make([]string, 0, arr.Len())
 	for i := range rs.terms {
 		t := arr.Elem(i)
 		d := stringAt(t.Value, keyDecision)
@@ -62,9 +101,9 @@ func readRuleSet(arr *ast.Array) *ruleSet {
 			rs.err = fmt.Errorf("rule %d: %v", i+1, err)
 			return rs
 		}
-		rs.terms[i], rs.matchers[i], rs.decisions[i] = t, m, d
+		rs.terms[i] = t
+		rs.Add(m, d)
 	}
-	rs.index = buildIndex(rs.matchers)
 	return rs
 }
 
@@ -74,14 +113,9 @@ func (rs *ruleSet) matching(call *Call) ([]entry, error) {
 	if rs.err != nil {
 		return nil, rs.err
 	}
-	var buf [16]int
 	var out []entry
-	for _, pos := range rs.index.candidates(call, buf[:0]) {
-		st := rs.matchers[pos].Status(call)
-		if st == NoMatch {
-			continue
-		}
-		out = append(out, entry{rs.decisions[pos], "rule", pos, nil, st == MaybeMatches})
-	}
+	rs.Match(call, func(pos int, decision string, st Status) {
+		out = append(out, entry{decision, "rule", pos, nil, st == MaybeMatches})
+	})
 	return out, nil
 }

@@ -18,7 +18,7 @@ func TestSinkIsForOneInput(t *testing.T) {
 	}
 	call := CallOf(input.Value)
 	var o Outcome
-	ctx := WithSink(context.Background(), input.Value, &call, &o)
+	ctx := WithSink(context.Background(), input.Value, &call, nil, &o)
 
 	doc, err := engineDecide(rego.BuiltinContext{Context: ctx}, args(input.Copy()))
 	if err != nil {

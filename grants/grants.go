@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -31,9 +32,8 @@ import (
 // it reads it on every asked decision while an answer elsewhere may be
 // adding to it. Use NewStore or Open; the zero Store is not ready.
 type Store struct {
-	mu      sync.RWMutex
-	rules   []rules.Rule
-	keys    map[string]bool // identity of each grant in rules, so none is held twice
+	mu      sync.RWMutex // guards set (the pointer), version, seen, loadErr
+	set     *rules.GrantSet
 	version uint64
 
 	// file is the file the store is backed by ("" for none), and seen what
@@ -43,6 +43,14 @@ type Store struct {
 	loadErr error // the file's last reading failed: Add refuses until it reads again
 
 	saveMu sync.Mutex // orders Saves, so the last Save writes the newest list
+
+	// askLock is the fleet's one human's attention: policies wired to the
+	// store take it in turn to put a question (see AskLock).
+	askLock chan struct{}
+}
+
+func newStore(list []rules.Rule) *Store {
+	return &Store{set: rules.NewGrantSet(list), version: 1, askLock: make(chan struct{}, 1)}
 }
 
 // NewStore returns a store holding initial, validated ("grant N" in errors),
@@ -53,9 +61,7 @@ func NewStore(initial []rules.Rule) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{version: 1}
-	s.rules, s.keys = dedupe(nil, nil, rs)
-	return s, nil
+	return newStore(rs), nil
 }
 
 // Open returns a store backed by the grants file at path, which several
@@ -67,21 +73,20 @@ func NewStore(initial []rules.Rule) (*Store, error) {
 // Every Add then takes an advisory lock (a file beside it, path + ".lock"),
 // reads the file again, adds what is new to what it holds and writes the
 // result atomically, so no process's grant is lost to another's save. Every
-// read (List, Snapshot, Version) first checks whether the file changed
-// since it was last read, and reads it again if it did: a grant another
-// process saved is seen by the next decision here.
+// read (List, Snapshot, Version, Grants) first checks whether the file
+// changed since it was last read, and reads it again if it did: a grant
+// another process saved is seen by the next decision here.
 func Open(path string) (*Store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("grants: %s: %w", path, err)
 	}
-	s := &Store{version: 1, file: abs}
 	rs, stamp, err := readFile(abs)
 	if err != nil {
 		return nil, err
 	}
-	s.rules, s.keys = dedupe(nil, nil, rs)
-	s.seen = stamp
+	s := newStore(rs)
+	s.file, s.seen = abs, stamp
 	return s, nil
 }
 
@@ -97,6 +102,13 @@ func (s *Store) LockFile() string {
 	}
 	return s.file + ".lock"
 }
+
+// AskLock is the ask lock of the policies wired to the store: a channel
+// of one, held by whoever is putting a question to the human. A fleet that
+// shares grants shares the human who made them, so it puts its questions
+// one at a time, and a question waiting behind an always- answer is
+// decided by the grant it left.
+func (s *Store) AskLock() chan struct{} { return s.askLock }
 
 // validate checks grants, names them "<what> N" and refuses ask and a
 // relative under.
@@ -127,34 +139,11 @@ func check(rs []rules.Rule, name func(int) string) error {
 	return nil
 }
 
-// identity is what makes two grants the same grant.
-func identity(r rules.Rule) string {
-	b, _ := json.Marshal(r) // a Rule always marshals; map keys are sorted
-	return string(b)
-}
-
-// dedupe appends to list the grants of add it does not hold yet, and
-// returns the list and its identities.
-func dedupe(list []rules.Rule, keys map[string]bool, add []rules.Rule) ([]rules.Rule, map[string]bool) {
-	if keys == nil {
-		keys = make(map[string]bool, len(list)+len(add))
-		for _, r := range list {
-			keys[identity(r)] = true
-		}
-	}
-	for _, r := range add {
-		if k := identity(r); !keys[k] {
-			keys[k] = true
-			list = append(list, r)
-		}
-	}
-	return list, keys
-}
-
 // Add validates rs and adds them, all or nothing: one bad rule adds none,
 // because half of an answer is not what the human agreed to. A grant the
 // store already holds is not added again. Rules are named "grant N" by
-// their position in rs. Adding nothing new changes nothing.
+// their position in rs. Adding nothing new changes nothing. In memory, an
+// Add costs what the new grants cost, however many the store holds.
 //
 // On a store opened on a file, the file is locked, read again and written
 // with the grants added, before Add returns; if it cannot be read (another
@@ -171,9 +160,7 @@ func (s *Store) Add(rs ...rules.Rule) error {
 	if s.file == "" {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		before := len(s.rules)
-		s.rules, s.keys = dedupe(s.rules, s.keys, v)
-		if len(s.rules) != before {
+		if s.set.Add(v...) > 0 {
 			s.version++
 		}
 		return nil
@@ -193,9 +180,9 @@ func (s *Store) addToFile(v []rules.Rule) error {
 	if err != nil {
 		return err // the file is not ours to repair: nothing is written
 	}
-	list, keys := dedupe(current, nil, v)
-	if len(list) != len(current) {
-		if err := writeAtomic(s.file, list); err != nil {
+	merged := rules.NewGrantSet(current)
+	if merged.Add(v...) > 0 {
+		if err := writeAtomic(s.file, merged.List()); err != nil {
 			return err
 		}
 		if stamp, err = stampOf(s.file); err != nil {
@@ -203,17 +190,17 @@ func (s *Store) addToFile(v []rules.Rule) error {
 		}
 	}
 	s.mu.Lock()
-	s.replace(list, keys, stamp)
+	s.replace(merged, stamp)
 	s.mu.Unlock()
 	return nil
 }
 
-// replace sets the list, moving the version only when the list changed.
+// replace sets the grants, moving the version only when they changed.
 // s.mu is held.
-func (s *Store) replace(list []rules.Rule, keys map[string]bool, stamp fileStamp) {
+func (s *Store) replace(set *rules.GrantSet, stamp fileStamp) {
 	s.seen, s.loadErr = stamp, nil
-	if !sameList(s.rules, list) {
-		s.rules, s.keys = list, keys
+	if !sameList(s.set.List(), set.List()) {
+		s.set = set
 		s.version++
 	}
 }
@@ -223,7 +210,7 @@ func sameList(a, b []rules.Rule) bool {
 		return false
 	}
 	for i := range a {
-		if identity(a[i]) != identity(b[i]) {
+		if !reflect.DeepEqual(a[i], b[i]) {
 			return false
 		}
 	}
@@ -252,8 +239,7 @@ func (s *Store) refresh() {
 		s.loadErr = err
 		return
 	}
-	list, keys := dedupe(nil, nil, rs)
-	s.replace(list, keys, stamp)
+	s.replace(rules.NewGrantSet(rs), stamp)
 }
 
 // Err is why the store's file could not be read the last time it changed,
@@ -266,6 +252,16 @@ func (s *Store) Err() error {
 	return s.loadErr
 }
 
+// Grants is the store's grants as a policy matches them, indexed: current
+// as of this call (a store on a file reads it again if it changed). The
+// set may grow after it is returned; it is never changed otherwise.
+func (s *Store) Grants() *rules.GrantSet {
+	s.refresh()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.set
+}
+
 // List returns a deep copy of the grants, in the order they were added.
 func (s *Store) List() []rules.Rule {
 	l, _ := s.Snapshot()
@@ -273,7 +269,7 @@ func (s *Store) List() []rules.Rule {
 }
 
 // Version increases on every change (Add with new rules, Load, another
-// process's save of the file), so a policy can cache what it derived from
+// process's save of the file), so a host can cache what it derived from
 // List and rebuild only when Version moves.
 func (s *Store) Version() uint64 {
 	s.refresh()
@@ -288,7 +284,7 @@ func (s *Store) Snapshot() ([]rules.Rule, uint64) {
 	s.refresh()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	out := rules.CloneAll(s.rules)
+	out := s.set.List()
 	if out == nil {
 		out = []rules.Rule{}
 	}
@@ -387,9 +383,8 @@ func (s *Store) Load(path string) error {
 	if err != nil {
 		return err
 	}
-	list, keys := dedupe(nil, nil, rs)
 	s.mu.Lock()
-	s.rules, s.keys = list, keys
+	s.set = rules.NewGrantSet(rs)
 	s.version++
 	s.mu.Unlock()
 	return nil
@@ -427,8 +422,9 @@ func (s *Store) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("grants: not saving over %s, which cannot be read: %w", path, err)
 	}
-	list, _ := dedupe(current, nil, s.List())
-	return writeAtomic(path, list)
+	merged := rules.NewGrantSet(current)
+	merged.Add(s.List()...)
+	return writeAtomic(path, merged.List())
 }
 
 // writeAtomic writes list to path as an indented JSON array, atomically

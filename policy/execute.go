@@ -20,9 +20,10 @@ func (p *Policy) ExecuteToolCalls(ctx context.Context, calls []provider.Call) []
 	results := make([]provider.Result, len(calls))
 	var forward []provider.Call
 	var slots []int
+	engine := p.engine.Load() // one rule set for the whole batch, whatever SetRules does meanwhile
 	for i, call := range calls {
 		rec := &Record{Call: call}
-		if allowed, refusal := p.resolve(ctx, call, rec); allowed {
+		if allowed, refusal := p.resolve(ctx, engine, call, rec); allowed {
 			forward = append(forward, call)
 			slots = append(slots, i)
 		} else {
@@ -43,7 +44,7 @@ func (p *Policy) ExecuteToolCalls(ctx context.Context, calls []provider.Call) []
 
 // resolve decides one call: allowed, or the refusal to show the model. rec
 // is filled in with how. Nothing that goes wrong here escapes as a panic.
-func (p *Policy) resolve(ctx context.Context, call provider.Call, rec *Record) (allowed bool, refusal string) {
+func (p *Policy) resolve(ctx context.Context, engine *rules.Engine, call provider.Call, rec *Record) (allowed bool, refusal string) {
 	defer func() {
 		if v := recover(); v != nil {
 			allowed, refusal = false, fmt.Sprintf("%s could not decide '%s' (internal error: %v); the call was not run.", p.name, call.Function.Name, v)
@@ -53,7 +54,7 @@ func (p *Policy) resolve(ctx context.Context, call provider.Call, rec *Record) (
 			rec.Refusal = refusal
 		}
 	}()
-	d, in, err := p.decide(ctx, call)
+	d, in, err := p.decide(ctx, engine, call)
 	if err != nil {
 		rec.Error = err.Error()
 		return false, fmt.Sprintf("%s refused the call: %v", p.name, err)
@@ -105,7 +106,7 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 		return false, fmt.Sprintf("%s did not ask about '%s': %v. The call was not run.", p.name, tool, err)
 	}
 	defer release()
-	d = rules.ApplyGrants(d, p.effectiveGrants(), in)
+	d = rules.ApplyGrants(d, in, p.grantSets()...)
 	rec.Decision = &d
 	switch d.Decision {
 	case rules.Allow:
@@ -219,8 +220,8 @@ func (p *Policy) callOnAsk(ctx context.Context, q Question) (a Answer, err error
 	return p.opts.OnAsk(context.WithValue(ctx, holdingKey{p.askLock}, true), q), nil
 }
 
-// holdingKey marks a ctx handed to an OnAsk while the lock l is held.
-type holdingKey struct{ l *askLock }
+// holdingKey marks a ctx handed to an OnAsk while the ask lock l is held.
+type holdingKey struct{ l chan struct{} }
 
 // lock takes the ask lock, or fails when ctx ends first or when ctx is the
 // one an OnAsk holding this same lock was handed (waiting would deadlock).
@@ -235,8 +236,8 @@ func (p *Policy) lock(ctx context.Context) (func(), error) {
 		return nil, fmt.Errorf("stopped waiting for the human's attention: %w", err)
 	}
 	select {
-	case p.askLock.ch <- struct{}{}:
-		return func() { <-p.askLock.ch }, nil
+	case p.askLock <- struct{}{}:
+		return func() { <-p.askLock }, nil
 	case <-ctx.Done():
 		return nil, fmt.Errorf("stopped waiting for the human's attention: %w", ctx.Err())
 	}

@@ -15,10 +15,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
-	"weak"
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
@@ -134,20 +133,26 @@ type Options struct {
 
 // Policy is the stateful wrapper. It is safe for concurrent use.
 type Policy struct {
-	opts   Options
-	name   string
-	engine *rules.Engine
+	opts Options
+	name string
+
+	// engine decides by the static rules. SetRules swaps it whole; a batch
+	// is decided by the one it started with.
+	engine atomic.Pointer[rules.Engine]
+	// reload orders SetRules.
+	reload sync.Mutex
 
 	// askLock is the one human's attention: permission questions and server
-	// elicitations take it in turn. Policies sharing a GrantsStore share it
-	// too (see lockFor).
-	askLock *askLock
+	// elicitations take it in turn, a channel of one so waiting can honour
+	// ctx. Policies sharing a GrantsStore share it too (Store.AskLock).
+	askLock chan struct{}
 
-	mu        sync.Mutex
-	own       []rules.Rule // copy-on-write: never mutated in place
-	storeList []rules.Rule // the store's list as of storeVer
-	storeVer  uint64
-	tools     map[string]*provider.Tool // nil until the catalogue is listed
+	// own are this policy's own grants (those of a store are the store's),
+	// indexed and growing one answer at a time.
+	own *rules.GrantSet
+	// tools is the catalogue by name, nil until it is listed: swapped whole
+	// by ToolsForLLM, read by every call without a lock.
+	tools atomic.Pointer[map[string]*provider.Tool]
 }
 
 // New validates the options, compiles the rules and returns the policy.
@@ -156,8 +161,7 @@ func New(o Options) (*Policy, error) {
 	if o.Provider == nil {
 		return nil, errors.New("policy: Options.Provider is required")
 	}
-	engine, err := rules.NewEngine(context.Background(), rules.Config{Rules: o.Rules, Modules: o.Modules, Roots: o.Roots,
-		Protected: protectedFiles(o), Arguments: o.Arguments})
+	engine, err := rules.NewEngine(context.Background(), engineConfig(o))
 	if err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
@@ -169,7 +173,41 @@ func New(o Options) (*Policy, error) {
 	if name == "" {
 		name = "mcp-policy"
 	}
-	return &Policy{opts: o, name: name, engine: engine, askLock: lockFor(o.GrantsStore), own: own}, nil
+	p := &Policy{opts: o, name: name, own: rules.NewGrantSet(own), askLock: make(chan struct{}, 1)}
+	if o.GrantsStore != nil {
+		// A fleet sharing a store shares one human, so it shares one lock:
+		// otherwise each policy would put the same question at once, and a
+		// waiting question would not be answered by the grant the first
+		// answer left.
+		p.askLock = o.GrantsStore.AskLock()
+	}
+	p.engine.Store(engine)
+	return p, nil
+}
+
+// engineConfig is what the engine is built from.
+func engineConfig(o Options) rules.Config {
+	return rules.Config{Rules: o.Rules, Modules: o.Modules, Roots: o.Roots, Protected: protectedFiles(o), Arguments: o.Arguments}
+}
+
+// SetRules replaces the static rules and modules, as Options.Rules and
+// Options.Modules would give them (DefaultRules included only if listed),
+// without a new policy: the session's own grants, the store, the ask lock
+// and questions being asked are untouched. The new set is validated and
+// compiled first; one that fails is refused and the old one kept. Calls
+// decided after SetRules returns use the new rules; a batch already being
+// decided finishes on the rules it started with.
+func (p *Policy) SetRules(rs []rules.Rule, modules []rules.Module) error {
+	p.reload.Lock()
+	defer p.reload.Unlock()
+	o := p.opts
+	o.Rules, o.Modules = rs, modules
+	engine, err := p.engine.Load().Reload(context.Background(), engineConfig(o))
+	if err != nil {
+		return fmt.Errorf("policy: rules not changed: %w", err)
+	}
+	p.engine.Store(engine)
+	return nil
 }
 
 // protectedFiles are Options.Protected and the policy's own files, absolute.
@@ -193,35 +231,6 @@ func protectedFiles(o Options) []string {
 		}
 	}
 	return out
-}
-
-// askLock is taken by whoever puts a question to the human. A channel, so
-// waiting can honour ctx.
-type askLock struct{ ch chan struct{} }
-
-func newAskLock() *askLock { return &askLock{ch: make(chan struct{}, 1)} }
-
-// fleetLocks holds the ask lock of each grants.Store, weakly: an entry goes
-// when its store does.
-var fleetLocks sync.Map // weak.Pointer[grants.Store] -> *askLock
-
-// lockFor returns the ask lock a policy wired to s uses. A fleet sharing a
-// store shares one human, so it shares one lock: otherwise each policy would
-// put the same question at once, and every waiting question would not be
-// answered by the grant the first answer left. No store, a lock of its own.
-func lockFor(s *grants.Store) *askLock {
-	if s == nil {
-		return newAskLock()
-	}
-	key := weak.Make(s)
-	if l, ok := fleetLocks.Load(key); ok {
-		return l.(*askLock)
-	}
-	l, loaded := fleetLocks.LoadOrStore(key, newAskLock())
-	if !loaded {
-		runtime.AddCleanup(s, func(k weak.Pointer[grants.Store]) { fleetLocks.Delete(k) }, key)
-	}
-	return l.(*askLock)
 }
 
 func validateGrants(gs []rules.Rule) ([]rules.Rule, error) {
@@ -270,50 +279,43 @@ func (p *Policy) ToolsForLLM(ctx context.Context) ([]provider.Tool, error) {
 		}
 		byName[t.Function.Name] = &t
 	}
-	p.mu.Lock()
-	p.tools = byName
-	p.mu.Unlock()
+	p.tools.Store(&byName)
 	return tools, nil
 }
 
 // tool returns the catalogue entry of a tool, listing the catalogue once
 // if nobody has yet. nil means unknown: annotation rules then never match.
 func (p *Policy) tool(ctx context.Context, name string) *provider.Tool {
-	p.mu.Lock()
-	tools := p.tools
-	p.mu.Unlock()
+	tools := p.tools.Load()
 	if tools == nil {
 		if _, err := p.ToolsForLLM(ctx); err != nil {
 			return nil
 		}
-		p.mu.Lock()
-		tools = p.tools
-		p.mu.Unlock()
+		if tools = p.tools.Load(); tools == nil {
+			return nil
+		}
 	}
-	return tools[name]
+	return (*tools)[name]
 }
 
 // Grants returns the effective grants: this policy's own, then the
 // store's. A copy.
 func (p *Policy) Grants() []rules.Rule {
-	return rules.CloneAll(p.effectiveGrants())
+	out := p.own.List()
+	if s := p.opts.GrantsStore; s != nil {
+		out = append(out, s.List()...)
+	}
+	return out
 }
 
-// effectiveGrants is the shared, read-only view: the store's list is
-// copied only when its version moves, not on every decision.
-func (p *Policy) effectiveGrants() []rules.Rule {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if s := p.opts.GrantsStore; s != nil && s.Version() != p.storeVer {
-		p.storeList, p.storeVer = s.Snapshot()
+// grantSets are the grants an asked call is answered by, in order: this
+// policy's own, then the store's (as of now: a store on a file is read
+// again if another process changed it).
+func (p *Policy) grantSets() []*rules.GrantSet {
+	if s := p.opts.GrantsStore; s != nil {
+		return []*rules.GrantSet{p.own, s.Grants()}
 	}
-	if len(p.storeList) == 0 {
-		return p.own
-	}
-	if len(p.own) == 0 {
-		return p.storeList
-	}
-	return append(append(make([]rules.Rule, 0, len(p.own)+len(p.storeList)), p.own...), p.storeList...)
+	return []*rules.GrantSet{p.own}
 }
 
 // remember adds grants: to the store when there is one, else to this
@@ -322,20 +324,20 @@ func (p *Policy) remember(gs []rules.Rule) error {
 	if s := p.opts.GrantsStore; s != nil {
 		return s.Add(gs...)
 	}
-	p.mu.Lock()
-	p.own = append(append(make([]rules.Rule, 0, len(p.own)+len(gs)), p.own...), gs...)
-	p.mu.Unlock()
+	p.own.Add(gs...)
 	return nil
 }
 
 // Decide is the static decision plus the grants, as a call would get it
 // before anyone is asked. It never asks.
 func (p *Policy) Decide(ctx context.Context, call provider.Call) (rules.Decision, error) {
-	d, _, err := p.decide(ctx, call)
+	d, _, err := p.decide(ctx, p.engine.Load(), call)
 	return d, err
 }
 
-func (p *Policy) decide(ctx context.Context, call provider.Call) (rules.Decision, *rules.Input, error) {
+// decide is the static decision by engine, plus the grants when it asks:
+// an allowed or denied call never looks at them.
+func (p *Policy) decide(ctx context.Context, engine *rules.Engine, call provider.Call) (rules.Decision, *rules.Input, error) {
 	tool := p.tool(ctx, call.Function.Name)
 	if t := p.opts.DecisionTimeout; t >= 0 {
 		if t == 0 {
@@ -345,11 +347,14 @@ func (p *Policy) decide(ctx context.Context, call provider.Call) (rules.Decision
 		ctx, cancel = context.WithTimeoutCause(ctx, t, fmt.Errorf("the decision took longer than %v", t))
 		defer cancel()
 	}
-	d, in, err := p.engine.Decide(ctx, call, tool)
+	d, in, err := engine.Decide(ctx, call, tool)
 	if err != nil {
 		return rules.Decision{}, nil, err
 	}
-	return rules.ApplyGrants(d, p.effectiveGrants(), in), in, nil
+	if d.Decision != rules.Ask {
+		return d, in, nil
+	}
+	return rules.ApplyGrants(d, in, p.grantSets()...), in, nil
 }
 
 // GrantDecision says how the grants alone would decide a call that the

@@ -38,7 +38,7 @@ type failure struct {
 
 type decider struct {
 	engine  *rules.Engine
-	grants  []rules.Rule
+	grants  *rules.GrantSet
 	tools   map[string]*provider.Tool
 	timeout time.Duration
 }
@@ -150,7 +150,7 @@ func newDecider(pf cliconfig.Flags, toolsFile string) (*decider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &decider{engine: engine, grants: gs, tools: tools, timeout: cfg.Timeout}, nil
+	return &decider{engine: engine, grants: rules.NewGrantSet(gs), tools: tools, timeout: cfg.Timeout}, nil
 }
 
 func absPath(p string) string {
@@ -230,7 +230,7 @@ func (d *decider) decideLine(line []byte) any {
 	if err != nil {
 		return failure{ID: &call.ID, Error: err.Error()}
 	}
-	dec = rules.ApplyGrants(dec, d.grants, in)
+	dec = rules.ApplyGrants(dec, in, d.grants)
 	return output{ID: call.ID, Tool: call.Function.Name, Decision: dec.Decision, Reason: dec.Reason,
 		Rule: dec.Rule, Grant: dec.Grant, Paths: dec.Paths, Hosts: dec.Hosts, Suggestion: dec.Suggestion}
 }

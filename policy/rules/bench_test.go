@@ -123,13 +123,14 @@ func BenchmarkNativeGoMatcher(b *testing.B) {
 		}
 	}
 	static := rules.Decision{Decision: rules.Ask, Reason: rules.ReasonNoMatch}
+	set := rules.NewGrantSet(rs)
 	b.ReportAllocs()
 	for b.Loop() {
 		in, err := e.NewInput(benchCall, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if d := rules.ApplyGrants(static, rs, in); d.Decision != rules.Allow {
+		if d := rules.ApplyGrants(static, in, set); d.Decision != rules.Allow {
 			b.Fatalf("%+v", d)
 		}
 	}

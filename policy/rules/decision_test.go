@@ -85,7 +85,7 @@ func fullQuery(ctx context.Context, t *testing.T, e *Engine, cfg Config) rego.Pr
 	compiler := ast.NewCompiler()
 	compiler.Compile(modules)
 	require.Empty(t, compiler.Errors)
-	pq, err := rego.New(rego.Query("data.mcp.engine.decision"), rego.Compiler(compiler), rego.Store(e.store(cfg.Protected)),
+	pq, err := rego.New(rego.Query("data.mcp.engine.decision"), rego.Compiler(compiler), rego.Store(e.store(true)),
 		rego.StrictBuiltinErrors(true)).PrepareForEval(ctx)
 	require.NoError(t, err)
 	return pq

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -52,6 +53,12 @@ type Config struct {
 // query. It is safe for concurrent use.
 type Engine struct {
 	rules     []Rule
+	ruleSet   *builtins.RuleSet // rules, indexed: what the builtin matches calls against
+	// rulesInData: a module reads data.mcp_data, so the rules are in the
+	// store too (and the builtin reads them from there).
+	rulesInData bool
+	protected   []string
+	modules     []Module
 	roots     map[string]string
 	rootKeys  []string // longest first
 	arguments []ArgumentSpec
@@ -99,30 +106,107 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.ruleSet = ruleSetOf(rs)
+	// The data rules are handed to the engine's builtin from Go (see
+	// Evaluate), not read from data: put through partial evaluation they
+	// were most of NewEngine's time and memory at 100,000 rules, compiled
+	// into the query as one constant. Only a module that reads
+	// data.mcp_data itself needs them there.
+	e.rulesInData = modulesReadData(modules)
+	e.protected = slices.Clone(cfg.Protected)
+	e.modules = slices.Clone(cfg.Modules)
+	if e.query, err = e.prepare(ctx, modules); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// prepare compiles the modules and prepares the residual query.
+func (e *Engine) prepare(ctx context.Context, modules map[string]*ast.Module) (*residualQuery, error) {
 	compiler := ast.NewCompiler().WithEnablePrintStatements(false)
 	if compiler.Compile(modules); compiler.Failed() {
 		return nil, fmt.Errorf("rego: %v", compiler.Errors)
 	}
-	store := e.store(cfg.Protected)
 	evalOptions := []func(*rego.Rego){
 		// A builtin's error fails the decision instead of quietly making
 		// an expression undefined: an undefined expression in a deny or
 		// ask rule would drop it, and a dropped deny allows.
 		rego.StrictBuiltinErrors(true),
 	}
-	e.query, err = prepareResidual(ctx, compiler, modules, store, evalOptions)
+	return prepareResidual(ctx, compiler, modules, e.store(e.rulesInData), evalOptions)
+}
+
+// Reload is an engine for cfg, as NewEngine makes it, built from e where
+// it can be: when only the rules differ (the same modules, roots,
+// protected files and argument specs), the compiled query is e's and only
+// the rules are read and indexed, so a reload costs what its rules cost.
+// e is not changed.
+func (e *Engine) Reload(ctx context.Context, cfg Config) (*Engine, error) {
+	if e.rulesInData || !e.sameStatics(cfg) {
+		return NewEngine(ctx, cfg)
+	}
+	rs, err := ValidateAll(cfg.Rules, "rule", true)
 	if err != nil {
 		return nil, err
 	}
-	return e, nil
+	n := &Engine{rules: rs, ruleSet: ruleSetOf(rs), roots: e.roots, rootKeys: e.rootKeys, rootTerms: e.rootTerms,
+		arguments: e.arguments, query: e.query, protected: e.protected, modules: e.modules}
+	return n, nil
 }
 
-// store holds data.mcp_data: the rules, the roots and the protected files.
-// The rules go into the store once; the engine's builtin reads and indexes
-// them on the first decision and keeps that for the rest.
-func (e *Engine) store(protectedFiles []string) storage.Store {
-	protected := make([]any, 0, len(protectedFiles))
-	for _, p := range protectedFiles {
+// sameStatics reports whether cfg has e's modules, roots, protected files
+// and argument specs.
+func (e *Engine) sameStatics(cfg Config) bool {
+	if len(cfg.Roots) != len(e.roots) || !slices.Equal(cfg.Protected, e.protected) || !slices.Equal(cfg.Modules, e.modules) ||
+		!reflect.DeepEqual(cfg.Arguments, e.arguments) && (len(cfg.Arguments) > 0 || len(e.arguments) > 0) {
+		return false
+	}
+	for k, dir := range cfg.Roots {
+		if e.roots[k] != path.Clean(dir) {
+			return false
+		}
+	}
+	return true
+}
+
+// ruleSetOf indexes validated rules for the engine's builtin.
+func ruleSetOf(rs []Rule) *builtins.RuleSet {
+	set := builtins.NewRuleSet()
+	for _, r := range rs {
+		set.Add(r.Matcher(), r.Decision)
+	}
+	return set
+}
+
+// modulesReadData reports whether a team's module refers to
+// data.mcp_data, or to data in a way that could reach it (data itself, or
+// data[x]): then the data rules must be in the store for it to read.
+func modulesReadData(modules map[string]*ast.Module) bool {
+	found := false
+	for name, m := range modules {
+		if !strings.HasPrefix(name, "user/") {
+			continue // the embedded modules read roots and protected files only
+		}
+		ast.WalkRefs(m, func(r ast.Ref) bool {
+			if found || !r[0].Equal(ast.DefaultRootDocument) {
+				return found
+			}
+			if len(r) == 1 {
+				found = true
+			} else if s, ok := r[1].Value.(ast.String); !ok || string(s) == "mcp_data" {
+				found = true
+			}
+			return found
+		})
+	}
+	return found
+}
+
+// store holds data.mcp_data: the roots and the protected files, and the
+// rules when withRules (a module reads them; see NewEngine).
+func (e *Engine) store(withRules bool) storage.Store {
+	protected := make([]any, 0, len(e.protected))
+	for _, p := range e.protected {
 		if r, ok := builtins.Resolve("", p); ok {
 			protected = append(protected, r)
 		}
@@ -131,8 +215,12 @@ func (e *Engine) store(protectedFiles []string) storage.Store {
 	for _, k := range sortedKeys(e.roots) {
 		roots = append(roots, e.roots[k])
 	}
+	data := []any{}
+	if withRules {
+		data = rulesData(e.rules)
+	}
 	return inmem.NewFromObjectWithOpts(map[string]any{
-		"mcp_data": map[string]any{"rules": rulesData(e.rules), "roots": roots, "protected": protected},
+		"mcp_data": map[string]any{"rules": data, "roots": roots, "protected": protected},
 	}, inmem.OptRoundTripOnWrite(false), inmem.OptReturnASTValuesOnRead(true))
 }
 
@@ -385,7 +473,11 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 	// builtins.WithSink) instead of as a document to read back.
 	var o builtins.Outcome
 	value := in.Value()
-	results, err := e.query.eval(builtins.WithSink(ctx, value, in.call(), &o), value, cancel)
+	rs := e.ruleSet
+	if e.rulesInData {
+		rs = nil // the builtin reads them from data, as the module does
+	}
+	results, err := e.query.eval(builtins.WithSink(ctx, value, in.call(), rs, &o), value, cancel)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Decision{}, fmt.Errorf("not decided: %w", context.Cause(ctx))

@@ -47,29 +47,22 @@ func AllowGrantCanAnswer(d Decision) bool {
 }
 
 // ApplyGrants decides a statically asked call by the grants, if they can:
-// a deny grant answers any ask; an allow grant only a "no-match" or
-// "unevaluable-path" ask the floor took no part in (an explicit ask rule and
-// the floor mean "ask me every time"). Grants are decided in the same two
-// worlds as rules: an answer stands only if both agree. It returns d
-// unchanged when the grants have nothing to say.
-func ApplyGrants(d Decision, grants []Rule, in *Input) Decision {
-	if d.Decision != Ask || len(grants) == 0 {
+// a deny grant answers any ask; an allow grant only one AllowGrantCanAnswer
+// says it may (an explicit ask rule and the floor mean "ask me every
+// time"). The sets are read in order, the first set's grants before the
+// next's (a policy's own, then its store's), each through its index.
+// Grants are decided in the same two worlds as rules: an answer stands
+// only if both agree. It returns d unchanged when the grants have nothing
+// to say, and never looks at them when d is not an ask.
+func ApplyGrants(d Decision, in *Input, sets ...*GrantSet) Decision {
+	if d.Decision != Ask {
 		return d
 	}
 	allowCounts := AllowGrantCanAnswer(d)
 	var t verdict.Tally
-	var matched []int // positions in grants: allocation grows with matching grants only
-	for i := range grants {
-		g := &grants[i]
-		if g.Decision != Deny && (g.Decision != Allow || !allowCounts) {
-			continue
-		}
-		st := in.Match(*g)
-		if st == builtins.NoMatch {
-			continue
-		}
-		t.Add(g.Decision, st == builtins.MaybeMatches)
-		matched = append(matched, i)
+	var matched []Rule
+	for _, g := range sets {
+		matched = g.match(in.call(), allowCounts, &t, matched)
 	}
 	// Only an answer both worlds agree on stands; otherwise the grants
 	// have nothing to say and the call is asked as it was.
@@ -77,7 +70,7 @@ func ApplyGrants(d Decision, grants []Rule, in *Input) Decision {
 	if outcome != verdict.Decided {
 		return d
 	}
-	g := grants[matched[w]].Clone()
+	g := matched[w].Clone()
 	d.Decision, d.Reason, d.Grant = g.Decision, ReasonGrant, &g
 	return d
 }

@@ -52,19 +52,19 @@ type Config struct {
 // Engine evaluates calls against the static rules with one prepared OPA
 // query. It is safe for concurrent use.
 type Engine struct {
-	rules     []Rule
-	ruleSet   *builtins.RuleSet // rules, indexed: what the builtin matches calls against
+	rules   []Rule
+	ruleSet *builtins.RuleSet // rules, indexed: what the builtin matches calls against
 	// rulesInData: a module reads data.mcp_data, so the rules are in the
 	// store too (and the builtin reads them from there).
 	rulesInData bool
 	protected   []string
 	modules     []Module
-	roots     map[string]string
-	rootKeys  []string // longest first
-	arguments []ArgumentSpec
-	query     *residualQuery
-	argsFor   sync.Map // tool name -> *cachedArgs
-	argsCount atomic.Int64
+	roots       map[string]string
+	rootKeys    []string // longest first
+	arguments   []ArgumentSpec
+	query       *residualQuery
+	argsFor     sync.Map // tool name -> *cachedArgs
+	argsCount   atomic.Int64
 
 	// The input's terms that repeat from call to call, made once: each
 	// root, and each combination of the four hints (see annotationsTerm).

@@ -22,7 +22,10 @@ func (p *Policy) ExecuteToolCalls(ctx context.Context, calls []provider.Call) []
 	var slots []int
 	engine := p.engine.Load() // one rule set for the whole batch, whatever SetRules does meanwhile
 	for i, call := range calls {
-		rec := &Record{Call: call}
+		var rec *Record // nil without a decision log: an allowed call builds nothing for it
+		if p.opts.OnDecision != nil {
+			rec = &Record{Call: call}
+		}
 		if allowed, refusal := p.resolve(ctx, engine, call, rec); allowed {
 			forward = append(forward, call)
 			slots = append(slots, i)
@@ -49,17 +52,24 @@ func (p *Policy) resolve(ctx context.Context, engine *rules.Engine, call provide
 		if v := recover(); v != nil {
 			allowed, refusal = false, fmt.Sprintf("%s could not decide '%s' (internal error: %v); the call was not run.", p.name, call.Function.Name, v)
 		}
-		rec.Allowed = allowed
-		if !allowed {
-			rec.Refusal = refusal
+		if rec != nil {
+			rec.Allowed = allowed
+			if !allowed {
+				rec.Refusal = refusal
+			}
 		}
 	}()
 	d, in, err := p.decide(ctx, engine, call)
 	if err != nil {
-		rec.Error = err.Error()
+		if rec != nil {
+			rec.Error = err.Error()
+		}
 		return false, fmt.Sprintf("%s refused the call: %v", p.name, err)
 	}
-	rec.Decision, rec.Arguments = &d, in.Arguments()
+	if rec != nil {
+		dc := d
+		rec.Decision, rec.Arguments = &dc, in.Arguments()
+	}
 	switch d.Decision {
 	case rules.Allow:
 		return true, ""
@@ -107,7 +117,10 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 	}
 	defer release()
 	d = rules.ApplyGrants(d, in, p.grantSets()...)
-	rec.Decision = &d
+	if rec != nil {
+		dc := d
+		rec.Decision = &dc
+	}
 	switch d.Decision {
 	case rules.Allow:
 		return true, ""
@@ -119,13 +132,19 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 		Rule: cloneRule(d.Rule), Reason: d.Reason, Paths: d.Paths, Hosts: d.Hosts, Suggestion: cloneRule(d.Suggestion),
 		AllowGrantable: rules.AllowGrantCanAnswer(d),
 	}
-	rec.Question = &q
+	if rec != nil {
+		rec.Question = &q
+	}
 	a, err := p.callOnAsk(ctx, q)
 	if err != nil {
-		rec.Error = err.Error()
+		if rec != nil {
+			rec.Error = err.Error()
+		}
 		return false, fmt.Sprintf("%s could not get an answer about '%s': %v. The call was not run; tell the user.", p.name, tool, err)
 	}
-	rec.Answer = &a
+	if rec != nil {
+		rec.Answer = &a
+	}
 	return p.apply(tool, in.Root, d, a, rec)
 }
 
@@ -190,7 +209,9 @@ func (p *Policy) apply(tool, root string, d rules.Decision, a Answer, rec *Recor
 	if err := p.remember(offered); err != nil {
 		return refuse(err.Error())
 	}
-	rec.Remembered = offered
+	if rec != nil {
+		rec.Remembered = offered
+	}
 	p.notifyGrant()
 	if decision == rules.Allow {
 		return true, ""

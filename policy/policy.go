@@ -187,7 +187,15 @@ func New(o Options) (*Policy, error) {
 
 // engineConfig is what the engine is built from.
 func engineConfig(o Options) rules.Config {
-	return rules.Config{Rules: o.Rules, Modules: o.Modules, Roots: o.Roots, Protected: protectedFiles(o), Arguments: o.Arguments}
+	t := o.DecisionTimeout
+	switch {
+	case t == 0:
+		t = DefaultDecisionTimeout
+	case t < 0:
+		t = 0 // none but the caller's ctx
+	}
+	return rules.Config{Rules: o.Rules, Modules: o.Modules, Roots: o.Roots, Protected: protectedFiles(o), Arguments: o.Arguments,
+		DecisionTimeout: t}
 }
 
 // SetRules replaces the static rules and modules, as Options.Rules and
@@ -338,16 +346,7 @@ func (p *Policy) Decide(ctx context.Context, call provider.Call) (rules.Decision
 // decide is the static decision by engine, plus the grants when it asks:
 // an allowed or denied call never looks at them.
 func (p *Policy) decide(ctx context.Context, engine *rules.Engine, call provider.Call) (rules.Decision, *rules.Input, error) {
-	tool := p.tool(ctx, call.Function.Name)
-	if t := p.opts.DecisionTimeout; t >= 0 {
-		if t == 0 {
-			t = DefaultDecisionTimeout
-		}
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, t, fmt.Errorf("the decision took longer than %v", t))
-		defer cancel()
-	}
-	d, in, err := engine.Decide(ctx, call, tool)
+	d, in, err := engine.Decide(ctx, call, p.tool(ctx, call.Function.Name))
 	if err != nil {
 		return rules.Decision{}, nil, err
 	}

@@ -45,7 +45,7 @@ type Record struct {
 // record completes rec and hands it to OnDecision. A panic there is
 // contained: the call's fate is already decided.
 func (p *Policy) record(rec *Record) {
-	if p.opts.OnDecision == nil {
+	if rec == nil || p.opts.OnDecision == nil {
 		return
 	}
 	rec.ID, rec.Time, rec.Policy = newID(), time.Now(), p.name

@@ -143,3 +143,24 @@ func TestCallsDuringReloads(t *testing.T) {
 	stop.Store(true)
 	wg.Wait()
 }
+
+// A team's module that never ends is stopped by DecisionTimeout: the call
+// is refused, closed, and the policy goes on deciding.
+func TestADecisionPastItsTimeoutIsRefused(t *testing.T) {
+	loop := rules.Module{Name: "loop.rego", Source: `package mcp.custom
+
+deny contains "never" if {
+	some i in numbers.range(1, 100000000 + count(input.paths))
+	i < 0
+}
+`}
+	fake := newFake()
+	p := newPolicy(t, policy.Options{Provider: fake, Modules: []rules.Module{loop}, DecisionTimeout: 100 * time.Millisecond})
+	var res []provider.Result
+	within(t, 20*time.Second, "a decision bounded to 100ms", func() {
+		res = p.ExecuteToolCalls(context.Background(), []provider.Call{write("1", "a/x")})
+	})
+	require.True(t, res[0].IsError)
+	assert.Contains(t, res[0].Content, "took longer than 100ms")
+	assert.Empty(t, fake.Calls(), "nothing ran")
+}

@@ -402,7 +402,7 @@ deny contains "never" if {
 	ls := lines(t, out)
 	require.Len(t, ls, 2)
 	for _, l := range ls {
-		assert.Contains(t, l["error"], "--timeout", "failed, closed: %v", l)
+		assert.Contains(t, l["error"], "took longer than 100ms", "failed, closed: %v", l)
 	}
 	_, _, errOut := cli(t, "", "decide", "--timeout", "-1s", call("1", "x", `{}`))
 	assert.Contains(t, errOut, "--timeout")

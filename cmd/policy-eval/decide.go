@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
@@ -38,9 +37,8 @@ type failure struct {
 
 type decider struct {
 	engine  *rules.Engine
-	grants  *rules.GrantSet
-	tools   map[string]*provider.Tool
-	timeout time.Duration
+	grants *rules.GrantSet
+	tools  map[string]*provider.Tool
 }
 
 // maxLine bounds one line of calls: the arguments a call may have, written
@@ -146,11 +144,12 @@ func newDecider(pf cliconfig.Flags, toolsFile string) (*decider, error) {
 	}
 	engine, err := rules.NewEngine(context.Background(), rules.Config{
 		Rules: cfg.Rules, Modules: cfg.Modules, Roots: cfg.Roots, Protected: protected, Arguments: cfg.Arguments,
+		DecisionTimeout: cfg.Timeout,
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &decider{engine: engine, grants: rules.NewGrantSet(gs), tools: tools, timeout: cfg.Timeout}, nil
+	return &decider{engine: engine, grants: rules.NewGrantSet(gs), tools: tools}, nil
 }
 
 func absPath(p string) string {
@@ -220,13 +219,7 @@ func (d *decider) decideLine(line []byte) any {
 	if err != nil {
 		return failure{ID: idOf(line), Error: err.Error()}
 	}
-	ctx := context.Background()
-	if d.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, d.timeout, fmt.Errorf("the decision took longer than --timeout %v", d.timeout))
-		defer cancel()
-	}
-	dec, in, err := d.engine.Decide(ctx, call, d.tools[call.Function.Name])
+	dec, in, err := d.engine.Decide(context.Background(), call, d.tools[call.Function.Name])
 	if err != nil {
 		return failure{ID: &call.ID, Error: err.Error()}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -47,6 +48,9 @@ type Config struct {
 	// names read by default; ServerArguments has them for the reference
 	// servers.
 	Arguments []ArgumentSpec
+	// DecisionTimeout bounds one evaluation: past it the call fails,
+	// closed. 0 for none (the caller's ctx still bounds it).
+	DecisionTimeout time.Duration
 }
 
 // Engine evaluates calls against the static rules with one prepared OPA
@@ -62,6 +66,7 @@ type Engine struct {
 	roots       map[string]string
 	rootKeys    []string // longest first
 	arguments   []ArgumentSpec
+	timeout     time.Duration // DecisionTimeout
 	query       *residualQuery
 	argsFor     sync.Map // tool name -> *cachedArgs
 	argsCount   atomic.Int64
@@ -83,7 +88,10 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	if err := ValidateArgumentSpecs(cfg.Arguments); err != nil {
 		return nil, err
 	}
-	e := &Engine{rules: rs, roots: map[string]string{}, arguments: slices.Clone(cfg.Arguments)}
+	if cfg.DecisionTimeout < 0 {
+		return nil, errors.New("decision timeout: must not be negative")
+	}
+	e := &Engine{rules: rs, roots: map[string]string{}, arguments: slices.Clone(cfg.Arguments), timeout: cfg.DecisionTimeout}
 	for k, dir := range cfg.Roots {
 		if k == "" {
 			return nil, errors.New("roots: an empty key names no tool")
@@ -150,7 +158,7 @@ func (e *Engine) Reload(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	n := &Engine{rules: rs, ruleSet: ruleSetOf(rs), roots: e.roots, rootKeys: e.rootKeys, rootTerms: e.rootTerms,
-		arguments: e.arguments, query: e.query, protected: e.protected, modules: e.modules}
+		arguments: e.arguments, query: e.query, protected: e.protected, modules: e.modules, timeout: cfg.DecisionTimeout}
 	return n, nil
 }
 
@@ -467,8 +475,18 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 		return Decision{}, fmt.Errorf("not decided: %w", context.Cause(ctx)) // AfterFunc would cancel only later
 	}
 	cancel := topdown.NewCancel()
-	stop := context.AfterFunc(ctx, cancel.Cancel)
-	defer stop()
+	if ctx.Done() != nil { // a ctx that can end: watch it (Background cannot, and costs nothing then)
+		stop := context.AfterFunc(ctx, cancel.Cancel)
+		defer stop()
+	}
+	var late *timeout
+	if e.timeout > 0 {
+		// A timer, not a context with a deadline: the same bound for a
+		// tenth of the allocations, which every decision would pay.
+		late = &timeout{cancel: cancel}
+		t := time.AfterFunc(e.timeout, late.fire)
+		defer t.Stop()
+	}
 	// The engine's builtin hands its outcome to this call directly (see
 	// builtins.WithSink) instead of as a document to read back.
 	var o builtins.Outcome
@@ -481,6 +499,9 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			return Decision{}, fmt.Errorf("not decided: %w", context.Cause(ctx))
+		}
+		if late != nil && late.fired.Load() {
+			return Decision{}, fmt.Errorf("not decided: the decision took longer than %v", e.timeout)
 		}
 		return Decision{}, fmt.Errorf("rego: %v", err)
 	}
@@ -495,6 +516,15 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 	}
 	return e.decisionOf(in, &o)
 }
+
+// timeout cancels an evaluation that runs past Config.DecisionTimeout,
+// and says it did.
+type timeout struct {
+	cancel topdown.Cancel
+	fired  atomic.Bool
+}
+
+func (t *timeout) fire() { t.fired.Store(true); t.cancel.Cancel() }
 
 // hintNames are MCP's four tool hints, the ones annTerms caches by.
 var hintNames = [...]string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}

@@ -36,7 +36,7 @@ type failure struct {
 }
 
 type decider struct {
-	engine  *rules.Engine
+	engine *rules.Engine
 	grants *rules.GrantSet
 	tools  map[string]*provider.Tool
 }

@@ -272,8 +272,8 @@ func NormalizeUnder(under string) (string, error) {
 // counts as inside). Both must be absolute and evaluable, else Unknown; both
 // are cleaned first, so "/srv/../etc" is outside "/srv".
 func Contains(dir, p string) Containment {
-	dir, dirOK := absClean(dir)
-	p, pOK := absClean(p)
+	dir, dirOK := AbsClean(dir)
+	p, pOK := AbsClean(p)
 	if !dirOK || !pOK {
 		return Unknown
 	}
@@ -283,8 +283,8 @@ func Contains(dir, p string) Containment {
 	return Outside
 }
 
-// absClean is p cleaned, if it is absolute and evaluable; else "", false.
-func absClean(p string) (string, bool) {
+// AbsClean is p cleaned, if it is absolute and evaluable; else "", false.
+func AbsClean(p string) (string, bool) {
 	if cleanAbs(p) {
 		return p, true
 	}
@@ -342,7 +342,7 @@ func Ancestors(p string) []string {
 	p = clean(p)
 	out := []string{p}
 	for p != "/" && p != "." {
-		p = parent(p)
+		p = Parent(p)
 		out = append(out, p)
 	}
 	return out
@@ -356,8 +356,8 @@ func clean(p string) string {
 	return path.Clean(p)
 }
 
-// parent is path.Dir of a clean path, without cleaning it again.
-func parent(p string) string {
+// Parent is path.Dir of a clean path, without cleaning it again.
+func Parent(p string) string {
 	switch i := strings.LastIndexByte(p, '/'); i {
 	case -1:
 		return "."
@@ -371,16 +371,16 @@ func parent(p string) string {
 // CommonDir is the deepest directory that contains every path's parent
 // directory: the honest scope of an "always" answer. The paths must be clean
 // and absolute; the answer can be as wide as "/". It returns "" for no paths.
-func CommonDir(paths []string) string { return commonScope(paths, nil, "") }
+func CommonDir(paths []string) string { return Scope(paths, nil, "") }
 
-// commonScope is CommonDir where a path that is a directory the call acts
+// Scope is CommonDir where a path that is a directory the call acts
 // on (dirs[i], or the root itself) counts as its own scope rather than its
 // parent's: the suggestion for listing /srv/docs is /srv/docs.
-func commonScope(paths []string, dirs []bool, root string) string {
+func Scope(paths []string, dirs []bool, root string) string {
 	common := ""
 	for i, p := range paths {
 		p = clean(p)
-		dir := parent(p)
+		dir := Parent(p)
 		if i < len(dirs) && dirs[i] || p == root {
 			dir = p
 		}
@@ -433,7 +433,7 @@ func WithinAny(dir string, paths []string) Containment {
 			any = Unknown
 			continue
 		}
-		if foldedContains(dir, p) {
+		if ContainsFolded(dir, p) {
 			return Inside
 		}
 	}
@@ -443,18 +443,18 @@ func WithinAny(dir string, paths []string) Containment {
 // FoldedContains is Contains for two clean absolute paths compared folded:
 // Inside or Outside, or Unknown when either is not absolute and evaluable.
 func FoldedContains(dir, p string) Containment {
-	dir, dirOK := absClean(dir)
-	p, pOK := absClean(p)
+	dir, dirOK := AbsClean(dir)
+	p, pOK := AbsClean(p)
 	if !dirOK || !pOK {
 		return Unknown
 	}
-	if foldedContains(FoldPath(dir), FoldPath(p)) {
+	if ContainsFolded(FoldPath(dir), FoldPath(p)) {
 		return Inside
 	}
 	return Outside
 }
 
-// foldedContains is the lexical test on paths already clean and folded.
-func foldedContains(dir, p string) bool {
+// ContainsFolded is the lexical test on paths already clean and folded.
+func ContainsFolded(dir, p string) bool {
 	return dir == "/" || p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
 }

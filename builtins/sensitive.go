@@ -1,10 +1,6 @@
 package builtins
 
-import (
-	"strings"
-
-	"github.com/open-policy-agent/opa/v1/ast"
-)
+import "strings"
 
 // The danger floor's list of files whose change runs code (at login, at a
 // shell's start, on a schedule, when a tool starts) or redirects or leaks
@@ -187,9 +183,8 @@ type sensitiveIndex struct {
 	// firstNames are the names anywhere entries (and their starts) begin
 	// with: a run of a path's names is looked up only from one of them.
 	firstNames map[string]bool
-	maxParts   int                           // the most names in an anywhere entry
-	maxSysLen  int                           // the longest system entry
-	terms      map[*SensitiveEntry]*ast.Term // {"id", "why"}: what mcp.path.sensitive returns
+	maxParts   int // the most names in an anywhere entry
+	maxSysLen  int // the longest system entry
 }
 
 type nameEntry struct {
@@ -200,11 +195,10 @@ type nameEntry struct {
 var sensitive = func() *sensitiveIndex {
 	ix := &sensitiveIndex{anyDir: map[string]*SensitiveEntry{}, anyFile: map[string]*SensitiveEntry{},
 		homeDir: map[string]*SensitiveEntry{}, homeFile: map[string]*SensitiveEntry{},
-		sysDir: map[string]*SensitiveEntry{}, sysFile: map[string]*SensitiveEntry{}, terms: map[*SensitiveEntry]*ast.Term{},
+		sysDir: map[string]*SensitiveEntry{}, sysFile: map[string]*SensitiveEntry{},
 		anyStart: map[string]*SensitiveEntry{}, firstNames: map[string]bool{}}
 	for i := range Sensitive {
 		e := &Sensitive[i]
-		ix.terms[e] = ast.ObjectTerm(ast.Item(ast.StringTerm("id"), ast.StringTerm(e.ID)), ast.Item(ast.StringTerm("why"), ast.StringTerm(e.Why)))
 		for _, n := range e.Names {
 			switch {
 			case e.Kind == Prefix && e.Where == System:

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/engine"
 	mcprego "github.com/mcp-policy/mcp-policy/rego"
 )
 
@@ -560,7 +560,7 @@ func TestCapabilities(t *testing.T) {
 	for _, b := range caps.Builtins {
 		have[b.Name] = b
 	}
-	decls := builtins.Declarations()
+	decls := engine.Declarations()
 	require.NotEmpty(t, decls)
 	for _, d := range decls {
 		b, ok := have[d.Name]

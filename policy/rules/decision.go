@@ -6,6 +6,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/engine"
 )
 
 // Decision is the answer for one call.
@@ -27,10 +28,10 @@ type Decision struct {
 	Might string `json:"-"`
 }
 
-// decisionOf is the engine builtin's outcome for a call as a Decision: the
-// same answer its decision document gives (a test holds them to it), read
-// without the document.
-func (e *Engine) decisionOf(in *Input, o *builtins.Outcome) (Decision, error) {
+// decisionOf is the engine's outcome for a call as a Decision: on the fast
+// path read from the builtin, on the plain path from the decision document
+// (a differential test holds the two to one answer).
+func (e *Engine) decisionOf(in *Input, o *engine.Outcome) (Decision, error) {
 	d := Decision{Decision: o.Decision, Reason: o.Reason, Floor: o.Floor, Might: o.Might,
 		Paths: stringsOf(o.Paths), Hosts: stringsOf(o.Hosts),
 		Suggestion: &Rule{Tool: builtins.EscapeTool(in.Tool), Under: o.Under, Host: o.Host}}
@@ -44,6 +45,9 @@ func (e *Engine) decisionOf(in *Input, o *builtins.Outcome) (Decision, error) {
 			rule.Annotations = nil // no hints, however the rule spelt it
 		}
 		d.Rule = &rule
+	case r.Data != nil: // the plain path: the rule as the document shows it
+		d.Rule = &Rule{Tool: r.Data.Tool, Decision: r.Data.Decision, Under: r.Data.Under, Host: r.Data.Host,
+			Annotations: r.Data.Annotations, Message: r.Data.Message}
 	default:
 		d.Rule = &Rule{Tool: builtins.EscapeTool(in.Tool), Decision: r.Decision, Message: r.Message}
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
@@ -316,7 +315,7 @@ func reference(rs []rules.Rule, in *rules.Input) string {
 		rank := map[string]int{"none": 0, "allow": 1, "ask": 2, "deny": 3}
 		for _, r := range rs {
 			st := in.Match(r)
-			if st == builtins.Matches || maybe && st == builtins.MaybeMatches {
+			if st == rules.Matches || maybe && st == rules.MaybeMatches {
 				if rank[r.Decision] > rank[best] {
 					best = r.Decision
 				}

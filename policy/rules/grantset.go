@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/engine"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
@@ -17,12 +17,12 @@ type GrantSet struct {
 	mu   sync.RWMutex
 	list []Rule
 	keys map[string]bool
-	set  *builtins.RuleSet
+	set  *engine.RuleSet
 }
 
 // NewGrantSet holds gs, which must be valid grants (Validate), each once.
 func NewGrantSet(gs []Rule) *GrantSet {
-	g := &GrantSet{keys: make(map[string]bool, len(gs)), set: builtins.NewRuleSet()}
+	g := &GrantSet{keys: make(map[string]bool, len(gs)), set: engine.NewRuleSet()}
 	g.add(gs)
 	return g
 }
@@ -87,17 +87,17 @@ func (r Rule) identity() string {
 // match tallies the grants that match the call or might: deny grants
 // always, allow grants when allowCounts. It returns the grants, in the
 // order tallied, so the winner can be named.
-func (g *GrantSet) match(c *builtins.Call, allowCounts bool, t *verdict.Tally, matched []Rule) []Rule {
+func (g *GrantSet) match(c *engine.Call, allowCounts bool, t *verdict.Tally, matched []Rule) []Rule {
 	if g == nil {
 		return matched
 	}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	g.set.Match(c, func(pos int, decision string, st builtins.Status) {
+	g.set.Match(c, func(pos int, decision string, st engine.Status) {
 		if decision != Deny && (decision != Allow || !allowCounts) {
 			return
 		}
-		t.Add(decision, st == builtins.MaybeMatches)
+		t.Add(decision, st == engine.MaybeMatches)
 		matched = append(matched, g.list[pos])
 	})
 	return matched

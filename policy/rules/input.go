@@ -9,6 +9,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/engine"
 	"github.com/mcp-policy/mcp-policy/provider"
 	"github.com/mcp-policy/mcp-policy/reasons"
 )
@@ -75,8 +76,8 @@ type Input struct {
 	annTerm   *ast.Term      // Annotations as a term the engine keeps, nil to make one
 	arguments [][2]*ast.Term // reason excluded: the rules' copy
 	reason    *ast.Term      // nil when the call gave none
-	value     ast.Value
-	matchCall *builtins.Call
+	doc       ast.Value      // the Rego input document, built once
+	matchCall *engine.Call
 }
 
 // BadCallError is a call that cannot be decided at all: it is refused alone.
@@ -202,25 +203,25 @@ func resolved(vs []Value) []string {
 	return out
 }
 
-// The keys of the input document, looked up once (see builtins.Key).
+// The keys of the input document, looked up once (see engine.Key).
 var (
-	keyAnnotations = builtins.Key("annotations")
-	keyArg         = builtins.Key("arg")
-	keyArguments   = builtins.Key("arguments")
-	keyDir         = builtins.Key("dir")
-	keyHost        = builtins.Key("host")
-	keyHosts       = builtins.Key("hosts")
-	keyPath        = builtins.Key("path")
-	keyPaths       = builtins.Key("paths")
-	keyRaw         = builtins.Key("raw")
-	keyRoot        = builtins.Key("root")
-	keyTool        = builtins.Key("tool")
+	keyAnnotations = engine.Key("annotations")
+	keyArg         = engine.Key("arg")
+	keyArguments   = engine.Key("arguments")
+	keyDir         = engine.Key("dir")
+	keyHost        = engine.Key("host")
+	keyHosts       = engine.Key("hosts")
+	keyPath        = engine.Key("path")
+	keyPaths       = engine.Key("paths")
+	keyRaw         = engine.Key("raw")
+	keyRoot        = engine.Key("root")
+	keyTool        = engine.Key("tool")
 )
 
-// Value is the Rego input document, built once.
-func (in *Input) Value() ast.Value {
-	if in.value != nil {
-		return in.value
+// value is the Rego input document, built once.
+func (in *Input) value() ast.Value {
+	if in.doc != nil {
+		return in.doc
 	}
 	root := in.rootTerm
 	if root == nil {
@@ -230,7 +231,7 @@ func (in *Input) Value() ast.Value {
 	if ann == nil {
 		ann = annotationsTerm(in.Annotations)
 	}
-	in.value = ast.NewObject(
+	in.doc = ast.NewObject(
 		ast.Item(keyTool, ast.StringTerm(in.Tool)),
 		ast.Item(keyRoot, root),
 		ast.Item(keyAnnotations, ann),
@@ -238,7 +239,7 @@ func (in *Input) Value() ast.Value {
 		ast.Item(keyHosts, valuesTerm(in.Hosts, keyHost)),
 		ast.Item(keyArguments, ast.ObjectTerm(in.arguments...)),
 	)
-	return in.value
+	return in.doc
 }
 
 // valuesTerm is the input's paths or hosts: {arg, raw, path or host},

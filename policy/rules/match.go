@@ -1,21 +1,33 @@
 package rules
 
 import (
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/engine"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // Match tests one rule against the call in Go: the grant matcher. It is
 // the same code the engine's builtin matches data rules with, so a grant
 // and a rule agree on what "inside" and "matches" mean.
-func (in *Input) Match(r Rule) builtins.Status {
+func (in *Input) Match(r Rule) Status {
 	m := r.Matcher()
-	return m.Status(in.call())
+	return Status(m.Status(in.call()))
 }
 
-func (in *Input) call() *builtins.Call {
+// Status is how one rule relates to one call.
+type Status int
+
+// The statuses, as the engine's matcher gives them.
+const (
+	NoMatch      = Status(engine.NoMatch)
+	Matches      = Status(engine.Matches)
+	MaybeMatches = Status(engine.MaybeMatches) // it matches if a path or URL that cannot be evaluated is what it might be
+)
+
+func (s Status) String() string { return engine.Status(s).String() }
+
+func (in *Input) call() *engine.Call {
 	if in.matchCall == nil {
-		in.matchCall = builtins.NewCall(in.Tool, in.Root, in.Annotations, in.ResolvedPaths(), in.ResolvedHosts())
+		in.matchCall = engine.NewCall(in.Tool, in.Root, in.Annotations, in.ResolvedPaths(), in.ResolvedHosts())
 		for i, v := range in.Paths {
 			if v.Dir {
 				if in.matchCall.Dirs == nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-policy/mcp-policy/internal/engine"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -22,7 +23,7 @@ func TestReloadKeepsTheQueryWhenOnlyTheRulesChange(t *testing.T) {
 	cfg.Rules = []Rule{{Tool: "fs_write", Decision: Allow, Under: "/srv/b"}}
 	r, err := e.Reload(ctx, cfg)
 	require.NoError(t, err)
-	assert.Same(t, e.query, r.query, "only the rules changed")
+	assert.Same(t, e.decider, r.decider, "only the rules changed")
 	d, _, err := r.Decide(ctx, provider.Call{Function: provider.CallFunction{Name: "fs_write", Arguments: `{"path":"b/x"}`}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, Allow, d.Decision)
@@ -40,7 +41,7 @@ func TestReloadKeepsTheQueryWhenOnlyTheRulesChange(t *testing.T) {
 		change(&c)
 		r, err := e.Reload(ctx, c)
 		require.NoError(t, err, name)
-		assert.NotSame(t, e.query, r.query, name)
+		assert.NotSame(t, e.decider, r.decider, name)
 	}
 }
 
@@ -52,13 +53,13 @@ func TestRulesAreInDataOnlyForAModuleThatReadsThem(t *testing.T) {
 	rs := []Rule{{Tool: "fs_write", Decision: Allow, Under: "/srv/a"}, {Tool: "fs_delete", Decision: Deny}}
 	plain, err := NewEngine(ctx, Config{Rules: rs})
 	require.NoError(t, err)
-	assert.False(t, plain.rulesInData)
+	assert.False(t, plain.decider.RulesInData())
 	reader, err := NewEngine(ctx, Config{Rules: rs, Modules: []Module{{Name: "count.rego", Source: `package mcp.custom
 
 deny contains "too few rules" if count(data.mcp_data.rules) < 2
 `}}})
 	require.NoError(t, err)
-	assert.True(t, reader.rulesInData)
+	assert.True(t, reader.decider.RulesInData())
 	for body, reads := range map[string]bool{
 		"x := data":                       true,
 		"x if data[input.tool]":           true,
@@ -69,7 +70,7 @@ deny contains "too few rules" if count(data.mcp_data.rules) < 2
 	} {
 		m, err := ast.ParseModuleWithOpts("m.rego", "package team\n\n"+body+"\n", ast.ParserOptions{RegoVersion: ast.RegoV1})
 		require.NoError(t, err, body)
-		assert.Equal(t, reads, modulesReadData(map[string]*ast.Module{"user/m.rego": m}), body)
+		assert.Equal(t, reads, engine.ModulesReadData(map[string]*ast.Module{"user/m.rego": m}), body)
 	}
 	for _, c := range []string{`{"path":"/srv/a/x"}`, `{"path":"/srv/b"}`} {
 		for _, tool := range []string{"fs_write", "fs_delete"} {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/engine"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
@@ -216,6 +217,6 @@ func CloneAll(rs []Rule) []Rule {
 
 // Matcher is the part of r that decides whether it applies to a call: for
 // a deny or ask rule, any path or host (folded); for allow, every one.
-func (r Rule) Matcher() builtins.Matcher {
-	return builtins.MatcherFor(r.Decision, r.Tool, r.Under, r.Host, r.Annotations)
+func (r Rule) Matcher() engine.Matcher {
+	return engine.MatcherFor(r.Decision, r.Tool, r.Under, r.Host, r.Annotations)
 }

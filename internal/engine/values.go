@@ -1,10 +1,11 @@
-package builtins
+package engine
 
 // Readers for the AST values the engine's builtins are handed: the input
 // document and the data rules.
 
 import (
 	"fmt"
+	"github.com/mcp-policy/mcp-policy/builtins"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -85,18 +86,18 @@ func matcherOf(v ast.Value, decision string) (Matcher, error) {
 	if m.Tool == "" {
 		return m, fmt.Errorf("no tool")
 	}
-	if err := ValidateToolGlob(m.Tool); err != nil {
+	if err := builtins.ValidateToolGlob(m.Tool); err != nil {
 		return m, fmt.Errorf("tool %q %v", m.Tool, err)
 	}
 	if m.Under != "" {
-		u, err := NormalizeUnder(m.Under)
+		u, err := builtins.NormalizeUnder(m.Under)
 		if err != nil {
 			return m, fmt.Errorf("under %v", err)
 		}
 		m.Under = u
 	}
 	if m.Host != "" {
-		h, err := NormalizeHostPattern(m.Host)
+		h, err := builtins.NormalizeHostPattern(m.Host)
 		if err != nil {
 			return m, err
 		}
@@ -127,7 +128,7 @@ func matcherOf(v ast.Value, decision string) (Matcher, error) {
 // is unknown here ("") rather than compared as written.
 func CallOf(in ast.Value) Call {
 	c := Call{Tool: stringAt(in, keyTool)}
-	c.Root, _ = absClean(stringAt(in, keyRoot))
+	c.Root, _ = builtins.AbsClean(stringAt(in, keyRoot))
 	if ann, ok := valueAt(in, keyAnnotations).(ast.Object); ok {
 		c.Annotations = map[string]bool{}
 		_ = ann.Iter(func(k, v *ast.Term) error {
@@ -141,7 +142,7 @@ func CallOf(in ast.Value) Call {
 	}
 	c.Paths = fieldOfEach(valueAt(in, keyPaths), keyPath)
 	for i, p := range c.Paths {
-		c.Paths[i], _ = absClean(p)
+		c.Paths[i], _ = builtins.AbsClean(p)
 	}
 	c.Hosts = fieldOfEach(valueAt(in, keyHosts), keyHost)
 	if arr, ok := valueAt(in, keyPaths).(*ast.Array); ok {

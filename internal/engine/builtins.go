@@ -1,7 +1,8 @@
-package builtins
+package engine
 
 import (
 	"fmt"
+	"github.com/mcp-policy/mcp-policy/builtins"
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -107,7 +108,7 @@ var all = []builtin{
 				return ast.NullTerm(), nil
 			}
 			rs, _ := str(root)
-			if r, ok := Resolve(rs, ps); ok {
+			if r, ok := builtins.Resolve(rs, ps); ok {
 				return ast.StringTerm(r), nil
 			}
 			return ast.NullTerm(), nil
@@ -118,7 +119,7 @@ var all = []builtin{
 		func(dir, p *ast.Term) (*ast.Term, error) {
 			d, _ := str(dir)
 			ps, _ := str(p)
-			return ast.StringTerm(Contains(d, ps).String()), nil
+			return ast.StringTerm(builtins.Contains(d, ps).String()), nil
 		}),
 	def2(fn(NamePathWithinF,
 		`Lexical containment of a path in a directory, both folded (case, Unicode normalisation, HFS+ ignorables): "inside", "outside" or "unknown". How deny and ask rules and the floor compare one path.`,
@@ -126,7 +127,7 @@ var all = []builtin{
 		func(dir, p *ast.Term) (*ast.Term, error) {
 			d, _ := str(dir)
 			ps, _ := str(p)
-			return ast.StringTerm(FoldedContains(d, ps).String()), nil
+			return ast.StringTerm(builtins.FoldedContains(d, ps).String()), nil
 		}),
 	def2(fn(NamePathWithinAll,
 		`Containment of every path of a call in a directory: "inside" if all are, "outside" if any is (or there are none), else "unknown".`,
@@ -141,11 +142,11 @@ var all = []builtin{
 				// An unresolvable directory contains nothing we can name,
 				// but it can't exclude anything either.
 				if len(paths) == 0 {
-					return ast.StringTerm(Outside.String()), nil
+					return ast.StringTerm(builtins.Outside.String()), nil
 				}
-				return ast.StringTerm(Unknown.String()), nil
+				return ast.StringTerm(builtins.Unknown.String()), nil
 			}
-			return ast.StringTerm(WithinAll(d, paths).String()), nil
+			return ast.StringTerm(builtins.WithinAll(d, paths).String()), nil
 		}),
 	def2(fn(NamePathWithinAny,
 		`Containment of any path of a call in a directory, compared folded (case, Unicode normalisation, HFS+ ignorables): "inside" if any is, "outside" if none is and all are known (or there are none), else "unknown". How deny and ask rules read a call.`,
@@ -158,23 +159,23 @@ var all = []builtin{
 			}
 			if !ok {
 				if len(paths) == 0 {
-					return ast.StringTerm(Outside.String()), nil
+					return ast.StringTerm(builtins.Outside.String()), nil
 				}
-				return ast.StringTerm(Unknown.String()), nil
+				return ast.StringTerm(builtins.Unknown.String()), nil
 			}
 			folded := make([]string, len(paths))
 			for i, p := range paths {
-				if q, ok := absClean(p); ok {
-					folded[i] = FoldPath(q)
+				if q, ok := builtins.AbsClean(p); ok {
+					folded[i] = builtins.FoldPath(q)
 				}
 			}
-			if d, ok = absClean(d); !ok {
+			if d, ok = builtins.AbsClean(d); !ok {
 				if len(paths) == 0 {
-					return ast.StringTerm(Outside.String()), nil
+					return ast.StringTerm(builtins.Outside.String()), nil
 				}
-				return ast.StringTerm(Unknown.String()), nil
+				return ast.StringTerm(builtins.Unknown.String()), nil
 			}
-			return ast.StringTerm(WithinAny(FoldPath(d), folded).String()), nil
+			return ast.StringTerm(builtins.WithinAny(builtins.FoldPath(d), folded).String()), nil
 		}),
 	def1(fn(NamePathFold,
 		"An absolute path, cleaned, as a file system that ignores case and Unicode normalisation compares it: each name case-folded, NFC, HFS+ ignorable code points removed; null for a path that is not absolute and evaluable, or a non-string.",
@@ -184,11 +185,11 @@ var all = []builtin{
 			if !ok {
 				return ast.NullTerm(), nil
 			}
-			clean, ok := absClean(ps)
+			clean, ok := builtins.AbsClean(ps)
 			if !ok {
 				return ast.NullTerm(), nil
 			}
-			if f := FoldPath(clean); f != ps {
+			if f := builtins.FoldPath(clean); f != ps {
 				return ast.StringTerm(f), nil
 			}
 			return p, nil // the common case: already clean and folded
@@ -199,24 +200,24 @@ var all = []builtin{
 			types.NewStaticProperty("id", types.S), types.NewStaticProperty("why", types.S)}, nil))),
 		func(p *ast.Term) (*ast.Term, error) {
 			ps, ok := str(p)
-			if ps, ok = absClean(ps); !ok {
+			if ps, ok = builtins.AbsClean(ps); !ok {
 				return ast.NullTerm(), nil
 			}
-			e := SensitiveFile(FoldPath(ps))
+			e := builtins.SensitiveFile(builtins.FoldPath(ps))
 			if e == nil {
 				return ast.NullTerm(), nil
 			}
-			return sensitive.terms[e], nil
+			return sensitiveTerms[e], nil
 		}),
 	def1(fn(NamePathAncestors,
 		"The clean absolute path and every directory above it, nearest first, ending with \"/\"; [] when the path is not absolute and evaluable.",
 		types.Args(anyOrNull), arrayOfStr),
 		func(p *ast.Term) (*ast.Term, error) {
 			ps, ok := str(p)
-			if !ok || Contains("/", ps) != Inside {
+			if !ok || builtins.Contains("/", ps) != builtins.Inside {
 				return ast.ArrayTerm(), nil
 			}
-			return strArray(Ancestors(ps)), nil
+			return strArray(builtins.Ancestors(ps)), nil
 		}),
 	def1(fn(NamePathCommonDir,
 		"The deepest directory containing every path's parent; null for no paths or any path that is not absolute and evaluable.",
@@ -227,14 +228,14 @@ var all = []builtin{
 				return nil, err
 			}
 			for _, p := range paths {
-				if Contains("/", p) != Inside {
+				if builtins.Contains("/", p) != builtins.Inside {
 					return ast.NullTerm(), nil
 				}
 			}
 			if len(paths) == 0 {
 				return ast.NullTerm(), nil
 			}
-			return ast.StringTerm(CommonDir(paths)), nil
+			return ast.StringTerm(builtins.CommonDir(paths)), nil
 		}),
 	def1(fn(NameURLHost,
 		"The host a browser would connect to for an http(s) URL, normalised (case, IDNA, trailing dot, port); null when it cannot be told.",
@@ -244,7 +245,7 @@ var all = []builtin{
 			if !ok {
 				return ast.NullTerm(), nil
 			}
-			if h, ok := URLHost(us); ok {
+			if h, ok := builtins.URLHost(us); ok {
 				return ast.StringTerm(h), nil
 			}
 			return ast.NullTerm(), nil
@@ -258,7 +259,7 @@ var all = []builtin{
 				return nil, err
 			}
 			hs, _ := str(h)
-			return ast.StringTerm(MatchAllHosts(p, []string{hs}).String()), nil
+			return ast.StringTerm(builtins.MatchAllHosts(p, []string{hs}).String()), nil
 		}),
 	def2(fn(NameHostMatchAll,
 		`Matches every host of a call: "match" if all do, "mismatch" if any does not (or there are none), else "unknown".`,
@@ -272,7 +273,7 @@ var all = []builtin{
 			if err != nil {
 				return nil, err
 			}
-			return ast.StringTerm(MatchAllHosts(p, hosts).String()), nil
+			return ast.StringTerm(builtins.MatchAllHosts(p, hosts).String()), nil
 		}),
 	def2(fn(NameHostMatchAny,
 		`Matches any host of a call: "match" if any does, "mismatch" if none does and all are known (or there are none), else "unknown". How deny and ask rules read a call.`,
@@ -286,7 +287,7 @@ var all = []builtin{
 			if err != nil {
 				return nil, err
 			}
-			return ast.StringTerm(MatchAnyHosts(p, hosts).String()), nil
+			return ast.StringTerm(builtins.MatchAnyHosts(p, hosts).String()), nil
 		}),
 	def1(fn(NameHostSuffixes,
 		`The domains a host is a subdomain of, nearest first: "a.b.c" gives ["b.c", "c"].`,
@@ -296,7 +297,7 @@ var all = []builtin{
 			if !ok {
 				return ast.ArrayTerm(), nil
 			}
-			return strArray(HostSuffixes(hs)), nil
+			return strArray(builtins.HostSuffixes(hs)), nil
 		}),
 	def2(fn(NameToolMatch,
 		`Matches a tool name against a rule's tool glob: "*" any run of characters, "?" one, "\" makes the next character literal.`,
@@ -304,9 +305,20 @@ var all = []builtin{
 		func(pat, name *ast.Term) (*ast.Term, error) {
 			p, _ := str(pat)
 			n, _ := str(name)
-			return ast.BooleanTerm(MatchTool(p, n)), nil
+			return ast.BooleanTerm(builtins.MatchTool(p, n)), nil
 		}),
 }
+
+// sensitiveTerms are what mcp.path.sensitive returns for each entry of the
+// floor's list: {"id", "why"}, made once.
+var sensitiveTerms = func() map[*builtins.SensitiveEntry]*ast.Term {
+	out := map[*builtins.SensitiveEntry]*ast.Term{}
+	for i := range builtins.Sensitive {
+		e := &builtins.Sensitive[i]
+		out[e] = ast.ObjectTerm(ast.Item(ast.StringTerm("id"), ast.StringTerm(e.ID)), ast.Item(ast.StringTerm("why"), ast.StringTerm(e.Why)))
+	}
+	return out
+}()
 
 // str reads a string term; anything else (null included) is "not a string".
 func str(t *ast.Term) (string, bool) {
@@ -341,5 +353,5 @@ func strArray(ss []string) *ast.Term {
 // hostPattern accepts a rule host in any spelling a rule file may use.
 func hostPattern(t *ast.Term) (string, error) {
 	p, _ := str(t)
-	return NormalizeHostPattern(p)
+	return builtins.NormalizeHostPattern(p)
 }

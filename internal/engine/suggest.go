@@ -1,4 +1,6 @@
-package builtins
+package engine
+
+import "github.com/mcp-policy/mcp-policy/builtins"
 
 // Suggest is the narrowest honest scope for an "always" answer to a call
 // (SPEC §4): the deepest directory containing every path (a path the call
@@ -15,11 +17,11 @@ func Suggest(c *Call) (under, host string) {
 	}
 	if len(c.Paths) > 0 {
 		for _, p := range c.Paths {
-			if p == "" || Contains("/", p) != Inside {
+			if p == "" || builtins.Contains("/", p) != builtins.Inside {
 				return "", ""
 			}
 		}
-		return commonScope(c.Paths, c.Dirs, c.Root), ""
+		return builtins.Scope(c.Paths, c.Dirs, c.Root), ""
 	}
 	for _, h := range c.Hosts {
 		if h != c.Hosts[0] {

@@ -1,6 +1,7 @@
-package builtins
+package engine
 
 import (
+	"github.com/mcp-policy/mcp-policy/builtins"
 	"path"
 	"slices"
 	"strings"
@@ -63,10 +64,10 @@ func NewCall(tool, root string, annotations map[string]bool, paths, hosts []stri
 
 // fold fills in the folded fields from the others.
 func (c *Call) fold() {
-	c.FoldedTool, c.FoldedRoot = Fold(c.Tool), FoldPath(c.Root)
+	c.FoldedTool, c.FoldedRoot = builtins.Fold(c.Tool), builtins.FoldPath(c.Root)
 	c.Folded = make([]string, len(c.Paths))
 	for i, p := range c.Paths {
-		c.Folded[i] = FoldPath(p)
+		c.Folded[i] = builtins.FoldPath(p)
 	}
 }
 
@@ -97,7 +98,7 @@ func (s Status) String() string {
 func (m *Matcher) Status(c *Call) Status {
 	// A deny or ask names a tool as written or folded: either matches (a
 	// "?" is one character, and folding can make one two: "ß" is "ss").
-	if !MatchTool(m.Tool, c.Tool) && (!m.Any || !MatchTool(Fold(m.Tool), c.FoldedTool)) {
+	if !builtins.MatchTool(m.Tool, c.Tool) && (!m.Any || !builtins.MatchTool(builtins.Fold(m.Tool), c.FoldedTool)) {
 		return NoMatch
 	}
 	if len(m.Annotations) > 0 {
@@ -113,33 +114,33 @@ func (m *Matcher) Status(c *Call) Status {
 	}
 	st := Matches
 	if m.Under != "" {
-		var in Containment
+		var in builtins.Containment
 		switch dir, ok := m.dir(c.Root); {
 		case !ok && len(c.Paths) == 0:
-			in = Outside
+			in = builtins.Outside
 		case !ok:
-			in = Unknown // no root to say where the rule's directory is
+			in = builtins.Unknown // no root to say where the rule's directory is
 		case m.Any:
-			in = WithinAny(FoldPath(dir), c.Folded)
+			in = builtins.WithinAny(builtins.FoldPath(dir), c.Folded)
 		default:
-			in = WithinAll(dir, c.Paths)
+			in = builtins.WithinAll(dir, c.Paths)
 		}
 		switch in {
-		case Outside:
+		case builtins.Outside:
 			return NoMatch
-		case Unknown:
+		case builtins.Unknown:
 			st = MaybeMatches
 		}
 	}
 	if m.Host != "" {
-		match := MatchAllHosts
+		match := builtins.MatchAllHosts
 		if m.Any {
-			match = MatchAnyHosts
+			match = builtins.MatchAnyHosts
 		}
 		switch match(m.Host, c.Hosts) {
-		case HostMismatch:
+		case builtins.HostMismatch:
 			return NoMatch
-		case HostUnknown:
+		case builtins.HostUnknown:
 			st = MaybeMatches
 		}
 	}
@@ -151,7 +152,7 @@ func (m *Matcher) dir(root string) (string, bool) {
 	if path.IsAbs(m.Under) {
 		return m.Under, true
 	}
-	return Resolve(root, m.Under)
+	return builtins.Resolve(root, m.Under)
 }
 
 // keyKind is what a rule is filed under: the directory it is under
@@ -186,14 +187,14 @@ type indexKey struct {
 func indexKeys(m *Matcher) []indexKey {
 	under := m.Under
 	if m.Any {
-		under = FoldPath(under)
+		under = builtins.FoldPath(under)
 	}
 	switch {
 	case under != "" && path.IsAbs(under):
 		return []indexKey{{kindUnder, under}, {kindAnyPath, ""}}
 	case under != "":
 		return []indexKey{{kindRelative, under}, {kindAnyPath, ""}, {kindAnyRoot, ""}}
-	case IsHostRange(m.Host) || loopback(m.Host):
+	case builtins.IsHostRange(m.Host) || builtins.IsLoopback(m.Host):
 		// A range, or one of the machine's own names (which match each
 		// other): looked up by every call that names a host.
 		return []indexKey{{kindRange, ""}, {kindAnyHost, ""}}
@@ -243,7 +244,7 @@ func firstKnown(vs []string) string {
 
 func hostKeys(h string, keys []indexKey) []indexKey {
 	keys = append(keys, indexKey{kindHost, h})
-	for _, s := range HostSuffixes(h) {
+	for _, s := range builtins.HostSuffixes(h) {
 		keys = append(keys, indexKey{kindDomain, s})
 	}
 	return keys
@@ -272,14 +273,14 @@ func (t *toolRules) lookUpAny(c *Call, out []int) []int {
 			if seenBefore(c.Folded, i) {
 				continue
 			}
-			for a := p; ; a = parent(a) {
+			for a := p; ; a = builtins.Parent(a) {
 				look(indexKey{kindUnder, a})
 				if a == "/" || a == "." {
 					break
 				}
 			}
-			if root := c.FoldedRoot; root != "" && t.kinds&kindRelative != 0 && foldedContains(root, p) {
-				for a := p; len(a) >= len(root); a = parent(a) {
+			if root := c.FoldedRoot; root != "" && t.kinds&kindRelative != 0 && builtins.ContainsFolded(root, p) {
+				for a := p; len(a) >= len(root); a = builtins.Parent(a) {
 					rel := strings.TrimPrefix(a[len(root):], "/")
 					if rel == "" {
 						rel = "."
@@ -310,7 +311,7 @@ func (t *toolRules) lookUpAny(c *Call, out []int) []int {
 				continue
 			}
 			look(indexKey{kindHost, h})
-			for _, s := range HostSuffixes(h) {
+			for _, s := range builtins.HostSuffixes(h) {
 				look(indexKey{kindDomain, s})
 			}
 		}
@@ -339,16 +340,16 @@ func seenBefore(vs []string, i int) bool {
 // pathKeys appends the keys of one clean absolute path: its ancestors, and
 // those inside the root named relative to it.
 func pathKeys(p, root string, keys []indexKey) []indexKey {
-	for a := p; ; a = parent(a) {
+	for a := p; ; a = builtins.Parent(a) {
 		keys = append(keys, indexKey{kindUnder, a})
 		if a == "/" || a == "." {
 			break
 		}
 	}
-	if root != "" && Contains(root, p) == Inside {
+	if root != "" && builtins.Contains(root, p) == builtins.Inside {
 		// The ancestors inside the root are the path's prefixes at least
 		// as long as the root, named from it.
-		for a := p; len(a) >= len(root); a = parent(a) {
+		for a := p; len(a) >= len(root); a = builtins.Parent(a) {
 			rel := strings.TrimPrefix(a[len(root):], "/")
 			if rel == "" {
 				rel = "."
@@ -406,16 +407,16 @@ func newIndex() index {
 func (ix *index) add(i int, m *Matcher) {
 	ti, tool := &ix.exact, m.Tool
 	if m.Any {
-		ti, tool = &ix.folded, Fold(m.Tool)
+		ti, tool = &ix.folded, builtins.Fold(m.Tool)
 	}
-	if !IsGlob(tool) {
-		tool = UnescapeTool(tool) // filed under the one name it matches
+	if !builtins.IsGlob(tool) {
+		tool = builtins.UnescapeTool(tool) // filed under the one name it matches
 	}
 	t := ti.byTool[tool]
 	if t == nil {
 		t = &toolRules{groups: map[indexKey][]int{}}
 		ti.byTool[tool] = t
-		if IsGlob(tool) {
+		if builtins.IsGlob(tool) {
 			ti.globs = append(ti.globs, tool) // the order of globs is no matter: candidates are sorted
 		}
 	}
@@ -459,7 +460,7 @@ func (ti *toolIndex) each(tool, also string, f func(*toolRules)) {
 		f(t)
 	}
 	for _, g := range ti.globs {
-		if MatchTool(g, tool) || also != "" && MatchTool(g, also) {
+		if builtins.MatchTool(g, tool) || also != "" && builtins.MatchTool(g, also) {
 			f(ti.byTool[g])
 		}
 	}

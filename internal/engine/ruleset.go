@@ -1,10 +1,8 @@
-package builtins
+package engine
 
 import (
+	"context"
 	"fmt"
-	"runtime"
-	"sync"
-	"weak"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -57,29 +55,18 @@ func (rs *RuleSet) Match(c *Call, yield func(pos int, decision string, st Status
 // ruleSet is the engine's name for a RuleSet.
 type ruleSet = RuleSet
 
-// ruleSets caches a ruleSet per rules array. The engine's store hands the
-// same immutable *ast.Array to every decision, so the list is read and
-// indexed once, however many calls are decided. Keys are weak pointers and
-// an entry goes when its array does, so the many short-lived lists of Rego
-// tests do not pile up.
-var ruleSets sync.Map // weak.Pointer[ast.Array] -> *ruleSet
-
-// dataRuleSet is the RuleSet of a rules array in data, read once per
-// array.
-func dataRuleSet(rules ast.Value) (*ruleSet, error) {
+// dataRuleSet is the RuleSet of a rules array in data: from the
+// Decider's cache when the evaluation carries one, read anew otherwise (a
+// Rego test's rules, evaluated once).
+func dataRuleSet(ctx context.Context, rules ast.Value) (*ruleSet, error) {
 	arr, ok := rules.(*ast.Array)
 	if !ok {
 		return nil, fmt.Errorf("rules: expected an array, got %v", ast.ValueName(rules))
 	}
-	key := weak.Make(arr)
-	if rs, ok := ruleSets.Load(key); ok {
-		return rs.(*ruleSet), nil
+	if c, ok := ctx.Value(ruleCacheKey{}).(*ruleCache); ok {
+		return c.get(arr), nil
 	}
-	rs, loaded := ruleSets.LoadOrStore(key, readRuleSet(arr))
-	if !loaded {
-		runtime.AddCleanup(arr, func(k weak.Pointer[ast.Array]) { ruleSets.Delete(k) }, key)
-	}
-	return rs.(*ruleSet), nil
+	return readRuleSet(arr), nil
 }
 
 func readRuleSet(arr *ast.Array) *ruleSet {

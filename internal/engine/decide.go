@@ -1,9 +1,10 @@
-package builtins
+package engine
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcp-policy/mcp-policy/builtins"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -66,13 +67,73 @@ type Outcome struct {
 	Might string
 }
 
-// OutcomeRule is the rule a decision reports: the data rule at Position,
-// or, when Position is -1, a module's entry with its decision and message.
+// OutcomeRule is the rule a decision reports: the data rule at Position;
+// when Position is -1, a module's entry with its decision and message; when
+// it is -2 (the plain path, which reads the document), the data rule as
+// Data holds it.
 type OutcomeRule struct {
 	Position          int
 	Decision, Message string // Message is "" for a message that is not a string
+	Data              *RuleData
 	message           *ast.Term
 }
+
+// RuleData is a data rule as the decision document shows it.
+type RuleData struct {
+	Tool, Decision, Under, Host, Message string
+	Annotations                          map[string]bool
+}
+
+// outcomeOf reads a decision document back into an Outcome: what the plain
+// path decides by, and what the fast path's outcome is held to.
+func outcomeOf(doc ast.Object) (Outcome, error) {
+	o := Outcome{Decision: stringAt(doc, keyDecision), Reason: stringAt(doc, keyReason)}
+	switch o.Decision {
+	case verdict.Allow, verdict.Ask, verdict.Deny:
+	default:
+		return Outcome{}, fmt.Errorf("rego: the decision document has decision %q", o.Decision)
+	}
+	if b, ok := valueAt(doc, keyFloor).(ast.Boolean); ok {
+		o.Floor = bool(b)
+	}
+	if m, ok := valueAt(doc, keyMight).(ast.String); ok {
+		o.Might = string(m)
+	} else {
+		o.Might = ""
+	}
+	for _, f := range []struct {
+		key *ast.Term
+		out *[]*ast.Term
+	}{{keyPaths, &o.Paths}, {keyHosts, &o.Hosts}} {
+		if arr, ok := valueAt(doc, f.key).(*ast.Array); ok {
+			for i := range arr.Len() {
+				*f.out = append(*f.out, arr.Elem(i))
+			}
+		}
+	}
+	sugg := valueAt(doc, keySuggestion)
+	o.Under, o.Host = stringAt(sugg, keyUnder), stringAt(sugg, keyHost)
+	if rule, ok := valueAt(doc, keyRule).(ast.Object); ok {
+		r := &OutcomeRule{Position: -1, Decision: stringAt(rule, keyDecision), Message: stringAt(rule, keyMessage)}
+		if rule.Get(keyUnder) != nil { // a data rule: every field is there
+			r.Position = -2
+			r.Data = &RuleData{Tool: stringAt(rule, keyTool), Decision: r.Decision, Under: stringAt(rule, keyUnder),
+				Host: stringAt(rule, keyHost), Message: r.Message}
+			if ann, ok := valueAt(rule, keyAnnotations).(ast.Object); ok && ann.Len() > 0 {
+				r.Data.Annotations = map[string]bool{}
+				ann.Foreach(func(k, v *ast.Term) {
+					if b, ok := v.Value.(ast.Boolean); ok {
+						r.Data.Annotations[stringOf(k.Value)] = bool(b)
+					}
+				})
+			}
+		}
+		o.Rule = r
+	}
+	return o, nil
+}
+
+func stringOf(v ast.Value) string { s, _ := v.(ast.String); return string(s) }
 
 // A sink lets the engine's Go caller take the Outcome instead of the
 // document. Building the document and reading it back was a tenth of a
@@ -125,7 +186,7 @@ func engineDecide(bctx rego.BuiltinContext, args []*ast.Term) (*ast.Term, error)
 		rules = sink.rules
 	} else {
 		var err error
-		if rules, err = dataRuleSet(valueAt(data.Value, keyRules)); err != nil {
+		if rules, err = dataRuleSet(bctx.Context, valueAt(data.Value, keyRules)); err != nil {
 			return nil, err
 		}
 	}
@@ -203,13 +264,13 @@ func (o *Outcome) document(tool string, rules *ruleSet) *ast.Term {
 		rule = rules.terms[r.Position]
 	} else if r != nil {
 		rule = ast.ObjectTerm(
-			ast.Item(keyTool, ast.StringTerm(EscapeTool(tool))),
+			ast.Item(keyTool, ast.StringTerm(builtins.EscapeTool(tool))),
 			ast.Item(keyDecision, Key(r.Decision)),
 			ast.Item(keyMessage, r.message))
 	}
 	// The suggestion names exactly this tool: "always" on a tool called
 	// "fs_*" must not allow every fs_ tool.
-	suggestion := [][2]*ast.Term{ast.Item(keyTool, ast.StringTerm(EscapeTool(tool)))}
+	suggestion := [][2]*ast.Term{ast.Item(keyTool, ast.StringTerm(builtins.EscapeTool(tool)))}
 	switch {
 	case o.Under != "":
 		suggestion = append(suggestion, ast.Item(keyUnder, ast.StringTerm(o.Under)))
@@ -248,11 +309,11 @@ func moduleEntry(e *ast.Term) (message *ast.Term, maybe, counts bool, err error)
 		}
 		word, _ := str(status)
 		switch word {
-		case Matches.String(), Inside.String():
+		case Matches.String(), builtins.Inside.String():
 			return message, false, true, nil
-		case Unknown.String():
+		case builtins.Unknown.String():
 			return message, true, true, nil
-		case NoMatch.String(), Outside.String(), HostMismatch.String():
+		case NoMatch.String(), builtins.Outside.String(), builtins.HostMismatch.String():
 			return nil, false, false, nil
 		}
 		return nil, false, false, fmt.Errorf("status %v is none of match, inside, unknown, outside, mismatch, no", status)

@@ -1,6 +1,7 @@
-package builtins
+package engine
 
 import (
+	"github.com/mcp-policy/mcp-policy/builtins"
 	"math/rand"
 	"testing"
 )
@@ -32,7 +33,7 @@ func TestIndexAgainstEveryRule(t *testing.T) {
 		for i := range ms {
 			u := unders[r.Intn(len(unders))]
 			if u != "" {
-				nu, err := NormalizeUnder(u)
+				nu, err := builtins.NormalizeUnder(u)
 				if err != nil {
 					continue
 				}
@@ -40,7 +41,7 @@ func TestIndexAgainstEveryRule(t *testing.T) {
 			}
 			h := hosts[r.Intn(len(hosts))]
 			if h != "" {
-				nh, err := NormalizeHostPattern(h)
+				nh, err := builtins.NormalizeHostPattern(h)
 				if err != nil {
 					t.Fatal(err)
 				}

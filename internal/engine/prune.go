@@ -1,4 +1,4 @@
-package rules
+package engine
 
 import "github.com/open-policy-agent/opa/v1/ast"
 

@@ -25,6 +25,7 @@ func TestFastPathIsThePlainPath(t *testing.T) {
 	if testing.Short() {
 		calls = 1_000
 	}
+	seen := map[string]int{}
 	for name, cfg := range differentialConfigs() {
 		t.Run(name, func(t *testing.T) {
 			fast, err := NewEngine(ctx, cfg)
@@ -39,11 +40,17 @@ func TestFastPathIsThePlainPath(t *testing.T) {
 				want, _, perr := plain.Decide(ctx, c, tool)
 				if perr != nil || ferr != nil {
 					require.Equal(t, perr != nil, ferr != nil, "%s %s: plain %v, fast %v", c.Function.Name, c.Function.Arguments, perr, ferr)
+					seen["error"]++
 					continue
 				}
 				require.Equal(t, want, got, "%s %s (tool %+v)", c.Function.Name, c.Function.Arguments, tool)
+				seen[want.Decision+"/"+want.Reason]++
 			}
 		})
+	}
+	t.Logf("decisions compared: %v", seen)
+	for _, k := range []string{"allow/rule", "deny/rule", "ask/rule", "ask/no-match", "ask/unevaluable-path", "ask/floor", "error"} {
+		require.Positive(t, seen[k], "the generated calls reach %s", k)
 	}
 }
 

@@ -1,7 +1,8 @@
 // Package builtins holds the few pieces of logic every decision rests on —
 // lexical path containment with its tri-state, resolution against a root,
-// host extraction and matching, tool-name globs, the common directory — as
-// plain Go functions, and registers them as Rego builtins (see rego.go).
+// host extraction and matching, tool-name globs, the common directory, the
+// danger floor's list of sensitive files — as plain Go functions. The
+// engine (internal/engine) registers them as Rego builtins.
 //
 // There is one copy of each: the Rego engine and the Go grant matcher both
 // call these, so a grant and a rule can never disagree about what "inside"

@@ -17,8 +17,9 @@ import "strings"
 // Names are lower case: a path is matched folded (FoldPath), so case,
 // Unicode normalisation and the characters HFS+ ignores make no
 // difference. The README's floor table is made from this one, and a test
-// holds the two together; each entry has its own test.
-var Sensitive = []SensitiveEntry{
+// holds the two together; each entry has its own test. Unexported, so that
+// nothing can change the floor at run time: SensitiveEntries is a copy.
+var sensitiveList = []SensitiveEntry{
 	// Shells.
 	{"SH1", shellStart, Anywhere, File, []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".bash_aliases", ".bash_completion"}},
 	{"SH2", shellStart, Anywhere, Dir, []string{".bashrc.d", ".local/share/bash-completion"}},
@@ -141,6 +142,17 @@ const (
 	agents       = "AI agent or IDE configuration"
 )
 
+// SensitiveEntries returns a copy of the floor's list, in order: what the
+// README's floor table is made from.
+func SensitiveEntries() []SensitiveEntry {
+	out := make([]SensitiveEntry, len(sensitiveList))
+	for i, e := range sensitiveList {
+		e.Names = append([]string(nil), e.Names...)
+		out[i] = e
+	}
+	return out
+}
+
 // SensitiveEntry is one line of the floor's list.
 type SensitiveEntry struct {
 	ID    string
@@ -197,8 +209,8 @@ var sensitive = func() *sensitiveIndex {
 		homeDir: map[string]*SensitiveEntry{}, homeFile: map[string]*SensitiveEntry{},
 		sysDir: map[string]*SensitiveEntry{}, sysFile: map[string]*SensitiveEntry{},
 		anyStart: map[string]*SensitiveEntry{}, firstNames: map[string]bool{}}
-	for i := range Sensitive {
-		e := &Sensitive[i]
+	for i := range sensitiveList {
+		e := &sensitiveList[i]
 		for _, n := range e.Names {
 			switch {
 			case e.Kind == Prefix && e.Where == System:
@@ -246,8 +258,16 @@ var sensitive = func() *sensitiveIndex {
 // SensitiveFile is the floor's entry a path falls under, nil for none. p is
 // a clean absolute path, folded (FoldPath); anything else matches nothing.
 // It looks each of the path's runs of names up in maps: a handful of
-// lookups, whatever the length of the list.
+// lookups, whatever the length of the list. The entry is a copy.
 func SensitiveFile(p string) *SensitiveEntry {
+	if e := sensitiveFile(p); e != nil {
+		c := *e
+		return &c
+	}
+	return nil
+}
+
+func sensitiveFile(p string) *SensitiveEntry {
 	if len(p) < 2 || p[0] != '/' {
 		return nil
 	}

@@ -82,7 +82,7 @@ func TestEverySensitiveEntryIsTested(t *testing.T) {
 			}
 		}
 	}
-	for _, e := range builtins.Sensitive {
+	for _, e := range builtins.SensitiveEntries() {
 		assert.True(t, hit[e.ID], "entry %s (%s) has no test path", e.ID, e.Names)
 	}
 }
@@ -134,14 +134,14 @@ func BenchmarkSensitiveFile(b *testing.B) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite the README's floor table from builtins.Sensitive")
+var update = flag.Bool("update", false, "rewrite the README's floor table from builtins.SensitiveEntries")
 
 // The README's floor table is the list: made from it, and held to it.
 func TestREADMEFloorTable(t *testing.T) {
-	const begin, end = "<!-- floor table: made from builtins.Sensitive by `go test ./builtins -run READMEFloorTable -update` -->", "<!-- end of floor table -->"
+	const begin, end = "<!-- floor table: made from builtins.SensitiveEntries by `go test ./builtins -run READMEFloorTable -update` -->", "<!-- end of floor table -->"
 	var b strings.Builder
 	b.WriteString(begin + "\n\n| entry | why | where | names |\n|---|---|---|---|\n")
-	for _, e := range builtins.Sensitive {
+	for _, e := range builtins.SensitiveEntries() {
 		where := map[builtins.Where]string{builtins.Anywhere: "anywhere", builtins.Home: "in a home directory", builtins.System: "system"}[e.Where]
 		kind := map[builtins.Kind]string{builtins.File: "", builtins.Dir: " (and everything in it)", builtins.Prefix: " (a name starting so)",
 			builtins.Suffix: " (a name ending so)", builtins.InDirSuffix: " (a name ending so, in that directory)"}[e.Kind]
@@ -161,5 +161,5 @@ func TestREADMEFloorTable(t *testing.T) {
 		require.NoError(t, os.WriteFile("../README.md", []byte(string(readme[:i])+b.String()+string(readme[j+len(end):])), 0o644))
 		return
 	}
-	assert.Equal(t, b.String(), current, "the README's floor table differs from builtins.Sensitive: run go test ./builtins -run READMEFloorTable -update")
+	assert.Equal(t, b.String(), current, "the README's floor table differs from builtins.SensitiveEntries: run go test ./builtins -run READMEFloorTable -update")
 }

@@ -156,20 +156,20 @@ type Input struct {
 
 // Question is what the human was asked (the arguments are in Input).
 type Question struct {
-	Kind           string      `json:"kind"`
-	Reason         string      `json:"reason"`
-	Rule           *rules.Rule `json:"rule,omitempty"`
-	Paths          []string    `json:"paths"`
-	Hosts          []string    `json:"hosts"`
-	Suggestion     *rules.Rule `json:"suggestion,omitempty"`
-	AllowGrantable bool        `json:"allow_grantable"`
+	Kind           policy.Kind  `json:"kind"`
+	Reason         rules.Reason `json:"reason"`
+	Rule           *rules.Rule  `json:"rule,omitempty"`
+	Paths          []string     `json:"paths"`
+	Hosts          []string     `json:"hosts"`
+	Suggestion     *rules.Rule  `json:"suggestion,omitempty"`
+	AllowGrantable bool         `json:"allow_grantable"`
 }
 
 // Answer is what the human answered.
 type Answer struct {
-	Action string       `json:"action"`
-	Rule   *rules.Rule  `json:"rule,omitempty"`
-	Rules  []rules.Rule `json:"rules,omitempty"`
+	Action policy.Action `json:"action"`
+	Rule   *rules.Rule   `json:"rule,omitempty"`
+	Rules  []rules.Rule  `json:"rules,omitempty"`
 }
 
 // Log writes rec: the function to give policy.Options.OnDecision.

@@ -113,7 +113,7 @@ func (s *Store) AskLock() chan struct{} { return s.askLock }
 // validate checks grants, names them "<what> N" and refuses ask and a
 // relative under.
 func validate(rs []rules.Rule, what string) ([]rules.Rule, error) {
-	out, err := rules.ValidateAll(rules.CloneAll(rs), what, true)
+	out, err := rules.ValidateAll(rules.CloneAll(rs), what)
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +308,7 @@ func parse(data []byte, path string) ([]rules.Rule, error) {
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '[' {
 		return nil, fmt.Errorf("grants: %s: must be a JSON array of grants (an empty file, null or an object is not)", path)
 	}
-	rs, err := rules.ParseRules(data, path, true)
+	rs, err := rules.ParseRules(data, path)
 	if err != nil {
 		return nil, fmt.Errorf("grants: %w", err)
 	}

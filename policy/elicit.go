@@ -33,7 +33,7 @@ func (p *Policy) ElicitHook() provider.ElicitFunc {
 
 func (p *Policy) elicit(ctx context.Context, req provider.ElicitRequest) (provider.ElicitResult, error) {
 	if p.opts.OnAsk == nil {
-		return provider.ElicitResult{Action: "decline"}, nil
+		return provider.ElicitResult{Action: provider.ElicitDecline}, nil
 	}
 	release, err := p.lock(ctx)
 	if err != nil {
@@ -50,10 +50,10 @@ func (p *Policy) elicit(ctx context.Context, req provider.ElicitRequest) (provid
 		return provider.ElicitResult{}, err
 	}
 	switch a.Action {
-	case "accept":
-		return provider.ElicitResult{Action: a.Action, Content: a.Content}, nil
-	case "decline", "cancel":
-		return provider.ElicitResult{Action: a.Action}, nil
+	case Accept:
+		return provider.ElicitResult{Action: provider.ElicitAccept, Content: a.Content}, nil
+	case Decline, Cancel:
+		return provider.ElicitResult{Action: provider.ElicitAction(a.Action)}, nil
 	}
 	return provider.ElicitResult{}, fmt.Errorf("%s: the answer to a server's question must be accept, decline or cancel, not %q", p.name, a.Action)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
+	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 var elicitReq = provider.ElicitRequest{Method: provider.ElicitMethod,
@@ -66,7 +67,7 @@ func TestGrantDecision(t *testing.T) {
 		}})
 	for name, tc := range map[string]struct {
 		c    provider.Call
-		want string
+		want verdict.Decision
 		ok   bool
 	}{
 		"allow grant":          {write("1", "ok/a"), rules.Allow, true},
@@ -95,7 +96,7 @@ func TestElicitHookAnswers(t *testing.T) {
 		{policy.Answer{Action: "decline", Content: map[string]any{"ignored": true}}, provider.ElicitResult{Action: "decline"}},
 		{policy.Answer{Action: "cancel"}, provider.ElicitResult{Action: "cancel"}},
 	} {
-		t.Run(tc.answer.Action, func(t *testing.T) {
+		t.Run(string(tc.answer.Action), func(t *testing.T) {
 			a := answering(tc.answer)
 			p := newPolicy(t, policy.Options{Provider: newFake(), OnAsk: a.ask})
 			got, err := p.ElicitHook()(context.Background(), elicitReq)
@@ -124,7 +125,7 @@ func TestElicitHookRefusals(t *testing.T) {
 	headless := newPolicy(t, policy.Options{Provider: newFake()})
 	got, err := headless.ElicitHook()(context.Background(), elicitReq)
 	require.NoError(t, err)
-	assert.Equal(t, "decline", got.Action, "no one to ask: decline")
+	assert.Equal(t, provider.ElicitDecline, got.Action, "no one to ask: decline")
 }
 
 func TestElicitationWaitsForOpenPermissionQuestion(t *testing.T) {
@@ -134,14 +135,14 @@ func TestElicitationWaitsForOpenPermissionQuestion(t *testing.T) {
 	var order []string
 	p := newPolicy(t, policy.Options{Provider: newFake(), OnAsk: func(_ context.Context, q policy.Question) policy.Answer {
 		mu.Lock()
-		order = append(order, q.Kind+" start")
+		order = append(order, string(q.Kind)+" start")
 		mu.Unlock()
 		if q.Kind == policy.KindPermission {
 			close(permissionOpen)
 			<-release
 		}
 		mu.Lock()
-		order = append(order, q.Kind+" end")
+		order = append(order, string(q.Kind)+" end")
 		mu.Unlock()
 		if q.Kind == policy.KindPermission {
 			return policy.Answer{Action: policy.AllowOnce}
@@ -165,7 +166,7 @@ func TestElicitationWaitsForOpenPermissionQuestion(t *testing.T) {
 	close(release)
 	select {
 	case r := <-elicitDone:
-		assert.Equal(t, "accept", r.Action)
+		assert.Equal(t, provider.ElicitAccept, r.Action)
 	case <-time.After(5 * time.Second):
 		t.Fatal("the elicitation never got its turn")
 	}
@@ -226,7 +227,7 @@ func elicitingProvider(hook *provider.ElicitFunc, ctxFor func(ctx context.Contex
 func labelled(label string, kinds *[]string, mu *sync.Mutex) policy.AskFunc {
 	return func(_ context.Context, q policy.Question) policy.Answer {
 		mu.Lock()
-		*kinds = append(*kinds, label+":"+q.Kind)
+		*kinds = append(*kinds, label+":"+string(q.Kind))
 		mu.Unlock()
 		if q.Kind == policy.KindServerElicit {
 			return policy.Answer{Action: "accept", Content: map[string]any{"by": label}}
@@ -293,10 +294,10 @@ func TestClaimElicits(t *testing.T) {
 			require.Len(t, fake.Calls(), 1)
 			var got provider.ElicitResult
 			require.NoError(t, json.Unmarshal([]byte(res[0].Content), &got))
-			assert.Equal(t, "accept", got.Action)
+			assert.Equal(t, provider.ElicitAccept, got.Action)
 			assert.Equal(t, tc.want, got.Content["by"])
 			mu.Lock()
-			assert.Equal(t, []string{tc.want + ":" + policy.KindServerElicit}, seen, "only the claimant was asked, and only the server's question")
+			assert.Equal(t, []string{tc.want + ":" + string(policy.KindServerElicit)}, seen, "only the claimant was asked, and only the server's question")
 			mu.Unlock()
 		})
 	}
@@ -315,7 +316,7 @@ func TestClaimedElicitationUsesTheClaimantsLock(t *testing.T) {
 		Rules: []rules.Rule{{Tool: "fs_read", Decision: rules.Allow}},
 		OnAsk: func(_ context.Context, q policy.Question) policy.Answer {
 			mu.Lock()
-			order = append(order, q.Kind)
+			order = append(order, string(q.Kind))
 			mu.Unlock()
 			if q.Kind == policy.KindPermission {
 				close(permOpen)
@@ -348,6 +349,6 @@ func TestClaimedElicitationUsesTheClaimantsLock(t *testing.T) {
 	}
 	assert.Contains(t, r.Content, `"decline"`)
 	mu.Lock()
-	assert.Equal(t, []string{policy.KindPermission, policy.KindServerElicit}, order)
+	assert.Equal(t, []string{string(policy.KindPermission), string(policy.KindServerElicit)}, order)
 	mu.Unlock()
 }

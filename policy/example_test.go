@@ -15,24 +15,19 @@ import (
 // exampleServer stands in for an MCP filesystem server (a real one is
 // covered by the end-to-end tests): it lists read, write and delete, the
 // first marked read-only, and answers every call with what it ran.
-type exampleServer struct{ prefix string }
-
-func (s exampleServer) ToolsForLLM(context.Context) ([]provider.Tool, error) {
+func exampleServer(prefix string) provider.Func {
 	yes, no := true, false
 	tool := func(name string, readOnly *bool) provider.Tool {
 		return provider.Tool{Type: "function",
-			Function:    provider.ToolFunction{Name: s.prefix + name, Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)},
+			Function:    provider.ToolFunction{Name: prefix + name, Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)},
 			Annotations: &provider.Annotations{ReadOnlyHint: readOnly}}
 	}
-	return []provider.Tool{tool("read", &yes), tool("write", &no), tool("delete", &no)}, nil
-}
-
-func (s exampleServer) ExecuteToolCalls(_ context.Context, calls []provider.Call) []provider.Result {
-	out := make([]provider.Result, len(calls))
-	for i, c := range calls {
-		out[i] = provider.TextResult(c.ID, "server ran "+c.Function.Name+" "+c.Function.Arguments)
+	return provider.Func{
+		Tools: []provider.Tool{tool("read", &yes), tool("write", &no), tool("delete", &no)},
+		Run: func(_ context.Context, c provider.Call) (string, error) {
+			return "server ran " + c.Function.Name + " " + c.Function.Arguments, nil
+		},
 	}
-	return out
 }
 
 func exampleCall(id, tool, args string) provider.Call {
@@ -55,7 +50,7 @@ func printRules(rs []rules.Rule) {
 func Example() {
 	ctx := context.Background()
 	p, err := policy.New(policy.Options{
-		Provider: exampleServer{prefix: "fs_"},
+		Provider: exampleServer("fs_"),
 		Rules: append(policy.DefaultRules(), // reads, and asking
 			rules.Rule{Tool: "fs_write", Decision: rules.Allow, Under: "scratch"},
 			rules.Rule{Tool: "fs_delete", Decision: rules.Deny},
@@ -94,7 +89,7 @@ func Example() {
 // explicitly allowed is refused with a message saying so.
 func ExampleNew_headless() {
 	p, err := policy.New(policy.Options{
-		Provider: exampleServer{prefix: "fs_"},
+		Provider: exampleServer("fs_"),
 		Rules:    policy.DefaultRules(), // the read-only tools, and user_ask
 		Roots:    map[string]string{"fs": "/srv"},
 	})
@@ -126,7 +121,7 @@ func ExampleNew_fleet() {
 	}
 	newAgent := func(name string) *policy.Policy {
 		p, err := policy.New(policy.Options{
-			Provider: exampleServer{prefix: "fs_"}, Rules: policy.DefaultRules(),
+			Provider: exampleServer("fs_"), Rules: policy.DefaultRules(),
 			Roots: map[string]string{"fs": "/srv"}, OnAsk: onAsk, GrantsStore: store, Name: name,
 			OnGrant: func(gs []rules.Rule) { fmt.Println(name, "made a grant; persist", len(gs)) },
 		})
@@ -157,7 +152,7 @@ func ExampleNew_fleet() {
 func ExampleNew_stacked() {
 	ctx := context.Background()
 	inner, err := policy.New(policy.Options{
-		Provider: exampleServer{}, // lists read, write, delete
+		Provider: exampleServer(""), // lists read, write, delete
 		Rules:    []rules.Rule{{Tool: "delete", Decision: rules.Deny}, {Tool: "*", Decision: rules.Allow}},
 		Roots:    map[string]string{"*": "/srv"}, // keys in the server's names too
 		Name:     "inner",

@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
+	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // ExecuteToolCalls decides every call of the batch first — asking where
@@ -155,7 +156,7 @@ func (p *Policy) apply(tool, root string, d rules.Decision, a Answer, rec *Recor
 		return false, fmt.Sprintf("%s could not use the answer about '%s': %s. The call was not run and nothing was remembered; "+
 			"ask the user to answer again.", p.name, tool, why)
 	}
-	var decision string
+	var decision verdict.Decision
 	switch a.Action {
 	case AllowOnce:
 		return true, ""
@@ -190,7 +191,7 @@ func (p *Policy) apply(tool, root string, d rules.Decision, a Answer, rec *Recor
 	}
 	for i := range offered {
 		offered[i].Decision = decision // the action decides, not the rule
-		v, err := rules.Validate(offered[i], fmt.Sprintf("answer rule %d", i+1), true)
+		v, err := rules.Validate(offered[i], fmt.Sprintf("answer rule %d", i+1))
 		if err != nil {
 			return refuse(err.Error())
 		}

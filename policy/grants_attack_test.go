@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
+	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // A tool whose name is a glob: the suggestion and the grant an "always
@@ -96,7 +97,7 @@ func TestGrantsReadCallsAsRulesDo(t *testing.T) {
 		{Tool: "fs_write", Decision: rules.Allow, Under: "/srv"},
 		{Tool: "fs_write", Decision: rules.Deny, Under: "/srv/secret"},
 	}})
-	for args, want := range map[string]string{
+	for args, want := range map[string]verdict.Decision{
 		`{"paths":["/srv/ok","/srv/secret/k"]}`: rules.Deny,
 		`{"paths":["/srv/SECRET/k"]}`:           rules.Deny,
 		`{"paths":["/srv/ok","/etc/x"]}`:        rules.Ask,

@@ -22,6 +22,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
+	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // AskFunc answers one question. It is a leaf: it runs while the ask lock
@@ -29,20 +30,23 @@ import (
 // ctx it was handed (such a call is refused rather than deadlocked).
 type AskFunc func(ctx context.Context, q Question) Answer
 
+// Kind is what a question is about.
+type Kind string
+
 // Question kinds.
 const (
-	KindPermission   = "permission"
-	KindServerElicit = "server-elicit"
+	KindPermission   Kind = "permission"    // may this tool call run?
+	KindServerElicit Kind = "server-elicit" // a server's own question (MCP elicitation), passed on
 )
 
 // Question is what the human is asked.
 type Question struct {
-	Kind      string         // KindPermission or KindServerElicit
+	Kind      Kind           // KindPermission or KindServerElicit
 	Tool      string         // as this policy sees it
 	Arguments map[string]any // the parsed copy, reason included
 	Call      provider.Call  // a copy of the original
 	Rule      *rules.Rule    // the rule that asked, if one did
-	Reason    string         // rule, no-match, unevaluable-path or floor
+	Reason    rules.Reason   // rule, no-match, unevaluable-path or floor
 	Paths     []string
 	Hosts     []string
 	// Suggestion is the narrowest honest scope for "always": under a
@@ -58,21 +62,31 @@ type Question struct {
 	Request        *provider.ElicitRequest // server-elicit only
 }
 
-// Answer actions.
+// Action is what the human answered.
+type Action string
+
+// Answer actions to a permission question.
 const (
-	AllowOnce   = "allow-once"
-	DenyOnce    = "deny-once"
-	AlwaysAllow = "always-allow"
-	AlwaysDeny  = "always-deny"
+	AllowOnce   Action = "allow-once"
+	DenyOnce    Action = "deny-once"
+	AlwaysAllow Action = "always-allow" // and remember a grant
+	AlwaysDeny  Action = "always-deny"  // and remember a grant
+)
+
+// Answer actions to a server's question: MCP's elicitation actions.
+const (
+	Accept  = Action(provider.ElicitAccept)
+	Decline = Action(provider.ElicitDecline)
+	Cancel  = Action(provider.ElicitCancel)
 )
 
 // Answer is the human's answer. For a permission question, Action is one
 // of AllowOnce, DenyOnce, AlwaysAllow, AlwaysDeny; Rule (default: the
 // suggestion) or Rules say what "always" covers, their decision taken from
-// the action. For a server elicitation, Action is accept, decline or cancel
+// the action. For a server elicitation, Action is Accept, Decline or Cancel
 // and Content the form's values.
 type Answer struct {
-	Action  string
+	Action  Action
 	Rule    *rules.Rule
 	Rules   []rules.Rule
 	Content map[string]any
@@ -155,8 +169,20 @@ type Policy struct {
 	tools atomic.Pointer[map[string]*provider.Tool]
 }
 
-// New validates the options, compiles the rules and returns the policy.
-// Invalid rules, grants, roots or Rego are errors.
+// Wrap is New with the provider given the way the other composers take it
+// (reasons.New(p), leases.New(p, ...)): the policy in front of p, by o.
+// o.Provider must be nil: one provider, given once.
+func Wrap(p provider.Provider, o Options) (*Policy, error) {
+	if o.Provider != nil {
+		// Not compared with p: a provider need not be comparable.
+		return nil, errors.New("policy: Wrap was given two providers (p and Options.Provider)")
+	}
+	o.Provider = p
+	return New(o)
+}
+
+// New validates the options, compiles the rules and returns the policy in
+// front of o.Provider. Invalid rules, grants, roots or Rego are errors.
 func New(o Options) (*Policy, error) {
 	if o.Provider == nil {
 		return nil, errors.New("policy: Options.Provider is required")
@@ -242,7 +268,7 @@ func protectedFiles(o Options) []string {
 }
 
 func validateGrants(gs []rules.Rule) ([]rules.Rule, error) {
-	out, err := rules.ValidateAll(gs, "grant", true)
+	out, err := rules.ValidateAll(gs, "grant")
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +386,7 @@ func (p *Policy) decide(ctx context.Context, engine *rules.Engine, call provider
 // static rules ask about: what a host that asks the human itself checks
 // before opening a dialog. ok is false when the grants have nothing to say
 // (or the call is not an ask at all).
-func (p *Policy) GrantDecision(call provider.Call) (decision string, ok bool) {
+func (p *Policy) GrantDecision(call provider.Call) (decision verdict.Decision, ok bool) {
 	d, err := p.Decide(context.Background(), call)
 	if err != nil || d.Reason != rules.ReasonGrant {
 		return "", false

@@ -149,10 +149,20 @@ type ElicitRequest struct {
 	Params json.RawMessage `json:"params"`
 }
 
+// ElicitAction is MCP's answer to an elicitation.
+type ElicitAction string
+
+// The elicitation actions, as MCP spells them.
+const (
+	ElicitAccept  ElicitAction = "accept"  // the human filled in the form: Content holds it
+	ElicitDecline ElicitAction = "decline" // the human said no
+	ElicitCancel  ElicitAction = "cancel"  // the human dismissed the question without answering
+)
+
 // ElicitResult is the human's answer: Action is accept, decline or cancel;
 // Content carries the accepted form values.
 type ElicitResult struct {
-	Action  string         `json:"action"`
+	Action  ElicitAction   `json:"action"`
 	Content map[string]any `json:"content,omitempty"`
 }
 

@@ -1,16 +1,42 @@
-// Package verdict turns the things that matched one call — rules, a
-// module's entries, grants — into one answer, the way SPEC §4 says: deny >
-// ask > allow, the first in order among the winners, decided in two worlds
-// (unknowns matching, and not) so that an answer stands only where both
-// worlds agree. The Rego engine (through the mcp.engine.decide builtin) and
-// the Go grant matcher both decide with it.
+// Package verdict is how mcp-policy turns everything that matched one call
+// into its answer. It is short enough to read top to bottom, and it is the
+// only place the combination is written:
+//
+//  1. What takes part, in this order: the danger floor's deny and ask
+//     entries (rego/floor.rego), a security team's deny, ask and allow
+//     entries (package mcp.custom), then the data rules in the order they
+//     are written. The engine's builtin mcp.engine.decide (the one call in
+//     rego/engine.rego; internal/engine, func decide) gathers them and adds
+//     each to a Tally. A deny or ask rule matches a call when any of its
+//     paths is inside and any host matches, compared folded (case, Unicode
+//     and the file systems' ignorable characters); an allow rule only when
+//     every path is inside and every host matches, compared exactly.
+//  2. Each entry matches surely, or only maybe: a path or URL that cannot
+//     be evaluated might be what it needs.
+//  3. Tally decides twice, in a world where only sure matches count and in
+//     one where every maybe counts too. In each world deny beats ask beats
+//     allow, the first entry in order wins a tie, and a world where nothing
+//     matched asks.
+//  4. Result: the worlds agree on an entry, and it decides (Decided); they
+//     disagree, or agree only because of a maybe, and the call is asked
+//     as "unevaluable-path" (Unevaluable); nothing matched in either, and
+//     the call is asked as "no-match" (NoMatch).
+//  5. Grants (remembered answers) are read only for a call the above asks,
+//     tallied the same way in the same two worlds (a policy's own grants,
+//     then its store's): a deny grant answers any ask; an allow grant only
+//     one AllowGrantMayAnswer allows. A grant never turns a deny into an
+//     allow, and an allowed call never looks at grants.
+//  6. What is still an ask goes to the human, one question at a time.
 package verdict
+
+// Decision is a rule's, a grant's or a call's answer: allow, ask or deny.
+type Decision string
 
 // The decisions, as rules spell them.
 const (
-	Allow = "allow"
-	Ask   = "ask"
-	Deny  = "deny"
+	Allow Decision = "allow"
+	Ask   Decision = "ask"
+	Deny  Decision = "deny"
 )
 
 // Outcome is how a tally ended.
@@ -27,7 +53,7 @@ const (
 )
 
 // rank orders decisions by precedence; 0 is no decision.
-func rank(decision string) int {
+func rank(decision Decision) int {
 	switch decision {
 	case Allow:
 		return 1
@@ -52,7 +78,7 @@ type Tally struct {
 
 // Add counts the next entry. maybe says it matches only if an unknown is
 // what it might be. A decision other than allow, ask or deny is ignored.
-func (t *Tally) Add(decision string, maybe bool) {
+func (t *Tally) Add(decision Decision, maybe bool) {
 	t.n++
 	r := rank(decision)
 	if r == 0 {
@@ -74,7 +100,7 @@ func (t *Tally) Add(decision string, maybe bool) {
 // what the rules that might match it need; "" when nothing matched there.
 // An allow grant must not answer an ask whose Might is deny or ask: a
 // deny, or an "ask me every time", might apply.
-func (t *Tally) Might() string {
+func (t *Tally) Might() Decision {
 	switch t.bestRank[1] {
 	case 1:
 		return Allow
@@ -106,4 +132,25 @@ func (t *Tally) Result() (Outcome, int) {
 		return Unevaluable, -1
 	}
 	return NoMatch, -1
+}
+
+// AllowGrantMayAnswer says whether an allow grant may answer a call asked
+// with outcome o: only one asked because nothing matched (NoMatch), or
+// because a path or URL could not be evaluated (Unevaluable) where at most
+// an allow might match it (might is the world of maybes' decision, see
+// Tally.Might: a deny or ask that might apply must not be answered by an
+// allow). Never a call the floor took part in (floor, in either world) or
+// an explicit ask (Decided): those mean "ask me every time". A deny grant
+// may answer any ask.
+func AllowGrantMayAnswer(o Outcome, might Decision, floor bool) bool {
+	if floor {
+		return false
+	}
+	switch o {
+	case NoMatch:
+		return true
+	case Unevaluable:
+		return might == "" || might == Allow
+	}
+	return false
 }

@@ -3,7 +3,7 @@ package verdict
 import "testing"
 
 type e struct {
-	decision string
+	decision Decision
 	maybe    bool
 }
 
@@ -16,8 +16,8 @@ func tally(es ...e) (Outcome, int) {
 }
 
 func TestTally(t *testing.T) {
-	sure := func(d string) e { return e{d, false} }
-	maybe := func(d string) e { return e{d, true} }
+	sure := func(d Decision) e { return e{d, false} }
+	maybe := func(d Decision) e { return e{d, true} }
 	cases := []struct {
 		name    string
 		entries []e

@@ -23,9 +23,9 @@ func (p *proxy) onAsk(ctx context.Context, q policy.Question) policy.Answer {
 		res, err := p.elicitHost(ctx, hc, q.Request.Params)
 		if err != nil {
 			p.warnf("the server's question did not reach the human: %v", err)
-			return policy.Answer{Action: "cancel"}
+			return policy.Answer{Action: policy.Cancel}
 		}
-		return policy.Answer{Action: res.Action, Content: res.Content}
+		return policy.Answer{Action: policy.Action(res.Action), Content: res.Content}
 	}
 	protocol := p.hostInfo().protocol
 	if hc != nil && hc.protocol != "" {
@@ -69,7 +69,7 @@ func (p *proxy) elicitHost(ctx context.Context, hc *hostCall, params any) (provi
 		return provider.ElicitResult{}, fmt.Errorf("the host's answer: %w", err)
 	}
 	switch res.Action {
-	case "accept", "decline", "cancel":
+	case provider.ElicitAccept, provider.ElicitDecline, provider.ElicitCancel:
 	default:
 		return provider.ElicitResult{}, fmt.Errorf("the host's answer has action %q", res.Action)
 	}
@@ -80,14 +80,17 @@ func (p *proxy) elicitHost(ctx context.Context, hc *hostCall, params any) (provi
 // whose one field is the answer.
 type permissionForm struct {
 	params  map[string]any
-	options map[string]string // value → title, and title → value
+	options map[string]policy.Action // value → itself, and title → value
 }
 
 // answerField is the form's one field.
 const answerField = "answer"
 
 func newPermissionForm(q policy.Question, protocol string) permissionForm {
-	type option struct{ value, title string }
+	type option struct {
+		value policy.Action
+		title string
+	}
 	opts := []option{{policy.AllowOnce, "Allow once"}}
 	if q.AllowGrantable && q.Suggestion != nil {
 		opts = append(opts, option{policy.AlwaysAllow, "Always allow " + scope(*q.Suggestion)})
@@ -97,14 +100,14 @@ func newPermissionForm(q policy.Question, protocol string) permissionForm {
 		opts = append(opts, option{policy.AlwaysDeny, "Always deny " + scope(*q.Suggestion)})
 	}
 	field := map[string]any{"type": "string", "title": "Your answer", "default": policy.DenyOnce}
-	lookup := map[string]string{}
-	values := make([]string, len(opts))
+	lookup := map[string]policy.Action{}
+	values := make([]policy.Action, len(opts))
 	titles := make([]string, len(opts))
 	oneOf := make([]any, len(opts))
 	for i, o := range opts {
 		values[i], titles[i] = o.value, o.title
 		oneOf[i] = map[string]any{"const": o.value, "title": o.title}
-		lookup[o.value], lookup[o.title] = o.value, o.value
+		lookup[string(o.value)], lookup[o.title] = o.value, o.value
 	}
 	if protocol >= "2025-11-25" {
 		field["oneOf"] = oneOf // titled single-select
@@ -127,7 +130,7 @@ func newPermissionForm(q policy.Question, protocol string) permissionForm {
 // answer reads the human's answer: decline, cancel, or anything that is
 // not one of the choices offered is deny once.
 func (f permissionForm) answer(res provider.ElicitResult) policy.Answer {
-	if res.Action == "accept" {
+	if res.Action == provider.ElicitAccept {
 		if s, ok := res.Content[answerField].(string); ok {
 			if v, ok := f.options[s]; ok {
 				return policy.Answer{Action: v}

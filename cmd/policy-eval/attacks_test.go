@@ -289,7 +289,7 @@ func TestAttacksDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) {
 			if a.grants != "" {
 				flags = append(flags, "--grants", write(t, dir, fmt.Sprintf("grants%d.json", i), a.grants))
 				var err error
-				gs, err = rules.ParseRules([]byte(a.grants), "grants", true)
+				gs, err = rules.ParseRules([]byte(a.grants), "grants")
 				require.NoError(t, err)
 			}
 			_, out, errOut := cli(t, "", append(flags, callText)...)
@@ -301,7 +301,7 @@ func TestAttacksDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) {
 			}
 
 			// The Go API
-			rs, err := rules.ParseRules([]byte(a.rules), "rules", true)
+			rs, err := rules.ParseRules([]byte(a.rules), "rules")
 			require.NoError(t, err)
 			roots := map[string]string{}
 			for _, r := range a.roots {
@@ -314,7 +314,7 @@ func TestAttacksDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) {
 				Roots: roots, Arguments: args, Grants: gs})
 			require.NoError(t, err)
 			d, err := p.Decide(context.Background(), provider.Call{ID: "1", Function: provider.CallFunction{Name: a.tool, Arguments: a.args}})
-			apiDecision := d.Decision
+			apiDecision := string(d.Decision)
 			if err != nil {
 				apiDecision = "error"
 			}
@@ -323,7 +323,7 @@ func TestAttacksDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) {
 			assert.Equal(t, a.decision, apiDecision, "Go API: %+v %v", d, err)
 			if a.reason != "" && err == nil {
 				assert.Equal(t, a.reason, ls[0]["reason"], "policy-eval decide")
-				assert.Equal(t, a.reason, d.Reason, "Go API")
+				assert.Equal(t, a.reason, string(d.Reason), "Go API")
 			}
 			if a.paths != nil {
 				assert.ElementsMatch(t, a.paths, d.Paths)

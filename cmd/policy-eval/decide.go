@@ -15,19 +15,20 @@ import (
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
+	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // output is one line of decide's answer.
 type output struct {
-	ID         string      `json:"id"`
-	Tool       string      `json:"tool"`
-	Decision   string      `json:"decision"`
-	Reason     string      `json:"reason"`
-	Rule       *rules.Rule `json:"rule"`
-	Grant      *rules.Rule `json:"grant"`
-	Paths      []string    `json:"paths"`
-	Hosts      []string    `json:"hosts"`
-	Suggestion *rules.Rule `json:"suggestion"`
+	ID         string           `json:"id"`
+	Tool       string           `json:"tool"`
+	Decision   verdict.Decision `json:"decision"`
+	Reason     rules.Reason     `json:"reason"`
+	Rule       *rules.Rule      `json:"rule"`
+	Grant      *rules.Rule      `json:"grant"`
+	Paths      []string         `json:"paths"`
+	Hosts      []string         `json:"hosts"`
+	Suggestion *rules.Rule      `json:"suggestion"`
 }
 
 type failure struct {

@@ -189,7 +189,7 @@ func (c *Config) OpenGrants() (*grants.Store, error) {
 // naming the line of the rule (or of the JSON syntax error) at fault:
 // "rules.json:7: rule 3: field ...".
 func ParseRulesFile(file string, data []byte) ([]rules.Rule, error) {
-	rs, err := rules.ParseRules(data, file, true)
+	rs, err := rules.ParseRules(data, file)
 	if err != nil {
 		return nil, withLine(file, err, ruleFault)
 	}
@@ -199,12 +199,12 @@ func ParseRulesFile(file string, data []byte) ([]rules.Rule, error) {
 // ruleFault and grantFault say whether one element of an array is a bad
 // rule, or a bad grant.
 func ruleFault(elem []byte) bool {
-	_, err := rules.ParseRules(append(append([]byte("["), elem...), ']'), "", true)
+	_, err := rules.ParseRules(append(append([]byte("["), elem...), ']'), "")
 	return err != nil
 }
 
 func grantFault(elem []byte) bool {
-	rs, err := rules.ParseRules(append(append([]byte("["), elem...), ']'), "", true)
+	rs, err := rules.ParseRules(append(append([]byte("["), elem...), ']'), "")
 	if err != nil {
 		return true
 	}

@@ -2,8 +2,9 @@ package engine
 
 import (
 	"fmt"
-	"github.com/mcp-policy/mcp-policy/builtins"
 	"sync"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -207,7 +208,7 @@ var all = []builtin{
 			if e == nil {
 				return ast.NullTerm(), nil
 			}
-			return sensitiveTerms[e], nil
+			return sensitiveTerms[e.ID], nil
 		}),
 	def1(fn(NamePathAncestors,
 		"The clean absolute path and every directory above it, nearest first, ending with \"/\"; [] when the path is not absolute and evaluable.",
@@ -311,11 +312,10 @@ var all = []builtin{
 
 // sensitiveTerms are what mcp.path.sensitive returns for each entry of the
 // floor's list: {"id", "why"}, made once.
-var sensitiveTerms = func() map[*builtins.SensitiveEntry]*ast.Term {
-	out := map[*builtins.SensitiveEntry]*ast.Term{}
-	for i := range builtins.Sensitive {
-		e := &builtins.Sensitive[i]
-		out[e] = ast.ObjectTerm(ast.Item(ast.StringTerm("id"), ast.StringTerm(e.ID)), ast.Item(ast.StringTerm("why"), ast.StringTerm(e.Why)))
+var sensitiveTerms = func() map[string]*ast.Term {
+	out := map[string]*ast.Term{}
+	for _, e := range builtins.SensitiveEntries() {
+		out[e.ID] = ast.ObjectTerm(ast.Item(ast.StringTerm("id"), ast.StringTerm(e.ID)), ast.Item(ast.StringTerm("why"), ast.StringTerm(e.Why)))
 	}
 	return out
 }()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
 	"github.com/mcp-policy/mcp-policy/builtins"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -26,7 +27,11 @@ const NameEngineDecide = "mcp.engine.decide"
 
 // A module's entry sets, in the order they take part (the floor first, then
 // security teams' modules; the data rules follow them) and are passed.
-var moduleSets = []struct{ module, decision, reason string }{
+var moduleSets = []struct {
+	module   string
+	decision verdict.Decision
+	reason   string
+}{
 	{"floor", verdict.Deny, "floor"},
 	{"floor", verdict.Ask, "floor"},
 	{"custom", verdict.Deny, "rule"},
@@ -45,10 +50,11 @@ var engineBuiltins = []builtin{
 // with, and whether it only might match. The rule it is shown as is a data
 // rule's position, or (position -1) a module's message.
 type entry struct {
-	decision, reason string
-	position         int
-	message          *ast.Term
-	maybe            bool
+	decision verdict.Decision
+	reason   string
+	position int
+	message  *ast.Term
+	maybe    bool
 }
 
 // Outcome is a decision as the builtin reaches it, before it is a
@@ -56,15 +62,16 @@ type entry struct {
 // path and URL as shown to the human (see shown); Under and Host are the
 // suggestion's, "" when it has none.
 type Outcome struct {
-	Decision, Reason string
-	Rule             *OutcomeRule
-	Paths, Hosts     []*ast.Term
-	Under, Host      string
-	Floor            bool
+	Decision     verdict.Decision
+	Reason       string
+	Rule         *OutcomeRule
+	Paths, Hosts []*ast.Term
+	Under, Host  string
+	Floor        bool
 	// Might is the decision in the world where every unknown matches
 	// (verdict.Tally.Might): an allow grant answers no ask whose Might is
 	// deny or ask.
-	Might string
+	Might verdict.Decision
 }
 
 // OutcomeRule is the rule a decision reports: the data rule at Position;
@@ -72,22 +79,25 @@ type Outcome struct {
 // it is -2 (the plain path, which reads the document), the data rule as
 // Data holds it.
 type OutcomeRule struct {
-	Position          int
-	Decision, Message string // Message is "" for a message that is not a string
-	Data              *RuleData
-	message           *ast.Term
+	Position int
+	Decision verdict.Decision
+	Message  string // Message is "" for a message that is not a string
+	Data     *RuleData
+	message  *ast.Term
 }
 
 // RuleData is a data rule as the decision document shows it.
 type RuleData struct {
-	Tool, Decision, Under, Host, Message string
-	Annotations                          map[string]bool
+	Tool                 string
+	Decision             verdict.Decision
+	Under, Host, Message string
+	Annotations          map[string]bool
 }
 
 // outcomeOf reads a decision document back into an Outcome: what the plain
 // path decides by, and what the fast path's outcome is held to.
 func outcomeOf(doc ast.Object) (Outcome, error) {
-	o := Outcome{Decision: stringAt(doc, keyDecision), Reason: stringAt(doc, keyReason)}
+	o := Outcome{Decision: verdict.Decision(stringAt(doc, keyDecision)), Reason: stringAt(doc, keyReason)}
 	switch o.Decision {
 	case verdict.Allow, verdict.Ask, verdict.Deny:
 	default:
@@ -97,7 +107,7 @@ func outcomeOf(doc ast.Object) (Outcome, error) {
 		o.Floor = bool(b)
 	}
 	if m, ok := valueAt(doc, keyMight).(ast.String); ok {
-		o.Might = string(m)
+		o.Might = verdict.Decision(m)
 	} else {
 		o.Might = ""
 	}
@@ -114,7 +124,7 @@ func outcomeOf(doc ast.Object) (Outcome, error) {
 	sugg := valueAt(doc, keySuggestion)
 	o.Under, o.Host = stringAt(sugg, keyUnder), stringAt(sugg, keyHost)
 	if rule, ok := valueAt(doc, keyRule).(ast.Object); ok {
-		r := &OutcomeRule{Position: -1, Decision: stringAt(rule, keyDecision), Message: stringAt(rule, keyMessage)}
+		r := &OutcomeRule{Position: -1, Decision: verdict.Decision(stringAt(rule, keyDecision)), Message: stringAt(rule, keyMessage)}
 		if rule.Get(keyUnder) != nil { // a data rule: every field is there
 			r.Position = -2
 			r.Data = &RuleData{Tool: stringAt(rule, keyTool), Decision: r.Decision, Under: stringAt(rule, keyUnder),
@@ -265,7 +275,7 @@ func (o *Outcome) document(tool string, rules *ruleSet) *ast.Term {
 	} else if r != nil {
 		rule = ast.ObjectTerm(
 			ast.Item(keyTool, ast.StringTerm(builtins.EscapeTool(tool))),
-			ast.Item(keyDecision, Key(r.Decision)),
+			ast.Item(keyDecision, Key(string(r.Decision))),
 			ast.Item(keyMessage, r.message))
 	}
 	// The suggestion names exactly this tool: "always" on a tool called
@@ -278,7 +288,7 @@ func (o *Outcome) document(tool string, rules *ruleSet) *ast.Term {
 		suggestion = append(suggestion, ast.Item(keyHost, ast.StringTerm(o.Host)))
 	}
 	return ast.ObjectTerm(
-		ast.Item(keyDecision, Key(o.Decision)),
+		ast.Item(keyDecision, Key(string(o.Decision))),
 		ast.Item(keyReason, Key(o.Reason)),
 		ast.Item(keyRule, rule),
 		ast.Item(keyPaths, ast.ArrayTerm(o.Paths...)),
@@ -352,11 +362,11 @@ func shown(values ast.Value, field *ast.Term) []*ast.Term {
 	return out
 }
 
-func mightTerm(might string) *ast.Term {
+func mightTerm(might verdict.Decision) *ast.Term {
 	if might == "" {
 		return ast.InternedNullTerm
 	}
-	return Key(might)
+	return Key(string(might))
 }
 
 func isString(t *ast.Term) bool { _, ok := t.Value.(ast.String); return ok }

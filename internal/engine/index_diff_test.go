@@ -1,9 +1,11 @@
 package engine
 
 import (
-	"github.com/mcp-policy/mcp-policy/builtins"
 	"math/rand"
 	"testing"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // TestIndexAgainstEveryRule holds the index to brute force: over random
@@ -25,7 +27,7 @@ func TestIndexAgainstEveryRule(t *testing.T) {
 	paths := []string{"", "/srv/secret/x", "/SRV/SECRET/x", "/srv/a", "/srv", "/", "/srv/sec\u200cret/k", "/srv/cafe\u0301/x", "/srv/caf\u00e9/x", "/srv/ss/x", "/srv/ß/x", "/srv/kit/x", "/srv/\u212ait/x", "/other/secret/x", "/srv/a/b/c", "/SRV/a/B", "/\u023a/x/y", "/\u2c65/X/y", "/\u023a/secret/k", "/\u1e9e/k", "/ss/kk/z", "/\u1e9e/\u212a\u212a/z", "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/b/c", "/srv/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/q", "/srv/kkkkkkkkkkkkkkkkkkkkkk/q", "/\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a/q", "/kkkkkkkkkkkkkkkkkkkkkk/q", "/srv/\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a\u212a/q"}
 	chosts := []string{"", "evil.example", "a.evil.example", "10.1.2.3", "localhost", "[::1]", "example", "x.example"}
 	roots := []string{"", "/srv", "/SRV", "/", "/srv/a", "/\u023a", "/\u2c65", "/\u1e9e", "/ss", "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}
-	decs := []string{"allow", "deny", "ask"}
+	decs := []verdict.Decision{verdict.Allow, verdict.Deny, verdict.Ask}
 	fails := 0
 	for iter := 0; iter < iterations && fails < 20; iter++ {
 		n := 1 + r.Intn(6)

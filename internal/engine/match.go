@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"github.com/mcp-policy/mcp-policy/builtins"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
 
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
@@ -29,7 +30,7 @@ type Matcher struct {
 
 // MatcherFor is the matcher of a rule with the given decision: Any for
 // deny and ask, every path and host for allow.
-func MatcherFor(decision, tool, under, host string, annotations map[string]bool) Matcher {
+func MatcherFor(decision verdict.Decision, tool, under, host string, annotations map[string]bool) Matcher {
 	return Matcher{Tool: tool, Under: under, Host: host, Annotations: annotations, Any: decision != verdict.Allow}
 }
 

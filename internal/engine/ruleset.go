@@ -21,7 +21,7 @@ import (
 type RuleSet struct {
 	terms     []*ast.Term // the rules as data, when read from data
 	matchers  []Matcher
-	decisions []string
+	decisions []verdict.Decision
 	index     index
 	err       error // the first bad rule; every decision on this list fails with it
 }
@@ -31,7 +31,7 @@ func NewRuleSet() *RuleSet { return &RuleSet{index: newIndex()} }
 
 // Add appends a rule with matcher m (as MatcherFor makes it) and decision
 // allow, ask or deny, and indexes it: amortised O(1).
-func (rs *RuleSet) Add(m Matcher, decision string) {
+func (rs *RuleSet) Add(m Matcher, decision verdict.Decision) {
 	i := len(rs.matchers)
 	rs.matchers = append(rs.matchers, m)
 	rs.decisions = append(rs.decisions, decision)
@@ -43,7 +43,7 @@ func (rs *RuleSet) Len() int { return len(rs.matchers) }
 
 // Match calls yield, in order, for each rule that matches the call or
 // might (status Matches or MaybeMatches), with its position and decision.
-func (rs *RuleSet) Match(c *Call, yield func(pos int, decision string, st Status)) {
+func (rs *RuleSet) Match(c *Call, yield func(pos int, decision verdict.Decision, st Status)) {
 	var buf [16]int
 	for _, pos := range rs.index.candidates(c, buf[:0]) {
 		if st := rs.matchers[pos].Status(c); st != NoMatch {
@@ -73,10 +73,10 @@ func readRuleSet(arr *ast.Array) *ruleSet {
 	rs := NewRuleSet()
 	rs.terms = make([]*ast.Term, arr.Len())
 	rs.matchers = make([]Matcher, 0, arr.Len())
-	rs.decisions = make([]string, 0, arr.Len())
+	rs.decisions = make([]verdict.Decision, 0, arr.Len())
 	for i := range rs.terms {
 		t := arr.Elem(i)
-		d := stringAt(t.Value, keyDecision)
+		d := verdict.Decision(stringAt(t.Value, keyDecision))
 		switch d {
 		case verdict.Allow, verdict.Ask, verdict.Deny:
 		default:
@@ -101,7 +101,7 @@ func (rs *ruleSet) matching(call *Call) ([]entry, error) {
 		return nil, rs.err
 	}
 	var out []entry
-	rs.Match(call, func(pos int, decision string, st Status) {
+	rs.Match(call, func(pos int, decision verdict.Decision, st Status) {
 		out = append(out, entry{decision, "rule", pos, nil, st == MaybeMatches})
 	})
 	return out, nil

@@ -5,7 +5,9 @@ package engine
 
 import (
 	"fmt"
+
 	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/verdict"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -78,7 +80,7 @@ func stringAt(v ast.Value, key *ast.Term) string {
 
 // matcherOf reads a rule object. Its host is normalised here too, so a
 // hand-written rule in a Rego test means what the same rule in JSON means.
-func matcherOf(v ast.Value, decision string) (Matcher, error) {
+func matcherOf(v ast.Value, decision verdict.Decision) (Matcher, error) {
 	if _, ok := v.(ast.Object); !ok {
 		return Matcher{}, fmt.Errorf("expected an object, got %v", ast.ValueName(v))
 	}

@@ -536,7 +536,7 @@ func (w *argWalker) walk(raw string, class argClass, t *ast.Term, at *pointer, d
 			case class != classIgnore && class != classContent && looksLikePath(string(key)):
 				// A path as an object's key under no path's name (docker's
 				// volumes): unknown, since no name says what it is.
-				w.add(&w.in.Paths, Value{Arg: raw, Raw: k}, at, classNone)
+				w.add(&w.in.Paths, Value{Arg: raw, raw: k}, at, classNone)
 			}
 			inner := w.tool.classOf(string(key))
 			if class == classIgnore && inner == classNone {
@@ -550,15 +550,15 @@ func (w *argWalker) walk(raw string, class argClass, t *ast.Term, at *pointer, d
 		// reported as unknown: it is not what the server will read.
 		switch class {
 		case classPath, classDir:
-			w.add(&w.in.Paths, Value{Arg: raw, Raw: t}, at, class)
+			w.add(&w.in.Paths, Value{Arg: raw, raw: t}, at, class)
 		case classURL, classHost, classPathOrURL:
-			w.add(&w.in.Hosts, Value{Arg: raw, Raw: t}, at, class)
+			w.add(&w.in.Hosts, Value{Arg: raw, raw: t}, at, class)
 		}
 	}
 }
 
 func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *pointer, depth int) {
-	v := Value{Arg: raw, Raw: t}
+	v := Value{Arg: raw, raw: t}
 	switch class {
 	case classContent:
 		return
@@ -583,7 +583,7 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 			// A path under a URL's name: a server that takes either
 			// reads it as a path. Unknown as a host, and as a path.
 			w.add(&w.in.Paths, v, at, classNone)
-			w.add(&w.in.Hosts, Value{Arg: raw, Raw: t}, at, class)
+			w.add(&w.in.Hosts, Value{Arg: raw, raw: t}, at, class)
 		default:
 			v.Resolved, _ = builtins.URLHost(s)
 			w.add(&w.in.Hosts, v, at, class)
@@ -606,7 +606,7 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 				w.add(&w.in.Paths, v, at, classNone)
 				return
 			}
-			if embedded, err := DecodeJSON([]byte(trimmed)); err == nil {
+			if embedded, err := decodeJSON([]byte(trimmed)); err == nil {
 				w.walk(raw, class, ast.NewTerm(embedded), at, depth+1)
 			} else {
 				w.add(&w.in.Paths, v, at, classNone)

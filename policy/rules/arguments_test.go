@@ -97,12 +97,12 @@ func FuzzArgumentsSeen(f *testing.F) {
 		}
 		seen := map[string]bool{}
 		for _, p := range in.Paths {
-			if raw, ok := jsonOf(p.Raw).(string); ok {
+			if raw, ok := p.Raw().(string); ok {
 				seen[raw] = true
 			}
 		}
 		for _, h := range in.Hosts {
-			if raw, ok := jsonOf(h.Raw).(string); ok {
+			if raw, ok := h.Raw().(string); ok {
 				seen[raw] = true
 			}
 		}

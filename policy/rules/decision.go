@@ -7,17 +7,18 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // Decision is the answer for one call.
 type Decision struct {
-	Decision   string   `json:"decision"`
-	Reason     string   `json:"reason"`
-	Rule       *Rule    `json:"rule"`
-	Grant      *Rule    `json:"grant"`
-	Paths      []string `json:"paths"`
-	Hosts      []string `json:"hosts"`
-	Suggestion *Rule    `json:"suggestion"`
+	Decision   verdict.Decision `json:"decision"`
+	Reason     Reason           `json:"reason"`
+	Rule       *Rule            `json:"rule"`
+	Grant      *Rule            `json:"grant"`
+	Paths      []string         `json:"paths"`
+	Hosts      []string         `json:"hosts"`
+	Suggestion *Rule            `json:"suggestion"`
 	// Floor says the danger floor took part (in either world): no allow
 	// grant may then answer the ask.
 	Floor bool `json:"-"`
@@ -25,14 +26,14 @@ type Decision struct {
 	// cannot be evaluated matches what might match it: "deny" or "ask"
 	// means a deny or ask rule (or module entry) might apply, and no allow
 	// grant may then answer.
-	Might string `json:"-"`
+	Might verdict.Decision `json:"-"`
 }
 
 // decisionOf is the engine's outcome for a call as a Decision: on the fast
 // path read from the builtin, on the plain path from the decision document
 // (a differential test holds the two to one answer).
 func (e *Engine) decisionOf(in *Input, o *engine.Outcome) (Decision, error) {
-	d := Decision{Decision: o.Decision, Reason: o.Reason, Floor: o.Floor, Might: o.Might,
+	d := Decision{Decision: o.Decision, Reason: Reason(o.Reason), Floor: o.Floor, Might: o.Might,
 		Paths: stringsOf(o.Paths), Hosts: stringsOf(o.Hosts),
 		Suggestion: &Rule{Tool: builtins.EscapeTool(in.Tool), Under: o.Under, Host: o.Host}}
 	switch r := o.Rule; {

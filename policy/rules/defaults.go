@@ -38,7 +38,7 @@ var defaults = sync.OnceValues(func() ([]Rule, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseRules(raw, "default.rego", true)
+	return ParseRules(raw, "default.rego")
 })
 
 var servers = sync.OnceValues(func() (map[string][]ArgumentSpec, error) {

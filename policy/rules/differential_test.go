@@ -44,7 +44,7 @@ func TestFastPathIsThePlainPath(t *testing.T) {
 					continue
 				}
 				require.Equal(t, want, got, "%s %s (tool %+v)", c.Function.Name, c.Function.Arguments, tool)
-				seen[want.Decision+"/"+want.Reason]++
+				seen[string(want.Decision)+"/"+string(want.Reason)]++
 			}
 		})
 	}

@@ -79,7 +79,7 @@ type Engine struct {
 // store once. Errors name the rule and field, or the module file and line.
 func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	engine.Register()
-	rs, err := ValidateAll(cfg.Rules, "rule", true)
+	rs, err := ValidateAll(cfg.Rules, "rule")
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func (e *Engine) Reload(ctx context.Context, cfg Config) (*Engine, error) {
 	if e.decider.RulesInData() || !e.sameStatics(cfg) {
 		return NewEngine(ctx, cfg)
 	}
-	rs, err := ValidateAll(cfg.Rules, "rule", true)
+	rs, err := ValidateAll(cfg.Rules, "rule")
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +172,7 @@ func (e *Engine) sameStatics(cfg Config) bool {
 func ruleSetOf(rs []Rule) *engine.RuleSet {
 	set := engine.NewRuleSet()
 	for _, r := range rs {
-		set.Add(r.Matcher(), r.Decision)
+		set.Add(r.matcher(), r.Decision)
 	}
 	return set
 }
@@ -224,9 +224,6 @@ func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
 	}
 	return e.decisionOf(in, &o)
 }
-
-// hintNames are MCP's four tool hints, the ones annTerms caches by.
-var hintNames = [...]string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 
 // annotationsTerm is the input term for a tool's hints (Annotations.Hints,
 // nil for an unknown catalogue). Each of the four MCP hints is absent,

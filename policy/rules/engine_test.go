@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
+	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 func engine(t testing.TB, cfg rules.Config) *rules.Engine {
@@ -261,7 +262,7 @@ func TestIndexAgreesWithEveryRule(t *testing.T) {
 	for round := 0; round < 40; round++ {
 		var rs []rules.Rule
 		for i := 0; i < 1+rng.IntN(30); i++ {
-			r := rules.Rule{Tool: pick(tools), Decision: pick(decisions)}
+			r := rules.Rule{Tool: pick(tools), Decision: verdict.Decision(pick(decisions))}
 			switch rng.IntN(4) {
 			case 0:
 				r.Under = pick(dirs)
@@ -292,7 +293,7 @@ func TestIndexAgreesWithEveryRule(t *testing.T) {
 			got, in, err := e.Decide(context.Background(), c, nil)
 			require.NoError(t, err)
 			want := reference(valid, in)
-			assert.Equal(t, want, got.Decision+"/"+got.Reason, "rules %v call %s %s", valid, c.Function.Name, text)
+			assert.Equal(t, want, string(got.Decision)+"/"+string(got.Reason), "rules %v call %s %s", valid, c.Function.Name, text)
 		}
 	}
 }
@@ -316,8 +317,8 @@ func reference(rs []rules.Rule, in *rules.Input) string {
 		for _, r := range rs {
 			st := in.Match(r)
 			if st == rules.Matches || maybe && st == rules.MaybeMatches {
-				if rank[r.Decision] > rank[best] {
-					best = r.Decision
+				if rank[string(r.Decision)] > rank[best] {
+					best = string(r.Decision)
 				}
 			}
 		}

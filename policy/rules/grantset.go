@@ -45,7 +45,7 @@ func (g *GrantSet) add(gs []Rule) int {
 		g.keys[k] = true
 		r = r.Clone()
 		g.list = append(g.list, r)
-		g.set.Add(r.Matcher(), r.Decision)
+		g.set.Add(r.matcher(), r.Decision)
 		added++
 	}
 	return added
@@ -93,7 +93,7 @@ func (g *GrantSet) match(c *engine.Call, allowCounts bool, t *verdict.Tally, mat
 	}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	g.set.Match(c, func(pos int, decision string, st engine.Status) {
+	g.set.Match(c, func(pos int, decision verdict.Decision, st engine.Status) {
 		if decision != Deny && (decision != Allow || !allowCounts) {
 			return
 		}

@@ -50,12 +50,12 @@ func normKey(k string) string {
 	return builtins.Fold(b.String())
 }
 
-// Value is one path or URL argument: the raw JSON value the model wrote and
-// what it resolves to ("" when it cannot be evaluated).
+// Value is one path or URL argument: the JSON value the model wrote (Raw)
+// and what it resolves to ("" when it cannot be evaluated).
 type Value struct {
 	Arg      string // the name of the argument it came from (the nearest key)
 	Pointer  string // where it is in the arguments, as a JSON Pointer ("/edits/0/path")
-	Raw      *ast.Term
+	raw      *ast.Term
 	Resolved string
 	// Dir says the tool acts on this path as a directory, so an "always"
 	// answer's scope is the directory itself rather than its parent.
@@ -181,6 +181,15 @@ func (in *Input) Arguments() map[string]any {
 	return out
 }
 
+// Raw is the value as the model wrote it, decoded from JSON (a string, or
+// whatever else it was): what the rules saw before resolving it.
+func (v Value) Raw() any {
+	if v.raw == nil {
+		return nil
+	}
+	return jsonOf(v.raw)
+}
+
 func jsonOf(t *ast.Term) any {
 	v, err := ast.JSON(t.Value)
 	if err != nil {
@@ -254,17 +263,17 @@ func valuesTerm(vs []Value, field *ast.Term) *ast.Term {
 	terms := make([]*ast.Term, len(vs))
 	for i, v := range vs {
 		var res *ast.Term
-		switch raw, _ := v.Raw.Value.(ast.String); {
+		switch raw, _ := v.raw.Value.(ast.String); {
 		case v.Resolved == "":
 			res = ast.InternedNullTerm
 		case string(raw) == v.Resolved:
-			res = v.Raw
+			res = v.raw
 		default:
 			res = ast.StringTerm(v.Resolved)
 		}
 		items := [][2]*ast.Term{
 			ast.Item(keyArg, ast.StringTerm(v.Arg)),
-			ast.Item(keyRaw, v.Raw),
+			ast.Item(keyRaw, v.raw),
 			ast.Item(field, res),
 		}
 		if v.Dir {

@@ -15,16 +15,16 @@ import (
 // different byte strings would look the same to a rule) and duplicate object
 // keys (json keeps the last, while the server behind us may keep the first).
 func CheckJSON(data []byte) error {
-	_, err := DecodeJSON(data)
+	_, err := decodeJSON(data)
 	return err
 }
 
-// DecodeJSON decodes one JSON value as CheckJSON checks it, in the same
+// decodeJSON decodes one JSON value as CheckJSON checks it, in the same
 // pass, straight into the AST the Rego input is made of: a call's
 // arguments are read once, not decoded to Go values and converted again.
 // Numbers keep their text. encoding/json judges the grammar and unquotes
 // escaped strings; this only walks what it has accepted.
-func DecodeJSON(data []byte) (ast.Value, error) {
+func decodeJSON(data []byte) (ast.Value, error) {
 	if err := checkJSONText(data); err != nil {
 		return nil, err
 	}
@@ -32,7 +32,7 @@ func DecodeJSON(data []byte) (ast.Value, error) {
 	return w.value()
 }
 
-// decodeJSONObject is DecodeJSON for text that must hold an object: its
+// decodeJSONObject is decodeJSON for text that must hold an object: its
 // members in the order written (no object is built only to be taken apart).
 // ok is false for any other JSON value.
 func decodeJSONObject(data []byte) (items [][2]*ast.Term, ok bool, err error) {

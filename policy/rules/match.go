@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"strconv"
+
 	"github.com/mcp-policy/mcp-policy/internal/engine"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
@@ -9,21 +11,42 @@ import (
 // the same code the engine's builtin matches data rules with, so a grant
 // and a rule agree on what "inside" and "matches" mean.
 func (in *Input) Match(r Rule) Status {
-	m := r.Matcher()
-	return Status(m.Status(in.call()))
+	m := r.matcher()
+	return statusOf(m.Status(in.call()))
 }
 
 // Status is how one rule relates to one call.
 type Status int
 
-// The statuses, as the engine's matcher gives them.
+// The statuses.
 const (
-	NoMatch      = Status(engine.NoMatch)
-	Matches      = Status(engine.Matches)
-	MaybeMatches = Status(engine.MaybeMatches) // it matches if a path or URL that cannot be evaluated is what it might be
+	NoMatch      Status = iota
+	Matches             // the rule applies to the call
+	MaybeMatches        // it applies if a path or URL that cannot be evaluated is what it might be
 )
 
-func (s Status) String() string { return engine.Status(s).String() }
+func (s Status) String() string {
+	switch s {
+	case NoMatch:
+		return "no"
+	case Matches:
+		return "match"
+	case MaybeMatches:
+		return "unknown"
+	}
+	return "Status(" + strconv.Itoa(int(s)) + ")"
+}
+
+// statusOf is the engine matcher's status as a Status.
+func statusOf(s engine.Status) Status {
+	switch s {
+	case engine.Matches:
+		return Matches
+	case engine.MaybeMatches:
+		return MaybeMatches
+	}
+	return NoMatch
+}
 
 func (in *Input) call() *engine.Call {
 	if in.matchCall == nil {
@@ -40,22 +63,20 @@ func (in *Input) call() *engine.Call {
 	return in.matchCall
 }
 
-// AllowGrantCanAnswer says whether an allow grant may answer an asked
-// decision: only one asked because no rule matched, or because a path
-// could not be evaluated where at most an allow rule might match it (not a
-// deny or ask rule, which might apply), and not by the floor in either
-// world. An explicit ask rule and the floor mean "ask me every time".
+// AllowGrantCanAnswer says whether an allow grant may answer d, an asked
+// decision (verdict.AllowGrantMayAnswer): only one asked because no rule
+// matched, or because a path could not be evaluated where at most an allow
+// rule might match it, and not by the floor in either world. An explicit
+// ask rule and the floor mean "ask me every time".
 func AllowGrantCanAnswer(d Decision) bool {
-	if d.Floor {
-		return false
-	}
+	o := verdict.Decided
 	switch d.Reason {
 	case ReasonNoMatch:
-		return true
+		o = verdict.NoMatch
 	case ReasonUnevaluable:
-		return d.Might == "" || d.Might == Allow
+		o = verdict.Unevaluable
 	}
-	return false
+	return verdict.AllowGrantMayAnswer(o, d.Might, d.Floor)
 }
 
 // ApplyGrants decides a statically asked call by the grants, if they can:

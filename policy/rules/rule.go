@@ -23,27 +23,32 @@ const (
 	Ask   = verdict.Ask
 )
 
+// Reason says why a call got its decision.
+type Reason string
+
 // Reasons a decision can carry.
 const (
-	ReasonRule        = "rule"
-	ReasonNoMatch     = "no-match"
-	ReasonUnevaluable = "unevaluable-path"
-	ReasonFloor       = "floor"
-	ReasonGrant       = "grant"
+	ReasonRule        Reason = "rule"             // a data rule or a module's entry decided
+	ReasonNoMatch     Reason = "no-match"         // nothing matched: asked
+	ReasonUnevaluable Reason = "unevaluable-path" // a path or URL could not be evaluated, and it mattered: asked
+	ReasonFloor       Reason = "floor"            // the danger floor decided
+	ReasonGrant       Reason = "grant"            // a grant (a remembered answer) decided an ask
 )
 
-// Hints are the MCP tool annotations a rule may test.
-var Hints = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+// hintNames are the MCP tool annotations a rule may test, MCP's four tool
+// hints: the one list of them (a rule's validation and the input's
+// annotations both read it).
+var hintNames = [...]string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 
 // Rule is one static rule, grant or remembered answer. The same schema
 // serves all three; in answers Decision is ignored (the action decides).
 type Rule struct {
-	Tool        string          `json:"tool"`
-	Decision    string          `json:"decision,omitempty"`
-	Under       string          `json:"under,omitempty"`
-	Host        string          `json:"host,omitempty"`
-	Annotations map[string]bool `json:"annotations,omitempty"`
-	Message     string          `json:"message,omitempty"`
+	Tool        string           `json:"tool"`
+	Decision    verdict.Decision `json:"decision,omitempty"`
+	Under       string           `json:"under,omitempty"`
+	Host        string           `json:"host,omitempty"`
+	Annotations map[string]bool  `json:"annotations,omitempty"`
+	Message     string           `json:"message,omitempty"`
 }
 
 // ruleKeys are the JSON keys a rule may have; anything else is a typo that
@@ -61,10 +66,16 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("%s: field %q: %s", e.Rule, e.Field, e.Msg)
 }
 
-// Validate checks r and returns it normalised (under cleaned, host in its
-// canonical form). name says which rule this is in error messages, e.g.
-// "rule 2". With needDecision false (answers), Decision may be empty.
-func Validate(r Rule, name string, needDecision bool) (Rule, error) {
+// Validate checks a rule or grant and returns it normalised (under
+// cleaned, host in its canonical form); its decision is required. name says
+// which rule this is in error messages, e.g. "rule 2".
+func Validate(r Rule, name string) (Rule, error) { return validate(r, name, true) }
+
+// ValidateAnswer is Validate for the rule of a human's answer, whose
+// decision may be left out: the answer's action decides it.
+func ValidateAnswer(r Rule, name string) (Rule, error) { return validate(r, name, false) }
+
+func validate(r Rule, name string, needDecision bool) (Rule, error) {
 	fail := func(field, format string, a ...any) (Rule, error) {
 		return Rule{}, &ValidationError{Rule: name, Field: field, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -99,14 +110,14 @@ func Validate(r Rule, name string, needDecision bool) (Rule, error) {
 	}
 	for k := range r.Annotations {
 		if !knownHint(k) {
-			return fail("annotations", "unknown hint %q (known: %s)", k, strings.Join(Hints, ", "))
+			return fail("annotations", "unknown hint %q (known: %s)", k, strings.Join(hintNames[:], ", "))
 		}
 	}
 	return r, nil
 }
 
 func knownHint(h string) bool {
-	for _, k := range Hints {
+	for _, k := range hintNames {
 		if k == h {
 			return true
 		}
@@ -149,8 +160,9 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 }
 
 // ParseRules decodes a JSON array of rules and validates each; what names
-// the source ("rules.json", "grants") in errors.
-func ParseRules(data []byte, what string, needDecision bool) ([]Rule, error) {
+// the source ("rules.json", "grants") in errors. Each rule needs its
+// decision.
+func ParseRules(data []byte, what string) ([]Rule, error) {
 	if err := CheckJSON(data); err != nil {
 		return nil, fmt.Errorf("%s: %v", what, err)
 	}
@@ -169,7 +181,7 @@ func ParseRules(data []byte, what string, needDecision bool) ([]Rule, error) {
 			}
 			return nil, fmt.Errorf("%s: %v", name, err)
 		}
-		v, err := Validate(r, name, needDecision)
+		v, err := Validate(r, name)
 		if err != nil {
 			return nil, err
 		}
@@ -178,11 +190,12 @@ func ParseRules(data []byte, what string, needDecision bool) ([]Rule, error) {
 	return out, nil
 }
 
-// ValidateAll validates a list, naming each entry "<what> N".
-func ValidateAll(rs []Rule, what string, needDecision bool) ([]Rule, error) {
+// ValidateAll validates a list of rules or grants, naming each entry
+// "<what> N".
+func ValidateAll(rs []Rule, what string) ([]Rule, error) {
 	out := make([]Rule, len(rs))
 	for i, r := range rs {
-		v, err := Validate(r, fmt.Sprintf("%s %d", what, i+1), needDecision)
+		v, err := Validate(r, fmt.Sprintf("%s %d", what, i+1))
 		if err != nil {
 			return nil, err
 		}
@@ -215,8 +228,8 @@ func CloneAll(rs []Rule) []Rule {
 	return out
 }
 
-// Matcher is the part of r that decides whether it applies to a call: for
+// matcher is the part of r that decides whether it applies to a call: for
 // a deny or ask rule, any path or host (folded); for allow, every one.
-func (r Rule) Matcher() engine.Matcher {
+func (r Rule) matcher() engine.Matcher {
 	return engine.MatcherFor(r.Decision, r.Tool, r.Under, r.Host, r.Annotations)
 }

@@ -24,7 +24,7 @@ func TestParseRulesNamesTheRuleAndField(t *testing.T) {
 		{`[{"tool":"a","decision":"allow","annotations":{"readonly":true}}]`, `rule 1: field "annotations"`},
 	}
 	for _, c := range cases {
-		_, err := rules.ParseRules([]byte(c.json), "rules.json", true)
+		_, err := rules.ParseRules([]byte(c.json), "rules.json")
 		require.Error(t, err, c.json)
 		assert.Contains(t, err.Error(), "rules.json: "+c.field, c.json)
 	}
@@ -38,19 +38,19 @@ func TestParseRulesRejectsWhatJSONWouldForgive(t *testing.T) {
 		`[{"tool":"a","decision":"allow"}] trailing`,
 		`[{"tool":"a","decision":"allow","annotations":{"readOnlyHint":"yes"}}]`,
 	} {
-		_, err := rules.ParseRules([]byte(bad), "f", true)
+		_, err := rules.ParseRules([]byte(bad), "f")
 		assert.Error(t, err, bad)
 	}
 }
 
 func TestValidateNormalises(t *testing.T) {
-	r, err := rules.Validate(rules.Rule{Tool: "web_fetch", Decision: "allow", Host: "*.Raku.ORG.:443"}, "rule 1", true)
+	r, err := rules.Validate(rules.Rule{Tool: "web_fetch", Decision: "allow", Host: "*.Raku.ORG.:443"}, "rule 1")
 	require.NoError(t, err)
 	assert.Equal(t, "*.raku.org", r.Host)
-	r, err = rules.Validate(rules.Rule{Tool: "fs_write", Decision: "allow", Under: "/srv//scratch/"}, "rule 1", true)
+	r, err = rules.Validate(rules.Rule{Tool: "fs_write", Decision: "allow", Under: "/srv//scratch/"}, "rule 1")
 	require.NoError(t, err)
 	assert.Equal(t, "/srv/scratch", r.Under)
-	r, err = rules.Validate(rules.Rule{Tool: "fs_write", Under: "file:///srv/x"}, "answer", false)
+	r, err = rules.ValidateAnswer(rules.Rule{Tool: "fs_write", Under: "file:///srv/x"}, "answer")
 	require.NoError(t, err, "answers need no decision")
 	assert.Equal(t, "/srv/x", r.Under)
 }

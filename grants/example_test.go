@@ -112,8 +112,11 @@ func ExampleStore_Add() {
 	fmt.Println("grants held:", len(s.List()))
 
 	// The same grant twice, spelt two ways, is held once.
-	_ = s.Add(rules.Rule{Tool: "fs_write", Decision: rules.Allow, Under: "/srv/scratch/"})
-	_ = s.Add(rules.Rule{Tool: "fs_write", Decision: rules.Allow, Under: "/srv/./scratch"})
+	for _, under := range []string{"/srv/scratch/", "/srv/./scratch"} {
+		if err := s.Add(rules.Rule{Tool: "fs_write", Decision: rules.Allow, Under: under}); err != nil {
+			panic(err)
+		}
+	}
 	out, _ := json.Marshal(s.List())
 	fmt.Println(string(out))
 	// Output:

@@ -224,8 +224,12 @@ func TestConcurrentEntriesAreWholeLines(t *testing.T) {
 	if n := len(lines(t, &buf)); n != 20 {
 		t.Fatalf("%d lines", n)
 	}
-	if info, err := os.Stat(file); err != nil || info.Mode().Perm() != 0o600 {
-		t.Fatalf("mode %v %v", info.Mode(), err)
+	info, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v, want 0600: a decision log says what an agent did", info.Mode().Perm())
 	}
 }
 

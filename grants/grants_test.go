@@ -47,9 +47,11 @@ func TestNewStoreValidatesAndNormalises(t *testing.T) {
 		"no tool":     {Decision: rules.Allow},
 		"bad host":    {Tool: "x", Decision: rules.Allow, Host: "http://"},
 	} {
-		_, err := grants.NewStore([]rules.Rule{allow("ok", ""), bad})
-		require.Error(t, err, name)
-		assert.Contains(t, err.Error(), "grant 2", name)
+		t.Run(name, func(t *testing.T) {
+			_, err := grants.NewStore([]rules.Rule{allow("ok", ""), bad})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "grant 2", "the error names the grant")
+		})
 	}
 	_, err = grants.NewStore([]rules.Rule{{Tool: "x", Decision: rules.Ask}})
 	var ve *rules.ValidationError
@@ -198,26 +200,26 @@ func TestLoadCorruptFileNamesItAndChangesNothing(t *testing.T) {
 		"null.json":      `null`,
 		"relative.json":  `[{"tool":"x","decision":"allow","under":"scratch"}]`,
 	} {
-		path := filepath.Join(dir, name)
-		require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
-		s, err := grants.NewStore([]rules.Rule{allow("keep", "")})
-		require.NoError(t, err)
-		v := s.Version()
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+			s, err := grants.NewStore([]rules.Rule{allow("keep", "")})
+			require.NoError(t, err)
+			v := s.Version()
 
-		err = s.Load(path)
-		require.Error(t, err, name)
-		assert.Contains(t, err.Error(), path, "the error names the file")
-		assert.Equal(t, []rules.Rule{allow("keep", "")}, s.List(), name)
-		assert.Equal(t, v, s.Version(), name)
+			err = s.Load(path)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), path, "the error names the file")
+			assert.Equal(t, []rules.Rule{allow("keep", "")}, s.List())
+			assert.Equal(t, v, s.Version())
 
-		_, err = grants.LoadFile(path)
-		assert.Error(t, err, name)
+			_, err = grants.LoadFile(path)
+			require.Error(t, err)
+			assert.NotErrorIs(t, err, fs.ErrNotExist, "a broken file is not a first run")
+		})
 	}
-	err := func() error {
-		_, err := grants.LoadFile(filepath.Join(dir, "ask.json"))
-		return err
-	}()
-	assert.Contains(t, err.Error(), "rule 2")
+	_, err := grants.LoadFile(filepath.Join(dir, "ask.json"))
+	require.ErrorContains(t, err, "rule 2", "the error names the rule")
 }
 
 func TestInterruptedSaveLeavesTheOldFile(t *testing.T) {

@@ -87,13 +87,18 @@ func TestNewRejectsLimitsThatCannotMeanWhatTheySay(t *testing.T) {
 		"count without per":  {Tool: "x", PerCount: 3},
 		"limits nothing":     {Tool: "x"},
 	} {
-		_, err := leases.New(f, leases.Limit{Tool: "ok", Count: 1}, lim)
-		assert.Error(t, err, name)
+		t.Run(name, func(t *testing.T) {
+			_, err := leases.New(f, leases.Limit{Tool: "ok", Count: 1}, lim)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "limit 2", "the error says which limit")
+		})
 	}
 	_, err := leases.New(nil, leases.Limit{Tool: "x", Count: 1})
 	assert.Error(t, err, "nil provider")
 	_, err = leases.New(f, leases.WithClock(nil))
 	assert.Error(t, err, "nil clock")
+	_, err = leases.New(f, leases.Limit{Tool: "x", Count: 1}, nil)
+	assert.Error(t, err, "nil option")
 
 	_, err = leases.New(f, leases.Limit{Tool: "fs_write", Per: time.Minute})
 	require.Error(t, err)

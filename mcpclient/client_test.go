@@ -293,8 +293,8 @@ func TestBadArgumentsAffectOnlyTheirCall(t *testing.T) {
 		}
 	}
 	wantOK(t, rs[0])
-	for _, r := range rs[1:5] {
-		wantError(t, r, "arguments")
+	for i, r := range rs[1:5] {
+		t.Run(calls[i+1].ID, func(t *testing.T) { wantError(t, r, "arguments") })
 	}
 	wantError(t, rs[5], "path")
 }

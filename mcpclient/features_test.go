@@ -261,22 +261,25 @@ func TestAcceptedContentIsChecked(t *testing.T) {
 		return provider.ElicitResult{Action: "accept", Content: answer}, nil
 	}))
 	for _, tc := range []struct {
+		name    string
 		content map[string]any
 		want    string
 	}{
-		{map[string]any{"name": 5}, `field "name": want a string`},
-		{map[string]any{"name": "Ada", "integer": 500}, `field "integer": 500 is above 100`},
-		{map[string]any{"name": "Ada", "integer": 2.5}, `is not an integer`},
-		{map[string]any{"name": "Ada", "untitledSingleSelectEnum": "Gunther"}, `"Gunther" is not one of the choices`},
-		{map[string]any{"name": "Ada", "titledSingleSelectEnum": "hero-9"}, `"hero-9" is not one of the choices`},
-		{map[string]any{"name": "Ada", "email": "not an address"}, `is not a valid email`},
-		{map[string]any{"name": "Ada", "untitledMultipleSelectEnum": []any{}}, `fewer than 1 choices`},
-		{map[string]any{"name": "Ada", "color": "red"}, `field "color" is not in the form`},
-		{map[string]any{"check": true}, `field "name" is required`},
+		{"wrong type", map[string]any{"name": 5}, `field "name": want a string`},
+		{"above maximum", map[string]any{"name": "Ada", "integer": 500}, `field "integer": 500 is above 100`},
+		{"not an integer", map[string]any{"name": "Ada", "integer": 2.5}, `is not an integer`},
+		{"not a choice", map[string]any{"name": "Ada", "untitledSingleSelectEnum": "Gunther"}, `"Gunther" is not one of the choices`},
+		{"not a titled choice", map[string]any{"name": "Ada", "titledSingleSelectEnum": "hero-9"}, `"hero-9" is not one of the choices`},
+		{"bad email", map[string]any{"name": "Ada", "email": "not an address"}, `is not a valid email`},
+		{"too few choices", map[string]any{"name": "Ada", "untitledMultipleSelectEnum": []any{}}, `fewer than 1 choices`},
+		{"field not in form", map[string]any{"name": "Ada", "color": "red"}, `field "color" is not in the form`},
+		{"required missing", map[string]any{"check": true}, `field "name" is required`},
 	} {
-		answer = tc.content
-		r := one(t, context.Background(), c, "trigger-elicitation-request", map[string]any{})
-		wantError(t, r, tc.want)
+		t.Run(tc.name, func(t *testing.T) {
+			answer = tc.content
+			r := one(t, context.Background(), c, "trigger-elicitation-request", map[string]any{})
+			wantError(t, r, tc.want)
+		})
 	}
 	answer = map[string]any{"name": "Ada", "integer": 7, "email": "ada@example.com", "birthdate": "1815-12-10",
 		"titledMultipleSelectEnum": []any{"fish-1"}, "check": true}

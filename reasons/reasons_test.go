@@ -115,14 +115,21 @@ func TestToolWithItsOwnReasonKeepsSchemaAndArguments(t *testing.T) {
 }
 
 func TestSchemasReasonsCannotExtendAreLeftAlone(t *testing.T) {
-	for _, params := range []string{`{"type":"string"}`, `[1]`, `{"type":"object","properties":[]}`, `{bad`} {
-		f := &fake{tools: []provider.Tool{tool("t", params)}}
-		r := reasons.New(f)
-		tools, err := r.ToolsForLLM(context.Background())
-		require.NoError(t, err)
-		assert.Equal(t, params, string(tools[0].Function.Parameters))
-		res := r.ExecuteToolCalls(context.Background(), []provider.Call{call("1", "t", `{"reason":"r"}`)})
-		assert.Equal(t, `{"reason":"r"}`, res[0].Content, "no reason was offered, so none is taken away")
+	for name, params := range map[string]string{
+		"string schema":         `{"type":"string"}`,
+		"array":                 `[1]`,
+		"properties not object": `{"type":"object","properties":[]}`,
+		"not JSON":              `{bad`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := &fake{tools: []provider.Tool{tool("t", params)}}
+			r := reasons.New(f)
+			tools, err := r.ToolsForLLM(context.Background())
+			require.NoError(t, err)
+			assert.Equal(t, params, string(tools[0].Function.Parameters))
+			res := r.ExecuteToolCalls(context.Background(), []provider.Call{call("1", "t", `{"reason":"r"}`)})
+			assert.Equal(t, `{"reason":"r"}`, res[0].Content, "no reason was offered, so none is taken away")
+		})
 	}
 }
 
@@ -189,11 +196,23 @@ func TestStrip(t *testing.T) {
 	assert.Equal(t, `{"why":"x"}`, reason, "a non-string reason is returned as its JSON text")
 	assert.Equal(t, `{}`, rest)
 
-	for _, in := range []string{`{"a":1}`, ``, `null`, `"reason"`, `{"reason":"x"} {}`, `{"reason":"x"`, "{\"reason\":\"\xff\"}"} {
-		rest, reason, ok = reasons.Strip(in)
-		assert.False(t, ok, in)
-		assert.Equal(t, in, rest, in)
-		assert.Empty(t, reason, in)
+	for name, in := range map[string]string{
+		"no reason":          `{"a":1}`,
+		"empty":              ``,
+		"null":               `null`,
+		"a string":           `"reason"`,
+		"two objects":        `{"reason":"x"} {}`,
+		"truncated":          `{"reason":"x"`,
+		"invalid UTF-8":      "{\"reason\":\"\xff\"}",
+		"reason in an array": `[{"reason":"x"}]`,
+		"nested reason":      `{"a":{"reason":"x"}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			rest, reason, ok := reasons.Strip(in)
+			assert.False(t, ok)
+			assert.Equal(t, in, rest)
+			assert.Empty(t, reason)
+		})
 	}
 }
 

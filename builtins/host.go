@@ -188,7 +188,7 @@ func embeddedIPv4(addr netip.Addr) (netip.Addr, bool) {
 			return netip.Addr{}, false
 		}
 	}
-	// Compatible, but :: and ::1 are IPv6's own unspecified and IsLoopback.
+	// Compatible, but :: and ::1 are IPv6's own unspecified and loopback.
 	if addr == netip.IPv6Unspecified() || addr == netip.IPv6Loopback() {
 		return netip.Addr{}, false
 	}
@@ -300,7 +300,7 @@ func parseIPv4(labels []string) (string, error) {
 	return fmt.Sprintf("%d.%d.%d.%d", v>>24, v>>16&0xff, v>>8&0xff, v&0xff), nil
 }
 
-// A range holding the IsLoopback address also matches every name the machine
+// A range holding the loopback address also matches every name the machine
 // has (see IsLoopback), 0.0.0.0 and [::] included.
 
 // NormalizeHostPattern validates a rule's host: "docs.raku.org" (exact),
@@ -367,7 +367,7 @@ func ipRange(pattern string) (p netip.Prefix, ok bool, err error) {
 // MatchHost reports whether a host from URLHost matches a pattern from
 // NormalizeHostPattern: exactly; for "*.S" any subdomain of S (not S); for
 // an IP range, an IP address in it, or "localhost" and its subdomains when
-// the range holds the IsLoopback address (browsers resolve them there
+// the range holds the loopback address (browsers resolve them there
 // without asking DNS). A range matches no other name: a name that DNS
 // resolves into a private range is beyond what a lexical rule can see.
 func MatchHost(pattern, host string) bool {
@@ -387,16 +387,21 @@ func MatchHost(pattern, host string) bool {
 var (
 	loopback4 = netip.AddrFrom4([4]byte{127, 0, 0, 1})
 	// names /etc/hosts and browsers give the machine itself
-	loopbackNames = map[string]bool{"localhost": true, "localhost.localdomain": true, "ip6-localhost": true, "ip6-IsLoopback": true}
+	loopbackNames = map[string]bool{"localhost": true, "localhost.localdomain": true, "ip6-localhost": true, "ip6-loopback": true}
 )
 
-// IsLoopback reports a host that names the machine itself: a IsLoopback name
-// (localhost and its subdomains, the names /etc/hosts gives it),
-// 127.0.0.1, [::1], and the unspecified addresses 0.0.0.0 and [::], which a
-// connection reaches the machine by too.
+// IsLoopback reports a host that names the machine itself: a loopback name
+// (localhost and its subdomains, the names /etc/hosts gives it), any
+// address in 127.0.0.0/8 (all of it reaches the machine), [::1], and the
+// unspecified addresses 0.0.0.0 and [::], which a connection reaches the
+// machine by too.
 func IsLoopback(host string) bool {
 	if loopbackNames[host] || strings.HasSuffix(host, ".localhost") {
 		return true
+	}
+	if strings.HasPrefix(host, "127.") {
+		addr, err := netip.ParseAddr(host)
+		return err == nil && addr.Is4() && addr.IsLoopback()
 	}
 	switch host {
 	case "127.0.0.1", "[::1]", "0.0.0.0", "[::]":

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"golang.org/x/net/idna"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
@@ -129,4 +130,24 @@ var whatwgDomainToASCII = idna.New(idna.MapForLookup(), idna.Transitional(false)
 // numericHost: browsers canonicalise IPv4 forms net/url leaves alone.
 func numericHost(h string) bool {
 	return strings.Trim(h, "0123456789.") == ""
+}
+
+// Every name the machine has for itself is loopback, spelt any way a URL
+// may spell it, and nothing that merely looks like one is.
+func TestIsLoopback(t *testing.T) {
+	for _, h := range []string{"localhost", "LOCALHOST", "a.localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback",
+		"127.0.0.1", "127.1.2.3", "[::1]", "0.0.0.0", "[::]", "[::ffff:127.0.0.1]"} {
+		t.Run(h, func(t *testing.T) {
+			n, err := builtins.NormalizeHostPattern(h)
+			require.NoError(t, err)
+			assert.True(t, builtins.IsLoopback(n), "%s (normalised %s) names the machine itself", h, n)
+		})
+	}
+	for _, h := range []string{"localhost.example.com", "ip6-loopback.example", "128.0.0.1", "[::2]", "example.com", "mylocalhost"} {
+		t.Run(h, func(t *testing.T) {
+			n, err := builtins.NormalizeHostPattern(h)
+			require.NoError(t, err)
+			assert.False(t, builtins.IsLoopback(n), "%s (normalised %s) is another host", h, n)
+		})
+	}
 }

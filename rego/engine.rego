@@ -3,11 +3,13 @@
 # description: |
 #   Turns one tool call (input) into one decision document, from the data
 #   rules (data.mcp_data.rules), the danger floor (data.mcp.floor) and
-#   security teams' modules (data.mcp.custom). The rules are Rego and data; combining what matched
-#   is the builtin mcp.engine.decide (package verdict): deny > ask > allow,
-#   the first in order (floor, modules, data rules) among the winners, and
-#   unknowns decided twice, once as matching and once as not, so that only
-#   an answer both worlds agree on stands, else the call is asked as
+#   security teams' modules (data.mcp.custom). The rules are Rego and data;
+#   combining what matched is the builtin mcp.engine.decide, written down
+#   once, top to bottom, in verdict/verdict.go (the package comment; how
+#   grants then answer an ask is there too): deny > ask > allow, the first
+#   in order (floor, modules, data rules) among the winners, and unknowns
+#   decided twice, once as matching and once as not, so that only an answer
+#   both worlds agree on stands, else the call is asked as
 #   "unevaluable-path".
 package mcp.engine
 

@@ -15,8 +15,12 @@ if [ -n "$unformatted" ]; then
 	echo "not gofmt-formatted:"; echo "$unformatted"; exit 1
 fi
 
-step "go vet"
+step "go vet, go mod tidy"
 go vet ./...
+go mod tidy -diff
+
+step "Guard tests: each of the engine's assumptions about OPA, broken in turn, fails its named test"
+python3 scripts/guard-mutations.py
 
 step "Rego: opa fmt, opa check, Regal"
 bash scripts/lint.sh

@@ -334,6 +334,9 @@ type residualQuery struct {
 	queries  ast.QueryCompiler
 	compiler *ast.Compiler
 	store    storage.Store
+	// virtualCache makes each evaluation's virtual-document cache; nil is
+	// newRefCache. A guard test counts what OPA puts in it through this.
+	virtualCache func() topdown.VirtualCache
 }
 
 // eval runs the query on input, as rego.PreparedEvalQuery.Eval would with
@@ -346,6 +349,10 @@ func (q *residualQuery) eval(ctx context.Context, input ast.Value, cancel topdow
 		return 0, err
 	}
 	defer q.store.Abort(ctx, txn)
+	var cache topdown.VirtualCache = newRefCache()
+	if q.virtualCache != nil {
+		cache = q.virtualCache()
+	}
 	err = topdown.NewQuery(q.body).
 		WithQueryCompiler(q.queries).
 		WithCompiler(q.compiler).
@@ -354,7 +361,7 @@ func (q *residualQuery) eval(ctx context.Context, input ast.Value, cancel topdow
 		WithInput(ast.NewTerm(input)).
 		WithCancel(cancel).
 		WithStrictBuiltinErrors(true).
-		WithVirtualCache(newRefCache()).
+		WithVirtualCache(cache).
 		WithMetrics(metrics.NoOp()). // nothing reads them: timing them was 2% of a decision
 		Iter(ctx, func(topdown.QueryResult) error { results++; return nil })
 	return results, err

@@ -141,6 +141,9 @@ type Entry struct {
 	Allowed bool   `json:"allowed"`
 	Refusal string `json:"refusal,omitempty"`
 	Error   string `json:"error,omitempty"`
+	// Warnings are failures that did not change the call's fate (a
+	// panicking OnGrant).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Input is the call as the log shows it.
@@ -208,6 +211,7 @@ func (l *Logger) Entry(rec policy.Record) Entry {
 		Allowed:    rec.Allowed,
 		Refusal:    rec.Refusal,
 		Error:      rec.Error,
+		Warnings:   rec.Warnings,
 	}
 	if len(l.labels) > 0 || rec.Policy != "" {
 		e.Labels = make(map[string]string, len(l.labels)+1)

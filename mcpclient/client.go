@@ -58,7 +58,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -413,7 +412,7 @@ func (c *Client) execute(ctx context.Context, pc provider.Call) (res provider.Re
 			res = provider.ErrorResult(pc.ID, fmt.Sprintf("mcp tool call '%s' failed: internal error: %v", name, r))
 		}
 	}()
-	args, err := objectArguments(pc.Function.Arguments)
+	args, err := provider.ObjectArguments(pc.Function.Arguments)
 	if err != nil {
 		return provider.ErrorResult(pc.ID, fmt.Sprintf("mcp tool call '%s' not sent: arguments %v", name, err))
 	}
@@ -435,22 +434,6 @@ func (c *Client) execute(ctx context.Context, pc provider.Call) (res provider.Re
 		res.MCP = raw // every content block, as the server sent them
 	}
 	return res
-}
-
-// objectArguments checks that the arguments text is one JSON object; empty
-// text means no arguments.
-func objectArguments(text string) (json.RawMessage, error) {
-	t := strings.TrimSpace(text)
-	if t == "" {
-		return json.RawMessage("{}"), nil
-	}
-	if !json.Valid([]byte(t)) {
-		return nil, errors.New("are not valid JSON")
-	}
-	if t[0] != '{' {
-		return nil, errors.New("must be a JSON object")
-	}
-	return json.RawMessage(t), nil
 }
 
 // describe words a failed call for the model.

@@ -1,7 +1,10 @@
 package policy_test
 
 import (
+	"bytes"
 	"context"
+	"log"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -287,6 +290,27 @@ func TestPanickingOnGrantDoesNotLoseTheGrant(t *testing.T) {
 	require.NotPanics(t, func() { r = run1(p, write("1", "a/b")) })
 	assert.False(t, r.IsError, r.Content)
 	assert.Len(t, p.Grants(), 1)
+}
+
+// A panicking OnGrant is reported, not swallowed: in the decision's
+// Record when there is a decision log, else on the standard logger.
+func TestPanickingOnGrantIsReported(t *testing.T) {
+	var recs []policy.Record
+	p := newPolicy(t, policy.Options{Provider: newFake(), OnAsk: answering(policy.Answer{Action: policy.AlwaysAllow}).ask,
+		OnGrant:    func([]rules.Rule) { panic("persisting failed") },
+		OnDecision: func(r policy.Record) { recs = append(recs, r) }})
+	assert.False(t, run1(p, write("1", "a/b")).IsError)
+	require.Len(t, recs, 1)
+	require.Len(t, recs[0].Warnings, 1)
+	assert.Contains(t, recs[0].Warnings[0], "OnGrant panicked: persisting failed")
+
+	var logged bytes.Buffer
+	log.SetOutput(&logged)
+	defer log.SetOutput(os.Stderr)
+	headless := newPolicy(t, policy.Options{Provider: newFake(), Name: "fs-policy", OnAsk: answering(policy.Answer{Action: policy.AlwaysAllow}).ask,
+		OnGrant: func([]rules.Rule) { panic("persisting failed") }})
+	assert.False(t, run1(headless, write("1", "a/b")).IsError)
+	assert.Contains(t, logged.String(), "fs-policy: OnGrant panicked: persisting failed")
 }
 
 func TestDecidingByExistingGrantFiresNothing(t *testing.T) {

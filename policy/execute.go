@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log"
 	"path"
 	"strings"
 
@@ -213,7 +214,15 @@ func (p *Policy) apply(tool, root string, d rules.Decision, a Answer, rec *Recor
 	if rec != nil {
 		rec.Remembered = offered
 	}
-	p.notifyGrant()
+	if w := p.notifyGrant(); w != "" {
+		if rec != nil {
+			rec.Warnings = append(rec.Warnings, w)
+		} else {
+			// No decision log to carry it: the standard logger, as
+			// net/http reports a handler's panic.
+			log.Printf("%s: %s", p.name, w)
+		}
+	}
 	if decision == rules.Allow {
 		return true, ""
 	}
@@ -221,13 +230,19 @@ func (p *Policy) apply(tool, root string, d rules.Decision, a Answer, rec *Recor
 }
 
 // notifyGrant hands OnGrant the whole effective list. A panic there is
-// contained: the grant is already made and the call goes on.
-func (p *Policy) notifyGrant() {
+// contained, and returned as a warning: the grant is already made and the
+// call goes on.
+func (p *Policy) notifyGrant() (warning string) {
 	if p.opts.OnGrant == nil {
-		return
+		return ""
 	}
-	defer func() { _ = recover() }()
+	defer func() {
+		if v := recover(); v != nil {
+			warning = fmt.Sprintf("OnGrant panicked: %v (the grant is kept)", v)
+		}
+	}()
 	p.opts.OnGrant(p.Grants())
+	return ""
 }
 
 // callOnAsk runs the callback with a ctx that marks this policy's lock (and

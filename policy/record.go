@@ -40,6 +40,9 @@ type Record struct {
 	// Error is why the call could not be decided or answered, "" when it
 	// could.
 	Error string
+	// Warnings are failures that did not change the call's fate: an
+	// OnGrant callback that panicked (the grant is kept all the same).
+	Warnings []string
 }
 
 // record completes rec and hands it to OnDecision. A panic there is

@@ -129,7 +129,7 @@ func (p *proxy) hostToolsCall(msg []byte, env envelope) *hostCall {
 		hc.canElicit, hc.anyElicit = caps.elicit, caps.anyElicit
 	}
 	args := string(prm.Arguments)
-	if len(bytes.TrimSpace(prm.Arguments)) == 0 || string(prm.Arguments) == "null" {
+	if provider.NoArguments(args) || args == "null" {
 		args = "{}"
 	}
 	hc.call = provider.Call{ID: callID(env.id), Type: "function", Function: provider.CallFunction{Name: prm.Name, Arguments: args}}

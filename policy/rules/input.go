@@ -92,7 +92,7 @@ func parseArguments(text string) ([][2]*ast.Term, error) {
 	if len(text) > MaxArgumentsBytes {
 		return nil, fmt.Errorf("arguments are %d bytes, more than the %d a call may have", len(text), MaxArgumentsBytes)
 	}
-	if strings.Trim(text, " \t\r\n") == "" { // JSON's whitespace, not Unicode's
+	if provider.NoArguments(text) {
 		return nil, nil
 	}
 	items, ok, err := decodeJSONObject([]byte(text))

@@ -102,7 +102,12 @@ func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *
 	if ctx.Err() != nil {
 		return Outcome{}, fmt.Errorf("not decided: %w", context.Cause(ctx))
 	}
-	ctx = context.WithValue(ctx, ruleCacheKey{}, &d.rules)
+	if d.rulesInData {
+		// The builtin reads the rules from data: they are indexed once,
+		// in this Decider's cache (a context value costs an allocation,
+		// so only a decision that reads the rules pays it).
+		ctx = context.WithValue(ctx, ruleCacheKey{}, &d.rules)
+	}
 	if d.plain != nil {
 		return d.evalPlain(ctx, input, timeout)
 	}

@@ -112,6 +112,10 @@ type callParams struct {
 // hostToolsCall reads a tools/call and returns it, to be decided; nil when
 // it needs no deciding (malformed, or the answer to a round of ours).
 func (p *proxy) hostToolsCall(msg []byte, env envelope) *hostCall {
+	if err := unambiguous(env.params, callMembers); err != nil && !errors.Is(err, errNotObject) {
+		p.toHost(errorMessage(env.id, -32602, "mcp-policy: tools/call params: "+err.Error()+"; not passed on"))
+		return nil
+	}
 	var prm callParams
 	if err := json.Unmarshal(env.params, &prm); err != nil || prm.Name == "" {
 		p.toHost(errorMessage(env.id, -32602, "mcp-policy: tools/call params must be an object naming the tool"))

@@ -268,6 +268,10 @@ func (p *proxy) fromHost(msg []byte) *hostCall {
 		p.warnf("the host sent a line that is not a JSON-RPC message; dropped: %.120q", msg)
 		return nil
 	}
+	if err := unambiguous(msg, envelopeMembers); err != nil {
+		p.refuseAmbiguous(env, msg, err)
+		return nil
+	}
 	switch {
 	case env.isResponse():
 		key := idKey(env.id)
@@ -322,6 +326,17 @@ func (p *proxy) fromHost(msg []byte) *hostCall {
 		p.warnf("the host sent a message that is neither request, response nor notification; dropped: %.120q", msg)
 	}
 	return nil
+}
+
+// refuseAmbiguous answers a host message the server could read otherwise
+// than the proxy (see unambiguous): a request gets an error, and nothing
+// reaches the server.
+func (p *proxy) refuseAmbiguous(env envelope, msg []byte, err error) {
+	if env.id != nil && env.method != "" {
+		p.toHost(errorMessage(env.id, -32600, "mcp-policy: invalid request: "+err.Error()+"; not passed on"))
+		return
+	}
+	p.warnf("the host sent a message a server could read two ways (%v); dropped: %.120q", err, msg)
 }
 
 // forward sends a host request to the server, to be answered by the

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
 )
 
 // The relay reads only the envelope of a message — its id, method, and the
@@ -52,6 +55,41 @@ func parseEnvelope(msg []byte) (envelope, error) {
 		return nil
 	})
 	return e, err
+}
+
+// The members of a JSON-RPC envelope, and of a tools/call's params.
+var (
+	envelopeMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+	callMembers     = []string{"name", "arguments", "_meta", "requestState", "inputResponses", "task"}
+)
+
+// unambiguous refuses an object a server could read otherwise than the
+// proxy does: a member name twice, exactly or in another case, or one of
+// known spelt in another case. The proxy forwards what the host wrote, and
+// parsers differ: encoding/json (and so mcp-go) matches a name regardless
+// of case (Unicode simple folding, "ſ" is "s") and takes the last match,
+// JavaScript and Python take the last exact one. Were "name" and "NAME"
+// both allowed, the proxy could decide one tool while the server runs
+// another.
+func unambiguous(obj []byte, known []string) error {
+	seen := map[string]string{}
+	return eachMember(obj, func(key, _ []byte) error {
+		k := string(key)
+		folded := builtins.Fold(k)
+		if first, dup := seen[folded]; dup {
+			if first == k {
+				return fmt.Errorf("member %q appears twice", k)
+			}
+			return fmt.Errorf("members %q and %q differ only in case", first, k)
+		}
+		seen[folded] = k
+		for _, name := range known {
+			if k != name && builtins.Fold(name) == folded {
+				return fmt.Errorf("member %q must be spelt %q", k, name)
+			}
+		}
+		return nil
+	})
 }
 
 // member returns the raw value of key in the JSON object obj, nil when

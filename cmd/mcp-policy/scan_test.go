@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestParseEnvelope(t *testing.T) {
@@ -203,5 +205,37 @@ func BenchmarkTailResponseID1MB(b *testing.B) {
 		if _, ok := tailResponseID(msg); !ok {
 			b.Fatal("no id")
 		}
+	}
+}
+
+// A message a server could read otherwise than the proxy is refused: a
+// name twice, exactly, escaped or in another case (as encoding/json folds
+// it), or a member of the protocol in another case.
+func TestUnambiguous(t *testing.T) {
+	for _, ok := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`,
+		`{}`,
+		`{"id":1,"ids":2,"Idx":3}`,
+	} {
+		assert.NoError(t, unambiguous([]byte(ok), envelopeMembers), ok)
+	}
+	for _, bad := range []string{
+		`{"method":"a","method":"b"}`,
+		`{"method":"a","METHOD":"b"}`,
+		`{"Method":"tools/call"}`,
+		`{"m\u0065thod":"a","method":"b"}`,
+		`{"paramſ":{}}`,
+		`{"ID":1}`,
+		`{"x":1,"X":2}`,
+	} {
+		assert.Error(t, unambiguous([]byte(bad), envelopeMembers), bad)
+	}
+	for _, bad := range []string{
+		`{"name":"a","NAME":"b"}`,
+		`{"Arguments":{}}`,
+		`{"name":"a","arguments":{},"argumentſ":{}}`,
+		`{"_META":{}}`,
+	} {
+		assert.Error(t, unambiguous([]byte(bad), callMembers), bad)
 	}
 }

@@ -3,6 +3,8 @@ package builtins
 import (
 	"path"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzCleanAbs: the shortcut Contains, Ancestors and CommonDir take is
@@ -16,8 +18,6 @@ func FuzzCleanAbs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, p string) {
 		want := path.IsAbs(p) && Unevaluable(p) == "" && path.Clean(p) == p
-		if got := cleanAbs(p); got != want {
-			t.Fatalf("cleanAbs(%q) = %v, want %v", p, got, want)
-		}
+		require.Equal(t, want, cleanAbs(p), "cleanAbs(%q)", p)
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/mcp-policy/mcp-policy/builtins"
 )
 
@@ -41,9 +43,7 @@ func FuzzMatchTool(f *testing.F) {
 		lone = escaped
 		re.WriteString(")$")
 		want := !lone && regexp.MustCompile(re.String()).MatchString(name)
-		if got := builtins.MatchTool(pattern, name); got != want {
-			t.Fatalf("MatchTool(%q, %q) = %v, regexp says %v", pattern, name, got, want)
-		}
+		require.Equal(t, want, builtins.MatchTool(pattern, name), "MatchTool(%q, %q) against the regexp %s", pattern, name, re.String())
 	})
 }
 

@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mcp-policy/mcp-policy/decisionlog"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
@@ -46,12 +49,20 @@ func lines(t *testing.T, buf *bytes.Buffer) []map[string]any {
 	sc := bufio.NewScanner(bytes.NewReader(buf.Bytes()))
 	for sc.Scan() {
 		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("line %q: %v", sc.Text(), err)
-		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), "line %q", sc.Text())
 		out = append(out, m)
 	}
+	require.NoError(t, sc.Err(), "reading the log")
 	return out
+}
+
+// field is m[k] as a T, failing the test when it is absent or of another
+// type.
+func field[T any](t *testing.T, m map[string]any, k string) T {
+	t.Helper()
+	v, ok := m[k].(T)
+	require.True(t, ok, "%q is %T (%v), want %T, in %v", k, m[k], m[k], v, m)
+	return v
 }
 
 func call(id, name, args string) provider.Call {
@@ -62,9 +73,7 @@ func newPolicy(t *testing.T, log *decisionlog.Logger, ask policy.AskFunc, extra 
 	t.Helper()
 	p, err := policy.New(policy.Options{Provider: files{}, Rules: append(policy.DefaultRules(), extra...),
 		Roots: map[string]string{"*": "/srv"}, OnAsk: ask, OnDecision: log.Log, Name: "team-policy"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return p
 }
 
@@ -83,91 +92,83 @@ func TestEntriesHaveOPAShapeAndMaskContents(t *testing.T) {
 		call("e2", "edit_file", `{"path":"/srv/prod/app.conf","content":"SECRET"}`),
 		call("bad", "edit_file", `{"path":`),
 	})
-	if rs[0].IsError || rs[1].IsError || !rs[2].IsError || !rs[3].IsError {
-		t.Fatalf("results %+v", rs)
-	}
-	if asked != 1 {
-		t.Fatalf("asked %d times", asked)
-	}
-	if strings.Contains(buf.String(), "SECRET") || strings.Contains(buf.String(), "secret") {
-		t.Fatalf("the log holds file contents:\n%s", buf.String())
-	}
+	require.Len(t, rs, 4)
+	require.False(t, rs[0].IsError, "the read failed: %+v", rs[0])
+	require.False(t, rs[1].IsError, "the asked edit failed: %+v", rs[1])
+	require.True(t, rs[2].IsError, "the denied edit ran: %+v", rs[2])
+	require.True(t, rs[3].IsError, "the unreadable call ran: %+v", rs[3])
+	require.Equal(t, 1, asked, "times asked")
+	require.NotContains(t, buf.String(), "SECRET", "the log holds file contents")
+	require.NotContains(t, buf.String(), "secret", "the log holds file contents")
 	es := lines(t, &buf)
-	if len(es) != 4 {
-		t.Fatalf("%d entries:\n%s", len(es), buf.String())
-	}
+	require.Len(t, es, 4, "entries:\n%s", buf.String())
 	for _, e := range es {
 		for _, k := range []string{"decision_id", "timestamp", "path", "input", "result", "allowed"} {
-			if _, ok := e[k]; !ok {
-				t.Errorf("entry lacks %q: %v", k, e)
-			}
+			assert.Contains(t, e, k, "entry lacks %q", k)
 		}
-		if e["path"] != decisionlog.Path {
-			t.Errorf("path %v", e["path"])
-		}
-		if _, err := time.Parse(time.RFC3339Nano, e["timestamp"].(string)); err != nil {
-			t.Errorf("timestamp: %v", err)
-		}
-		if l := e["labels"].(map[string]any); l["policy"] != "team-policy" || l["app"] != "proxy" {
-			t.Errorf("labels %v", l)
-		}
+		assert.Equal(t, decisionlog.Path, e["path"], "path")
+		_, err := time.Parse(time.RFC3339Nano, field[string](t, e, "timestamp"))
+		assert.NoError(t, err, "timestamp")
+		l := field[map[string]any](t, e, "labels")
+		assert.Equal(t, "team-policy", l["policy"], "labels %v", l)
+		assert.Equal(t, "proxy", l["app"], "labels %v", l)
 	}
-	if es[0]["decision_id"] == es[1]["decision_id"] {
-		t.Error("two decisions share an id")
-	}
+	assert.NotEqual(t, es[0]["decision_id"], es[1]["decision_id"], "two decisions share an id")
 
 	// The read: allowed by the default rule, reason kept, nothing erased.
 	read := es[0]
-	in := read["input"].(map[string]any)
-	if in["tool"] != "read_file" || in["call_id"] != "r1" || in["arguments"].(map[string]any)["reason"] != "to see the plan" {
-		t.Errorf("read input %v", in)
-	}
-	res := read["result"].(map[string]any)
-	if res["decision"] != "allow" || res["reason"] != "rule" || res["rule"] == nil || read["allowed"] != true {
-		t.Errorf("read %v", read)
-	}
-	if _, ok := read["erased"]; ok {
-		t.Errorf("read erased %v", read["erased"])
-	}
+	in := field[map[string]any](t, read, "input")
+	assert.Equal(t, "read_file", in["tool"], "read input %v", in)
+	assert.Equal(t, "r1", in["call_id"], "read input %v", in)
+	assert.Equal(t, "to see the plan", field[map[string]any](t, in, "arguments")["reason"], "read input %v", in)
+	res := field[map[string]any](t, read, "result")
+	assert.Equal(t, "allow", res["decision"], "read %v", read)
+	assert.Equal(t, "rule", res["reason"], "read %v", read)
+	assert.NotNil(t, res["rule"], "read %v", read)
+	assert.Equal(t, true, read["allowed"], "read %v", read)
+	assert.NotContains(t, read, "erased", "read erased %v", read["erased"])
 
 	// The asked edit: question, answer and the grant it left; contents erased
 	// at every depth, listed by pointer.
 	edit := es[1]
-	if edit["result"].(map[string]any)["decision"] != "ask" || edit["allowed"] != true {
-		t.Errorf("edit %v", edit)
-	}
-	q := edit["question"].(map[string]any)
-	if q["kind"] != "permission" || q["reason"] != "no-match" || q["allow_grantable"] != true ||
-		q["suggestion"].(map[string]any)["under"] != "/srv/scratch" {
-		t.Errorf("question %v", q)
-	}
-	if a := edit["answer"].(map[string]any); a["action"] != "always-allow" {
-		t.Errorf("answer %v", a)
-	}
-	if rem := edit["remembered"].([]any); len(rem) != 1 || rem[0].(map[string]any)["under"] != "/srv/scratch" || rem[0].(map[string]any)["decision"] != "allow" {
-		t.Errorf("remembered %v", rem)
+	assert.Equal(t, "ask", field[map[string]any](t, edit, "result")["decision"], "edit %v", edit)
+	assert.Equal(t, true, edit["allowed"], "edit %v", edit)
+	q := field[map[string]any](t, edit, "question")
+	assert.Equal(t, "permission", q["kind"], "question %v", q)
+	assert.Equal(t, "no-match", q["reason"], "question %v", q)
+	assert.Equal(t, true, q["allow_grantable"], "question %v", q)
+	assert.Equal(t, "/srv/scratch", field[map[string]any](t, q, "suggestion")["under"], "question %v", q)
+	a := field[map[string]any](t, edit, "answer")
+	assert.Equal(t, "always-allow", a["action"], "answer %v", a)
+	rem := field[[]any](t, edit, "remembered")
+	if assert.Len(t, rem, 1, "remembered %v", rem) {
+		r, ok := rem[0].(map[string]any)
+		require.True(t, ok, "remembered %v", rem)
+		assert.Equal(t, "/srv/scratch", r["under"], "remembered %v", rem)
+		assert.Equal(t, "allow", r["decision"], "remembered %v", rem)
 	}
 	wantErased := []any{"/input/arguments/content", "/input/arguments/edits/0/newText", "/input/arguments/edits/0/oldText"}
-	if got := edit["erased"]; !equalJSON(got, wantErased) {
-		t.Errorf("erased %v, want %v", got, wantErased)
-	}
-	args := edit["input"].(map[string]any)["arguments"].(map[string]any)
-	if args["path"] != "/srv/scratch/a.md" || len(args["edits"].([]any)[0].(map[string]any)) != 0 {
-		t.Errorf("edit arguments %v", args)
-	}
+	assert.Equal(t, wantErased, edit["erased"], "erased")
+	args := field[map[string]any](t, field[map[string]any](t, edit, "input"), "arguments")
+	assert.Equal(t, "/srv/scratch/a.md", args["path"], "edit arguments %v", args)
+	edits := field[[]any](t, args, "edits")
+	require.Len(t, edits, 1, "edit arguments %v", args)
+	e0, ok := edits[0].(map[string]any)
+	require.True(t, ok, "edit arguments %v", args)
+	assert.Empty(t, e0, "edit arguments %v", args)
 
 	// The denied edit: the rule and the refusal.
 	deny := es[2]
-	if deny["allowed"] != false || !strings.Contains(deny["refusal"].(string), "prod is read-only") ||
-		deny["result"].(map[string]any)["rule"].(map[string]any)["under"] != "/srv/prod" {
-		t.Errorf("deny %v", deny)
-	}
+	assert.Equal(t, false, deny["allowed"], "deny %v", deny)
+	assert.Contains(t, field[string](t, deny, "refusal"), "prod is read-only", "deny %v", deny)
+	assert.Equal(t, "/srv/prod", field[map[string]any](t, field[map[string]any](t, deny, "result"), "rule")["under"], "deny %v", deny)
 
 	// The call that could not be read: no result, the error, the text erased.
 	bad := es[3]
-	if bad["result"] != nil || bad["error"] == "" || bad["allowed"] != false || !equalJSON(bad["erased"], []any{"/input/arguments_text"}) {
-		t.Errorf("bad %v", bad)
-	}
+	assert.Nil(t, bad["result"], "bad %v", bad)
+	assert.NotEmpty(t, field[string](t, bad, "error"), "bad %v", bad)
+	assert.Equal(t, false, bad["allowed"], "bad %v", bad)
+	assert.Equal(t, []any{"/input/arguments_text"}, bad["erased"], "bad %v", bad)
 }
 
 func TestFullArguments(t *testing.T) {
@@ -179,27 +180,21 @@ func TestFullArguments(t *testing.T) {
 		call("bad", "edit_file", `{"path"`),
 	})
 	es := lines(t, &buf)
-	if got := es[0]["input"].(map[string]any)["arguments"].(map[string]any)["content"]; got != "kept" {
-		t.Errorf("content %v", got)
-	}
-	if _, ok := es[0]["erased"]; ok {
-		t.Error("full arguments erased something")
-	}
-	if got := es[1]["input"].(map[string]any)["arguments_text"]; got != `{"path"` {
-		t.Errorf("arguments_text %v", got)
-	}
+	require.Len(t, es, 2, "entries:\n%s", buf.String())
+	assert.Equal(t, "kept", field[map[string]any](t, field[map[string]any](t, es[0], "input"), "arguments")["content"], "content")
+	assert.NotContains(t, es[0], "erased", "full arguments erased something")
+	assert.Equal(t, `{"path"`, field[map[string]any](t, es[1], "input")["arguments_text"], "arguments_text")
 	// Headless: the refusal is logged, and nobody was asked.
-	if es[0]["allowed"] != false || !strings.HasPrefix(es[0]["refusal"].(string), "Permission required: 'edit_file'") || es[0]["question"] != nil {
-		t.Errorf("headless %v", es[0])
-	}
+	assert.Equal(t, false, es[0]["allowed"], "headless %v", es[0])
+	refusal := field[string](t, es[0], "refusal")
+	assert.True(t, strings.HasPrefix(refusal, "Permission required: 'edit_file'"), "headless refusal %q", refusal)
+	assert.Nil(t, es[0]["question"], "headless %v", es[0])
 }
 
 func TestConcurrentEntriesAreWholeLines(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "decisions.jsonl")
 	log, err := decisionlog.Open(file, decisionlog.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p := newPolicy(t, log, nil)
 	var wg sync.WaitGroup
 	for i := range 20 {
@@ -209,32 +204,14 @@ func TestConcurrentEntriesAreWholeLines(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if err := log.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := log.Err(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, log.Close())
+	require.NoError(t, log.Err())
 	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var buf bytes.Buffer
 	buf.Write(data)
-	if n := len(lines(t, &buf)); n != 20 {
-		t.Fatalf("%d lines", n)
-	}
+	require.Len(t, lines(t, &buf), 20, "lines")
 	info, err := os.Stat(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.Mode().Perm() != 0o600 {
-		t.Fatalf("mode %v, want 0600: a decision log says what an agent did", info.Mode().Perm())
-	}
-}
-
-func equalJSON(a, b any) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return bytes.Equal(x, y)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "mode: a decision log says what an agent did")
 }

@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mcp-policy/mcp-policy/internal/testbuild"
 	"github.com/mcp-policy/mcp-policy/mcpclient"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -46,14 +49,8 @@ func connect(t *testing.T, dir string, opts ...mcpclient.Option) *mcpclient.Clie
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, err := mcpclient.ConnectStdio(ctx, fsserver, []string{dir}, opts...)
-	if err != nil {
-		t.Fatalf("ConnectStdio: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
+	require.NoError(t, err, "ConnectStdio")
+	t.Cleanup(func() { assert.NoError(t, c.Close(), "Close") })
 	return c
 }
 
@@ -73,43 +70,37 @@ func mkcall(id, name string, args any) provider.Call {
 func one(t *testing.T, ctx context.Context, c *mcpclient.Client, name string, args any) provider.Result {
 	t.Helper()
 	rs := c.ExecuteToolCalls(ctx, []provider.Call{mkcall("c1", name, args)})
-	if len(rs) != 1 {
-		t.Fatalf("got %d results, want 1", len(rs))
-	}
-	if rs[0].Role != "tool" || rs[0].ToolCallID != "c1" {
-		t.Fatalf("result envelope = %+v", rs[0])
-	}
+	require.Len(t, rs, 1, "results")
+	require.Equal(t, "tool", rs[0].Role, "result envelope %+v", rs[0])
+	require.Equal(t, "c1", rs[0].ToolCallID, "result envelope %+v", rs[0])
 	return rs[0]
 }
 
 func wantOK(t *testing.T, r provider.Result) {
 	t.Helper()
-	if r.IsError {
-		t.Fatalf("unexpected error result: %s", r.Content)
-	}
+	require.False(t, r.IsError, "unexpected error result: %s", r.Content)
 }
 
+// wantError requires r to be an error result whose text holds substr; an
+// empty substr would accept any error, so it is refused.
 func wantError(t *testing.T, r provider.Result, substr string) {
 	t.Helper()
-	if !r.IsError {
-		t.Fatalf("want an error result containing %q, got success: %s", substr, r.Content)
-	}
-	if !strings.Contains(r.Content, substr) {
-		t.Fatalf("error result %q does not contain %q", r.Content, substr)
-	}
+	require.NotEmpty(t, substr, "wantError needs the text the error must hold")
+	require.True(t, r.IsError, "want an error result containing %q, got success: %s", substr, r.Content)
+	require.Contains(t, r.Content, substr, "error result")
 }
 
 // settle waits for the goroutine count to come back to at most before.
 func settle(t *testing.T, before int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			n := runtime.Stack(buf, true)
-			t.Fatalf("goroutines: %d, want <= %d\n%s", runtime.NumGoroutine(), before, buf[:n])
-		}
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<20)
+		k := runtime.Stack(buf, true)
+		require.FailNowf(t, "goroutines left running", "%d goroutines, want <= %d\n%s", n, before, buf[:k])
 	}
 }
 
@@ -134,9 +125,7 @@ func (s *syncBuffer) String() string {
 func TestToolsForLLM(t *testing.T) {
 	c := connect(t, t.TempDir())
 	tools, err := c.ToolsForLLM(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	byName := map[string]provider.Tool{}
 	for _, tl := range tools {
 		byName[tl.Function.Name] = tl
@@ -151,61 +140,48 @@ func TestToolsForLLM(t *testing.T) {
 		"fs_move":   {false, true, false},
 		"fs_delete": {false, true, true},
 	}
-	if len(tools) != len(want) {
-		t.Fatalf("got %d tools, want %d: %v", len(tools), len(want), byName)
-	}
+	require.Len(t, tools, len(want), "tools %v", byName)
 	for name, h := range want {
-		tl, ok := byName[name]
-		if !ok {
-			t.Fatalf("tool %s missing", name)
-		}
-		if tl.Type != "function" || tl.Function.Description == "" {
-			t.Errorf("%s: type %q, description %q", name, tl.Type, tl.Function.Description)
-		}
-		a := tl.Annotations
-		if a == nil || a.ReadOnlyHint == nil || a.DestructiveHint == nil || a.IdempotentHint == nil || a.OpenWorldHint == nil {
-			t.Fatalf("%s: annotations %+v, want all four hints", name, a)
-		}
-		got := hints{*a.ReadOnlyHint, *a.DestructiveHint, *a.IdempotentHint}
-		if got != h || *a.OpenWorldHint {
-			t.Errorf("%s: hints %+v openWorld %v, want %+v and false", name, got, *a.OpenWorldHint, h)
-		}
-		var schema struct {
-			Type       string                     `json:"type"`
-			Properties map[string]json.RawMessage `json:"properties"`
-			Required   []string                   `json:"required"`
-		}
-		if err := json.Unmarshal(tl.Function.Parameters, &schema); err != nil {
-			t.Fatalf("%s: parameters %s: %v", name, tl.Function.Parameters, err)
-		}
-		if schema.Type != "object" || len(schema.Required) == 0 {
-			t.Errorf("%s: parameters %s", name, tl.Function.Parameters)
-		}
+		t.Run(name, func(t *testing.T) {
+			tl, ok := byName[name]
+			require.True(t, ok, "tool %s missing", name)
+			assert.Equal(t, "function", tl.Type, "type")
+			assert.NotEmpty(t, tl.Function.Description, "description")
+			a := tl.Annotations
+			require.NotNil(t, a, "annotations")
+			require.NotNil(t, a.ReadOnlyHint, "readOnlyHint in %+v", a)
+			require.NotNil(t, a.DestructiveHint, "destructiveHint in %+v", a)
+			require.NotNil(t, a.IdempotentHint, "idempotentHint in %+v", a)
+			require.NotNil(t, a.OpenWorldHint, "openWorldHint in %+v", a)
+			assert.Equal(t, h, hints{*a.ReadOnlyHint, *a.DestructiveHint, *a.IdempotentHint}, "hints")
+			assert.False(t, *a.OpenWorldHint, "openWorldHint")
+			var schema struct {
+				Type       string                     `json:"type"`
+				Properties map[string]json.RawMessage `json:"properties"`
+				Required   []string                   `json:"required"`
+			}
+			require.NoError(t, json.Unmarshal(tl.Function.Parameters, &schema), "parameters %s", tl.Function.Parameters)
+			assert.Equal(t, "object", schema.Type, "parameters %s", tl.Function.Parameters)
+			assert.NotEmpty(t, schema.Required, "parameters %s", tl.Function.Parameters)
+		})
 	}
-	if _, ok := byName["fs_move"]; ok {
-		var s struct{ Properties map[string]any }
-		_ = json.Unmarshal(byName["fs_move"].Function.Parameters, &s)
-		if s.Properties["source"] == nil || s.Properties["destination"] == nil {
-			t.Errorf("fs_move parameters: %s", byName["fs_move"].Function.Parameters)
-		}
-	}
+	var move struct{ Properties map[string]any }
+	require.NoError(t, json.Unmarshal(byName["fs_move"].Function.Parameters, &move), "fs_move parameters %s", byName["fs_move"].Function.Parameters)
+	assert.NotNil(t, move.Properties["source"], "fs_move parameters: %s", byName["fs_move"].Function.Parameters)
+	assert.NotNil(t, move.Properties["destination"], "fs_move parameters: %s", byName["fs_move"].Function.Parameters)
 	// The chat-completion shape, annotations kept out of it.
 	b, err := json.Marshal(byName["fs_read"])
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var shape struct {
 		Type     string                     `json:"type"`
 		Function map[string]json.RawMessage `json:"function"`
 	}
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal(b, &shape); err != nil {
-		t.Fatalf("%s: %v", b, err)
-	}
-	_ = json.Unmarshal(b, &top)
-	if len(top) != 2 || shape.Type != "function" || len(shape.Function) != 3 {
-		t.Errorf("marshalled tool %s", b)
-	}
+	require.NoError(t, json.Unmarshal(b, &shape), "%s", b)
+	require.NoError(t, json.Unmarshal(b, &top), "%s", b)
+	assert.Len(t, top, 2, "marshalled tool %s", b)
+	assert.Equal(t, "function", shape.Type, "marshalled tool %s", b)
+	assert.Len(t, shape.Function, 3, "marshalled tool %s", b)
 }
 
 func TestReadWriteRoundTrip(t *testing.T) {
@@ -214,14 +190,12 @@ func TestReadWriteRoundTrip(t *testing.T) {
 	ctx := context.Background()
 
 	wantOK(t, one(t, ctx, c, "fs_write", map[string]string{"path": "notes/a.txt", "content": "hello\nworld\n"}))
-	if b, err := os.ReadFile(filepath.Join(dir, "notes", "a.txt")); err != nil || string(b) != "hello\nworld\n" {
-		t.Fatalf("on disk: %q, %v", b, err)
-	}
+	b, err := os.ReadFile(filepath.Join(dir, "notes", "a.txt"))
+	require.NoError(t, err)
+	require.Equal(t, "hello\nworld\n", string(b), "on disk")
 	r := one(t, ctx, c, "fs_read", map[string]string{"path": "notes/a.txt"})
 	wantOK(t, r)
-	if r.Content != "hello\nworld\n" {
-		t.Fatalf("read %q", r.Content)
-	}
+	require.Equal(t, "hello\nworld\n", r.Content, "read")
 	// An absolute path inside the root is accepted.
 	r = one(t, ctx, c, "fs_read", map[string]string{"path": filepath.Join(dir, "notes", "a.txt")})
 	wantOK(t, r)
@@ -237,40 +211,41 @@ func TestReadWriteRoundTrip(t *testing.T) {
 
 	r = one(t, ctx, c, "fs_list", map[string]string{"path": "."})
 	wantOK(t, r)
-	if r.Content != "c.txt\nnotes/\nsub/\n" {
-		t.Fatalf("list: %q", r.Content)
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "sub", "b.txt")); string(b) != "hello\nthere\n" {
-		t.Fatalf("moved file: %q", b)
-	}
+	require.Equal(t, "c.txt\nnotes/\nsub/\n", r.Content, "list")
+	b, err = os.ReadFile(filepath.Join(dir, "sub", "b.txt"))
+	require.NoError(t, err, "moved file")
+	require.Equal(t, "hello\nthere\n", string(b), "moved file")
 	wantOK(t, one(t, ctx, c, "fs_delete", map[string]string{"path": "sub/b.txt"}))
 	wantOK(t, one(t, ctx, c, "fs_delete", map[string]string{"path": "notes"})) // empty: no question
-	if _, err := os.Stat(filepath.Join(dir, "notes")); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("notes still there: %v", err)
-	}
+	_, err = os.Stat(filepath.Join(dir, "notes"))
+	require.ErrorIs(t, err, os.ErrNotExist, "notes still there")
 
 	// Outside the sandbox, by absolute path, by .. and through a symlink.
 	outside := t.TempDir()
-	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644))
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "link")))
 	wantError(t, one(t, ctx, c, "fs_read", map[string]string{"path": filepath.Join(outside, "secret")}), "outside the sandbox")
-	rel, _ := filepath.Rel(dir, filepath.Join(outside, "secret"))
-	for _, p := range []string{rel, "link/secret", "../x"} {
-		r := one(t, ctx, c, "fs_read", map[string]string{"path": p})
-		if !r.IsError {
-			t.Errorf("read %s escaped the sandbox: %q", p, r.Content)
-		}
+	rel, err := filepath.Rel(dir, filepath.Join(outside, "secret"))
+	require.NoError(t, err)
+	// os.Root, the server's sandbox, refuses each of these.
+	for _, tc := range []struct{ name, path string }{
+		{"relative", rel},
+		{"symlink", "link/secret"},
+		{"dotdot", "../x"},
+	} {
+		t.Run("read-"+tc.name, func(t *testing.T) {
+			wantError(t, one(t, ctx, c, "fs_read", map[string]string{"path": tc.path}), "path escapes from parent")
+		})
 	}
-	wantError(t, one(t, ctx, c, "fs_write", map[string]string{"path": "link/new", "content": "x"}), "")
-	if _, err := os.Stat(filepath.Join(outside, "new")); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("wrote outside the sandbox: %v", err)
-	}
+	// A write through the symlink is refused as it makes the parent directory.
+	wantError(t, one(t, ctx, c, "fs_write", map[string]string{"path": "link/new", "content": "x"}), "mkdirat link: statat link: path escapes from parent")
+	_, err = os.Stat(filepath.Join(outside, "new"))
+	require.ErrorIs(t, err, os.ErrNotExist, "wrote outside the sandbox")
 	wantError(t, one(t, ctx, c, "fs_delete", map[string]string{"path": "."}), "sandbox root")
-	wantError(t, one(t, ctx, c, "no_such_tool", map[string]string{}), "")
+	// An unknown tool: the client's wording around the server's refusal.
+	r = one(t, ctx, c, "no_such_tool", map[string]string{})
+	wantError(t, r, "mcp tool call 'no_such_tool' failed: ")
+	assert.Contains(t, r.Content, "tool 'no_such_tool' not found", "the server's refusal")
 }
 
 func TestBadArgumentsAffectOnlyTheirCall(t *testing.T) {
@@ -284,13 +259,9 @@ func TestBadArgumentsAffectOnlyTheirCall(t *testing.T) {
 		mkcall("empty", "fs_list", ``), // {}: reaches the server, which wants a path
 	}
 	rs := c.ExecuteToolCalls(context.Background(), calls)
-	if len(rs) != len(calls) {
-		t.Fatalf("%d results", len(rs))
-	}
+	require.Len(t, rs, len(calls), "results")
 	for i, r := range rs {
-		if r.ToolCallID != calls[i].ID {
-			t.Fatalf("result %d is for %s, want %s", i, r.ToolCallID, calls[i].ID)
-		}
+		require.Equal(t, calls[i].ID, r.ToolCallID, "result %d", i)
 	}
 	wantOK(t, rs[0])
 	for i, r := range rs[1:5] {
@@ -302,9 +273,7 @@ func TestBadArgumentsAffectOnlyTheirCall(t *testing.T) {
 func TestBatchRunsConcurrently(t *testing.T) {
 	dir := t.TempDir()
 	for _, n := range []string{"a", "b"} {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(n), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), []byte(n), 0o644))
 	}
 	var stderr syncBuffer
 	c := connect(t, dir, mcpclient.WithEnv([]string{"FSSERVER_SLOW_MS=500"}), mcpclient.WithStderr(&stderr))
@@ -312,38 +281,36 @@ func TestBatchRunsConcurrently(t *testing.T) {
 		mkcall("1", "fs_read", map[string]string{"path": "a"}),
 		mkcall("2", "fs_read", map[string]string{"path": "b"}),
 	})
+	require.Len(t, rs, 2, "results")
 	wantOK(t, rs[0])
 	wantOK(t, rs[1])
-	if rs[0].Content != "a" || rs[1].Content != "b" || rs[0].ToolCallID != "1" || rs[1].ToolCallID != "2" {
-		t.Fatalf("results out of order: %+v", rs)
-	}
+	require.Equal(t, "1", rs[0].ToolCallID, "results out of order: %+v", rs)
+	require.Equal(t, "a", rs[0].Content, "results out of order: %+v", rs)
+	require.Equal(t, "2", rs[1].ToolCallID, "results out of order: %+v", rs)
+	require.Equal(t, "b", rs[1].Content, "results out of order: %+v", rs)
 	// The server logs how many calls it is running as each one starts; with
 	// 500 ms reads, the second sees the first only if both were sent at once.
+	const both = "call fs_read (in flight: 2)"
 	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(stderr.String(), "call fs_read (in flight: 2)") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server never ran two reads at once; stderr:\n%s", stderr.String())
-		}
+	for !strings.Contains(stderr.String(), both) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
+	require.Contains(t, stderr.String(), both, "the server never ran two reads at once (its stderr)")
 }
 
 func TestCallTimeout(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a"), []byte("a"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a"), []byte("a"), 0o644))
 	c := connect(t, dir, mcpclient.WithEnv([]string{"FSSERVER_SLOW_MS=5000"}), mcpclient.WithCallTimeout(200*time.Millisecond))
 	start := time.Now()
 	rs := c.ExecuteToolCalls(context.Background(), []provider.Call{
 		mkcall("slow", "fs_read", map[string]string{"path": "a"}),
 		mkcall("fast", "fs_list", map[string]string{"path": "."}),
 	})
+	require.Len(t, rs, 2, "results")
 	wantError(t, rs[0], "timed out after 200ms")
 	wantOK(t, rs[1])
-	if d := time.Since(start); d > 4*time.Second {
-		t.Fatalf("timeout took %v", d)
-	}
+	require.LessOrEqual(t, time.Since(start), 4*time.Second, "the timeout took too long")
 	// The server is still there for the next call.
 	wantOK(t, one(t, context.Background(), c, "fs_list", map[string]string{"path": "."}))
 
@@ -356,39 +323,27 @@ func TestCallTimeout(t *testing.T) {
 func TestServerDiesMidBatch(t *testing.T) {
 	before := runtime.NumGoroutine()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a"), []byte("a"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a"), []byte("a"), 0o644))
 	ctx := context.Background()
 	c, err := mcpclient.ConnectStdio(ctx, fsserver, []string{dir},
 		mcpclient.WithEnv([]string{"FSSERVER_DIE_ON=fs_delete", "FSSERVER_SLOW_MS=3000"}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	start := time.Now()
 	rs := c.ExecuteToolCalls(ctx, []provider.Call{
 		mkcall("read", "fs_read", map[string]string{"path": "a"}), // in flight when the server dies
 		mkcall("del", "fs_delete", map[string]string{"path": "a"}),
 	})
+	require.Len(t, rs, 2, "results")
 	wantError(t, rs[0], "mcp server exited")
 	wantError(t, rs[1], "mcp server exited")
-	if !strings.Contains(rs[1].Content, "exit status 3") {
-		t.Errorf("no exit status in %q", rs[1].Content)
-	}
-	if d := time.Since(start); d > 2500*time.Millisecond {
-		t.Errorf("the batch took %v: the dead server was waited for", d)
-	}
+	assert.Contains(t, rs[1].Content, "exit status 3", "no exit status")
+	assert.LessOrEqual(t, time.Since(start), 2500*time.Millisecond, "the batch took too long: the dead server was waited for")
 	start = time.Now()
 	wantError(t, one(t, ctx, c, "fs_list", map[string]string{"path": "."}), "mcp server exited: exit status 3")
-	if d := time.Since(start); d > 100*time.Millisecond {
-		t.Errorf("a call after the death took %v", d)
-	}
-	if _, err := c.ToolsForLLM(ctx); err == nil || !strings.Contains(err.Error(), "mcp server exited") {
-		t.Errorf("ToolsForLLM after the death: %v", err)
-	}
-	if err := c.Close(); err != nil {
-		t.Errorf("Close: %v", err)
-	}
+	assert.LessOrEqual(t, time.Since(start), 100*time.Millisecond, "a call after the death took too long")
+	_, err = c.ToolsForLLM(ctx)
+	assert.ErrorContains(t, err, "mcp server exited", "ToolsForLLM after the death")
+	assert.NoError(t, c.Close(), "Close")
 	wantError(t, one(t, ctx, c, "fs_list", map[string]string{"path": "."}), "closed")
 	settle(t, before)
 }
@@ -397,21 +352,14 @@ func TestCloseReapsAndSettles(t *testing.T) {
 	before := runtime.NumGoroutine()
 	c, err := mcpclient.ConnectStdio(context.Background(), fsserver, []string{t.TempDir()},
 		mcpclient.WithElicitHook(func(context.Context, provider.ElicitRequest) (provider.ElicitResult, error) {
-			return provider.ElicitResult{Action: "decline"}, nil
+			return provider.ElicitResult{Action: provider.ElicitDecline}, nil
 		}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	wantOK(t, one(t, context.Background(), c, "fs_list", map[string]string{"path": "."}))
-	if err := c.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	if err := c.Close(); err != nil {
-		t.Fatalf("second Close: %v", err)
-	}
-	if _, err := c.ToolsForLLM(context.Background()); err == nil {
-		t.Fatal("ToolsForLLM after Close succeeded")
-	}
+	require.NoError(t, c.Close(), "Close")
+	require.NoError(t, c.Close(), "second Close")
+	_, err = c.ToolsForLLM(context.Background())
+	require.Error(t, err, "ToolsForLLM after Close succeeded")
 	settle(t, before)
 }
 
@@ -419,12 +367,10 @@ func TestConnectFails(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// fsserver without its directory argument exits at once.
-	if _, err := mcpclient.ConnectStdio(ctx, fsserver, nil); err == nil {
-		t.Fatal("connected to a server that exited")
-	}
-	if _, err := mcpclient.ConnectStdio(ctx, filepath.Join(t.TempDir(), "missing"), nil); err == nil {
-		t.Fatal("connected to a missing command")
-	}
+	_, err := mcpclient.ConnectStdio(ctx, fsserver, nil)
+	require.Error(t, err, "connected to a server that exited")
+	_, err = mcpclient.ConnectStdio(ctx, filepath.Join(t.TempDir(), "missing"), nil)
+	require.Error(t, err, "connected to a missing command")
 }
 
 // ctxKey carries a marker from the caller's ctx to the hook.
@@ -443,12 +389,8 @@ var eras = []struct {
 func fullDir(t *testing.T, dir, name string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(p, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(p, "f"), []byte("f"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(p, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(p, "f"), []byte("f"), 0o644))
 	return p
 }
 
@@ -493,36 +435,26 @@ func TestElicitationCarriesTheCallsContext(t *testing.T) {
 		t.Run(era.name, func(t *testing.T) {
 			dir := t.TempDir()
 			target := fullDir(t, dir, "full")
-			rec := &recorder{answer: provider.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
+			rec := &recorder{answer: provider.ElicitResult{Action: provider.ElicitAccept, Content: map[string]any{"confirm": true}}}
 			c := connect(t, dir, mcpclient.WithEnv(era.env), mcpclient.WithElicitHook(rec.hook))
-			if got := c.ProtocolVersion(); got != era.protocol {
-				t.Fatalf("protocol %s, want %s", got, era.protocol)
-			}
+			require.Equal(t, era.protocol, c.ProtocolVersion(), "protocol")
 			ctx := context.WithValue(context.Background(), ctxKey{}, "call-1")
 			r := one(t, ctx, c, "fs_delete", map[string]string{"path": "full"})
 			wantOK(t, r)
-			if exists(target) {
-				t.Fatal("confirmed delete left the directory")
-			}
+			require.False(t, exists(target), "confirmed delete left the directory")
 			values, reqs := rec.seen()
-			if len(values) != 1 || values[0] != "call-1" {
-				t.Fatalf("hook saw ctx values %v, want [call-1]", values)
-			}
-			if reqs[0].Method != "elicitation/create" {
-				t.Errorf("method %q", reqs[0].Method)
-			}
+			require.Equal(t, []any{"call-1"}, values, "ctx values the hook saw")
+			require.Len(t, reqs, 1, "requests the hook saw")
+			assert.Equal(t, "elicitation/create", reqs[0].Method, "method")
 			var params struct {
 				Message         string `json:"message"`
 				RequestedSchema struct {
 					Properties map[string]struct{ Type string } `json:"properties"`
 				} `json:"requestedSchema"`
 			}
-			if err := json.Unmarshal(reqs[0].Params, &params); err != nil {
-				t.Fatalf("params %s: %v", reqs[0].Params, err)
-			}
-			if !strings.Contains(params.Message, "full") || params.RequestedSchema.Properties["confirm"].Type != "boolean" {
-				t.Errorf("params %s", reqs[0].Params)
-			}
+			require.NoError(t, json.Unmarshal(reqs[0].Params, &params), "params %s", reqs[0].Params)
+			assert.Contains(t, params.Message, "full", "params %s", reqs[0].Params)
+			assert.Equal(t, "boolean", params.RequestedSchema.Properties["confirm"].Type, "params %s", reqs[0].Params)
 		})
 	}
 }
@@ -535,9 +467,9 @@ func TestElicitationDeclinedOrFailed(t *testing.T) {
 			err    error
 			want   string
 		}{
-			{"decline", provider.ElicitResult{Action: "decline"}, nil, "did not confirm"},
-			{"cancel", provider.ElicitResult{Action: "cancel"}, nil, "did not confirm"},
-			{"accept-false", provider.ElicitResult{Action: "accept", Content: map[string]any{"confirm": false}}, nil, "did not confirm"},
+			{"decline", provider.ElicitResult{Action: provider.ElicitDecline}, nil, "did not confirm"},
+			{"cancel", provider.ElicitResult{Action: provider.ElicitCancel}, nil, "did not confirm"},
+			{"accept-false", provider.ElicitResult{Action: provider.ElicitAccept, Content: map[string]any{"confirm": false}}, nil, "did not confirm"},
 			{"hook-error", provider.ElicitResult{}, errors.New("no human today"), "no human today"},
 			{"bad-action", provider.ElicitResult{Action: "maybe"}, nil, "unknown action"},
 		} {
@@ -547,9 +479,7 @@ func TestElicitationDeclinedOrFailed(t *testing.T) {
 				rec := &recorder{answer: tc.answer, err: tc.err}
 				c := connect(t, dir, mcpclient.WithEnv(era.env), mcpclient.WithElicitHook(rec.hook))
 				wantError(t, one(t, context.Background(), c, "fs_delete", map[string]string{"path": "full"}), tc.want)
-				if !exists(filepath.Join(target, "f")) {
-					t.Fatal("refused delete touched the disk")
-				}
+				require.True(t, exists(filepath.Join(target, "f")), "refused delete touched the disk")
 				// The connection survives a failed elicitation.
 				wantOK(t, one(t, context.Background(), c, "fs_list", map[string]string{"path": "."}))
 			})
@@ -560,10 +490,8 @@ func TestElicitationDeclinedOrFailed(t *testing.T) {
 func TestLegacyElicitationWithTwoCallsInFlightIsUncorrelated(t *testing.T) {
 	dir := t.TempDir()
 	target := fullDir(t, dir, "full")
-	if err := os.WriteFile(filepath.Join(dir, "a"), []byte("a"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rec := &recorder{answer: provider.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a"), []byte("a"), 0o644))
+	rec := &recorder{answer: provider.ElicitResult{Action: provider.ElicitAccept, Content: map[string]any{"confirm": true}}}
 	c := connect(t, dir,
 		mcpclient.WithEnv([]string{"FSSERVER_LEGACY_ELICIT=1", "FSSERVER_SLOW_MS=1500"}),
 		mcpclient.WithElicitHook(rec.hook))
@@ -572,15 +500,12 @@ func TestLegacyElicitationWithTwoCallsInFlightIsUncorrelated(t *testing.T) {
 		mkcall("read", "fs_read", map[string]string{"path": "a"}), // still sleeping when the question comes
 		mkcall("del", "fs_delete", map[string]string{"path": "full"}),
 	})
+	require.Len(t, rs, 2, "results")
 	wantOK(t, rs[0])
 	wantOK(t, rs[1])
-	if exists(target) {
-		t.Fatal("confirmed delete left the directory")
-	}
+	require.False(t, exists(target), "confirmed delete left the directory")
 	values, _ := rec.seen()
-	if len(values) != 1 || values[0] != nil {
-		t.Fatalf("hook saw ctx values %v, want one question on an uncorrelated ctx", values)
-	}
+	require.Equal(t, []any{nil}, values, "ctx values the hook saw: want one question on an uncorrelated ctx")
 
 	// The same batch on the 2026-07-28 protocol is correlated.
 	rec2 := &recorder{answer: rec.answer}
@@ -590,11 +515,11 @@ func TestLegacyElicitationWithTwoCallsInFlightIsUncorrelated(t *testing.T) {
 		mkcall("read", "fs_read", map[string]string{"path": "a"}),
 		mkcall("del", "fs_delete", map[string]string{"path": "full"}),
 	})
+	require.Len(t, rs, 2, "results")
 	wantOK(t, rs[0])
 	wantOK(t, rs[1])
-	if values, _ := rec2.seen(); len(values) != 1 || values[0] != "batch" {
-		t.Fatalf("2026-07-28: hook saw ctx values %v, want [batch]", values)
-	}
+	values, _ = rec2.seen()
+	require.Equal(t, []any{"batch"}, values, "2026-07-28: ctx values the hook saw")
 }
 
 func TestNoHookNoCapability(t *testing.T) {
@@ -604,9 +529,7 @@ func TestNoHookNoCapability(t *testing.T) {
 			target := fullDir(t, dir, "full")
 			c := connect(t, dir, mcpclient.WithEnv(era.env))
 			wantError(t, one(t, context.Background(), c, "fs_delete", map[string]string{"path": "full"}), "no elicitation capability")
-			if !exists(filepath.Join(target, "f")) {
-				t.Fatal("refused delete touched the disk")
-			}
+			require.True(t, exists(filepath.Join(target, "f")), "refused delete touched the disk")
 		})
 	}
 }
@@ -617,15 +540,13 @@ func TestTimeoutPausedWhileHookAnswers(t *testing.T) {
 			dir := t.TempDir()
 			target := fullDir(t, dir, "full")
 			rec := &recorder{
-				answer: provider.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}},
+				answer: provider.ElicitResult{Action: provider.ElicitAccept, Content: map[string]any{"confirm": true}},
 				delay:  800 * time.Millisecond,
 			}
 			c := connect(t, dir, mcpclient.WithEnv(era.env), mcpclient.WithElicitHook(rec.hook),
 				mcpclient.WithCallTimeout(300*time.Millisecond))
 			wantOK(t, one(t, context.Background(), c, "fs_delete", map[string]string{"path": "full"}))
-			if exists(target) {
-				t.Fatal("confirmed delete left the directory")
-			}
+			require.False(t, exists(target), "confirmed delete left the directory")
 		})
 	}
 }

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/internal/testbuild"
 	"github.com/mcp-policy/mcp-policy/mcpclient"
@@ -33,13 +35,11 @@ func pidOf(t *testing.T, file string) int {
 	for {
 		if b, err := os.ReadFile(file); err == nil && len(strings.TrimSpace(string(b))) > 0 {
 			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err, "pid in %s", file)
 			return pid
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no pid in %s", file)
+			require.FailNowf(t, "no pid", "no pid in %s", file)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -48,12 +48,10 @@ func pidOf(t *testing.T, file string) int {
 func wantDead(t *testing.T, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-		if time.Now().After(deadline) {
-			t.Fatalf("pid %d still runs", pid)
-		}
+	for !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
+	require.ErrorIs(t, syscall.Kill(pid, 0), syscall.ESRCH, "pid %d still runs", pid)
 }
 
 // A server that never answers: the default handshake timeout (or the
@@ -78,12 +76,8 @@ func TestHandshakeTimeout(t *testing.T) {
 			defer cancel()
 			start := time.Now()
 			_, err := mcpclient.ConnectStdio(ctx, "sh", []string{"-c", `echo $$ > "$0"; exec sleep 60`, pidFile}, tc.opts...)
-			if err == nil {
-				t.Fatal("connected to a silent server")
-			}
-			if d := time.Since(start); d > tc.limit {
-				t.Fatalf("connect took %v (limit %v): %v", d, tc.limit, err)
-			}
+			require.Error(t, err, "connected to a silent server")
+			require.LessOrEqual(t, time.Since(start), tc.limit, "connect took too long: %v", err)
 			wantDead(t, pidOf(t, pidFile))
 		})
 	}
@@ -103,32 +97,23 @@ exec sleep 60`
 func TestGarbageOnStdoutFailsFast(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	c, err := mcpclient.ConnectStdio(context.Background(), "sh", []string{"-c", fakeServer, pidFile})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer c.Close()
 	start := time.Now()
 	r := one(t, context.Background(), c, "anything", map[string]string{})
 	wantError(t, r, "not JSON-RPC")
 	wantError(t, r, "Traceback")
-	if d := time.Since(start); d > 3*time.Second {
-		t.Fatalf("the broken stream took %v to notice", d)
-	}
+	require.LessOrEqual(t, time.Since(start), 3*time.Second, "the broken stream took too long to notice")
 	wantDead(t, pidOf(t, pidFile))
 	start = time.Now()
 	wantError(t, one(t, context.Background(), c, "anything", map[string]string{}), "not JSON-RPC")
-	if _, err := c.ToolsForLLM(context.Background()); err == nil || !strings.Contains(err.Error(), "not JSON-RPC") {
-		t.Fatalf("ToolsForLLM: %v", err)
-	}
-	if d := time.Since(start); d > 100*time.Millisecond {
-		t.Fatalf("calls after the break took %v", d)
-	}
+	_, err = c.ToolsForLLM(context.Background())
+	require.ErrorContains(t, err, "not JSON-RPC", "ToolsForLLM")
+	require.LessOrEqual(t, time.Since(start), 100*time.Millisecond, "calls after the break took too long")
 
 	// Garbage during the handshake fails the connect with it.
 	_, err = mcpclient.ConnectStdio(context.Background(), "sh", []string{"-c", `echo "Server starting..."; sleep 60`})
-	if err == nil || !strings.Contains(err.Error(), "Server starting...") {
-		t.Fatalf("connect: %v", err)
-	}
+	require.ErrorContains(t, err, "Server starting...", "connect")
 }
 
 // everything starts server-everything from test/npm, or skips (fails
@@ -136,24 +121,20 @@ func TestGarbageOnStdoutFailsFast(t *testing.T) {
 func everything(t *testing.T, opts ...mcpclient.Option) *mcpclient.Client {
 	t.Helper()
 	root, err := testbuild.ModuleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	entry := filepath.Join(root, "test", "npm", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
 	node, nodeErr := exec.LookPath("node")
 	if _, err := os.Stat(entry); err != nil || nodeErr != nil {
 		msg := fmt.Sprintf("server-everything unavailable (%v, %v); install it with: npm ci --prefix test/npm", err, nodeErr)
 		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
+			require.FailNow(t, msg)
 		}
 		t.Skip(msg)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := mcpclient.ConnectStdio(ctx, node, []string{entry, "stdio"}, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "ConnectStdio server-everything")
 	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
@@ -176,14 +157,12 @@ func TestSamplingHandler(t *testing.T) {
 	}))
 	r := one(t, context.Background(), c, "trigger-sampling-request", map[string]any{"prompt": "hi", "maxTokens": 5})
 	wantOK(t, r)
-	if !strings.Contains(r.Content, "stub-model") {
-		t.Fatalf("result %q", r.Content)
-	}
+	require.Contains(t, r.Content, "stub-model", "result")
 	mu.Lock()
 	defer mu.Unlock()
-	if len(seen) != 1 || !strings.Contains(seen[0], "hi") || len(calls) != 1 || calls[0] != "c1" {
-		t.Fatalf("the handler saw %q for calls %q", seen, calls)
-	}
+	require.Len(t, seen, 1, "the handler saw %q", seen)
+	require.Contains(t, seen[0], "hi", "the handler's message")
+	require.Equal(t, []string{"c1"}, calls, "the calls the handler saw")
 }
 
 func TestRootsAndEnvironment(t *testing.T) {
@@ -192,18 +171,14 @@ func TestRootsAndEnvironment(t *testing.T) {
 		mcpclient.WithEnviron([]string{"PATH=" + os.Getenv("PATH")}), mcpclient.WithEnv([]string{"ONLY_THIS=1"}))
 	r := one(t, context.Background(), c, "get-roots-list", map[string]any{})
 	wantOK(t, r)
-	if !strings.Contains(r.Content, "file://"+filepath.ToSlash(dir)) {
-		t.Fatalf("roots: %q", r.Content)
-	}
+	require.Contains(t, r.Content, "file://"+filepath.ToSlash(dir), "roots")
 	r = one(t, context.Background(), c, "get-env", map[string]any{})
 	wantOK(t, r)
 	var env map[string]string
-	if err := json.Unmarshal([]byte(r.Content), &env); err != nil {
-		t.Fatalf("get-env: %v: %q", err, r.Content)
-	}
-	if env["ONLY_THIS"] != "1" || env["HOME"] != "" || env["PATH"] == "" {
-		t.Fatalf("the server's environment: %v", env)
-	}
+	require.NoError(t, json.Unmarshal([]byte(r.Content), &env), "get-env: %q", r.Content)
+	assert.Equal(t, "1", env["ONLY_THIS"], "the server's environment: %v", env)
+	assert.NotContains(t, env, "HOME", "the server's environment is only what was given")
+	assert.NotEmpty(t, env["PATH"], "the server's environment: %v", env)
 }
 
 func TestContentBlocks(t *testing.T) {
@@ -211,45 +186,37 @@ func TestContentBlocks(t *testing.T) {
 	r := one(t, context.Background(), c, "get-tiny-image", map[string]any{})
 	wantOK(t, r)
 	blocks, err := r.Blocks()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var types []string
 	for _, b := range blocks {
 		types = append(types, b.Type)
 	}
-	if len(blocks) < 2 || !strings.Contains(strings.Join(types, ","), "image") {
-		t.Fatalf("blocks %v", types)
-	}
+	require.GreaterOrEqual(t, len(blocks), 2, "blocks %v", types)
+	require.Contains(t, types, "image", "blocks")
 	var img struct {
 		Data, MimeType string
 	}
 	for _, b := range blocks {
 		if b.Type == "image" {
-			_ = json.Unmarshal(b.Raw, &img)
+			require.NoError(t, json.Unmarshal(b.Raw, &img), "image block %s", b.Raw)
 		}
 	}
-	if img.MimeType != "image/png" || len(img.Data) < 100 {
-		t.Fatalf("image block %+v", img)
-	}
-	if !strings.Contains(r.Content, "[image: image/png]") {
-		t.Fatalf("content %q", r.Content)
-	}
+	require.Equal(t, "image/png", img.MimeType, "image block %+v", img)
+	require.GreaterOrEqual(t, len(img.Data), 100, "image block %+v", img)
+	require.Contains(t, r.Content, "[image: image/png]", "content")
 }
 
 func TestURLElicitation(t *testing.T) {
 	var got []string
 	c := everything(t, mcpclient.WithURLElicitation(), mcpclient.WithElicitHook(func(_ context.Context, req provider.ElicitRequest) (provider.ElicitResult, error) {
 		var p struct{ Mode, URL string }
-		_ = json.Unmarshal(req.Params, &p)
+		assert.NoError(t, json.Unmarshal(req.Params, &p), "params %s", req.Params)
 		got = append(got, p.Mode+" "+p.URL)
-		return provider.ElicitResult{Action: "accept"}, nil
+		return provider.ElicitResult{Action: provider.ElicitAccept}, nil
 	}))
 	r := one(t, context.Background(), c, "trigger-url-elicitation", map[string]any{"url": "https://example.com/consent"})
 	wantOK(t, r)
-	if len(got) != 1 || got[0] != "url https://example.com/consent" {
-		t.Fatalf("the hook saw %q; result %q", got, r.Content)
-	}
+	require.Equal(t, []string{"url https://example.com/consent"}, got, "what the hook saw; result %q", r.Content)
 }
 
 // An accepted answer is checked against the server's form before it goes
@@ -258,7 +225,7 @@ func TestURLElicitation(t *testing.T) {
 func TestAcceptedContentIsChecked(t *testing.T) {
 	var answer map[string]any
 	c := everything(t, mcpclient.WithElicitHook(func(context.Context, provider.ElicitRequest) (provider.ElicitResult, error) {
-		return provider.ElicitResult{Action: "accept", Content: answer}, nil
+		return provider.ElicitResult{Action: provider.ElicitAccept, Content: answer}, nil
 	}))
 	for _, tc := range []struct {
 		name    string
@@ -285,9 +252,7 @@ func TestAcceptedContentIsChecked(t *testing.T) {
 		"titledMultipleSelectEnum": []any{"fish-1"}, "check": true}
 	r := one(t, context.Background(), c, "trigger-elicitation-request", map[string]any{})
 	wantOK(t, r)
-	if !strings.Contains(r.Content, "Name: Ada") {
-		t.Fatalf("result %q", r.Content)
-	}
+	require.Contains(t, r.Content, "Name: Ada", "result")
 }
 
 // A server's question, answered through a policy's elicit hook, names the
@@ -302,14 +267,14 @@ func TestServerElicitQuestionNamesItsCall(t *testing.T) {
 	wired, err = policy.New(policy.Options{Provider: c, Rules: []rules.Rule{{Tool: "trigger-*", Decision: rules.Allow}},
 		OnAsk: func(_ context.Context, q policy.Question) policy.Answer {
 			questions = append(questions, q)
-			return policy.Answer{Action: "decline"}
+			return policy.Answer{Action: policy.Decline}
 		}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rs := wired.ExecuteToolCalls(context.Background(), []provider.Call{mkcall("call-9", "trigger-elicitation-request", map[string]any{})})
+	require.Len(t, rs, 1, "results")
 	wantOK(t, rs[0])
-	if len(questions) != 1 || questions[0].Kind != policy.KindServerElicit || questions[0].Tool != "trigger-elicitation-request" || questions[0].Call.ID != "call-9" {
-		t.Fatalf("questions %+v", questions)
-	}
+	require.Len(t, questions, 1, "questions %+v", questions)
+	require.Equal(t, policy.KindServerElicit, questions[0].Kind, "questions %+v", questions)
+	require.Equal(t, "trigger-elicitation-request", questions[0].Tool, "questions %+v", questions)
+	require.Equal(t, "call-9", questions[0].Call.ID, "questions %+v", questions)
 }

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
@@ -14,12 +17,8 @@ import (
 func write(t *testing.T, dir, name, content string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
 	return p
 }
 
@@ -28,9 +27,7 @@ func parse(t *testing.T, args ...string) cliconfig.Flags {
 	var f cliconfig.Flags
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	f.Register(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, fs.Parse(args))
 	return f
 }
 
@@ -43,42 +40,33 @@ func TestLoad(t *testing.T) {
 	write(t, dir, "team/notes.txt", "not rego")
 	c, err := parse(t, "--rules", rulesFile, "--policy", filepath.Join(dir, "team"), "--root", "*=/srv", "--root", "fs=/data",
 		"--grants", filepath.Join(dir, "grants.json")).Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defaults := len(rules.DefaultRules())
-	if len(c.Rules) != defaults+1 || c.Rules[defaults].Tool != "write_file" {
-		t.Fatalf("rules %+v", c.Rules)
-	}
-	if len(c.Modules) != 2 || !strings.HasSuffix(c.Modules[0].Name, "a.rego") || !strings.HasSuffix(c.Modules[1].Name, "b.rego") {
-		t.Fatalf("modules %+v", c.Modules)
-	}
-	if c.Roots["*"] != "/srv" || c.Roots["fs"] != "/data" || len(c.Roots) != 2 {
-		t.Fatalf("roots %v", c.Roots)
-	}
-	if len(c.Protected) != 2 || c.Protected[0] != rulesFile || c.Protected[1] != filepath.Join(dir, "team") {
-		t.Fatalf("protected %v", c.Protected)
-	}
+	require.Len(t, c.Rules, defaults+1, "rules %+v", c.Rules)
+	require.Equal(t, "write_file", c.Rules[defaults].Tool, "rules %+v", c.Rules)
+	require.Len(t, c.Modules, 2, "modules %+v", c.Modules)
+	require.True(t, strings.HasSuffix(c.Modules[0].Name, "a.rego"), "modules %+v", c.Modules)
+	require.True(t, strings.HasSuffix(c.Modules[1].Name, "b.rego"), "modules %+v", c.Modules)
+	require.Equal(t, map[string]string{"*": "/srv", "fs": "/data"}, c.Roots, "roots")
+	require.Equal(t, []string{rulesFile, filepath.Join(dir, "team")}, c.Protected, "protected")
 	// A missing grants file is an empty shared store; LoadGrants, for a
 	// reader, says it is missing.
 	s, err := c.OpenGrants()
-	if err != nil || len(s.List()) != 0 || s.File() != filepath.Join(dir, "grants.json") {
-		t.Fatalf("store %v %v", s, err)
-	}
-	if _, err := c.LoadGrants(); err == nil {
-		t.Fatal("LoadGrants of a missing file succeeded")
-	}
+	require.NoError(t, err, "OpenGrants of a missing file")
+	require.Empty(t, s.List(), "store")
+	require.Equal(t, filepath.Join(dir, "grants.json"), s.File(), "store")
+	_, err = c.LoadGrants()
+	require.Error(t, err, "LoadGrants of a missing file succeeded")
 
 	c, err = parse(t, "--no-default-rules").Load()
-	if err != nil || len(c.Rules) != 0 {
-		t.Fatalf("no defaults: %+v %v", c.Rules, err)
-	}
-	if s, err := c.OpenGrants(); err != nil || s.File() != "" {
-		t.Fatalf("no --grants: %v %v", s, err)
-	}
-	if gs, err := c.LoadGrants(); err != nil || gs != nil {
-		t.Fatalf("no --grants: %v %v", gs, err)
-	}
+	require.NoError(t, err, "no defaults")
+	require.Empty(t, c.Rules, "no defaults")
+	s, err = c.OpenGrants()
+	require.NoError(t, err, "no --grants")
+	require.Equal(t, "", s.File(), "no --grants")
+	gs, err := c.LoadGrants()
+	require.NoError(t, err, "no --grants")
+	require.Nil(t, gs, "no --grants")
 }
 
 // Every error names the file, and the line where there is one.
@@ -100,43 +88,40 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			file := write(t, dir, tc.name, tc.content)
 			_, err := parse(t, "--rules", file).Load()
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), file) {
-				t.Fatalf("error %v, want it to contain %q", err, tc.want)
-			}
+			require.ErrorContains(t, err, tc.want)
+			require.ErrorContains(t, err, file)
 		})
 	}
 
 	t.Run("grants", func(t *testing.T) {
-		file := write(t, dir, "grants.json", "[\n  {\"tool\": \"a\", \"decision\": \"allow\", \"under\": \"/x\"},\n  {\"tool\": \"b\", \"decision\": \"ask\"}\n]\n")
+		content := "[\n  {\"tool\": \"a\", \"decision\": \"allow\", \"under\": \"/x\"},\n  {\"tool\": \"b\", \"decision\": \"ask\"}\n]\n"
+		file := write(t, dir, "grants.json", content)
 		c, err := parse(t, "--grants", file).Load()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want := file + `:3: rule 2: field "decision": a grant must be "allow" or "deny"`
-		if _, err := c.OpenGrants(); err == nil || !strings.Contains(err.Error(), want) {
-			t.Fatalf("OpenGrants: %v, want %q", err, want)
-		}
-		if _, err := c.LoadGrants(); err == nil || !strings.Contains(err.Error(), want) {
-			t.Fatalf("LoadGrants: %v, want %q", err, want)
-		}
-		before, _ := os.ReadFile(file)
-		if after, _ := os.ReadFile(file); string(after) != string(before) {
-			t.Fatal("a bad grants file was rewritten")
-		}
+		_, err = c.OpenGrants()
+		require.ErrorContains(t, err, want, "OpenGrants")
+		_, err = c.LoadGrants()
+		require.ErrorContains(t, err, want, "LoadGrants")
+		after, err := os.ReadFile(file)
+		require.NoError(t, err)
+		require.Equal(t, content, string(after), "a bad grants file was rewritten")
 	})
 
 	for _, tc := range []struct {
+		name string
 		args []string
 		want string
 	}{
-		{[]string{"--root", "fs"}, `--root "fs": want KEY=DIR`},
-		{[]string{"--root", "=/x"}, `want KEY=DIR`},
-		{[]string{"--root", "fs=/a", "--root", "fs=/b"}, `key "fs" given twice`},
-		{[]string{"--rules", filepath.Join(dir, "missing.json")}, "missing.json: no such file"},
-		{[]string{"--policy", filepath.Join(dir, "missing.rego")}, "missing.rego: no such file"},
+		{"root-without-dir", []string{"--root", "fs"}, `--root "fs": want KEY=DIR`},
+		{"root-without-key", []string{"--root", "=/x"}, `want KEY=DIR`},
+		{"root-twice", []string{"--root", "fs=/a", "--root", "fs=/b"}, `key "fs" given twice`},
+		{"missing-rules", []string{"--rules", filepath.Join(dir, "missing.json")}, "missing.json: no such file"},
+		{"missing-policy", []string{"--policy", filepath.Join(dir, "missing.rego")}, "missing.rego: no such file"},
 	} {
-		if _, err := parse(t, tc.args...).Load(); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parse(t, tc.args...).Load()
+			assert.ErrorContains(t, err, tc.want, "%v", tc.args)
+		})
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
@@ -36,17 +39,13 @@ func TestIndexAgainstEveryRule(t *testing.T) {
 			u := unders[r.Intn(len(unders))]
 			if u != "" {
 				nu, err := builtins.NormalizeUnder(u)
-				if err != nil {
-					continue
-				}
+				require.NoError(t, err, "under %q", u) // else ms[i] would stay the zero Matcher
 				u = nu
 			}
 			h := hosts[r.Intn(len(hosts))]
 			if h != "" {
 				nh, err := builtins.NormalizeHostPattern(h)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err, "host pattern %q", h)
 				h = nh
 			}
 			ms[i] = MatcherFor(decs[r.Intn(3)], tools[r.Intn(len(tools))], u, h, nil)
@@ -71,9 +70,9 @@ func TestIndexAgainstEveryRule(t *testing.T) {
 			cand[p] = true
 		}
 		for i := range ms {
-			if st := ms[i].Status(c); st != NoMatch && !cand[i] {
+			st := ms[i].Status(c)
+			if !assert.True(t, st == NoMatch || cand[i], "rule %+v status %v missed for call tool=%q root=%q paths=%q hosts=%q", ms[i], st, c.Tool, c.Root, c.Paths, c.Hosts) {
 				fails++
-				t.Errorf("rule %+v status %v missed for call tool=%q root=%q paths=%q hosts=%q", ms[i], st, c.Tool, c.Root, c.Paths, c.Hosts)
 			}
 		}
 	}

@@ -6,6 +6,9 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // A sink answers only the call for the very input it was made for: an
@@ -21,21 +24,17 @@ func TestSinkIsForOneInput(t *testing.T) {
 	ctx := WithSink(context.Background(), input.Value, &call, nil, &o)
 
 	doc, err := engineDecide(rego.BuiltinContext{Context: ctx}, args(input.Copy()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := doc.Value.(ast.Object); !ok || o.Decision != "" {
-		t.Fatalf("an equal input got %v and filled the sink (%+v)", doc, o)
-	}
-	if got := doc.Value.(ast.Object).Get(keyDecision); !Key("allow").Equal(got) {
-		t.Fatalf("the document decides %v, want allow", got)
-	}
+	require.NoError(t, err)
+	obj, ok := doc.Value.(ast.Object)
+	require.True(t, ok, "an equal input got %v, want the decision document", doc)
+	require.Empty(t, o.Decision, "an equal input filled the sink (%+v)", o)
+	got := obj.Get(keyDecision)
+	require.True(t, Key("allow").Equal(got), "the document decides %v, want allow", got)
 
 	res, err := engineDecide(rego.BuiltinContext{Context: ctx}, args(input))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !ast.InternedTerm(true).Equal(res) || o.Decision != "allow" || o.Rule == nil || o.Rule.Position != 0 {
-		t.Fatalf("the input itself got %v, outcome %+v", res, o)
-	}
+	require.NoError(t, err)
+	require.True(t, ast.InternedTerm(true).Equal(res), "the input itself got %v, want true (outcome %+v)", res, o)
+	require.Equal(t, verdict.Allow, o.Decision, "the input itself: outcome %+v", o)
+	require.NotNil(t, o.Rule, "the input itself: outcome %+v", o)
+	require.Equal(t, 0, o.Rule.Position, "the input itself: outcome %+v", o)
 }

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/mcpclient"
 	"github.com/mcp-policy/mcp-policy/policy"
@@ -37,21 +40,18 @@ func fleetOverOneClient(t *testing.T, dir string, env []string, protocol string,
 	var store *grants.Store
 	if shareStore {
 		var err error
-		if store, err = grants.NewStore(nil); err != nil {
-			t.Fatal(err)
-		}
+		store, err = grants.NewStore(nil)
+		require.NoError(t, err)
 	}
 	var wired *policy.Policy
 	client = connect(t, dir, append(opts, mcpclient.WithEnv(env),
 		mcpclient.WithElicitHook(func(ctx context.Context, req provider.ElicitRequest) (provider.ElicitResult, error) {
 			return wired.ElicitHook()(ctx, req)
 		}))...)
-	if got := client.ProtocolVersion(); got != protocol {
-		t.Fatalf("negotiated protocol %s, want %s", got, protocol)
-	}
+	require.Equal(t, protocol, client.ProtocolVersion(), "negotiated protocol")
 	parentAsk = &asker{answer: func(q policy.Question) policy.Answer {
-		t.Errorf("the parent was asked: %+v", q)
-		return policy.Answer{Action: "decline"}
+		assert.Failf(t, "the parent was asked", "%+v", q)
+		return policy.Answer{Action: policy.Decline}
 	}}
 	wired = newPolicy(t, policy.Options{Provider: client, OnAsk: parentAsk.ask, Roots: map[string]string{"fs": dir}, Name: "parent", GrantsStore: store})
 	child = newPolicy(t, policy.Options{
@@ -69,22 +69,15 @@ func fleetOverOneClient(t *testing.T, dir string, env []string, protocol string,
 // elicitMessage is the message of a server-elicit question's request.
 func elicitMessage(t *testing.T, q policy.Question) string {
 	t.Helper()
-	if q.Kind != policy.KindServerElicit || q.Request == nil {
-		t.Fatalf("question = %+v, want a server-elicit with a request", q)
-	}
-	if q.Request.Method != provider.ElicitMethod {
-		t.Fatalf("request method = %q", q.Request.Method)
-	}
+	require.Equal(t, policy.KindServerElicit, q.Kind, "question %+v", q)
+	require.NotNil(t, q.Request, "question %+v: a server-elicit carries its request", q)
+	require.Equal(t, provider.ElicitMethod, q.Request.Method, "request method")
 	var params struct {
 		Message         string         `json:"message"`
 		RequestedSchema map[string]any `json:"requestedSchema"`
 	}
-	if err := json.Unmarshal(q.Request.Params, &params); err != nil {
-		t.Fatalf("request params %s: %v", q.Request.Params, err)
-	}
-	if params.RequestedSchema == nil {
-		t.Fatalf("request params carry no schema: %s", q.Request.Params)
-	}
+	require.NoError(t, json.Unmarshal(q.Request.Params, &params), "request params %s", q.Request.Params)
+	require.NotNil(t, params.RequestedSchema, "request params carry no schema: %s", q.Request.Params)
 	return params.Message
 }
 
@@ -105,9 +98,9 @@ func TestClaimedElicitation(t *testing.T) {
 					deleted bool
 					errText string
 				}{
-					{"accept", policy.Answer{Action: "accept", Content: map[string]any{"confirm": true}}, true, ""},
-					{"decline", policy.Answer{Action: "decline"}, false, "the user did not confirm"},
-					{"accept-unconfirmed", policy.Answer{Action: "accept", Content: map[string]any{"confirm": false}}, false, "the user did not confirm"},
+					{"accept", policy.Answer{Action: policy.Accept, Content: map[string]any{"confirm": true}}, true, ""},
+					{"decline", policy.Answer{Action: policy.Decline}, false, "the user did not confirm"},
+					{"accept-unconfirmed", policy.Answer{Action: policy.Accept, Content: map[string]any{"confirm": false}}, false, "the user did not confirm"},
 				} {
 					t.Run(tc.name, func(t *testing.T) {
 						dir := t.TempDir()
@@ -119,15 +112,9 @@ func TestClaimedElicitation(t *testing.T) {
 						rs := execute(t, child, mkcall("del", "fs_delete", map[string]string{"path": "tree"}))
 
 						qs := childAsk.asked()
-						if len(qs) != 1 {
-							t.Fatalf("the child was asked %d questions, want 1 (the server's): %+v", len(qs), qs)
-						}
-						if msg := elicitMessage(t, qs[0]); msg != "Delete the directory tree and everything in it?" {
-							t.Fatalf("elicitation message = %q", msg)
-						}
-						if n := len(parentAsk.asked()); n != 0 {
-							t.Fatalf("the parent was asked %d questions", n)
-						}
+						require.Len(t, qs, 1, "the child's questions: want 1 (the server's)")
+						require.Equal(t, "Delete the directory tree and everything in it?", elicitMessage(t, qs[0]), "elicitation message")
+						require.Empty(t, parentAsk.asked(), "the parent was asked")
 						if tc.deleted {
 							wantOK(t, rs[0])
 							wantAbsent(t, filepath.Join(dir, "tree"))
@@ -166,7 +153,7 @@ func TestUnclaimedElicitation(t *testing.T) {
 					_, child, parentAsk := fleetOverOneClient(t, dir, era.env, era.protocol, childAsk, tc.claims, true)
 					parentAsk.mu.Lock()
 					parentAsk.answer = func(policy.Question) policy.Answer {
-						return policy.Answer{Action: "accept", Content: map[string]any{"confirm": true}}
+						return policy.Answer{Action: policy.Accept, Content: map[string]any{"confirm": true}}
 					}
 					parentAsk.mu.Unlock()
 
@@ -174,12 +161,8 @@ func TestUnclaimedElicitation(t *testing.T) {
 					wantOK(t, rs[0])
 					wantAbsent(t, filepath.Join(dir, "tree"))
 					qs := parentAsk.asked()
-					if len(qs) != 1 {
-						t.Fatalf("the parent was asked %d questions, want 1", len(qs))
-					}
-					if msg := elicitMessage(t, qs[0]); msg != "Delete the directory tree and everything in it?" {
-						t.Fatalf("elicitation message = %q", msg)
-					}
+					require.Len(t, qs, 1, "the parent's questions")
+					require.Equal(t, "Delete the directory tree and everything in it?", elicitMessage(t, qs[0]), "elicitation message")
 				})
 			}
 		})
@@ -198,7 +181,7 @@ func TestElicitationBesideAnotherCall(t *testing.T) {
 			mkfile(t, dir, "tree/a.txt", "a")
 			mkfile(t, dir, "slow.txt", "slow")
 			confirm := func(policy.Question) policy.Answer {
-				return policy.Answer{Action: "accept", Content: map[string]any{"confirm": true}}
+				return policy.Answer{Action: policy.Accept, Content: map[string]any{"confirm": true}}
 			}
 			childAsk := &asker{answer: confirm}
 			stderr := newLineWatch("fsserver: call fs_read (in flight: 1)")
@@ -219,9 +202,8 @@ func TestElicitationBesideAnotherCall(t *testing.T) {
 
 			rs := execute(t, child, mkcall("del", "fs_delete", map[string]string{"path": "tree"}))
 			cancelRead()
-			if r := <-readDone; !r.IsError {
-				t.Fatalf("the cancelled read succeeded: %s", r.Content)
-			}
+			r := <-readDone
+			require.True(t, r.IsError, "the cancelled read succeeded: %s", r.Content)
 			wantOK(t, rs[0])
 			wantAbsent(t, filepath.Join(dir, "tree"))
 
@@ -229,12 +211,10 @@ func TestElicitationBesideAnotherCall(t *testing.T) {
 			if era.name == "legacy" {
 				want, other = parentAsk, childAsk
 			}
-			if qs := want.asked(); len(qs) != 1 || qs[0].Kind != policy.KindServerElicit {
-				t.Fatalf("questions = %+v, want one server-elicit", qs)
-			}
-			if qs := other.asked(); len(qs) != 0 {
-				t.Fatalf("the other policy was asked too: %+v", qs)
-			}
+			qs := want.asked()
+			require.Len(t, qs, 1, "questions %+v, want one server-elicit", qs)
+			require.Equal(t, policy.KindServerElicit, qs[0].Kind, "questions %+v", qs)
+			require.Empty(t, other.asked(), "the other policy was asked too")
 		})
 	}
 }

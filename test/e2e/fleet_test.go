@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"reflect"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/policy"
@@ -46,9 +48,7 @@ func fleetWrites(t *testing.T, dir string, agents []*policy.Policy) {
 	}
 	wg.Wait()
 	for _, rs := range results {
-		if len(rs) != fleetBatch {
-			t.Fatalf("got %d results, want %d", len(rs), fleetBatch)
-		}
+		require.Len(t, rs, fleetBatch, "results of a batch")
 		for _, r := range rs {
 			wantOK(t, r)
 			wantFile(t, filepath.Join(dir, filepath.FromSlash(r.ToolCallID)), r.ToolCallID)
@@ -70,9 +70,7 @@ func TestFleet(t *testing.T) {
 	dir := t.TempDir()
 	client := connect(t, dir)
 	store, err := grants.NewStore(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	shared := filepath.Join(dir, "shared")
 
 	var (
@@ -106,27 +104,20 @@ func TestFleet(t *testing.T) {
 	fleetWrites(t, dir, agents)
 
 	mu.Lock()
-	if len(dialogs) != 1 {
-		var asked []string
-		for _, q := range dialogs {
-			asked = append(asked, q.Call.ID)
-		}
-		t.Fatalf("the human was asked %d times, want once: %q", len(dialogs), asked)
+	var asked []string
+	for _, q := range dialogs {
+		asked = append(asked, q.Call.ID)
 	}
-	if s := dialogs[0].Suggestion; s == nil || s.Tool != "fs_write" || s.Under != shared {
-		t.Fatalf("suggestion = %+v, want fs_write under %s", s, shared)
-	}
-	if onGrants != 1 {
-		t.Errorf("OnGrant fired %d times, want once", onGrants)
-	}
+	require.Len(t, dialogs, 1, "the human was asked about %q, want once", asked)
+	s := dialogs[0].Suggestion
+	require.NotNil(t, s, "suggestion")
+	require.Equal(t, "fs_write", s.Tool, "suggestion %+v", s)
+	require.Equal(t, shared, s.Under, "suggestion %+v", s)
+	assert.Equal(t, 1, onGrants, "times OnGrant fired")
 	mu.Unlock()
-	if g := store.List(); len(g) != 1 || !reflect.DeepEqual(g[0], rules.Rule{Tool: "fs_write", Decision: rules.Allow, Under: shared}) {
-		t.Fatalf("store = %+v, want the one grant fs_write under %s", g, shared)
-	}
+	require.Equal(t, []rules.Rule{{Tool: "fs_write", Decision: rules.Allow, Under: shared}}, store.List(), "the store: the one grant")
 	for _, a := range agents {
-		if g := a.Grants(); len(g) != 1 {
-			t.Fatalf("effective grants = %+v, want the store's one", g)
-		}
+		require.Len(t, a.Grants(), 1, "effective grants: want the store's one")
 	}
 
 	// An agent started after the answer is bound by it too.
@@ -164,15 +155,9 @@ func TestOnePolicyManyBatches(t *testing.T) {
 		agents[i] = p
 	}
 	fleetWrites(t, dir, agents)
-	if qs := human.asked(); len(qs) != 1 {
-		t.Fatalf("asked %d times, want once", len(qs))
-	}
-	if g := p.Grants(); len(g) != 1 {
-		t.Fatalf("grants = %+v, want one", g)
-	}
+	require.Len(t, human.asked(), 1, "questions: want once")
+	require.Len(t, p.Grants(), 1, "grants")
 	mu.Lock()
 	defer mu.Unlock()
-	if len(onGrants) != 1 || onGrants[0] != 1 {
-		t.Fatalf("OnGrant calls (list lengths) = %v, want [1]", onGrants)
-	}
+	require.Equal(t, []int{1}, onGrants, "OnGrant calls (list lengths)")
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -28,7 +30,7 @@ func needOfficialFS(t testing.TB) (node, entry string) {
 		msg := "official filesystem server unavailable: " + strings.TrimSpace(fmt.Sprintf(format, a...)) +
 			"; install it with: npm ci --prefix test/npm"
 		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + " (CI=true: not skipping)")
+			require.FailNow(t, msg+" (CI=true: not skipping)")
 		}
 		t.Skip(msg)
 	}
@@ -56,9 +58,7 @@ func TestOfficialFilesystemServer(t *testing.T) {
 	// The server resolves its allowed directory through symlinks and reports
 	// real paths; the policy compares lexically, so give both the real one.
 	dir, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	mkfile(t, dir, "hello.txt", "hello, world\n")
 	mkdir(t, dir, "drafts")
 
@@ -75,21 +75,20 @@ func TestOfficialFilesystemServer(t *testing.T) {
 	})
 
 	tools, err := p.ToolsForLLM(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	byName := map[string]provider.Tool{}
 	for _, tl := range tools {
 		byName[tl.Function.Name] = tl
 	}
 	for name, readOnly := range map[string]bool{"read_text_file": true, "list_directory": true, "write_file": false} {
-		tl, ok := byName[name]
-		if !ok {
-			t.Fatalf("the server has no %s tool (tools: %v)", name, keys(byName))
-		}
-		if a := tl.Annotations; a == nil || a.ReadOnlyHint == nil || *a.ReadOnlyHint != readOnly {
-			t.Fatalf("%s annotations = %+v, want readOnlyHint %v", name, a, readOnly)
-		}
+		t.Run(name, func(t *testing.T) {
+			tl, ok := byName[name]
+			require.True(t, ok, "the server has no %s tool (tools: %v)", name, keys(byName))
+			a := tl.Annotations
+			require.NotNil(t, a, "annotations")
+			require.NotNil(t, a.ReadOnlyHint, "annotations %+v: no readOnlyHint", a)
+			require.Equal(t, readOnly, *a.ReadOnlyHint, "readOnlyHint")
+		})
 	}
 
 	rs := execute(t, p,
@@ -98,17 +97,12 @@ func TestOfficialFilesystemServer(t *testing.T) {
 		mkcall("relread", "read_text_file", map[string]string{"path": "hello.txt"}),
 	)
 	wantOK(t, rs[0])
-	if rs[0].Content != "hello, world\n" {
-		t.Fatalf("read_text_file = %q", rs[0].Content)
-	}
+	require.Equal(t, "hello, world\n", rs[0].Content, "read_text_file")
 	wantOK(t, rs[1])
-	if !strings.Contains(rs[1].Content, "hello.txt") || !strings.Contains(rs[1].Content, "drafts") {
-		t.Fatalf("list_directory = %q", rs[1].Content)
-	}
+	require.Contains(t, rs[1].Content, "hello.txt", "list_directory")
+	require.Contains(t, rs[1].Content, "drafts", "list_directory")
 	wantOK(t, rs[2])
-	if rs[2].Content != "hello, world\n" {
-		t.Fatalf("relative read_text_file = %q", rs[2].Content)
-	}
+	require.Equal(t, "hello, world\n", rs[2].Content, "relative read_text_file")
 
 	rs = execute(t, p,
 		mkcall("draft", "write_file", map[string]string{"path": filepath.Join(dir, "drafts", "plan.md"), "content": "# plan\n"}),
@@ -122,8 +116,10 @@ func TestOfficialFilesystemServer(t *testing.T) {
 	wantOK(t, rs[1])
 	wantFile(t, filepath.Join(dir, "drafts", "rel.md"), "rel\n")
 	for i, name := range []string{"stray.md", "stray2.md"} {
-		wantError(t, rs[2+i], "Permission required: 'write_file' needs approval, but")
-		wantAbsent(t, filepath.Join(dir, name))
+		t.Run(name, func(t *testing.T) {
+			wantError(t, rs[2+i], "Permission required: 'write_file' needs approval, but")
+			wantAbsent(t, filepath.Join(dir, name))
+		})
 	}
 	wantError(t, rs[4], "Permission required: 'create_directory' needs approval, but")
 	wantAbsent(t, filepath.Join(dir, "newdir"))

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // slowHuman answers every question after a pause, recording how many it
@@ -61,9 +63,7 @@ func TestProxyBothEras(t *testing.T) {
 			person := &slowHuman{choice: "allow-once"}
 			ph := startProxied(t, []string{"--root", "fs=" + dir, "--rules", allowRules(t, "fs_delete")},
 				[]string{fsserver, dir}, hostOptions{env: era.env, elicit: elicitAdapter(person.Elicit)})
-			if got := ph.init.ProtocolVersion; got != era.protocol {
-				t.Fatalf("the host speaks %s through the proxy, want %s", got, era.protocol)
-			}
+			require.Equal(t, era.protocol, ph.init.ProtocolVersion, "the protocol the host speaks through the proxy")
 
 			progress(t, "a permission question")
 			wantCallOK(t, ph.call("fs_write", map[string]any{"path": "a.txt", "content": "a"}))
@@ -87,11 +87,10 @@ func TestProxyBothEras(t *testing.T) {
 
 			person.mu.Lock()
 			defer person.mu.Unlock()
-			if person.max != 1 {
-				t.Errorf("the human was shown %d questions at once", person.max)
-			}
-			if len(person.messages) != 4 || !strings.Contains(person.messages[0], "fs_write") || !strings.Contains(person.messages[1], "full") {
-				t.Errorf("the human was asked %q", person.messages)
+			assert.Equal(t, 1, person.max, "questions the human was shown at once")
+			if assert.Len(t, person.messages, 4, "the human was asked %q", person.messages) {
+				assert.Contains(t, person.messages[0], "fs_write", "the first question")
+				assert.Contains(t, person.messages[1], "full", "the second question")
 			}
 		})
 	}
@@ -125,28 +124,27 @@ func TestProxyInputRequiredRounds(t *testing.T) {
 			params[k] = v
 		}
 		h.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
-		return h.response(float64(id), 20*time.Second)["result"].(map[string]any)
+		return jsonObject(t, h.response(float64(id), 20*time.Second)["result"], "result")
 	}
 	round := func(res map[string]any) (key string, req map[string]any, state string) {
 		t.Helper()
-		if res["resultType"] != "input_required" {
-			t.Fatalf("want an input-required round, got %v", res)
-		}
-		reqs := res["inputRequests"].(map[string]any)
-		if len(reqs) != 1 {
-			t.Fatalf("input requests %v", reqs)
-		}
+		require.Equal(t, "input_required", res["resultType"], "want an input-required round, got %v", res)
+		reqs := jsonObject(t, res["inputRequests"], "inputRequests")
+		require.Len(t, reqs, 1, "input requests %v", reqs)
 		for k, v := range reqs {
-			key, req = k, v.(map[string]any)
+			key, req = k, jsonObject(t, v, "input request")
 		}
-		if req["method"] != "elicitation/create" {
-			t.Fatalf("input request %v", req)
-		}
-		state, _ = res["requestState"].(string)
-		if !strings.HasPrefix(state, "mcp-policy/") {
-			t.Fatalf("requestState %q is not the proxy's", state)
-		}
+		require.Equal(t, "elicitation/create", req["method"], "input request %v", req)
+		state, ok := res["requestState"].(string)
+		require.True(t, ok, "requestState %v is not a string", res["requestState"])
+		require.True(t, strings.HasPrefix(state, "mcp-policy/"), "requestState %q is not the proxy's", state)
 		return key, req, state
+	}
+	message := func(req map[string]any) string {
+		t.Helper()
+		msg, ok := jsonObject(t, req["params"], "params")["message"].(string)
+		require.True(t, ok, "input request %v has no message", req)
+		return msg
 	}
 	accept := func(content map[string]any) map[string]any {
 		return map[string]any{"action": "accept", "content": content}
@@ -154,32 +152,38 @@ func TestProxyInputRequiredRounds(t *testing.T) {
 
 	args := map[string]any{"path": "a.txt", "content": "a"}
 	key, req, state := round(call(1, "fs_write", args, nil))
-	if msg := req["params"].(map[string]any)["message"].(string); !strings.Contains(msg, "fs_write") {
-		t.Fatalf("question %q", msg)
-	}
+	require.Contains(t, message(req), "fs_write", "the proxy's question")
 	res := call(2, "fs_write", args, map[string]any{"requestState": state,
 		"inputResponses": map[string]any{key: accept(map[string]any{"answer": "allow-once"})}})
-	if res["isError"] == true || res["resultType"] == "input_required" {
-		t.Fatalf("after the answer: %v", res)
-	}
+	require.NotEqual(t, true, res["isError"], "after the answer: %v", res)
+	require.NotEqual(t, "input_required", res["resultType"], "after the answer: %v", res)
 	wantFile(t, filepath.Join(dir, "a.txt"), "a")
 
 	// A round answered twice, or a retry of another call, is refused.
 	res = call(3, "fs_write", args, map[string]any{"requestState": state,
 		"inputResponses": map[string]any{key: accept(map[string]any{"answer": "allow-once"})}})
-	if res["isError"] != true || !strings.Contains(res["content"].([]any)[0].(map[string]any)["text"].(string), "already answered") {
-		t.Fatalf("a replayed answer: %v", res)
-	}
+	require.Equal(t, true, res["isError"], "a replayed answer: %v", res)
+	content, ok := res["content"].([]any)
+	require.True(t, ok, "a replayed answer: %v", res)
+	require.NotEmpty(t, content, "a replayed answer: %v", res)
+	require.Contains(t, jsonObject(t, content[0], "content block")["text"], "already answered", "a replayed answer")
 
 	del := map[string]any{"path": "full"}
 	key, req, state = round(call(4, "fs_delete", del, nil))
-	if msg := req["params"].(map[string]any)["message"].(string); !strings.Contains(msg, "full") || strings.Contains(msg, "The agent wants") {
-		t.Fatalf("the server's question %q", msg)
-	}
+	msg := message(req)
+	require.Contains(t, msg, "full", "the server's question")
+	require.NotContains(t, msg, "The agent wants", "the server's question is not the proxy's")
 	res = call(5, "fs_delete", del, map[string]any{"requestState": state,
 		"inputResponses": map[string]any{key: accept(map[string]any{"confirm": true})}})
-	if res["isError"] == true || res["resultType"] == "input_required" {
-		t.Fatalf("after confirming: %v", res)
-	}
+	require.NotEqual(t, true, res["isError"], "after confirming: %v", res)
+	require.NotEqual(t, "input_required", res["resultType"], "after confirming: %v", res)
 	wantAbsent(t, filepath.Join(dir, "full"))
+}
+
+// jsonObject is v as a JSON object, failing the test when it is not one.
+func jsonObject(t testing.TB, v any, what string) map[string]any {
+	t.Helper()
+	m, ok := v.(map[string]any)
+	require.True(t, ok, "%s is %T (%v), want a JSON object", what, v, v)
+	return m
 }

@@ -9,13 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // npmEntry returns node and an npm package's entry point under test/npm,
@@ -27,7 +27,7 @@ func npmEntry(t testing.TB, rel string) (node, entry string) {
 		t.Helper()
 		msg := fmt.Sprintf(format, a...) + "; install it with: npm ci --prefix test/npm"
 		if os.Getenv("CI") == "true" {
-			t.Fatal(msg + " (CI=true: not skipping)")
+			require.FailNow(t, msg+" (CI=true: not skipping)")
 		}
 		t.Skip(msg)
 	}
@@ -55,20 +55,17 @@ func allowRules(t testing.TB, globs ...string) string {
 	for _, g := range globs {
 		rs = append(rs, map[string]string{"tool": g, "decision": "allow"})
 	}
-	b, _ := json.Marshal(rs)
+	b, err := json.Marshal(rs)
+	require.NoError(t, err)
 	file := filepath.Join(t.TempDir(), "rules.json")
-	if err := os.WriteFile(file, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(file, b, 0o644))
 	return file
 }
 
 func toolNames(t testing.TB, ph *proxied) map[string]bool {
 	t.Helper()
 	res, err := ph.ListTools(context.Background(), mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out := map[string]bool{}
 	for _, tl := range res.Tools {
 		out[tl.Name] = true
@@ -89,27 +86,23 @@ func TestProxyEverythingElicitation(t *testing.T) {
 			Content: map[string]any{"name": "Ada Lovelace", "check": true}}}
 	}}
 	ph := startProxied(t, []string{"--rules", rulesFile}, server, hostOptions{elicit: person})
-	if !toolNames(t, ph)["trigger-elicitation-request"] {
-		t.Fatal("the server did not see the host's elicitation capability")
-	}
+	require.True(t, toolNames(t, ph)["trigger-elicitation-request"], "the server did not see the host's elicitation capability")
 	r := ph.call("trigger-elicitation-request", map[string]any{})
 	wantCallOK(t, r)
-	if !strings.Contains(text(r), "Name: Ada Lovelace") || !strings.Contains(text(r), "Agreed to terms: true") {
-		t.Fatalf("the server did not get the answer: %s", text(r))
-	}
+	require.Contains(t, text(r), "Name: Ada Lovelace", "the server did not get the answer")
+	require.Contains(t, text(r), "Agreed to terms: true", "the server did not get the answer")
 	qs := person.asked()
-	if len(qs) != 1 || qs[0].Params.Message != "Please provide inputs for the following fields:" {
-		t.Fatalf("the human was asked %+v", qs)
-	}
-	schema, _ := json.Marshal(qs[0].Params.RequestedSchema)
-	if !strings.Contains(string(schema), `"legacyTitledEnum"`) || !strings.Contains(string(schema), `"Your full, legal name"`) {
-		t.Fatalf("the server's schema did not arrive whole: %s", schema)
-	}
+	require.Len(t, qs, 1, "the human was asked %+v", qs)
+	require.Equal(t, "Please provide inputs for the following fields:", qs[0].Params.Message, "the question")
+	schema, err := json.Marshal(qs[0].Params.RequestedSchema)
+	require.NoError(t, err)
+	require.Contains(t, string(schema), `"legacyTitledEnum"`, "the server's schema did not arrive whole")
+	require.Contains(t, string(schema), `"Your full, legal name"`, "the server's schema did not arrive whole")
 
 	plain := startProxied(t, []string{"--rules", rulesFile}, server, hostOptions{})
-	if names := toolNames(t, plain); names["trigger-elicitation-request"] || !names["echo"] {
-		t.Fatalf("a host without elicitation: tools %v", names)
-	}
+	names := toolNames(t, plain)
+	require.False(t, names["trigger-elicitation-request"], "a host without elicitation: tools %v", names)
+	require.True(t, names["echo"], "a host without elicitation: tools %v", names)
 }
 
 // sampler is a host's sampling handler.
@@ -137,14 +130,12 @@ func TestProxyEverythingSampling(t *testing.T) {
 	ph := startProxied(t, []string{"--rules", allowRules(t, "trigger-*")}, everythingServer(t), hostOptions{sampling: s})
 	r := ph.call("trigger-sampling-request", map[string]any{"prompt": "hello there", "maxTokens": 20})
 	wantCallOK(t, r)
-	if !strings.Contains(text(r), "a sampled answer") || !strings.Contains(text(r), "test-model") {
-		t.Fatalf("result %s", text(r))
-	}
+	require.Contains(t, text(r), "a sampled answer", "result")
+	require.Contains(t, text(r), "test-model", "result")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.seen) != 1 || !strings.Contains(s.seen[0], "hello there") {
-		t.Fatalf("the host's model saw %q", s.seen)
-	}
+	require.Len(t, s.seen, 1, "the host's model saw %q", s.seen)
+	require.Contains(t, s.seen[0], "hello there", "what the host's model saw")
 }
 
 // TestProxyEverythingPassThrough: resources, resource templates, prompts,
@@ -160,21 +151,18 @@ func TestProxyEverythingPassThrough(t *testing.T) {
 
 	same := func(what string, a, b any, errA, errB error) {
 		t.Helper()
-		if errA != nil || errB != nil {
-			t.Fatalf("%s: proxy %v, direct %v", what, errA, errB)
-		}
-		x, _ := json.Marshal(a)
-		y, _ := json.Marshal(b)
-		if string(x) != string(y) {
-			t.Fatalf("%s through the proxy differs:\nproxy:  %.400s\ndirect: %.400s", what, x, y)
-		}
+		require.NoError(t, errA, "%s through the proxy", what)
+		require.NoError(t, errB, "%s direct", what)
+		x, err := json.Marshal(a)
+		require.NoError(t, err)
+		y, err := json.Marshal(b)
+		require.NoError(t, err)
+		require.Equal(t, string(y), string(x), "%s through the proxy differs from direct", what)
 	}
 	rp, errP := ph.ListResources(ctx, mcp.ListResourcesRequest{})
 	rd, errD := dc.ListResources(ctx, mcp.ListResourcesRequest{})
 	same("resources/list", rp, rd, errP, errD)
-	if len(rp.Resources) == 0 {
-		t.Fatal("no resources")
-	}
+	require.NotEmpty(t, rp.Resources, "no resources")
 	var read mcp.ReadResourceRequest
 	read.Params.URI = rp.Resources[0].URI
 	cp, errP := ph.ReadResource(ctx, read)
@@ -197,15 +185,9 @@ func TestProxyEverythingPassThrough(t *testing.T) {
 	kp, errP := ph.Complete(ctx, complete)
 	kd, errD := dc.Complete(ctx, complete)
 	same("completion/complete", kp, kd, errP, errD)
-	if len(kp.Completion.Values) != 1 || kp.Completion.Values[0] != "Engineering" {
-		t.Fatalf("completion %+v", kp.Completion)
-	}
-	if err := ph.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelDebug}}); err != nil {
-		t.Fatalf("logging/setLevel: %v", err)
-	}
-	if err := ph.Ping(ctx); err != nil {
-		t.Fatalf("ping: %v", err)
-	}
+	require.Equal(t, []string{"Engineering"}, kp.Completion.Values, "completion %+v", kp.Completion)
+	require.NoError(t, ph.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelDebug}}), "logging/setLevel")
+	require.NoError(t, ph.Ping(ctx), "ping")
 
 	var mu sync.Mutex
 	var steps []float64
@@ -214,7 +196,9 @@ func TestProxyEverythingPassThrough(t *testing.T) {
 			return
 		}
 		mu.Lock()
-		steps = append(steps, n.Params.AdditionalFields["progress"].(float64))
+		p, ok := n.Params.AdditionalFields["progress"].(float64)
+		assert.True(t, ok, "progress %v is not a number", n.Params.AdditionalFields["progress"])
+		steps = append(steps, p)
 		mu.Unlock()
 	})
 	var req mcp.CallToolRequest
@@ -222,14 +206,10 @@ func TestProxyEverythingPassThrough(t *testing.T) {
 	req.Params.Arguments = map[string]any{"duration": 0.4, "steps": 4}
 	req.Params.Meta = &mcp.Meta{ProgressToken: "tok-1"}
 	r, err := ph.CallTool(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	wantCallOK(t, r)
 	mu.Lock()
-	if !reflect.DeepEqual(steps, []float64{1, 2, 3, 4}) {
-		t.Errorf("progress notifications %v", steps)
-	}
+	assert.Equal(t, []float64{1, 2, 3, 4}, steps, "progress notifications")
 	mu.Unlock()
 
 	var img mcp.CallToolRequest
@@ -243,9 +223,7 @@ func TestProxyEverythingPassThrough(t *testing.T) {
 			found = true
 		}
 	}
-	if !found {
-		t.Fatalf("no image in %+v", ip.Content)
-	}
+	require.True(t, found, "no image in %+v", ip.Content)
 }
 
 // TestProxyEverythingURLElicitation: a host that can elicit in URL mode
@@ -259,11 +237,9 @@ func TestProxyEverythingURLElicitation(t *testing.T) {
 		caps: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{URL: &struct{}{}}}})
 	wantCallOK(t, ph.call("trigger-url-elicitation", map[string]any{"url": "https://example.com/consent"}))
 	qs := person.asked()
-	if len(qs) != 1 || qs[0].Params.Mode != "url" || qs[0].Params.URL != "https://example.com/consent" {
-		t.Fatalf("the host was asked %+v", qs)
-	}
+	require.Len(t, qs, 1, "the host was asked %+v", qs)
+	require.Equal(t, "url", qs[0].Params.Mode, "the host was asked %+v", qs)
+	require.Equal(t, "https://example.com/consent", qs[0].Params.URL, "the host was asked %+v", qs)
 	wantCallError(t, ph.call("get-sum", map[string]any{"a": 1, "b": 2}), "Permission required: 'get-sum' needs approval, but")
-	if len(person.asked()) != 1 {
-		t.Fatal("a permission question went to a host that cannot show a form")
-	}
+	require.Len(t, person.asked(), 1, "a permission question went to a host that cannot show a form")
 }

@@ -14,6 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // rawHost is a host that speaks JSON-RPC over pipes by hand, to do what a
@@ -38,15 +41,11 @@ func startRaw(t *testing.T, flags, server, env []string) *rawHost {
 	h.cmd.Env = append(os.Environ(), env...)
 	h.cmd.Stderr = h.stderr
 	var err error
-	if h.in, err = h.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if h.out, err = h.cmd.StdoutPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	h.in, err = h.cmd.StdinPipe()
+	require.NoError(t, err)
+	h.out, err = h.cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, h.cmd.Start())
 	go func() {
 		sc := bufio.NewScanner(h.out)
 		sc.Buffer(nil, 4<<20)
@@ -70,21 +69,19 @@ func startRaw(t *testing.T, flags, server, env []string) *rawHost {
 		case <-h.exited:
 		case <-time.After(10 * time.Second):
 			_ = h.cmd.Process.Kill()
-			t.Errorf("the proxy did not exit after the test\n%s", h.stderr)
+			assert.Fail(t, "the proxy did not exit after the test", "%s", h.stderr)
 		}
-		if strings.Contains(h.stderr.String(), "DATA RACE") {
-			t.Errorf("the proxy raced:\n%s", h.stderr)
-		}
+		assert.NotContains(t, h.stderr.String(), "DATA RACE", "the proxy raced")
 	})
 	return h
 }
 
 func (h *rawHost) send(v any) {
 	h.t.Helper()
-	b, _ := json.Marshal(v)
-	if _, err := h.in.Write(append(b, '\n')); err != nil {
-		h.t.Fatalf("write to the proxy: %v", err)
-	}
+	b, err := json.Marshal(v)
+	require.NoError(h.t, err)
+	_, err = h.in.Write(append(b, '\n'))
+	require.NoError(h.t, err, "write to the proxy")
 }
 
 // next is the next message from the proxy.
@@ -92,12 +89,10 @@ func (h *rawHost) next(timeout time.Duration) map[string]any {
 	h.t.Helper()
 	select {
 	case m, ok := <-h.lines:
-		if !ok {
-			h.t.Fatalf("the proxy closed stdout\n%s", h.stderr)
-		}
+		require.True(h.t, ok, "the proxy closed stdout\n%s", h.stderr)
 		return m
 	case <-time.After(timeout):
-		h.t.Fatalf("nothing from the proxy in %s\n%s", timeout, h.stderr)
+		require.FailNowf(h.t, "nothing from the proxy", "nothing in %s\n%s", timeout, h.stderr)
 		return nil
 	}
 }
@@ -118,9 +113,8 @@ func (h *rawHost) initialize(caps map[string]any) {
 	h.t.Helper()
 	h.send(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
 		"protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": map[string]any{"name": "raw", "version": "1"}}})
-	if r := h.response(0, 20*time.Second); r["result"] == nil {
-		h.t.Fatalf("initialize: %v", r)
-	}
+	r := h.response(0, 20*time.Second)
+	require.NotNil(h.t, r["result"], "initialize: %v", r)
 	h.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 }
 
@@ -135,7 +129,7 @@ func (h *rawHost) waitExit(timeout time.Duration) int {
 	case <-h.exited:
 		return h.code
 	case <-time.After(timeout):
-		h.t.Fatalf("the proxy did not exit within %s\n%s", timeout, h.stderr)
+		require.FailNowf(h.t, "the proxy did not exit", "not within %s\n%s", timeout, h.stderr)
 		return 0
 	}
 }
@@ -145,23 +139,20 @@ func (h *rawHost) waitExit(timeout time.Duration) int {
 func (h *rawHost) waitStderr(substr string) {
 	h.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(h.stderr.String(), substr) {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("no %q on stderr:\n%s", substr, h.stderr)
-		}
+	for !strings.Contains(h.stderr.String(), substr) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
+	require.Contains(h.t, h.stderr.String(), substr, "the proxy's stderr")
 }
 
 func resultText(t *testing.T, r map[string]any) (string, bool) {
 	t.Helper()
-	res, ok := r["result"].(map[string]any)
-	if !ok {
-		t.Fatalf("no result: %v", r)
-	}
+	res := jsonObject(t, r["result"], "result")
+	content, ok := res["content"].([]any)
+	require.True(t, ok, "result %v has no content", res)
 	var parts []string
-	for _, c := range res["content"].([]any) {
-		parts = append(parts, fmt.Sprint(c.(map[string]any)["text"]))
+	for _, c := range content {
+		parts = append(parts, fmt.Sprint(jsonObject(t, c, "content block")["text"]))
 	}
 	isErr, _ := res["isError"].(bool)
 	return strings.Join(parts, "\n"), isErr
@@ -180,17 +171,12 @@ func TestProxyServerKilledMidCall(t *testing.T) {
 	h.callTool(1, "fs_read", map[string]any{"path": "slow.txt"})
 	h.waitStderr("fsserver: call fs_read")
 	progress(t, "killing the server (pid %d) mid-call", pid)
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
 	txt, isErr := resultText(t, h.response(1, 10*time.Second))
-	if !isErr || !strings.Contains(txt, "killed by signal 9") {
-		t.Fatalf("the pending call got %q (isError %v)", txt, isErr)
-	}
+	require.True(t, isErr, "the pending call got %q, not an error", txt)
+	require.Contains(t, txt, "killed by signal 9", "the pending call")
 	progress(t, "the call was answered")
-	if code := h.waitExit(10 * time.Second); code != 128+9 {
-		t.Fatalf("the proxy exited %d, want 137\n%s", code, h.stderr)
-	}
+	require.Equal(t, 128+9, h.waitExit(10*time.Second), "the proxy's exit status\n%s", h.stderr)
 	wantGone(t, pid, "the server")
 }
 
@@ -209,19 +195,14 @@ func TestProxyServerExits(t *testing.T) {
 	for m := range h.lines {
 		msgs = append(msgs, m)
 	}
-	if len(msgs) != 2 {
-		t.Fatalf("the proxy said %v", msgs)
-	}
+	require.Len(t, msgs, 2, "the proxy said %v", msgs)
 	txt, isErr := resultText(t, msgs[0])
-	if msgs[0]["id"] != 1.0 || !isErr || !strings.Contains(txt, "exited with status 3") {
-		t.Fatalf("the call got %q (isError %v)", txt, isErr)
-	}
-	if msgs[1]["method"] != "notifications/message" || !strings.Contains(fmt.Sprint(msgs[1]["params"]), "exited with status 3") {
-		t.Fatalf("the host was told %v", msgs[1])
-	}
-	if code := h.waitExit(10 * time.Second); code != 3 {
-		t.Fatalf("the proxy exited %d, want 3\n%s", code, h.stderr)
-	}
+	require.Equal(t, 1.0, msgs[0]["id"], "the first message %v", msgs[0])
+	require.True(t, isErr, "the call got %q, not an error", txt)
+	require.Contains(t, txt, "exited with status 3", "the call")
+	require.Equal(t, "notifications/message", msgs[1]["method"], "the host was told %v", msgs[1])
+	require.Contains(t, fmt.Sprint(msgs[1]["params"]), "exited with status 3", "the host was told %v", msgs[1])
+	require.Equal(t, 3, h.waitExit(10*time.Second), "the proxy's exit status\n%s", h.stderr)
 }
 
 // TestProxyServerNeverStarts: a server that cannot be started is named to
@@ -233,19 +214,12 @@ func TestProxyServerNeverStarts(t *testing.T) {
 	h.send(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
 		"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}})
 	r := h.response(0, 10*time.Second)
-	if e, _ := r["error"].(map[string]any); e == nil || !strings.Contains(fmt.Sprint(e["message"]), "no-such-server did not start") {
-		t.Fatalf("initialize got %v", r)
-	}
+	e := jsonObject(t, r["error"], "initialize's error")
+	require.Contains(t, fmt.Sprint(e["message"]), "no-such-server did not start", "initialize got %v", r)
 	start := time.Now()
-	if code := h.waitExit(5 * time.Second); code != 127 {
-		t.Fatalf("the proxy exited %d, want 127\n%s", code, h.stderr)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Fatalf("the proxy took %v to exit", d)
-	}
-	if !strings.Contains(h.stderr.String(), "no-such-server did not start") {
-		t.Fatalf("stderr: %s", h.stderr)
-	}
+	require.Equal(t, 127, h.waitExit(5*time.Second), "the proxy's exit status\n%s", h.stderr)
+	require.LessOrEqual(t, time.Since(start), 2*time.Second, "the proxy took too long to exit")
+	require.Contains(t, h.stderr.String(), "no-such-server did not start", "the proxy's stderr")
 
 	server, pidf := pidFile(t, []string{"sleep", "300"})
 	h = startRaw(t, nil, server, nil)
@@ -254,7 +228,7 @@ func TestProxyServerNeverStarts(t *testing.T) {
 		"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}})
 	select {
 	case m := <-h.lines:
-		t.Fatalf("a silent server answered: %v", m)
+		require.FailNowf(t, "a silent server answered", "%v", m)
 	case <-time.After(500 * time.Millisecond):
 	}
 	progress(t, "the host gives up on a silent server")
@@ -274,9 +248,7 @@ func TestProxyHostDisappears(t *testing.T) {
 		{"mid-question", nil, func(h *rawHost) {
 			h.callTool(1, "fs_write", map[string]any{"path": "a.txt", "content": "x"})
 			m := h.next(10 * time.Second)
-			if m["method"] != "elicitation/create" {
-				t.Fatalf("want the proxy's question, got %v", m)
-			}
+			require.Equal(h.t, "elicitation/create", m["method"], "want the proxy's question, got %v", m)
 		}},
 		{"mid-call", []string{"FSSERVER_SLOW_MS=10000"}, func(h *rawHost) {
 			h.callTool(1, "fs_read", map[string]any{"path": "a.txt"})
@@ -309,28 +281,31 @@ func TestProxyBadConfigStopsBeforeTheServer(t *testing.T) {
 	badRego := mkfile(t, dir, "team.rego", "package mcp.custom\n\ndeny contains \"x\" if {\n  input.tool == undefined_fn(1)\n}\n")
 	badGrants := mkfile(t, dir, "grants.json", "[\n{\"tool\": \"a\", \"decision\": \"allow\", \"under\": \"/a\"},\n{\"tool\": \"b\", \"decision\": \"allow\", \"under\": \"relative\"}\n]\n")
 	for _, tc := range []struct {
+		name  string
 		flags []string
 		want  string
 	}{
-		{[]string{"--rules", badRules}, badRules + `:3: rule 2: field "decision": "perhaps"`},
-		{[]string{"--policy", badRego}, badRego + ":4: rego_type_error: undefined function undefined_fn"},
-		{[]string{"--grants", badGrants}, badGrants + ":3: rule 2"},
-		{[]string{"--ask", "sometimes"}, `--ask "sometimes": want elicit or refuse`},
-		{[]string{"--root", "fs"}, `--root "fs": want KEY=DIR`},
-		{[]string{"--no-such-flag"}, "flag provided but not defined"},
+		{"rules", []string{"--rules", badRules}, badRules + `:3: rule 2: field "decision": "perhaps"`},
+		{"rego", []string{"--policy", badRego}, badRego + ":4: rego_type_error: undefined function undefined_fn"},
+		{"grants", []string{"--grants", badGrants}, badGrants + ":3: rule 2"},
+		{"ask", []string{"--ask", "sometimes"}, `--ask "sometimes": want elicit or refuse`},
+		{"root", []string{"--root", "fs"}, `--root "fs": want KEY=DIR`},
+		{"unknown-flag", []string{"--no-such-flag"}, "flag provided but not defined"},
 	} {
-		server, pidf := pidFile(t, []string{fsserver, dir})
-		cmd := exec.Command(proxyBinary(t), append(append(append([]string{"proxy"}, tc.flags...), "--"), server...)...)
-		out, err := cmd.CombinedOutput()
-		ee, ok := err.(*exec.ExitError)
-		if !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), tc.want) {
-			t.Errorf("%v: %v: %s\nwant status 2 and %q", tc.flags, err, out, tc.want)
-		}
-		if _, err := os.Stat(pidf); err == nil {
-			t.Errorf("%v: the server was started", tc.flags)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			server, pidf := pidFile(t, []string{fsserver, dir})
+			cmd := exec.Command(proxyBinary(t), append(append(append([]string{"proxy"}, tc.flags...), "--"), server...)...)
+			out, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if assert.ErrorAs(t, err, &ee, "%v: %s", tc.flags, out) {
+				assert.Equal(t, 2, ee.ExitCode(), "%v: exit status: %s", tc.flags, out)
+			}
+			assert.Contains(t, string(out), tc.want, "%v", tc.flags)
+			_, err = os.Stat(pidf)
+			assert.Error(t, err, "%v: the server was started", tc.flags)
+		})
 	}
-	if b, _ := os.ReadFile(badGrants); !strings.Contains(string(b), `"relative"`) {
-		t.Error("the bad grants file was rewritten")
-	}
+	b, err := os.ReadFile(badGrants)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"relative"`, "the bad grants file was rewritten")
 }

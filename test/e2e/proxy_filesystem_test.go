@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
@@ -26,9 +26,7 @@ func officialFSServer(t *testing.T) (server []string, dir string) {
 	t.Helper()
 	node, entry := needOfficialFS(t)
 	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return []string{node, entry, dir}, dir
 }
 
@@ -45,25 +43,23 @@ func TestProxyFilesystemTransparent(t *testing.T) {
 
 	ctx := context.Background()
 	viaProxy, err := ph.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	straight, err := dc.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := json.Marshal(viaProxy)
-	b, _ := json.Marshal(straight)
-	if string(a) != string(b) {
-		t.Fatalf("tools/list through the proxy differs from direct:\nproxy:  %.600s\ndirect: %.600s", a, b)
-	}
+	require.NoError(t, err)
+	a, err := json.Marshal(viaProxy)
+	require.NoError(t, err)
+	b, err := json.Marshal(straight)
+	require.NoError(t, err)
+	require.Equal(t, string(b), string(a), "tools/list through the proxy differs from direct")
 	names := map[string]mcp.Tool{}
 	for _, tl := range viaProxy.Tools {
 		names[tl.Name] = tl
 	}
-	if tl, ok := names["read_text_file"]; !ok || tl.Annotations.ReadOnlyHint == nil || !*tl.Annotations.ReadOnlyHint || tl.OutputSchema.Type == "" {
-		t.Fatalf("read_text_file through the proxy: %+v", tl)
-	}
+	tl, ok := names["read_text_file"]
+	require.True(t, ok, "no read_text_file through the proxy")
+	require.NotNil(t, tl.Annotations.ReadOnlyHint, "read_text_file through the proxy: %+v", tl)
+	require.True(t, *tl.Annotations.ReadOnlyHint, "read_text_file through the proxy: %+v", tl)
+	require.NotEmpty(t, tl.OutputSchema.Type, "read_text_file through the proxy: %+v", tl)
 
 	args := map[string]any{"path": filepath.Join(dir, "hello.txt")}
 	r := ph.call("read_text_file", args)
@@ -71,25 +67,18 @@ func TestProxyFilesystemTransparent(t *testing.T) {
 	var req mcp.CallToolRequest
 	req.Params.Name, req.Params.Arguments = "read_text_file", args
 	d, err := dc.CallTool(ctx, req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(r, d) || text(r) != "hello, world\n" {
-		t.Fatalf("read through the proxy %+v, direct %+v", r, d)
-	}
+	require.NoError(t, err)
+	require.Equal(t, d, r, "read through the proxy, against direct")
+	require.Equal(t, "hello, world\n", text(r), "read through the proxy")
 
 	// One decision logged, in OPA's shape, allowed by the default rule.
 	es := logLines(t, logFile)
-	if len(es) != 1 {
-		t.Fatalf("%d log lines", len(es))
-	}
-	if res := es[0]["result"].(map[string]any); res["decision"] != "allow" || es[0]["allowed"] != true ||
-		es[0]["input"].(map[string]any)["tool"] != "read_text_file" || es[0]["path"] != "mcp/engine/decision" {
-		t.Fatalf("log %v", es[0])
-	}
-	if code := ph.exitCode(); code != 0 {
-		t.Fatalf("the proxy exited %d\n%s", code, ph.stderr)
-	}
+	require.Len(t, es, 1, "log lines")
+	require.Equal(t, "allow", jsonObject(t, es[0]["result"], "result")["decision"], "log %v", es[0])
+	require.Equal(t, true, es[0]["allowed"], "log %v", es[0])
+	require.Equal(t, "read_text_file", jsonObject(t, es[0]["input"], "input")["tool"], "log %v", es[0])
+	require.Equal(t, "mcp/engine/decision", es[0]["path"], "log %v", es[0])
+	require.Equal(t, 0, ph.exitCode(), "the proxy's exit status\n%s", ph.stderr)
 }
 
 // TestProxyFilesystemDenyAndRefuse: a write a rule denies never reaches
@@ -100,9 +89,7 @@ func TestProxyFilesystemDenyAndRefuse(t *testing.T) {
 	server, dir := officialFSServer(t)
 	mkdir(t, dir, "prod")
 	rulesFile := filepath.Join(t.TempDir(), "rules.json")
-	if err := os.WriteFile(rulesFile, []byte(`[{"tool":"write_file","decision":"deny","under":"`+filepath.Join(dir, "prod")+`","message":"prod changes go through review"}]`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(rulesFile, []byte(`[{"tool":"write_file","decision":"deny","under":"`+filepath.Join(dir, "prod")+`","message":"prod changes go through review"}]`), 0o644))
 	ph := startProxied(t, []string{"--rules", rulesFile}, server, hostOptions{})
 	r := ph.call("write_file", map[string]any{"path": filepath.Join(dir, "prod", "app.conf"), "content": "x"})
 	wantCallError(t, r, "Denied by mcp-policy: 'write_file' is not allowed by rule")
@@ -114,7 +101,7 @@ func TestProxyFilesystemDenyAndRefuse(t *testing.T) {
 	wantAbsent(t, filepath.Join(dir, "notes.md"))
 
 	nobody := &human{answer: func(req mcp.ElicitationRequest) *mcp.ElicitationResult {
-		t.Errorf("--ask refuse asked the human: %s", req.Params.Message)
+		assert.Fail(t, "--ask refuse asked the human", "%s", req.Params.Message)
 		return nil
 	}}
 	ph = startProxied(t, []string{"--ask", "refuse"}, server, hostOptions{elicit: nobody})
@@ -146,24 +133,19 @@ func TestProxyFilesystemAskThroughHost(t *testing.T) {
 	wantCallOK(t, write("drafts/a.md", "a"))
 	wantFile(t, filepath.Join(dir, "drafts", "a.md"), "a")
 	qs := person.asked()
-	if len(qs) != 1 {
-		t.Fatalf("asked %d times", len(qs))
-	}
+	require.Len(t, qs, 1, "questions")
 	msg := qs[0].Params.Message
 	for _, want := range []string{"write_file", filepath.Join(dir, "drafts", "a.md"), "saving the plan the user asked for",
 		"no rule covers this call", "write_file under " + filepath.Join(dir, "drafts")} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("the question does not say %q:\n%s", want, msg)
-		}
+		assert.Contains(t, msg, want, "the question")
 	}
 	values, titles := permissionChoices(t, qs[0])
-	if strings.Join(values, ",") != "allow-once,always-allow,deny-once,always-deny" ||
-		titles[1] != "Always allow write_file under "+filepath.Join(dir, "drafts") {
-		t.Fatalf("choices %v %v", values, titles)
-	}
-	if gs, err := grants.Open(grantsFile); err != nil || len(gs.List()) != 0 {
-		t.Fatalf("allow once remembered something: %v %v", gs.List(), err)
-	}
+	require.Equal(t, []string{"allow-once", "always-allow", "deny-once", "always-deny"}, values, "choices (titles %v)", titles)
+	require.Len(t, titles, len(values), "titles %v", titles)
+	require.Equal(t, "Always allow write_file under "+filepath.Join(dir, "drafts"), titles[1], "the always-allow choice's title")
+	gs0, err := grants.Open(grantsFile)
+	require.NoError(t, err)
+	require.Empty(t, gs0.List(), "allow once remembered something")
 
 	progress(t, "deny once, decline")
 	person.answer = choose("deny-once")
@@ -180,23 +162,17 @@ func TestProxyFilesystemAskThroughHost(t *testing.T) {
 	wantCallOK(t, write("drafts/c.md", "c"))
 	wantFile(t, filepath.Join(dir, "drafts", "c.md"), "c")
 	gs, err := grants.LoadFile(grantsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []rules.Rule{{Tool: "write_file", Decision: rules.Allow, Under: filepath.Join(dir, "drafts")}}
-	if !reflect.DeepEqual(gs, want) {
-		t.Fatalf("grants file holds %+v, want %+v", gs, want)
-	}
+	require.Equal(t, want, gs, "the grants file")
 	n := len(person.asked())
 	wantCallOK(t, write("drafts/d.md", "d"))
 	wantFile(t, filepath.Join(dir, "drafts", "d.md"), "d")
-	if len(person.asked()) != n {
-		t.Fatal("asked about a write the grant covers")
-	}
+	require.Len(t, person.asked(), n, "asked about a write the grant covers")
 
 	progress(t, "a second proxy process sharing the grants file")
 	nobody := &human{answer: func(req mcp.ElicitationRequest) *mcp.ElicitationResult {
-		t.Errorf("the second proxy asked: %s", req.Params.Message)
+		assert.Fail(t, "the second proxy asked", "%s", req.Params.Message)
 		return nil
 	}}
 	second := startProxied(t, []string{"--grants", grantsFile}, server, hostOptions{elicit: nobody})
@@ -209,9 +185,8 @@ func TestProxyFilesystemAskThroughHost(t *testing.T) {
 	wantCallOK(t, ph.call("write_file", map[string]any{"path": filepath.Join(dir, ".env"), "content": "K=v"}))
 	qs = person.asked()
 	values, _ = permissionChoices(t, qs[len(qs)-1])
-	if strings.Join(values, ",") != "allow-once,deny-once,always-deny" || !strings.Contains(qs[len(qs)-1].Params.Message, "protected") {
-		t.Fatalf("floor question offers %v: %s", values, qs[len(qs)-1].Params.Message)
-	}
+	require.Equal(t, []string{"allow-once", "deny-once", "always-deny"}, values, "the floor question's choices")
+	require.Contains(t, qs[len(qs)-1].Params.Message, "protected", "the floor question")
 
 	// A write outside the grant is still asked; always deny remembers it.
 	person.answer = choose("always-deny")
@@ -219,27 +194,24 @@ func TestProxyFilesystemAskThroughHost(t *testing.T) {
 	wantAbsent(t, filepath.Join(dir, "elsewhere.md"))
 	n = len(person.asked())
 	wantCallError(t, write("elsewhere2.md", "x"), "the user chose to always deny")
-	if len(person.asked()) != n {
-		t.Fatal("asked about a write a deny grant covers")
-	}
+	require.Len(t, person.asked(), n, "asked about a write a deny grant covers")
 
 	// The log: each decision with its question and answer, contents erased.
 	es := logLines(t, logFile)
-	if len(es) != 8 { // a, b, b, c, d, .env, elsewhere, elsewhere2
-		t.Fatalf("%d log lines", len(es))
-	}
+	require.Len(t, es, 8, "log lines") // a, b, b, c, d, .env, elsewhere, elsewhere2
 	always := es[3]
-	if always["answer"].(map[string]any)["action"] != "always-allow" || always["question"].(map[string]any)["reason"] != "no-match" ||
-		always["remembered"].([]any)[0].(map[string]any)["under"] != filepath.Join(dir, "drafts") {
-		t.Fatalf("always-allow log line %v", always)
-	}
-	if byGrant := es[4]["result"].(map[string]any); byGrant["reason"] != "grant" || byGrant["decision"] != "allow" {
-		t.Fatalf("grant log line %v", es[4])
-	}
-	data, _ := os.ReadFile(logFile)
-	if strings.Contains(string(data), `"content":"c"`) {
-		t.Fatal("the log holds file contents")
-	}
+	require.Equal(t, "always-allow", jsonObject(t, always["answer"], "answer")["action"], "always-allow log line %v", always)
+	require.Equal(t, "no-match", jsonObject(t, always["question"], "question")["reason"], "always-allow log line %v", always)
+	remembered, ok := always["remembered"].([]any)
+	require.True(t, ok, "always-allow log line %v", always)
+	require.NotEmpty(t, remembered, "always-allow log line %v", always)
+	require.Equal(t, filepath.Join(dir, "drafts"), jsonObject(t, remembered[0], "remembered")["under"], "always-allow log line %v", always)
+	byGrant := jsonObject(t, es[4]["result"], "result")
+	require.Equal(t, "grant", byGrant["reason"], "grant log line %v", es[4])
+	require.Equal(t, "allow", byGrant["decision"], "grant log line %v", es[4])
+	data, err := os.ReadFile(logFile)
+	require.NoError(t, err)
+	require.NotContains(t, string(data), `"content":"c"`, "the log holds file contents")
 }
 
 // TestProxyFilesystemHostRoots: a host that declares roots has them passed
@@ -254,43 +226,41 @@ func TestProxyFilesystemHostRoots(t *testing.T) {
 	wantCallOK(t, ph.call("list_directory", map[string]any{"path": dir}))
 	// The server asked the host for its roots, through the proxy, as the
 	// proxy did for the policy.
-	if n := roots.calls(); n < 2 {
-		t.Fatalf("roots/list reached the host %d times, want the server's and the proxy's", n)
-	}
+	require.GreaterOrEqual(t, roots.calls(), 2, "times roots/list reached the host: want the server's and the proxy's")
 	// The policy resolved the relative path against the host's root.
 	lastPaths := func() []any {
+		t.Helper()
 		es := logLines(t, logFile)
-		return es[len(es)-1]["result"].(map[string]any)["paths"].([]any)
+		require.NotEmpty(t, es, "log lines")
+		ps, ok := jsonObject(t, es[len(es)-1]["result"], "result")["paths"].([]any)
+		require.True(t, ok, "log line %v has no paths", es[len(es)-1])
+		return ps
 	}
 	ph.call("get_file_info", map[string]any{"path": "notes.md"})
-	if ps := lastPaths(); len(ps) != 1 || ps[0] != filepath.Join(dir, "notes.md") {
-		t.Fatalf("paths %v: the host's root is not the policy's", ps)
-	}
+	require.Equal(t, []any{filepath.Join(dir, "notes.md")}, lastPaths(), "paths: the host's root is the policy's")
 
 	// The host's roots change: the policy follows.
 	other := mkdir(t, dir, "other")
 	roots.set(other, dir)
 	n := roots.calls()
-	if err := ph.RootListChanges(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, ph.RootListChanges(context.Background()))
 	deadline := time.Now().Add(10 * time.Second)
-	for roots.calls() < n+2 { // the server's roots/list and the proxy's
-		if time.Now().After(deadline) {
-			t.Fatalf("roots/list after the change reached the host %d times", roots.calls()-n)
-		}
+	for roots.calls() < n+2 && time.Now().Before(deadline) { // the server's roots/list and the proxy's
 		time.Sleep(10 * time.Millisecond)
 	}
+	require.GreaterOrEqual(t, roots.calls()-n, 2, "times roots/list reached the host after the change")
 	// The new policy is in place by the time the proxy's roots/list is
 	// answered and read; a call a moment later decides by it.
 	deadline = time.Now().Add(10 * time.Second)
+	want := []any{filepath.Join(other, "notes.md")}
 	for {
 		ph.call("get_file_info", map[string]any{"path": "notes.md"})
-		if ps := lastPaths(); len(ps) == 1 && ps[0] == filepath.Join(other, "notes.md") {
+		ps := lastPaths()
+		if assert.ObjectsAreEqual(want, ps) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("paths %v: the policy did not take the host's new root", lastPaths())
+			require.Equal(t, want, ps, "paths: the policy did not take the host's new root")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/stretchr/testify/require"
 )
 
 // everythingHTTP runs server-everything over streamable HTTP on a free
@@ -23,29 +24,23 @@ func everythingHTTP(t *testing.T) string {
 	t.Helper()
 	server := everythingServer(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	cmd := exec.Command(server[0], server[1], "streamableHttp")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
 	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(stderr.String(), "listening on port") {
-		if time.Now().After(deadline) {
-			t.Fatalf("server-everything did not start:\n%s", stderr)
-		}
+	for !strings.Contains(stderr.String(), "listening on port") && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
+	require.Contains(t, stderr.String(), "listening on port", "server-everything did not start")
 	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 }
 
@@ -65,44 +60,31 @@ func TestProxyRemoteServer(t *testing.T) {
 	ph := startProxiedArgs(t, []string{"proxy", "--rules", allowRules(t, "echo", "trigger-elicitation-request"), "--url", url}, hostOptions{elicit: person})
 
 	tr, err := transport.NewStreamableHTTP(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dc := client.NewClient(tr, client.WithElicitationHandler(person))
-	if err := dc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, dc.Start(context.Background()))
 	defer dc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := dc.Initialize(ctx, mcp.InitializeRequest{}); err != nil {
-		t.Fatal(err)
-	}
+	_, err = dc.Initialize(ctx, mcp.InitializeRequest{})
+	require.NoError(t, err)
 	viaProxy := toolNames(t, ph)
 	straight, err := dc.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(viaProxy) != len(straight.Tools) || !viaProxy["echo"] || !viaProxy["trigger-elicitation-request"] {
-		t.Fatalf("tools through the proxy %v, direct %d", viaProxy, len(straight.Tools))
-	}
+	require.NoError(t, err)
+	require.Len(t, viaProxy, len(straight.Tools), "tools through the proxy %v, against direct", viaProxy)
+	require.True(t, viaProxy["echo"], "tools through the proxy %v", viaProxy)
+	require.True(t, viaProxy["trigger-elicitation-request"], "tools through the proxy %v", viaProxy)
 
 	r := ph.call("echo", map[string]any{"message": "over http"})
 	wantCallOK(t, r)
-	if !strings.Contains(text(r), "over http") {
-		t.Fatalf("echo: %s", text(r))
-	}
+	require.Contains(t, text(r), "over http", "echo")
 	wantCallError(t, ph.call("get-sum", map[string]any{"a": 1, "b": 2}), "The user declined 'get-sum' this time")
-	if qs := person.asked(); len(qs) != 1 || !strings.Contains(qs[0].Params.Message, "get-sum") {
-		t.Fatalf("asked %+v", qs)
-	}
+	qs := person.asked()
+	require.Len(t, qs, 1, "questions %+v", qs)
+	require.Contains(t, qs[0].Params.Message, "get-sum", "the question")
 
 	r = ph.call("trigger-elicitation-request", map[string]any{})
 	wantCallOK(t, r)
-	if !strings.Contains(text(r), "Name: Grace Hopper") {
-		t.Fatalf("elicitation over http: %s", text(r))
-	}
-	if code := ph.exitCode(); code != 0 {
-		t.Fatalf("the proxy exited %d\n%s", code, ph.stderr)
-	}
+	require.Contains(t, text(r), "Name: Grace Hopper", "elicitation over http")
+	require.Equal(t, 0, ph.exitCode(), "the proxy's exit status\n%s", ph.stderr)
 }

@@ -9,9 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // inspector runs the MCP inspector's headless CLI (npx
@@ -30,15 +32,11 @@ func inspector(t *testing.T, args ...string) (string, int) {
 	err := cmd.Run()
 	code := 0
 	if err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
-			t.Fatalf("inspector: %v\n%s", err, stderr.String())
-		}
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, "inspector\n%s", stderr.String())
 		code = ee.ExitCode()
 	}
-	if strings.Contains(stderr.String(), "DATA RACE") {
-		t.Errorf("the proxy raced:\n%s", stderr.String())
-	}
+	assert.NotContains(t, stderr.String(), "DATA RACE", "the proxy raced")
 	return stdout.String(), code
 }
 
@@ -54,33 +52,25 @@ func TestProxyInspectorCLI(t *testing.T) {
 
 	progress(t, "tools/list, direct and through the proxy")
 	straight, code := inspector(t, append([]string{"--method", "tools/list", "--"}, server...)...)
-	if code != 0 {
-		t.Fatalf("inspector direct: exit %d: %s", code, straight)
-	}
+	require.Equal(t, 0, code, "inspector direct: %s", straight)
 	through, code := inspector(t, append([]string{"--method", "tools/list", "--"}, proxy...)...)
-	if code != 0 {
-		t.Fatalf("inspector through the proxy: exit %d: %s", code, through)
-	}
-	if through != straight {
-		t.Fatalf("tools/list through the proxy differs:\nproxy:  %.500s\ndirect: %.500s", through, straight)
-	}
+	require.Equal(t, 0, code, "inspector through the proxy: %s", through)
+	require.Equal(t, straight, through, "tools/list through the proxy differs from direct")
 	var list struct {
 		Tools []struct {
 			Name string `json:"name"`
 		} `json:"tools"`
 	}
-	if err := json.Unmarshal([]byte(through), &list); err != nil || len(list.Tools) < 5 {
-		t.Fatalf("tools/list output %v: %.300s", err, through)
-	}
+	require.NoError(t, json.Unmarshal([]byte(through), &list), "tools/list output %.300s", through)
+	require.GreaterOrEqual(t, len(list.Tools), 5, "tools/list output %.300s", through)
 
 	progress(t, "tools/call through an mcpServers config")
-	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+	cfg, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
 		"filesystem": map[string]any{"command": proxy[0], "args": proxy[1:]},
 	}})
+	require.NoError(t, err)
 	cfgFile := filepath.Join(t.TempDir(), "mcp.json")
-	if err := os.WriteFile(cfgFile, cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(cfgFile, cfg, 0o644))
 	out, code := inspector(t, "--config", cfgFile, "--server", "filesystem", "--method", "tools/call",
 		"--tool-name", "read_text_file", "--tool-arg", "path="+filepath.Join(dir, "hello.txt"))
 	var res struct {
@@ -89,14 +79,16 @@ func TestProxyInspectorCLI(t *testing.T) {
 		} `json:"content"`
 		IsError bool `json:"isError"`
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.IsError || len(res.Content) != 1 || res.Content[0].Text != "hello from the inspector\n" {
-		t.Fatalf("tools/call: exit %d: %s", code, out)
-	}
+	require.Equal(t, 0, code, "tools/call: %s", out)
+	require.NoError(t, json.Unmarshal([]byte(out), &res), "tools/call: %s", out)
+	require.False(t, res.IsError, "tools/call: %s", out)
+	require.Len(t, res.Content, 1, "tools/call: %s", out)
+	require.Equal(t, "hello from the inspector\n", res.Content[0].Text, "tools/call")
 
 	out, code = inspector(t, "--config", cfgFile, "--server", "filesystem", "--method", "tools/call",
 		"--tool-name", "write_file", "--tool-arg", "path="+filepath.Join(dir, "x.txt"), "content=x")
-	if code == 0 || !strings.Contains(out, "Permission required: 'write_file' needs approval") || !strings.Contains(out, `"isError": true`) {
-		t.Fatalf("refused write: exit %d: %s", code, out)
-	}
+	require.NotEqual(t, 0, code, "refused write: exit status: %s", out)
+	require.Contains(t, out, "Permission required: 'write_file' needs approval", "refused write")
+	require.Contains(t, out, `"isError": true`, "refused write")
 	wantAbsent(t, filepath.Join(dir, "x.txt"))
 }

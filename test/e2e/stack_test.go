@@ -3,8 +3,9 @@ package e2e_test
 import (
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/leases"
 	"github.com/mcp-policy/mcp-policy/mcpclient"
@@ -25,13 +26,9 @@ func TestFullStack(t *testing.T) {
 	log := newLineWatch("fsserver: call fs_list")
 	client := connect(t, dir, mcpclient.WithStderr(log))
 	reg := provider.NewRegistry()
-	if err := reg.Add(client, "local"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, reg.Add(client, "local"))
 	ls, err := leases.New(reg, leases.Limit{Tool: "local_fs_write", Count: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	human := &asker{answer: func(policy.Question) policy.Answer { return policy.Answer{Action: policy.DenyOnce} }}
 	p := newPolicy(t, policy.Options{
 		Provider: reasons.New(ls),
@@ -43,13 +40,10 @@ func TestFullStack(t *testing.T) {
 	})
 
 	tools, err := p.ToolsForLLM(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	i := slices.IndexFunc(tools, func(tl provider.Tool) bool { return tl.Function.Name == "local_fs_write" })
-	if i < 0 || !strings.Contains(string(tools[i].Function.Parameters), `"reason"`) {
-		t.Fatalf("local_fs_write missing, or without the reason parameter: %+v", tools)
-	}
+	require.GreaterOrEqual(t, i, 0, "local_fs_write missing: %+v", tools)
+	require.Contains(t, string(tools[i].Function.Parameters), `"reason"`, "local_fs_write without the reason parameter")
 
 	write := func(id, path, reason string) provider.Call {
 		return mkcall(id, "local_fs_write", map[string]string{"path": path, "content": id, "reason": reason})
@@ -57,9 +51,10 @@ func TestFullStack(t *testing.T) {
 	// Refused by the human: the question carries the reason; no lease spent.
 	rs := execute(t, p, write("elsewhere", "notes.md", "to take notes"))
 	wantError(t, rs[0], "The user declined 'local_fs_write'")
-	if qs := human.asked(); len(qs) != 1 || qs[0].Arguments["reason"] != "to take notes" || len(qs[0].Paths) != 1 || qs[0].Paths[0] != filepath.Join(dir, "notes.md") {
-		t.Fatalf("questions = %+v, want one carrying the reason and the path", qs)
-	}
+	qs := human.asked()
+	require.Len(t, qs, 1, "questions %+v", qs)
+	require.Equal(t, "to take notes", qs[0].Arguments["reason"], "the question carries the reason: %+v", qs[0])
+	require.Equal(t, []string{filepath.Join(dir, "notes.md")}, qs[0].Paths, "the question's paths")
 	// Allowed: two fit the lease, the third does not and is never sent.
 	for _, id := range []string{"one", "two"} {
 		rs = execute(t, p, write(id, "scratch/"+id, "scratch work"))
@@ -73,12 +68,8 @@ func TestFullStack(t *testing.T) {
 	// registry and reasons keep.
 	rs = execute(t, p, mkcall("read", "local_fs_read", map[string]string{"path": "scratch/one", "reason": "check"}))
 	wantOK(t, rs[0])
-	if rs[0].Content != "one" {
-		t.Fatalf("read = %q", rs[0].Content)
-	}
-	if got := serverCalls(t, client, log); !slices.Equal(got, []string{"fs_write", "fs_write", "fs_read"}) {
-		t.Fatalf("the server was called with %q, want the two allowed writes and the read", got)
-	}
+	require.Equal(t, "one", rs[0].Content, "read")
+	require.Equal(t, []string{"fs_write", "fs_write", "fs_read"}, serverCalls(t, client, log), "the server's calls: the two allowed writes and the read")
 }
 
 // TestFloorOverRealServer: a rule that allows every fs tool everywhere
@@ -106,7 +97,7 @@ func TestFloorOverRealServer(t *testing.T) {
 		mkcall("read-git", "fs_read", map[string]string{"path": ".git/config"}),
 	)
 	for _, r := range rs[:5] {
-		wantError(t, r, "Permission required:")
+		t.Run(r.ToolCallID, func(t *testing.T) { wantError(t, r, "Permission required:") })
 	}
 	wantFile(t, filepath.Join(dir, ".git", "config"), "[core]\n")
 	wantAbsent(t, filepath.Join(dir, "app"))
@@ -115,12 +106,8 @@ func TestFloorOverRealServer(t *testing.T) {
 	wantOK(t, rs[5])
 	wantFile(t, filepath.Join(dir, "src", "main.go"), "package main\n")
 	wantOK(t, rs[6]) // reading is not what the floor guards
-	if rs[6].Content != "[core]\n" {
-		t.Fatalf("read .git/config = %q", rs[6].Content)
-	}
+	require.Equal(t, "[core]\n", rs[6].Content, "read .git/config")
 	got := serverCalls(t, client, log)
 	slices.Sort(got)
-	if !slices.Equal(got, []string{"fs_read", "fs_write"}) {
-		t.Fatalf("the server was called with %q, want only the allowed write and the read", got)
-	}
+	require.Equal(t, []string{"fs_read", "fs_write"}, got, "the server's calls: only the allowed write and the read")
 }

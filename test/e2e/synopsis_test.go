@@ -2,9 +2,9 @@ package e2e_test
 
 import (
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/mcpclient"
 	"github.com/mcp-policy/mcp-policy/policy"
@@ -42,36 +42,31 @@ func TestSynopsis(t *testing.T) {
 		Roots:    map[string]string{"fs": dir},
 		OnAsk:    human.ask,
 	})
-	if !p.Interactive() {
-		t.Fatal("a policy with OnAsk is not interactive")
-	}
+	require.True(t, p.Interactive(), "a policy with OnAsk is not interactive")
 
 	// The catalogue passes through unshortened (mcp-go's server lists tools
 	// by name), annotations kept.
 	tools, err := p.ToolsForLLM(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var names []string
 	for _, tl := range tools {
 		names = append(names, tl.Function.Name)
-		if tl.Function.Name == "fs_read" && (tl.Annotations == nil || tl.Annotations.ReadOnlyHint == nil || !*tl.Annotations.ReadOnlyHint) {
-			t.Fatalf("fs_read lost its readOnlyHint: %+v", tl.Annotations)
+		if tl.Function.Name == "fs_read" {
+			require.NotNil(t, tl.Annotations, "fs_read lost its annotations")
+			require.NotNil(t, tl.Annotations.ReadOnlyHint, "fs_read lost its readOnlyHint: %+v", tl.Annotations)
+			require.True(t, *tl.Annotations.ReadOnlyHint, "fs_read lost its readOnlyHint: %+v", tl.Annotations)
 		}
 	}
-	if got, want := strings.Join(names, ","), "fs_delete,fs_edit,fs_list,fs_mkdir,fs_move,fs_read,fs_write"; got != want {
-		t.Fatalf("catalogue = %s, want %s", got, want)
-	}
+	require.Equal(t, []string{"fs_delete", "fs_edit", "fs_list", "fs_mkdir", "fs_move", "fs_read", "fs_write"}, names, "catalogue")
 
 	// The read is allowed by the default read-only rule, on the strength of
 	// the server's own readOnlyHint.
 	d, err := p.Decide(t.Context(), mkcall("read", "fs_read", map[string]string{"path": "README.md"}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d.Decision != rules.Allow || d.Reason != rules.ReasonRule || d.Rule == nil || !d.Rule.Annotations["readOnlyHint"] {
-		t.Fatalf("fs_read decision = %+v (rule %+v), want allow by the default read-only rule", d, d.Rule)
-	}
+	require.NoError(t, err)
+	require.Equal(t, rules.Allow, d.Decision, "fs_read decision %+v", d)
+	require.Equal(t, rules.ReasonRule, d.Reason, "fs_read decision %+v", d)
+	require.NotNil(t, d.Rule, "fs_read decision %+v", d)
+	require.True(t, d.Rule.Annotations["readOnlyHint"], "fs_read decision by rule %+v, want the default read-only rule", d.Rule)
 
 	// One batch: decided first, the allowed calls forwarded together, the
 	// results in the caller's order.
@@ -81,20 +76,16 @@ func TestSynopsis(t *testing.T) {
 		mkcall("delete", "fs_delete", map[string]string{"path": "keep.txt"}),
 	)
 	wantOK(t, rs[0])
-	if rs[0].Content != "hello from the sandbox\n" {
-		t.Fatalf("fs_read = %q", rs[0].Content)
-	}
+	require.Equal(t, "hello from the sandbox\n", rs[0].Content, "fs_read")
 	wantOK(t, rs[1])
 	wantFile(t, filepath.Join(dir, "scratch", "notes.md"), "# notes\n")
 	wantError(t, rs[2], "Denied by mcp-policy: 'fs_delete' is not allowed by rule")
 	wantFile(t, keep, "do not delete\n")
 	// The denied delete never reached the server.
-	if got := serverCalls(t, client, log); len(got) != 2 || slices.Contains(got, "fs_delete") {
-		t.Fatalf("the server was called with %q, want the read and the write only", got)
-	}
-	if q := human.asked(); len(q) != 0 {
-		t.Fatalf("nothing in the first batch should ask; asked %+v", q)
-	}
+	got := serverCalls(t, client, log)
+	require.Len(t, got, 2, "the server was called with %q, want the read and the write only", got)
+	require.NotContains(t, got, "fs_delete", "the server's calls")
+	require.Empty(t, human.asked(), "nothing in the first batch should ask")
 
 	// A write elsewhere is asked about; the always-allow answer remembers
 	// the suggestion (the directory of the write).
@@ -102,26 +93,24 @@ func TestSynopsis(t *testing.T) {
 	wantOK(t, rs[0])
 	wantFile(t, filepath.Join(dir, "docs", "a.md"), "A")
 	qs := human.asked()
-	if len(qs) != 1 {
-		t.Fatalf("asked %d questions, want 1: %+v", len(qs), qs)
-	}
+	require.Len(t, qs, 1, "questions %+v", qs)
 	q := qs[0]
 	docs := filepath.Join(dir, "docs")
-	if q.Kind != policy.KindPermission || q.Tool != "fs_write" || q.Reason != rules.ReasonNoMatch || q.Call.ID != "w1" {
-		t.Fatalf("question = %+v", q)
-	}
-	if len(q.Paths) != 1 || q.Paths[0] != filepath.Join(docs, "a.md") {
-		t.Fatalf("question paths = %q, want [%s]", q.Paths, filepath.Join(docs, "a.md"))
-	}
-	if q.Suggestion == nil || q.Suggestion.Tool != "fs_write" || q.Suggestion.Under != docs || q.Suggestion.Host != "" {
-		t.Fatalf("suggestion = %+v, want {fs_write under %s}", q.Suggestion, docs)
-	}
-	if q.Arguments["path"] != "docs/a.md" {
-		t.Fatalf("question arguments = %v", q.Arguments)
-	}
-	if g := p.Grants(); len(g) != 1 || g[0].Tool != "fs_write" || g[0].Under != docs || g[0].Decision != rules.Allow {
-		t.Fatalf("grants = %+v, want one allow fs_write under %s", g, docs)
-	}
+	require.Equal(t, policy.KindPermission, q.Kind, "question %+v", q)
+	require.Equal(t, "fs_write", q.Tool, "question %+v", q)
+	require.Equal(t, rules.ReasonNoMatch, q.Reason, "question %+v", q)
+	require.Equal(t, "w1", q.Call.ID, "question %+v", q)
+	require.Equal(t, []string{filepath.Join(docs, "a.md")}, q.Paths, "question paths")
+	require.NotNil(t, q.Suggestion, "suggestion")
+	require.Equal(t, "fs_write", q.Suggestion.Tool, "suggestion %+v", q.Suggestion)
+	require.Equal(t, docs, q.Suggestion.Under, "suggestion %+v", q.Suggestion)
+	require.Empty(t, q.Suggestion.Host, "suggestion %+v", q.Suggestion)
+	require.Equal(t, "docs/a.md", q.Arguments["path"], "question arguments %v", q.Arguments)
+	g := p.Grants()
+	require.Len(t, g, 1, "grants %+v", g)
+	require.Equal(t, "fs_write", g[0].Tool, "grants %+v", g)
+	require.Equal(t, docs, g[0].Under, "grants %+v", g)
+	require.Equal(t, rules.Allow, g[0].Decision, "grants %+v", g)
 
 	// The next write there, and one deeper, go through on the grant.
 	rs = execute(t, p,
@@ -132,12 +121,10 @@ func TestSynopsis(t *testing.T) {
 	wantOK(t, rs[1])
 	wantFile(t, filepath.Join(docs, "b.md"), "B")
 	wantFile(t, filepath.Join(docs, "deep", "c.md"), "C")
-	if n := len(human.asked()); n != 1 {
-		t.Fatalf("writes under the granted directory asked again (%d questions)", n)
-	}
-	if d, ok := p.GrantDecision(mkcall("w4", "fs_write", map[string]string{"path": "docs/d.md"})); !ok || d != rules.Allow {
-		t.Fatalf("GrantDecision = %q, %v; want allow, true", d, ok)
-	}
+	require.Len(t, human.asked(), 1, "writes under the granted directory asked again")
+	gd, ok := p.GrantDecision(mkcall("w4", "fs_write", map[string]string{"path": "docs/d.md"}))
+	require.True(t, ok, "GrantDecision found no grant")
+	require.Equal(t, rules.Allow, gd, "GrantDecision")
 
 	// The grant is that directory, not the sandbox: a write next to it asks,
 	// and a deny-once leaves nothing on disk.
@@ -147,9 +134,7 @@ func TestSynopsis(t *testing.T) {
 	rs = execute(t, p, mkcall("w5", "fs_write", map[string]string{"path": "other/x.md", "content": "X"}))
 	wantError(t, rs[0], "The user declined 'fs_write'")
 	wantAbsent(t, filepath.Join(dir, "other"))
-	if n := len(human.asked()); n != 2 {
-		t.Fatalf("a write outside the grant asked %d questions in all, want 2", n)
-	}
+	require.Len(t, human.asked(), 2, "a write outside the grant asks: questions in all")
 }
 
 // TestHeadlessRefusal: with no one to ask, a write outside scratch is
@@ -164,27 +149,21 @@ func TestHeadlessRefusal(t *testing.T) {
 		Rules:    synopsisRules(),
 		Roots:    map[string]string{"fs": dir},
 	})
-	if p.Interactive() {
-		t.Fatal("a policy without OnAsk is interactive")
-	}
+	require.False(t, p.Interactive(), "a policy without OnAsk is interactive")
 	rs := execute(t, p,
 		mkcall("1", "fs_write", map[string]string{"path": "x", "content": "x"}),
 		mkcall("2", "fs_write", map[string]string{"path": "scratch/y", "content": "y"}),
 		mkcall("3", "fs_mkdir", map[string]string{"path": "newdir"}),
 	)
 	wantError(t, rs[0], "Permission required: 'fs_write' needs approval, but")
-	if !strings.Contains(rs[0].Content, "no one is available to approve it") {
-		t.Fatalf("headless refusal does not say no one can approve it: %s", rs[0].Content)
-	}
+	require.Contains(t, rs[0].Content, "no one is available to approve it", "the headless refusal")
 	wantAbsent(t, filepath.Join(dir, "x"))
 	wantOK(t, rs[1])
 	wantFile(t, filepath.Join(dir, "scratch", "y"), "y")
 	wantError(t, rs[2], "Permission required: 'fs_mkdir' needs approval, but")
 	wantAbsent(t, filepath.Join(dir, "newdir"))
 	// The server saw the allowed write and nothing else.
-	if got := serverCalls(t, client, log); !slices.Equal(got, []string{"fs_write"}) {
-		t.Fatalf("the server was called with %q, want only the allowed fs_write", got)
-	}
+	require.Equal(t, []string{"fs_write"}, serverCalls(t, client, log), "the server's calls: only the allowed fs_write")
 }
 
 // TestStackedLayers is the EXAMPLES' stacking: an inner policy under a
@@ -204,9 +183,7 @@ func TestStackedLayers(t *testing.T) {
 		Name:  "inner",
 	})
 	reg := provider.NewRegistry()
-	if err := reg.Add(inner, "local"); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, reg.Add(inner, "local"))
 	human := &asker{}
 	outer := newPolicy(t, policy.Options{
 		Provider: reg,
@@ -225,9 +202,7 @@ func TestStackedLayers(t *testing.T) {
 		mkcall("u", "fs_write", map[string]string{"path": "scratch/m", "content": "m"}),
 	)
 	wantOK(t, rs[0]) // read-only by the annotation, which the registry keeps
-	if rs[0].Content != "keep\n" {
-		t.Fatalf("read = %q", rs[0].Content)
-	}
+	require.Equal(t, "keep\n", rs[0].Content, "read")
 	wantOK(t, rs[1])
 	wantFile(t, filepath.Join(dir, "scratch", "n"), "n")
 	wantError(t, rs[2], "Denied by inner: 'fs_delete' is not allowed")
@@ -237,7 +212,7 @@ func TestStackedLayers(t *testing.T) {
 	// (no rule names it), the human allows once, the registry refuses it.
 	wantError(t, rs[3], "unknown tool 'fs_write'")
 	wantAbsent(t, filepath.Join(dir, "scratch", "m"))
-	if qs := human.asked(); len(qs) != 1 || qs[0].Tool != "fs_write" {
-		t.Fatalf("questions = %+v, want one about fs_write", qs)
-	}
+	qs := human.asked()
+	require.Len(t, qs, 1, "questions %+v, want one about fs_write", qs)
+	require.Equal(t, "fs_write", qs[0].Tool, "questions %+v", qs)
 }

@@ -66,6 +66,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcp-policy/mcp-policy/internal/stderrtail"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -195,7 +196,7 @@ func WithStderr(w io.Writer) Option {
 type Client struct {
 	mc     *client.Client
 	cfg    config
-	tail   *tailBuffer
+	tail   *stderrtail.Buffer
 	proc   *process
 	base   context.Context // lives until Close; legacy elicitations run on it
 	cancel context.CancelFunc
@@ -225,7 +226,7 @@ func ConnectStdio(ctx context.Context, command string, args []string, opts ...Op
 		ctx, cancel = context.WithTimeout(ctx, cfg.handshake)
 		defer cancel()
 	}
-	c := &Client{cfg: cfg, tail: &tailBuffer{tee: cfg.stderr}, inFlight: map[*call]struct{}{}}
+	c := &Client{cfg: cfg, tail: &stderrtail.Buffer{Tee: cfg.stderr}, inFlight: map[*call]struct{}{}}
 	env := os.Environ()
 	if cfg.environSet {
 		env = cfg.environ
@@ -264,7 +265,7 @@ func ConnectStdio(ctx context.Context, command string, args []string, opts ...Op
 		if b := c.brokenWith(); b != "" {
 			return nil, fmt.Errorf("mcp server %s: %s: %s", command, what, b)
 		}
-		return nil, fmt.Errorf("mcp server %s: %s: %w%s", command, what, err, c.tail.suffix())
+		return nil, fmt.Errorf("mcp server %s: %s: %w%s", command, what, err, c.tail.Suffix())
 	}
 	if err := c.mc.Start(c.base); err != nil {
 		return fail("start", err)
@@ -479,7 +480,7 @@ func (c *Client) reap() string {
 			msg += ": " + err.Error()
 		}
 		c.mu.Lock()
-		c.exited = msg + c.tail.suffix()
+		c.exited = msg + c.tail.Suffix()
 		c.mu.Unlock()
 	})
 	c.mu.Lock()

@@ -3,9 +3,7 @@ package mcpclient
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
-	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -69,42 +67,4 @@ func resourceText(r mcp.ResourceContents) string {
 	default:
 		return "[resource]"
 	}
-}
-
-// tailBuffer keeps the last few KB of the server's stderr for error messages,
-// and copies everything to tee when set.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	tee io.Writer
-}
-
-const tailSize = 4 << 10
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > tailSize {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailSize:]...)
-	}
-	tee := t.tee
-	t.mu.Unlock()
-	if tee != nil {
-		_, _ = tee.Write(p)
-	}
-	return len(p), nil
-}
-
-// suffix is the last stderr line, as "; stderr: ...", or "".
-func (t *tailBuffer) suffix() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := strings.TrimSpace(string(t.buf))
-	if s == "" {
-		return ""
-	}
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return "; stderr: " + s
 }

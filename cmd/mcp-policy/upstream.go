@@ -6,10 +6,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcp-policy/mcp-policy/internal/stderrtail"
 )
 
 // upstream is the MCP server the proxy stands in front of, as a stream of
@@ -133,7 +134,7 @@ type stdioUpstream struct {
 	stdin   *os.File
 	out     *lineReader
 	w       lineWriter
-	tail    *tailBuffer
+	tail    *stderrtail.Buffer
 
 	exited   chan struct{} // closed once the process is reaped
 	drained  chan struct{} // closed once stdout reached EOF
@@ -189,7 +190,7 @@ func startStdio(command string, args []string, stderr io.Writer) (*stdioUpstream
 		return nil, err
 	}
 	u := &stdioUpstream{command: command, cmd: cmd, stdin: inW, out: newLineReader(blocking(outR)),
-		tail: &tailBuffer{tee: stderr}, exited: make(chan struct{}), drained: make(chan struct{})}
+		tail: &stderrtail.Buffer{Tee: stderr}, exited: make(chan struct{}), drained: make(chan struct{})}
 	u.w.w = inW
 	go func() {
 		_, _ = io.Copy(u.tail, errR)
@@ -299,49 +300,11 @@ func (u *stdioUpstream) exit() (int, string) {
 	} else if u.waitErr != nil {
 		why = "the MCP server: " + u.waitErr.Error()
 	}
-	return code, why + u.tail.suffix()
+	return code, why + u.tail.Suffix()
 }
 
 func (u *stdioUpstream) stoppedByUs() bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.stopped
-}
-
-// tailBuffer keeps the last few KB of the server's stderr for messages and
-// copies everything to tee.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	tee io.Writer
-}
-
-const tailSize = 4 << 10
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > tailSize {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailSize:]...)
-	}
-	tee := t.tee
-	t.mu.Unlock()
-	if tee != nil {
-		_, _ = tee.Write(p)
-	}
-	return len(p), nil
-}
-
-// suffix is the last line of stderr, as "; stderr: ...", or "".
-func (t *tailBuffer) suffix() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := strings.TrimSpace(string(t.buf))
-	if s == "" {
-		return ""
-	}
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return "; stderr: " + s
 }

@@ -41,7 +41,7 @@ func guardCall(t *testing.T, path string) (ast.Value, *Call) {
 func guardDecider(t *testing.T, s Spec) *Decider {
 	t.Helper()
 	if s.Rules == nil {
-		s.Rules = guardRules
+		s.Rules = func() []any { return guardRules }
 	}
 	s.Roots = []string{"/srv"}
 	d, err := Compile(context.Background(), s)
@@ -184,4 +184,26 @@ func mustJSON(t *testing.T, v any) string {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// The rules are made as data only for a decision that reads them there:
+// at 100,000 rules, making them anyway was a third of New's allocations.
+func TestRulesAreMadeAsDataOnlyWhenRead(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		spec Spec
+		want bool
+	}{
+		{"the default modules", Spec{}, false},
+		{"a module that reads data.mcp_data", Spec{Modules: []mcprego.Module{{Name: "reads.rego",
+			Source: "package mcp.custom\n\ndeny contains \"x\" if count(data.mcp_data.rules) > 1000\n"}}}, true},
+		{"the plain path", Spec{Plain: true}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			made := false
+			c.spec.Rules = func() []any { made = true; return guardRules }
+			guardDecider(t, c.spec)
+			assert.Equal(t, c.want, made)
+		})
+	}
 }

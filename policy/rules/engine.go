@@ -127,7 +127,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	for _, k := range sortedKeys(e.roots) {
 		roots = append(roots, e.roots[k])
 	}
-	if e.decider, err = engine.Compile(ctx, engine.Spec{Modules: cfg.Modules, Rules: rulesData(rs), Roots: roots,
+	if e.decider, err = engine.Compile(ctx, engine.Spec{Modules: cfg.Modules, Rules: func() []any { return rulesData(rs) }, Roots: roots,
 		Protected: protected, Plain: cfg.Plain}); err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ go vet ./...
 go mod tidy -diff
 
 step "Guard tests: each of the engine's assumptions about OPA, broken in turn, fails its named test"
+command -v python3 >/dev/null || { echo "the guard step needs python3 (apt-get install python3)"; exit 1; }
 python3 scripts/guard-mutations.py
 
 step "Rego: opa fmt, opa check, Regal"

@@ -81,7 +81,7 @@ func foldName(name string) string {
 		if hfsIgnorable(r) {
 			return -1
 		}
-		return r
+		return cherokeeUpper(r)
 	}, f)
 	f = strings.TrimRight(f, ". ") // what NTFS drops
 	switch f {
@@ -96,4 +96,19 @@ func foldName(name string) string {
 // hfsIgnorable are the code points HFS+ drops when it compares names.
 func hfsIgnorable(r rune) bool {
 	return r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff
+}
+
+// cherokeeUpper is r with Cherokee's small letters as their capitals, the
+// way Unicode's case folding writes them. x/text's caser turns capitals
+// into small letters and small letters into capitals, so without this a
+// Cherokee name would fold to two spellings, and a deny written in one
+// would miss a path written in the other (TestFoldEveryRune).
+func cherokeeUpper(r rune) rune {
+	switch {
+	case r >= 0xab70 && r <= 0xabbf:
+		return r - 0xab70 + 0x13a0
+	case r >= 0x13f8 && r <= 0x13fd:
+		return r - 8
+	}
+	return r
 }

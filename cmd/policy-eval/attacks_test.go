@@ -220,6 +220,8 @@ var attacks = []attack{
 	// 4. Case and Unicode forms: deny and ask folded, allow exact.
 	{name: "fold/upper case", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"/srv/SECRET/key"}`, decision: "deny", reason: "rule"},
 	{name: "fold/mixed case parent", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"/SRV/Secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "fold/Cherokee small letters under a rule in capitals", rules: `[{"tool": "*", "decision": "allow"}, {"tool": "*", "decision": "deny", "under": "/srv/\u13b6"}]`, tool: "write_file", args: `{"path":"/srv/\uab86/key"}`, decision: "deny", reason: "rule"},
+	{name: "fold/Cherokee capitals under a rule in small letters", rules: `[{"tool": "*", "decision": "allow"}, {"tool": "*", "decision": "deny", "under": "/srv/\uab86"}]`, tool: "write_file", args: `{"path":"/srv/\u13b6/key"}`, decision: "deny", reason: "rule"},
 	{name: "fold/HFS+ ignorable", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"/srv/sec\u200cret/key"}`, decision: "deny", reason: "rule"},
 	{name: "fold/NFD of an NFC rule", rules: `[{"tool": "*", "decision": "deny", "under": "/srv/caf\u00e9"}]`, tool: "write_file", args: `{"path":"/srv/cafe\u0301/x"}`, decision: "deny", reason: "rule"},
 	{name: "fold/NFC of an NFD rule", rules: `[{"tool": "*", "decision": "deny", "under": "/srv/cafe\u0301"}]`, tool: "write_file", args: `{"path":"/srv/caf\u00e9/x"}`, decision: "deny", reason: "rule"},

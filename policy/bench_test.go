@@ -2,8 +2,11 @@ package policy_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
+
+	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
@@ -55,6 +58,55 @@ func BenchmarkExecuteToolCalls(b *testing.B) {
 			b.Fatal(r[0].Content)
 		}
 	}
+}
+
+// BenchmarkExecuteToolCallsCold is BenchmarkExecuteToolCalls as the proxy
+// meets it: before each call other work has filled the processor's caches
+// (there, the MCP server's own answer to the last call). A decision touches
+// enough memory that this, not its instruction count, sets its time in
+// place: compare the two benchmarks, and the bare prepared query (the
+// yardstick of policy/rules' BenchmarkPreparedQueryFixedCost) under the
+// same conditions.
+//
+//	go test ./policy/ -run '^$' -bench 'ExecuteToolCalls$|ExecuteToolCallsCold' -benchmem
+func BenchmarkExecuteToolCallsCold(b *testing.B) {
+	ctx := context.Background()
+	other := make([]byte, 64<<20) // larger than any cache of this machine's
+	coldLoop := func(b *testing.B, run func()) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			for i := 0; i < len(other); i += 64 {
+				other[i]++
+			}
+			b.StartTimer()
+			run()
+		}
+	}
+	b.Run("policy", func(b *testing.B) {
+		p := newPolicy(b, policy.Options{Provider: benchNoop, Rules: synopsisRules()})
+		coldLoop(b, func() {
+			if r := p.ExecuteToolCalls(ctx, benchAllowed); r[0].IsError {
+				b.Fatal(r[0].Content)
+			}
+		})
+	})
+	b.Run("prepared-query", func(b *testing.B) {
+		pq, err := rego.New(rego.Query("input.tool")).PrepareForEval(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := benchAllowed[0]
+		coldLoop(b, func() {
+			var args map[string]any
+			if err := json.Unmarshal([]byte(c.Function.Arguments), &args); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := pq.Eval(ctx, rego.EvalInput(map[string]any{"tool": c.Function.Name, "arguments": args})); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
 }
 
 // nonMatching is n grants that do not match benchByGrant: the same tool

@@ -29,7 +29,7 @@ bash scripts/lint.sh
 step "Rego tests (policy-eval test, builtins registered)"
 go run ./cmd/policy-eval test rego/
 
-step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader and argument discovery briefly (the seeds also run in go test)"
+step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader, argument discovery and the proxy's line reader briefly (the seeds also run in go test)"
 # The budget is a count of runs, not a duration: Go 1.26's fuzz coordinator
 # can report "context deadline exceeded", and fail, when a duration runs out
 # while a worker is mid-run (golang/go#75804, fixed in Go 1.27). A count sets
@@ -41,6 +41,9 @@ for target in FuzzContains FuzzResolve FuzzCleanAbs FuzzURLHost FuzzMatchTool Fu
 done
 for target in FuzzDecodeJSON FuzzArgumentsSeen; do
 	go test ./policy/rules/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
+done
+for target in FuzzReadMessage FuzzEnvelope; do
+	go test ./cmd/mcp-policy/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done
 
 step "go test -race"

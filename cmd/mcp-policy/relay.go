@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -252,24 +253,20 @@ func (p *proxy) standBy() {
 // fromHost handles one message of the host's, and returns the tools/call
 // in it for the caller to decide, if it is one.
 func (p *proxy) fromHost(msg []byte) *hostCall {
-	env, err := parseEnvelope(msg)
+	env, batch, err := readMessage(msg)
 	if err != nil {
-		if elems, berr := splitBatch(msg); berr == nil {
-			// A batch (protocol 2025-03-26) is taken apart, so that no
-			// tools/call in it can pass undecided; its answers come back
-			// one by one.
-			for _, e := range elems {
-				if hc := p.fromHost(append(bytes.Clone(e), '\n')); hc != nil {
-					p.dispatch(hc)
-				}
-			}
-			return nil
-		}
-		p.warnf("the host sent a line that is not a JSON-RPC message; dropped: %.120q", msg)
+		p.refuseFromHost(env, msg, err)
 		return nil
 	}
-	if err := unambiguous(msg, envelopeMembers); err != nil {
-		p.refuseAmbiguous(env, msg, err)
+	if batch != nil {
+		// A batch (protocol 2025-03-26) is taken apart, so that no
+		// tools/call in it can pass undecided; its answers come back one
+		// by one.
+		for _, e := range batch {
+			if hc := p.fromHost(append(bytes.Clone(e), '\n')); hc != nil {
+				p.dispatch(hc)
+			}
+		}
 		return nil
 	}
 	switch {
@@ -285,8 +282,8 @@ func (p *proxy) fromHost(msg []byte) *hostCall {
 		}
 		p.toUpstream(msg)
 	case env.isRequest():
-		if p.ownID(env.id) {
-			p.toHost(errorMessage(env.id, -32600, "mcp-policy: request ids starting "+p.prefix+" are the proxy's own"))
+		if why := p.refusedID(env.id, true); why != "" {
+			p.toHost(errorMessage(env.id, -32600, "mcp-policy: "+why+"; not passed on"))
 			return nil
 		}
 		if why := p.deadReason(); why != "" {
@@ -323,20 +320,42 @@ func (p *proxy) fromHost(msg []byte) *hostCall {
 			}
 		}
 	default:
-		p.warnf("the host sent a message that is neither request, response nor notification; dropped: %.120q", msg)
+		p.refuseFromHost(env, msg, errors.New("neither a request, a response nor a notification"))
 	}
 	return nil
 }
 
-// refuseAmbiguous answers a host message the server could read otherwise
-// than the proxy (see unambiguous): a request gets an error, and nothing
-// reaches the server.
-func (p *proxy) refuseAmbiguous(env envelope, msg []byte, err error) {
+// refuseFromHost answers a host line the server could read otherwise than
+// the proxy (see readMessage): a request gets an error, and nothing reaches
+// the server.
+func (p *proxy) refuseFromHost(env envelope, msg []byte, err error) {
 	if env.id != nil && env.method != "" {
 		p.toHost(errorMessage(env.id, -32600, "mcp-policy: invalid request: "+err.Error()+"; not passed on"))
 		return
 	}
-	p.warnf("the host sent a message a server could read two ways (%v); dropped: %.120q", err, msg)
+	p.warnf("the host sent a line that is not one JSON-RPC message a server reads one way (%v); dropped: %.120q", err, msg)
+}
+
+// refusedID says why a request's id is not taken, "" when it is: not a
+// string or an integer spelt one way (validID); one of the proxy's own;
+// or, for the host's, the id of a request of its still unanswered, whose
+// answer and cancellation would then be taken for either.
+func (p *proxy) refusedID(id []byte, fromHost bool) string {
+	switch {
+	case !validID(id):
+		return "a request id must be a string or an integer written without fraction or exponent"
+	case p.ownID(id):
+		return "request ids starting " + p.prefix + " are the proxy's own"
+	case !fromHost:
+		return ""
+	}
+	key := idKey(id)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if hc := p.calls[key]; p.pending[key] != nil || (hc != nil && !hc.answered.Load()) {
+		return "request id " + string(id) + " is in use by a request not yet answered"
+	}
+	return ""
 }
 
 // forward sends a host request to the server, to be answered by the
@@ -449,22 +468,15 @@ func (p *proxy) hostCancelled(params []byte) {
 // ---- messages from the server
 
 func (p *proxy) fromUpstream(msg []byte) {
-	if len(msg) >= bigMessage {
-		// A big answer (a file read) is routed by its id without a scan of
-		// it, when the routing needs nothing else.
-		if id, ok := tailResponseID(msg); ok && p.routeBig(msg, id) {
-			return
-		}
-	}
-	env, err := parseEnvelope(msg)
+	env, batch, err := readMessage(msg)
 	if err != nil {
-		if elems, berr := splitBatch(msg); berr == nil {
-			for _, e := range elems {
-				p.fromUpstream(append(bytes.Clone(e), '\n'))
-			}
-			return
+		p.refuseFromServer(env, msg, err)
+		return
+	}
+	if batch != nil {
+		for _, e := range batch {
+			p.fromUpstream(append(bytes.Clone(e), '\n'))
 		}
-		p.warnf("the MCP server wrote a line that is not a JSON-RPC message; dropped: %.120q", msg)
 		return
 	}
 	switch {
@@ -492,8 +504,8 @@ func (p *proxy) fromUpstream(msg []byte) {
 			}
 		}
 	case env.isRequest():
-		if p.ownID(env.id) {
-			p.toUpstream(errorMessage(env.id, -32600, "mcp-policy: request ids starting "+p.prefix+" are the proxy's own"))
+		if why := p.refusedID(env.id, false); why != "" {
+			p.toUpstream(errorMessage(env.id, -32600, "mcp-policy: "+why+"; not passed on"))
 			return
 		}
 		if env.method == methodElicit {
@@ -508,34 +520,55 @@ func (p *proxy) fromUpstream(msg []byte) {
 			p.cat.invalidate()
 		}
 	default:
-		p.warnf("the MCP server wrote a message that is neither request, response nor notification; dropped: %.120q", msg)
+		p.refuseFromServer(env, msg, errors.New("neither a request, a response nor a notification"))
 	}
 }
 
-// routeBig passes a big response to the host when that is all there is
-// to do with it: it answers a host request that needs no reading, or a
-// call before 2026-07-28. It reports false, having done nothing, when the
-// response must be read (the proxy's own request, a snooped result, a
-// 2026-07-28 call that may be an input-required round).
-func (p *proxy) routeBig(msg, id []byte) bool {
-	key := idKey(id)
-	p.mu.Lock()
-	_, ours := p.ownUp[key]
-	hr := p.pending[key]
-	plain := !ours && (hr == nil || (hr.call != nil && !hr.call.modern) || (hr.call == nil && hr.snoop == nil))
-	if plain {
+// refuseFromServer drops a server line the host could read otherwise than
+// the proxy (see readMessage): none of it reaches the host. What it
+// answers, if that can be read, is answered with an error instead: the
+// host's request, or the proxy's own; a request of the server's gets an
+// error back.
+func (p *proxy) refuseFromServer(env envelope, msg []byte, err error) {
+	p.warnf("the MCP server wrote a line that is not one JSON-RPC message a host reads one way (%v); dropped: %.120q", err, msg)
+	why := "the MCP server's answer could be read more than one way (" + err.Error() + "); not passed on"
+	switch {
+	case env.id == nil:
+	case env.result == nil && env.err == nil:
+		if env.hasMethod {
+			p.toUpstream(errorMessage(env.id, -32600, "mcp-policy: invalid request: "+err.Error()+"; not passed on"))
+		}
+	default: // it would answer something
+		key := idKey(env.id)
+		p.mu.Lock()
+		ch, ours := p.ownUp[key]
+		delete(p.ownUp, key)
+		hr := p.pending[key]
 		delete(p.pending, key)
+		p.mu.Unlock()
+		switch {
+		case ours:
+			ch <- reply{fail: why}
+		case hr != nil:
+			p.failPending(hr, -32603, why)
+		}
 	}
-	p.mu.Unlock()
-	if !plain {
-		return false
+}
+
+// failPending answers a host request at the server that the server will
+// not answer: with code and why, or for a call with an error result.
+func (p *proxy) failPending(hr *hostRequest, code int, why string) {
+	switch hc := hr.call; {
+	case hc != nil && hc.isAtServer():
+		if hc.claim() {
+			p.toHost(resultMessage(hr.id, errorResult("mcp-policy: "+why+"; the call may not have finished.")))
+		}
+		p.done(hc)
+	case hc != nil:
+		hc.resp <- upReply{fail: why}
+	default:
+		p.toHost(errorMessage(hr.id, code, "mcp-policy: "+why))
 	}
-	if hr != nil && hr.call != nil {
-		p.callAnswered(hr.call, msg, envelope{id: id})
-		return true
-	}
-	p.toHost(msg)
-	return true
 }
 
 // serverGone answers everything that waited on the server, tells the host,
@@ -548,18 +581,7 @@ func (p *proxy) serverGone() int {
 	p.pending, p.ownUp = map[string]*hostRequest{}, map[string]chan reply{}
 	p.mu.Unlock()
 	for _, hr := range pending {
-		if hc := hr.call; hc != nil && hc.isAtServer() {
-			if hc.claim() {
-				p.toHost(resultMessage(hr.id, errorResult("mcp-policy: "+why+"; the call may not have finished.")))
-			}
-			p.done(hc)
-			continue
-		}
-		if hr.call != nil {
-			hr.call.resp <- upReply{fail: why}
-			continue
-		}
-		p.toHost(errorMessage(hr.id, errServerGone, "mcp-policy: "+why))
+		p.failPending(hr, errServerGone, why)
 	}
 	for _, ch := range ownUp {
 		ch <- reply{fail: why}
@@ -641,8 +663,18 @@ func (p *proxy) upstreamRequest(ctx context.Context, method string, params any) 
 
 // ---- message construction
 
+// rawID is id for a message of the proxy's own: as it came, or null when it
+// is not one JSON value (a line the proxy refuses can carry anything there;
+// JSON-RPC answers an id it cannot read with null).
+func rawID(id []byte) json.RawMessage {
+	if !json.Valid(id) {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(id)
+}
+
 func requestMessage(id []byte, method string, params any) []byte {
-	m := map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": method}
+	m := map[string]any{"jsonrpc": "2.0", "id": rawID(id), "method": method}
 	if params != nil {
 		m["params"] = params
 	}
@@ -654,12 +686,12 @@ func notification(method string, params any) []byte {
 }
 
 func errorMessage(id []byte, code int, msg string) []byte {
-	return marshalLine(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id),
+	return marshalLine(map[string]any{"jsonrpc": "2.0", "id": rawID(id),
 		"error": map[string]any{"code": code, "message": msg}})
 }
 
 func responseMessage(id []byte, result any) []byte {
-	return marshalLine(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "result": result})
+	return marshalLine(map[string]any{"jsonrpc": "2.0", "id": rawID(id), "result": result})
 }
 
 // resultMessage answers a tools/call with r: the MCP result it carries, or

@@ -12,30 +12,55 @@ import (
 // The relay reads only the envelope of a message — its id, method, and the
 // spans of params, result and error — by skipping over values rather than
 // decoding them: a 1 MB result is passed over with bytes.IndexByte, not
-// parsed. Nothing here validates JSON; a message is forwarded as it came.
+// parsed. What the scan does hold a line to is its shape (readMessage):
+// one JSON value, one unambiguous envelope, one kind of message. Within
+// that shape a line is forwarded as it came: JSON that is not valid is
+// refused by the reader on the other side as a whole.
 
 var errNotObject = errors.New("not a JSON object")
 
 // envelope is the top level of one JSON-RPC message. The slices point
 // into the message.
 type envelope struct {
-	id     []byte // raw; nil when absent
-	method string
-	params []byte
-	result []byte
-	err    []byte
+	id        []byte // raw; nil when absent
+	method    string
+	hasMethod bool
+	params    []byte
+	result    []byte
+	err       []byte
 }
 
-func (e *envelope) isRequest() bool      { return e.method != "" && e.id != nil }
-func (e *envelope) isNotification() bool { return e.method != "" && e.id == nil }
+// A message is of exactly one kind. One with a method and a result, or a
+// result and an error, is of none: readers differ on which it is.
+func (e *envelope) isRequest() bool {
+	return e.method != "" && e.id != nil && e.result == nil && e.err == nil
+}
+func (e *envelope) isNotification() bool {
+	return e.method != "" && e.id == nil && e.result == nil && e.err == nil
+}
 func (e *envelope) isResponse() bool {
-	return e.method == "" && e.id != nil && (e.result != nil || e.err != nil)
+	return !e.hasMethod && e.id != nil && (e.result != nil) != (e.err != nil)
 }
 
-// parseEnvelope reads the envelope of msg.
+// parseEnvelope reads the envelope of msg, an object alone.
 func parseEnvelope(msg []byte) (envelope, error) {
+	e, end, err := readEnvelope(msg, skipSpace(msg, 0))
+	if err == nil && skipSpace(msg, end) != len(msg) {
+		err = errors.New("text after the object")
+	}
+	return e, err
+}
+
+// readEnvelope reads the envelope of the object at msg[i:] and returns the
+// index just after it. Its members must be unambiguous (see unambiguous).
+func readEnvelope(msg []byte, i int) (envelope, int, error) {
 	var e envelope
-	err := eachMember(msg, func(key, val []byte) error {
+	names := memberNames{known: envelopeMembers}
+	var ambiguous error // the first; the rest is read, for an answer by id
+	end, err := eachMemberEnd(msg, i, func(key, val []byte) error {
+		if err := names.add(string(key)); err != nil && ambiguous == nil {
+			ambiguous = err
+		}
 		switch string(key) {
 		case "id":
 			e.id = val
@@ -44,7 +69,7 @@ func parseEnvelope(msg []byte) (envelope, error) {
 			if err != nil {
 				return err
 			}
-			e.method = s
+			e.method, e.hasMethod = s, true
 		case "params":
 			e.params = val
 		case "result":
@@ -54,7 +79,87 @@ func parseEnvelope(msg []byte) (envelope, error) {
 		}
 		return nil
 	})
-	return e, err
+	if err == nil {
+		err = ambiguous
+	}
+	return e, end, err
+}
+
+// readMessage reads one line as the proxy takes lines in both directions:
+// exactly one JSON value — an object, or an array of objects (a batch) —
+// with nothing around it but spaces and tabs, and the line's "\n" or
+// "\r\n" after it. An object's envelope must be unambiguous. A line of any
+// other shape is refused, never passed on, because the proxy passes a line
+// on as it came and the reader on the other side may split it otherwise:
+// a carriage return ends a line for Python's, Java's and .NET's line
+// readers, and a stream decoder (the Go SDK's) reads a second value after
+// the first. Either would let the proxy decide one message while a server
+// ran two. On an error env holds what could be read of the first object,
+// for an answer by its id.
+func readMessage(line []byte) (env envelope, batch [][]byte, err error) {
+	body := line
+	if n := len(body); n > 0 && body[n-1] == '\n' {
+		body = body[:n-1]
+		if n := len(body); n > 0 && body[n-1] == '\r' {
+			body = body[:n-1]
+		}
+	}
+	i := skipBlank(body, 0)
+	end := 0
+	switch {
+	case i < len(body) && body[i] == '{':
+		env, end, err = readEnvelope(body, i)
+	case i < len(body) && body[i] == '[':
+		batch, end, err = readBatch(body, i)
+	default:
+		return env, nil, errors.New("not a JSON object or array")
+	}
+	switch {
+	case err != nil:
+	case bytes.IndexByte(body, '\r') >= 0:
+		err = errors.New("a carriage return inside the line, which some readers take for the end of a line")
+	case bytes.IndexByte(body, '\n') >= 0:
+		err = errors.New("a line feed inside the line")
+	case skipBlank(body, end) != len(body):
+		err = errors.New("text after the message, which some readers take for another message")
+	}
+	return env, batch, err
+}
+
+// skipBlank skips spaces and tabs: the only blanks a line may have around
+// its message.
+func skipBlank(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// memberNames tells when an object's member names are ambiguous: a name
+// twice, exactly or in another case, or one of known spelt in another case.
+type memberNames struct {
+	known []string
+	seen  map[string]string // folded name -> as spelt
+}
+
+func (m *memberNames) add(k string) error {
+	if m.seen == nil {
+		m.seen = map[string]string{}
+	}
+	folded := builtins.Fold(k)
+	if first, dup := m.seen[folded]; dup {
+		if first == k {
+			return fmt.Errorf("member %q appears twice", k)
+		}
+		return fmt.Errorf("members %q and %q differ only in case", first, k)
+	}
+	m.seen[folded] = k
+	for _, name := range m.known {
+		if k != name && builtins.Fold(name) == folded {
+			return fmt.Errorf("member %q must be spelt %q", k, name)
+		}
+	}
+	return nil
 }
 
 // The members of a JSON-RPC envelope, and of a tools/call's params.
@@ -72,24 +177,8 @@ var (
 // both allowed, the proxy could decide one tool while the server runs
 // another.
 func unambiguous(obj []byte, known []string) error {
-	seen := map[string]string{}
-	return eachMember(obj, func(key, _ []byte) error {
-		k := string(key)
-		folded := builtins.Fold(k)
-		if first, dup := seen[folded]; dup {
-			if first == k {
-				return fmt.Errorf("member %q appears twice", k)
-			}
-			return fmt.Errorf("members %q and %q differ only in case", first, k)
-		}
-		seen[folded] = k
-		for _, name := range known {
-			if k != name && builtins.Fold(name) == folded {
-				return fmt.Errorf("member %q must be spelt %q", k, name)
-			}
-		}
-		return nil
-	})
+	names := memberNames{known: known}
+	return eachMember(obj, func(key, _ []byte) error { return names.add(string(key)) })
 }
 
 // member returns the raw value of key in the JSON object obj, nil when
@@ -111,56 +200,62 @@ var errStop = errors.New("stop")
 // eachMember calls fn with each key (unescaped) and raw value of the JSON
 // object obj, in order, until fn returns an error.
 func eachMember(obj []byte, fn func(key, val []byte) error) error {
-	i := skipSpace(obj, 0)
+	_, err := eachMemberEnd(obj, skipSpace(obj, 0), fn)
+	if err == errStop {
+		return nil
+	}
+	return err
+}
+
+// eachMemberEnd is eachMember for the object at obj[i:], returning the
+// index just after it (fn's errStop is returned as it is).
+func eachMemberEnd(obj []byte, i int, fn func(key, val []byte) error) (int, error) {
 	if i >= len(obj) || obj[i] != '{' {
-		return errNotObject
+		return 0, errNotObject
 	}
 	i = skipSpace(obj, i+1)
 	if i < len(obj) && obj[i] == '}' {
-		return nil
+		return i + 1, nil
 	}
 	for {
 		if i >= len(obj) || obj[i] != '"' {
-			return errors.New("object key expected")
+			return 0, errors.New("object key expected")
 		}
 		end, err := skipString(obj, i)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		key := obj[i+1 : end-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
 			var s string
 			if err := json.Unmarshal(obj[i:end], &s); err != nil {
-				return err
+				return 0, err
 			}
 			key = []byte(s)
 		}
 		i = skipSpace(obj, end)
 		if i >= len(obj) || obj[i] != ':' {
-			return errors.New("':' expected")
+			return 0, errors.New("':' expected")
 		}
 		i = skipSpace(obj, i+1)
 		vend, err := skipValue(obj, i)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if err := fn(key, obj[i:vend]); err != nil {
-			if err == errStop {
-				return nil
-			}
-			return err
+			return 0, err
 		}
 		i = skipSpace(obj, vend)
 		if i >= len(obj) {
-			return errors.New("unterminated object")
+			return 0, errors.New("unterminated object")
 		}
 		switch obj[i] {
 		case ',':
 			i = skipSpace(obj, i+1)
 		case '}':
-			return nil
+			return i + 1, nil
 		default:
-			return errors.New("',' or '}' expected")
+			return 0, errors.New("',' or '}' expected")
 		}
 	}
 }
@@ -262,99 +357,61 @@ func idKey(raw []byte) string {
 	return "n" + string(raw)
 }
 
-// splitBatch returns the elements of a JSON array (a JSON-RPC batch).
-func splitBatch(msg []byte) ([][]byte, error) {
-	i := skipSpace(msg, 0)
+// readBatch returns the elements of the JSON array at msg[i:] (a JSON-RPC
+// batch), each an object, and the index just after it.
+func readBatch(msg []byte, i int) ([][]byte, int, error) {
 	if i >= len(msg) || msg[i] != '[' {
-		return nil, errors.New("not a JSON array")
+		return nil, 0, errors.New("not a JSON array")
 	}
 	var out [][]byte
 	i = skipSpace(msg, i+1)
 	if i < len(msg) && msg[i] == ']' {
-		return out, nil
+		return out, i + 1, nil
 	}
 	for {
+		if i >= len(msg) || msg[i] != '{' {
+			return nil, 0, errors.New("a batch holds only objects")
+		}
 		end, err := skipValue(msg, i)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		out = append(out, msg[i:end])
 		i = skipSpace(msg, end)
 		if i >= len(msg) {
-			return nil, errors.New("unterminated array")
+			return nil, 0, errors.New("unterminated array")
 		}
 		switch msg[i] {
 		case ',':
 			i = skipSpace(msg, i+1)
 		case ']':
-			return out, nil
+			return out, i + 1, nil
 		default:
-			return nil, errors.New("',' or ']' expected")
+			return nil, 0, errors.New("',' or ']' expected")
 		}
 	}
 }
 
-// bigMessage is the size from which a response is routed by the tail of
-// its text (tailResponseID) rather than by a scan of it.
-const bigMessage = 64 << 10
-
-// tailResponseID reads the id of a response shaped as the TypeScript SDK
-// writes them, {"result":…,"jsonrpc":"2.0","id":ID}, from the ends of the
-// text alone: the first member is "result" and the last is "id", a number
-// or a string without escapes. In JSON that is valid those two ends can
-// mean nothing else; any other shape reports false, and is scanned.
-func tailResponseID(msg []byte) ([]byte, bool) {
-	i := skipSpace(msg, 0)
-	if !bytes.HasPrefix(msg[i:], []byte(`{"result"`)) {
-		return nil, false
+// validID reports whether raw is an id the proxy takes in a request: a
+// string, or an integer spelt the one way JSON spells it. 1.0, 1e0, -0 and
+// 1 are one number to some readers and four to others, and a server that
+// answers 1e0 as 1 would have its answer taken for another request's.
+func validID(raw []byte) bool {
+	if len(raw) > 0 && raw[0] == '"' {
+		_, err := stringValue(raw)
+		return err == nil
 	}
-	j := len(msg)
-	for j > 0 && (msg[j-1] == ' ' || msg[j-1] == '\t' || msg[j-1] == '\n' || msg[j-1] == '\r') {
-		j--
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
 	}
-	if j == 0 || msg[j-1] != '}' {
-		return nil, false
+	if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && (len(digits) > 1 || len(raw) > 1)) {
+		return false
 	}
-	j = skipSpaceBack(msg, j-1)
-	end := j
-	switch {
-	case j > 0 && msg[j-1] >= '0' && msg[j-1] <= '9':
-		for j > 0 && msg[j-1] >= '0' && msg[j-1] <= '9' {
-			j--
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
 		}
-		if j > 0 && msg[j-1] == '-' {
-			j--
-		}
-	case j > 0 && msg[j-1] == '"':
-		k := bytes.LastIndexByte(msg[:j-1], '"')
-		if k < 0 || bytes.IndexByte(msg[k:j], '\\') >= 0 {
-			return nil, false
-		}
-		j = k
-	default:
-		return nil, false
 	}
-	id := msg[j:end]
-	j = skipSpaceBack(msg, j)
-	if j == 0 || msg[j-1] != ':' {
-		return nil, false
-	}
-	j = skipSpaceBack(msg, j-1)
-	if j < 5 || string(msg[j-4:j]) != `"id"` {
-		return nil, false
-	}
-	j = skipSpaceBack(msg, j-4)
-	if j == 0 || msg[j-1] != ',' {
-		return nil, false
-	}
-	return id, true
-}
-
-// skipSpaceBack returns the index just after the last non-space byte
-// before j.
-func skipSpaceBack(b []byte, j int) int {
-	for j > 0 && (b[j-1] == ' ' || b[j-1] == '\t' || b[j-1] == '\n' || b[j-1] == '\r') {
-		j--
-	}
-	return j
+	return true
 }

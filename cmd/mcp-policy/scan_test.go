@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -68,19 +69,137 @@ func TestIDKey(t *testing.T) {
 	}
 }
 
-func TestSplitBatch(t *testing.T) {
-	elems, err := splitBatch([]byte(` [ {"id":1,"method":"a"} , {"method":"b","params":[1,[2]]} ]`))
-	if err != nil || len(elems) != 2 || string(elems[1]) != `{"method":"b","params":[1,[2]]}` {
+func TestReadBatch(t *testing.T) {
+	msg := []byte(` [ {"id":1,"method":"a"} , {"method":"b","params":[1,[2]]} ] `)
+	elems, end, err := readBatch(msg, 1)
+	if err != nil || len(elems) != 2 || string(elems[1]) != `{"method":"b","params":[1,[2]]}` || end != len(msg)-1 {
+		t.Fatalf("%q %d %v", elems, end, err)
+	}
+	if elems, _, err := readBatch([]byte(`[]`), 0); err != nil || len(elems) != 0 {
 		t.Fatalf("%q %v", elems, err)
 	}
-	if elems, err := splitBatch([]byte(`[]`)); err != nil || len(elems) != 0 {
-		t.Fatalf("%q %v", elems, err)
-	}
-	for _, bad := range []string{`{}`, `[1,`, `[1 2]`} {
-		if _, err := splitBatch([]byte(bad)); err == nil {
+	for _, bad := range []string{`{}`, `[{},`, `[{} {}]`, `[1]`, `[[{"id":1,"method":"tools/call"}]]`, `[{},"x"]`} {
+		if _, _, err := readBatch([]byte(bad), 0); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}
+}
+
+// A line is one message, read one way, or it is refused: the proxy passes
+// lines on as they came, and readers split them differently (red team,
+// third report, finding 1).
+func TestReadMessage(t *testing.T) {
+	call := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"/x"}}}`
+	ping := `{"jsonrpc":"2.0","id":7,"method":"ping"}`
+	for _, ok := range []string{
+		ping + "\n", ping + "\r\n", ping, " \t" + ping + " \t\n",
+		`{"jsonrpc":"2.0","id":1,"result":{"text":"a\\r\\nb ` + "\u2028" + `"}}` + "\n", // escapes and a raw U+2028 in a string
+		"[" + ping + "," + call + "]\n",
+	} {
+		_, _, err := readMessage([]byte(ok))
+		assert.NoError(t, err, "%q", ok)
+	}
+	for _, bad := range []string{
+		ping + "\r" + call + "\n", // a second message after a carriage return
+		`{"jsonrpc":"2.0","method":"notifications/x","params":` + "\r" + call + "\r}\n", // a carriage return between tokens
+		ping + call + "\n", // two values
+		ping + " " + call + "\n",
+		ping + " // a comment\n",
+		ping + ",\n",
+		ping + "\r\r\n",
+		"\r" + ping + "\n",
+		"\ufeff" + ping + "\n", // a byte-order mark
+		"\v" + ping + "\n",
+		ping + "\x00\n",
+		"[" + ping + "]" + call + "\n",
+		"[[" + call + "]]\n",
+		`"x"` + "\n", "7\n", "null\n",
+		`{"jsonrpc":"2.0","id":1,"method":"ping","METHOD":"tools/call"}`,
+	} {
+		_, _, err := readMessage([]byte(bad))
+		assert.Error(t, err, "%q", bad)
+	}
+	// What could be read of the first object is kept, for an answer by id.
+	env, _, err := readMessage([]byte(ping + "\r" + call + "\n"))
+	assert.Error(t, err)
+	assert.Equal(t, "7", string(env.id))
+	assert.Equal(t, "ping", env.method)
+}
+
+// A message is of one kind, or of none.
+func TestMessageKinds(t *testing.T) {
+	for msg, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`:                           "request",
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`:             "notification",
+		`{"jsonrpc":"2.0","id":1,"result":{}}`:                               "response",
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}`:          "response",
+		`{"jsonrpc":"2.0","id":1,"result":{},"method":"elicitation/create"}`: "",
+		`{"jsonrpc":"2.0","id":1,"method":"ping","error":{}}`:                "",
+		`{"jsonrpc":"2.0","method":"notifications/x","result":{}}`:           "",
+		`{"jsonrpc":"2.0","id":1,"result":{},"error":{}}`:                    "",
+		`{"jsonrpc":"2.0","id":1,"method":"","result":{}}`:                   "",
+	} {
+		e, err := parseEnvelope([]byte(msg))
+		if !assert.NoError(t, err, msg) {
+			continue
+		}
+		kinds := []string{}
+		if e.isRequest() {
+			kinds = append(kinds, "request")
+		}
+		if e.isNotification() {
+			kinds = append(kinds, "notification")
+		}
+		if e.isResponse() {
+			kinds = append(kinds, "response")
+		}
+		assert.Equal(t, want, strings.Join(kinds, ","), msg)
+	}
+}
+
+func TestValidID(t *testing.T) {
+	for _, ok := range []string{`1`, `0`, `-3`, `123456789012345`, `"x"`, `""`, `"a\u0062"`} {
+		assert.True(t, validID([]byte(ok)), ok)
+	}
+	for _, bad := range []string{`1.0`, `1e0`, `-0`, `01`, `1234567890123456`, `null`, `true`, `{}`, `[1]`, `"x`, ``, `-`, `+1`} {
+		assert.False(t, validID([]byte(bad)), bad)
+	}
+}
+
+// FuzzReadMessage holds what readMessage accepts to what other readers
+// make of the same line: a line reader that also ends lines at a carriage
+// return (Python's, Java's, .NET's) sees one line, and a stream decoder
+// (encoding/json's, as the Go SDK reads) one value.
+func FuzzReadMessage(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"ping"}` + "\n",
+		`{"jsonrpc":"2.0","id":7,"method":"ping"}` + "\r\n",
+		`{"id":7,"method":"ping"}` + "\r" + `{"id":9,"method":"tools/call"}` + "\n",
+		`[{"id":1,"method":"a"},{"id":2,"method":"b"}]`,
+		`{"a":` + "\r" + `{"b":1}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if bytes.Count(line, []byte("{"))+bytes.Count(line, []byte("[")) > 50 {
+			return
+		}
+		if _, _, err := readMessage(line); err != nil {
+			return
+		}
+		body := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		if bytes.ContainsAny(body, "\r\n") {
+			t.Fatalf("%q: accepted, and a line reader splits it", line)
+		}
+		dec := json.NewDecoder(bytes.NewReader(line))
+		var v, w json.RawMessage
+		if dec.Decode(&v) != nil {
+			return // not JSON: the other side refuses it whole
+		}
+		if err := dec.Decode(&w); err != io.EOF {
+			t.Fatalf("%q: accepted, and a stream decoder reads a second value %q (%v)", line, w, err)
+		}
+	})
 }
 
 // FuzzEnvelope holds the scanner to encoding/json on every valid object:
@@ -146,64 +265,6 @@ func BenchmarkEnvelopeSmall(b *testing.B) {
 	for b.Loop() {
 		if _, err := parseEnvelope(msg); err != nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-func TestTailResponseID(t *testing.T) {
-	for _, tc := range []struct {
-		msg, id string
-		ok      bool
-	}{
-		{`{"result":{"content":[]},"jsonrpc":"2.0","id":7}` + "\n", "7", true},
-		{` {"result":{}, "jsonrpc":"2.0" , "id" : -12 } ` + "\r\n", "-12", true},
-		{`{"result":{},"jsonrpc":"2.0","id":"abc-1"}`, `"abc-1"`, true},
-		{`{"result":{},"jsonrpc":"2.0","id":"a\"b"}`, "", false},
-		{`{"jsonrpc":"2.0","result":{},"id":7}`, "", false},
-		{`{"result":{"x":1,"id":7}}`, "", false},
-		{`{"result":{},"id":7,"jsonrpc":"2.0"}`, "", false},
-		{`{"result":{},"xid":7}`, "", false},
-		{`{"result":{},"id":1.5}`, "", false},
-		{`{"result":{"id":7}}`, "", false},
-	} {
-		id, ok := tailResponseID([]byte(tc.msg))
-		if ok != tc.ok || string(id) != tc.id {
-			t.Errorf("%s: %q %v, want %q %v", tc.msg, id, ok, tc.id, tc.ok)
-		}
-		if ok {
-			if e, err := parseEnvelope([]byte(tc.msg)); err != nil || string(e.id) != string(id) || !e.isResponse() {
-				t.Errorf("%s: the scan says %q %v", tc.msg, e.id, err)
-			}
-		}
-	}
-	msg := bigResult()
-	if id, ok := tailResponseID(msg); !ok || string(id) != "7" {
-		t.Fatalf("1 MB: %q %v", id, ok)
-	}
-}
-
-// FuzzTailResponseID: whenever the tail says a valid message is a
-// response with an id, the scan agrees.
-func FuzzTailResponseID(f *testing.F) {
-	f.Add([]byte(`{"result":{"a":"b"},"jsonrpc":"2.0","id":7}`))
-	f.Add([]byte(`{"result":{"a":",\"id\":7}"},"id":"x"}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		id, ok := tailResponseID(data)
-		if !ok || !json.Valid(data) {
-			return
-		}
-		e, err := parseEnvelope(data)
-		if err != nil || !bytes.Equal(e.id, id) || e.result == nil || e.method != "" {
-			t.Fatalf("%q: tail %q, scan %+v %v", data, id, e, err)
-		}
-	})
-}
-
-func BenchmarkTailResponseID1MB(b *testing.B) {
-	msg := bigResult()
-	for b.Loop() {
-		if _, ok := tailResponseID(msg); !ok {
-			b.Fatal("no id")
 		}
 	}
 }

@@ -27,16 +27,20 @@ func ModuleRoot() (string, error) {
 
 // FSServer builds test/fsserver, the small filesystem MCP server the tests
 // run over stdio, into dir and returns the program's path.
-func FSServer(dir string) (string, error) {
+func FSServer(dir string) (string, error) { return Program(dir, "fsserver") }
+
+// Program builds test/NAME, one of the module's test programs, into dir
+// and returns the program's path.
+func Program(dir, name string) (string, error) {
 	root, err := ModuleRoot()
 	if err != nil {
 		return "", err
 	}
-	program := filepath.Join(dir, "fsserver")
-	build := exec.Command("go", "build", "-o", program, "./test/fsserver")
+	program := filepath.Join(dir, name)
+	build := exec.Command("go", "build", "-o", program, "./test/"+name)
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building fsserver: %w\n%s", err, out)
+		return "", fmt.Errorf("building %s: %w\n%s", name, err, out)
 	}
 	return program, nil
 }

@@ -26,6 +26,9 @@ import (
 var (
 	// fsserver is the test filesystem server, built once by TestMain.
 	fsserver string
+	// lenientserver reads its input as the most lenient readers do (see
+	// test/lenientserver), built once by TestMain.
+	lenientserver string
 	// modRoot is the module's root directory.
 	modRoot string
 )
@@ -47,6 +50,10 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	if fsserver, err = testbuild.FSServer(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if lenientserver, err = testbuild.Program(dir, "lenientserver"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -1,0 +1,158 @@
+// Command lenientserver is an MCP server over stdio for the proxy's tests
+// that reads its input as the most lenient real readers do, and can answer
+// with lines a host could read more than one way.
+//
+//	lenientserver DIR
+//
+// It ends a line at a carriage return as well as at a line feed (Python's,
+// Java's and .NET's line readers do), and reads one JSON value after
+// another within a line (a stream decoder does, as the Go SDK reads): every
+// message a lenient server could find in the proxy's output, it runs.
+//
+// Tools, inside DIR or anywhere (it enforces nothing; the proxy must):
+// write_file {path, content} writes a file, with no annotations;
+// read_text_file {path} reads one, marked read-only; slow_read {path} is
+// read_text_file after a second.
+//
+// LENIENTSERVER_ANSWER=FILE: read_text_file answers with the bytes of FILE
+// instead, each "@ID@" in them replaced by the request's id: the lines a
+// hostile server writes.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+type message struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+var out = struct {
+	sync.Mutex
+	w *bufio.Writer
+}{w: bufio.NewWriter(os.Stdout)}
+
+func send(line []byte) {
+	out.Lock()
+	defer out.Unlock()
+	out.w.Write(line)
+	out.w.WriteByte('\n')
+	out.w.Flush()
+}
+
+func reply(id json.RawMessage, result any) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+	send(b)
+}
+
+func text(s string, isError bool) map[string]any {
+	return map[string]any{"content": []any{map[string]any{"type": "text", "text": s}}, "isError": isError}
+}
+
+func main() {
+	in := bufio.NewReader(os.Stdin)
+	for {
+		line, err := in.ReadBytes('\n')
+		for _, piece := range bytes.FieldsFunc(line, func(r rune) bool { return r == '\n' || r == '\r' }) {
+			dec := json.NewDecoder(bytes.NewReader(piece))
+			for {
+				var m message
+				if dec.Decode(&m) != nil {
+					break
+				}
+				handle(m)
+			}
+		}
+		if err == io.EOF {
+			return
+		}
+	}
+}
+
+func handle(m message) {
+	if m.ID == nil {
+		return // a notification
+	}
+	switch m.Method {
+	case "initialize":
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		json.Unmarshal(m.Params, &p)
+		reply(m.ID, map[string]any{"protocolVersion": p.ProtocolVersion, "capabilities": map[string]any{"tools": map[string]any{}},
+			"serverInfo": map[string]any{"name": "lenientserver", "version": "1"}})
+	case "ping":
+		reply(m.ID, map[string]any{})
+	case "tools/list":
+		schema := func(props ...string) map[string]any {
+			ps := map[string]any{}
+			for _, p := range props {
+				ps[p] = map[string]any{"type": "string"}
+			}
+			return map[string]any{"type": "object", "properties": ps}
+		}
+		reply(m.ID, map[string]any{"tools": []any{
+			map[string]any{"name": "write_file", "inputSchema": schema("path", "content")},
+			map[string]any{"name": "read_text_file", "inputSchema": schema("path"), "annotations": map[string]any{"readOnlyHint": true}},
+			map[string]any{"name": "slow_read", "inputSchema": schema("path"), "annotations": map[string]any{"readOnlyHint": true}},
+		}})
+	case "tools/call":
+		go call(m)
+	default:
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "no method " + m.Method}})
+		send(b)
+	}
+}
+
+func call(m message) {
+	var p struct {
+		Name      string `json:"name"`
+		Arguments struct {
+			Path    string `json:"path"`
+			Content string `json:"content"`
+		} `json:"arguments"`
+	}
+	json.Unmarshal(m.Params, &p)
+	fmt.Fprintf(os.Stderr, "lenientserver: call %s %s\n", p.Name, p.Arguments.Path)
+	switch p.Name {
+	case "write_file":
+		if err := os.WriteFile(p.Arguments.Path, []byte(p.Arguments.Content), 0o644); err != nil {
+			reply(m.ID, text(err.Error(), true))
+			return
+		}
+		reply(m.ID, text("wrote "+p.Arguments.Path, false))
+	case "slow_read":
+		time.Sleep(time.Second)
+		fallthrough
+	case "read_text_file":
+		if f := os.Getenv("LENIENTSERVER_ANSWER"); f != "" && p.Name == "read_text_file" {
+			answer, err := os.ReadFile(f)
+			if err != nil {
+				reply(m.ID, text(err.Error(), true))
+				return
+			}
+			out.Lock()
+			out.w.Write(bytes.ReplaceAll(answer, []byte("@ID@"), m.ID))
+			out.w.Flush()
+			out.Unlock()
+			return
+		}
+		data, err := os.ReadFile(p.Arguments.Path)
+		if err != nil {
+			reply(m.ID, text(err.Error(), true))
+			return
+		}
+		reply(m.ID, text(string(data), false))
+	default:
+		reply(m.ID, text("no tool "+p.Name, true))
+	}
+}

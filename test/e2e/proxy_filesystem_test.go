@@ -215,8 +215,11 @@ func TestProxyFilesystemAskThroughHost(t *testing.T) {
 }
 
 // TestProxyFilesystemHostRoots: a host that declares roots has them passed
-// up to the server, and the first becomes the policy's root: a relative
-// path is resolved against it.
+// up to the server, and its one root becomes the policy's: a relative path
+// is resolved against it. With two roots, or one the server would skip, a
+// relative path is unevaluable: the server tries each root in turn, and
+// could act on another path than the policy saw (red team, third report,
+// finding 2).
 func TestProxyFilesystemHostRoots(t *testing.T) {
 	server, dir := officialFSServer(t)
 	mkfile(t, dir, "notes.md", "notes\n")
@@ -241,7 +244,7 @@ func TestProxyFilesystemHostRoots(t *testing.T) {
 
 	// The host's roots change: the policy follows.
 	other := mkdir(t, dir, "other")
-	roots.set(other, dir)
+	roots.set(other)
 	n := roots.calls()
 	require.NoError(t, ph.RootListChanges(context.Background()))
 	deadline := time.Now().Add(10 * time.Second)
@@ -263,6 +266,26 @@ func TestProxyFilesystemHostRoots(t *testing.T) {
 			require.Equal(t, want, ps, "paths: the policy did not take the host's new root")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+
+	// Roots the server could resolve a relative path against otherwise:
+	// the policy has no root, and the call is refused as unevaluable.
+	for _, rs := range [][]string{{other, dir}, {filepath.Join(dir, "missing"), dir}, {filepath.Join(dir, "notes.md")}} {
+		roots.set(rs...)
+		require.NoError(t, ph.RootListChanges(context.Background()))
+		deadline = time.Now().Add(10 * time.Second)
+		for {
+			r := ph.call("get_file_info", map[string]any{"path": "notes.md"})
+			es := logLines(t, logFile)
+			reason := jsonObject(t, es[len(es)-1]["result"], "result")["reason"]
+			if r.IsError && reason == "unevaluable-path" {
+				break
+			}
+			if time.Now().After(deadline) {
+				require.Failf(t, "a relative path was judged", "roots %v: reason %v, result %s", rs, reason, text(r))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 }
 

@@ -175,3 +175,59 @@ func TestHelperAddGrants(t *testing.T) {
 		require.NoError(t, s.Add(allow(fmt.Sprintf("p%s_%d", os.Getenv("GRANTS_HELPER_ID"), i), "/srv")))
 	}
 }
+
+// The README's own example names a grants file in a directory a fresh
+// machine does not have: the first always- answer must be kept, not fail.
+func TestOpenInAMissingDirectoryAndTheFirstAddMakesIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".config", "mcp-policy", "grants.json")
+	s, err := grants.Open(path)
+	require.NoError(t, err)
+	require.NoError(t, s.Add(deny("fs_delete", "")))
+	got, err := grants.LoadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, []rules.Rule{deny("fs_delete", "")}, got)
+}
+
+// A grants file named through a link (a dotfiles repository, macOS's /tmp)
+// is the file the link leads to: a store opened by either name sees every
+// grant of the other's, and a save writes through the link rather than
+// replacing it with a file of its own, which would split the fleet for good.
+func TestStoresOpenedByALinkAndByItsTargetAreOne(t *testing.T) {
+	top := t.TempDir()
+	real := filepath.Join(top, "dotfiles", "mcp-policy")
+	require.NoError(t, os.MkdirAll(real, 0o700))
+	require.NoError(t, os.Symlink(real, filepath.Join(top, "config")))
+	byLink, err := grants.Open(filepath.Join(top, "config", "grants.json"))
+	require.NoError(t, err)
+	byFile, err := grants.Open(filepath.Join(real, "grants.json"))
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(real, "grants.json.lock"), byLink.LockFile(), "one lock for both")
+
+	require.NoError(t, byFile.Add(deny("fs_delete", "")))
+	require.NoError(t, byLink.Add(allow("fs_write", "/srv")))
+	require.NoError(t, byFile.Add(deny("web_fetch", "")))
+	want := []rules.Rule{deny("fs_delete", ""), allow("fs_write", "/srv"), deny("web_fetch", "")}
+	assert.Equal(t, want, byLink.List())
+	assert.Equal(t, want, byFile.List())
+	info, err := os.Lstat(filepath.Join(top, "config"))
+	require.NoError(t, err)
+	assert.NotZero(t, info.Mode()&fs.ModeSymlink, "the link is still a link")
+
+	// A link to the file itself, too.
+	require.NoError(t, os.Symlink(filepath.Join(real, "grants.json"), filepath.Join(top, "g.json")))
+	byFileLink, err := grants.Open(filepath.Join(top, "g.json"))
+	require.NoError(t, err)
+	require.NoError(t, byFileLink.Add(deny("rm", "")))
+	info, err = os.Lstat(filepath.Join(top, "g.json"))
+	require.NoError(t, err)
+	assert.NotZero(t, info.Mode()&fs.ModeSymlink, "a save writes through the link")
+	assert.Contains(t, byFile.List(), deny("rm", ""))
+}
+
+func TestOpenRefusesALinkToNothing(t *testing.T) {
+	top := t.TempDir()
+	require.NoError(t, os.Symlink(filepath.Join(top, "gone", "grants.json"), filepath.Join(top, "grants.json")))
+	_, err := grants.Open(filepath.Join(top, "grants.json"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), filepath.Join(top, "grants.json"))
+}

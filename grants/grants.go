@@ -25,6 +25,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/realpath"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
 
@@ -40,7 +41,8 @@ type Store struct {
 	// it was when last read, so a read notices another process's save.
 	file    string
 	seen    fileStamp
-	loadErr error // the file's last reading failed: Add refuses until it reads again
+	reads   uint64 // counts replace: a refresh that read the file before an Add wrote it must not put the older list back
+	loadErr error  // the file's last reading failed: Add refuses until it reads again
 
 	saveMu sync.Mutex // orders Saves, so the last Save writes the newest list
 
@@ -72,7 +74,11 @@ func NewStore(initial []rules.Rule) (*Store, error) {
 //
 // Every Add then takes an advisory lock (a file beside it, path + ".lock"),
 // reads the file again, adds what is new to what it holds and writes the
-// result atomically, so no process's grant is lost to another's save. Every
+// result atomically, so no process's grant is lost to another's save. The
+// directory is made (mode 0700) if it does not exist yet. A path that goes
+// through a symbolic link is the file the link leads to, read, locked and
+// written there, so stores opened by the link and by the file it names are
+// one store; a link to nothing is an error. Every
 // read (List, Snapshot, Version, Grants) first checks whether the file
 // changed since it was last read, and reads it again if it did: a grant
 // another process saved is seen by the next decision here.
@@ -80,6 +86,9 @@ func Open(path string) (*Store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("grants: %s: %w", path, err)
+	}
+	if _, err := target(abs); err != nil {
+		return nil, err
 	}
 	rs, stamp, err := readFile(abs)
 	if err != nil {
@@ -90,17 +99,34 @@ func Open(path string) (*Store, error) {
 	return s, nil
 }
 
-// File is the file the store was opened on, absolute; "" for a store
-// made by NewStore. A policy protects it (and its lock file): an agent
+// File is the file the store was opened on, absolute, as it was named
+// (a link is not resolved here); "" for a store made by NewStore. A policy
+// protects it (and its lock file), under its resolved path too: an agent
 // that could edit its own grants could grant itself anything.
 func (s *Store) File() string { return s.file }
 
-// LockFile is the advisory lock file beside File, "" for none.
+// LockFile is the advisory lock file beside the file File resolves to,
+// "" for none.
 func (s *Store) LockFile() string {
 	if s.file == "" {
 		return ""
 	}
+	if t, err := target(s.file); err == nil {
+		return t + ".lock"
+	}
 	return s.file + ".lock"
+}
+
+// target is the file a grants path names once its links are resolved:
+// what is locked, read and replaced. Replacing the path itself would
+// replace a link with a file, and a store opened by the link's target
+// would never see another grant of this one's.
+func target(path string) (string, error) {
+	t, err := realpath.Resolve(path)
+	if err != nil {
+		return "", fmt.Errorf("grants: %s: %w", path, err)
+	}
+	return t, nil
 }
 
 // AskLock is the ask lock of the policies wired to the store: a channel
@@ -171,21 +197,21 @@ func (s *Store) Add(rs ...rules.Rule) error {
 // addToFile is Add on a store backed by a file: under the file's lock,
 // what the file holds now plus v, written back when v added anything.
 func (s *Store) addToFile(v []rules.Rule) error {
-	unlock, err := lockFile(s.LockFile())
+	file, unlock, err := lockTarget(s.file)
 	if err != nil {
-		return fmt.Errorf("grants: locking %s: %w", s.file, err)
+		return err
 	}
 	defer unlock()
-	current, stamp, err := readFile(s.file)
+	current, stamp, err := readFile(file)
 	if err != nil {
 		return err // the file is not ours to repair: nothing is written
 	}
 	merged := rules.NewGrantSet(current)
 	if merged.Add(v...) > 0 {
-		if err := writeAtomic(s.file, merged.List()); err != nil {
+		if err := writeAtomic(file, merged.List()); err != nil {
 			return err
 		}
-		if stamp, err = stampOf(s.file); err != nil {
+		if stamp, err = stampOf(file); err != nil {
 			stamp = fileStamp{} // read it again next time
 		}
 	}
@@ -195,9 +221,25 @@ func (s *Store) addToFile(v []rules.Rule) error {
 	return nil
 }
 
+// lockTarget takes the advisory lock of the file path resolves to (see
+// target), making its directory first if need be, and returns that file.
+func lockTarget(path string) (file string, unlock func(), err error) {
+	if file, err = target(path); err != nil {
+		return "", nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return "", nil, fmt.Errorf("grants: saving %s: %w", path, err)
+	}
+	if unlock, err = lockFile(file + ".lock"); err != nil {
+		return "", nil, fmt.Errorf("grants: locking %s: %w", path, err)
+	}
+	return file, unlock, nil
+}
+
 // replace sets the grants, moving the version only when they changed.
 // s.mu is held.
 func (s *Store) replace(set *rules.GrantSet, stamp fileStamp) {
+	s.reads++
 	s.seen, s.loadErr = stamp, nil
 	if !sameList(s.set.List(), set.List()) {
 		s.set = set
@@ -228,6 +270,7 @@ func (s *Store) refresh() {
 	stamp, err := stampOf(s.file)
 	s.mu.RLock()
 	same := err == nil && stamp == s.seen
+	reads := s.reads
 	s.mu.RUnlock()
 	if same {
 		return
@@ -235,6 +278,9 @@ func (s *Store) refresh() {
 	rs, stamp, err := readFile(s.file)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.reads != reads {
+		return // an Add here read and wrote the file meanwhile: what this read may be older
+	}
 	if err != nil {
 		s.loadErr = err
 		return
@@ -405,26 +451,23 @@ var rename = os.Rename
 // crash at any moment, sees the old file or the new one, never a torn one;
 // a failed Save leaves the old file as it was and removes its temporary
 // file. The file is created with mode 0600: grants say what an agent may do
-// without asking. A symlink at path is replaced, not written through.
+// without asking. A path through a symbolic link is written where the link
+// leads (as Open's stores write it), and its directory made if need be.
 func (s *Store) Save(path string) error {
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
-	abs, err := filepath.Abs(path)
+	file, unlock, err := lockTarget(path)
 	if err != nil {
-		return fmt.Errorf("grants: saving %s: %w", path, err)
-	}
-	unlock, err := lockFile(abs + ".lock")
-	if err != nil {
-		return fmt.Errorf("grants: locking %s: %w", path, err)
+		return err
 	}
 	defer unlock()
-	current, _, err := readFile(abs)
+	current, _, err := readFile(file)
 	if err != nil {
 		return fmt.Errorf("grants: not saving over %s, which cannot be read: %w", path, err)
 	}
 	merged := rules.NewGrantSet(current)
 	merged.Add(s.List()...)
-	return writeAtomic(path, merged.List())
+	return writeAtomic(file, merged.List())
 }
 
 // writeAtomic writes list to path as an indented JSON array, atomically

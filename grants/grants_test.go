@@ -20,6 +20,10 @@ func allow(tool, under string) rules.Rule {
 	return rules.Rule{Tool: tool, Decision: rules.Allow, Under: under}
 }
 
+func deny(tool, under string) rules.Rule {
+	return rules.Rule{Tool: tool, Decision: rules.Deny, Under: under}
+}
+
 // dirEntries lists a directory's names, to catch stray temporary files.
 func dirEntries(t *testing.T, dir string) []string {
 	t.Helper()
@@ -265,10 +269,17 @@ func TestSaveOntoADirectoryFailsCleanly(t *testing.T) {
 	assert.Equal(t, []string{"inside"}, dirEntries(t, target))
 }
 
-func TestSaveIntoMissingDirectoryFails(t *testing.T) {
-	s, err := grants.NewStore(nil)
+func TestSaveIntoMissingDirectoryMakesIt(t *testing.T) {
+	s, err := grants.NewStore([]rules.Rule{allow("x", "")})
 	require.NoError(t, err)
-	assert.Error(t, s.Save(filepath.Join(t.TempDir(), "no", "such", "g.json")))
+	dir := filepath.Join(t.TempDir(), "no", "such")
+	require.NoError(t, s.Save(filepath.Join(dir, "g.json")))
+	got, err := grants.LoadFile(filepath.Join(dir, "g.json"))
+	require.NoError(t, err)
+	assert.Equal(t, []rules.Rule{allow("x", "")}, got)
+	info, err := os.Stat(dir)
+	require.NoError(t, err)
+	assert.Equal(t, fs.FileMode(0o700), info.Mode().Perm(), "a directory of grants is the user's alone")
 }
 
 func TestConcurrentUse(t *testing.T) {

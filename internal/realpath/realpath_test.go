@@ -1,0 +1,46 @@
+package realpath
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestResolve(t *testing.T) {
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	real := filepath.Join(top, "real")
+	require.NoError(t, os.Mkdir(real, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(real, "grants.json"), []byte("[]"), 0o600))
+	require.NoError(t, os.Symlink(real, filepath.Join(top, "cfg")))
+	require.NoError(t, os.Symlink(filepath.Join(real, "grants.json"), filepath.Join(top, "g.json")))
+	require.NoError(t, os.Symlink(filepath.Join(top, "nowhere"), filepath.Join(top, "dangling")))
+
+	for _, c := range []struct{ name, in, want string }{
+		{"an existing file through a linked directory", "cfg/grants.json", "real/grants.json"},
+		{"a file not made yet, in a linked directory", "cfg/new.json.lock", "real/new.json.lock"},
+		{"names below it not made yet", "cfg/a/b/c", "real/a/b/c"},
+		{"a link to a file", "g.json", "real/grants.json"},
+		{"no link", "real/grants.json", "real/grants.json"},
+		{"nothing of it made", "none/x", "none/x"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := Resolve(filepath.Join(top, c.in))
+			require.NoError(t, err)
+			assert.Equal(t, filepath.Join(top, c.want), got)
+		})
+	}
+	t.Run("a link to nothing is an error", func(t *testing.T) {
+		_, err := Resolve(filepath.Join(top, "dangling"))
+		require.Error(t, err)
+	})
+	t.Run("spellings", func(t *testing.T) {
+		assert.Equal(t, []string{filepath.Join(top, "cfg/grants.json"), filepath.Join(top, "real/grants.json")},
+			Spellings(filepath.Join(top, "cfg/grants.json")))
+		assert.Equal(t, []string{filepath.Join(top, "real/grants.json")}, Spellings(filepath.Join(top, "real/grants.json")))
+		assert.Equal(t, []string{filepath.Join(top, "dangling")}, Spellings(filepath.Join(top, "dangling")))
+	})
+}

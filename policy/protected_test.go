@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,4 +44,53 @@ func TestThePolicysOwnFilesAreProtected(t *testing.T) {
 	d, err := p.Decide(context.Background(), write("1", "notes.md"))
 	require.NoError(t, err)
 	assert.Equal(t, rules.Allow, d.Decision, "everything else under the rule is allowed")
+}
+
+// The floor compares paths as written, so the policy's files and its
+// roots are guarded under each spelling the file system gives them: a
+// directory of the policy's reached through a link (dotfiles, macOS's
+// /tmp) is changed as surely by the link's target's name, and the other
+// way round. The rules allow everything, so only the floor can ask.
+func TestProtectedFilesAndRootsUnderEveryLinkedSpelling(t *testing.T) {
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	real := filepath.Join(top, "real")
+	require.NoError(t, os.Mkdir(real, 0o700))
+	require.NoError(t, os.Symlink(real, filepath.Join(top, "cfg")))
+	proj := filepath.Join(top, "projects", "app")
+	require.NoError(t, os.MkdirAll(proj, 0o700))
+	require.NoError(t, os.Symlink(proj, filepath.Join(top, "app")))
+	module := filepath.Join(top, "cfg", "team.rego")
+	require.NoError(t, os.WriteFile(module, []byte("package mcp.custom\n"), 0o600))
+
+	for _, opened := range []string{"cfg", "real"} {
+		t.Run("grants opened by "+opened, func(t *testing.T) {
+			store, err := grants.Open(filepath.Join(top, opened, "grants.json"))
+			require.NoError(t, err)
+			p := newPolicy(t, policy.Options{
+				Provider: newFake(), GrantsStore: store, Roots: map[string]string{"fs": filepath.Join(top, "app")},
+				Rules:     []rules.Rule{{Tool: "*", Decision: rules.Allow, Under: "/"}},
+				Modules:   []rules.Module{{Name: module, Source: "package mcp.custom\n"}},
+				Protected: []string{filepath.Join(top, "cfg", "rules.json")},
+			})
+			for _, c := range []struct{ tool, path string }{
+				{"fs_write", "cfg/grants.json"}, {"fs_write", "real/grants.json"},
+				{"fs_write", "cfg/grants.json.lock"}, {"fs_write", "real/grants.json.lock"},
+				{"fs_write", "cfg/rules.json"}, {"fs_write", "real/rules.json"},
+				{"fs_write", "cfg/team.rego"}, {"fs_write", "real/team.rego"},
+				{"fs_write", "real"}, {"fs_write", "cfg"}, // a move of the directory holding them
+				{"fs_delete", "app"}, {"fs_delete", "projects/app"}, {"fs_delete", "projects"}, // a root, by either name, and above it
+			} {
+				t.Run(c.tool+" "+c.path, func(t *testing.T) {
+					d, err := p.Decide(context.Background(), call("1", c.tool, fmt.Sprintf(`{"path":%q}`, filepath.Join(top, c.path))))
+					require.NoError(t, err)
+					assert.Equal(t, rules.Ask, d.Decision)
+					assert.Equal(t, rules.ReasonFloor, d.Reason)
+				})
+			}
+			d, err := p.Decide(context.Background(), call("1", "fs_delete", fmt.Sprintf(`{"path":%q}`, filepath.Join(top, "projects", "app", "old"))))
+			require.NoError(t, err)
+			assert.Equal(t, rules.Allow, d.Decision, "below the root, the rules decide")
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/internal/realpath"
 	"github.com/mcp-policy/mcp-policy/provider"
 	mcprego "github.com/mcp-policy/mcp-policy/rego"
 )
@@ -38,7 +40,9 @@ type Config struct {
 	// directory its relative paths and relative "under"s resolve against.
 	Roots map[string]string
 	// Protected are files the floor guards whatever the rules say: the
-	// policy's own rules and grants files.
+	// policy's own rules and grants files. They, and the roots, are guarded
+	// by the floor under their resolved path too, where a symbolic link
+	// makes that another spelling (read when the engine is made).
 	Protected []string
 	// Arguments say how tools' arguments name paths and URLs, beyond the
 	// names read by default; ServerArguments has them for the reference
@@ -117,6 +121,9 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	// into the query as one constant. Only the plain path, and a module
 	// that reads data.mcp_data itself, need them there (engine.Compile
 	// keeps them then).
+	//
+	// The floor guards the protected files and the roots under every
+	// spelling it knows for them (see guardedSpellings).
 	var protected []string
 	for _, p := range e.protected {
 		if r, ok := builtins.Resolve("", p); ok {
@@ -127,6 +134,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	for _, k := range sortedKeys(e.roots) {
 		roots = append(roots, e.roots[k])
 	}
+	roots, protected = guardedSpellings(roots, protected)
 	if e.decider, err = engine.Compile(ctx, engine.Spec{Modules: cfg.Modules, Rules: func() []any { return rulesData(rs) }, Roots: roots,
 		Protected: protected, Plain: cfg.Plain}); err != nil {
 		return nil, err
@@ -301,4 +309,55 @@ func (e *Engine) toolArgsOf(name string, tool *provider.Tool) *cachedArgs {
 		e.argsCount.Add(-1)
 	}
 	return c
+}
+
+// guardedSpellings is roots and protected files, each under every spelling
+// the policy knows: the one given; the path a symbolic link in it leads to
+// (read from the file system now); and its spelling through any other
+// link the two lists reveal (a root /home/u/app that is a link to
+// /data/app makes /data/app/.mcp/grants.json also
+// /home/u/app/.mcp/grants.json, the name a relative path from that root
+// gives it). The floor compares paths as written, and an agent writing a
+// guarded file by another name changes it as surely. A link the lists do
+// not pass through is not known, and not guarded: the server's sandbox
+// stays the hard boundary.
+func guardedSpellings(roots, protected []string) ([]string, []string) {
+	// same are pairs of directories (or files) known to be one: a given
+	// path and its resolution, less the names they end in alike.
+	type pair struct{ given, real string }
+	var same []pair
+	resolve := func(list []string) {
+		for _, p := range list {
+			real, err := realpath.Resolve(p)
+			if err != nil {
+				continue
+			}
+			r, ok := builtins.Resolve("", filepath.ToSlash(real))
+			if !ok || r == p {
+				continue
+			}
+			g := p
+			for path.Base(g) == path.Base(r) && g != "/" && r != "/" {
+				g, r = path.Dir(g), path.Dir(r)
+			}
+			same = append(same, pair{g, r})
+		}
+	}
+	resolve(roots)
+	resolve(protected)
+	spell := func(list []string) []string {
+		out := slices.Clone(list)
+		for _, p := range list {
+			for _, s := range same {
+				for _, from := range [2][2]string{{s.real, s.given}, {s.given, s.real}} {
+					if builtins.Contains(from[0], p) == builtins.Inside {
+						out = append(out, path.Join(from[1], strings.TrimPrefix(p, from[0])))
+					}
+				}
+			}
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	return spell(roots), spell(protected)
 }

@@ -37,8 +37,10 @@ import (
 const Path = "mcp/engine/decision"
 
 // DefaultMaskKeys are the argument names whose values are erased unless
-// Options.FullArguments is set. They are compared case-blind and with "_"
-// and "-" left out, so oldText, old_text and OLD-TEXT are one key.
+// Options.FullArguments is set. They are compared as the rules compare
+// argument names (rules.FoldArgumentName): Unicode case-folded and with "_"
+// and "-" left out, so oldText, old_text, OLD-TEXT and oldſtring's
+// long s are one key.
 var DefaultMaskKeys = []string{
 	"content", "contents", "text", "body", "data", "blob",
 	"oldText", "newText", "oldString", "newString", "oldStr", "newStr",
@@ -293,7 +295,6 @@ func pointerToken(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
 
-func normKey(k string) string {
-	k = strings.ToLower(k)
-	return strings.NewReplacer("_", "", "-", "").Replace(k)
-}
+// normKey is how argument names are compared: as the rules compare them,
+// so a name a server reads as "oldString" is masked however it is spelt.
+func normKey(k string) string { return rules.FoldArgumentName(k) }

@@ -31,6 +31,19 @@ func TestMaskKeysAreComparedCaseBlindWithoutSeparators(t *testing.T) {
 		"only the names that fold to a mask key are erased")
 }
 
+// A server reading arguments with Go's encoding/json takes "oldſtring"
+// (long s) and "\u212aey"-style spellings as the field they fold to, so
+// the mask folds them as the rules fold argument names (red team 4: the
+// long s left both strings of an edit in the log).
+func TestMaskKeysAreComparedUnicodeFolded(t *testing.T) {
+	l := decisionlog.New(&bytes.Buffer{}, decisionlog.Options{})
+	e := l.Entry(record(t, `{"edits":[{"oldſtring":"SECRET-C","newſtr":"SECRET-D","CONTENT":"SECRET-E"}],"path":"/srv/a"}`))
+	assert.Equal(t, []string{"/input/arguments/edits/0/CONTENT", "/input/arguments/edits/0/newſtr", "/input/arguments/edits/0/oldſtring"}, e.Erased)
+	line, err := l.Marshal(record(t, `{"edits":[{"oldſtring":"SECRET-C","newſtr":"SECRET-D","CONTENT":"SECRET-E"}]}`))
+	require.NoError(t, err)
+	assert.NotContains(t, string(line), "SECRET")
+}
+
 func TestMaskKeysReplaceTheDefaults(t *testing.T) {
 	args := `{"content":"file text","token":"s3cret","path":"/srv/a"}`
 

@@ -26,8 +26,14 @@ func keySet(keys ...string) map[string]bool {
 	return m
 }
 
-// normKey folds case and separators, so "filePath", "file_path" and
-// "FILEPATH" are one key.
+// FoldArgumentName is an argument name as the policy compares names: with
+// "_" and "-" left out and Unicode case-folded, so "filePath",
+// "file_path", "FILEPATH" and "ſource" as "source" (how Go's
+// encoding/json matches a field) are one name. Whatever else classes
+// arguments by name (a decision log's mask) compares the same way.
+func FoldArgumentName(k string) string { return normKey(k) }
+
+// normKey is FoldArgumentName.
 func normKey(k string) string {
 	folded := true // most keys are already lower case, without separators
 	for i := 0; i < len(k) && folded; i++ {

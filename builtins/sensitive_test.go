@@ -144,7 +144,8 @@ func TestREADMEFloorTable(t *testing.T) {
 	for _, e := range builtins.SensitiveEntries() {
 		where := map[builtins.Where]string{builtins.Anywhere: "anywhere", builtins.Home: "in a home directory", builtins.System: "system"}[e.Where]
 		kind := map[builtins.Kind]string{builtins.File: "", builtins.Dir: " (and everything in it)", builtins.Prefix: " (a name starting so)",
-			builtins.Suffix: " (a name ending so)", builtins.InDirSuffix: " (a name ending so, in that directory)"}[e.Kind]
+			builtins.Suffix: " (a name ending so)", builtins.InDirSuffix: " (a name ending so, in that directory)",
+			builtins.UnderSuffix: " (the second name, and everything in it, directly in a directory whose name ends with the first: repo.git/hooks)"}[e.Kind]
 		names := make([]string, len(e.Names))
 		for i, n := range e.Names {
 			names[i] = "`" + n + "`"

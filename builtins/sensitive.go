@@ -11,8 +11,11 @@ import "strings"
 //     depth; a name of several parts (".vscode/settings.json") matches the
 //     path's last parts;
 //   - home: directly in a home directory (/home/U, /Users/U, /root,
-//     /var/root), for names that are ordinary project files elsewhere;
-//   - system: an absolute path (/etc/... also as macOS's /private/etc/...).
+//     /var/root), for names that are ordinary project files elsewhere; a
+//     name of several parts ("go/bin") is that path under the home;
+//   - system: an absolute path (/etc/... also as macOS's /private/etc/...);
+//     a directory's path may have "*" for one whole name of any spelling
+//     ("/run/user/*/systemd": a user's id).
 //
 // Names are lower case: a path is matched folded (FoldPath), so case,
 // Unicode normalisation and the characters HFS+ ignores make no
@@ -44,6 +47,7 @@ var sensitiveList = []SensitiveEntry{
 	{"PA1", onPath, Anywhere, Dir, []string{".local/bin"}},
 	{"PA2", onPath, Home, Dir, []string{"bin", ".cargo"}},
 	{"PA3", onPath, System, Dir, []string{"/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin", "/opt/homebrew/sbin"}},
+	{"PA4", onPath, Home, Dir, []string{"go/bin", ".dotnet", ".yarn"}}, // GOPATH's bin; dotnet-install's root and global tools; Yarn 1's bin and itself
 
 	// Graphical sessions, services, schedules, boot.
 	{"X1", sessionStart, Anywhere, File, []string{".xprofile", ".xinitrc", ".xsession", ".xsessionrc", ".xserverrc", ".startxrc"}},
@@ -54,6 +58,7 @@ var sensitiveList = []SensitiveEntry{
 	{"SD1", sessionStart, Anywhere, Dir, []string{".config/systemd", ".local/share/systemd", ".config/environment.d"}},
 	{"SD2", sessionStart, System, Dir, []string{"/etc/systemd", "/run/systemd", "/lib/systemd", "/usr/lib/systemd", "/usr/local/lib/systemd", "/share/systemd", "/usr/share/systemd", "/usr/local/share/systemd",
 		"/etc/environment.d", "/lib/environment.d", "/usr/lib/environment.d", "/usr/local/lib/environment.d", "/usr/share/environment.d", "/usr/local/share/environment.d"}},
+	{"SD3", sessionStart, System, Dir, []string{"/run/user/*/systemd"}}, // $XDG_RUNTIME_DIR/systemd: runtime, transient and generated user units
 	{"LD1", sessionStart, Anywhere, Dir, []string{"library/launchagents", "library/launchdaemons", "library/startupitems"}},
 	{"CR1", scheduled, System, Dir, []string{"/var/spool/cron", "/var/spool/at", "/var/at", "/usr/lib/cron"}},
 	{"CR2", scheduled, System, File, []string{"/etc/crontab", "/etc/anacrontab"}},
@@ -188,6 +193,8 @@ type sensitiveIndex struct {
 	anyDir, anyFile, homeDir, homeFile, sysDir, sysFile map[string]*SensitiveEntry
 	prefixes, suffixes, inDirSuffixes, sysPrefixes      []nameEntry
 	underSuffixes                                       []nameEntry
+	// sysWildDirs are the system directories with a "*" name.
+	sysWildDirs []nameEntry
 	// anyStart are the proper starts of anywhere entries of several names
 	// whose first name is a dot-name (".vscode" of ".vscode/tasks.json"):
 	// the directory itself, whose renaming makes or unmakes the entry.
@@ -195,8 +202,12 @@ type sensitiveIndex struct {
 	// firstNames are the names anywhere entries (and their starts) begin
 	// with: a run of a path's names is looked up only from one of them.
 	firstNames map[string]bool
-	maxParts   int // the most names in an anywhere entry
-	maxSysLen  int // the longest system entry
+	// homeStart are the proper starts of home entries of several names
+	// ("go" of "go/bin"), as anyStart is for anywhere entries.
+	homeStart    map[string]*SensitiveEntry
+	maxParts     int // the most names in an anywhere entry
+	maxHomeParts int // the most names in a home directory entry
+	maxSysLen    int // the longest system entry
 }
 
 type nameEntry struct {
@@ -208,7 +219,7 @@ var sensitive = func() *sensitiveIndex {
 	ix := &sensitiveIndex{anyDir: map[string]*SensitiveEntry{}, anyFile: map[string]*SensitiveEntry{},
 		homeDir: map[string]*SensitiveEntry{}, homeFile: map[string]*SensitiveEntry{},
 		sysDir: map[string]*SensitiveEntry{}, sysFile: map[string]*SensitiveEntry{},
-		anyStart: map[string]*SensitiveEntry{}, firstNames: map[string]bool{}}
+		anyStart: map[string]*SensitiveEntry{}, firstNames: map[string]bool{}, homeStart: map[string]*SensitiveEntry{}}
 	for i := range sensitiveList {
 		e := &sensitiveList[i]
 		for _, n := range e.Names {
@@ -229,13 +240,23 @@ var sensitive = func() *sensitiveIndex {
 				ix.anyFile[n] = e
 			case e.Where == Home && e.Kind == Dir:
 				ix.homeDir[n] = e
+				ix.maxHomeParts = max(ix.maxHomeParts, strings.Count(n, "/")+1)
 			case e.Where == Home:
 				ix.homeFile[n] = e
+			case e.Kind == Dir && strings.Contains(n, "/*/"):
+				ix.sysWildDirs = append(ix.sysWildDirs, nameEntry{n, e})
 			case e.Kind == Dir:
 				ix.sysDir[n] = e
 				ix.maxSysLen = max(ix.maxSysLen, len(n))
 			default:
 				ix.sysFile[n] = e
+			}
+			if e.Where == Home {
+				for j := range len(n) {
+					if _, taken := ix.homeStart[n[:j]]; n[j] == '/' && !taken {
+						ix.homeStart[n[:j]] = e
+					}
+				}
 			}
 			if e.Where == Anywhere {
 				first, _, _ := strings.Cut(n, "/")
@@ -338,13 +359,29 @@ func sensitiveFile(p string) *SensitiveEntry {
 			}
 		}
 	}
-	// Home: what follows /home/U/, /users/U/, /root/ or /var/root/.
+	// Home: what follows /home/U/, /users/U/, /root/ or /var/root/. A
+	// directory is any run of its first names.
 	if rest, ok := inHome(p); ok {
-		first, _, _ := strings.Cut(rest, "/")
-		if e := ix.homeDir[first]; e != nil {
-			return e
+		end := 0
+		for k := 0; k < ix.maxHomeParts; k++ {
+			j := strings.IndexByte(rest[end:], '/')
+			if j < 0 {
+				end = len(rest)
+			} else {
+				end += j
+			}
+			if e := ix.homeDir[rest[:end]]; e != nil {
+				return e
+			}
+			if end == len(rest) {
+				break
+			}
+			end++
 		}
 		if e := ix.homeFile[rest]; e != nil {
+			return e
+		}
+		if e := ix.homeStart[rest]; e != nil {
 			return e
 		}
 	}
@@ -368,7 +405,31 @@ func sensitiveFile(p string) *SensitiveEntry {
 			}
 		}
 	}
+	for _, ne := range ix.sysWildDirs {
+		if inWildDir(sys, ne.name) {
+			return ne.e
+		}
+	}
 	return nil
+}
+
+// inWildDir reports whether the absolute path p is the directory dir, or
+// in it, where a name "*" of dir stands for any one name.
+func inWildDir(p, dir string) bool {
+	for {
+		d, _, dirMore := strings.Cut(dir[1:], "/")
+		n, _, pMore := strings.Cut(p[1:], "/")
+		if n == "" || (d != "*" && d != n) {
+			return false
+		}
+		if !dirMore {
+			return true
+		}
+		if !pMore {
+			return false
+		}
+		dir, p = dir[1+len(d):], p[1+len(n):] // each "/" and the rest
+	}
 }
 
 // inHome is what follows a home directory at the start of p.

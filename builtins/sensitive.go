@@ -26,13 +26,19 @@ var sensitiveList = []SensitiveEntry{
 	// Shells.
 	{"SH1", shellStart, Anywhere, File, []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".bash_aliases", ".bash_completion"}},
 	{"SH2", shellStart, Anywhere, Dir, []string{".bashrc.d", ".local/share/bash-completion"}},
-	{"SH3", shellStart, System, File, []string{"/etc/profile", "/etc/bash.bashrc", "/etc/bashrc", "/etc/bash.bash_logout", "/etc/bash.bash.logout", "/etc/bash_completion", "/etc/environment", "/etc/inputrc"}},
+	{"SH3", shellStart, System, File, []string{"/etc/profile", "/etc/bash.bashrc", "/etc/bashrc", "/etc/bash.bash_logout", "/etc/bash.bash.logout", "/etc/bash_completion", "/etc/environment", "/etc/inputrc",
+		"/etc/bashrc_"}}, // macOS's /etc/bashrc sources /etc/bashrc_$TERM_PROGRAM, this one when it is unset
 	{"SH4", shellStart, System, Dir, []string{"/etc/profile.d", "/etc/bash_completion.d", "/etc/paths.d"}},
 	{"SH5", shellStart, System, File, []string{"/etc/paths"}},
+	{"SH6", shellStart, System, Prefix, []string{"/etc/bashrc_", "/etc/zshrc_"}}, // /etc/bashrc_Apple_Terminal, /etc/zshrc_iTerm.app: any $TERM_PROGRAM
+	{"SH7", shellStart, Anywhere, File, []string{".p10k.zsh", ".fzf.bash", ".fzf.zsh", ".zpreztorc", ".zimrc", ".config/starship.toml"}},
+	{"SH8", shellStart, Anywhere, Dir, []string{".nvm", ".sdkman", ".asdf", ".fzf", ".zprezto", ".zim", ".zinit", ".local/share/zinit", ".antigen", ".zplug",
+		".oh-my-bash", ".bash_it"}},
+	{"SH9", shellStart, Home, Dir, []string{"powerlevel10k"}}, // its manual install: git clone ~/powerlevel10k, sourced by .zshrc
 	{"ZS1", shellStart, Anywhere, File, []string{".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout", ".zshenv.zwc", ".zprofile.zwc", ".zshrc.zwc", ".zlogin.zwc", ".zlogout.zwc"}},
 	{"ZS2", shellStart, Anywhere, Prefix, []string{".zcompdump"}},
 	{"ZS3", shellStart, Anywhere, Dir, []string{".config/zsh", ".oh-my-zsh"}},
-	{"ZS4", shellStart, System, File, []string{"/etc/zshenv", "/etc/zprofile", "/etc/zshrc", "/etc/zlogin", "/etc/zlogout"}},
+	{"ZS4", shellStart, System, File, []string{"/etc/zshenv", "/etc/zprofile", "/etc/zshrc", "/etc/zlogin", "/etc/zlogout", "/etc/zshrc_"}},
 	{"ZS5", shellStart, System, Dir, []string{"/etc/zsh"}},
 	{"CS1", shellStart, Anywhere, File, []string{".tcshrc", ".cshrc", ".login", ".logout", ".cshdirs", ".kshrc", ".mkshrc"}},
 	{"CS2", shellStart, System, File, []string{"/etc/csh.cshrc", "/etc/csh.login", "/etc/csh.logout", "/etc/ksh.kshrc", "/etc/mkshrc", "/etc/suid_profile"}},
@@ -46,8 +52,11 @@ var sensitiveList = []SensitiveEntry{
 	{"NU4", shellStart, System, Dir, []string{"/etc/xonsh"}},
 	{"PA1", onPath, Anywhere, Dir, []string{".local/bin"}},
 	{"PA2", onPath, Home, Dir, []string{"bin", ".cargo"}},
-	{"PA3", onPath, System, Dir, []string{"/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin", "/opt/homebrew/sbin"}},
+	{"PA3", onPath, System, Dir, []string{"/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin", "/opt/homebrew/sbin", "/usr/local/go/bin"}},
 	{"PA4", onPath, Home, Dir, []string{"go/bin", ".dotnet", ".yarn"}}, // GOPATH's bin; dotnet-install's root and global tools; Yarn 1's bin and itself
+	{"PA5", onPath, Anywhere, Dir, []string{".pyenv", ".rbenv", ".nodenv", ".goenv", ".jenv", ".volta", ".bun", ".deno", ".rustup", ".ghcup", ".cabal", ".opam",
+		".juliaup", ".nimble", ".pub-cache", ".krew", ".npm-global", ".local/share/pnpm", "library/pnpm", ".local/share/mise", ".config/yarn/global",
+		".local/share/pipx", ".local/pipx", "application support/pipx", ".local/share/uv"}}, // shims and bin directories, and what their links run
 
 	// Graphical sessions, services, schedules, boot.
 	{"X1", sessionStart, Anywhere, File, []string{".xprofile", ".xinitrc", ".xsession", ".xsessionrc", ".xserverrc", ".startxrc"}},
@@ -97,7 +106,8 @@ var sensitiveList = []SensitiveEntry{
 
 	// .env and direnv.
 	{"DE1", envFiles, Anywhere, Prefix, []string{".env"}},
-	{"DE2", envFiles, Anywhere, Dir, []string{".config/direnv", ".local/share/direnv/allow"}},
+	{"DE2", envFiles, Anywhere, Dir, []string{".config/direnv", ".local/share/direnv/allow", ".config/mise"}},
+	{"DE3", envFiles, Anywhere, File, []string{".direnvrc"}}, // direnv's stdlib sources it when there is no direnvrc in .config/direnv
 
 	// Editors and terminal multiplexers.
 	{"ED1", editors, Anywhere, File, []string{".vimrc", ".gvimrc", ".exrc", ".nvimrc", ".nvim.lua", ".emacs", ".emacs.el", ".emacs.elc", ".tmux.conf", ".screenrc"}},

@@ -64,16 +64,33 @@ var sensitiveList = []SensitiveEntry{
 	{"X3", sessionStart, System, File, []string{"/etc/xprofile"}},
 	{"DA1", sessionStart, Anywhere, Dir, []string{".config/autostart", ".config/autostart-scripts", ".config/plasma-workspace/env", ".config/plasma-workspace/shutdown"}},
 	{"DA2", sessionStart, Anywhere, Dir, []string{".config/i3", ".config/sway", ".config/hypr", ".config/openbox", ".config/awesome", ".config/bspwm"}},
+	{"DA3", sessionStart, Anywhere, Dir, []string{".config/qtile", ".config/river", ".config/labwc", ".config/niri", ".config/herbstluftwm", ".config/xmonad", ".xmonad",
+		".fluxbox", ".config/sxhkd", ".hammerspoon", ".config/karabiner", ".config/skhd", ".config/yabai", ".config/aerospace"}}, // window managers, key daemons
+	{"DA4", sessionStart, Anywhere, File, []string{".xbindkeysrc", ".xbindkeysrc.scm", ".skhdrc", ".yabairc", ".aerospace.toml", ".config/wayfire.ini"}},
+	{"DA5", sessionStart, Anywhere, Dir, []string{".local/share/gnome-shell/extensions", ".local/share/applications", ".local/share/dbus-1"}},
+	{"DA6", sessionStart, System, Dir, []string{"/usr/share/gnome-shell/extensions", "/usr/local/share/gnome-shell/extensions", "/usr/share/applications",
+		"/usr/local/share/applications", "/usr/share/dbus-1", "/usr/local/share/dbus-1", "/etc/dbus-1", "/etc/lightdm", "/etc/gdm", "/etc/gdm3", "/etc/sddm.conf.d"}},
+	{"DA7", sessionStart, System, File, []string{"/etc/sddm.conf"}},
+	{"TE1", sessionStart, Anywhere, Dir, []string{".config/wezterm", ".config/kitty", ".config/alacritty", ".config/ghostty", "application support/com.mitchellh.ghostty"}},
+	{"TE2", sessionStart, Anywhere, File, []string{".wezterm.lua", ".alacritty.toml", ".alacritty.yml"}}, // a terminal's config names the program it starts
 	{"SD1", sessionStart, Anywhere, Dir, []string{".config/systemd", ".local/share/systemd", ".config/environment.d"}},
 	{"SD2", sessionStart, System, Dir, []string{"/etc/systemd", "/run/systemd", "/lib/systemd", "/usr/lib/systemd", "/usr/local/lib/systemd", "/share/systemd", "/usr/share/systemd", "/usr/local/share/systemd",
-		"/etc/environment.d", "/lib/environment.d", "/usr/lib/environment.d", "/usr/local/lib/environment.d", "/usr/share/environment.d", "/usr/local/share/environment.d"}},
+		"/etc/environment.d", "/lib/environment.d", "/usr/lib/environment.d", "/usr/local/lib/environment.d", "/usr/share/environment.d", "/usr/local/share/environment.d",
+		"/run/environment.d"}},
 	{"SD3", sessionStart, System, Dir, []string{"/run/user/*/systemd"}}, // $XDG_RUNTIME_DIR/systemd: runtime, transient and generated user units
-	{"LD1", sessionStart, Anywhere, Dir, []string{"library/launchagents", "library/launchdaemons", "library/startupitems"}},
-	{"CR1", scheduled, System, Dir, []string{"/var/spool/cron", "/var/spool/at", "/var/at", "/usr/lib/cron"}},
-	{"CR2", scheduled, System, File, []string{"/etc/crontab", "/etc/anacrontab"}},
+	{"LD1", sessionStart, Anywhere, Dir, []string{"library/launchagents", "library/launchdaemons", "library/startupitems", "library/privilegedhelpertools"}},
+	{"CR1", scheduled, System, Dir, []string{"/var/spool/cron", "/var/spool/at", "/var/at", "/usr/lib/cron", "/etc/periodic", "/usr/local/etc/periodic"}},
+	{"CR2", scheduled, System, File, []string{"/etc/crontab", "/etc/anacrontab", "/etc/periodic.conf", "/etc/periodic.conf.local"}},
 	{"CR3", scheduled, System, Prefix, []string{"/etc/cron."}}, // cron.d, cron.daily, cron.allow, ...
-	{"IN1", bootStart, System, Dir, []string{"/etc/init.d", "/etc/rc0.d", "/etc/rc1.d", "/etc/rc2.d", "/etc/rc3.d", "/etc/rc4.d", "/etc/rc5.d", "/etc/rc6.d", "/etc/rcs.d", "/etc/update-motd.d"}},
-	{"IN2", bootStart, System, File, []string{"/etc/rc.local"}},
+	{"IN1", bootStart, System, Dir, []string{"/etc/init.d", "/etc/rc0.d", "/etc/rc1.d", "/etc/rc2.d", "/etc/rc3.d", "/etc/rc4.d", "/etc/rc5.d", "/etc/rc6.d", "/etc/rcs.d", "/etc/update-motd.d",
+		"/etc/rc.d", "/etc/init", "/etc/rc.conf.d", "/usr/local/etc/rc.d", "/etc/local.d", "/etc/conf.d", "/etc/default", "/etc/defaults", "/etc/grub.d", "/etc/initramfs-tools"}},
+	{"IN2", bootStart, System, File, []string{"/etc/rc.local", "/etc/rc.conf", "/etc/rc.conf.local", "/etc/rc.shutdown", "/etc/rc.shutdown.local", "/etc/inittab"}},
+
+	// Mail delivery and mail clients.
+	{"MA1", mail, Anywhere, File, []string{".forward", ".procmailrc", ".qmail", ".mailfilter", ".mailcap", ".muttrc", ".neomuttrc"}},
+	{"MA2", mail, Anywhere, Prefix, []string{".qmail-"}},
+	{"MA3", mail, Anywhere, Dir, []string{".mutt", ".config/mutt", ".config/neomutt"}},
+	{"MA4", mail, System, File, []string{"/etc/procmailrc", "/etc/mailcap", "/etc/muttrc", "/etc/neomuttrc"}},
 
 	// Version control.
 	{"GI1", vcs, Anywhere, Dir, []string{".git", ".hg", ".config/git", ".config/hg"}},
@@ -146,6 +163,7 @@ const (
 	sessionStart = "a session or service start-up file"
 	scheduled    = "a scheduled job"
 	bootStart    = "a boot or login script"
+	mail         = "mail delivery or mail client configuration that runs commands"
 	vcs          = "version control configuration"
 	sshAccess    = "SSH access"
 	packages     = "package manager configuration or credentials"

@@ -113,8 +113,12 @@ var sensitiveList = []SensitiveEntry{
 	{"PM3", packages, Anywhere, Dir, []string{".m2", ".gradle/init.d", ".docker", ".config/containers"}},
 	{"PY1", langStart, Anywhere, File, []string{"sitecustomize.py", "usercustomize.py"}},
 	{"PY2", langStart, Anywhere, InDirSuffix, []string{"site-packages/.pth", "dist-packages/.pth"}},
-	{"PY3", langStart, Anywhere, Dir, []string{".ipython", ".jupyter"}},
+	{"PY3", langStart, Anywhere, Dir, []string{".ipython", ".jupyter", ".julia/config", ".config/gdb", ".config/irb", ".config/pry"}},
 	{"PY4", langStart, Anywhere, File, []string{".irbrc", ".pryrc", ".rprofile", ".gdbinit", ".pdbrc", ".pythonrc", ".pythonrc.py"}},
+	{"PY5", langStart, Anywhere, File, []string{".lldbinit", ".psqlrc", "etc/psqlrc", "postgresql-common/psqlrc", ".sqliterc", ".config/sqlite3/sqliterc",
+		".ghci", ".ghc/ghci.conf", ".erlang", ".iex.exs", ".ocamlinit", ".config/ocaml/init.ml", ".renviron", "rprofile.site", "renviron.site",
+		".perldb", ".octaverc", ".sbclrc", ".guile", ".mongoshrc.js", ".bunfig.toml"}}, // debuggers', REPLs' and runtimes' init files
+	{"PY6", langStart, Anywhere, Prefix, []string{".lldbinit-", ".psqlrc-"}}, // .lldbinit-Xcode, .psqlrc-16
 	{"PM4", packages, Anywhere, File, []string{".condarc", ".curlrc", ".wgetrc"}},
 
 	// Credentials and cloud tools.

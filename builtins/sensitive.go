@@ -120,10 +120,18 @@ var sensitiveList = []SensitiveEntry{
 		".perldb", ".octaverc", ".sbclrc", ".guile", ".mongoshrc.js", ".bunfig.toml"}}, // debuggers', REPLs' and runtimes' init files
 	{"PY6", langStart, Anywhere, Prefix, []string{".lldbinit-", ".psqlrc-"}}, // .lldbinit-Xcode, .psqlrc-16
 	{"PM4", packages, Anywhere, File, []string{".condarc", ".curlrc", ".wgetrc"}},
+	{"PM5", packages, Anywhere, File, []string{".gemrc", "etc/gemrc", ".config/go/env", "application support/go/env"}}, // go env -w: GOPROXY, GOFLAGS
+	{"PM6", packages, Anywhere, Dir, []string{".config/uv", ".config/composer", ".composer", ".config/pnpm", "library/preferences/pnpm", ".config/pypoetry",
+		"application support/pypoetry", ".nuget", ".config/nuget", ".sbt", ".lein", ".stack"}},
+	{"PM7", packages, Home, Dir, []string{".bundle", "go/pkg/mod"}}, // a project's .bundle/config is its own
+	{"PM8", packages, System, Dir, []string{"/etc/apt/sources.list.d", "/etc/apt/trusted.gpg.d", "/etc/apt/keyrings", "/etc/apt/auth.conf.d", "/etc/apt/preferences.d",
+		"/etc/yum.repos.d", "/etc/dnf", "/etc/zypp", "/etc/pacman.d", "/etc/apk", "/etc/pki/rpm-gpg", "/etc/uv", "/etc/xdg/uv",
+		"/etc/containers", "/etc/docker", "/run/containers", "/run/user/*/containers"}}, // the last two: podman's auth.json
+	{"PM9", packages, System, File, []string{"/etc/apt/sources.list", "/etc/apt/trusted.gpg", "/etc/apt/auth.conf", "/etc/apt/preferences", "/etc/yum.conf", "/etc/pacman.conf"}},
 
 	// Credentials and cloud tools.
 	{"CL1", credentials, Anywhere, Dir, []string{".aws", ".kube", ".config/gcloud", ".azure", ".config/gh", ".gnupg", ".terraform.d"}},
-	{"CL2", credentials, Anywhere, File, []string{".netrc", "_netrc", ".pgpass", ".my.cnf", ".mylogin.cnf", ".terraformrc", ".tofurc", ".vault-token"}},
+	{"CL2", credentials, Anywhere, File, []string{".netrc", "_netrc", ".pgpass", ".my.cnf", ".mylogin.cnf", ".terraformrc", ".tofurc", ".vault-token", ".erlang.cookie"}},
 
 	// .env and direnv.
 	{"DE1", envFiles, Anywhere, Prefix, []string{".env"}},

@@ -156,11 +156,14 @@ var sensitiveList = []SensitiveEntry{
 	// permissions or add an MCP server.
 	{"AI1", agents, Anywhere, Dir, []string{".claude", ".cursor", ".codex", ".gemini", ".copilot", ".codeium", ".continue", ".vscode-server", ".vscode/extensions", ".config/zed",
 		"application support/claudecode", ".config/code/user", ".config/code - insiders/user", ".config/vscodium/user", ".config/cursor/user", ".config/windsurf/user",
-		"application support/code/user", "application support/code - insiders/user", "application support/vscodium/user", "application support/cursor/user", "application support/windsurf/user"}},
-	{"AI2", agents, Anywhere, File, []string{".claude.json", ".mcp.json", "claude_desktop_config.json", ".vscode/settings.json", ".vscode/tasks.json", ".vscode/mcp.json"}},
+		"application support/code/user", "application support/code - insiders/user", "application support/vscodium/user", "application support/cursor/user", "application support/windsurf/user",
+		".config/goose", ".config/opencode", "application support/qwencode", ".clinerules/hooks", "documents/cline/hooks"}},
+	{"AI2", agents, Anywhere, File, []string{".claude.json", ".mcp.json", "claude_desktop_config.json", ".vscode/settings.json", ".vscode/tasks.json", ".vscode/mcp.json",
+		".aider.conf.yml", "application support/windsurf/hooks.json"}},
 	{"AI3", agents, Anywhere, Suffix, []string{".code-workspace"}},
-	{"AI4", agents, System, Dir, []string{"/etc/claude-code", "/etc/gemini-cli", "/etc/codex", "/etc/cursor"}},
-	{"AI5", agents, Anywhere, Dir, []string{".devcontainer", ".zed", ".kiro", ".roo"}},
+	{"AI4", agents, System, Dir, []string{"/etc/claude-code", "/etc/gemini-cli", "/etc/codex", "/etc/cursor", "/etc/windsurf", "/etc/qwen-code"}},
+	{"AI5", agents, Anywhere, Dir, []string{".devcontainer", ".zed", ".kiro", ".roo",
+		".amazonq", ".windsurf", ".qwen", ".junie", ".augment", ".cline", ".opencode", ".kilocode", ".devin"}},
 	{"AI6", agents, Anywhere, File, []string{"opencode.json", "opencode.jsonc"}},
 
 	// The directories a home entry's names start with: renaming one makes

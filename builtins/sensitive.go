@@ -93,11 +93,14 @@ var sensitiveList = []SensitiveEntry{
 	{"MA4", mail, System, File, []string{"/etc/procmailrc", "/etc/mailcap", "/etc/muttrc", "/etc/neomuttrc"}},
 
 	// Version control.
-	{"GI1", vcs, Anywhere, Dir, []string{".git", ".hg", ".config/git", ".config/hg"}},
+	{"GI1", vcs, Anywhere, Dir, []string{".git", ".hg", ".config/git", ".config/hg", ".jj", ".config/jj"}},
 	{"GI2", vcs, Anywhere, File, []string{".gitconfig", ".git-credentials", ".hgrc", "etc/gitconfig"}},
 	{"GI3", vcs, System, Dir, []string{"/etc/mercurial"}},
-	{"GI4", vcs, Anywhere, Dir, []string{".husky", ".lefthook"}},
-	{"GI5", vcs, Anywhere, File, []string{".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml"}},
+	{"GI4", vcs, Anywhere, Dir, []string{".husky", ".lefthook", ".lefthook-local", ".githooks", ".git-hooks", "share/git-core/templates"}},
+	{"GI5", vcs, Anywhere, File, []string{".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml",
+		"lefthook.yaml", ".lefthook.yaml", "lefthook.toml", ".lefthook.toml", "lefthook.json", ".lefthook.json", "lefthook.jsonc", ".lefthook.jsonc",
+		"lefthook-local.yml", ".lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yaml", "lefthook-local.toml", ".lefthook-local.toml",
+		"lefthook-local.json", ".lefthook-local.json", "lefthook-local.jsonc", ".lefthook-local.jsonc"}},
 	{"GI6", vcs, Anywhere, UnderSuffix, []string{".git/hooks", ".git/config"}}, // a bare repository's
 
 	// SSH and remote login.
@@ -140,7 +143,8 @@ var sensitiveList = []SensitiveEntry{
 
 	// Editors and terminal multiplexers.
 	{"ED1", editors, Anywhere, File, []string{".vimrc", ".gvimrc", ".exrc", ".nvimrc", ".nvim.lua", ".emacs", ".emacs.el", ".emacs.elc", ".tmux.conf", ".screenrc"}},
-	{"ED2", editors, Anywhere, Dir, []string{".vim", ".config/vim", ".config/nvim", ".local/share/nvim", ".emacs.d", ".config/emacs", ".config/tmux", ".tmux"}},
+	{"ED2", editors, Anywhere, Dir, []string{".vim", ".config/vim", ".config/nvim", ".local/share/nvim", ".emacs.d", ".config/emacs", ".config/tmux", ".tmux",
+		".config/kak", ".config/micro", ".config/sublime-text", "application support/sublime text"}},
 	{"ED3", editors, System, Dir, []string{"/etc/vim"}},
 	{"ED4", editors, System, File, []string{"/etc/tmux.conf", "/etc/screenrc"}},
 
@@ -149,7 +153,9 @@ var sensitiveList = []SensitiveEntry{
 		"/etc/passwd", "/etc/shadow", "/etc/group", "/etc/gshadow"}},
 	{"SY2", privilege, System, Dir, []string{"/etc/ld.so.conf.d", "/etc/sudoers.d", "/etc/pam.d", "/etc/security", "/etc/polkit-1"}},
 	{"SY3", privilege, Anywhere, File, []string{".pam_environment"}},
-	{"SY4", privilege, System, Dir, []string{"/etc/apt/apt.conf.d", "/etc/logrotate.d", "/etc/udev/rules.d", "/etc/modprobe.d", "/etc/sysctl.d", "/etc/networkmanager/dispatcher.d"}},
+	{"SY4", privilege, System, Dir, []string{"/etc/apt/apt.conf.d", "/etc/logrotate.d", "/etc/udev/rules.d", "/etc/modprobe.d", "/etc/sysctl.d", "/etc/networkmanager/dispatcher.d",
+		"/etc/network", "/etc/dhcp/dhclient-enter-hooks.d", "/etc/dhcp/dhclient-exit-hooks.d", "/usr/share/polkit-1",
+		"/etc/tmpfiles.d", "/run/tmpfiles.d", "/usr/lib/tmpfiles.d", "/usr/local/lib/tmpfiles.d", "/etc/binfmt.d", "/run/binfmt.d", "/usr/lib/binfmt.d", "/usr/local/lib/binfmt.d"}},
 	{"SY5", privilege, System, File, []string{"/etc/hosts", "/etc"}},
 
 	// AI agents and IDEs: what an agent would edit to widen its own

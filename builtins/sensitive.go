@@ -243,7 +243,7 @@ type sensitiveIndex struct {
 	prefixes, suffixes, inDirSuffixes, sysPrefixes      []nameEntry
 	underSuffixes                                       []nameEntry
 	// sysWildDirs are the system directories with a "*" name.
-	sysWildDirs []nameEntry
+	sysWildDirs []wildDir
 	// anyStart are the proper starts of anywhere entries of several names
 	// whose first name is a dot-name (".vscode" of ".vscode/tasks.json"):
 	// the directory itself, whose renaming makes or unmakes the entry.
@@ -253,7 +253,10 @@ type sensitiveIndex struct {
 	firstNames map[string]bool
 	// homeStart are the proper starts of home entries of several names
 	// ("go" of "go/bin"), as anyStart is for anywhere entries.
-	homeStart    map[string]*SensitiveEntry
+	homeStart map[string]*SensitiveEntry
+	// sysFirst are the first names of system entries ("etc"): a path whose
+	// first name is none of them is no system entry's.
+	sysFirst     map[string]bool
 	maxParts     int // the most names in an anywhere entry
 	maxHomeParts int // the most names in a home directory entry
 	maxSysLen    int // the longest system entry
@@ -264,11 +267,19 @@ type nameEntry struct {
 	e    *SensitiveEntry
 }
 
+// wildDir is a system directory with a "*" name, and what it starts with
+// up to its first "*": a path must start so to be in it.
+type wildDir struct {
+	nameEntry
+	literal string
+}
+
 var sensitive = func() *sensitiveIndex {
 	ix := &sensitiveIndex{anyDir: map[string]*SensitiveEntry{}, anyFile: map[string]*SensitiveEntry{},
 		homeDir: map[string]*SensitiveEntry{}, homeFile: map[string]*SensitiveEntry{},
 		sysDir: map[string]*SensitiveEntry{}, sysFile: map[string]*SensitiveEntry{},
-		anyStart: map[string]*SensitiveEntry{}, firstNames: map[string]bool{}, homeStart: map[string]*SensitiveEntry{}}
+		anyStart: map[string]*SensitiveEntry{}, firstNames: map[string]bool{}, homeStart: map[string]*SensitiveEntry{},
+		sysFirst: map[string]bool{}}
 	for i := range sensitiveList {
 		e := &sensitiveList[i]
 		for _, n := range e.Names {
@@ -293,12 +304,16 @@ var sensitive = func() *sensitiveIndex {
 			case e.Where == Home:
 				ix.homeFile[n] = e
 			case e.Kind == Dir && strings.Contains(n, "/*/"):
-				ix.sysWildDirs = append(ix.sysWildDirs, nameEntry{n, e})
+				ix.sysWildDirs = append(ix.sysWildDirs, wildDir{nameEntry{n, e}, n[:strings.Index(n, "/*/")+1]})
 			case e.Kind == Dir:
 				ix.sysDir[n] = e
 				ix.maxSysLen = max(ix.maxSysLen, len(n))
 			default:
 				ix.sysFile[n] = e
+			}
+			if e.Where == System {
+				first, _, _ := strings.Cut(n[1:], "/")
+				ix.sysFirst[first] = true
 			}
 			if e.Where == Home {
 				for j := range len(n) {
@@ -439,6 +454,9 @@ func sensitiveFile(p string) *SensitiveEntry {
 	if strings.HasPrefix(sys, "/private/etc/") || strings.HasPrefix(sys, "/private/var/") || sys == "/private/etc" {
 		sys = sys[len("/private"):]
 	}
+	if first, _, _ := strings.Cut(sys[1:], "/"); !ix.sysFirst[first] {
+		return nil
+	}
 	if e := ix.sysFile[sys]; e != nil {
 		return e
 	}
@@ -454,9 +472,9 @@ func sensitiveFile(p string) *SensitiveEntry {
 			}
 		}
 	}
-	for _, ne := range ix.sysWildDirs {
-		if inWildDir(sys, ne.name) {
-			return ne.e
+	for _, w := range ix.sysWildDirs {
+		if strings.HasPrefix(sys, w.literal) && inWildDir(sys, w.name) {
+			return w.e
 		}
 	}
 	return nil

@@ -11,8 +11,11 @@ import "strings"
 //     depth; a name of several parts (".vscode/settings.json") matches the
 //     path's last parts;
 //   - home: directly in a home directory (/home/U, /Users/U, /root,
-//     /var/root), for names that are ordinary project files elsewhere;
-//   - system: an absolute path (/etc/... also as macOS's /private/etc/...).
+//     /var/root), for names that are ordinary project files elsewhere; a
+//     name of several parts ("go/bin") is that path under the home;
+//   - system: an absolute path (/etc/... also as macOS's /private/etc/...);
+//     a directory's path may have "*" for one whole name of any spelling
+//     ("/run/user/*/systemd": a user's id).
 //
 // Names are lower case: a path is matched folded (FoldPath), so case,
 // Unicode normalisation and the characters HFS+ ignores make no
@@ -23,13 +26,19 @@ var sensitiveList = []SensitiveEntry{
 	// Shells.
 	{"SH1", shellStart, Anywhere, File, []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".bash_aliases", ".bash_completion"}},
 	{"SH2", shellStart, Anywhere, Dir, []string{".bashrc.d", ".local/share/bash-completion"}},
-	{"SH3", shellStart, System, File, []string{"/etc/profile", "/etc/bash.bashrc", "/etc/bashrc", "/etc/bash.bash_logout", "/etc/bash.bash.logout", "/etc/bash_completion", "/etc/environment", "/etc/inputrc"}},
+	{"SH3", shellStart, System, File, []string{"/etc/profile", "/etc/bash.bashrc", "/etc/bashrc", "/etc/bash.bash_logout", "/etc/bash.bash.logout", "/etc/bash_completion", "/etc/environment", "/etc/inputrc",
+		"/etc/bashrc_"}}, // macOS's /etc/bashrc sources /etc/bashrc_$TERM_PROGRAM, this one when it is unset
 	{"SH4", shellStart, System, Dir, []string{"/etc/profile.d", "/etc/bash_completion.d", "/etc/paths.d"}},
 	{"SH5", shellStart, System, File, []string{"/etc/paths"}},
+	{"SH6", shellStart, System, Prefix, []string{"/etc/bashrc_", "/etc/zshrc_"}}, // /etc/bashrc_Apple_Terminal, /etc/zshrc_iTerm.app: any $TERM_PROGRAM
+	{"SH7", shellStart, Anywhere, File, []string{".p10k.zsh", ".fzf.bash", ".fzf.zsh", ".zpreztorc", ".zimrc", ".config/starship.toml"}},
+	{"SH8", shellStart, Anywhere, Dir, []string{".nvm", ".sdkman", ".asdf", ".fzf", ".zprezto", ".zim", ".zinit", ".local/share/zinit", ".antigen", ".zplug",
+		".oh-my-bash", ".bash_it"}},
+	{"SH9", shellStart, Home, Dir, []string{"powerlevel10k"}}, // its manual install: git clone ~/powerlevel10k, sourced by .zshrc
 	{"ZS1", shellStart, Anywhere, File, []string{".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout", ".zshenv.zwc", ".zprofile.zwc", ".zshrc.zwc", ".zlogin.zwc", ".zlogout.zwc"}},
 	{"ZS2", shellStart, Anywhere, Prefix, []string{".zcompdump"}},
 	{"ZS3", shellStart, Anywhere, Dir, []string{".config/zsh", ".oh-my-zsh"}},
-	{"ZS4", shellStart, System, File, []string{"/etc/zshenv", "/etc/zprofile", "/etc/zshrc", "/etc/zlogin", "/etc/zlogout"}},
+	{"ZS4", shellStart, System, File, []string{"/etc/zshenv", "/etc/zprofile", "/etc/zshrc", "/etc/zlogin", "/etc/zlogout", "/etc/zshrc_"}},
 	{"ZS5", shellStart, System, Dir, []string{"/etc/zsh"}},
 	{"CS1", shellStart, Anywhere, File, []string{".tcshrc", ".cshrc", ".login", ".logout", ".cshdirs", ".kshrc", ".mkshrc"}},
 	{"CS2", shellStart, System, File, []string{"/etc/csh.cshrc", "/etc/csh.login", "/etc/csh.logout", "/etc/ksh.kshrc", "/etc/mkshrc", "/etc/suid_profile"}},
@@ -43,7 +52,11 @@ var sensitiveList = []SensitiveEntry{
 	{"NU4", shellStart, System, Dir, []string{"/etc/xonsh"}},
 	{"PA1", onPath, Anywhere, Dir, []string{".local/bin"}},
 	{"PA2", onPath, Home, Dir, []string{"bin", ".cargo"}},
-	{"PA3", onPath, System, Dir, []string{"/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin", "/opt/homebrew/sbin"}},
+	{"PA3", onPath, System, Dir, []string{"/usr/local/bin", "/usr/local/sbin", "/opt/homebrew/bin", "/opt/homebrew/sbin", "/usr/local/go/bin"}},
+	{"PA4", onPath, Home, Dir, []string{"go/bin", ".dotnet", ".yarn"}}, // GOPATH's bin; dotnet-install's root and global tools; Yarn 1's bin and itself
+	{"PA5", onPath, Anywhere, Dir, []string{".pyenv", ".rbenv", ".nodenv", ".goenv", ".jenv", ".volta", ".bun", ".deno", ".rustup", ".ghcup", ".cabal", ".opam",
+		".juliaup", ".nimble", ".pub-cache", ".krew", ".npm-global", ".local/share/pnpm", "library/pnpm", ".local/share/mise", ".config/yarn/global",
+		".local/share/pipx", ".local/pipx", "application support/pipx", ".local/share/uv"}}, // shims and bin directories, and what their links run
 
 	// Graphical sessions, services, schedules, boot.
 	{"X1", sessionStart, Anywhere, File, []string{".xprofile", ".xinitrc", ".xsession", ".xsessionrc", ".xserverrc", ".startxrc"}},
@@ -51,22 +64,43 @@ var sensitiveList = []SensitiveEntry{
 	{"X3", sessionStart, System, File, []string{"/etc/xprofile"}},
 	{"DA1", sessionStart, Anywhere, Dir, []string{".config/autostart", ".config/autostart-scripts", ".config/plasma-workspace/env", ".config/plasma-workspace/shutdown"}},
 	{"DA2", sessionStart, Anywhere, Dir, []string{".config/i3", ".config/sway", ".config/hypr", ".config/openbox", ".config/awesome", ".config/bspwm"}},
+	{"DA3", sessionStart, Anywhere, Dir, []string{".config/qtile", ".config/river", ".config/labwc", ".config/niri", ".config/herbstluftwm", ".config/xmonad", ".xmonad",
+		".fluxbox", ".config/sxhkd", ".hammerspoon", ".config/karabiner", ".config/skhd", ".config/yabai", ".config/aerospace"}}, // window managers, key daemons
+	{"DA4", sessionStart, Anywhere, File, []string{".xbindkeysrc", ".xbindkeysrc.scm", ".skhdrc", ".yabairc", ".aerospace.toml", ".config/wayfire.ini"}},
+	{"DA5", sessionStart, Anywhere, Dir, []string{".local/share/gnome-shell/extensions", ".local/share/applications", ".local/share/dbus-1"}},
+	{"DA6", sessionStart, System, Dir, []string{"/usr/share/gnome-shell/extensions", "/usr/local/share/gnome-shell/extensions", "/usr/share/applications",
+		"/usr/local/share/applications", "/usr/share/dbus-1", "/usr/local/share/dbus-1", "/etc/dbus-1", "/etc/lightdm", "/etc/gdm", "/etc/gdm3", "/etc/sddm.conf.d"}},
+	{"DA7", sessionStart, System, File, []string{"/etc/sddm.conf"}},
+	{"TE1", sessionStart, Anywhere, Dir, []string{".config/wezterm", ".config/kitty", ".config/alacritty", ".config/ghostty", "application support/com.mitchellh.ghostty"}},
+	{"TE2", sessionStart, Anywhere, File, []string{".wezterm.lua", ".alacritty.toml", ".alacritty.yml"}}, // a terminal's config names the program it starts
 	{"SD1", sessionStart, Anywhere, Dir, []string{".config/systemd", ".local/share/systemd", ".config/environment.d"}},
 	{"SD2", sessionStart, System, Dir, []string{"/etc/systemd", "/run/systemd", "/lib/systemd", "/usr/lib/systemd", "/usr/local/lib/systemd", "/share/systemd", "/usr/share/systemd", "/usr/local/share/systemd",
-		"/etc/environment.d", "/lib/environment.d", "/usr/lib/environment.d", "/usr/local/lib/environment.d", "/usr/share/environment.d", "/usr/local/share/environment.d"}},
-	{"LD1", sessionStart, Anywhere, Dir, []string{"library/launchagents", "library/launchdaemons", "library/startupitems"}},
-	{"CR1", scheduled, System, Dir, []string{"/var/spool/cron", "/var/spool/at", "/var/at", "/usr/lib/cron"}},
-	{"CR2", scheduled, System, File, []string{"/etc/crontab", "/etc/anacrontab"}},
+		"/etc/environment.d", "/lib/environment.d", "/usr/lib/environment.d", "/usr/local/lib/environment.d", "/usr/share/environment.d", "/usr/local/share/environment.d",
+		"/run/environment.d"}},
+	{"SD3", sessionStart, System, Dir, []string{"/run/user/*/systemd"}}, // $XDG_RUNTIME_DIR/systemd: runtime, transient and generated user units
+	{"LD1", sessionStart, Anywhere, Dir, []string{"library/launchagents", "library/launchdaemons", "library/startupitems", "library/privilegedhelpertools"}},
+	{"CR1", scheduled, System, Dir, []string{"/var/spool/cron", "/var/spool/at", "/var/at", "/usr/lib/cron", "/etc/periodic", "/usr/local/etc/periodic"}},
+	{"CR2", scheduled, System, File, []string{"/etc/crontab", "/etc/anacrontab", "/etc/periodic.conf", "/etc/periodic.conf.local"}},
 	{"CR3", scheduled, System, Prefix, []string{"/etc/cron."}}, // cron.d, cron.daily, cron.allow, ...
-	{"IN1", bootStart, System, Dir, []string{"/etc/init.d", "/etc/rc0.d", "/etc/rc1.d", "/etc/rc2.d", "/etc/rc3.d", "/etc/rc4.d", "/etc/rc5.d", "/etc/rc6.d", "/etc/rcs.d", "/etc/update-motd.d"}},
-	{"IN2", bootStart, System, File, []string{"/etc/rc.local"}},
+	{"IN1", bootStart, System, Dir, []string{"/etc/init.d", "/etc/rc0.d", "/etc/rc1.d", "/etc/rc2.d", "/etc/rc3.d", "/etc/rc4.d", "/etc/rc5.d", "/etc/rc6.d", "/etc/rcs.d", "/etc/update-motd.d",
+		"/etc/rc.d", "/etc/init", "/etc/rc.conf.d", "/usr/local/etc/rc.d", "/etc/local.d", "/etc/conf.d", "/etc/default", "/etc/defaults", "/etc/grub.d", "/etc/initramfs-tools"}},
+	{"IN2", bootStart, System, File, []string{"/etc/rc.local", "/etc/rc.conf", "/etc/rc.conf.local", "/etc/rc.shutdown", "/etc/rc.shutdown.local", "/etc/inittab"}},
+
+	// Mail delivery and mail clients.
+	{"MA1", mail, Anywhere, File, []string{".forward", ".procmailrc", ".qmail", ".mailfilter", ".mailcap", ".muttrc", ".neomuttrc"}},
+	{"MA2", mail, Anywhere, Prefix, []string{".qmail-"}},
+	{"MA3", mail, Anywhere, Dir, []string{".mutt", ".config/mutt", ".config/neomutt"}},
+	{"MA4", mail, System, File, []string{"/etc/procmailrc", "/etc/mailcap", "/etc/muttrc", "/etc/neomuttrc"}},
 
 	// Version control.
-	{"GI1", vcs, Anywhere, Dir, []string{".git", ".hg", ".config/git", ".config/hg"}},
+	{"GI1", vcs, Anywhere, Dir, []string{".git", ".hg", ".config/git", ".config/hg", ".jj", ".config/jj"}},
 	{"GI2", vcs, Anywhere, File, []string{".gitconfig", ".git-credentials", ".hgrc", "etc/gitconfig"}},
 	{"GI3", vcs, System, Dir, []string{"/etc/mercurial"}},
-	{"GI4", vcs, Anywhere, Dir, []string{".husky", ".lefthook"}},
-	{"GI5", vcs, Anywhere, File, []string{".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml"}},
+	{"GI4", vcs, Anywhere, Dir, []string{".husky", ".lefthook", ".lefthook-local", ".githooks", ".git-hooks", "share/git-core/templates"}},
+	{"GI5", vcs, Anywhere, File, []string{".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml",
+		"lefthook.yaml", ".lefthook.yaml", "lefthook.toml", ".lefthook.toml", "lefthook.json", ".lefthook.json", "lefthook.jsonc", ".lefthook.jsonc",
+		"lefthook-local.yml", ".lefthook-local.yml", "lefthook-local.yaml", ".lefthook-local.yaml", "lefthook-local.toml", ".lefthook-local.toml",
+		"lefthook-local.json", ".lefthook-local.json", "lefthook-local.jsonc", ".lefthook-local.jsonc"}},
 	{"GI6", vcs, Anywhere, UnderSuffix, []string{".git/hooks", ".git/config"}}, // a bare repository's
 
 	// SSH and remote login.
@@ -82,21 +116,35 @@ var sensitiveList = []SensitiveEntry{
 	{"PM3", packages, Anywhere, Dir, []string{".m2", ".gradle/init.d", ".docker", ".config/containers"}},
 	{"PY1", langStart, Anywhere, File, []string{"sitecustomize.py", "usercustomize.py"}},
 	{"PY2", langStart, Anywhere, InDirSuffix, []string{"site-packages/.pth", "dist-packages/.pth"}},
-	{"PY3", langStart, Anywhere, Dir, []string{".ipython", ".jupyter"}},
+	{"PY3", langStart, Anywhere, Dir, []string{".ipython", ".jupyter", ".julia/config", ".config/gdb", ".config/irb", ".config/pry"}},
 	{"PY4", langStart, Anywhere, File, []string{".irbrc", ".pryrc", ".rprofile", ".gdbinit", ".pdbrc", ".pythonrc", ".pythonrc.py"}},
+	{"PY5", langStart, Anywhere, File, []string{".lldbinit", ".psqlrc", "etc/psqlrc", "postgresql-common/psqlrc", ".sqliterc", ".config/sqlite3/sqliterc",
+		".ghci", ".ghc/ghci.conf", ".erlang", ".iex.exs", ".ocamlinit", ".config/ocaml/init.ml", ".renviron", "rprofile.site", "renviron.site",
+		".perldb", ".octaverc", ".sbclrc", ".guile", ".mongoshrc.js", ".bunfig.toml"}}, // debuggers', REPLs' and runtimes' init files
+	{"PY6", langStart, Anywhere, Prefix, []string{".lldbinit-", ".psqlrc-"}}, // .lldbinit-Xcode, .psqlrc-16
 	{"PM4", packages, Anywhere, File, []string{".condarc", ".curlrc", ".wgetrc"}},
+	{"PM5", packages, Anywhere, File, []string{".gemrc", "etc/gemrc", ".config/go/env", "application support/go/env"}}, // go env -w: GOPROXY, GOFLAGS
+	{"PM6", packages, Anywhere, Dir, []string{".config/uv", ".config/composer", ".composer", ".config/pnpm", "library/preferences/pnpm", ".config/pypoetry",
+		"application support/pypoetry", ".nuget", ".config/nuget", ".sbt", ".lein", ".stack"}},
+	{"PM7", packages, Home, Dir, []string{".bundle", "go/pkg/mod"}}, // a project's .bundle/config is its own
+	{"PM8", packages, System, Dir, []string{"/etc/apt/sources.list.d", "/etc/apt/trusted.gpg.d", "/etc/apt/keyrings", "/etc/apt/auth.conf.d", "/etc/apt/preferences.d",
+		"/etc/yum.repos.d", "/etc/dnf", "/etc/zypp", "/etc/pacman.d", "/etc/apk", "/etc/pki/rpm-gpg", "/etc/uv", "/etc/xdg/uv",
+		"/etc/containers", "/etc/docker", "/run/containers", "/run/user/*/containers"}}, // the last two: podman's auth.json
+	{"PM9", packages, System, File, []string{"/etc/apt/sources.list", "/etc/apt/trusted.gpg", "/etc/apt/auth.conf", "/etc/apt/preferences", "/etc/yum.conf", "/etc/pacman.conf"}},
 
 	// Credentials and cloud tools.
 	{"CL1", credentials, Anywhere, Dir, []string{".aws", ".kube", ".config/gcloud", ".azure", ".config/gh", ".gnupg", ".terraform.d"}},
-	{"CL2", credentials, Anywhere, File, []string{".netrc", "_netrc", ".pgpass", ".my.cnf", ".mylogin.cnf", ".terraformrc", ".tofurc", ".vault-token"}},
+	{"CL2", credentials, Anywhere, File, []string{".netrc", "_netrc", ".pgpass", ".my.cnf", ".mylogin.cnf", ".terraformrc", ".tofurc", ".vault-token", ".erlang.cookie"}},
 
 	// .env and direnv.
 	{"DE1", envFiles, Anywhere, Prefix, []string{".env"}},
-	{"DE2", envFiles, Anywhere, Dir, []string{".config/direnv", ".local/share/direnv/allow"}},
+	{"DE2", envFiles, Anywhere, Dir, []string{".config/direnv", ".local/share/direnv/allow", ".config/mise"}},
+	{"DE3", envFiles, Anywhere, File, []string{".direnvrc"}}, // direnv's stdlib sources it when there is no direnvrc in .config/direnv
 
 	// Editors and terminal multiplexers.
 	{"ED1", editors, Anywhere, File, []string{".vimrc", ".gvimrc", ".exrc", ".nvimrc", ".nvim.lua", ".emacs", ".emacs.el", ".emacs.elc", ".tmux.conf", ".screenrc"}},
-	{"ED2", editors, Anywhere, Dir, []string{".vim", ".config/vim", ".config/nvim", ".local/share/nvim", ".emacs.d", ".config/emacs", ".config/tmux", ".tmux"}},
+	{"ED2", editors, Anywhere, Dir, []string{".vim", ".config/vim", ".config/nvim", ".local/share/nvim", ".emacs.d", ".config/emacs", ".config/tmux", ".tmux",
+		".config/kak", ".config/micro", ".config/sublime-text", "application support/sublime text"}},
 	{"ED3", editors, System, Dir, []string{"/etc/vim"}},
 	{"ED4", editors, System, File, []string{"/etc/tmux.conf", "/etc/screenrc"}},
 
@@ -105,18 +153,23 @@ var sensitiveList = []SensitiveEntry{
 		"/etc/passwd", "/etc/shadow", "/etc/group", "/etc/gshadow"}},
 	{"SY2", privilege, System, Dir, []string{"/etc/ld.so.conf.d", "/etc/sudoers.d", "/etc/pam.d", "/etc/security", "/etc/polkit-1"}},
 	{"SY3", privilege, Anywhere, File, []string{".pam_environment"}},
-	{"SY4", privilege, System, Dir, []string{"/etc/apt/apt.conf.d", "/etc/logrotate.d", "/etc/udev/rules.d", "/etc/modprobe.d", "/etc/sysctl.d", "/etc/networkmanager/dispatcher.d"}},
+	{"SY4", privilege, System, Dir, []string{"/etc/apt/apt.conf.d", "/etc/logrotate.d", "/etc/udev/rules.d", "/etc/modprobe.d", "/etc/sysctl.d", "/etc/networkmanager/dispatcher.d",
+		"/etc/network", "/etc/dhcp/dhclient-enter-hooks.d", "/etc/dhcp/dhclient-exit-hooks.d", "/usr/share/polkit-1",
+		"/etc/tmpfiles.d", "/run/tmpfiles.d", "/usr/lib/tmpfiles.d", "/usr/local/lib/tmpfiles.d", "/etc/binfmt.d", "/run/binfmt.d", "/usr/lib/binfmt.d", "/usr/local/lib/binfmt.d"}},
 	{"SY5", privilege, System, File, []string{"/etc/hosts", "/etc"}},
 
 	// AI agents and IDEs: what an agent would edit to widen its own
 	// permissions or add an MCP server.
 	{"AI1", agents, Anywhere, Dir, []string{".claude", ".cursor", ".codex", ".gemini", ".copilot", ".codeium", ".continue", ".vscode-server", ".vscode/extensions", ".config/zed",
 		"application support/claudecode", ".config/code/user", ".config/code - insiders/user", ".config/vscodium/user", ".config/cursor/user", ".config/windsurf/user",
-		"application support/code/user", "application support/code - insiders/user", "application support/vscodium/user", "application support/cursor/user", "application support/windsurf/user"}},
-	{"AI2", agents, Anywhere, File, []string{".claude.json", ".mcp.json", "claude_desktop_config.json", ".vscode/settings.json", ".vscode/tasks.json", ".vscode/mcp.json"}},
+		"application support/code/user", "application support/code - insiders/user", "application support/vscodium/user", "application support/cursor/user", "application support/windsurf/user",
+		".config/goose", ".config/opencode", "application support/qwencode", ".clinerules/hooks", "documents/cline/hooks"}},
+	{"AI2", agents, Anywhere, File, []string{".claude.json", ".mcp.json", "claude_desktop_config.json", ".vscode/settings.json", ".vscode/tasks.json", ".vscode/mcp.json",
+		".aider.conf.yml", "application support/windsurf/hooks.json"}},
 	{"AI3", agents, Anywhere, Suffix, []string{".code-workspace"}},
-	{"AI4", agents, System, Dir, []string{"/etc/claude-code", "/etc/gemini-cli", "/etc/codex", "/etc/cursor"}},
-	{"AI5", agents, Anywhere, Dir, []string{".devcontainer", ".zed", ".kiro", ".roo"}},
+	{"AI4", agents, System, Dir, []string{"/etc/claude-code", "/etc/gemini-cli", "/etc/codex", "/etc/cursor", "/etc/windsurf", "/etc/qwen-code"}},
+	{"AI5", agents, Anywhere, Dir, []string{".devcontainer", ".zed", ".kiro", ".roo",
+		".amazonq", ".windsurf", ".qwen", ".junie", ".augment", ".cline", ".opencode", ".kilocode", ".devin"}},
 	{"AI6", agents, Anywhere, File, []string{"opencode.json", "opencode.jsonc"}},
 
 	// The directories a home entry's names start with: renaming one makes
@@ -131,6 +184,7 @@ const (
 	sessionStart = "a session or service start-up file"
 	scheduled    = "a scheduled job"
 	bootStart    = "a boot or login script"
+	mail         = "mail delivery or mail client configuration that runs commands"
 	vcs          = "version control configuration"
 	sshAccess    = "SSH access"
 	packages     = "package manager configuration or credentials"
@@ -188,6 +242,8 @@ type sensitiveIndex struct {
 	anyDir, anyFile, homeDir, homeFile, sysDir, sysFile map[string]*SensitiveEntry
 	prefixes, suffixes, inDirSuffixes, sysPrefixes      []nameEntry
 	underSuffixes                                       []nameEntry
+	// sysWildDirs are the system directories with a "*" name.
+	sysWildDirs []wildDir
 	// anyStart are the proper starts of anywhere entries of several names
 	// whose first name is a dot-name (".vscode" of ".vscode/tasks.json"):
 	// the directory itself, whose renaming makes or unmakes the entry.
@@ -195,8 +251,15 @@ type sensitiveIndex struct {
 	// firstNames are the names anywhere entries (and their starts) begin
 	// with: a run of a path's names is looked up only from one of them.
 	firstNames map[string]bool
-	maxParts   int // the most names in an anywhere entry
-	maxSysLen  int // the longest system entry
+	// homeStart are the proper starts of home entries of several names
+	// ("go" of "go/bin"), as anyStart is for anywhere entries.
+	homeStart map[string]*SensitiveEntry
+	// sysFirst are the first names of system entries ("etc"): a path whose
+	// first name is none of them is no system entry's.
+	sysFirst     map[string]bool
+	maxParts     int // the most names in an anywhere entry
+	maxHomeParts int // the most names in a home directory entry
+	maxSysLen    int // the longest system entry
 }
 
 type nameEntry struct {
@@ -204,11 +267,19 @@ type nameEntry struct {
 	e    *SensitiveEntry
 }
 
+// wildDir is a system directory with a "*" name, and what it starts with
+// up to its first "*": a path must start so to be in it.
+type wildDir struct {
+	nameEntry
+	literal string
+}
+
 var sensitive = func() *sensitiveIndex {
 	ix := &sensitiveIndex{anyDir: map[string]*SensitiveEntry{}, anyFile: map[string]*SensitiveEntry{},
 		homeDir: map[string]*SensitiveEntry{}, homeFile: map[string]*SensitiveEntry{},
 		sysDir: map[string]*SensitiveEntry{}, sysFile: map[string]*SensitiveEntry{},
-		anyStart: map[string]*SensitiveEntry{}, firstNames: map[string]bool{}}
+		anyStart: map[string]*SensitiveEntry{}, firstNames: map[string]bool{}, homeStart: map[string]*SensitiveEntry{},
+		sysFirst: map[string]bool{}}
 	for i := range sensitiveList {
 		e := &sensitiveList[i]
 		for _, n := range e.Names {
@@ -229,13 +300,27 @@ var sensitive = func() *sensitiveIndex {
 				ix.anyFile[n] = e
 			case e.Where == Home && e.Kind == Dir:
 				ix.homeDir[n] = e
+				ix.maxHomeParts = max(ix.maxHomeParts, strings.Count(n, "/")+1)
 			case e.Where == Home:
 				ix.homeFile[n] = e
+			case e.Kind == Dir && strings.Contains(n, "/*/"):
+				ix.sysWildDirs = append(ix.sysWildDirs, wildDir{nameEntry{n, e}, n[:strings.Index(n, "/*/")+1]})
 			case e.Kind == Dir:
 				ix.sysDir[n] = e
 				ix.maxSysLen = max(ix.maxSysLen, len(n))
 			default:
 				ix.sysFile[n] = e
+			}
+			if e.Where == System {
+				first, _, _ := strings.Cut(n[1:], "/")
+				ix.sysFirst[first] = true
+			}
+			if e.Where == Home {
+				for j := range len(n) {
+					if _, taken := ix.homeStart[n[:j]]; n[j] == '/' && !taken {
+						ix.homeStart[n[:j]] = e
+					}
+				}
 			}
 			if e.Where == Anywhere {
 				first, _, _ := strings.Cut(n, "/")
@@ -338,13 +423,29 @@ func sensitiveFile(p string) *SensitiveEntry {
 			}
 		}
 	}
-	// Home: what follows /home/U/, /users/U/, /root/ or /var/root/.
+	// Home: what follows /home/U/, /users/U/, /root/ or /var/root/. A
+	// directory is any run of its first names.
 	if rest, ok := inHome(p); ok {
-		first, _, _ := strings.Cut(rest, "/")
-		if e := ix.homeDir[first]; e != nil {
-			return e
+		end := 0
+		for k := 0; k < ix.maxHomeParts; k++ {
+			j := strings.IndexByte(rest[end:], '/')
+			if j < 0 {
+				end = len(rest)
+			} else {
+				end += j
+			}
+			if e := ix.homeDir[rest[:end]]; e != nil {
+				return e
+			}
+			if end == len(rest) {
+				break
+			}
+			end++
 		}
 		if e := ix.homeFile[rest]; e != nil {
+			return e
+		}
+		if e := ix.homeStart[rest]; e != nil {
 			return e
 		}
 	}
@@ -352,6 +453,9 @@ func sensitiveFile(p string) *SensitiveEntry {
 	sys := p
 	if strings.HasPrefix(sys, "/private/etc/") || strings.HasPrefix(sys, "/private/var/") || sys == "/private/etc" {
 		sys = sys[len("/private"):]
+	}
+	if first, _, _ := strings.Cut(sys[1:], "/"); !ix.sysFirst[first] {
+		return nil
 	}
 	if e := ix.sysFile[sys]; e != nil {
 		return e
@@ -368,7 +472,31 @@ func sensitiveFile(p string) *SensitiveEntry {
 			}
 		}
 	}
+	for _, w := range ix.sysWildDirs {
+		if strings.HasPrefix(sys, w.literal) && inWildDir(sys, w.name) {
+			return w.e
+		}
+	}
 	return nil
+}
+
+// inWildDir reports whether the absolute path p is the directory dir, or
+// in it, where a name "*" of dir stands for any one name.
+func inWildDir(p, dir string) bool {
+	for {
+		d, _, dirMore := strings.Cut(dir[1:], "/")
+		n, _, pMore := strings.Cut(p[1:], "/")
+		if n == "" || (d != "*" && d != n) {
+			return false
+		}
+		if !dirMore {
+			return true
+		}
+		if !pMore {
+			return false
+		}
+		dir, p = dir[1+len(d):], p[1+len(n):] // each "/" and the rest
+	}
 }
 
 // inHome is what follows a home directory at the start of p.

@@ -87,6 +87,25 @@ func TestEverySensitiveEntryIsTested(t *testing.T) {
 	}
 }
 
+// The list's names are as a folded path has them (lower case), and "*"
+// stands for a name only where the lookup reads it so: as a whole name of
+// a system directory. Anywhere else it would be a literal "*".
+func TestSensitiveNames(t *testing.T) {
+	for _, e := range builtins.SensitiveEntries() {
+		for _, n := range e.Names {
+			assert.Equal(t, strings.ToLower(n), n, "%s: %q is not lower case", e.ID, n)
+			if !strings.Contains(n, "*") {
+				continue
+			}
+			assert.True(t, e.Where == builtins.System && e.Kind == builtins.Dir, "%s: %q has a * but is not a system directory", e.ID, n)
+			for _, name := range strings.Split(n, "/") {
+				assert.True(t, name == "*" || !strings.Contains(name, "*"), "%s: %q has a * that is not a whole name", e.ID, n)
+			}
+			assert.False(t, strings.HasSuffix(n, "/*"), "%s: %q ends in a *", e.ID, n)
+		}
+	}
+}
+
 // Folding: another case, the NFD spelling, a character HFS+ ignores.
 func TestSensitiveFilesFolded(t *testing.T) {
 	for _, p := range []string{"/r/.GIT/config", "/home/u/.BashRC", "/home/u/.s\u200csh/config", "/r/.g\u200dit/hooks/x",
@@ -124,6 +143,19 @@ func FuzzSensitiveFile(f *testing.F) {
 	})
 }
 
+// The lookup allocates nothing, whatever the path and whichever part of
+// the index answers it.
+func TestSensitiveFileAllocatesNothing(t *testing.T) {
+	for _, p := range []string{"/srv/app/src/internal/handler/user_settings.go", "/home/u/.config/fish/conf.d/x.fish",
+		"/home/u/go/bin/gopls", "/home/u/go", "/home/u/go/src/github.com/o/r/main.go", "/run/user/1000/systemd/user/x.service",
+		"/run/user/1000/bus", "/etc/cron.d/x", "/srv/repo.git/hooks/x", "/usr/lib/python3/dist-packages/x.pth"} {
+		var hit bool
+		if n := testing.AllocsPerRun(100, func() { hit = builtins.SensitiveFile(p) != nil }); n != 0 {
+			t.Errorf("SensitiveFile(%q) (%v) allocates %v times", p, hit, n)
+		}
+	}
+}
+
 func BenchmarkSensitiveFile(b *testing.B) {
 	for name, p := range map[string]string{"ordinary": "/srv/app/src/internal/handler/user_settings.go", "listed": "/home/u/.config/fish/conf.d/x.fish"} {
 		b.Run(name, func(b *testing.B) {
@@ -144,7 +176,8 @@ func TestREADMEFloorTable(t *testing.T) {
 	for _, e := range builtins.SensitiveEntries() {
 		where := map[builtins.Where]string{builtins.Anywhere: "anywhere", builtins.Home: "in a home directory", builtins.System: "system"}[e.Where]
 		kind := map[builtins.Kind]string{builtins.File: "", builtins.Dir: " (and everything in it)", builtins.Prefix: " (a name starting so)",
-			builtins.Suffix: " (a name ending so)", builtins.InDirSuffix: " (a name ending so, in that directory)"}[e.Kind]
+			builtins.Suffix: " (a name ending so)", builtins.InDirSuffix: " (a name ending so, in that directory)",
+			builtins.UnderSuffix: " (the second name, and everything in it, directly in a directory whose name ends with the first: repo.git/hooks)"}[e.Kind]
 		names := make([]string, len(e.Names))
 		for i, n := range e.Names {
 			names[i] = "`" + n + "`"

@@ -111,7 +111,7 @@ func grantedPolicy(b *testing.B, n int, where string) (*policy.Policy, *grants.S
 // grants about, which must not look at them.
 func BenchmarkGrants(b *testing.B) {
 	ctx := context.Background()
-	for _, n := range []int{0, 100, 10_000, 100_000} {
+	for _, n := range []int{0, 10, 100, 10_000, 100_000} {
 		for _, where := range []string{"own", "store", "both"} {
 			p, _ := grantedPolicy(b, n, where)
 			calls := benchByGrant

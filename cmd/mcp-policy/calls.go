@@ -531,6 +531,13 @@ func (p *proxy) serverElicit(id, params []byte) {
 		ctx = provider.WithCall(context.WithValue(hc.ctx, hostCallKey{}, hc), hc.call)
 	}
 	res, err := p.pols.Load().elicitHook(p, hc)(ctx, provider.ElicitRequest{Method: methodElicit, Params: params})
+	// Answered, the id is the server's to use again.
+	key := idKey(id)
+	p.mu.Lock()
+	if sr := p.fromSrv[key]; sr != nil && sr.kept {
+		delete(p.fromSrv, key)
+	}
+	p.mu.Unlock()
 	if err != nil {
 		p.toUpstream(errorMessage(id, -32603, "mcp-policy: "+err.Error()))
 		return

@@ -79,6 +79,15 @@ type hostRequest struct {
 	snoop  func(result []byte) // reads the result on its way to the host
 }
 
+// serverRequest is a request of the server's still open: relayed to the
+// host, whose answer goes back to the server, or kept by the proxy (an
+// elicitation put to the human through the policy), which answers it.
+type serverRequest struct {
+	method string
+	id     []byte
+	kept   bool
+}
+
 // hostInfo is what the host said of itself in initialize.
 type hostInfo struct {
 	protocol  string // negotiated (the server's answer), else asked for
@@ -108,11 +117,12 @@ type proxy struct {
 	goneOnce sync.Once
 
 	mu      sync.Mutex
-	pending map[string]*hostRequest // the host's requests at the server, by id
-	calls   map[string]*hostCall    // tools/calls, by the host id they answer on
-	ownUp   map[string]chan reply   // the proxy's requests to the server
-	ownHost map[string]chan reply   // the proxy's requests to the host
-	rounds  map[string]*round       // rounds the host owes an answer, by requestState
+	pending map[string]*hostRequest   // the host's requests at the server, by id
+	calls   map[string]*hostCall      // tools/calls, by the host id they answer on
+	ownUp   map[string]chan reply     // the proxy's requests to the server
+	ownHost map[string]chan reply     // the proxy's requests to the host
+	fromSrv map[string]*serverRequest // the server's open requests, by id
+	rounds  map[string]*round         // rounds the host owes an answer, by requestState
 	info    hostInfo
 	dead    string // why the server is gone; "" while it serves
 
@@ -135,7 +145,7 @@ func newProxy(opt options, up upstream, hostOut io.Writer) *proxy {
 		prefix: "mcp-policy-" + tag + "-", roundPrefix: "mcp-policy/" + tag + "/",
 		ctx: ctx, cancel: cancel, hostGone: make(chan struct{}),
 		pending: map[string]*hostRequest{}, calls: map[string]*hostCall{},
-		ownUp: map[string]chan reply{}, ownHost: map[string]chan reply{}, rounds: map[string]*round{},
+		ownUp: map[string]chan reply{}, ownHost: map[string]chan reply{}, fromSrv: map[string]*serverRequest{}, rounds: map[string]*round{},
 		rootsReady: make(chan struct{}), work: make(chan *hostCall),
 		reader: make(chan *lineReader, 1), hostDone: make(chan struct{}),
 	}
@@ -275,12 +285,25 @@ func (p *proxy) fromHost(msg []byte) *hostCall {
 		p.mu.Lock()
 		ch, ours := p.ownHost[key]
 		delete(p.ownHost, key)
-		p.mu.Unlock()
-		if ours {
-			ch <- reply{result: bytes.Clone(env.result), err: bytes.Clone(env.err)}
-			return nil
+		sr := p.fromSrv[key]
+		if ours || sr == nil || sr.kept || !validID(env.id) {
+			sr = nil
+		} else {
+			delete(p.fromSrv, key)
 		}
-		p.toUpstream(msg)
+		p.mu.Unlock()
+		switch {
+		case ours:
+			ch <- reply{result: bytes.Clone(env.result), err: bytes.Clone(env.err)}
+		case sr == nil:
+			// Not the answer to a request of the server's the host was
+			// asked: one the proxy keeps for the human, one answered
+			// already, or none at all. The server would take it for an
+			// answer to whatever it reads the id as.
+			p.warnf("the host answered id %.40s, which is no request of the MCP server's awaiting the host's answer; dropped", env.id)
+		default:
+			p.toUpstream(msg)
+		}
 	case env.isRequest():
 		if why := p.refusedID(env.id, true); why != "" {
 			p.toHost(errorMessage(env.id, -32600, "mcp-policy: "+why+"; not passed on"))
@@ -338,8 +361,9 @@ func (p *proxy) refuseFromHost(env envelope, msg []byte, err error) {
 
 // refusedID says why a request's id is not taken, "" when it is: not a
 // string or an integer spelt one way (validID); one of the proxy's own;
-// or, for the host's, the id of a request of its still unanswered, whose
-// answer and cancellation would then be taken for either.
+// or one a lenient reader reads as the id of another open request from
+// the same side, whose answer and cancellation would then be taken for
+// either.
 func (p *proxy) refusedID(id []byte, fromHost bool) string {
 	switch {
 	case !validID(id):
@@ -349,11 +373,30 @@ func (p *proxy) refusedID(id []byte, fromHost bool) string {
 	case !fromHost:
 		return ""
 	}
-	key := idKey(id)
+	// The ids of one side's open requests must differ as the most lenient
+	// reader reads them (idReading): were 2 and "2" both open, an answer
+	// to either could be taken for the other's.
+	reading := idReading(id)
+	inUse := "request id " + string(id) + " is in use by a request not yet answered"
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if hc := p.calls[key]; p.pending[key] != nil || (hc != nil && !hc.answered.Load()) {
-		return "request id " + string(id) + " is in use by a request not yet answered"
+	if !fromHost {
+		for _, sr := range p.fromSrv {
+			if idReading(sr.id) == reading {
+				return inUse
+			}
+		}
+		return ""
+	}
+	for _, hr := range p.pending {
+		if idReading(hr.id) == reading {
+			return inUse
+		}
+	}
+	for key, hc := range p.calls {
+		if !hc.answered.Load() && keyReading(key) == reading {
+			return inUse
+		}
 	}
 	return ""
 }
@@ -494,7 +537,10 @@ func (p *proxy) fromUpstream(msg []byte) {
 		p.mu.Unlock()
 		switch {
 		case hr == nil:
-			p.toHost(msg)
+			// Not the answer to a request of the host's at the server: a
+			// call still being decided, or refused, or answered already,
+			// or an id the host reads as another's (2.0 or "2" for 2).
+			p.warnf("the MCP server answered id %.40s, which is no request of the host's awaiting the server's answer; dropped", env.id)
 		case hr.call != nil:
 			p.callAnswered(hr.call, msg, env)
 		default:
@@ -508,16 +554,32 @@ func (p *proxy) fromUpstream(msg []byte) {
 			p.toUpstream(errorMessage(env.id, -32600, "mcp-policy: "+why+"; not passed on"))
 			return
 		}
-		if env.method == methodElicit {
+		sr := &serverRequest{method: env.method, id: bytes.Clone(env.id), kept: env.method == methodElicit}
+		p.mu.Lock()
+		p.fromSrv[idKey(env.id)] = sr
+		p.mu.Unlock()
+		if sr.kept {
 			p.wg.Add(1)
-			go p.serverElicit(bytes.Clone(env.id), bytes.Clone(env.params))
+			go p.serverElicit(sr.id, bytes.Clone(env.params))
 			return
 		}
 		p.toHost(msg)
 	case env.isNotification():
 		p.toHost(msg)
-		if env.method == notifyToolsChange {
+		switch env.method {
+		case notifyToolsChange:
 			p.cat.invalidate()
+		case notifyCancelled:
+			// The server gave up on a request of its: the host's answer,
+			// should it come, is for nobody.
+			if raw := member(env.params, "requestId"); raw != nil {
+				key := idKey(raw)
+				p.mu.Lock()
+				if sr := p.fromSrv[key]; sr != nil && !sr.kept {
+					delete(p.fromSrv, key)
+				}
+				p.mu.Unlock()
+			}
 		}
 	default:
 		p.refuseFromServer(env, msg, errors.New("neither a request, a response nor a notification"))
@@ -578,7 +640,7 @@ func (p *proxy) serverGone() int {
 	p.mu.Lock()
 	p.dead = why
 	pending, ownUp, calls := p.pending, p.ownUp, p.calls
-	p.pending, p.ownUp = map[string]*hostRequest{}, map[string]chan reply{}
+	p.pending, p.ownUp, p.fromSrv = map[string]*hostRequest{}, map[string]chan reply{}, map[string]*serverRequest{}
 	p.mu.Unlock()
 	for _, hr := range pending {
 		p.failPending(hr, errServerGone, why)

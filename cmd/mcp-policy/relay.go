@@ -483,7 +483,10 @@ func (p *proxy) hostInfo() hostInfo {
 }
 
 // hostCancelled stops a tools/call the host gave up on: it is answered no
-// more, and a question it waits on is withdrawn.
+// more, and a question it waits on is withdrawn. A call whose question
+// rides an input-required round was answered on its id already (with the
+// round): the cancellation of that id withdraws the round, unless the host
+// has a request open on the id again.
 func (p *proxy) hostCancelled(params []byte) {
 	raw := member(params, "requestId")
 	if raw == nil {
@@ -494,17 +497,22 @@ func (p *proxy) hostCancelled(params []byte) {
 	hc := p.calls[key]
 	if hc != nil && hc.isAtServer() {
 		// The server was told too (the notification went on); if it
-		// answers anyway, the answer goes to the host, which ignores it.
+		// answers anyway, the answer is dropped.
 		if hr := p.pending[key]; hr != nil && hr.call == hc {
 			delete(p.pending, key)
 		}
 	}
+	_, open := p.pending[key]
 	p.mu.Unlock()
 	if hc != nil {
 		hc.cancelledByHost()
 		if hc.isAtServer() {
 			p.done(hc)
 		}
+		return
+	}
+	if !open {
+		p.withdrawRounds(func(r *round) bool { return r.onKey == key }, "the host cancelled the call")
 	}
 }
 

@@ -647,7 +647,12 @@ func (p *proxy) serverGone() int {
 	code, why := p.up.exit()
 	p.mu.Lock()
 	p.dead = why
-	pending, ownUp, calls := p.pending, p.ownUp, p.calls
+	pending, ownUp := p.pending, p.ownUp
+	// A copy: done deletes from p.calls as the calls end.
+	calls := make([]*hostCall, 0, len(p.calls))
+	for _, hc := range p.calls {
+		calls = append(calls, hc)
+	}
 	p.pending, p.ownUp, p.fromSrv = map[string]*hostRequest{}, map[string]chan reply{}, map[string]*serverRequest{}
 	p.mu.Unlock()
 	for _, hr := range pending {

@@ -47,6 +47,10 @@ type hostCall struct {
 	atServer bool                       // sent on, its answer to come from the server alone
 
 	answered atomic.Bool // the one answer has been given (or the server's passed through)
+
+	// root is the host's root the call was decided with ("" for none),
+	// set and read by the goroutine deciding it.
+	root string
 }
 
 // upReply is what became of a forwarded call: the server's answer passed
@@ -216,6 +220,7 @@ func modernMeta(meta []byte) (string, capsSeen, bool) {
 func (p *proxy) runCall(hc *hostCall) {
 	p.awaitRoots(hc.ctx)
 	set := p.pols.Load()
+	hc.root = set.hostRoot
 	pol := set.forCall(p, hc)
 	ctx := context.WithValue(hc.ctx, hostCallKey{}, hc)
 	set.refresh(ctx, p, pol)
@@ -302,25 +307,34 @@ func (p *proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 	for round := 0; ; round++ {
 		line, id := hc.requestLine()
 		key := idKey(id)
-		p.mu.Lock()
-		if p.dead != "" {
-			why := p.dead
+		dead := ""
+		sent := p.sendDecided(hc, func() {
+			p.mu.Lock()
+			if dead = p.dead; dead != "" {
+				p.mu.Unlock()
+				return
+			}
+			p.pending[key] = &hostRequest{method: methodToolsCall, id: id, call: hc}
 			p.mu.Unlock()
-			return fail("mcp-policy: " + why + "; the call was not run.")
-		}
-		p.pending[key] = &hostRequest{method: methodToolsCall, id: id, call: hc}
-		p.mu.Unlock()
-		if !hc.modern {
-			// Before 2026-07-28 nothing in the server's answer is for the
-			// proxy: it goes to the host as it comes (callAnswered), and
-			// this worker need not wait for it.
-			hc.mu.Lock()
-			hc.atServer = true
-			hc.mu.Unlock()
+			if !hc.modern {
+				// Before 2026-07-28 nothing in the server's answer is for
+				// the proxy: it goes to the host as it comes
+				// (callAnswered), and this worker need not wait for it.
+				hc.mu.Lock()
+				hc.atServer = true
+				hc.mu.Unlock()
+			}
 			p.toUpstream(line)
+		})
+		switch {
+		case !sent:
+			return fail("mcp-policy: the host's roots changed while the call was being decided, so the server may resolve its " +
+				"relative paths against another root than the one it was decided by; the call was not run. Call the tool again.")
+		case dead != "":
+			return fail("mcp-policy: " + dead + "; the call was not run.")
+		case !hc.modern:
 			return provider.Result{Role: "tool", ToolCallID: hc.call.ID}
 		}
-		p.toUpstream(line)
 		var r upReply
 		select {
 		case r = <-hc.resp:

@@ -30,9 +30,11 @@ import (
 //     (what the host can do; the catalogue the policy decides by).
 //   - elicitation/create from the server goes through the policy's elicit
 //     hook, so that it waits its turn with the permission questions.
-//   - the proxy's own questions to the host (elicitation/create, roots/list)
-//     and to the server (tools/list) carry ids of their own, which nobody
-//     else's ids can take.
+//   - the server's roots/list and the host's answers to it set the
+//     policy's root (roots.go).
+//   - the proxy's own questions to the host (elicitation/create) and to
+//     the server (tools/list) carry ids of their own, which nobody else's
+//     ids can take.
 //
 // On protocol 2026-07-28 (the host says so in each request's _meta) the
 // server cannot send the host requests: a question rides an input-required
@@ -93,7 +95,6 @@ type hostInfo struct {
 	protocol  string // negotiated (the server's answer), else asked for
 	elicit    bool   // form mode: the proxy can ask its questions
 	anyElicit bool   // form or URL mode: the server's questions can be put
-	roots     bool
 }
 
 type proxy struct {
@@ -126,10 +127,9 @@ type proxy struct {
 	info    hostInfo
 	dead    string // why the server is gone; "" while it serves
 
-	rootsReady chan struct{}
-	rootsOnce  sync.Once
-	wg         sync.WaitGroup // calls being decided, questions being answered
-	work       chan *hostCall // to an idle worker
+	roots rootsState
+	wg    sync.WaitGroup // calls being decided, questions being answered
+	work  chan *hostCall // to an idle worker
 
 	reader   chan *lineReader // the host's stdin, handed to whoever reads on
 	standing atomic.Int32     // goroutines waiting to be handed it
@@ -146,7 +146,7 @@ func newProxy(opt options, up upstream, hostOut io.Writer) *proxy {
 		ctx: ctx, cancel: cancel, hostGone: make(chan struct{}),
 		pending: map[string]*hostRequest{}, calls: map[string]*hostCall{},
 		ownUp: map[string]chan reply{}, ownHost: map[string]chan reply{}, fromSrv: map[string]*serverRequest{}, rounds: map[string]*round{},
-		rootsReady: make(chan struct{}), work: make(chan *hostCall),
+		work:   make(chan *hostCall),
 		reader: make(chan *lineReader, 1), hostDone: make(chan struct{}),
 	}
 	p.host = &lineWriter{w: hostOut, onErr: func(error) { p.goneOnce.Do(func() { close(p.hostGone) }) }}
@@ -301,6 +301,8 @@ func (p *proxy) fromHost(msg []byte) *hostCall {
 			// already, or none at all. The server would take it for an
 			// answer to whatever it reads the id as.
 			p.warnf("the host answered id %.40s, which is no request of the MCP server's awaiting the host's answer; dropped", env.id)
+		case sr.method == methodRootsList && !p.opt.rootsFixed:
+			p.hostAnswersRoots(key, msg, env.result)
 		default:
 			p.toUpstream(msg)
 		}
@@ -329,18 +331,13 @@ func (p *proxy) fromHost(msg []byte) *hostCall {
 			p.forward(msg, env, nil)
 		}
 	case env.isNotification():
+		if env.method == notifyRootsChange && !p.opt.rootsFixed {
+			p.hostRootsChanged(msg) // before the host's next message is read
+			return nil
+		}
 		p.toUpstream(msg)
-		switch env.method {
-		case notifyCancelled:
+		if env.method == notifyCancelled {
 			p.hostCancelled(env.params)
-		case notifyInitialized, notifyRootsChange:
-			p.mu.Lock()
-			roots := p.info.roots
-			p.mu.Unlock()
-			if roots && !p.opt.rootsFixed {
-				p.wg.Add(1)
-				go p.fetchRoots()
-			}
 		}
 	default:
 		p.refuseFromHost(env, msg, errors.New("neither a request, a response nor a notification"))
@@ -449,7 +446,6 @@ func (p *proxy) readInitialize(params []byte) {
 				Form *json.RawMessage `json:"form"`
 				URL  *json.RawMessage `json:"url"`
 			} `json:"elicitation"`
-			Roots *json.RawMessage `json:"roots"`
 		} `json:"capabilities"`
 	}
 	if err := json.Unmarshal(params, &in); err != nil {
@@ -462,7 +458,6 @@ func (p *proxy) readInitialize(params []byte) {
 	// An empty elicitation object is form mode (protocol 2025-06-18).
 	p.info.elicit = e != nil && (e.Form != nil || e.URL == nil)
 	p.info.anyElicit = e != nil
-	p.info.roots = in.Capabilities.Roots != nil
 }
 
 func (p *proxy) readInitializeResult(result []byte) {
@@ -566,12 +561,15 @@ func (p *proxy) fromUpstream(msg []byte) {
 		p.mu.Lock()
 		p.fromSrv[idKey(env.id)] = sr
 		p.mu.Unlock()
-		if sr.kept {
+		switch {
+		case sr.kept:
 			p.wg.Add(1)
 			go p.serverElicit(sr.id, bytes.Clone(env.params))
-			return
+		case env.method == methodRootsList && !p.opt.rootsFixed:
+			p.serverAsksRoots(idKey(env.id), msg)
+		default:
+			p.toHost(msg)
 		}
-		p.toHost(msg)
 	case env.isNotification():
 		p.toHost(msg)
 		switch env.method {
@@ -583,10 +581,14 @@ func (p *proxy) fromUpstream(msg []byte) {
 			if raw := member(env.params, "requestId"); raw != nil {
 				key := idKey(raw)
 				p.mu.Lock()
-				if sr := p.fromSrv[key]; sr != nil && !sr.kept {
+				sr := p.fromSrv[key]
+				if sr != nil && !sr.kept {
 					delete(p.fromSrv, key)
 				}
 				p.mu.Unlock()
+				if sr != nil && sr.method == methodRootsList && !p.opt.rootsFixed {
+					p.serverDroppedRoots(key)
+				}
 			}
 		}
 	default:

@@ -26,9 +26,14 @@ type rootsHost struct {
 
 func startRootsHost(t *testing.T, flags, server []string, uri string) *rootsHost {
 	t.Helper()
+	return startRootsHostWith(t, flags, server, uri, map[string]any{"roots": map[string]any{"listChanged": true}})
+}
+
+func startRootsHostWith(t *testing.T, flags, server []string, uri string, caps map[string]any) *rootsHost {
+	t.Helper()
 	h := &rootsHost{rawHost: startRaw(t, flags, server, nil), uri: uri}
 	h.send(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
-		"protocolVersion": "2025-11-25", "capabilities": map[string]any{"roots": map[string]any{"listChanged": true}},
+		"protocolVersion": "2025-11-25", "capabilities": caps,
 		"clientInfo": map[string]any{"name": "raw", "version": "1"}}})
 	h.until(func(m map[string]any) bool { return m["id"] == 0.0 && m["method"] == nil })
 	h.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -182,6 +187,37 @@ func TestProxyRootsChangeWindow(t *testing.T) {
 			assert.True(t, isError, "a relative write under the new root was allowed: %s", text)
 			wantAbsent(t, filepath.Join(b, "b.txt"))
 		})
+	}
+}
+
+// TestProxyRootsChangeWhileAsking: a call is decided by the root it was
+// asked about. When the host's roots change while the human is asked, the
+// answer comes too late for that root: the call is not sent (the server
+// would resolve its relative path against the new root), and the model is
+// told to call again.
+func TestProxyRootsChangeWhileAsking(t *testing.T) {
+	node, entry := needOfficialFS(t)
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	a, b, s := mkdir(t, tmp, "rtA"), mkdir(t, tmp, "rtB"), mkdir(t, tmp, "rtS")
+	h := startRootsHostWith(t, nil, []string{node, entry, s}, "file://"+a,
+		map[string]any{"roots": map[string]any{"listChanged": true}, "elicitation": map[string]any{}})
+	h.rootsAnswered(1)
+	h.callTool(5, "write_file", map[string]any{"path": "x.txt", "content": "x"})
+	question := h.until(func(m map[string]any) bool { return m["method"] == "elicitation/create" })
+	require.Contains(t, jsonObject(t, question["params"], "params")["message"], "write_file under "+a+" from now on", "the question")
+
+	n := h.answered
+	h.uri = "file://" + b
+	h.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/roots/list_changed"})
+	h.until(func(map[string]any) bool { return h.answered > n })
+	h.send(map[string]any{"jsonrpc": "2.0", "id": question["id"], "result": map[string]any{
+		"action": "accept", "content": map[string]any{"answer": "allow-once"}}})
+	text, isError := resultText(t, h.until(func(m map[string]any) bool { return m["id"] == 5.0 && m["method"] == nil }))
+	assert.True(t, isError, "the call allowed for %s was sent after the roots changed: %s", filepath.Join(a, "x.txt"), text)
+	assert.Contains(t, text, "Call the tool again")
+	for _, d := range []string{a, b, s} {
+		wantAbsent(t, filepath.Join(d, "x.txt"))
 	}
 }
 

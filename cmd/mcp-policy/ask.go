@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/mcp-policy/mcp-policy/policy"
@@ -140,40 +142,38 @@ func (f permissionForm) answer(res provider.ElicitResult) policy.Answer {
 	return policy.Answer{Action: policy.DenyOnce}
 }
 
-// scope says what an always- answer covers.
+// scope says what an always- answer covers. The tool's name and the
+// directory or host come from the model's call: they are shown as the
+// model's words are (shown).
 func scope(r rules.Rule) string {
 	switch {
 	case r.Under != "":
-		return r.Tool + " under " + r.Under
+		return shown(r.Tool, maxShown) + " under " + shown(r.Under, maxShownPath)
 	case r.Host != "":
-		return r.Tool + " on " + r.Host
+		return shown(r.Tool, maxShown) + " on " + shown(r.Host, maxShown)
 	default:
-		return "every " + r.Tool + " call"
+		return "every " + shown(r.Tool, maxShown) + " call"
 	}
 }
 
+// How much of the model's words a question shows: a name or a value, a
+// path in the scope, the reason.
+const (
+	maxShown     = 80
+	maxShownPath = 300
+	maxReason    = 300
+)
+
 // permissionMessage is the question in words a person reads at a glance.
+// The proxy's own lines come first — the tool, why it is asked, what
+// "Always allow" would grant — and the model's words after them, each
+// argument on one line of its own and the reason on the last: a key or a
+// reason cannot start a line, hide one or push the scope out of sight
+// (shown escapes line breaks, bidi controls and invisible characters, and
+// bounds the length).
 func permissionMessage(q policy.Question) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The agent wants to run %s.\n", q.Tool)
-	keys := make([]string, 0, len(q.Arguments))
-	for k := range q.Arguments {
-		if k != rules.ReasonArgument {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	const maxArgs = 12
-	for i, k := range keys {
-		if i == maxArgs {
-			fmt.Fprintf(&b, "  … and %d more\n", len(keys)-maxArgs)
-			break
-		}
-		fmt.Fprintf(&b, "  %s: %s\n", k, compact(q.Arguments[k]))
-	}
-	if r, ok := q.Arguments[rules.ReasonArgument].(string); ok && r != "" {
-		fmt.Fprintf(&b, "Its reason: %s\n", clip(r, 300))
-	}
+	fmt.Fprintf(&b, "The agent wants to run %s.\n", shown(q.Tool, maxShown))
 	switch q.Reason {
 	case rules.ReasonNoMatch:
 		b.WriteString("Asked because no rule covers this call.\n")
@@ -187,7 +187,28 @@ func permissionMessage(q policy.Question) string {
 		}
 	}
 	if q.AllowGrantable && q.Suggestion != nil {
-		fmt.Fprintf(&b, "\"Always allow\" would allow %s from now on.", scope(*q.Suggestion))
+		fmt.Fprintf(&b, "\"Always allow\" would allow %s from now on.\n", scope(*q.Suggestion))
+	}
+	keys := make([]string, 0, len(q.Arguments))
+	for k := range q.Arguments {
+		if k != rules.ReasonArgument {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	if len(keys) > 0 {
+		b.WriteString("Its arguments:\n")
+	}
+	const maxArgs = 12
+	for i, k := range keys {
+		if i == maxArgs {
+			fmt.Fprintf(&b, "  … and %d more\n", len(keys)-maxArgs)
+			break
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", shown(k, maxShown), compact(q.Arguments[k]))
+	}
+	if r, ok := q.Arguments[rules.ReasonArgument].(string); ok && r != "" {
+		fmt.Fprintf(&b, "Its reason: %s\n", shown(r, maxReason))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -195,24 +216,131 @@ func permissionMessage(q policy.Question) string {
 func ruleText(r rules.Rule) string {
 	r.Message = ""
 	b, _ := json.Marshal(r)
-	return string(b)
+	return escapeUnseen(string(b))
 }
 
-// compact renders an argument value in one short line: strings whole when
-// short, else their start and their length.
+// compact renders an argument value in one short line: a string as shown
+// says, anything else as JSON with what cannot be seen escaped, cut short.
 func compact(v any) string {
 	if s, ok := v.(string); ok {
-		if utf8.RuneCountInString(s) <= 80 && !strings.ContainsAny(s, "\n\r") {
-			return s
-		}
-		q, _ := json.Marshal(clip(s, 60))
-		return fmt.Sprintf("%s (%d characters)", q, utf8.RuneCountInString(s))
+		return shown(s, maxShown)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprint(v)
+		return quote(fmt.Sprint(v), 90)
 	}
-	return clip(string(b), 120)
+	return clip(escapeUnseen(string(b)), 120)
+}
+
+// shown renders words of the model's (a name, a value, a key, a reason, a
+// path from its arguments) for one line of a question: as they are when
+// they are at most max characters and plain, else quoted as a JSON string
+// with every character that is not plainly seen escaped, cut at max*3/4
+// characters with their length after.
+func shown(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max && plain(s) {
+		return s
+	}
+	return quote(s, max*3/4)
+}
+
+// quote is s as a JSON string, every character that is not plainly seen
+// escaped (escapeRune), cut at n characters as shown, with the length of s
+// after it when it was cut.
+func quote(s string, n int) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	count, width, cut := 0, 0, false
+	prev := rune(0)
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		count++
+		if cut {
+			continue
+		}
+		piece := escapeRune(r, prev, true)
+		prev = r
+		if width+utf8.RuneCountInString(piece) > n {
+			cut = true
+			continue
+		}
+		width += utf8.RuneCountInString(piece)
+		b.WriteString(piece)
+	}
+	if cut {
+		return fmt.Sprintf("%s…\" (%d characters)", b.String(), count)
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// escapeRune is r as a question shows it, prev the character before it:
+// itself, or escaped as in a JSON string when it is not plainly seen
+// (unseen), or a space after a space (a run of spaces, wrapped, makes
+// what follows look like a line of its own). inString escapes the quote
+// and the backslash too.
+func escapeRune(r, prev rune, inString bool) string {
+	switch {
+	case inString && r == '"':
+		return `\"`
+	case inString && r == '\\':
+		return `\\`
+	case r == '\n':
+		return `\n`
+	case r == '\r':
+		return `\r`
+	case r == '\t':
+		return `\t`
+	case r == ' ' && prev == ' ':
+		return `\u0020`
+	case r == ' ' || !unseen(r):
+		return string(r)
+	case r > 0xFFFF:
+		r1, r2 := utf16.EncodeRune(r)
+		return fmt.Sprintf(`\u%04x\u%04x`, r1, r2)
+	default:
+		return fmt.Sprintf(`\u%04x`, r)
+	}
+}
+
+// plain says s can be shown as it is: no character in it is unseen, and it
+// has no run of spaces and none at either end (a run of spaces, wrapped,
+// makes what follows look like a line of its own).
+func plain(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ") || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unseen(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// unseen says r is not plainly seen where it stands: control characters
+// (line breaks among them), format characters (the bidi controls U+202A–
+// U+202E and U+2066–U+2069, zero-width characters, tags), separators and
+// spaces other than the ASCII space, and the characters Unicode says to
+// show as nothing (variation selectors, Hangul fillers, …).
+func unseen(r rune) bool {
+	if r == ' ' {
+		return false
+	}
+	return !unicode.IsPrint(r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) ||
+		unicode.Is(unicode.Variation_Selector, r) || r == utf8.RuneError
+}
+
+// escapeUnseen escapes, in JSON text as json.Marshal writes it, each
+// character that is not plainly seen, and each space after a space: there
+// are none outside its strings, so the text means what it meant.
+func escapeUnseen(s string) string {
+	var b strings.Builder
+	prev := rune(0)
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		b.WriteString(escapeRune(r, prev, false))
+		prev = r
+	}
+	return b.String()
 }
 
 func clip(s string, n int) string {

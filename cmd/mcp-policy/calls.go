@@ -47,6 +47,10 @@ type hostCall struct {
 	atServer bool                       // sent on, its answer to come from the server alone
 
 	answered atomic.Bool // the one answer has been given (or the server's passed through)
+
+	// root is the host's root the call was decided with ("" for none),
+	// set and read by the goroutine deciding it.
+	root string
 }
 
 // upReply is what became of a forwarded call: the server's answer passed
@@ -216,6 +220,7 @@ func modernMeta(meta []byte) (string, capsSeen, bool) {
 func (p *proxy) runCall(hc *hostCall) {
 	p.awaitRoots(hc.ctx)
 	set := p.pols.Load()
+	hc.root = set.hostRoot
 	pol := set.forCall(p, hc)
 	ctx := context.WithValue(hc.ctx, hostCallKey{}, hc)
 	set.refresh(ctx, p, pol)
@@ -302,25 +307,34 @@ func (p *proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 	for round := 0; ; round++ {
 		line, id := hc.requestLine()
 		key := idKey(id)
-		p.mu.Lock()
-		if p.dead != "" {
-			why := p.dead
+		dead := ""
+		sent := p.sendDecided(hc, func() {
+			p.mu.Lock()
+			if dead = p.dead; dead != "" {
+				p.mu.Unlock()
+				return
+			}
+			p.pending[key] = &hostRequest{method: methodToolsCall, id: id, call: hc}
 			p.mu.Unlock()
-			return fail("mcp-policy: " + why + "; the call was not run.")
-		}
-		p.pending[key] = &hostRequest{method: methodToolsCall, id: id, call: hc}
-		p.mu.Unlock()
-		if !hc.modern {
-			// Before 2026-07-28 nothing in the server's answer is for the
-			// proxy: it goes to the host as it comes (callAnswered), and
-			// this worker need not wait for it.
-			hc.mu.Lock()
-			hc.atServer = true
-			hc.mu.Unlock()
+			if !hc.modern {
+				// Before 2026-07-28 nothing in the server's answer is for
+				// the proxy: it goes to the host as it comes
+				// (callAnswered), and this worker need not wait for it.
+				hc.mu.Lock()
+				hc.atServer = true
+				hc.mu.Unlock()
+			}
 			p.toUpstream(line)
+		})
+		switch {
+		case !sent:
+			return fail("mcp-policy: the host's roots changed while the call was being decided, so the server may resolve its " +
+				"relative paths against another root than the one it was decided by; the call was not run. Call the tool again.")
+		case dead != "":
+			return fail("mcp-policy: " + dead + "; the call was not run.")
+		case !hc.modern:
 			return provider.Result{Role: "tool", ToolCallID: hc.call.ID}
 		}
-		p.toUpstream(line)
 		var r upReply
 		select {
 		case r = <-hc.resp:
@@ -412,8 +426,9 @@ func (p *proxy) fulfilServerRound(ctx context.Context, hc *hostCall, result []by
 // round is a question of the proxy's that the host owes an answer to, as a
 // retry of the call carrying the round's requestState.
 type round struct {
-	hc *hostCall
-	ch chan roundAnswer
+	hc    *hostCall
+	onKey string // the idKey of the request it answered
+	ch    chan roundAnswer
 }
 
 type roundAnswer struct {
@@ -426,7 +441,6 @@ type roundAnswer struct {
 // call's answer then goes to the retry.
 func (p *proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	token := p.roundPrefix + randomHex(12)
-	r := &round{hc: hc, ch: make(chan roundAnswer, 1)}
 	hc.mu.Lock()
 	id, live := hc.id, hc.live
 	hc.live = false
@@ -434,6 +448,7 @@ func (p *proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string
 	if !live {
 		return nil, errors.New("the host is no longer waiting for this call")
 	}
+	r := &round{hc: hc, onKey: idKey(id), ch: make(chan roundAnswer, 1)}
 	p.mu.Lock()
 	p.rounds[token] = r
 	delete(p.calls, idKey(id))
@@ -471,24 +486,32 @@ func (p *proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string
 }
 
 // resumeRound is the host's retry answering one of the proxy's rounds: the
-// call it belongs to goes on, to be answered on the retry's id.
+// call it belongs to goes on, to be answered on the retry's id. A retry
+// with a requestState of the proxy's that is not its call's open round
+// (expired, another call's, or made up) is refused, and withdraws the
+// round it names and any open round of the same call: the host will not
+// answer those with their own requestState, and a question left open
+// would hold the human's attention, and every other question, until
+// --ask-timeout.
 func (p *proxy) resumeRound(env envelope, prm callParams) {
 	p.mu.Lock()
 	r := p.rounds[prm.RequestState]
 	delete(p.rounds, prm.RequestState)
 	p.mu.Unlock()
-	if r == nil {
-		p.toHost(resultMessage(env.id, provider.ErrorResult("", "mcp-policy: this question was already answered or has expired; "+
-			"the call was not run. Call the tool again.")))
+	sameCall := func(hc *hostCall) bool {
+		return prm.Name == hc.call.Function.Name && sameJSON(prm.Arguments, []byte(hc.call.Function.Arguments))
+	}
+	if r == nil || !sameCall(r.hc) {
+		why := "mcp-policy: this question was already answered or has expired; the call was not run. Call the tool again."
+		if r != nil {
+			r.ch <- roundAnswer{err: errors.New("the host's retry named another tool or other arguments")}
+			why = "mcp-policy: the retry does not match the call the question was about; the call was not run."
+		}
+		p.withdrawRounds(func(o *round) bool { return sameCall(o.hc) }, "the host retried the call with another requestState")
+		p.toHost(resultMessage(env.id, provider.ErrorResult("", why)))
 		return
 	}
 	hc := r.hc
-	if prm.Name != hc.call.Function.Name || !sameJSON(prm.Arguments, []byte(hc.call.Function.Arguments)) {
-		r.ch <- roundAnswer{err: errors.New("the host's retry named another tool or other arguments")}
-		p.toHost(resultMessage(env.id, provider.ErrorResult("", "mcp-policy: the retry does not match the call the question was about; "+
-			"the call was not run.")))
-		return
-	}
 	hc.mu.Lock()
 	hc.id, hc.moved, hc.live = bytes.Clone(env.id), true, true
 	hc.mu.Unlock()
@@ -496,6 +519,24 @@ func (p *proxy) resumeRound(env envelope, prm callParams) {
 	p.calls[idKey(env.id)] = hc
 	p.mu.Unlock()
 	r.ch <- roundAnswer{responses: bytes.Clone(prm.InputResponses)}
+}
+
+// withdrawRounds ends the open rounds match picks: their questions are
+// answered with why as an error (a permission question is deny once), and
+// a retry carrying one of their requestStates finds it expired.
+func (p *proxy) withdrawRounds(match func(*round) bool, why string) {
+	p.mu.Lock()
+	var ended []*round
+	for token, r := range p.rounds {
+		if match(r) {
+			delete(p.rounds, token)
+			ended = append(ended, r)
+		}
+	}
+	p.mu.Unlock()
+	for _, r := range ended {
+		r.ch <- roundAnswer{err: errors.New(why)}
+	}
 }
 
 // sameJSON compares two JSON texts as values (absent counts as {}).
@@ -531,6 +572,13 @@ func (p *proxy) serverElicit(id, params []byte) {
 		ctx = provider.WithCall(context.WithValue(hc.ctx, hostCallKey{}, hc), hc.call)
 	}
 	res, err := p.pols.Load().elicitHook(p, hc)(ctx, provider.ElicitRequest{Method: methodElicit, Params: params})
+	// Answered, the id is the server's to use again.
+	key := idKey(id)
+	p.mu.Lock()
+	if sr := p.fromSrv[key]; sr != nil && sr.kept {
+		delete(p.fromSrv, key)
+	}
+	p.mu.Unlock()
 	if err != nil {
 		p.toUpstream(errorMessage(id, -32603, "mcp-policy: "+err.Error()))
 		return

@@ -154,6 +154,7 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		return fail("%v", err)
 	}
 	p.pols.Store(set)
+	p.roots.init(set)
 
 	// Everything checked: only now is the server started.
 	var up upstream

@@ -4,13 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -22,6 +17,9 @@ import (
 type policySet struct {
 	interactive, headless *policy.Policy
 	roots                 map[string]string
+	// hostRoot is the host's root the policies resolve relative paths
+	// against ("*"), "" when they have none of the host's.
+	hostRoot string
 	// loaded is the catalogue version each policy last listed.
 	loadedInteractive, loadedHeadless atomic.Uint64
 }
@@ -196,94 +194,4 @@ func decodeTools(result []byte) ([]provider.Tool, string, error) {
 			Function: provider.ToolFunction{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}})
 	}
 	return out, r.NextCursor, nil
-}
-
-// ---- roots
-
-// rootsWait bounds how long a call waits for the host's roots at start.
-const rootsWait = 5 * time.Second
-
-// awaitRoots holds a call until the host's roots are known, when they are
-// to be the policy's and the host has some.
-func (p *proxy) awaitRoots(ctx context.Context) {
-	if p.opt.rootsFixed || !p.hostInfo().roots {
-		return
-	}
-	t := time.NewTimer(rootsWait)
-	defer t.Stop()
-	select {
-	case <-p.rootsReady:
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}
-
-// fetchRoots asks the host for its roots and makes the first of them the
-// policy's root for every tool ("*"), relative paths resolving against it,
-// when it is the one a server resolves them against too (rootBase).
-// Otherwise, or when the roots cannot be had, the policy has no root, and
-// a relative path is unevaluable: the call is asked.
-func (p *proxy) fetchRoots() {
-	defer p.wg.Done()
-	defer p.rootsOnce.Do(func() { close(p.rootsReady) })
-	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
-	defer cancel()
-	roots := map[string]string{}
-	r, err := p.hostRequest(ctx, methodRootsList, nil)
-	if err != nil || r.err != nil {
-		p.warnf("roots/list: %v%s; relative paths are asked about", err, r.err)
-	} else if dir, why := rootBase(r.result); why != "" {
-		p.warnf("the host's roots: %s; relative paths are asked about", why)
-	} else {
-		roots["*"] = dir
-	}
-	set, err := p.buildPolicies(roots)
-	if err != nil {
-		p.warnf("the host's roots: %v", err)
-		return
-	}
-	p.pols.Store(set)
-}
-
-// rootBase is the directory relative paths resolve against, read from a
-// roots/list result: the one root, when there is exactly one, it is a
-// local file: URI, and it is a directory (its real path, as a server that
-// resolves links sees it). It says why when there is none. The reference
-// filesystem server drops a root that is not a directory and tries a
-// relative path against each root in turn, so with a root it skips, or a
-// second one, the policy could judge a path the server does not act on.
-func rootBase(result []byte) (dir, why string) {
-	var r struct {
-		Roots []struct {
-			URI string `json:"uri"`
-		} `json:"roots"`
-	}
-	if err := json.Unmarshal(result, &r); err != nil {
-		return "", "roots/list result: " + err.Error()
-	}
-	switch len(r.Roots) {
-	case 0:
-		return "", "none declared"
-	case 1:
-	default:
-		return "", fmt.Sprintf("%d declared, and a server may resolve a relative path against any of them", len(r.Roots))
-	}
-	uri := r.Roots[0].URI
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" || (u.Host != "" && !strings.EqualFold(u.Host, "localhost")) ||
-		u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Sprintf("%q is not a local file: URI", uri)
-	}
-	d := filepath.FromSlash(u.Path)
-	if !filepath.IsAbs(d) {
-		return "", fmt.Sprintf("%q is not an absolute path", uri)
-	}
-	real, err := filepath.EvalSymlinks(d)
-	if err != nil {
-		return "", fmt.Sprintf("%q: %v", uri, err)
-	}
-	if info, err := os.Stat(real); err != nil || !info.IsDir() {
-		return "", fmt.Sprintf("%q is not a directory", uri)
-	}
-	return filepath.Clean(real), ""
 }

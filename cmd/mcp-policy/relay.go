@@ -30,9 +30,11 @@ import (
 //     (what the host can do; the catalogue the policy decides by).
 //   - elicitation/create from the server goes through the policy's elicit
 //     hook, so that it waits its turn with the permission questions.
-//   - the proxy's own questions to the host (elicitation/create, roots/list)
-//     and to the server (tools/list) carry ids of their own, which nobody
-//     else's ids can take.
+//   - the server's roots/list and the host's answers to it set the
+//     policy's root (roots.go).
+//   - the proxy's own questions to the host (elicitation/create) and to
+//     the server (tools/list) carry ids of their own, which nobody else's
+//     ids can take.
 //
 // On protocol 2026-07-28 (the host says so in each request's _meta) the
 // server cannot send the host requests: a question rides an input-required
@@ -79,12 +81,20 @@ type hostRequest struct {
 	snoop  func(result []byte) // reads the result on its way to the host
 }
 
+// serverRequest is a request of the server's still open: relayed to the
+// host, whose answer goes back to the server, or kept by the proxy (an
+// elicitation put to the human through the policy), which answers it.
+type serverRequest struct {
+	method string
+	id     []byte
+	kept   bool
+}
+
 // hostInfo is what the host said of itself in initialize.
 type hostInfo struct {
 	protocol  string // negotiated (the server's answer), else asked for
 	elicit    bool   // form mode: the proxy can ask its questions
 	anyElicit bool   // form or URL mode: the server's questions can be put
-	roots     bool
 }
 
 type proxy struct {
@@ -108,18 +118,18 @@ type proxy struct {
 	goneOnce sync.Once
 
 	mu      sync.Mutex
-	pending map[string]*hostRequest // the host's requests at the server, by id
-	calls   map[string]*hostCall    // tools/calls, by the host id they answer on
-	ownUp   map[string]chan reply   // the proxy's requests to the server
-	ownHost map[string]chan reply   // the proxy's requests to the host
-	rounds  map[string]*round       // rounds the host owes an answer, by requestState
+	pending map[string]*hostRequest   // the host's requests at the server, by id
+	calls   map[string]*hostCall      // tools/calls, by the host id they answer on
+	ownUp   map[string]chan reply     // the proxy's requests to the server
+	ownHost map[string]chan reply     // the proxy's requests to the host
+	fromSrv map[string]*serverRequest // the server's open requests, by id
+	rounds  map[string]*round         // rounds the host owes an answer, by requestState
 	info    hostInfo
 	dead    string // why the server is gone; "" while it serves
 
-	rootsReady chan struct{}
-	rootsOnce  sync.Once
-	wg         sync.WaitGroup // calls being decided, questions being answered
-	work       chan *hostCall // to an idle worker
+	roots rootsState
+	wg    sync.WaitGroup // calls being decided, questions being answered
+	work  chan *hostCall // to an idle worker
 
 	reader   chan *lineReader // the host's stdin, handed to whoever reads on
 	standing atomic.Int32     // goroutines waiting to be handed it
@@ -135,8 +145,8 @@ func newProxy(opt options, up upstream, hostOut io.Writer) *proxy {
 		prefix: "mcp-policy-" + tag + "-", roundPrefix: "mcp-policy/" + tag + "/",
 		ctx: ctx, cancel: cancel, hostGone: make(chan struct{}),
 		pending: map[string]*hostRequest{}, calls: map[string]*hostCall{},
-		ownUp: map[string]chan reply{}, ownHost: map[string]chan reply{}, rounds: map[string]*round{},
-		rootsReady: make(chan struct{}), work: make(chan *hostCall),
+		ownUp: map[string]chan reply{}, ownHost: map[string]chan reply{}, fromSrv: map[string]*serverRequest{}, rounds: map[string]*round{},
+		work:   make(chan *hostCall),
 		reader: make(chan *lineReader, 1), hostDone: make(chan struct{}),
 	}
 	p.host = &lineWriter{w: hostOut, onErr: func(error) { p.goneOnce.Do(func() { close(p.hostGone) }) }}
@@ -275,12 +285,27 @@ func (p *proxy) fromHost(msg []byte) *hostCall {
 		p.mu.Lock()
 		ch, ours := p.ownHost[key]
 		delete(p.ownHost, key)
-		p.mu.Unlock()
-		if ours {
-			ch <- reply{result: bytes.Clone(env.result), err: bytes.Clone(env.err)}
-			return nil
+		sr := p.fromSrv[key]
+		if ours || sr == nil || sr.kept || !validID(env.id) {
+			sr = nil
+		} else {
+			delete(p.fromSrv, key)
 		}
-		p.toUpstream(msg)
+		p.mu.Unlock()
+		switch {
+		case ours:
+			ch <- reply{result: bytes.Clone(env.result), err: bytes.Clone(env.err)}
+		case sr == nil:
+			// Not the answer to a request of the server's the host was
+			// asked: one the proxy keeps for the human, one answered
+			// already, or none at all. The server would take it for an
+			// answer to whatever it reads the id as.
+			p.warnf("the host answered id %.40s, which is no request of the MCP server's awaiting the host's answer; dropped", env.id)
+		case sr.method == methodRootsList && !p.opt.rootsFixed:
+			p.hostAnswersRoots(key, msg, env.result)
+		default:
+			p.toUpstream(msg)
+		}
 	case env.isRequest():
 		if why := p.refusedID(env.id, true); why != "" {
 			p.toHost(errorMessage(env.id, -32600, "mcp-policy: "+why+"; not passed on"))
@@ -306,18 +331,13 @@ func (p *proxy) fromHost(msg []byte) *hostCall {
 			p.forward(msg, env, nil)
 		}
 	case env.isNotification():
+		if env.method == notifyRootsChange && !p.opt.rootsFixed {
+			p.hostRootsChanged(msg) // before the host's next message is read
+			return nil
+		}
 		p.toUpstream(msg)
-		switch env.method {
-		case notifyCancelled:
+		if env.method == notifyCancelled {
 			p.hostCancelled(env.params)
-		case notifyInitialized, notifyRootsChange:
-			p.mu.Lock()
-			roots := p.info.roots
-			p.mu.Unlock()
-			if roots && !p.opt.rootsFixed {
-				p.wg.Add(1)
-				go p.fetchRoots()
-			}
 		}
 	default:
 		p.refuseFromHost(env, msg, errors.New("neither a request, a response nor a notification"))
@@ -338,8 +358,9 @@ func (p *proxy) refuseFromHost(env envelope, msg []byte, err error) {
 
 // refusedID says why a request's id is not taken, "" when it is: not a
 // string or an integer spelt one way (validID); one of the proxy's own;
-// or, for the host's, the id of a request of its still unanswered, whose
-// answer and cancellation would then be taken for either.
+// or one a lenient reader reads as the id of another open request from
+// the same side, whose answer and cancellation would then be taken for
+// either.
 func (p *proxy) refusedID(id []byte, fromHost bool) string {
 	switch {
 	case !validID(id):
@@ -349,11 +370,30 @@ func (p *proxy) refusedID(id []byte, fromHost bool) string {
 	case !fromHost:
 		return ""
 	}
-	key := idKey(id)
+	// The ids of one side's open requests must differ as the most lenient
+	// reader reads them (idReading): were 2 and "2" both open, an answer
+	// to either could be taken for the other's.
+	reading := idReading(id)
+	inUse := "request id " + string(id) + " is in use by a request not yet answered"
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if hc := p.calls[key]; p.pending[key] != nil || (hc != nil && !hc.answered.Load()) {
-		return "request id " + string(id) + " is in use by a request not yet answered"
+	if !fromHost {
+		for _, sr := range p.fromSrv {
+			if idReading(sr.id) == reading {
+				return inUse
+			}
+		}
+		return ""
+	}
+	for _, hr := range p.pending {
+		if idReading(hr.id) == reading {
+			return inUse
+		}
+	}
+	for key, hc := range p.calls {
+		if !hc.answered.Load() && keyReading(key) == reading {
+			return inUse
+		}
 	}
 	return ""
 }
@@ -406,7 +446,6 @@ func (p *proxy) readInitialize(params []byte) {
 				Form *json.RawMessage `json:"form"`
 				URL  *json.RawMessage `json:"url"`
 			} `json:"elicitation"`
-			Roots *json.RawMessage `json:"roots"`
 		} `json:"capabilities"`
 	}
 	if err := json.Unmarshal(params, &in); err != nil {
@@ -419,7 +458,6 @@ func (p *proxy) readInitialize(params []byte) {
 	// An empty elicitation object is form mode (protocol 2025-06-18).
 	p.info.elicit = e != nil && (e.Form != nil || e.URL == nil)
 	p.info.anyElicit = e != nil
-	p.info.roots = in.Capabilities.Roots != nil
 }
 
 func (p *proxy) readInitializeResult(result []byte) {
@@ -440,7 +478,10 @@ func (p *proxy) hostInfo() hostInfo {
 }
 
 // hostCancelled stops a tools/call the host gave up on: it is answered no
-// more, and a question it waits on is withdrawn.
+// more, and a question it waits on is withdrawn. A call whose question
+// rides an input-required round was answered on its id already (with the
+// round): the cancellation of that id withdraws the round, unless the host
+// has a request open on the id again.
 func (p *proxy) hostCancelled(params []byte) {
 	raw := member(params, "requestId")
 	if raw == nil {
@@ -451,17 +492,22 @@ func (p *proxy) hostCancelled(params []byte) {
 	hc := p.calls[key]
 	if hc != nil && hc.isAtServer() {
 		// The server was told too (the notification went on); if it
-		// answers anyway, the answer goes to the host, which ignores it.
+		// answers anyway, the answer is dropped.
 		if hr := p.pending[key]; hr != nil && hr.call == hc {
 			delete(p.pending, key)
 		}
 	}
+	_, open := p.pending[key]
 	p.mu.Unlock()
 	if hc != nil {
 		hc.cancelledByHost()
 		if hc.isAtServer() {
 			p.done(hc)
 		}
+		return
+	}
+	if !open {
+		p.withdrawRounds(func(r *round) bool { return r.onKey == key }, "the host cancelled the call")
 	}
 }
 
@@ -494,7 +540,10 @@ func (p *proxy) fromUpstream(msg []byte) {
 		p.mu.Unlock()
 		switch {
 		case hr == nil:
-			p.toHost(msg)
+			// Not the answer to a request of the host's at the server: a
+			// call still being decided, or refused, or answered already,
+			// or an id the host reads as another's (2.0 or "2" for 2).
+			p.warnf("the MCP server answered id %.40s, which is no request of the host's awaiting the server's answer; dropped", env.id)
 		case hr.call != nil:
 			p.callAnswered(hr.call, msg, env)
 		default:
@@ -508,16 +557,39 @@ func (p *proxy) fromUpstream(msg []byte) {
 			p.toUpstream(errorMessage(env.id, -32600, "mcp-policy: "+why+"; not passed on"))
 			return
 		}
-		if env.method == methodElicit {
+		sr := &serverRequest{method: env.method, id: bytes.Clone(env.id), kept: env.method == methodElicit}
+		p.mu.Lock()
+		p.fromSrv[idKey(env.id)] = sr
+		p.mu.Unlock()
+		switch {
+		case sr.kept:
 			p.wg.Add(1)
-			go p.serverElicit(bytes.Clone(env.id), bytes.Clone(env.params))
-			return
+			go p.serverElicit(sr.id, bytes.Clone(env.params))
+		case env.method == methodRootsList && !p.opt.rootsFixed:
+			p.serverAsksRoots(idKey(env.id), msg)
+		default:
+			p.toHost(msg)
 		}
-		p.toHost(msg)
 	case env.isNotification():
 		p.toHost(msg)
-		if env.method == notifyToolsChange {
+		switch env.method {
+		case notifyToolsChange:
 			p.cat.invalidate()
+		case notifyCancelled:
+			// The server gave up on a request of its: the host's answer,
+			// should it come, is for nobody.
+			if raw := member(env.params, "requestId"); raw != nil {
+				key := idKey(raw)
+				p.mu.Lock()
+				sr := p.fromSrv[key]
+				if sr != nil && !sr.kept {
+					delete(p.fromSrv, key)
+				}
+				p.mu.Unlock()
+				if sr != nil && sr.method == methodRootsList && !p.opt.rootsFixed {
+					p.serverDroppedRoots(key)
+				}
+			}
 		}
 	default:
 		p.refuseFromServer(env, msg, errors.New("neither a request, a response nor a notification"))
@@ -577,8 +649,13 @@ func (p *proxy) serverGone() int {
 	code, why := p.up.exit()
 	p.mu.Lock()
 	p.dead = why
-	pending, ownUp, calls := p.pending, p.ownUp, p.calls
-	p.pending, p.ownUp = map[string]*hostRequest{}, map[string]chan reply{}
+	pending, ownUp := p.pending, p.ownUp
+	// A copy: done deletes from p.calls as the calls end.
+	calls := make([]*hostCall, 0, len(p.calls))
+	for _, hc := range p.calls {
+		calls = append(calls, hc)
+	}
+	p.pending, p.ownUp, p.fromSrv = map[string]*hostRequest{}, map[string]chan reply{}, map[string]*serverRequest{}
 	p.mu.Unlock()
 	for _, hr := range pending {
 		p.failPending(hr, errServerGone, why)

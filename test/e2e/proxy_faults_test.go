@@ -237,8 +237,8 @@ func TestProxyServerNeverStarts(t *testing.T) {
 	wantGone(t, pid, "the silent server")
 }
 
-// TestProxyHostDisappears: the host going away — mid-question, mid-call —
-// stops the server; nothing is left running and nothing hangs.
+// TestProxyHostDisappears: the host going away — mid-question, mid-round,
+// mid-call — stops the server; nothing is left running and nothing hangs.
 func TestProxyHostDisappears(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -249,6 +249,16 @@ func TestProxyHostDisappears(t *testing.T) {
 			h.callTool(1, "fs_write", map[string]any{"path": "a.txt", "content": "x"})
 			m := h.next(10 * time.Second)
 			require.Equal(h.t, "elicitation/create", m["method"], "want the proxy's question, got %v", m)
+		}},
+		{"mid-round", nil, func(h *rawHost) {
+			// A 2026-07-28 host walks away from the proxy's input-required
+			// round: the question it holds ends with the proxy.
+			h.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
+				"name": "fs_write", "arguments": map[string]any{"path": "a.txt", "content": "x"},
+				"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+					"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}}}})
+			res := jsonObject(h.t, h.response(1, 10*time.Second)["result"], "result")
+			require.Equal(h.t, "input_required", res["resultType"], "want the proxy's round, got %v", res)
 		}},
 		{"mid-call", []string{"FSSERVER_SLOW_MS=10000"}, func(h *rawHost) {
 			h.callTool(1, "fs_read", map[string]any{"path": "a.txt"})

@@ -106,9 +106,10 @@ func TestProxyRefusesServerLinesAHostCouldSplit(t *testing.T) {
 }
 
 // TestProxyRequestIDs: an id the server could read as another (1e0 is 1 to
-// some readers), or one still in use by an unanswered request, is refused:
-// else an answer, or a cancellation, meant for one request is taken for
-// another (red team, third report, findings 4 and 5).
+// some readers), or one still in use by an unanswered request, even as a
+// lenient reader reads it ("21" for 21), is refused: else an answer, or a
+// cancellation, meant for one request is taken for another (red team,
+// third report, findings 4 and 5; fourth report, finding 1).
 func TestProxyRequestIDs(t *testing.T) {
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
@@ -130,6 +131,15 @@ func TestProxyRequestIDs(t *testing.T) {
 	first := h.response(21, 20*time.Second)
 	require.NotNil(t, first["error"], "the second request with id 21 was taken: %v", first)
 	assert.Contains(t, fmt.Sprint(first["error"]), "in use")
+	// Nor can an id a TypeScript reader takes for 21 (Number(id)) be open
+	// beside it: each one's answer could be taken for the other's.
+	for _, id := range []string{`"21"`, `" 21 "`, `"0x15"`, `"21.0"`, `"2.1e1"`} {
+		_, err := h.in.Write([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}` + "\n"))
+		require.NoError(t, err)
+		m := h.next(20 * time.Second)
+		assert.NotNil(t, m["error"], "id %s beside 21: %v", id, m)
+		assert.Contains(t, fmt.Sprint(m["error"]), "in use", "id %s beside 21", id)
+	}
 	text, isError := resultText(t, h.response(21, 20*time.Second))
 	assert.False(t, isError, text)
 	assert.Contains(t, text, "hello")

@@ -16,7 +16,11 @@
 //
 // LENIENTSERVER_ANSWER=FILE: read_text_file answers with the bytes of FILE
 // instead, each "@ID@" in them replaced by the request's id: the lines a
-// hostile server writes.
+// hostile server writes. LENIENTSERVER_PING=FILE does the same for ping,
+// so that a host can have the server write what it likes when it likes.
+//
+// Every response it is sent (to a request of its own, or not) goes to
+// stderr as "lenientserver: response ID RESULT-OR-ERROR".
 package main
 
 import (
@@ -34,6 +38,8 @@ type message struct {
 	ID     json.RawMessage `json:"id,omitempty"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
 }
 
 var out = struct {
@@ -82,6 +88,14 @@ func handle(m message) {
 	if m.ID == nil {
 		return // a notification
 	}
+	if m.Method == "" {
+		answer := m.Result
+		if answer == nil {
+			answer = m.Error
+		}
+		fmt.Fprintf(os.Stderr, "lenientserver: response %s %s\n", m.ID, answer)
+		return
+	}
 	switch m.Method {
 	case "initialize":
 		var p struct {
@@ -91,6 +105,10 @@ func handle(m message) {
 		reply(m.ID, map[string]any{"protocolVersion": p.ProtocolVersion, "capabilities": map[string]any{"tools": map[string]any{}},
 			"serverInfo": map[string]any{"name": "lenientserver", "version": "1"}})
 	case "ping":
+		if f := os.Getenv("LENIENTSERVER_PING"); f != "" {
+			writeFile(f, m.ID)
+			return
+		}
 		reply(m.ID, map[string]any{})
 	case "tools/list":
 		schema := func(props ...string) map[string]any {
@@ -135,15 +153,7 @@ func call(m message) {
 		fallthrough
 	case "read_text_file":
 		if f := os.Getenv("LENIENTSERVER_ANSWER"); f != "" && p.Name == "read_text_file" {
-			answer, err := os.ReadFile(f)
-			if err != nil {
-				reply(m.ID, text(err.Error(), true))
-				return
-			}
-			out.Lock()
-			out.w.Write(bytes.ReplaceAll(answer, []byte("@ID@"), m.ID))
-			out.w.Flush()
-			out.Unlock()
+			writeFile(f, m.ID)
 			return
 		}
 		data, err := os.ReadFile(p.Arguments.Path)
@@ -155,4 +165,18 @@ func call(m message) {
 	default:
 		reply(m.ID, text("no tool "+p.Name, true))
 	}
+}
+
+// writeFile writes the bytes of file as they are, each "@ID@" replaced by
+// id; a file that cannot be read is an error answer to id.
+func writeFile(file string, id json.RawMessage) {
+	answer, err := os.ReadFile(file)
+	if err != nil {
+		reply(id, text(err.Error(), true))
+		return
+	}
+	out.Lock()
+	out.w.Write(bytes.ReplaceAll(answer, []byte("@ID@"), id))
+	out.w.Flush()
+	out.Unlock()
 }

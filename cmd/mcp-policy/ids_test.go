@@ -1,0 +1,48 @@
+package main
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestJSNumber(t *testing.T) {
+	for s, want := range map[string]float64{
+		"2": 2, " 2 ": 2, "\u00a02\ufeff": 2, "\n2\u2028": 2, "+2": 2, "-2": -2, "2.0": 2, "2.": 2, ".5": 0.5,
+		"2e0": 2, "20E-1": 2, "0x2": 2, "0X1f": 31, "0o17": 15, "0b101": 5, "": 0, "   ": 0, "-0": 0,
+		"Infinity": math.Inf(1), "+Infinity": math.Inf(1), "-Infinity": math.Inf(-1), "1e999": math.Inf(1), "007": 7,
+	} {
+		got, ok := jsNumber(s)
+		if assert.True(t, ok, "Number(%q) is a number", s) {
+			assert.Equal(t, want, got, "Number(%q)", s)
+		}
+	}
+	for _, s := range []string{"a", "2a", "0x", "0xg", "-0x2", "+0x2", "1_000", "e5", ".", "1e", "1e+", "inf", "NaN", "infinity", "0x1p2", "2 2", "١"} {
+		_, ok := jsNumber(s)
+		assert.False(t, ok, "Number(%q) is NaN", s)
+	}
+}
+
+func TestIDReading(t *testing.T) {
+	same := [][]string{
+		{`2`, `"2"`, `" 2"`, `"0x2"`, `"2.0"`, `"2e0"`, `"\u0032"`},
+		{`0`, `"0"`, `""`, `" "`, `"-0"`},
+		{`"a"`, `"\u0061"`},
+	}
+	for _, group := range same {
+		for _, id := range group {
+			assert.Equal(t, idReading([]byte(group[0])), idReading([]byte(id)), "%s and %s", group[0], id)
+		}
+	}
+	for i, g := range same {
+		for j, h := range same {
+			if i != j {
+				assert.NotEqual(t, idReading([]byte(g[0])), idReading([]byte(h[0])), "%s and %s", g[0], h[0])
+			}
+		}
+	}
+	for _, id := range []string{`2`, `"2"`, `"a"`, `-7`, `"x y"`} {
+		assert.Equal(t, idReading([]byte(id)), keyReading(idKey([]byte(id))), "%s by its key", id)
+	}
+}

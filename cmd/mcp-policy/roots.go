@@ -1,0 +1,372 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// The host's root and the policy's.
+//
+// A relative path means what the server makes of it, so the policy must
+// never resolve one against another root than the server does. The
+// policy's root therefore follows the roots the server was given — the
+// proxy sees the server's own roots/list requests and relays the host's
+// answers — never a roots/list of the proxy's own, which could be answered
+// otherwise, or at another moment.
+//
+//   - A server that never asked for roots uses its own directories: the
+//     policy has none of the host's, and a relative path is asked about.
+//   - The host's answer names a root only when it names exactly one, a
+//     file:// URI every reader takes for the same local directory, which
+//     exists (rootBase); the policy takes its real path. Any other answer
+//     leaves the policy with no root (the reference server would use
+//     several roots, or reject the list and keep what it had).
+//   - While a roots/list of the server's is in flight, from the moment the
+//     host's notifications/roots/list_changed is read (before the next
+//     message of the host's is), and after an answer that changes the root
+//     until the server has been given it and rootsSettle has passed (a
+//     server applies its roots asynchronously), the policy has no root. A
+//     call waits for the root to settle, at most rootsWait from the event
+//     that unsettled it; after that it is decided with no root.
+//   - A call decided with a root is sent to the server only if that root is
+//     still settled, the check and the sending made under the same lock as
+//     the relaying of roots: else it is refused, to be called again.
+//
+// With --root none of this applies: the policy's roots are the flags'.
+
+const (
+	// rootsWait bounds how long a call waits for the roots to settle.
+	rootsWait = 5 * time.Second
+	// rootsSettle is how long a server is given to apply a new root after
+	// the answer naming it was relayed.
+	rootsSettle = 500 * time.Millisecond
+)
+
+// rootsState is what the proxy knows of the server's roots.
+type rootsState struct {
+	mu       sync.Mutex
+	asked    bool              // the server has asked for roots
+	inFlight map[string]uint64 // the server's roots/list at the host: the changes seen when it was relayed
+	changes  uint64            // list_changed notices from the host
+	stale    bool              // the host's roots changed since the server was last given them
+	given    string            // the root of the answer last relayed, "" for none
+	applied  string            // the root the server has had time to apply
+	settling uint64            // the settle under way (its generation), 0 for none
+	gen      uint64
+	dir      string    // the policy's host root now, "" for none
+	until    time.Time // calls wait for the roots to settle until then
+	wake     chan struct{}
+	sets     map[string]*policySet // by host root; "" is the set with no host root
+}
+
+func (rs *rootsState) init(base *policySet) {
+	rs.inFlight = map[string]uint64{}
+	rs.wake = make(chan struct{})
+	rs.sets = map[string]*policySet{"": base}
+}
+
+// settled says the policy's root is the server's: nothing in flight,
+// changed, or being applied.
+func (rs *rootsState) settled() bool {
+	return len(rs.inFlight) == 0 && !rs.stale && rs.settling == 0
+}
+
+// notify wakes the calls waiting for the roots.
+func (rs *rootsState) notify() {
+	close(rs.wake)
+	rs.wake = make(chan struct{})
+}
+
+// unsettle takes the policy's root away until the server's roots are known
+// again.
+func (p *proxy) unsettle() {
+	rs := &p.roots
+	rs.gen++
+	rs.settling = 0
+	rs.until = time.Now().Add(rootsWait)
+	p.setHostRoot("")
+}
+
+// setHostRoot makes dir the policy's host root; its policies must have
+// been built (policiesFor).
+func (p *proxy) setHostRoot(dir string) {
+	rs := &p.roots
+	set := rs.sets[dir]
+	if set == nil {
+		dir, set = "", rs.sets[""]
+	}
+	if rs.dir != dir {
+		rs.dir = dir
+		p.pols.Store(set)
+	}
+	rs.notify()
+}
+
+// policiesFor builds the policies with dir as the host's root, once.
+func (p *proxy) policiesFor(dir string) {
+	rs := &p.roots
+	rs.mu.Lock()
+	_, ok := rs.sets[dir]
+	rs.mu.Unlock()
+	if ok {
+		return
+	}
+	set, err := p.buildPolicies(map[string]string{"*": dir})
+	if err != nil {
+		p.warnf("the host's root %s: %v; relative paths are asked about", dir, err)
+		return
+	}
+	set.hostRoot = dir
+	rs.mu.Lock()
+	if _, ok := rs.sets[dir]; !ok {
+		rs.sets[dir] = set
+	}
+	rs.mu.Unlock()
+}
+
+// hostRootsChanged is the host's notifications/roots/list_changed, read
+// before the host's next message, and sent on to the server under the
+// lock: from now until the server has been given the new roots, the policy
+// has none.
+func (p *proxy) hostRootsChanged(msg []byte) {
+	rs := &p.roots
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if rs.asked {
+		rs.changes++
+		rs.stale = true
+		p.unsettle()
+	}
+	p.toUpstream(msg)
+}
+
+// serverAsksRoots is a roots/list of the server's, relayed to the host
+// under the lock.
+func (p *proxy) serverAsksRoots(key string, msg []byte) {
+	rs := &p.roots
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.asked = true
+	rs.inFlight[key] = rs.changes
+	p.unsettle()
+	p.toHost(msg)
+}
+
+// serverDroppedRoots is a roots/list of the server's that will not be
+// answered: the server cancelled it, so it keeps the roots it had.
+func (p *proxy) serverDroppedRoots(key string) {
+	rs := &p.roots
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if _, ok := rs.inFlight[key]; !ok {
+		return
+	}
+	delete(rs.inFlight, key)
+	if rs.settled() {
+		p.setHostRoot(rs.applied)
+	}
+}
+
+// hostAnswersRoots relays the host's answer to a roots/list of the
+// server's, under the lock, and makes what it names the policy's root once
+// the server has had time to apply it.
+func (p *proxy) hostAnswersRoots(key string, msg []byte, result []byte) {
+	dir, why := "", "the host answered with an error"
+	if result != nil {
+		dir, why = rootBase(result)
+	}
+	rs := &p.roots
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	seen, ok := rs.inFlight[key]
+	delete(rs.inFlight, key)
+	p.toUpstream(msg)
+	if !ok {
+		return
+	}
+	if why != "" {
+		p.warnf("the host's roots: %s; relative paths are asked about", why)
+	}
+	if seen == rs.changes {
+		rs.stale = false // asked after the last change: the answer has it
+	}
+	rs.given = dir
+	if len(rs.inFlight) > 0 || rs.stale {
+		return // more to come; no root meanwhile
+	}
+	if rs.given == "" || rs.given == rs.applied {
+		// No root is safe at once; the root the server has is its still.
+		rs.applied = rs.given
+		p.setHostRoot(rs.given)
+		return
+	}
+	rs.gen++
+	g, give := rs.gen, rs.given
+	rs.settling = g
+	rs.applied = ""
+	rs.until = time.Now().Add(rootsWait)
+	time.AfterFunc(rootsSettle, func() {
+		p.policiesFor(give)
+		rs.mu.Lock()
+		defer rs.mu.Unlock()
+		if rs.settling != g {
+			return // something happened meanwhile
+		}
+		rs.settling = 0
+		if rs.sets[give] != nil {
+			rs.applied = give
+		}
+		p.setHostRoot(rs.applied)
+	})
+}
+
+// awaitRoots holds a call while the policy's root is not the server's,
+// at most until rootsWait after what unsettled it.
+func (p *proxy) awaitRoots(ctx context.Context) {
+	if p.opt.rootsFixed {
+		return
+	}
+	rs := &p.roots
+	for {
+		rs.mu.Lock()
+		settled, until, wake := rs.settled(), rs.until, rs.wake
+		rs.mu.Unlock()
+		wait := time.Until(until)
+		if settled || wait <= 0 {
+			return
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-wake:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// sendDecided sends a decided call to the server unless the host root it
+// was decided with is no longer the server's settled root; the check and
+// the sending are made under the roots' lock, so no change of roots comes
+// between them.
+func (p *proxy) sendDecided(hc *hostCall, send func()) bool {
+	if hc.root == "" {
+		send()
+		return true
+	}
+	rs := &p.roots
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if !rs.settled() || rs.dir != hc.root {
+		return false
+	}
+	send()
+	return true
+}
+
+// rootBase is the directory relative paths resolve against, read from a
+// roots/list result: the one root, when there is exactly one, its URI is
+// one every reader takes for the same local directory (rootURIPath), and
+// it names an existing directory (its real path, as a server that resolves
+// links sees it). It says why when there is none.
+func rootBase(result []byte) (dir, why string) {
+	var r struct {
+		Roots []struct {
+			URI string `json:"uri"`
+		} `json:"roots"`
+	}
+	if err := json.Unmarshal(result, &r); err != nil {
+		return "", "roots/list result: " + err.Error()
+	}
+	switch len(r.Roots) {
+	case 0:
+		return "", "none declared"
+	case 1:
+	default:
+		return "", fmt.Sprintf("%d declared, and a server may resolve a relative path against any of them", len(r.Roots))
+	}
+	uri := r.Roots[0].URI
+	d, err := rootURIPath(uri)
+	if err != nil {
+		return "", fmt.Sprintf("%.200q: %v", uri, err)
+	}
+	real, err := filepath.EvalSymlinks(filepath.FromSlash(d))
+	if err != nil {
+		return "", fmt.Sprintf("%.200q: %v", uri, err)
+	}
+	if info, err := os.Stat(real); err != nil || !info.IsDir() {
+		return "", fmt.Sprintf("%.200q is not a directory", uri)
+	}
+	return filepath.Clean(real), ""
+}
+
+// rootURIPath is the path of a root's URI when every reader takes it for
+// the same local path, an error otherwise. The TypeScript SDK refuses a
+// whole roots/list whose URIs do not all start with exactly "file://" (the
+// reference server then keeps the directories it had), and Node's
+// fileURLToPath, which the reference server reads them with, parses the
+// rest as WHATWG URL does: it drops a query and a fragment, takes a
+// backslash for a slash, removes dot segments (encoded ones too), strips
+// tabs and line breaks, and refuses an encoded slash. So the URI must be
+// file://, then nothing or "localhost" (in any case), then an absolute
+// path with none of ? # \ or control characters, no dot or empty segment,
+// and percent escapes that decode to UTF-8 other than "/" and NUL.
+func rootURIPath(uri string) (string, error) {
+	rest, ok := strings.CutPrefix(uri, "file://")
+	if !ok {
+		return "", fmt.Errorf("not a URI starting with file://")
+	}
+	slash := strings.IndexByte(rest, '/')
+	if slash < 0 {
+		return "", fmt.Errorf("no path")
+	}
+	if host := rest[:slash]; host != "" && !strings.EqualFold(host, "localhost") {
+		return "", fmt.Errorf("the host %q is not this machine", host)
+	}
+	raw := rest[slash:]
+	for _, c := range raw {
+		if c < 0x20 || c == 0x7f || c == '?' || c == '#' || c == '\\' {
+			return "", fmt.Errorf("%q in the path", c)
+		}
+	}
+	var b strings.Builder
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '%' {
+			b.WriteByte(raw[i])
+			continue
+		}
+		if i+2 >= len(raw) || digitValue(rune(raw[i+1])) < 0 || digitValue(rune(raw[i+2])) < 0 {
+			return "", fmt.Errorf("a malformed percent escape")
+		}
+		c := byte(digitValue(rune(raw[i+1]))<<4 | digitValue(rune(raw[i+2])))
+		if c == '/' || c == 0 || c == '\\' || c < 0x20 || c == 0x7f {
+			return "", fmt.Errorf("an encoded %q", c)
+		}
+		b.WriteByte(c)
+		i += 2
+	}
+	path := b.String()
+	if !utf8.ValidString(path) {
+		return "", fmt.Errorf("the path is not UTF-8")
+	}
+	if strings.HasPrefix(path, " ") || strings.HasSuffix(path, " ") {
+		return "", fmt.Errorf("a space at an end of the path")
+	}
+	segs := strings.Split(strings.TrimSuffix(path[1:], "/"), "/")
+	for _, seg := range segs {
+		if (seg == "" && len(segs) > 1) || seg == "." || seg == ".." {
+			return "", fmt.Errorf("a dot or empty segment in the path")
+		}
+	}
+	return path, nil
+}

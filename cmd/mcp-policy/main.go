@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -135,6 +136,7 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail("%v", err)
 	}
+	cfg.Protected = append(cfg.Protected, ownFiles(*logFile)...)
 	store, err := cfg.OpenGrants()
 	if err != nil {
 		return fail("%v", err)
@@ -234,4 +236,24 @@ func tellHost(stdin io.Reader, stdout io.Writer, why string) {
 	case <-done:
 	case <-time.After(5 * time.Second):
 	}
+}
+
+// ownFiles are the proxy's files beyond its rules and grants, which the
+// floor guards too: its own program, by the name the host started it by and
+// the file that is (an agent that could replace it would be the policy
+// next time), and the decision log (an agent could erase what it did).
+func ownFiles(logFile string) []string {
+	var out []string
+	if exe, err := os.Executable(); err == nil {
+		out = append(out, exe)
+	}
+	if filepath.IsAbs(os.Args[0]) {
+		out = append(out, os.Args[0])
+	}
+	if logFile != "" && logFile != "-" {
+		if abs, err := filepath.Abs(logFile); err == nil {
+			out = append(out, abs)
+		}
+	}
+	return out
 }

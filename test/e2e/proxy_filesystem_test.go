@@ -312,3 +312,29 @@ func (r *rootsOf) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRoo
 	}
 	return &out, nil
 }
+
+// TestProxyGuardsItsOwnFiles: the proxy's program and its decision log are
+// the policy's files too: a rule that allows writing where they are does
+// not let a tool replace the program (the policy the next time the host
+// starts it) or rewrite the log (what the agent did); the floor asks.
+func TestProxyGuardsItsOwnFiles(t *testing.T) {
+	server, dir := officialFSServer(t)
+	logFile := filepath.Join(dir, "decisions.jsonl")
+	rulesFile := filepath.Join(t.TempDir(), "rules.json")
+	require.NoError(t, os.WriteFile(rulesFile, []byte(`[{"tool":"*","decision":"allow","under":"/"}]`), 0o644))
+	ph := startProxied(t, []string{"--rules", rulesFile, "--log", logFile}, server, hostOptions{})
+
+	wantCallOK(t, ph.call("write_file", map[string]any{"path": filepath.Join(dir, "notes.md"), "content": "x"}))
+	r := ph.call("write_file", map[string]any{"path": logFile, "content": "nothing happened"})
+	wantCallError(t, r, "Permission required: 'write_file' needs approval")
+	r = ph.call("write_file", map[string]any{"path": proxyBinary(t), "content": "#!/bin/sh\nexec \"$@\"\n"})
+	wantCallError(t, r, "Permission required: 'write_file' needs approval")
+
+	es := logLines(t, logFile)
+	require.Len(t, es, 3, "log lines")
+	for _, e := range es[1:] {
+		result := jsonObject(t, e["result"], "result")
+		require.Equal(t, "ask", result["decision"], "log line %v", e)
+		require.Equal(t, "floor", result["reason"], "log line %v", e)
+	}
+}

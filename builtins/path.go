@@ -377,6 +377,12 @@ func CommonDir(paths []string) string { return Scope(paths, nil, "") }
 // Scope is CommonDir where a path that is a directory the call acts
 // on (dirs[i], or the root itself) counts as its own scope rather than its
 // parent's: the suggestion for listing /srv/docs is /srv/docs.
+//
+// The containment here is lexical only: the directories compared are
+// parents of evaluable paths, and a parent need not be evaluable itself
+// ("/srv/a /x" is, its parent "/srv/a " is not). The scope found is then
+// widened to the nearest directory that is, since it becomes a grant's
+// "under". Both steps end at "/" at the latest.
 func Scope(paths []string, dirs []bool, root string) string {
 	common := ""
 	for i, p := range paths {
@@ -389,9 +395,12 @@ func Scope(paths []string, dirs []bool, root string) string {
 			common = dir
 			continue
 		}
-		for Contains(common, dir) != Inside {
+		for !ContainsFolded(common, dir) && common != "/" && common != "." {
 			common = path.Dir(common)
 		}
+	}
+	for common != "" && common != "/" && common != "." && Unevaluable(common) != "" {
+		common = path.Dir(common)
 	}
 	return common
 }

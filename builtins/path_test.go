@@ -76,6 +76,50 @@ func TestCommonDir(t *testing.T) {
 	assert.Equal(t, "/", builtins.CommonDir([]string{"/etc/passwd", "/srv/x"}))
 	assert.Equal(t, "/srv", builtins.CommonDir([]string{"/srv/a", "/srv/ab/c"}), "not a string prefix")
 	assert.Equal(t, "/", builtins.CommonDir([]string{"/"}))
+	// A path may be evaluable while its parent is not (a name ending in a
+	// space or a dot, which a server may trim): the scope is the nearest
+	// directory that is, and finding it ends (it looped for ever before, in
+	// every decision of such a call: red team 4).
+	for _, c := range []struct {
+		paths []string
+		want  string
+	}{
+		{[]string{"/srv/pub/a", "/srv/secret /x"}, "/srv"},
+		{[]string{"/srv/secret /x"}, "/srv"},
+		{[]string{"/srv/secret. /x", "/srv/secret. /y"}, "/srv"},
+		{[]string{"/srv/a\u00a0/x", "/srv/a\u00a0/y"}, "/srv"},
+		{[]string{"/srv/pub /a/b"}, "/srv/pub /a"},
+		{[]string{"/x /y", "/x /z"}, "/"},
+	} {
+		assert.Equal(t, c.want, builtins.CommonDir(c.paths), "CommonDir(%q)", c.paths)
+	}
+}
+
+// FuzzScope: the scope of any evaluable paths is found (the search ends),
+// is evaluable itself, and contains every one of them.
+func FuzzScope(f *testing.F) {
+	f.Add("/srv/pub/a", "/srv/secret /x", false)
+	f.Add("/srv/a. /b", "/etc/x", true)
+	f.Add("/a/b", "/a/b", false)
+	f.Fuzz(func(t *testing.T, a, b string, dir bool) {
+		paths := []string{a, b}
+		for i, p := range paths {
+			r, ok := builtins.AbsClean(p)
+			if !ok {
+				return
+			}
+			paths[i] = r
+		}
+		scope := builtins.Scope(paths, []bool{dir, false}, "")
+		if builtins.Unevaluable(scope) != "" || !strings.HasPrefix(scope, "/") {
+			t.Fatalf("Scope(%q) = %q: not an evaluable directory", paths, scope)
+		}
+		for _, p := range paths {
+			if builtins.Contains(scope, p) != builtins.Inside {
+				t.Fatalf("Scope(%q) = %q does not contain %q", paths, scope, p)
+			}
+		}
+	})
 }
 
 func TestMatchTool(t *testing.T) {

@@ -231,6 +231,12 @@ var attacks = []attack{
 	{name: "fold/allow stays exact", rules: `[{"tool": "*", "decision": "allow", "under": "/srv/Scratch"}]`, tool: "write_file", args: `{"path":"/srv/scratch/x"}`, decision: "ask", reason: "no-match"},
 	{name: "fold/floor, upper case", rules: allowAll, tool: "write_file", args: `{"path":"/home/u/.SSH/authorized_keys"}`, decision: "ask", reason: "floor"},
 	{name: "fold/floor, ignorable", rules: allowAll, tool: "write_file", args: `{"path":"/r/.g\u200cit/hooks/pre-commit"}`, decision: "ask", reason: "floor"},
+	// A name that ends in a space or a dot is what NTFS makes of the name
+	// without them; its parent is no directory a grant can name, and the
+	// suggestion's search for one looped for ever (red team 4).
+	{name: "fold/a name ending in a space, beside a harmless path", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","paths":["/srv/secret /x"]}`, decision: "deny", reason: "rule"},
+	{name: "fold/a name ending in a dot and a space", rules: denySecret, roots: srv, tool: "write_file", args: `{"paths":["/srv/secret. /x"]}`, decision: "deny", reason: "rule"},
+	{name: "fold/a name ending in a no-break space", rules: allowScratch, roots: srv, tool: "write_file", args: `{"paths":["/srv/scratch\u00a0/x"]}`, decision: "ask", reason: "no-match"},
 
 	// 5. Hosts: every spelling of an address is the address.
 	{name: "host/mapped IPv6", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://[::ffff:127.0.0.1]/"}`, decision: "deny", reason: "rule"},

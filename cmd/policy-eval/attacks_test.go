@@ -170,6 +170,22 @@ var attacks = []attack{
 	{name: "hidden/option injection under no name", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","flags":["-o/etc/x"]}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "spelling/a path that is an option", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"--output=scratch/x"}`, decision: "ask", reason: "unevaluable-path"},
 
+	// Red team 4: a name's class is its folded spelling's. Go's
+	// encoding/json matches "OUTPUTPATH" to a field tagged outputPath;
+	// numbered names and names that end in a path word are path names.
+	{name: "names/OUTPUTPATH", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","OUTPUTPATH":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "names/outputpath", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","outputpath":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "names/savepath", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","savepath":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "names/notepath", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","notepath":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "names/logfile", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","logfile":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "names/downloaddir", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","downloaddir":"secret"}`, decision: "deny", reason: "rule"},
+	{name: "names/file1", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","file1":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "names/path2", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","path_2":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "names/REDISHOST", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","REDISHOST":"169.254.169.254"}`, decision: "deny", reason: "rule"},
+	{name: "names/serverip", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","serverip":"localhost"}`, decision: "deny", reason: "rule"},
+	{name: "names/a profile is not a path", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","userProfile":"work"}`, decision: "allow", reason: "rule"},
+	{name: "names/a ZIP code is not a host", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","zip":"12345","clientIp":"8.8.8.8"}`, decision: "allow", reason: "rule"},
+
 	// 3. Spellings the server reads differently are unknown.
 	{name: "spelling/percent-encoded letter", rules: denySecret, roots: srv, tool: "read_text_file", args: `{"path":"/srv/%73ecret/key"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "spelling/through /proc/self/root", rules: allowAll, tool: "write_file", args: `{"path":"/proc/self/root/etc/sudoers"}`, decision: "ask", reason: "unevaluable-path"},

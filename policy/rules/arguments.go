@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +55,7 @@ const (
 	classIgnore                    // configured as neither: nothing but an option a command line would read is checked
 	classWordPath                  // a path by a word of its name: only strings count (a "fileCount" is a number)
 	classWordDir                   // a directory by a word of its name, likewise
+	classWordHost                  // a host by a name that often holds something else: a string that reads as a host is one, anything else is read as under classNone
 )
 
 // Limits on what one call may hold: past them the call is refused as a
@@ -72,9 +74,12 @@ const (
 // JSON document passed as a string, as some servers take options).
 const maxEmbeddedJSON = 1 << 20
 
-// The default names. Each list holds singular and plural forms; a name
-// also counts when its last word is one of pathWords, dirWords or
-// urlWords ("sourcePdfPath", "output_dir", "callbackUrl").
+// The default names, compared folded (normKey). Each list holds singular
+// and plural forms; a name also counts by its ending (nameEndings) or, for
+// strings, by a path word anywhere in it (pathWordsAnywhere). What a name
+// means is a function of its folded spelling only: Go's encoding/json
+// matches "OUTPUTPATH" and "outputpath" to a field tagged "outputPath", so
+// the three must be one name here too.
 var (
 	defaultPathNames = keySet(
 		"path", "paths", "file", "files", "filepath", "filepaths", "filename", "filenames",
@@ -101,52 +106,102 @@ var (
 		"find", "replace", "substring", "message", "messages", "commitmessage", "description",
 		"thought", "observation", "observations", "insight", "stdin", "stdintext", "markdown", "data",
 		"query", "prompt", "comment", "comments", "summary", "instructions")
-	pathWords = keySet("path", "paths", "file", "files", "filename", "filenames", "filepath", "filepaths")
-	dirWords  = keySet("dir", "dirs", "directory", "directories", "folder", "folders", "dirpath", "cwd", "root")
-	urlWords  = keySet("url", "urls", "uri", "uris", "href", "hrefs", "link", "links", "endpoint", "webhook", "callback")
-	hostWords = keySet("host", "hostname", "ip")
+	// stopNames end like a path, URL or host name but are something else:
+	// an XPath or JSONPath expression, a command, a package URL, a flag.
+	stopNames = keySet("xpath", "xpaths", "jsonpath", "jsonpaths", "curl", "purl", "purls", "unlink", "blink",
+		"tip", "tips", "hip", "lip", "lips", "dip", "rip", "nip", "sip", "pip", "quip", "snip")
+	// stopWords, wherever they are in a name, are words of their own that
+	// merely end like a path, URL or host word ("userProfile",
+	// "followSymlinks", "pathway"): the name is read without them.
+	stopWords = []string{"profile", "pathway", "symlink", "hardlink", "softlink", "followlink", "ghost",
+		"tooltip", "zip", "skip", "ship", "clip", "chip", "flip", "slip", "strip", "trip", "drip", "grip", "whip", "equip"}
 )
 
-// defaultClass is what an argument name means in any tool.
+// nameEnding is an ending that makes a name a path, directory, URL or host
+// name ("sourcepdfpath", "outputdir", "callbackurl", "redishost").
+type nameEnding struct {
+	suffix string
+	class  argClass
+}
+
+// nameEndings, longest first, so that "dirpath" is a directory and not
+// merely a "path".
+var nameEndings = func() []nameEnding {
+	var es []nameEnding
+	add := func(c argClass, suffixes ...string) {
+		for _, s := range suffixes {
+			es = append(es, nameEnding{s, c})
+		}
+	}
+	add(classDir, "dirpath", "dirpaths", "folderpath", "folderpaths", "rootpath", "rootpaths", "dirname", "dirnames",
+		"foldername", "foldernames", "directory", "directories", "folder", "folders", "dir", "dirs", "cwd", "root", "roots")
+	add(classPath, "path", "paths", "file", "files", "filename", "filenames", "pathname", "pathnames", "basename", "basenames")
+	add(classURL, "url", "urls", "uri", "uris", "href", "hrefs", "link", "links", "endpoint", "endpoints",
+		"webhook", "webhooks", "callback", "callbacks")
+	add(classHost, "host", "hosts", "hostname", "hostnames", "ipaddress", "ipaddresses", "ipaddr", "ipaddrs")
+	// "serverIp", "remote_ip": an ending too many words share ("zip",
+	// "tooltip", "relationship") to make every value a host, so only a
+	// value that reads as a host is one.
+	add(classWordHost, "ip", "ips")
+	slices.SortStableFunc(es, func(a, b nameEnding) int { return len(b.suffix) - len(a.suffix) })
+	return es
+}()
+
+// pathWordsAnywhere make a name a path's (or a directory's) wherever they
+// are in it, for strings only: "pathInProject", "file_type" ("fileCount"
+// is a number, and not a path).
+var pathWordsAnywhere = []nameEnding{{"folder", classWordDir}, {"directory", classWordDir}, {"path", classWordPath}, {"file", classWordPath}}
+
+// defaultClass is what an argument name means in any tool: a function of
+// its folded spelling (normKey) only.
 func defaultClass(raw string) argClass {
 	nk := normKey(raw)
-	switch {
-	case defaultContentNames[nk]:
-		return classContent
-	case defaultDirNames[nk]:
-		return classDir
-	case defaultPathNames[nk]:
-		return classPath
-	case defaultURLNames[nk]:
-		return classURL
-	case defaultHostNames[nk]:
-		return classHost
+	if c, ok := listedClass(nk); ok {
+		return c
 	}
-	words := splitWords(raw)
-	if len(words) < 2 {
+	// Numbered names are the name: "file1", "path_2".
+	name := strings.TrimRight(nk, "0123456789")
+	if name != nk {
+		if c, ok := listedClass(name); ok {
+			return c
+		}
+	}
+	if name == "" || stopNames[name] {
 		return classNone
 	}
-	switch last := words[len(words)-1]; {
-	case dirWords[last]:
-		return classDir
-	case pathWords[last]:
-		return classPath
-	case urlWords[last]:
-		return classURL
-	case hostWords[last]:
-		return classHost
+	for _, w := range stopWords {
+		if strings.Contains(name, w) {
+			name = strings.ReplaceAll(name, w, "\x00")
+		}
 	}
-	// A path word anywhere in the name ("pathInProject", "folderName",
-	// "file_in_repo"): a string there is a path.
-	for _, w := range words {
-		switch {
-		case dirWords[w]:
-			return classWordDir
-		case pathWords[w]:
-			return classWordPath
+	for _, e := range nameEndings {
+		if strings.HasSuffix(name, e.suffix) {
+			return e.class
+		}
+	}
+	for _, e := range pathWordsAnywhere {
+		if strings.Contains(name, e.suffix) {
+			return e.class
 		}
 	}
 	return classNone
+}
+
+// listedClass is the class of a name in the default lists.
+func listedClass(nk string) (argClass, bool) {
+	switch {
+	case defaultContentNames[nk]:
+		return classContent, true
+	case defaultDirNames[nk]:
+		return classDir, true
+	case defaultPathNames[nk]:
+		return classPath, true
+	case defaultURLNames[nk]:
+		return classURL, true
+	case defaultHostNames[nk]:
+		return classHost, true
+	}
+	return classNone, false
 }
 
 // defaultClasses caches defaultClass by raw name: argument names repeat
@@ -591,28 +646,55 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 	case classHost:
 		v.Resolved, _ = builtins.HostOf(s)
 		w.add(&w.in.Hosts, v, at, class)
+	case classWordHost:
+		if readsAsHost(s) {
+			v.Resolved, _ = builtins.HostOf(s)
+			w.add(&w.in.Hosts, v, at, class)
+			return
+		}
+		w.unnamed(raw, t, s, at, depth)
 	default:
-		switch trimmed := strings.TrimSpace(s); {
-		case looksLikePath(s) || looksLikeOption(s):
-			w.add(&w.in.Paths, v, at, classNone) // unknown: no name says what it is relative to
-		case looksLikeURL(s):
-			w.add(&w.in.Hosts, v, at, classNone)
-		case len(trimmed) >= 2 && (trimmed[0] == '{' && trimmed[len(trimmed)-1] == '}' || trimmed[0] == '[' && trimmed[len(trimmed)-1] == ']'):
-			// JSON passed as a string, as some servers take options: read
-			// as arguments in their own right, within a budget per call.
-			// One this reader refuses (a duplicate key, NaN) is read by
-			// other parsers all the same, and is unknown.
-			if w.embedded += len(trimmed); w.embedded > maxEmbeddedJSON {
-				w.add(&w.in.Paths, v, at, classNone)
-				return
-			}
-			if embedded, err := decodeJSON([]byte(trimmed)); err == nil {
-				w.walk(raw, class, ast.NewTerm(embedded), at, depth+1)
-			} else {
-				w.add(&w.in.Paths, v, at, classNone)
-			}
+		w.unnamed(raw, t, s, at, depth)
+	}
+}
+
+// unnamed classes a string no name says anything of by what it reads as.
+func (w *argWalker) unnamed(raw string, t *ast.Term, s string, at *pointer, depth int) {
+	v := Value{Arg: raw, raw: t}
+	switch trimmed := strings.TrimSpace(s); {
+	case looksLikePath(s) || looksLikeOption(s):
+		w.add(&w.in.Paths, v, at, classNone) // unknown: no name says what it is relative to
+	case looksLikeURL(s):
+		w.add(&w.in.Hosts, v, at, classNone)
+	case len(trimmed) >= 2 && (trimmed[0] == '{' && trimmed[len(trimmed)-1] == '}' || trimmed[0] == '[' && trimmed[len(trimmed)-1] == ']'):
+		// JSON passed as a string, as some servers take options: read
+		// as arguments in their own right, within a budget per call.
+		// One this reader refuses (a duplicate key, NaN) is read by
+		// other parsers all the same, and is unknown.
+		if w.embedded += len(trimmed); w.embedded > maxEmbeddedJSON {
+			w.add(&w.in.Paths, v, at, classNone)
+			return
+		}
+		if embedded, err := decodeJSON([]byte(trimmed)); err == nil {
+			w.walk(raw, classNone, ast.NewTerm(embedded), at, depth+1)
+		} else {
+			w.add(&w.in.Paths, v, at, classNone)
 		}
 	}
+}
+
+// readsAsHost reports a value that reads as one host: a name or address
+// HostOf accepts that is not a number ("12345", a ZIP code, is not the
+// address 0.0.48.57 here, nor "1.5", a version, 1.0.0.5), unless it is an
+// address in four parts.
+func readsAsHost(s string) bool {
+	if _, ok := builtins.HostOf(s); !ok {
+		return false
+	}
+	if strings.Trim(s, "0123456789.") != "" {
+		return true
+	}
+	return strings.Count(strings.TrimSuffix(s, "."), ".") == 3
 }
 
 // resolve is a path argument's resolution: against the argument it is

@@ -18,21 +18,43 @@ func TestDefaultClassOfNames(t *testing.T) {
 	for class, names := range map[argClass][]string{
 		classPath: {"path", "Paths", "FILE_PATH", "filePath", "file-name", "filenames", "source", "sources", "src", "dest", "dst", "\u017Fource", "pathname",
 			"destination_path", "to", "from", "output", "target", "new_path", "oldPath", "sourcePdfPath", "configFile", "input_file",
-			"executablePath", "log.file", "dockerfile"},
+			"executablePath", "log.file", "dockerfile",
+			// A name's class is its folded spelling's (red team 4): case,
+			// separators and numbers do not hide it.
+			"outputPath", "OUTPUTPATH", "outputpath", "Output_Path", "outputPATH", "savepath", "SavePath", "save path", "save.path",
+			"notepath", "logfile", "outputfile", "newfile", "zipFile", "PDFPath", "pdfpath", "targetFilePath", "textfile",
+			"file1", "path2", "path_2", "FILE_1", "s3path", "indexPath", "sshKeyPath", "outputJsonPath", "profilePath", "zipfile"},
 		classDir: {"dir", "dirs", "directory", "directories", "folder", "cwd", "root", "repo_path", "repoPath", "workingDirectory",
-			"outputDir", "userDataDir", "project_root", "base_dir", "downloadFolder", "folderName", "dirname"},
-		classWordPath: {"pathInProject", "file_type", "fileCount", "path_in_repo"},
-		classWordDir:  {"dirForOutput", "folder_id"},
-		classHost:     {"host", "hostname", "ip", "ip_address", "remoteHost", "server_ip"},
+			"outputDir", "userDataDir", "project_root", "base_dir", "downloadFolder", "folderName", "dirname",
+			"downloaddir", "DOWNLOADDIR", "tmpdir", "filedir", "dirPath", "dirpath", "projectroot", "dir2", "workspaceFolder"},
+		classWordPath: {"pathInProject", "file_type", "fileCount", "path_in_repo", "FILETYPE", "filecount", "pathinproject"},
+		classWordDir:  {"folder_id", "folderid", "directoryId"},
+		classHost:     {"host", "hostname", "ip", "ip_address", "remoteHost", "REMOTEHOST", "redishost", "db_host", "hostName", "host2"},
+		classWordHost: {"server_ip", "serverIp", "SERVERIP", "remote_ip", "clientIp", "hostIp", "localIp", "vip"},
 		classURL: {"url", "URLs", "uri", "href", "link", "links", "endpoint", "webhook", "callback", "callbackUrl", "redirect_uri",
-			"baseURL", "serverUrl", "origin", "imageUrl"},
+			"baseURL", "serverUrl", "origin", "imageUrl", "CALLBACKURL", "imageurl", "url2", "hyperlink", "permalink"},
 		classContent: {"content", "text", "body", "oldText", "newText", "old_string", "newString", "message", "commitMessage",
-			"description", "query", "prompt", "data", "observations", "stdin", "\u017Fubstring"},
+			"description", "query", "prompt", "data", "observations", "stdin", "\u017Fubstring", "CONTENT"},
 		classNone: {"name", "mode", "profile", "xpath", "tail", "head", "pattern", "excludePatterns", "id", "count",
-			"destinationType", "urlencoded", "pathway", "title", "topic"},
+			"destinationType", "urlencoded", "pathway", "title", "topic",
+			// Words that end like a path, URL or host word, and are not.
+			"userProfile", "userprofile", "profiles", "XPath", "jsonPath", "JSONPATH", "curl", "purl", "followSymlinks",
+			"follow_links", "symlink", "hardlinks", "unlink", "ghost", "zip", "skip", "tooltip", "showTooltip", "relationship",
+			"membership", "strip", "roundTrip", "clip", "tip", "gzip", "md5", "sha256", "base64", "dirForOutput", "percentile"},
 	} {
 		for _, n := range names {
 			assert.Equal(t, class, defaultClass(n), "%s", n)
+		}
+	}
+}
+
+// A name's class is its folded spelling's: every spelling encoding/json
+// would match to one field, or normKey folds to one name, is one class.
+func TestDefaultClassIsAFunctionOfTheFoldedName(t *testing.T) {
+	for _, n := range []string{"outputPath", "sourcePDFPath", "XPath", "jsonPath", "remoteIp", "userDataDir", "callbackURL",
+		"file_1", "pathInProject", "folder_id", "userProfile", "followSymlinks", "redisHost", "logFile"} {
+		for _, spelling := range []string{strings.ToLower(n), strings.ToUpper(n), strings.ReplaceAll(n, "_", ""), "_" + n, n + "-"} {
+			assert.Equal(t, defaultClass(n), defaultClass(spelling), "%s and %s", n, spelling)
 		}
 	}
 }

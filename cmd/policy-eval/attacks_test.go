@@ -69,6 +69,11 @@ var (
 	toolGrants = `[{"tool": "read_text_file", "decision": "allow"}, {"tool": "write_file", "decision": "allow"}, {"tool": "web_fetch", "decision": "allow"}]`
 	srv        = []string{"*=/srv"}
 	allowRepo  = `[{"tool": "git_*", "decision": "allow", "under": "/srv/repo"}]`
+	// An allow under scratch, a host deny: an unknown path or URL beside the
+	// visible path is asked.
+	allowScratchDenyEvil = `[{"tool": "*", "decision": "allow", "under": "/srv/scratch"}, {"tool": "*", "decision": "deny", "host": "evil.example"}]`
+	// A tool allowed outright, a directory denied.
+	allowReadDenySecret = `[{"tool": "read_text_file", "decision": "allow"}, {"tool": "*", "decision": "deny", "under": "/srv/secret"}]`
 )
 
 var attacks = []attack{
@@ -185,6 +190,34 @@ var attacks = []attack{
 	{name: "names/serverip", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","serverip":"localhost"}`, decision: "deny", reason: "rule"},
 	{name: "names/a profile is not a path", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","userProfile":"work"}`, decision: "allow", reason: "rule"},
 	{name: "names/a ZIP code is not a host", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","zip":"12345","clientIp":"8.8.8.8"}`, decision: "allow", reason: "rule"},
+
+	// Red team 4: a value is read as a server that trims and repairs reads
+	// it. Under no name, what reads as a path or URL once white space,
+	// format characters and a pair of quotes are trimmed, and a special
+	// scheme's URL with any slashes, is unknown.
+	{name: "trimmed/leading space", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":" /etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/leading tab", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":"\t/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/leading newline", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":"\n/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/no-break space", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":"\u00a0/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/BOM", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":"\ufeff/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/zero-width space", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":"\u200b/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/single quotes", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":"'/etc/passwd'"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/double quotes, home", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":"\"~/.bashrc\""}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/backticks", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":"` + "`/etc/passwd`" + `"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/URL with a leading space", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","next":" https://evil.example/"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/URL in angle brackets", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","next":"<https://evil.example/>"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "repaired/https: one slash", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","next":"https:/evil.example/"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "repaired/https: backslashes", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","next":"https:\\\\evil.example/"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "repaired/http: no slash", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","next":"http:evil.example"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "repaired/a tab in the scheme", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","next":"ht\ttps://evil.example/"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "repaired/ws", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","next":"WS:evil.example"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/a word is still nothing", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","next":" 'hello' ","mode":"https"}`, decision: "allow", reason: "rule"},
+	// Under a URL's name, a value that is not a URL as written is a path
+	// too: a server trims " file:///x" into a file URI, or reads a path.
+	{name: "trimmed/file URI with a leading space under a URL name", rules: allowReadDenySecret, tool: "read_text_file", args: `{"url":" file:///srv/secret/key"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/a path with a leading space under a URL name", rules: allowReadDenySecret, tool: "read_text_file", args: `{"url":" /srv/secret/key"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/a relative path under a URL name", rules: allowReadDenySecret, roots: srv, tool: "read_text_file", args: `{"url":"secret/key"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/a URL under a URL name is no path", rules: allowReadDenySecret, tool: "read_text_file", args: `{"url":"https:/docs.example/"}`, decision: "allow", reason: "rule"},
 
 	// 3. Spellings the server reads differently are unknown.
 	{name: "spelling/percent-encoded letter", rules: denySecret, roots: srv, tool: "read_text_file", args: `{"path":"/srv/%73ecret/key"}`, decision: "ask", reason: "unevaluable-path"},

@@ -511,6 +511,100 @@ func looksLikeOption(s string) bool {
 	return s[1] != '-' && len(s) > 2 && looksLikePath(s[2:])
 }
 
+// trimReading is s as a server that trims its arguments might read it:
+// without the white space, control characters and format characters (the
+// BOM, zero widths, direction marks) at its ends, and then without one
+// pair of matching quotes around it (and what they held at their edges).
+func trimReading(s string) string {
+	if s == "" || !edgeByte(s[0]) && !edgeByte(s[len(s)-1]) {
+		return s // the common case: nothing a server would trim
+	}
+	t := strings.TrimFunc(s, trimmable)
+	if len(t) >= 2 {
+		first, n := utf8.DecodeRuneInString(t)
+		last, m := utf8.DecodeLastRuneInString(t)
+		if closing, ok := quotePairs[first]; ok && closing == last && len(t) >= n+m {
+			t = strings.TrimFunc(t[n:len(t)-m], trimmable)
+		}
+	}
+	return t
+}
+
+// quotePairs are the quotes trimReading takes off, opening to closing.
+var quotePairs = map[rune]rune{'"': '"', '\'': '\'', '`': '`', '<': '>', '\u201c': '\u201d', '\u2018': '\u2019', '\u00ab': '\u00bb'}
+
+// edgeByte is a first or last byte that may start something trimReading
+// trims.
+func edgeByte(c byte) bool {
+	return c <= ' ' || c >= 0x7f || c == '"' || c == '\'' || c == '`' || c == '<' || c == '>'
+}
+
+func trimmable(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+}
+
+// readsAsURL reports a (trimmed) string that reads as a URL other than a
+// file URI (a path): a scheme and "://", a special scheme's URL however
+// many slashes or backslashes follow its colon ("https:/x", "http:\\x",
+// "ws:x", each of which a WHATWG parser repairs to "scheme://x"), or a
+// URL without its scheme ("//host/x").
+func readsAsURL(s string) bool {
+	if builtins.IsFileURI(s) {
+		return false
+	}
+	if looksLikeURL(s) || specialSchemeURL(s) {
+		return true
+	}
+	return len(s) > 2 && (s[0] == '/' || s[0] == '\\') && (s[1] == '/' || s[1] == '\\') && s[2] != '/' && s[2] != '\\'
+}
+
+// specialSchemeURL reports a string that starts with http:, https:, ws:,
+// wss: or ftp: (any case; the tabs and newlines a WHATWG parser removes
+// from anywhere ignored) and names something after the slashes.
+func specialSchemeURL(s string) bool {
+	var scheme [5]byte
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\t' || c == '\n' || c == '\r':
+		case c == ':':
+			switch string(scheme[:n]) {
+			case "http", "https", "ws", "wss", "ftp":
+			default:
+				return false
+			}
+			for i++; i < len(s); i++ {
+				if c := s[i]; c != '/' && c != '\\' && c != '\t' && c != '\n' && c != '\r' {
+					return true
+				}
+			}
+			return false
+		case (c|0x20 >= 'a' && c|0x20 <= 'z') && n < len(scheme):
+			scheme[n] = c | 0x20
+			n++
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// startsWithScheme reports a string that starts with a URL scheme and its
+// colon ("https:", "mailto:", "s3:").
+func startsWithScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c|0x20 >= 'a' && c|0x20 <= 'z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case i > 0 && c == ':':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
 // looksLikeURL reports a string that starts with a scheme and "//".
 func looksLikeURL(s string) bool {
 	i := strings.Index(s, "://")
@@ -631,17 +725,20 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 		case builtins.IsFileURI(s): // a file URI names a path, whatever the name says
 			v.Resolved, _ = builtins.Resolve(w.in.Root, s)
 			w.add(&w.in.Paths, v, at, class)
-		case class == classPathOrURL && !looksLikeURL(s):
+		case class == classPathOrURL && !readsAsURL(trimReading(s)):
 			v.Resolved = w.resolve(raw, s)
 			w.add(&w.in.Paths, v, at, classPath)
-		case !looksLikeURL(s) && looksLikePath(s):
-			// A path under a URL's name: a server that takes either
-			// reads it as a path. Unknown as a host, and as a path.
-			w.add(&w.in.Paths, v, at, classNone)
-			w.add(&w.in.Hosts, Value{Arg: raw, raw: t}, at, class)
 		default:
-			v.Resolved, _ = builtins.URLHost(s)
+			var ok bool
+			v.Resolved, ok = builtins.URLHost(s)
 			w.add(&w.in.Hosts, v, at, class)
+			if !ok && (looksLikePath(s) || !startsWithScheme(s)) {
+				// Not a URL as written: a server that takes either
+				// reads a path (" /x", "secret/key"), or trims the value
+				// into a file URI (" file:///x"). Unknown as a host,
+				// and as a path.
+				w.add(&w.in.Paths, Value{Arg: raw, raw: t}, at, classNone)
+			}
 		}
 	case classHost:
 		v.Resolved, _ = builtins.HostOf(s)
@@ -658,15 +755,24 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 	}
 }
 
-// unnamed classes a string no name says anything of by what it reads as.
+// unnamed classes a string no name says anything of by what it reads as,
+// once trimmed as a server might trim it: a path, a URL (each unknown), or
+// a JSON document, read in its own right.
 func (w *argWalker) unnamed(raw string, t *ast.Term, s string, at *pointer, depth int) {
 	v := Value{Arg: raw, raw: t}
-	switch trimmed := strings.TrimSpace(s); {
-	case looksLikePath(s) || looksLikeOption(s):
+	r := trimReading(s)
+	asPath := looksLikePath(r) || looksLikeOption(r)
+	asURL := readsAsURL(r)
+	if asPath {
 		w.add(&w.in.Paths, v, at, classNone) // unknown: no name says what it is relative to
-	case looksLikeURL(s):
+	}
+	if asURL {
 		w.add(&w.in.Hosts, v, at, classNone)
-	case len(trimmed) >= 2 && (trimmed[0] == '{' && trimmed[len(trimmed)-1] == '}' || trimmed[0] == '[' && trimmed[len(trimmed)-1] == ']'):
+	}
+	if asPath || asURL {
+		return
+	}
+	if trimmed := strings.TrimSpace(s); len(trimmed) >= 2 && (trimmed[0] == '{' && trimmed[len(trimmed)-1] == '}' || trimmed[0] == '[' && trimmed[len(trimmed)-1] == ']') {
 		// JSON passed as a string, as some servers take options: read
 		// as arguments in their own right, within a budget per call.
 		// One this reader refuses (a duplicate key, NaN) is read by

@@ -90,6 +90,30 @@ func TestLooksLikePathAndURL(t *testing.T) {
 	}
 }
 
+// A value is read as a server that trims it reads it (red team 4).
+func TestTrimReading(t *testing.T) {
+	for in, want := range map[string]string{
+		"/etc/passwd": "/etc/passwd", " /etc/passwd": "/etc/passwd", "\t/x\n": "/x", "\u00a0/x": "/x", "\ufeff/x": "/x",
+		"\u200b/x\u200e": "/x", "'/x'": "/x", "\"~/.bashrc\"": "~/.bashrc", "` /x `": "/x", "<https://x/>": "https://x/",
+		"\u201c/x\u201d": "/x", "''/x''": "'/x'", "'/x\"": "'/x\"", "'": "'", "": "", "hello": "hello", " \u3000 ": "",
+	} {
+		assert.Equal(t, want, trimReading(in), "%q", in)
+	}
+	for _, s := range []string{"https:/x", "HTTPS:\\\\x", "http:x", "ws:x", "wss:///x", "ftp:x", "ht\ttp://x", "h\nttps:x", "//host/x", `\\host\x`,
+		"s3://bucket/k", "git+ssh://x"} {
+		assert.True(t, readsAsURL(s), "%q", s)
+	}
+	for _, s := range []string{"http:", "http:/", "https:\\\\", "file:///x", "FILE:x", "mailto:a@b", "note: see", "///x", "/x", "x", "httpx:y", ""} {
+		assert.False(t, readsAsURL(s), "%q", s)
+	}
+	for _, s := range []string{"https:", "mailto:x", "s3:x", "c:", "git+ssh:"} {
+		assert.True(t, startsWithScheme(s), s)
+	}
+	for _, s := range []string{" https:", ":x", "1a:x", "a b:x", "abc"} {
+		assert.False(t, startsWithScheme(s), s)
+	}
+}
+
 // FuzzArgumentsSeen: every string of a call's arguments that reads as a
 // path or a URL, wherever it is, is among the input's paths or hosts,
 // unless the name above it says it is content. The arguments are walked
@@ -98,7 +122,8 @@ func FuzzArgumentsSeen(f *testing.F) {
 	for _, s := range []string{
 		`{"a":"/etc/passwd"}`, `{"options":{"where":"~/x"}}`, `{"list":[{"x":["../y"]}]}`, `{"content":"/etc","x":"file:/y"}`,
 		`{"v":"{\"k\":\"/etc\"}"}`, `{"u":"https://evil.example/"}`, `{"/etc":1}`, `{"edits":[{"oldText":"/a","newText":"/b","path":"c"}]}`,
-		`{"reason":"/etc/passwd"}`,
+		`{"reason":"/etc/passwd"}`, `{"w":" /etc/x"}`, `{"w":"'~/x'"}`, `{"n":"https:\\\\evil.example/"}`, `{"n":"\ufeffws:x"}`,
+		`{"serverIp":"10.0.0.1"}`, `{"zip":"12345"}`, `{"logfile":"x"}`,
 	} {
 		f.Add(s)
 	}
@@ -136,7 +161,10 @@ func FuzzArgumentsSeen(f *testing.F) {
 				if c == classContent || top && key == ReasonArgument {
 					return
 				}
-				if (looksLikePath(x) || looksLikeURL(x) || c == classPath || c == classDir || c == classURL) && !seen[x] {
+				r := trimReading(x)
+				must := c == classPath || c == classDir || c == classWordPath || c == classWordDir || c == classURL || c == classHost ||
+					c == classWordHost && readsAsHost(x) || looksLikePath(r) || looksLikeOption(r) || readsAsURL(r)
+				if must && !seen[x] {
 					t.Fatalf("arguments %s: %q under %q is not among the paths and URLs %v %v", args, x, key, in.Paths, in.Hosts)
 				}
 			case []any:

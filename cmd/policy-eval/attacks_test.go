@@ -74,6 +74,8 @@ var (
 	allowScratchDenyEvil = `[{"tool": "*", "decision": "allow", "under": "/srv/scratch"}, {"tool": "*", "decision": "deny", "host": "evil.example"}]`
 	// A tool allowed outright, a directory denied.
 	allowReadDenySecret = `[{"tool": "read_text_file", "decision": "allow"}, {"tool": "*", "decision": "deny", "under": "/srv/secret"}]`
+	// A tool allowed outright, cloud metadata denied.
+	allowConvertDenyMetadata = `[{"tool": "convert", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "169.254.0.0/16"}]`
 )
 
 var attacks = []attack{
@@ -218,6 +220,16 @@ var attacks = []attack{
 	{name: "trimmed/a path with a leading space under a URL name", rules: allowReadDenySecret, tool: "read_text_file", args: `{"url":" /srv/secret/key"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "trimmed/a relative path under a URL name", rules: allowReadDenySecret, roots: srv, tool: "read_text_file", args: `{"url":"secret/key"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "trimmed/a URL under a URL name is no path", rules: allowReadDenySecret, tool: "read_text_file", args: `{"url":"https:/docs.example/"}`, decision: "allow", reason: "rule"},
+
+	// Red team 4: a URL under a path's name is a URL too (a converter
+	// that takes a file or a URL fetches it), its host read.
+	{name: "path URL/source", rules: allowConvertDenyMetadata, tool: "convert", args: `{"source":"http://169.254.169.254/latest/meta-data/"}`, decision: "deny", reason: "rule"},
+	{name: "path URL/file, beside a grant", rules: `[{"tool": "*", "decision": "deny", "host": "169.254.0.0/16"}]`, grants: `[{"tool": "convert", "decision": "allow"}]`,
+		tool: "convert", args: `{"file":"http://169.254.169.254/latest/meta-data/"}`, decision: "deny", reason: "rule"},
+	{name: "path URL/a path word in the name", rules: denyLocalhost, tool: "read_text_file", args: `{"inputFilePath":"http://127.0.0.1:8080/admin"}`, decision: "deny", reason: "rule"},
+	{name: "path URL/in an array", rules: allowConvertDenyMetadata, tool: "convert", args: `{"paths":["a.pdf","https://[::ffff:a9fe:a9fe]/x"]}`, decision: "deny", reason: "rule"},
+	{name: "path URL/repaired, unknown host", rules: allowConvertDenyMetadata, tool: "convert", args: `{"source":"http:/169.254.169.254/"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "path URL/a plain path has no host", rules: allowConvertDenyMetadata, roots: srv, tool: "convert", args: `{"source":"docs/a.pdf"}`, decision: "allow", reason: "rule"},
 
 	// 3. Spellings the server reads differently are unknown.
 	{name: "spelling/percent-encoded letter", rules: denySecret, roots: srv, tool: "read_text_file", args: `{"path":"/srv/%73ecret/key"}`, decision: "ask", reason: "unevaluable-path"},

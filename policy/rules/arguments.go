@@ -720,6 +720,13 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 	case classPath, classDir, classWordPath, classWordDir:
 		v.Resolved = w.resolve(raw, s)
 		w.add(&w.in.Paths, v, at, class)
+		if readsAsURL(trimReading(s)) {
+			// A URL under a path's name: a server that takes a file or a
+			// URL fetches it. A URL too, its host read (unknown if it
+			// cannot be), as a path under a URL's name is a path too.
+			h, _ := builtins.URLHost(s)
+			w.add(&w.in.Hosts, Value{Arg: raw, raw: t, Resolved: h}, at, classNone)
+		}
 	case classURL, classPathOrURL:
 		switch {
 		case builtins.IsFileURI(s): // a file URI names a path, whatever the name says

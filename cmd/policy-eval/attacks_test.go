@@ -54,7 +54,10 @@ const attackTools = `{"tools": [
 	   "workspace": {"type": "string", "format": "directory-path"}, "reason": {"type": "string", "description": "the tool's own: where to log"}}}},
 	{"name": "git_add", "annotations": {"readOnlyHint": false, "destructiveHint": false}, "inputSchema": {"type": "object"}},
 	{"name": "git_diff", "annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object"}},
-	{"name": "web_fetch", "annotations": {"readOnlyHint": true, "openWorldHint": true}, "inputSchema": {"type": "object"}}
+	{"name": "web_fetch", "annotations": {"readOnlyHint": true, "openWorldHint": true}, "inputSchema": {"type": "object"}},
+	{"name": "write_typed", "annotations": {"readOnlyHint": false, "destructiveHint": true},
+	 "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"},
+	   "data": {"anyOf": [{"type": "string"}, {"type": "null"}]}, "options": {"type": "object"}, "query": {"type": "array", "items": {"type": "string"}}}}}
 ]}`
 
 var (
@@ -76,6 +79,8 @@ var (
 	allowReadDenySecret = `[{"tool": "read_text_file", "decision": "allow"}, {"tool": "*", "decision": "deny", "under": "/srv/secret"}]`
 	// A tool allowed outright, cloud metadata denied.
 	allowConvertDenyMetadata = `[{"tool": "convert", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "169.254.0.0/16"}]`
+	// Everything allowed but a directory.
+	allowAllDenySecret = `[{"tool": "*", "decision": "allow"}, {"tool": "*", "decision": "deny", "under": "/srv/secret"}]`
 )
 
 var attacks = []attack{
@@ -230,6 +235,26 @@ var attacks = []attack{
 	{name: "path URL/in an array", rules: allowConvertDenyMetadata, tool: "convert", args: `{"paths":["a.pdf","https://[::ffff:a9fe:a9fe]/x"]}`, decision: "deny", reason: "rule"},
 	{name: "path URL/repaired, unknown host", rules: allowConvertDenyMetadata, tool: "convert", args: `{"source":"http:/169.254.169.254/"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "path URL/a plain path has no host", rules: allowConvertDenyMetadata, roots: srv, tool: "convert", args: `{"source":"docs/a.pdf"}`, decision: "allow", reason: "rule"},
+
+	// Red team 4: a JSON document passed as a string is read as one under
+	// a path, directory, URL or host name (Python's FastMCP parses such a
+	// string into a list or object for any parameter that is not a str,
+	// and Claude Desktop sends lists that way); the string stays a path.
+	{name: "JSON string/paths", rules: denySecret, roots: srv, tool: "read_multiple_files", args: `{"paths":"[\"pub/a\",\"secret/key\"]"}`, decision: "deny", reason: "rule"},
+	{name: "JSON string/absolute paths", rules: denySecret, roots: srv, tool: "read_multiple_files", args: `{"paths":"[\"pub/a\",\"/srv/secret/x\"]"}`, decision: "deny", reason: "rule"},
+	{name: "JSON string/white space around it", rules: denySecret, roots: srv, tool: "read_multiple_files", args: `{"paths":" [\"pub/a\",\"secret/key\"]\n"}`, decision: "deny", reason: "rule"},
+	{name: "JSON string/a file map", rules: denySecret, roots: srv, tool: "write_file", args: `{"files":"{\"pub/a\":\"x\",\"secret/x\":\"y\"}"}`, decision: "deny", reason: "rule"},
+	{name: "JSON string/filePaths", rules: denySecret, roots: srv, tool: "read_multiple_files", args: `{"filePaths":"[\"pub/a\",\"secret/x\"]"}`, decision: "deny", reason: "rule"},
+	{name: "JSON string/urls", rules: denyEvilHost, tool: "web_fetch", args: `{"urls":"[\"https://docs.example/\",\"https://evil.example/\"]"}`, decision: "deny", reason: "rule"},
+	{name: "JSON string/hosts", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","hosts":"[\"11.0.0.2\",\"169.254.169.254\"]"}`, decision: "deny", reason: "rule"},
+	{name: "JSON string/the string stays a path", rules: `[{"tool": "*", "decision": "allow", "under": "/srv"}]`, roots: srv, tool: "read_multiple_files",
+		args: `{"paths":"[\"pub/a\"]"}`, decision: "allow", reason: "rule", paths: []string{`/srv/["pub/a"]`, "/srv/pub/a"}},
+	{name: "JSON string/under content, no schema", rules: allowAllDenySecret, tool: "write_file", args: `{"path":"/srv/pub/a","data":"{\"path\":\"/srv/secret/x\"}"}`, decision: "deny", reason: "rule"},
+	{name: "JSON string/under query, no schema", rules: allowAllDenySecret, tool: "write_file", args: `{"path":"/srv/pub/a","query":"{\"path\":\"/srv/secret/x\"}"}`, decision: "deny", reason: "rule"},
+	{name: "JSON string/under content, schema not a string", rules: allowAllDenySecret, tool: "write_typed", args: `{"path":"/srv/pub/a","query":"[{\"path\":\"/srv/secret/x\"}]"}`, decision: "deny", reason: "rule"},
+	{name: "JSON string/content the schema says is text", rules: allowAllDenySecret, tool: "write_typed", args: `{"path":"/srv/pub/a.json","content":"{\"path\":\"/srv/secret/x\"}"}`, decision: "allow", reason: "rule"},
+	{name: "JSON string/content the schema says is text or null", rules: allowAllDenySecret, tool: "write_typed", args: `{"path":"/srv/pub/a.json","data":"{\"path\":\"/srv/secret/x\"}"}`, decision: "allow", reason: "rule"},
+	{name: "JSON string/text that is no JSON stays text", rules: allowAllDenySecret, tool: "write_file", args: `{"path":"/srv/pub/a","content":"{{name}} /srv/secret/x }"}`, decision: "allow", reason: "rule"},
 
 	// 3. Spellings the server reads differently are unknown.
 	{name: "spelling/percent-encoded letter", rules: denySecret, roots: srv, tool: "read_text_file", args: `{"path":"/srv/%73ecret/key"}`, decision: "ask", reason: "unevaluable-path"},

@@ -268,6 +268,14 @@ type toolArgs struct {
 	// own (not the one package reasons adds): it is the tool's argument,
 	// read like any other, not the model's sentence.
 	ownReason bool
+	// strings are the names the schema declares strings (normalised).
+	strings map[string]bool
+}
+
+// declaresString reports whether the tool's schema declares the argument a
+// string, so that JSON in it is text.
+func (ta *toolArgs) declaresString(raw string) bool {
+	return ta != nil && ta.strings[normKey(raw)]
 }
 
 // classOf is an argument's class in this tool: what the configuration or
@@ -328,7 +336,15 @@ func compileArgs(specs []ArgumentSpec, tool string, schema schemaKeys) *toolArgs
 		}
 	}
 	ta.ownReason = schema.ownReason
-	if ta.classes == nil && ta.relative == nil && !ta.ownReason {
+	for name, declared := range schema.strings {
+		if declared {
+			if ta.strings == nil {
+				ta.strings = map[string]bool{}
+			}
+			ta.strings[normKey(name)] = true
+		}
+	}
+	if ta.classes == nil && ta.relative == nil && !ta.ownReason && ta.strings == nil {
 		return nil
 	}
 	return ta
@@ -398,14 +414,17 @@ func ParseArgumentSpecs(data []byte, what string) ([]ArgumentSpec, error) {
 // ("format": "path") or URLs ("format": "uri" and the like), at any depth.
 type schemaKeys struct {
 	paths, urls map[string]bool
-	ownReason   bool // a top-level "reason" property that is not package reasons' own
+	// strings are the property names declared a string (or a string or
+	// null) wherever they are declared: a JSON document in one is text.
+	strings   map[string]bool
+	ownReason bool // a top-level "reason" property that is not package reasons' own
 }
 
 // parseSchemaKeys walks a JSON Schema: properties, items, prefixItems,
 // additionalProperties, the combinators, and local $refs (each followed
 // once). A description is not enough: only formats count.
 func parseSchemaKeys(params json.RawMessage) schemaKeys {
-	keys := schemaKeys{paths: map[string]bool{}, urls: map[string]bool{}}
+	keys := schemaKeys{paths: map[string]bool{}, urls: map[string]bool{}, strings: map[string]bool{}}
 	var root any
 	if json.Unmarshal(params, &root) != nil {
 		return keys
@@ -437,6 +456,8 @@ func parseSchemaKeys(params json.RawMessage) schemaKeys {
 		}
 		if props, ok := obj["properties"].(map[string]any); ok {
 			for k, v := range props {
+				declared, seen := keys.strings[k]
+				keys.strings[k] = isStringSchema(v) && (declared || !seen)
 				walk(k, v, depth+1)
 			}
 		}
@@ -465,6 +486,44 @@ func parseSchemaKeys(params json.RawMessage) schemaKeys {
 		}
 	}
 	return keys
+}
+
+// isStringSchema reports a schema that admits a string and nothing else
+// but null: {"type": "string"}, {"type": ["string", "null"]}, or an anyOf
+// or oneOf of those (pydantic's Optional[str]). A server that parses JSON
+// passed as a string (FastMCP) does so for any other type.
+func isStringSchema(node any) bool {
+	obj, ok := node.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, k := range []string{"anyOf", "oneOf"} {
+		if list, ok := obj[k].([]any); ok && len(list) > 0 {
+			for _, v := range list {
+				if sub, _ := v.(map[string]any); !isStringSchema(v) && sub["type"] != "null" {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	switch t := obj["type"].(type) {
+	case string:
+		return t == "string"
+	case []any:
+		str := false
+		for _, x := range t {
+			switch x {
+			case "string":
+				str = true
+			case "null":
+			default:
+				return false
+			}
+		}
+		return str
+	}
+	return false
 }
 
 // looksLikePath reports a string that reads as a local path wherever it
@@ -681,7 +740,7 @@ func (w *argWalker) walk(raw string, class argClass, t *ast.Term, at *pointer, d
 				// An object under a path's name maps paths to something
 				// (a multi-file write's {"a.md": "...", ".git/x": "..."}):
 				// its keys are paths.
-				w.str(raw, class, k, string(key), at, depth)
+				w.pathString(raw, class, k, string(key), at)
 			case class != classIgnore && class != classContent && looksLikePath(string(key)):
 				// A path as an object's key under no path's name (docker's
 				// volumes): unknown, since no name says what it is.
@@ -710,6 +769,11 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 	v := Value{Arg: raw, raw: t}
 	switch class {
 	case classContent:
+		// Text, but JSON passed as a string where the schema does not
+		// say text is parsed by servers (FastMCP) into what it holds.
+		if !w.tool.declaresString(raw) {
+			w.embeddedDoc(raw, class, t, s, at, depth, false)
+		}
 		return
 	case classIgnore:
 		// Ignored (a git ref, an entity's name), but not an option that
@@ -718,15 +782,8 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 			w.add(&w.in.Paths, v, at, classNone)
 		}
 	case classPath, classDir, classWordPath, classWordDir:
-		v.Resolved = w.resolve(raw, s)
-		w.add(&w.in.Paths, v, at, class)
-		if readsAsURL(trimReading(s)) {
-			// A URL under a path's name: a server that takes a file or a
-			// URL fetches it. A URL too, its host read (unknown if it
-			// cannot be), as a path under a URL's name is a path too.
-			h, _ := builtins.URLHost(s)
-			w.add(&w.in.Hosts, Value{Arg: raw, raw: t, Resolved: h}, at, classNone)
-		}
+		w.pathString(raw, class, t, s, at)
+		w.embeddedDoc(raw, class, t, s, at, depth, false)
 	case classURL, classPathOrURL:
 		switch {
 		case builtins.IsFileURI(s): // a file URI names a path, whatever the name says
@@ -747,9 +804,11 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 				w.add(&w.in.Paths, Value{Arg: raw, raw: t}, at, classNone)
 			}
 		}
+		w.embeddedDoc(raw, class, t, s, at, depth, false)
 	case classHost:
 		v.Resolved, _ = builtins.HostOf(s)
 		w.add(&w.in.Hosts, v, at, class)
+		w.embeddedDoc(raw, class, t, s, at, depth, false)
 	case classWordHost:
 		if readsAsHost(s) {
 			v.Resolved, _ = builtins.HostOf(s)
@@ -779,20 +838,45 @@ func (w *argWalker) unnamed(raw string, t *ast.Term, s string, at *pointer, dept
 	if asPath || asURL {
 		return
 	}
-	if trimmed := strings.TrimSpace(s); len(trimmed) >= 2 && (trimmed[0] == '{' && trimmed[len(trimmed)-1] == '}' || trimmed[0] == '[' && trimmed[len(trimmed)-1] == ']') {
-		// JSON passed as a string, as some servers take options: read
-		// as arguments in their own right, within a budget per call.
-		// One this reader refuses (a duplicate key, NaN) is read by
-		// other parsers all the same, and is unknown.
-		if w.embedded += len(trimmed); w.embedded > maxEmbeddedJSON {
-			w.add(&w.in.Paths, v, at, classNone)
-			return
-		}
-		if embedded, err := decodeJSON([]byte(trimmed)); err == nil {
-			w.walk(raw, classNone, ast.NewTerm(embedded), at, depth+1)
-		} else {
-			w.add(&w.in.Paths, v, at, classNone)
-		}
+	w.embeddedDoc(raw, classNone, t, s, at, depth, true)
+}
+
+// pathString adds a string under a path's name: a path, resolved, and a
+// URL too when it reads as one.
+func (w *argWalker) pathString(raw string, class argClass, t *ast.Term, s string, at *pointer) {
+	w.add(&w.in.Paths, Value{Arg: raw, raw: t, Resolved: w.resolve(raw, s)}, at, class)
+	if readsAsURL(trimReading(s)) {
+		// A URL under a path's name: a server that takes a file or a
+		// URL fetches it. A URL too, its host read (unknown if it
+		// cannot be), as a path under a URL's name is a path too.
+		h, _ := builtins.URLHost(s)
+		w.add(&w.in.Hosts, Value{Arg: raw, raw: t, Resolved: h}, at, classNone)
+	}
+}
+
+// embeddedDoc reads a string that holds a JSON array or object (once JSON's
+// white space is trimmed) as the document it holds, its values under the
+// string's own name and class: JSON passed as a string, as FastMCP parses
+// it for a parameter that is not a str and some servers take options. It
+// is read within a budget per call, past which it is an unknown path. One
+// this reader refuses is an unknown path when strict, or when another
+// parser reads it all the same (a duplicate key, a lone surrogate, NaN).
+func (w *argWalker) embeddedDoc(raw string, class argClass, t *ast.Term, s string, at *pointer, depth int, strict bool) {
+	trimmed := strings.TrimSpace(s)
+	if len(trimmed) < 2 || !(trimmed[0] == '{' && trimmed[len(trimmed)-1] == '}' || trimmed[0] == '[' && trimmed[len(trimmed)-1] == ']') {
+		return
+	}
+	if w.embedded += len(trimmed); w.embedded > maxEmbeddedJSON {
+		w.add(&w.in.Paths, Value{Arg: raw, raw: t}, at, classNone)
+		return
+	}
+	embedded, err := decodeJSON([]byte(trimmed))
+	if err == nil {
+		w.walk(raw, class, ast.NewTerm(embedded), at, depth+1)
+		return
+	}
+	if strict || checkJSONText([]byte(trimmed)) == nil || strings.Contains(trimmed, "NaN") || strings.Contains(trimmed, "Infinity") {
+		w.add(&w.in.Paths, Value{Arg: raw, raw: t}, at, classNone)
 	}
 }
 

@@ -114,6 +114,20 @@ func TestTrimReading(t *testing.T) {
 	}
 }
 
+// A property the schema declares a string (or a string or null) holds
+// text: JSON in it is not read. Any other type, or none, is parsed by
+// FastMCP, and is read (red team 4).
+func TestSchemaDeclaredStrings(t *testing.T) {
+	keys := parseSchemaKeys(json.RawMessage(`{"type": "object", "properties": {
+		"content": {"type": "string"}, "maybe": {"anyOf": [{"type": "string"}, {"type": "null"}]}, "both": {"type": ["string", "null"]},
+		"list": {"type": "array"}, "either": {"anyOf": [{"type": "string"}, {"type": "array"}]}, "untyped": {},
+		"twice": {"type": "string"}, "nested": {"type": "object", "properties": {"twice": {"type": "object"}, "inner": {"type": "string"}}}}}`))
+	for name, want := range map[string]bool{"content": true, "maybe": true, "both": true, "inner": true,
+		"list": false, "either": false, "untyped": false, "twice": false, "absent": false} {
+		assert.Equal(t, want, keys.strings[name], name)
+	}
+}
+
 // FuzzArgumentsSeen: every string of a call's arguments that reads as a
 // path or a URL, wherever it is, is among the input's paths or hosts,
 // unless the name above it says it is content. The arguments are walked
@@ -123,7 +137,7 @@ func FuzzArgumentsSeen(f *testing.F) {
 		`{"a":"/etc/passwd"}`, `{"options":{"where":"~/x"}}`, `{"list":[{"x":["../y"]}]}`, `{"content":"/etc","x":"file:/y"}`,
 		`{"v":"{\"k\":\"/etc\"}"}`, `{"u":"https://evil.example/"}`, `{"/etc":1}`, `{"edits":[{"oldText":"/a","newText":"/b","path":"c"}]}`,
 		`{"reason":"/etc/passwd"}`, `{"w":" /etc/x"}`, `{"w":"'~/x'"}`, `{"n":"https:\\\\evil.example/"}`, `{"n":"\ufeffws:x"}`,
-		`{"serverIp":"10.0.0.1"}`, `{"zip":"12345"}`, `{"logfile":"x"}`,
+		`{"serverIp":"10.0.0.1"}`, `{"zip":"12345"}`, `{"logfile":"x"}`, `{"paths":"[\"a\",{\"b\":\"/c\"}]"}`, `{"content":"{\"w\":\"~/x\"}"}`,
 	} {
 		f.Add(s)
 	}

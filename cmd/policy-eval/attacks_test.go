@@ -57,7 +57,13 @@ const attackTools = `{"tools": [
 	{"name": "web_fetch", "annotations": {"readOnlyHint": true, "openWorldHint": true}, "inputSchema": {"type": "object"}},
 	{"name": "write_typed", "annotations": {"readOnlyHint": false, "destructiveHint": true},
 	 "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"},
-	   "data": {"anyOf": [{"type": "string"}, {"type": "null"}]}, "options": {"type": "object"}, "query": {"type": "array", "items": {"type": "string"}}}}}
+	   "data": {"anyOf": [{"type": "string"}, {"type": "null"}]}, "options": {"type": "object"}, "query": {"type": "array", "items": {"type": "string"}}}}},
+	{"name": "mount", "annotations": {"readOnlyHint": false, "destructiveHint": true},
+	 "inputSchema": {"type": "object", "properties": {
+	   "mounts": {"type": "object", "additionalProperties": {"type": "string", "format": "path"}},
+	   "pp": {"type": "object", "patternProperties": {"^[a-z]+$": {"type": "string", "format": "path"}}},
+	   "lists": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string", "format": "directory"}}},
+	   "hooks": {"type": "object", "additionalProperties": {"type": "string", "format": "uri"}}}}}
 ]}`
 
 var (
@@ -255,6 +261,28 @@ var attacks = []attack{
 	{name: "JSON string/content the schema says is text", rules: allowAllDenySecret, tool: "write_typed", args: `{"path":"/srv/pub/a.json","content":"{\"path\":\"/srv/secret/x\"}"}`, decision: "allow", reason: "rule"},
 	{name: "JSON string/content the schema says is text or null", rules: allowAllDenySecret, tool: "write_typed", args: `{"path":"/srv/pub/a.json","data":"{\"path\":\"/srv/secret/x\"}"}`, decision: "allow", reason: "rule"},
 	{name: "JSON string/text that is no JSON stays text", rules: allowAllDenySecret, tool: "write_file", args: `{"path":"/srv/pub/a","content":"{{name}} /srv/secret/x }"}`, decision: "allow", reason: "rule"},
+
+	// Red team 4: a schema's additionalProperties or patternProperties
+	// format is its object's values' (the keys are names).
+	{name: "schema map/additionalProperties path", rules: denySecret, roots: srv, tool: "mount", args: `{"path":"pub/a","mounts":{"a":"secret/key"}}`, decision: "deny", reason: "rule"},
+	{name: "schema map/patternProperties path", rules: denySecret, roots: srv, tool: "mount", args: `{"path":"pub/a","pp":{"a":"secret/key"}}`, decision: "deny", reason: "rule"},
+	{name: "schema map/absolute value", rules: denySecret, roots: srv, tool: "mount", args: `{"path":"pub/a","mounts":{"a":"/srv/secret/key"}}`, decision: "deny", reason: "rule"},
+	{name: "schema map/arrays of directories", rules: denySecret, roots: srv, tool: "mount", args: `{"lists":{"a":["pub","secret"]}}`, decision: "deny", reason: "rule"},
+	{name: "schema map/uri values", rules: `[{"tool": "mount", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "169.254.0.0/16"}]`,
+		tool: "mount", args: `{"hooks":{"a":"http://169.254.169.254/"}}`, decision: "deny", reason: "rule"},
+	{name: "schema map/the keys are names", rules: `[{"tool": "*", "decision": "allow", "under": "/srv/pub"}]`, roots: srv, tool: "mount",
+		args: `{"mounts":{"data":"pub/x"}}`, decision: "allow", reason: "rule", paths: []string{"/srv/pub/x"}},
+	// Red team 4: a string nested in an object under a path's name is a
+	// path too, unless its key has a class of its own or reads as a file
+	// name (a file map's values are contents).
+	{name: "nested/an object under path", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":{"value":"secret/x"}}`, decision: "deny", reason: "rule"},
+	{name: "nested/an object in an array under paths", rules: denySecret, roots: srv, tool: "write_file", args: `{"paths":["pub/a",{"name":"secret/x"}]}`, decision: "deny", reason: "rule"},
+	{name: "nested/deeper", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","items":[{"file":{"name":"secret/x"}}]}`, decision: "deny", reason: "rule"},
+	{name: "nested/under a directory name", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","dirs":[{"where":{"at":"secret"}}]}`, decision: "deny", reason: "rule"},
+	{name: "nested/a file map's values are contents", rules: `[{"tool": "*", "decision": "allow", "under": "/srv"}, {"tool": "*", "decision": "deny", "under": "/srv/secret"}]`, roots: srv,
+		tool: "write_file", args: `{"files":{"README.md":"secret/x","docs/a.txt":"hello"}}`, decision: "allow", reason: "rule", paths: []string{"/srv/README.md", "/srv/docs/a.txt"}},
+	{name: "nested/a key of its own class keeps it", rules: `[{"tool": "*", "decision": "allow", "under": "/srv"}, {"tool": "*", "decision": "deny", "under": "/srv/secret"}]`, roots: srv,
+		tool: "write_file", args: `{"files":[{"path":"pub/a","content":"secret/x","count":3}]}`, decision: "allow", reason: "rule"},
 
 	// 3. Spellings the server reads differently are unknown.
 	{name: "spelling/percent-encoded letter", rules: denySecret, roots: srv, tool: "read_text_file", args: `{"path":"/srv/%73ecret/key"}`, decision: "ask", reason: "unevaluable-path"},

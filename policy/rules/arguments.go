@@ -56,6 +56,8 @@ const (
 	classWordPath                  // a path by a word of its name: only strings count (a "fileCount" is a number)
 	classWordDir                   // a directory by a word of its name, likewise
 	classWordHost                  // a host by a name that often holds something else: a string that reads as a host is one, anything else is read as under classNone
+	classPathMap                   // an object whose values are paths (a schema's additionalProperties); a string is a path
+	classURLMap                    // an object whose values are URLs, likewise
 )
 
 // Limits on what one call may hold: past them the call is refused as a
@@ -309,6 +311,12 @@ func compileArgs(specs []ArgumentSpec, tool string, schema schemaKeys) *toolArgs
 		}
 		set(name, classURL)
 	}
+	for name := range schema.valueURLs {
+		set(name, classURLMap)
+	}
+	for name := range schema.valuePaths {
+		set(name, classPathMap)
+	}
 	for _, s := range specs {
 		if !builtins.MatchTool(s.Tool, tool) {
 			continue
@@ -414,6 +422,9 @@ func ParseArgumentSpecs(data []byte, what string) ([]ArgumentSpec, error) {
 // ("format": "path") or URLs ("format": "uri" and the like), at any depth.
 type schemaKeys struct {
 	paths, urls map[string]bool
+	// valuePaths and valueURLs name objects whose values (not keys) are
+	// paths or URLs: a format on additionalProperties or patternProperties.
+	valuePaths, valueURLs map[string]bool
 	// strings are the property names declared a string (or a string or
 	// null) wherever they are declared: a JSON document in one is text.
 	strings   map[string]bool
@@ -424,14 +435,18 @@ type schemaKeys struct {
 // additionalProperties, the combinators, and local $refs (each followed
 // once). A description is not enough: only formats count.
 func parseSchemaKeys(params json.RawMessage) schemaKeys {
-	keys := schemaKeys{paths: map[string]bool{}, urls: map[string]bool{}, strings: map[string]bool{}}
+	keys := schemaKeys{paths: map[string]bool{}, urls: map[string]bool{}, strings: map[string]bool{},
+		valuePaths: map[string]bool{}, valueURLs: map[string]bool{}}
 	var root any
 	if json.Unmarshal(params, &root) != nil {
 		return keys
 	}
 	seen := map[string]bool{}
-	var walk func(name string, node any, depth int)
-	walk = func(name string, node any, depth int) {
+	// walk reads the schema of the argument named name; values says it is
+	// the schema of that object's values (additionalProperties), not of
+	// the argument itself.
+	var walk func(name string, node any, depth int, values bool)
+	walk = func(name string, node any, depth int, values bool) {
 		obj, ok := node.(map[string]any)
 		if !ok || depth > MaxArgumentDepth {
 			return
@@ -444,40 +459,54 @@ func parseSchemaKeys(params json.RawMessage) schemaKeys {
 				m, _ := target.(map[string]any)
 				target = m[part]
 			}
-			walk(name, target, depth+1)
+			walk(name, target, depth+1, values)
 		}
 		if format, ok := obj["format"].(string); ok && name != "" {
+			paths, urls := keys.paths, keys.urls
+			if values {
+				paths, urls = keys.valuePaths, keys.valueURLs
+			}
 			switch format {
 			case "path", "file-path", "filepath", "directory", "dir", "directory-path", "dir-path":
-				keys.paths[name] = true
+				paths[name] = true
 			case "uri", "url", "uri-reference", "iri", "iri-reference":
-				keys.urls[name] = true
+				urls[name] = true
 			}
 		}
 		if props, ok := obj["properties"].(map[string]any); ok {
 			for k, v := range props {
 				declared, seen := keys.strings[k]
 				keys.strings[k] = isStringSchema(v) && (declared || !seen)
-				walk(k, v, depth+1)
+				walk(k, v, depth+1, false)
 			}
 		}
-		for _, k := range []string{"items", "additionalProperties", "contains", "not"} {
-			walk(name, obj[k], depth+1) // an array's elements are named by the array
+		// An object's values, by any name: its additional and pattern
+		// properties.
+		walk(name, obj["additionalProperties"], depth+1, true)
+		walk(name, obj["unevaluatedProperties"], depth+1, true)
+		if pattern, ok := obj["patternProperties"].(map[string]any); ok {
+			for _, v := range pattern {
+				walk(name, v, depth+1, true)
+			}
+		}
+		walk(name, obj["propertyNames"], depth+1, false) // its keys: an object under a path's name has paths for keys
+		for _, k := range []string{"items", "contains", "not", "then", "else"} {
+			walk(name, obj[k], depth+1, values) // an array's elements are named by the array
 		}
 		for _, k := range []string{"prefixItems", "anyOf", "oneOf", "allOf"} {
 			if list, ok := obj[k].([]any); ok {
 				for _, v := range list {
-					walk(name, v, depth+1)
+					walk(name, v, depth+1, values)
 				}
 			}
 		}
 		if list, ok := obj["items"].([]any); ok {
 			for _, v := range list {
-				walk(name, v, depth+1)
+				walk(name, v, depth+1, values)
 			}
 		}
 	}
-	walk("", root, 0)
+	walk("", root, 0, false)
 	if obj, ok := root.(map[string]any); ok {
 		if props, ok := obj["properties"].(map[string]any); ok {
 			if r, ok := props[ReasonArgument].(map[string]any); ok {
@@ -734,23 +763,40 @@ func (w *argWalker) walk(raw string, class argClass, t *ast.Term, at *pointer, d
 		}
 	case ast.Object:
 		_ = v.Iter(func(k, val *ast.Term) error {
-			key, _ := k.Value.(ast.String)
-			switch {
-			case class == classPath || class == classDir || class == classWordPath || class == classWordDir:
+			key := string(k.Value.(ast.String))
+			inner := w.tool.classOf(key)
+			switch class {
+			case classPath, classDir, classWordPath, classWordDir:
 				// An object under a path's name maps paths to something
 				// (a multi-file write's {"a.md": "...", ".git/x": "..."}):
-				// its keys are paths.
-				w.pathString(raw, class, k, string(key), at)
-			case class != classIgnore && class != classContent && looksLikePath(string(key)):
-				// A path as an object's key under no path's name (docker's
-				// volumes): unknown, since no name says what it is.
-				w.add(&w.in.Paths, Value{Arg: raw, raw: k}, at, classNone)
+				// its keys are paths. Or it holds the path another way
+				// ({"path": {"value": "x"}}): a string under a key that
+				// says nothing itself is a path, unless the key reads as
+				// a file name, whose value is the file's contents.
+				w.pathString(raw, class, k, key, at)
+				if inner == classNone && !strings.ContainsAny(key, "./\\") {
+					inner = classWordPath
+					if class == classDir || class == classWordDir {
+						inner = classWordDir
+					}
+				}
+			case classPathMap, classURLMap:
+				// The schema's map of names to paths or URLs: its values
+				// are what the schema says, its keys are names.
+				w.unnamedKey(raw, k, key, at)
+				inner = classPath
+				if class == classURLMap {
+					inner = classURL
+				}
+			case classIgnore:
+				if inner == classNone {
+					inner = classIgnore // an ignored argument's fields are ignored too
+				}
+			case classContent:
+			default:
+				w.unnamedKey(raw, k, key, at)
 			}
-			inner := w.tool.classOf(string(key))
-			if class == classIgnore && inner == classNone {
-				inner = classIgnore // an ignored argument's fields are ignored too
-			}
-			w.walk(string(key), inner, val, &pointer{up: at, key: string(key), isKey: true}, depth+1)
+			w.walk(key, inner, val, &pointer{up: at, key: key, isKey: true}, depth+1)
 			return nil
 		})
 	default:
@@ -781,10 +827,10 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 		if looksLikeOption(s) {
 			w.add(&w.in.Paths, v, at, classNone)
 		}
-	case classPath, classDir, classWordPath, classWordDir:
+	case classPath, classDir, classWordPath, classWordDir, classPathMap:
 		w.pathString(raw, class, t, s, at)
 		w.embeddedDoc(raw, class, t, s, at, depth, false)
-	case classURL, classPathOrURL:
+	case classURL, classPathOrURL, classURLMap:
 		switch {
 		case builtins.IsFileURI(s): // a file URI names a path, whatever the name says
 			v.Resolved, _ = builtins.Resolve(w.in.Root, s)
@@ -839,6 +885,15 @@ func (w *argWalker) unnamed(raw string, t *ast.Term, s string, at *pointer, dept
 		return
 	}
 	w.embeddedDoc(raw, classNone, t, s, at, depth, true)
+}
+
+// unnamedKey adds an object's key no name says anything of that reads as
+// a path (docker's volumes, {"/etc": ...}): unknown, since no name says
+// what it is.
+func (w *argWalker) unnamedKey(raw string, k *ast.Term, key string, at *pointer) {
+	if looksLikePath(trimReading(key)) {
+		w.add(&w.in.Paths, Value{Arg: raw, raw: k}, at, classNone)
+	}
 }
 
 // pathString adds a string under a path's name: a path, resolved, and a
@@ -921,7 +976,7 @@ func (w *argWalker) add(list *[]Value, v Value, at *pointer, class argClass) {
 		return
 	}
 	v.Pointer = at.String()
-	v.Dir = class == classDir || class == classWordDir || w.dirTool && (class == classPath || class == classWordPath)
+	v.Dir = class == classDir || class == classWordDir || w.dirTool && (class == classPath || class == classWordPath || class == classPathMap)
 	*list = append(*list, v)
 }
 

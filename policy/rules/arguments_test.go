@@ -128,6 +128,24 @@ func TestSchemaDeclaredStrings(t *testing.T) {
 	}
 }
 
+// A format on an object's additionalProperties or patternProperties is its
+// values': the keys are names (red team 4).
+func TestSchemaValueMaps(t *testing.T) {
+	keys := parseSchemaKeys(json.RawMessage(`{"type": "object", "properties": {
+		"mounts": {"type": "object", "additionalProperties": {"type": "string", "format": "path"}},
+		"pp": {"type": "object", "patternProperties": {"^a": {"format": "directory"}, "^b": {"type": "integer"}}},
+		"deep": {"type": "object", "additionalProperties": {"type": "array", "items": {"$ref": "#/$defs/p"}}},
+		"hooks": {"type": "object", "unevaluatedProperties": {"format": "uri"}},
+		"named": {"type": "object", "propertyNames": {"format": "path"}},
+		"own": {"type": "string", "format": "path"}}, "$defs": {"p": {"type": "string", "format": "file-path"}}}`))
+	assert.Equal(t, map[string]bool{"mounts": true, "pp": true, "deep": true}, keys.valuePaths)
+	assert.Equal(t, map[string]bool{"hooks": true}, keys.valueURLs)
+	assert.Equal(t, map[string]bool{"named": true, "own": true}, keys.paths)
+	ta := compileArgs(nil, "t", keys)
+	assert.Equal(t, classPathMap, ta.classOf("mounts"))
+	assert.Equal(t, classURLMap, ta.classOf("hooks"))
+}
+
 // FuzzArgumentsSeen: every string of a call's arguments that reads as a
 // path or a URL, wherever it is, is among the input's paths or hosts,
 // unless the name above it says it is content. The arguments are walked
@@ -138,6 +156,7 @@ func FuzzArgumentsSeen(f *testing.F) {
 		`{"v":"{\"k\":\"/etc\"}"}`, `{"u":"https://evil.example/"}`, `{"/etc":1}`, `{"edits":[{"oldText":"/a","newText":"/b","path":"c"}]}`,
 		`{"reason":"/etc/passwd"}`, `{"w":" /etc/x"}`, `{"w":"'~/x'"}`, `{"n":"https:\\\\evil.example/"}`, `{"n":"\ufeffws:x"}`,
 		`{"serverIp":"10.0.0.1"}`, `{"zip":"12345"}`, `{"logfile":"x"}`, `{"paths":"[\"a\",{\"b\":\"/c\"}]"}`, `{"content":"{\"w\":\"~/x\"}"}`,
+		`{"path":{"value":"x","a.md":"y"}}`, `{"files":[{"name":"n"}]}`, `{"m":{" /etc":1}}`,
 	} {
 		f.Add(s)
 	}
@@ -167,35 +186,52 @@ func FuzzArgumentsSeen(f *testing.F) {
 				seen[raw] = true
 			}
 		}
-		var walk func(key string, x any, top bool)
-		walk = func(key string, x any, top bool) {
+		pathish := func(c argClass) bool {
+			return c == classPath || c == classDir || c == classWordPath || c == classWordDir
+		}
+		var walk func(key string, c argClass, x any, top bool)
+		walk = func(key string, c argClass, x any, top bool) {
 			switch x := x.(type) {
 			case string:
-				c := defaultClass(key)
 				if c == classContent || top && key == ReasonArgument {
 					return
 				}
 				r := trimReading(x)
-				must := c == classPath || c == classDir || c == classWordPath || c == classWordDir || c == classURL || c == classHost ||
+				must := pathish(c) || c == classURL || c == classHost ||
 					c == classWordHost && readsAsHost(x) || looksLikePath(r) || looksLikeOption(r) || readsAsURL(r)
 				if must && !seen[x] {
 					t.Fatalf("arguments %s: %q under %q is not among the paths and URLs %v %v", args, x, key, in.Paths, in.Hosts)
 				}
 			case []any:
 				for _, e := range x {
-					walk(key, e, false)
+					walk(key, c, e, false)
 				}
 			case map[string]any:
+				if top && key == ReasonArgument {
+					return
+				}
 				for k, e := range x {
-					if looksLikePath(k) && !seen[k] {
+					kc := defaultClass(k)
+					switch {
+					case pathish(c):
+						// The keys of an object under a path's name are
+						// paths; a value under a key that says nothing,
+						// and no file name, is a path too.
+						if !seen[k] {
+							t.Fatalf("arguments %s: the key %q under %q is not among the paths", args, k, key)
+						}
+						if kc == classNone && !strings.ContainsAny(k, "./\\") {
+							kc = classWordPath
+						}
+					case c != classContent && looksLikePath(trimReading(k)) && !seen[k]:
 						t.Fatalf("arguments %s: the key %q is not among the paths", args, k)
 					}
-					walk(k, e, false)
+					walk(k, kc, e, false)
 				}
 			}
 		}
 		for k, x := range v {
-			walk(k, x, true)
+			walk(k, defaultClass(k), x, true)
 		}
 	})
 }

@@ -284,6 +284,23 @@ var attacks = []attack{
 	{name: "nested/a key of its own class keeps it", rules: `[{"tool": "*", "decision": "allow", "under": "/srv"}, {"tool": "*", "decision": "deny", "under": "/srv/secret"}]`, roots: srv,
 		tool: "write_file", args: `{"files":[{"path":"pub/a","content":"secret/x","count":3}]}`, decision: "allow", reason: "rule"},
 
+	// Red team 4: under an ignored name (a git ref) anything a command line
+	// reads as an option is unknown: git writes --output=.git/config in
+	// the repository it runs in. Under no name, an option whose value is a
+	// relative path with a "/" or a dot-name is unknown too.
+	{name: "option/relative output through an ignored ref", rules: allowRepo, roots: []string{"*=/srv/repo"}, arguments: []string{"git"}, tool: "git_diff",
+		args: `{"repo_path":"/srv/repo","target":"--output=.git/config"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "option/short form through an ignored ref", rules: allowRepo, roots: []string{"*=/srv/repo"}, arguments: []string{"git"}, tool: "git_diff",
+		args: `{"repo_path":"/srv/repo","target":"-osecret/key"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "option/any option through an ignored ref", rules: allowRepo, roots: []string{"*=/srv/repo"}, arguments: []string{"git"}, tool: "git_diff",
+		args: `{"repo_path":"/srv/repo","target":"--ext-diff"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "option/a trimmed option through an ignored ref", rules: allowRepo, roots: []string{"*=/srv/repo"}, arguments: []string{"git"}, tool: "git_diff",
+		args: `{"repo_path":"/srv/repo","target":" --output=x"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "option/a dot-name under no name", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","flags":["--output=.bashrc"]}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "option/short form, relative, under no name", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","flags":["-o.git/config"]}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "option/a quoted value under no name", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","flags":["--output='/etc/x'"]}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "option/plain flags are nothing", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","flags":["--verbose","-v","-1.5","--format=json","-n5"]}`, decision: "allow", reason: "rule"},
+
 	// 3. Spellings the server reads differently are unknown.
 	{name: "spelling/percent-encoded letter", rules: denySecret, roots: srv, tool: "read_text_file", args: `{"path":"/srv/%73ecret/key"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "spelling/through /proc/self/root", rules: allowAll, tool: "write_file", args: `{"path":"/proc/self/root/etc/sudoers"}`, decision: "ask", reason: "unevaluable-path"},

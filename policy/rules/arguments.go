@@ -586,18 +586,34 @@ func looksLikePath(s string) bool {
 }
 
 // looksLikeOption reports a string a command line would read as an option
-// naming a path: "--output=/home/u/.bashrc", "-o/x", "--config=~/c". A
-// server that passes an argument to a program (git's refs, a target name)
-// turns it into a write where the policy saw a name.
+// naming a path: "--output=/home/u/.bashrc", "-o/x", "--config=~/c", and
+// with a relative value that has a "/" in it or is a dot-name,
+// "--output=.git/config", "-o.bashrc". A server that passes an argument
+// to a program (git's refs, a target name) turns it into a write where the
+// policy saw a name. The value is read trimmed, as a shell would unquote
+// it; "--verbose", "-v" and "--format=json" are no paths.
 func looksLikeOption(s string) bool {
-	if len(s) < 2 || s[0] != '-' {
+	if len(s) < 3 || s[0] != '-' {
 		return false
 	}
-	if i := strings.IndexByte(s, '='); i > 0 {
-		return looksLikePath(s[i+1:]) || looksLikeURL(s[i+1:])
+	var value string
+	relative := true // a relative value counts: "--x=v", or "-xv" with a letter x
+	switch i := strings.IndexByte(s, '='); {
+	case i > 0:
+		value = s[i+1:]
+	case s[1] != '-':
+		value, relative = s[2:], isASCIILetter(s[1])
+	default:
+		return false
 	}
-	return s[1] != '-' && len(s) > 2 && looksLikePath(s[2:])
+	value = trimReading(value)
+	if looksLikePath(value) || looksLikeURL(value) || readsAsURL(value) {
+		return true
+	}
+	return relative && (strings.ContainsAny(value, "/\\") || strings.HasPrefix(value, "."))
 }
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 // trimReading is s as a server that trims its arguments might read it:
 // without the white space, control characters and format characters (the
@@ -822,9 +838,10 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 		}
 		return
 	case classIgnore:
-		// Ignored (a git ref, an entity's name), but not an option that
-		// a command line would read as a path: "--output=/x".
-		if looksLikeOption(s) {
+		// Ignored (a git ref, an entity's name), but not what a command
+		// line would read as an option: "--output=.git/config" writes in
+		// the repository git runs in, "--ext-diff" runs a program.
+		if r := trimReading(s); r != "" && r[0] == '-' {
 			w.add(&w.in.Paths, v, at, classNone)
 		}
 	case classPath, classDir, classWordPath, classWordDir, classPathMap:

@@ -90,6 +90,18 @@ func TestLooksLikePathAndURL(t *testing.T) {
 	}
 }
 
+// An option a command line would read as naming a path (red team 4: a
+// relative one too, when it has a "/" or is a dot-name).
+func TestLooksLikeOption(t *testing.T) {
+	for _, s := range []string{"--output=/x", "-o/x", "--config=~/c", "--output=.git/config", "--output=.bashrc", "-o.git/config",
+		"-osecret/key", "--output=secret/key", "--output= /etc/x", "--output='/etc/x'", "--url=https:/x", "-Dx=a/b", "--o=C:\\x"} {
+		assert.True(t, looksLikeOption(s), s)
+	}
+	for _, s := range []string{"--verbose", "-v", "-rf", "--format=json", "-n5", "-1.5", "-1.5e3", "--output", "--output=x", "-", "--", "x=/y", "-o"} {
+		assert.False(t, looksLikeOption(s), s)
+	}
+}
+
 // A value is read as a server that trims it reads it (red team 4).
 func TestTrimReading(t *testing.T) {
 	for in, want := range map[string]string{

@@ -301,6 +301,20 @@ var attacks = []attack{
 	{name: "option/a quoted value under no name", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","flags":["--output='/etc/x'"]}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "option/plain flags are nothing", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","flags":["--verbose","-v","-1.5","--format=json","-n5"]}`, decision: "allow", reason: "rule"},
 
+	// Red team 4: a relative-to base named twice in different case (Go's
+	// encoding/json takes the last in document order, another server the
+	// exact one): each relative value is resolved against every one.
+	{name: "base twice/case", rules: `[{"tool": "git_*", "decision": "allow", "under": "/srv"}, {"tool": "*", "decision": "deny", "under": "/srv/secret/key"}]`,
+		roots: srv, arguments: []string{"git"}, tool: "git_add", args: `{"repo_path":"/srv/repo","REPO_PATH":"/srv/secret","files":["key"]}`, decision: "deny", reason: "rule",
+		paths: []string{"/srv/repo", "/srv/secret", "/srv/repo/key", "/srv/secret/key"}},
+	{name: "base twice/the other order", rules: `[{"tool": "git_*", "decision": "allow", "under": "/srv"}, {"tool": "*", "decision": "deny", "under": "/srv/secret/key"}]`,
+		roots: srv, arguments: []string{"git"}, tool: "git_add", args: `{"REPO_PATH":"/srv/secret","repo_path":"/srv/repo","files":["key"]}`, decision: "deny", reason: "rule"},
+	{name: "base twice/one is not a path", rules: `[{"tool": "git_*", "decision": "allow", "under": "/srv"}]`,
+		roots: srv, arguments: []string{"git"}, tool: "git_add", args: `{"repo_path":"/srv/repo","Repo-Path":7,"files":["key"]}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "base twice/both inside", rules: `[{"tool": "git_*", "decision": "allow", "under": "/srv"}]`,
+		roots: srv, arguments: []string{"git"}, tool: "git_add", args: `{"repo_path":"/srv/a","repoPath":"/srv/b","files":["x"]}`, decision: "allow", reason: "rule",
+		paths: []string{"/srv/a", "/srv/b", "/srv/a/x", "/srv/b/x"}},
+
 	// 3. Spellings the server reads differently are unknown.
 	{name: "spelling/percent-encoded letter", rules: denySecret, roots: srv, tool: "read_text_file", args: `{"path":"/srv/%73ecret/key"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "spelling/through /proc/self/root", rules: allowAll, tool: "write_file", args: `{"path":"/proc/self/root/etc/sudoers"}`, decision: "ask", reason: "unevaluable-path"},

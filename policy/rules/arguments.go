@@ -730,8 +730,11 @@ func looksLikeURL(s string) bool {
 type argWalker struct {
 	in      *Input
 	tool    *toolArgs
-	dirTool bool                 // the tool's name says it acts on directories
-	bases   map[string]baseValue // the top-level arguments relative paths may be relative to
+	dirTool bool // the tool's name says it acts on directories
+	// bases are the top-level arguments relative paths may be relative
+	// to, by folded name: every one that folds to it (a server may read
+	// the first, the last, or the one spelt exactly).
+	bases map[string][]baseValue
 	// embedded is how many bytes of JSON inside strings were read: a
 	// budget, so that JSON nested in strings cannot multiply the work.
 	embedded int
@@ -853,8 +856,7 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 			v.Resolved, _ = builtins.Resolve(w.in.Root, s)
 			w.add(&w.in.Paths, v, at, class)
 		case class == classPathOrURL && !readsAsURL(trimReading(s)):
-			v.Resolved = w.resolve(raw, s)
-			w.add(&w.in.Paths, v, at, classPath)
+			w.pathString(raw, classPath, t, s, at)
 		default:
 			var ok bool
 			v.Resolved, ok = builtins.URLHost(s)
@@ -916,7 +918,31 @@ func (w *argWalker) unnamedKey(raw string, k *ast.Term, key string, at *pointer)
 // pathString adds a string under a path's name: a path, resolved, and a
 // URL too when it reads as one.
 func (w *argWalker) pathString(raw string, class argClass, t *ast.Term, s string, at *pointer) {
-	w.add(&w.in.Paths, Value{Arg: raw, raw: t, Resolved: w.resolve(raw, s)}, at, class)
+	if bases, relative := w.basesOf(raw); relative {
+		// Relative to another argument: resolved against each argument
+		// of that name, every resolution a path of the call.
+		if len(bases) == 0 {
+			w.add(&w.in.Paths, Value{Arg: raw, raw: t}, at, class) // relative to something that is not there
+		}
+		var done []string
+		for _, b := range bases {
+			r := ""
+			if b.resolved != "" {
+				root := b.resolved
+				if strings.HasPrefix(s, "/") || builtins.IsFileURI(s) {
+					root = w.in.Root
+				}
+				r, _ = builtins.Resolve(root, s)
+			}
+			if r == "" || !slices.Contains(done, r) {
+				done = append(done, r)
+				w.add(&w.in.Paths, Value{Arg: raw, raw: t, Resolved: r}, at, class)
+			}
+		}
+	} else {
+		r, _ := builtins.Resolve(w.in.Root, s)
+		w.add(&w.in.Paths, Value{Arg: raw, raw: t, Resolved: r}, at, class)
+	}
 	if readsAsURL(trimReading(s)) {
 		// A URL under a path's name: a server that takes a file or a
 		// URL fetches it. A URL too, its host read (unknown if it
@@ -966,23 +992,17 @@ func readsAsHost(s string) bool {
 	return strings.Count(strings.TrimSuffix(s, "."), ".") == 3
 }
 
-// resolve is a path argument's resolution: against the argument it is
-// configured relative to, else the tool's root.
-func (w *argWalker) resolve(raw, s string) string {
-	root := w.in.Root
-	if w.tool != nil && w.tool.relative != nil {
-		if base, ok := w.tool.relative[normKey(raw)]; ok {
-			b, ok := w.bases[base]
-			if !ok || b.resolved == "" {
-				return "" // relative to something that is not there
-			}
-			if !strings.HasPrefix(s, "/") && !builtins.IsFileURI(s) {
-				root = b.resolved
-			}
-		}
+// basesOf are the arguments a path argument named raw is configured
+// relative to, and whether it is.
+func (w *argWalker) basesOf(raw string) ([]baseValue, bool) {
+	if w.tool == nil || w.tool.relative == nil {
+		return nil, false
 	}
-	r, _ := builtins.Resolve(root, s)
-	return r
+	base, ok := w.tool.relative[normKey(raw)]
+	if !ok {
+		return nil, false
+	}
+	return w.bases[base], true
 }
 
 // add appends v, found at at, marking directories, and refuses a call

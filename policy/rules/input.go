@@ -152,15 +152,17 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 		in.arguments = append(in.arguments, item) // in place: args is ours
 	}
 	if w.tool != nil && w.tool.relative != nil {
-		w.bases = map[string]baseValue{}
+		// Every top-level argument a relative path may be relative to,
+		// each spelling of its name kept: "repo_path" and "REPO_PATH"
+		// are one name here, and a server reads one of them.
+		w.bases = map[string][]baseValue{}
 		for _, item := range in.arguments {
-			k := string(item[0].Value.(ast.String))
+			k := normKey(string(item[0].Value.(ast.String)))
+			var b baseValue
 			if s, ok := item[1].Value.(ast.String); ok {
-				r, _ := builtins.Resolve(in.Root, string(s))
-				w.bases[normKey(k)] = baseValue{resolved: r}
-			} else {
-				w.bases[normKey(k)] = baseValue{}
+				b.resolved, _ = builtins.Resolve(in.Root, string(s))
 			}
+			w.bases[k] = append(w.bases[k], b)
 		}
 	}
 	for _, item := range in.arguments {

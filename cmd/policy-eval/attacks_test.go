@@ -63,7 +63,10 @@ const attackTools = `{"tools": [
 	   "mounts": {"type": "object", "additionalProperties": {"type": "string", "format": "path"}},
 	   "pp": {"type": "object", "patternProperties": {"^[a-z]+$": {"type": "string", "format": "path"}}},
 	   "lists": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string", "format": "directory"}}},
-	   "hooks": {"type": "object", "additionalProperties": {"type": "string", "format": "uri"}}}}}
+	   "hooks": {"type": "object", "additionalProperties": {"type": "string", "format": "uri"}}}}},
+	{"name": "ping", "annotations": {"readOnlyHint": true, "openWorldHint": true},
+	 "inputSchema": {"type": "object", "properties": {"target": {"type": "string", "format": "hostname"}, "via": {"type": "string", "format": "ipv4"},
+	   "peers": {"type": "object", "additionalProperties": {"type": "string", "format": "ipv6"}}}}}
 ]}`
 
 var (
@@ -85,6 +88,9 @@ var (
 	allowReadDenySecret = `[{"tool": "read_text_file", "decision": "allow"}, {"tool": "*", "decision": "deny", "under": "/srv/secret"}]`
 	// A tool allowed outright, cloud metadata denied.
 	allowConvertDenyMetadata = `[{"tool": "convert", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "169.254.0.0/16"}]`
+	// A pinger allowed, cloud metadata and the machine denied.
+	allowPingDenyMetadata = `[{"tool": "ping", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "169.254.0.0/16"},
+		{"tool": "*", "decision": "deny", "host": "127.0.0.0/8"}, {"tool": "*", "decision": "deny", "host": "0.0.0.0/8"}]`
 	// Everything allowed but a directory.
 	allowAllDenySecret = `[{"tool": "*", "decision": "allow"}, {"tool": "*", "decision": "deny", "under": "/srv/secret"}]`
 )
@@ -314,6 +320,35 @@ var attacks = []attack{
 	{name: "base twice/both inside", rules: `[{"tool": "git_*", "decision": "allow", "under": "/srv"}]`,
 		roots: srv, arguments: []string{"git"}, tool: "git_add", args: `{"repo_path":"/srv/a","repoPath":"/srv/b","files":["x"]}`, decision: "allow", reason: "rule",
 		paths: []string{"/srv/a", "/srv/b", "/srv/a/x", "/srv/b/x"}},
+
+	// Red team 4: hosts under names the host list did not have, IP
+	// literals under any name, a URL as an object key, and a schema's
+	// host formats.
+	{name: "host names/address", rules: allowPingDenyMetadata, tool: "ping", args: `{"address":"169.254.169.254"}`, decision: "deny", reason: "rule"},
+	{name: "host names/server", rules: allowPingDenyMetadata, tool: "ping", args: `{"server":"169.254.169.254"}`, decision: "deny", reason: "rule"},
+	{name: "host names/ipv4", rules: allowPingDenyMetadata, tool: "ping", args: `{"ipv4":"169.254.169.254"}`, decision: "deny", reason: "rule"},
+	{name: "host names/ipv6", rules: allowPingDenyMetadata, tool: "ping", args: `{"ipv6":"::ffff:169.254.169.254"}`, decision: "deny", reason: "rule"},
+	{name: "host names/domain", rules: allowPingDenyMetadata, tool: "ping", args: `{"domain":"localhost"}`, decision: "deny", reason: "rule"},
+	{name: "host names/peers", rules: allowPingDenyMetadata, tool: "ping", args: `{"peers":["10.0.0.1","127.0.0.1:6379"]}`, decision: "deny", reason: "rule"},
+	{name: "host names/proxy URL", rules: allowPingDenyMetadata, tool: "ping", args: `{"proxy":"http://169.254.169.254:80"}`, decision: "deny", reason: "rule"},
+	{name: "host names/serverAddress", rules: allowPingDenyMetadata, tool: "ping", args: `{"serverAddress":"0x7f.1"}`, decision: "deny", reason: "rule"},
+	{name: "host names/a spelling a server trims", rules: allowPingDenyMetadata, tool: "ping", args: `{"address":"127.0.0.1 "}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "IP literal/under no name", rules: allowPingDenyMetadata, tool: "ping", args: `{"remote":"169.254.169.254"}`, decision: "deny", reason: "rule"},
+	{name: "IP literal/octal", rules: allowPingDenyMetadata, tool: "ping", args: `{"node":"0251.0376.0251.0376"}`, decision: "deny", reason: "rule"},
+	{name: "IP literal/hex parts and a port", rules: allowPingDenyMetadata, tool: "ping", args: `{"node":"0xa9.0xfe.0xa9.0xfe:80"}`, decision: "deny", reason: "rule"},
+	{name: "IP literal/IPv6 in brackets with a port", rules: allowPingDenyMetadata, tool: "ping", args: `{"machine":"[::ffff:a9fe:a9fe]:80"}`, decision: "deny", reason: "rule"},
+	{name: "IP literal/IPv6 loopback", rules: allowPingDenyMetadata, tool: "ping", args: `{"machine":"::1"}`, decision: "deny", reason: "rule"},
+	{name: "IP literal/in a list", rules: allowPingDenyMetadata, tool: "ping", args: `{"nodes":["8.8.8.8","169.254.169.254"]}`, decision: "deny", reason: "rule"},
+	{name: "IP literal/with white space", rules: allowPingDenyMetadata, tool: "ping", args: `{"remote":" 169.254.169.254"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "URL key/an object key that is a URL", rules: allowPingDenyMetadata, tool: "ping", args: `{"requests":{"http://169.254.169.254/":"GET"}}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "URL key/repaired", rules: allowPingDenyMetadata, tool: "ping", args: `{"requests":{"https:evil.example":"GET"}}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "schema host/hostname format", rules: allowPingDenyMetadata, tool: "ping", args: `{"target":"169.254.169.254"}`, decision: "deny", reason: "rule"},
+	{name: "schema host/ipv4 format", rules: allowPingDenyMetadata, tool: "ping", args: `{"via":"2852039166"}`, decision: "deny", reason: "rule"},
+	{name: "schema host/a map of ipv6", rules: allowPingDenyMetadata, tool: "ping", args: `{"peers":{"a":"::1"}}`, decision: "deny", reason: "rule"},
+	{name: "host names/no flood: a street address, a wallet, numbers", rules: allowPingDenyMetadata, tool: "ping",
+		args: `{"address":"1600 Amphitheatre Parkway, Mountain View","wallet_address":"0x742d35Cc6634C0532925a3b844Bc454e4438f44e","server":"1",` +
+			`"version":"1.2.3","temperature":"0.5","zip":"12345","value":"0x0","email_address":"a@b.example","mac_address":"aa:bb:cc:dd:ee:ff","sep":"std::vector<int>"}`,
+		decision: "allow", reason: "rule"},
 
 	// 3. Spellings the server reads differently are unknown.
 	{name: "spelling/percent-encoded letter", rules: denySecret, roots: srv, tool: "read_text_file", args: `{"path":"/srv/%73ecret/key"}`, decision: "ask", reason: "unevaluable-path"},

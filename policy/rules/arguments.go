@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,6 +59,7 @@ const (
 	classWordHost                  // a host by a name that often holds something else: a string that reads as a host is one, anything else is read as under classNone
 	classPathMap                   // an object whose values are paths (a schema's additionalProperties); a string is a path
 	classURLMap                    // an object whose values are URLs, likewise
+	classHostMap                   // an object whose values are hosts, likewise
 )
 
 // Limits on what one call may hold: past them the call is refused as a
@@ -99,7 +101,13 @@ var (
 		"webhook", "webhooks", "callback", "callbacks", "baseurl", "apiurl", "serverurl", "redirecturi",
 		"redirecturl", "returnurl", "imageurl", "fileurl", "downloadurl", "proxyurl", "remoteurl",
 		"repourl", "cloneurl", "origin")
-	defaultHostNames = keySet("host", "hosts", "hostname", "hostnames", "ip", "ips", "ipaddress", "ipaddresses", "ipaddr")
+	defaultHostNames = keySet("host", "hosts", "hostname", "hostnames", "ip", "ips", "ipaddress", "ipaddresses", "ipaddr",
+		"ipv4", "ipv6")
+	// Names that hold a host as often as a street address, a wallet, a
+	// business domain or a server's name: a value that reads as a host is
+	// one (classWordHost).
+	defaultWeakHostNames = keySet("address", "addresses", "addr", "addrs", "server", "servers", "domain", "domains",
+		"peer", "peers", "proxy", "proxies")
 	// Content names hold text, often long, that is read as text: file
 	// contents, messages, queries. Short names a server might use as a file
 	// name (title, name, topic) are not among them.
@@ -115,7 +123,7 @@ var (
 	// stopWords, wherever they are in a name, are words of their own that
 	// merely end like a path, URL or host word ("userProfile",
 	// "followSymlinks", "pathway"): the name is read without them.
-	stopWords = []string{"profile", "pathway", "symlink", "hardlink", "softlink", "followlink", "ghost",
+	stopWords = []string{"profile", "pathway", "symlink", "hardlink", "softlink", "followlink", "ghost", "observer",
 		"tooltip", "zip", "skip", "ship", "clip", "chip", "flip", "slip", "strip", "trip", "drip", "grip", "whip", "equip"}
 )
 
@@ -145,6 +153,9 @@ var nameEndings = func() []nameEnding {
 	// "tooltip", "relationship") to make every value a host, so only a
 	// value that reads as a host is one.
 	add(classWordHost, "ip", "ips")
+	add(classHost, "ipv4address", "ipv6address")
+	add(classWordHost, "address", "addresses", "addr", "addrs", "server", "servers", "domain", "domains",
+		"peer", "peers", "proxy", "proxies")
 	slices.SortStableFunc(es, func(a, b nameEnding) int { return len(b.suffix) - len(a.suffix) })
 	return es
 }()
@@ -160,6 +171,9 @@ func defaultClass(raw string) argClass {
 	nk := normKey(raw)
 	if c, ok := listedClass(nk); ok {
 		return c
+	}
+	if strings.HasSuffix(nk, "ipv4") || strings.HasSuffix(nk, "ipv6") {
+		return classHost // before the digits are dropped: "hostIpv4"
 	}
 	// Numbered names are the name: "file1", "path_2".
 	name := strings.TrimRight(nk, "0123456789")
@@ -202,6 +216,8 @@ func listedClass(nk string) (argClass, bool) {
 		return classURL, true
 	case defaultHostNames[nk]:
 		return classHost, true
+	case defaultWeakHostNames[nk]:
+		return classWordHost, true
 	}
 	return classNone, false
 }
@@ -310,6 +326,12 @@ func compileArgs(specs []ArgumentSpec, tool string, schema schemaKeys) *toolArgs
 			continue
 		}
 		set(name, classURL)
+	}
+	for name := range schema.hosts {
+		set(name, classHost)
+	}
+	for name := range schema.valueHosts {
+		set(name, classHostMap)
 	}
 	for name := range schema.valueURLs {
 		set(name, classURLMap)
@@ -422,9 +444,11 @@ func ParseArgumentSpecs(data []byte, what string) ([]ArgumentSpec, error) {
 // ("format": "path") or URLs ("format": "uri" and the like), at any depth.
 type schemaKeys struct {
 	paths, urls map[string]bool
-	// valuePaths and valueURLs name objects whose values (not keys) are
-	// paths or URLs: a format on additionalProperties or patternProperties.
-	valuePaths, valueURLs map[string]bool
+	hosts       map[string]bool // format hostname, idn-hostname, ipv4, ipv6
+	// valuePaths, valueURLs and valueHosts name objects whose values (not
+	// keys) are paths, URLs or hosts: a format on additionalProperties or
+	// patternProperties.
+	valuePaths, valueURLs, valueHosts map[string]bool
 	// strings are the property names declared a string (or a string or
 	// null) wherever they are declared: a JSON document in one is text.
 	strings   map[string]bool
@@ -436,7 +460,7 @@ type schemaKeys struct {
 // once). A description is not enough: only formats count.
 func parseSchemaKeys(params json.RawMessage) schemaKeys {
 	keys := schemaKeys{paths: map[string]bool{}, urls: map[string]bool{}, strings: map[string]bool{},
-		valuePaths: map[string]bool{}, valueURLs: map[string]bool{}}
+		hosts: map[string]bool{}, valuePaths: map[string]bool{}, valueURLs: map[string]bool{}, valueHosts: map[string]bool{}}
 	var root any
 	if json.Unmarshal(params, &root) != nil {
 		return keys
@@ -462,15 +486,17 @@ func parseSchemaKeys(params json.RawMessage) schemaKeys {
 			walk(name, target, depth+1, values)
 		}
 		if format, ok := obj["format"].(string); ok && name != "" {
-			paths, urls := keys.paths, keys.urls
+			paths, urls, hosts := keys.paths, keys.urls, keys.hosts
 			if values {
-				paths, urls = keys.valuePaths, keys.valueURLs
+				paths, urls, hosts = keys.valuePaths, keys.valueURLs, keys.valueHosts
 			}
 			switch format {
 			case "path", "file-path", "filepath", "directory", "dir", "directory-path", "dir-path":
 				paths[name] = true
 			case "uri", "url", "uri-reference", "iri", "iri-reference":
 				urls[name] = true
+			case "hostname", "idn-hostname", "ipv4", "ipv6":
+				hosts[name] = true
 			}
 		}
 		if props, ok := obj["properties"].(map[string]any); ok {
@@ -799,14 +825,11 @@ func (w *argWalker) walk(raw string, class argClass, t *ast.Term, at *pointer, d
 						inner = classWordDir
 					}
 				}
-			case classPathMap, classURLMap:
-				// The schema's map of names to paths or URLs: its values
-				// are what the schema says, its keys are names.
+			case classPathMap, classURLMap, classHostMap:
+				// The schema's map of names to paths, URLs or hosts: its
+				// values are what the schema says, its keys are names.
 				w.unnamedKey(raw, k, key, at)
-				inner = classPath
-				if class == classURLMap {
-					inner = classURL
-				}
+				inner = map[argClass]argClass{classPathMap: classPath, classURLMap: classURL, classHostMap: classHost}[class]
 			case classIgnore:
 				if inner == classNone {
 					inner = classIgnore // an ignored argument's fields are ignored too
@@ -870,17 +893,24 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 			}
 		}
 		w.embeddedDoc(raw, class, t, s, at, depth, false)
-	case classHost:
-		v.Resolved, _ = builtins.HostOf(s)
+	case classHost, classHostMap:
+		var ok bool
+		if v.Resolved, ok = builtins.HostOf(s); !ok && readsAsURL(trimReading(s)) {
+			v.Resolved, _ = builtins.URLHost(s) // a URL where a host belongs: its host
+		}
 		w.add(&w.in.Hosts, v, at, class)
 		w.embeddedDoc(raw, class, t, s, at, depth, false)
 	case classWordHost:
-		if readsAsHost(s) {
-			v.Resolved, _ = builtins.HostOf(s)
+		switch r := trimReading(s); {
+		case readsAsURL(r):
+			v.Resolved, _ = builtins.URLHost(s)
 			w.add(&w.in.Hosts, v, at, class)
-			return
+		case readsAsHost(r):
+			v.Resolved, _ = builtins.HostOf(s) // unknown when s has what a server trims
+			w.add(&w.in.Hosts, v, at, class)
+		default:
+			w.unnamed(raw, t, s, at, depth)
 		}
-		w.unnamed(raw, t, s, at, depth)
 	default:
 		w.unnamed(raw, t, s, at, depth)
 	}
@@ -903,6 +933,13 @@ func (w *argWalker) unnamed(raw string, t *ast.Term, s string, at *pointer, dept
 	if asPath || asURL {
 		return
 	}
+	if readsAsIP(r) {
+		// An address is a host, read as a server reads it: canonical, so
+		// a range matches it; unknown if it has what a server trims.
+		v.Resolved, _ = builtins.HostOf(s)
+		w.add(&w.in.Hosts, v, at, classNone)
+		return
+	}
 	w.embeddedDoc(raw, classNone, t, s, at, depth, true)
 }
 
@@ -910,8 +947,16 @@ func (w *argWalker) unnamed(raw string, t *ast.Term, s string, at *pointer, dept
 // a path (docker's volumes, {"/etc": ...}): unknown, since no name says
 // what it is.
 func (w *argWalker) unnamedKey(raw string, k *ast.Term, key string, at *pointer) {
-	if looksLikePath(trimReading(key)) {
+	r := trimReading(key)
+	if looksLikePath(r) {
 		w.add(&w.in.Paths, Value{Arg: raw, raw: k}, at, classNone)
+	}
+	switch {
+	case readsAsURL(r): // {"requests": {"http://169.254.169.254/": "GET"}}
+		w.add(&w.in.Hosts, Value{Arg: raw, raw: k}, at, classNone)
+	case readsAsIP(r):
+		h, _ := builtins.HostOf(key)
+		w.add(&w.in.Hosts, Value{Arg: raw, raw: k, Resolved: h}, at, classNone)
 	}
 }
 
@@ -976,6 +1021,76 @@ func (w *argWalker) embeddedDoc(raw string, class argClass, t *ast.Term, s strin
 	if strict || checkJSONText([]byte(trimmed)) == nil || strings.Contains(trimmed, "NaN") || strings.Contains(trimmed, "Infinity") {
 		w.add(&w.in.Paths, Value{Arg: raw, raw: t}, at, classNone)
 	}
+}
+
+// readsAsIP reports a (trimmed) value that is an IP address as people
+// write one: four dotted parts, each decimal, octal or hex (the spellings
+// a URL's host may have), or an IPv6 address (bare, with a zone, or in
+// brackets), with a port or without. A number or a shorter dotted form
+// ("12345", "1.5", "0x0") is not: ZIP codes, versions and amounts are no
+// addresses here.
+func readsAsIP(s string) bool {
+	if s == "" {
+		return false
+	}
+	if c := s[0]; !(c >= '0' && c <= '9' || c == '[' || c == ':' || c|0x20 >= 'a' && c|0x20 <= 'f') {
+		return false // the common case: a word
+	}
+	h := s
+	if h[0] == '[' {
+		end := strings.IndexByte(h, ']')
+		if end < 0 || !isPort(h[end+1:]) {
+			return false
+		}
+		return isIPv6(h[1:end])
+	}
+	if strings.Count(h, ":") >= 2 {
+		return isIPv6(h)
+	}
+	if i := strings.LastIndexByte(h, ':'); i >= 0 {
+		if !isPort(h[i:]) {
+			return false
+		}
+		h = h[:i]
+	}
+	h = strings.TrimSuffix(h, ".")
+	parts := 0
+	for part := range strings.SplitSeq(h, ".") {
+		parts++
+		digits := part
+		if len(part) > 1 && part[0] == '0' && part[1]|0x20 == 'x' {
+			digits = part[2:]
+			for i := 0; i < len(digits); i++ {
+				if !isHexDigit(digits[i]) {
+					return false
+				}
+			}
+			continue
+		}
+		if digits == "" || strings.Trim(digits, "0123456789") != "" {
+			return false
+		}
+	}
+	return parts == 4
+}
+
+func isHexDigit(c byte) bool { return c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'f' }
+
+// isPort reports "" or ":" and a port's digits.
+func isPort(s string) bool {
+	if s == "" {
+		return true
+	}
+	return len(s) >= 2 && len(s) <= 6 && s[0] == ':' && strings.Trim(s[1:], "0123456789") == ""
+}
+
+// isIPv6 reports an IPv6 address, a zone ("%eth0") allowed.
+func isIPv6(s string) bool {
+	if i := strings.IndexByte(s, '%'); i >= 0 {
+		s = s[:i]
+	}
+	addr, err := netip.ParseAddr(s)
+	return err == nil && addr.Is6()
 }
 
 // readsAsHost reports a value that reads as one host: a name or address

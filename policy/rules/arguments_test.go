@@ -29,8 +29,11 @@ func TestDefaultClassOfNames(t *testing.T) {
 			"downloaddir", "DOWNLOADDIR", "tmpdir", "filedir", "dirPath", "dirpath", "projectroot", "dir2", "workspaceFolder"},
 		classWordPath: {"pathInProject", "file_type", "fileCount", "path_in_repo", "FILETYPE", "filecount", "pathinproject"},
 		classWordDir:  {"folder_id", "folderid", "directoryId"},
-		classHost:     {"host", "hostname", "ip", "ip_address", "remoteHost", "REMOTEHOST", "redishost", "db_host", "hostName", "host2"},
-		classWordHost: {"server_ip", "serverIp", "SERVERIP", "remote_ip", "clientIp", "hostIp", "localIp", "vip"},
+		classHost: {"host", "hostname", "ip", "ip_address", "remoteHost", "REMOTEHOST", "redishost", "db_host", "hostName", "host2",
+			"ipv4", "IPv6", "hostIpv4", "ipv4_address"},
+		classWordHost: {"server_ip", "serverIp", "SERVERIP", "remote_ip", "clientIp", "hostIp", "localIp", "vip",
+			"address", "addresses", "addr", "server", "servers", "domain", "domains", "peer", "peers", "proxy", "proxies",
+			"serverAddress", "server_address", "bindAddr", "dnsServer", "subdomain", "httpProxy", "email_address"},
 		classURL: {"url", "URLs", "uri", "href", "link", "links", "endpoint", "webhook", "callback", "callbackUrl", "redirect_uri",
 			"baseURL", "serverUrl", "origin", "imageUrl", "CALLBACKURL", "imageurl", "url2", "hyperlink", "permalink"},
 		classContent: {"content", "text", "body", "oldText", "newText", "old_string", "newString", "message", "commitMessage",
@@ -40,7 +43,7 @@ func TestDefaultClassOfNames(t *testing.T) {
 			// Words that end like a path, URL or host word, and are not.
 			"userProfile", "userprofile", "profiles", "XPath", "jsonPath", "JSONPATH", "curl", "purl", "followSymlinks",
 			"follow_links", "symlink", "hardlinks", "unlink", "ghost", "zip", "skip", "tooltip", "showTooltip", "relationship",
-			"membership", "strip", "roundTrip", "clip", "tip", "gzip", "md5", "sha256", "base64", "dirForOutput", "percentile"},
+			"membership", "strip", "roundTrip", "clip", "tip", "gzip", "md5", "sha256", "base64", "dirForOutput", "percentile", "observer"},
 	} {
 		for _, n := range names {
 			assert.Equal(t, class, defaultClass(n), "%s", n)
@@ -99,6 +102,24 @@ func TestLooksLikeOption(t *testing.T) {
 	}
 	for _, s := range []string{"--verbose", "-v", "-rf", "--format=json", "-n5", "-1.5", "-1.5e3", "--output", "--output=x", "-", "--", "x=/y", "-o"} {
 		assert.False(t, looksLikeOption(s), s)
+	}
+}
+
+// An IP address under any name is a host; a number is not (red team 4).
+func TestReadsAsIP(t *testing.T) {
+	for _, s := range []string{"169.254.169.254", "169.254.169.254.", "169.254.169.254:80", "0251.0376.0251.0376", "0xa9.0xfe.0xa9.0xfe",
+		"::1", "::", "fe80::1%eth0", "[::ffff:a9fe:a9fe]", "[::1]:8080", "::ffff:127.0.0.1", "1.2.3.4", "999.1.1.1", "a::b"} {
+		assert.True(t, readsAsIP(s), s)
+	}
+	for _, s := range []string{"", "12345", "1.5", "1.2.3", "0x0", "0x7f.1", "2130706433", "std::vector", "12:30:45", "1.2.3.4.5",
+		"[::1", "[::1]x", "1.2.3.4:x", "1.2.3.4:1234567", "localhost", "host.example", "1.2.3.a"} {
+		assert.False(t, readsAsIP(s), s)
+	}
+	for _, s := range []string{"localhost", "evil.example", "10.0.0.1", "0x7f.1", "::1", "[::1]:80", "a.b:8080"} {
+		assert.True(t, readsAsHost(s), s)
+	}
+	for _, s := range []string{"12345", "1.5", "1.2.3", "a b", "a@b.example", "0x742d35Cc6634C0532925a3b844Bc454e4438f44e", "aa:bb:cc:dd:ee:ff", ""} {
+		assert.False(t, readsAsHost(s), s)
 	}
 }
 
@@ -168,7 +189,8 @@ func FuzzArgumentsSeen(f *testing.F) {
 		`{"v":"{\"k\":\"/etc\"}"}`, `{"u":"https://evil.example/"}`, `{"/etc":1}`, `{"edits":[{"oldText":"/a","newText":"/b","path":"c"}]}`,
 		`{"reason":"/etc/passwd"}`, `{"w":" /etc/x"}`, `{"w":"'~/x'"}`, `{"n":"https:\\\\evil.example/"}`, `{"n":"\ufeffws:x"}`,
 		`{"serverIp":"10.0.0.1"}`, `{"zip":"12345"}`, `{"logfile":"x"}`, `{"paths":"[\"a\",{\"b\":\"/c\"}]"}`, `{"content":"{\"w\":\"~/x\"}"}`,
-		`{"path":{"value":"x","a.md":"y"}}`, `{"files":[{"name":"n"}]}`, `{"m":{" /etc":1}}`,
+		`{"path":{"value":"x","a.md":"y"}}`, `{"files":[{"name":"n"}]}`, `{"m":{" /etc":1}}`, `{"a":"169.254.169.254"}`,
+		`{"address":"x.example"}`, `{"m":{"http://h/":1,"[::1]:80":2}}`, `{"server":"1"}`,
 	} {
 		f.Add(s)
 	}
@@ -209,8 +231,8 @@ func FuzzArgumentsSeen(f *testing.F) {
 					return
 				}
 				r := trimReading(x)
-				must := pathish(c) || c == classURL || c == classHost ||
-					c == classWordHost && readsAsHost(x) || looksLikePath(r) || looksLikeOption(r) || readsAsURL(r)
+				must := pathish(c) || c == classURL || c == classHost || c == classWordHost && readsAsHost(r) ||
+					looksLikePath(r) || looksLikeOption(r) || readsAsURL(r) || readsAsIP(r)
 				if must && !seen[x] {
 					t.Fatalf("arguments %s: %q under %q is not among the paths and URLs %v %v", args, x, key, in.Paths, in.Hosts)
 				}
@@ -235,7 +257,7 @@ func FuzzArgumentsSeen(f *testing.F) {
 						if kc == classNone && !strings.ContainsAny(k, "./\\") {
 							kc = classWordPath
 						}
-					case c != classContent && looksLikePath(trimReading(k)) && !seen[k]:
+					case c != classContent && (looksLikePath(trimReading(k)) || readsAsURL(trimReading(k)) || readsAsIP(trimReading(k))) && !seen[k]:
 						t.Fatalf("arguments %s: the key %q is not among the paths", args, k)
 					}
 					walk(k, kc, e, false)

@@ -350,6 +350,14 @@ var attacks = []attack{
 			`"version":"1.2.3","temperature":"0.5","zip":"12345","value":"0x0","email_address":"a@b.example","mac_address":"aa:bb:cc:dd:ee:ff","sep":"std::vector<int>"}`,
 		decision: "allow", reason: "rule"},
 
+	// Red team 4's design gap: names real MCP servers use for paths
+	// (mail servers' attachments, downloaders' save_to).
+	{name: "gap/save_as", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","save_as":"secret/x"}`, decision: "deny", reason: "rule"},
+	{name: "gap/saveAs", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","saveAs":"secret/x"}`, decision: "deny", reason: "rule"},
+	{name: "gap/save_to", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","save_to":"secret"}`, decision: "deny", reason: "rule"},
+	{name: "gap/attachments", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","attachments":["secret/x"]}`, decision: "deny", reason: "rule"},
+	{name: "gap/an attachment object", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","attachment":{"name":"x.pdf","location":"secret/x.pdf"}}`, decision: "deny", reason: "rule"},
+
 	// 3. Spellings the server reads differently are unknown.
 	{name: "spelling/percent-encoded letter", rules: denySecret, roots: srv, tool: "read_text_file", args: `{"path":"/srv/%73ecret/key"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "spelling/through /proc/self/root", rules: allowAll, tool: "write_file", args: `{"path":"/proc/self/root/etc/sudoers"}`, decision: "ask", reason: "unevaluable-path"},

@@ -355,6 +355,8 @@ var attacks = []attack{
 	{name: "gap/save_as", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","save_as":"secret/x"}`, decision: "deny", reason: "rule"},
 	{name: "gap/saveAs", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","saveAs":"secret/x"}`, decision: "deny", reason: "rule"},
 	{name: "gap/save_to", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","save_to":"secret"}`, decision: "deny", reason: "rule"},
+	{name: "gap/extract_to", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","extract_to":"secret"}`, decision: "deny", reason: "rule"},
+	{name: "gap/copyTo", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","copyTo":"secret"}`, decision: "deny", reason: "rule"},
 	{name: "gap/attachments", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","attachments":["secret/x"]}`, decision: "deny", reason: "rule"},
 	{name: "gap/an attachment object", rules: denySecret, roots: srv, tool: "write_file", args: `{"path":"pub/a","attachment":{"name":"x.pdf","location":"secret/x.pdf"}}`, decision: "deny", reason: "rule"},
 

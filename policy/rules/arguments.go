@@ -90,7 +90,8 @@ var (
 		"source", "sources", "src", "srcs", "destination", "destinations", "dest", "dests", "dst", "dsts",
 		"target", "targets", "to", "from", "output", "outputs", "out", "outfile", "outfiles", "input_file", "input_files",
 		"dockerfile", "executable", "executables", "db_path", "database_path", "pathname", "pathnames", "fullpath",
-		"basename", "basenames", "attachment", "attachments", "save_as", "save_to")
+		"basename", "basenames", "attachment", "attachments", "save_as", "save_to",
+		"extract_to", "copy_to", "move_to", "export_to", "download_to", "output_to", "write_to")
 	defaultDirNames = keySet(
 		"dir", "dirs", "directory", "directories", "dirpath", "dirpaths", "folder", "folders",
 		"folderpath", "folderpaths", "root", "roots", "rootpath", "cwd", "workdir", "workdirs",

@@ -259,6 +259,7 @@ var attacks = []attack{
 	{name: "JSON string/filePaths", rules: denySecret, roots: srv, tool: "read_multiple_files", args: `{"filePaths":"[\"pub/a\",\"secret/x\"]"}`, decision: "deny", reason: "rule"},
 	{name: "JSON string/urls", rules: denyEvilHost, tool: "web_fetch", args: `{"urls":"[\"https://docs.example/\",\"https://evil.example/\"]"}`, decision: "deny", reason: "rule"},
 	{name: "JSON string/hosts", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","hosts":"[\"11.0.0.2\",\"169.254.169.254\"]"}`, decision: "deny", reason: "rule"},
+	{name: "JSON string/servers", rules: denyEvilHost, tool: "web_fetch", args: `{"url":"https://docs.example/","servers":"[\"evil.example\"]"}`, decision: "deny", reason: "rule"},
 	{name: "JSON string/the string stays a path", rules: `[{"tool": "*", "decision": "allow", "under": "/srv"}]`, roots: srv, tool: "read_multiple_files",
 		args: `{"paths":"[\"pub/a\"]"}`, decision: "allow", reason: "rule", paths: []string{`/srv/["pub/a"]`, "/srv/pub/a"}},
 	{name: "JSON string/under content, no schema", rules: allowAllDenySecret, tool: "write_file", args: `{"path":"/srv/pub/a","data":"{\"path\":\"/srv/secret/x\"}"}`, decision: "deny", reason: "rule"},

@@ -367,12 +367,20 @@ func compileArgs(specs []ArgumentSpec, tool string, schema schemaKeys) *toolArgs
 		}
 	}
 	ta.ownReason = schema.ownReason
+	// A name is text only if every spelling of it that folds to one name
+	// is declared a string.
+	notText := map[string]bool{}
 	for name, declared := range schema.strings {
-		if declared {
+		if !declared {
+			notText[normKey(name)] = true
+		}
+	}
+	for name, declared := range schema.strings {
+		if nk := normKey(name); declared && !notText[nk] {
 			if ta.strings == nil {
 				ta.strings = map[string]bool{}
 			}
-			ta.strings[normKey(name)] = true
+			ta.strings[nk] = true
 		}
 	}
 	if ta.classes == nil && ta.relative == nil && !ta.ownReason && ta.strings == nil {
@@ -555,12 +563,16 @@ func isStringSchema(node any) bool {
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if list, ok := obj[k].([]any); ok && len(list) > 0 {
+			str := false
 			for _, v := range list {
-				if sub, _ := v.(map[string]any); !isStringSchema(v) && sub["type"] != "null" {
+				switch sub, _ := v.(map[string]any); {
+				case isStringSchema(v):
+					str = true
+				case sub["type"] != "null":
 					return false
 				}
 			}
-			return true
+			return str
 		}
 	}
 	switch t := obj["type"].(type) {
@@ -910,17 +922,17 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 			v.Resolved, _ = builtins.HostOf(s) // unknown when s has what a server trims
 			w.add(&w.in.Hosts, v, at, class)
 		default:
-			w.unnamed(raw, t, s, at, depth)
+			w.unnamed(raw, class, t, s, at, depth)
 		}
 	default:
-		w.unnamed(raw, t, s, at, depth)
+		w.unnamed(raw, classNone, t, s, at, depth)
 	}
 }
 
 // unnamed classes a string no name says anything of by what it reads as,
-// once trimmed as a server might trim it: a path, a URL (each unknown), or
-// a JSON document, read in its own right.
-func (w *argWalker) unnamed(raw string, t *ast.Term, s string, at *pointer, depth int) {
+// once trimmed as a server might trim it: a path, a URL (each unknown), an
+// IP address, or a JSON document, read in its own right under class.
+func (w *argWalker) unnamed(raw string, class argClass, t *ast.Term, s string, at *pointer, depth int) {
 	v := Value{Arg: raw, raw: t}
 	r := trimReading(s)
 	asPath := looksLikePath(r) || looksLikeOption(r)
@@ -941,7 +953,7 @@ func (w *argWalker) unnamed(raw string, t *ast.Term, s string, at *pointer, dept
 		w.add(&w.in.Hosts, v, at, classNone)
 		return
 	}
-	w.embeddedDoc(raw, classNone, t, s, at, depth, true)
+	w.embeddedDoc(raw, class, t, s, at, depth, true)
 }
 
 // unnamedKey adds an object's key no name says anything of that reads as

@@ -154,11 +154,16 @@ func TestSchemaDeclaredStrings(t *testing.T) {
 	keys := parseSchemaKeys(json.RawMessage(`{"type": "object", "properties": {
 		"content": {"type": "string"}, "maybe": {"anyOf": [{"type": "string"}, {"type": "null"}]}, "both": {"type": ["string", "null"]},
 		"list": {"type": "array"}, "either": {"anyOf": [{"type": "string"}, {"type": "array"}]}, "untyped": {},
-		"twice": {"type": "string"}, "nested": {"type": "object", "properties": {"twice": {"type": "object"}, "inner": {"type": "string"}}}}}`))
+		"twice": {"type": "string"}, "nested": {"type": "object", "properties": {"twice": {"type": "object"}, "inner": {"type": "string"},
+		"Folded": {"type": "object"}}}, "folded": {"type": "string"}, "nulls": {"anyOf": [{"type": "null"}]}}}`))
 	for name, want := range map[string]bool{"content": true, "maybe": true, "both": true, "inner": true,
-		"list": false, "either": false, "untyped": false, "twice": false, "absent": false} {
+		"list": false, "either": false, "untyped": false, "twice": false, "absent": false, "nulls": false} {
 		assert.Equal(t, want, keys.strings[name], name)
 	}
+	ta := compileArgs(nil, "t", keys)
+	assert.True(t, ta.declaresString("CONTENT"))
+	assert.False(t, ta.declaresString("folded"), "a spelling that folds to it is an object")
+	assert.False(t, ta.declaresString("twice"))
 }
 
 // A format on an object's additionalProperties or patternProperties is its

@@ -53,7 +53,7 @@ const (
 	classPathOrURL                 // either (a schema allows both): a URL if it reads as one, else a path
 	classHost                      // a bare host name or IP address
 	classContent                   // text or file contents: a string is never a path or URL
-	classIgnore                    // configured as neither: nothing but an option a command line would read is checked
+	classIgnore                    // configured as neither: nothing but what a command line would read as an option ("-...") is checked
 	classWordPath                  // a path by a word of its name: only strings count (a "fileCount" is a number)
 	classWordDir                   // a directory by a word of its name, likewise
 	classWordHost                  // a host by a name that often holds something else: a string that reads as a host is one, anything else is read as under classNone
@@ -450,7 +450,9 @@ func ParseArgumentSpecs(data []byte, what string) ([]ArgumentSpec, error) {
 }
 
 // schemaKeys are the property names a tool's input schema marks as paths
-// ("format": "path") or URLs ("format": "uri" and the like), at any depth.
+// ("format": "path"), URLs ("format": "uri" and the like) or hosts
+// ("format": "hostname", "ipv4"), at any depth, or whose values are (a
+// format on additionalProperties), and the ones it declares strings.
 type schemaKeys struct {
 	paths, urls map[string]bool
 	hosts       map[string]bool // format hostname, idn-hostname, ipv4, ipv6
@@ -465,8 +467,10 @@ type schemaKeys struct {
 }
 
 // parseSchemaKeys walks a JSON Schema: properties, items, prefixItems,
-// additionalProperties, the combinators, and local $refs (each followed
-// once). A description is not enough: only formats count.
+// additionalProperties, unevaluatedProperties, patternProperties,
+// propertyNames, the combinators, if's then and else, and local $refs
+// (each followed once). A description is not enough: only formats and
+// types count.
 func parseSchemaKeys(params json.RawMessage) schemaKeys {
 	keys := schemaKeys{paths: map[string]bool{}, urls: map[string]bool{}, strings: map[string]bool{},
 		hosts: map[string]bool{}, valuePaths: map[string]bool{}, valueURLs: map[string]bool{}, valueHosts: map[string]bool{}}

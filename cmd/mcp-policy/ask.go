@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -189,6 +190,11 @@ func permissionMessage(q policy.Question) string {
 	if q.AllowGrantable && q.Suggestion != nil {
 		fmt.Fprintf(&b, "\"Always allow\" would allow %s from now on.\n", scope(*q.Suggestion))
 	}
+	// What the decision is about, as the policy read it (a relative path
+	// resolved), before any argument: extra arguments the model adds
+	// cannot push a path out of the list, nor a protected one out of sight.
+	reach(&b, "It acts on", "paths", q.Paths)
+	reach(&b, "It reaches", "hosts", q.Hosts)
 	keys := make([]string, 0, len(q.Arguments))
 	for k := range q.Arguments {
 		if k != rules.ReasonArgument {
@@ -211,6 +217,40 @@ func permissionMessage(q policy.Question) string {
 		fmt.Fprintf(&b, "Its reason: %s\n", shown(r, maxReason))
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// maxReach is how many paths (or hosts) a question lists one by one;
+// past it, it says how many and the directory holding them all.
+const maxReach = 20
+
+// reach writes the paths or hosts of a call: each on its line up to
+// maxReach, else their number and what holds them all, so that no path is
+// hidden among others.
+func reach(b *strings.Builder, lead, what string, list []string) {
+	switch {
+	case len(list) == 0:
+	case len(list) == 1:
+		fmt.Fprintf(b, "%s %s\n", lead, shown(list[0], maxShown))
+	case len(list) <= maxReach:
+		fmt.Fprintf(b, "%s:\n", lead)
+		for _, p := range list {
+			fmt.Fprintf(b, "  %s\n", shown(p, maxShown))
+		}
+	case what == "paths":
+		var clean []string
+		for _, p := range list {
+			if strings.HasPrefix(p, "/") {
+				clean = append(clean, p)
+			}
+		}
+		where := "some of which cannot be checked"
+		if len(clean) == len(list) {
+			where = "under " + shown(builtins.CommonDir(clean), maxShown)
+		}
+		fmt.Fprintf(b, "%s %d paths, %s.\n", lead, len(list), where)
+	default:
+		fmt.Fprintf(b, "%s %d hosts.\n", lead, len(list))
+	}
 }
 
 func ruleText(r rules.Rule) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"math"
 	"testing"
 
@@ -45,4 +46,20 @@ func TestIDReading(t *testing.T) {
 	for _, id := range []string{`2`, `"2"`, `"a"`, `-7`, `"x y"`} {
 		assert.Equal(t, idReading([]byte(id)), keyReading(idKey([]byte(id))), "%s by its key", id)
 	}
+}
+
+// The server's open requests are held to the rule the host's are: two that
+// one reader takes for one id are refused (the check was never reached for
+// the server's side: red team 5), so an answer cannot be taken for the
+// other's.
+func TestRefusedIDFromEitherSide(t *testing.T) {
+	p := newProxy(options{}, nil, io.Discard)
+	p.fromSrv[idKey([]byte(`9`))] = &serverRequest{id: []byte(`9`)}
+	p.pending[idKey([]byte(`"a"`))] = &hostRequest{id: []byte(`"a"`)}
+	for _, id := range []string{`9`, `"9"`, `"0x9"`, `" 9 "`} {
+		assert.NotEmpty(t, p.refusedID([]byte(id), false), "the server's %s beside its open 9", id)
+		assert.Empty(t, p.refusedID([]byte(id), true), "the host's %s: the server's ids are another space", id)
+	}
+	assert.NotEmpty(t, p.refusedID([]byte(`"\u0061"`), true), "the host's \"a\" again")
+	assert.Empty(t, p.refusedID([]byte(`10`), false))
 }

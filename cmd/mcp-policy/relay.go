@@ -367,8 +367,6 @@ func (p *proxy) refusedID(id []byte, fromHost bool) string {
 		return "a request id must be a string or an integer written without fraction or exponent"
 	case p.ownID(id):
 		return "request ids starting " + p.prefix + " are the proxy's own"
-	case !fromHost:
-		return ""
 	}
 	// The ids of one side's open requests must differ as the most lenient
 	// reader reads them (idReading): were 2 and "2" both open, an answer

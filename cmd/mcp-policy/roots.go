@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -280,6 +281,9 @@ func (p *proxy) sendDecided(hc *hostCall, send func()) bool {
 // it names an existing directory (its real path, as a server that resolves
 // links sees it). It says why when there is none.
 func rootBase(result []byte) (dir, why string) {
+	if err := rootsResultAsTheSDKReadsIt(result); err != nil {
+		return "", "roots/list result: " + err.Error() + " (a server may refuse it and keep the roots it had)"
+	}
 	var r struct {
 		Roots []struct {
 			URI string `json:"uri"`
@@ -310,6 +314,65 @@ func rootBase(result []byte) (dir, why string) {
 	return filepath.Clean(real), ""
 }
 
+// The members of a roots/list result, and of one root in it.
+var (
+	rootsResultMembers = []string{"roots", "_meta"}
+	rootMembers        = []string{"uri", "name", "_meta"}
+)
+
+// rootsResultAsTheSDKReadsIt refuses a roots/list result a server could
+// read otherwise than the proxy, or refuse while the proxy takes it: the
+// proxy cannot know which roots the server then keeps (the reference
+// server keeps the directories it had), so it must not take a root from
+// it. The TypeScript SDK validates the whole result (a root's "name" a
+// string when present, "_meta" an object) and reads member names exactly,
+// where Go's encoding/json matches them in any case and takes the last:
+// {"uri": A, "URI": B} is A to the server and B to encoding/json.
+func rootsResultAsTheSDKReadsIt(result []byte) error {
+	if err := unambiguous(result, rootsResultMembers); err != nil {
+		return err
+	}
+	if m := member(result, "_meta"); m != nil && !isObject(m) {
+		return errors.New(`"_meta" is not an object`)
+	}
+	roots := member(result, "roots")
+	if roots == nil {
+		return errors.New(`no "roots"`)
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(roots, &list); err != nil {
+		return errors.New(`"roots" is not an array`)
+	}
+	for i, root := range list {
+		if !isObject(root) {
+			return fmt.Errorf("root %d is not an object", i+1)
+		}
+		if err := unambiguous(root, rootMembers); err != nil {
+			return fmt.Errorf("root %d: %w", i+1, err)
+		}
+		if uri := member(root, "uri"); !isString(uri) {
+			return fmt.Errorf(`root %d: "uri" is not a string`, i+1)
+		}
+		if name := member(root, "name"); name != nil && !isString(name) {
+			return fmt.Errorf(`root %d: "name" is not a string`, i+1)
+		}
+		if m := member(root, "_meta"); m != nil && !isObject(m) {
+			return fmt.Errorf(`root %d: "_meta" is not an object`, i+1)
+		}
+	}
+	return nil
+}
+
+// isObject says raw is a JSON object, isString a string (null is
+// neither: encoding/json would take it for an empty one).
+func isObject(raw []byte) bool { return startsWith(raw, '{') }
+func isString(raw []byte) bool { return startsWith(raw, '"') }
+
+func startsWith(raw []byte, c byte) bool {
+	i := skipSpace(raw, 0)
+	return i < len(raw) && raw[i] == c
+}
+
 // rootURIPath is the path of a root's URI when every reader takes it for
 // the same local path, an error otherwise. The TypeScript SDK refuses a
 // whole roots/list whose URIs do not all start with exactly "file://" (the
@@ -335,7 +398,9 @@ func rootURIPath(uri string) (string, error) {
 	}
 	raw := rest[slash:]
 	for _, c := range raw {
-		if c < 0x20 || c == 0x7f || c == '?' || c == '#' || c == '\\' {
+		// "|" too: WHATWG reads "/c|" at a path's start as the Windows
+		// drive "/c:" on every platform.
+		if c < 0x20 || c == 0x7f || c == '?' || c == '#' || c == '\\' || c == '|' {
 			return "", fmt.Errorf("%q in the path", c)
 		}
 	}

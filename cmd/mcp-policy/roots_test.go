@@ -60,6 +60,9 @@ var rootURIs = map[string]string{
 	"file://localhost/..":       "",
 	"file:///tmp/a%20":          "",
 	"file:///%20tmp":            "/ tmp",
+	"file:///c|":                "",
+	"file:///c|/x":              "",
+	"file:///tmp/a|b":           "",
 }
 
 func TestRootURIPath(t *testing.T) {
@@ -136,6 +139,19 @@ func TestRootBase(t *testing.T) {
 		{roots(), ""},
 		{roots("file:" + dir + "/real"), ""},
 		{[]byte(`{"roots":"x"}`), ""},
+		// What the TypeScript SDK refuses whole (the reference server then
+		// keeps the roots it had), or reads otherwise than encoding/json
+		// (red team 5): no root.
+		{[]byte(`{"roots":[{"uri":"file://` + dir + `/real","name":null}]}`), ""},
+		{[]byte(`{"roots":[{"uri":"file://` + dir + `/real","name":5}]}`), ""},
+		{[]byte(`{"roots":[{"uri":"file://` + dir + `/real","_meta":"x"}]}`), ""},
+		{[]byte(`{"roots":[{"uri":"file://` + dir + `/real"}],"_meta":[]}`), ""},
+		{[]byte(`{"roots":[{"uri":"file://` + dir + `/file","URI":"file://` + dir + `/real"}]}`), ""},
+		{[]byte(`{"roots":[{"uri":"file://` + dir + `/file"},{"uri":"file://` + dir + `/file"}],"ROOTS":[{"uri":"file://` + dir + `/real"}]}`), ""},
+		{[]byte(`{"roots":[{"uri":null}]}`), ""},
+		{[]byte(`{"roots":[{"uri":"file://` + dir + `/real"}],"roots":[]}`), ""},
+		{[]byte(`{"roots":["file://` + dir + `/real"]}`), ""},
+		{[]byte(`{"roots":[{"uri":"file://` + dir + `/real","name":"work","_meta":{}}],"_meta":{}}`), dir + "/real"},
 	} {
 		got, why := rootBase(tc.result)
 		assert.Equal(t, tc.want, got, "%s", tc.result)

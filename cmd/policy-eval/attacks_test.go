@@ -64,6 +64,20 @@ const attackTools = `{"tools": [
 	   "pp": {"type": "object", "patternProperties": {"^[a-z]+$": {"type": "string", "format": "path"}}},
 	   "lists": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string", "format": "directory"}}},
 	   "hooks": {"type": "object", "additionalProperties": {"type": "string", "format": "uri"}}}}},
+	{"name": "kv_put", "annotations": {"readOnlyHint": false, "destructiveHint": false},
+	 "inputSchema": {"type": "object", "properties": {"note": {"type": "string"}}, "additionalProperties": {"type": "string", "format": "path"}}},
+	{"name": "kv_pattern", "annotations": {"readOnlyHint": false, "destructiveHint": false},
+	 "inputSchema": {"type": "object", "patternProperties": {"^f_": {"type": "string", "format": "path"}}}},
+	{"name": "linked", "annotations": {"readOnlyHint": false, "destructiveHint": false},
+	 "inputSchema": {"type": "object", "$defs": {"loc": {"type": "string", "format": "path"}},
+	   "properties": {"alpha": {"$ref": "#/$defs/loc"}, "beta": {"$ref": "#/$defs/loc"}, "gamma": {"type": "array", "items": {"$ref": "#/$defs/loc"}}}}},
+	{"name": "mixed", "annotations": {"readOnlyHint": false, "destructiveHint": false},
+	 "inputSchema": {"type": "object", "properties": {"spot": {"type": "string", "format": "path"},
+	   "opts": {"type": "object", "properties": {"spot": {"type": "string", "format": "hostname"}}}}}},
+	{"name": "dependent", "annotations": {"readOnlyHint": false, "destructiveHint": false},
+	 "inputSchema": {"type": "object", "properties": {"mode": {"type": "string"},
+	   "list": {"type": "array", "items": [{"type": "string"}], "additionalItems": {"type": "string", "format": "path"}}},
+	   "dependentSchemas": {"mode": {"properties": {"spot": {"type": "string", "format": "path"}}}}}},
 	{"name": "ping", "annotations": {"readOnlyHint": true, "openWorldHint": true},
 	 "inputSchema": {"type": "object", "properties": {"target": {"type": "string", "format": "hostname"}, "via": {"type": "string", "format": "ipv4"},
 	   "peers": {"type": "object", "additionalProperties": {"type": "string", "format": "ipv6"}}}}}
@@ -209,6 +223,41 @@ var attacks = []attack{
 	{name: "names/serverip", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","serverip":"localhost"}`, decision: "deny", reason: "rule"},
 	{name: "names/a profile is not a path", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","userProfile":"work"}`, decision: "allow", reason: "rule"},
 	{name: "names/a ZIP code is not a host", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","zip":"12345","clientIp":"8.8.8.8"}`, decision: "allow", reason: "rule"},
+
+	// Red team 5: a stop word is a whole word between "_", "-", "." or
+	// the name's ends; inside a word it cut a path or host word in two.
+	{name: "names/cli_path keeps its clip", rules: allowAllDenySecret, roots: srv, tool: "write_file", args: `{"cli_path":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "names/ClipAth is cliPath to a Go server", rules: allowAllDenySecret, roots: srv, tool: "write_file", args: `{"ClipAth":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "names/syslog_host keeps its ghost", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","syslog_host":"localhost"}`, decision: "deny", reason: "rule"},
+	{name: "names/debughost", rules: denyEvilHost, tool: "web_fetch", args: `{"url":"https://docs.example/","debughost":"evil.example"}`, decision: "deny", reason: "rule"},
+	{name: "names/job_server keeps its observer", rules: denyEvilHost, tool: "web_fetch", args: `{"url":"https://docs.example/","job_server":"evil.example"}`, decision: "deny", reason: "rule"},
+	{name: "names/a whole stop word still goes", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a","user_profile":"work","ghost_mode":"on"}`, decision: "allow", reason: "rule"},
+	// Red team 5: the schema is read whole.
+	{name: "schema/the root's additionalProperties", rules: allowAllDenySecret, roots: srv, tool: "kv_put", args: `{"anything":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "schema/a declared property is not the rest", rules: allowAllDenySecret, roots: srv, tool: "kv_put", args: `{"note":"secret/key"}`, decision: "allow", reason: "rule"},
+	{name: "schema/the root's patternProperties", rules: allowAllDenySecret, roots: srv, tool: "kv_pattern", args: `{"f_x":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "schema/a $ref shared by two properties, the first", rules: allowAllDenySecret, roots: srv, tool: "linked", args: `{"alpha":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "schema/a $ref shared by two properties, the second", rules: allowAllDenySecret, roots: srv, tool: "linked", args: `{"beta":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "schema/a $ref shared by items", rules: allowAllDenySecret, roots: srv, tool: "linked", args: `{"gamma":["pub","secret/key"]}`, decision: "deny", reason: "rule"},
+	{name: "schema/a name declared a path and a host is a path", rules: allowAllDenySecret, roots: srv, tool: "mixed", args: `{"spot":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "schema/a name declared a path and a host is a host", rules: `[{"tool": "mixed", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "169.254.0.0/16"}]`, tool: "mixed", args: `{"opts":{"spot":"169.254.169.254"}}`, decision: "deny", reason: "rule"},
+	{name: "schema/dependentSchemas", rules: allowAllDenySecret, roots: srv, tool: "dependent", args: `{"mode":"x","spot":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "schema/additionalItems", rules: allowAllDenySecret, roots: srv, tool: "dependent", args: `{"list":["pub","secret/key"]}`, decision: "deny", reason: "rule"},
+	// Red team 5: quotes come off each end on their own, as many as
+	// there are.
+	{name: "trimmed/a quote at the start only", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":"'/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/mismatched quotes", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":"'/etc/passwd\""}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/German quotes", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":"„/etc/passwd“"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/corner brackets", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","where":"「/etc/passwd」"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "trimmed/quotes twice", rules: allowScratchDenyEvil, roots: srv, tool: "write_file", args: `{"path":"scratch/a","next":"''https://evil.example/''"}`, decision: "ask", reason: "unevaluable-path"},
+	// Red team 5: an address written short under a name that may hold
+	// one is unknown; an address with a path after it is a URL's host.
+	{name: "host/short IPv4 under a server name", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","server":"127.1"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "host/one number under an address name", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","bindAddr":"2130706433"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "host/an address and a path under no name", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","next":"169.254.169.254/latest/meta-data"}`, decision: "deny", reason: "rule"},
+	{name: "host/an address, a port and a path under no name", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","next":"127.0.0.1:8080/admin"}`, decision: "deny", reason: "rule"},
+	{name: "host/a host and a path under a server name", rules: denyEvilHost, tool: "web_fetch", args: `{"url":"https://docs.example/","server":"evil.example/x"}`, decision: "deny", reason: "rule"},
+	{name: "host/a relative path under no name is no host", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","next":"docs/1.2.3.4/x"}`, decision: "allow", reason: "rule"},
 
 	// Red team 4: a value is read as a server that trims and repairs reads
 	// it. Under no name, what reads as a path or URL once white space,

@@ -81,9 +81,11 @@ const maxEmbeddedJSON = 1 << 20
 // The default names, compared folded (normKey). Each list holds singular
 // and plural forms; a name also counts by its ending (nameEndings) or, for
 // strings, by a path word anywhere in it (pathWordsAnywhere). What a name
-// means is a function of its folded spelling only: Go's encoding/json
-// matches "OUTPUTPATH" and "outputpath" to a field tagged "outputPath", so
-// the three must be one name here too.
+// means is a function of its folded spelling and of where "_", "-" and "."
+// separate its words (for stop words), never of its case: Go's
+// encoding/json matches "OUTPUTPATH" and "outputpath" to a field tagged
+// "outputPath", so the three must be one name here too, while it matches
+// no spelling with a "_" added.
 var (
 	defaultPathNames = keySet(
 		"path", "paths", "file", "files", "filepath", "filepaths", "filename", "filenames",
@@ -118,15 +120,39 @@ var (
 		"thought", "observation", "observations", "insight", "stdin", "stdintext", "markdown", "data",
 		"query", "prompt", "comment", "comments", "summary", "instructions")
 	// stopNames end like a path, URL or host name but are something else:
-	// an XPath or JSONPath expression, a command, a package URL, a flag.
+	// an XPath or JSONPath expression, a command, a package URL, a flag,
+	// a user's profile. They are whole names, folded.
 	stopNames = keySet("xpath", "xpaths", "jsonpath", "jsonpaths", "curl", "purl", "purls", "unlink", "blink",
-		"tip", "tips", "hip", "lip", "lips", "dip", "rip", "nip", "sip", "pip", "quip", "snip")
-	// stopWords, wherever they are in a name, are words of their own that
-	// merely end like a path, URL or host word ("userProfile",
-	// "followSymlinks", "pathway"): the name is read without them.
-	stopWords = []string{"profile", "pathway", "symlink", "hardlink", "softlink", "followlink", "ghost", "observer",
-		"tooltip", "zip", "skip", "ship", "clip", "chip", "flip", "slip", "strip", "trip", "drip", "grip", "whip", "equip"}
+		"tip", "tips", "hip", "lip", "lips", "dip", "rip", "nip", "sip", "pip", "quip", "snip",
+		"userprofile", "userprofiles", "followsymlinks", "followsymlink", "followlinks", "followlink",
+		"preservesymlinks", "resolvesymlinks", "dereferencesymlinks", "nofollowsymlinks", "allowsymlinks",
+		"showtooltip", "showtooltips")
+	// stopWords are words of their own that merely end like a path, URL
+	// or host word: the name is read without them ("user_profile",
+	// "follow-symlinks", "ghost.mode"). A stop word counts only as a whole
+	// word between "_", "-", "." or the name's ends, never inside a word
+	// or at a change of case: "cli_path" keeps its "clip", "syslog_host"
+	// its "ghost" and "job_server" its "observer", and "ClipAth", which a
+	// Go server matches to its "cliPath", is one word like "clipath".
+	stopWords = keySet("profile", "profiles", "pathway", "pathways", "symlink", "symlinks", "hardlink", "hardlinks",
+		"softlink", "softlinks", "followlink", "followlinks", "ghost", "ghosts", "observer", "observers",
+		"tooltip", "tooltips", "zip", "zips", "skip", "skips", "ship", "ships", "clip", "clips", "chip", "chips",
+		"flip", "flips", "slip", "slips", "strip", "strips", "trip", "trips", "drip", "drips", "grip", "grips",
+		"whip", "whips", "equip", "equips")
 )
+
+// ipStopWords are the stop words that end in "ip" or "ips", the ones
+// the "ip" ending gives way to even inside a word.
+var ipStopWords = func() []string {
+	var ws []string
+	for w := range stopWords {
+		if strings.HasSuffix(w, "ip") || strings.HasSuffix(w, "ips") {
+			ws = append(ws, w)
+		}
+	}
+	slices.Sort(ws)
+	return ws
+}()
 
 // nameEnding is an ending that makes a name a path, directory, URL or host
 // name ("sourcepdfpath", "outputdir", "callbackurl", "redishost").
@@ -167,7 +193,7 @@ var nameEndings = func() []nameEnding {
 var pathWordsAnywhere = []nameEnding{{"folder", classWordDir}, {"directory", classWordDir}, {"path", classWordPath}, {"file", classWordPath}}
 
 // defaultClass is what an argument name means in any tool: a function of
-// its folded spelling (normKey) only.
+// its folded spelling (normKey) and its "_", "-" and "." separated words.
 func defaultClass(raw string) argClass {
 	nk := normKey(raw)
 	if c, ok := listedClass(nk); ok {
@@ -183,18 +209,32 @@ func defaultClass(raw string) argClass {
 			return c
 		}
 	}
-	if name == "" || stopNames[name] {
+	if name == "" || stopNames[name] || stopWords[name] {
 		return classNone
 	}
-	for _, w := range stopWords {
-		if strings.Contains(name, w) {
-			name = strings.ReplaceAll(name, w, "\x00")
+	if strings.ContainsAny(raw, "_-.") {
+		if name = withoutStopWords(raw, name); name == "" {
+			return classNone
 		}
 	}
 	for _, e := range nameEndings {
-		if strings.HasSuffix(name, e.suffix) {
-			return e.class
+		if !strings.HasSuffix(name, e.suffix) {
+			continue
 		}
+		if e.suffix == "ip" || e.suffix == "ips" {
+			// The weakest ending: "membership", "roundTrip" and "gzip"
+			// end in a word that ends in "ip", and a name that does is
+			// not read by it. An address under it is still read as
+			// one (6).
+			last := name // the last word: "ssh_ip" is an IP's name, "sship" a ship's
+			if words := strings.FieldsFunc(raw, isNameSeparator); len(words) > 0 {
+				last = strings.TrimRight(normKey(words[len(words)-1]), "0123456789")
+			}
+			if slices.ContainsFunc(ipStopWords, func(w string) bool { return strings.HasSuffix(last, w) }) {
+				break
+			}
+		}
+		return e.class
 	}
 	for _, e := range pathWordsAnywhere {
 		if strings.Contains(name, e.suffix) {
@@ -203,6 +243,27 @@ func defaultClass(raw string) argClass {
 	}
 	return classNone
 }
+
+// withoutStopWords is name (raw folded, without the digits at its end)
+// read without the stop words among raw's words ("_", "-" and "."
+// separate them): folded and joined, "" when every word is one. With no
+// stop word among them it is name itself.
+func withoutStopWords(raw, name string) string {
+	words := strings.FieldsFunc(raw, isNameSeparator)
+	if !slices.ContainsFunc(words, func(w string) bool { return stopWords[strings.TrimRight(normKey(w), "0123456789")] }) {
+		return name
+	}
+	var b strings.Builder
+	for _, w := range words {
+		if f := normKey(w); !stopWords[strings.TrimRight(f, "0123456789")] {
+			b.WriteString(f)
+		}
+	}
+	return strings.TrimRight(b.String(), "0123456789")
+}
+
+// isNameSeparator separates the words of a name for stop words.
+func isNameSeparator(r rune) bool { return r == '_' || r == '-' || r == '.' }
 
 // listedClass is the class of a name in the default lists.
 func listedClass(nk string) (argClass, bool) {
@@ -281,8 +342,17 @@ func splitWords(name string) []string {
 // by normalised name, and the relative bases. Nil maps for a tool nothing
 // configures.
 type toolArgs struct {
-	classes  map[string]argClass
+	classes map[string]argClass
+	// more are the other classes a schema gives a name it declares more
+	// than one way (a path in one place, a host in another): its value is
+	// read in each.
+	more     map[string][]argClass
 	relative map[string]string
+	// rest is the class the schema gives the top-level arguments it does
+	// not declare (the root's additionalProperties), classNone for none;
+	// top are the ones it declares.
+	rest argClass
+	top  map[string]bool
 	// ownReason: the tool's schema declares a "reason" argument of its
 	// own (not the one package reasons adds): it is the tool's argument,
 	// read like any other, not the model's sentence.
@@ -308,6 +378,26 @@ func (ta *toolArgs) classOf(raw string) argClass {
 	return cachedDefaultClass(raw)
 }
 
+// topClassOf is a top-level argument's class: classOf, or what the
+// schema says of the arguments it does not declare.
+func (ta *toolArgs) topClassOf(raw string) argClass {
+	if ta != nil && ta.rest != classNone {
+		nk := normKey(raw)
+		if _, ok := ta.classes[nk]; !ok && !ta.top[nk] {
+			return ta.rest
+		}
+	}
+	return ta.classOf(raw)
+}
+
+// moreOf are the classes beyond classOf's that the schema gives raw.
+func (ta *toolArgs) moreOf(raw string) []argClass {
+	if ta == nil || ta.more == nil {
+		return nil
+	}
+	return ta.more[normKey(raw)]
+}
+
 // compileArgs merges the specs that match tool with its schema's formats
 // (the specs win: they are what a person said).
 func compileArgs(specs []ArgumentSpec, tool string, schema schemaKeys) *toolArgs {
@@ -317,28 +407,59 @@ func compileArgs(specs []ArgumentSpec, tool string, schema schemaKeys) *toolArgs
 			ta.classes = map[string]argClass{}
 		}
 		ta.classes[normKey(name)] = c
+		delete(ta.more, normKey(name)) // what a person said is all there is
 	}
-	for name := range schema.paths {
-		set(name, classPath)
-	}
-	for name := range schema.urls {
-		if schema.paths[name] {
-			set(name, classPathOrURL) // "a URL or a path" (anyOf, pydantic's Union[AnyUrl, Path])
-			continue
+	// The schema's classes, every one a name has: a name declared a path
+	// in one place and a host in another is read as both, the path first.
+	byName := map[string]map[argClass]bool{}
+	for c, names := range map[argClass]map[string]bool{classPath: schema.paths, classURL: schema.urls, classHost: schema.hosts,
+		classPathMap: schema.valuePaths, classURLMap: schema.valueURLs, classHostMap: schema.valueHosts} {
+		for name := range names {
+			nk := normKey(name)
+			if byName[nk] == nil {
+				byName[nk] = map[argClass]bool{}
+			}
+			byName[nk][c] = true
 		}
-		set(name, classURL)
 	}
-	for name := range schema.hosts {
-		set(name, classHost)
+	for nk, cs := range byName {
+		var list []argClass
+		switch {
+		case cs[classPath] && cs[classURL]:
+			list = append(list, classPathOrURL) // "a URL or a path" (anyOf, pydantic's Union[AnyUrl, Path])
+		case cs[classPath]:
+			list = append(list, classPath)
+		case cs[classURL]:
+			list = append(list, classURL)
+		}
+		for _, c := range []argClass{classHost, classPathMap, classURLMap, classHostMap} {
+			if cs[c] {
+				list = append(list, c)
+			}
+		}
+		set(nk, list[0])
+		if len(list) > 1 {
+			if ta.more == nil {
+				ta.more = map[string][]argClass{}
+			}
+			ta.more[nk] = list[1:]
+		}
 	}
-	for name := range schema.valueHosts {
-		set(name, classHostMap)
+	switch {
+	case schema.restPaths && schema.restURLs:
+		ta.rest = classPathOrURL
+	case schema.restPaths:
+		ta.rest = classPath
+	case schema.restURLs:
+		ta.rest = classURL
+	case schema.restHosts:
+		ta.rest = classHost
 	}
-	for name := range schema.valueURLs {
-		set(name, classURLMap)
-	}
-	for name := range schema.valuePaths {
-		set(name, classPathMap)
+	if ta.rest != classNone {
+		ta.top = map[string]bool{}
+		for name := range schema.top {
+			ta.top[normKey(name)] = true
+		}
 	}
 	for _, s := range specs {
 		if !builtins.MatchTool(s.Tool, tool) {
@@ -383,7 +504,7 @@ func compileArgs(specs []ArgumentSpec, tool string, schema schemaKeys) *toolArgs
 			ta.strings[nk] = true
 		}
 	}
-	if ta.classes == nil && ta.relative == nil && !ta.ownReason && ta.strings == nil {
+	if ta.classes == nil && ta.relative == nil && !ta.ownReason && ta.strings == nil && ta.rest == classNone {
 		return nil
 	}
 	return ta
@@ -464,44 +585,66 @@ type schemaKeys struct {
 	// null) wherever they are declared: a JSON document in one is text.
 	strings   map[string]bool
 	ownReason bool // a top-level "reason" property that is not package reasons' own
+	// restPaths, restURLs and restHosts say the top-level arguments the
+	// schema does not declare (its root's additionalProperties or
+	// patternProperties) are paths, URLs or hosts; top are the ones it
+	// declares.
+	restPaths, restURLs, restHosts bool
+	top                            map[string]bool
 }
 
+// maxSchemaSteps bounds the schema objects parseSchemaKeys reads.
+const maxSchemaSteps = 1 << 20
+
 // parseSchemaKeys walks a JSON Schema: properties, items, prefixItems,
-// additionalProperties, unevaluatedProperties, patternProperties,
-// propertyNames, the combinators, if's then and else, and local $refs
-// (each followed once). A description is not enough: only formats and
-// types count.
+// additionalItems, additionalProperties, unevaluatedProperties,
+// patternProperties, propertyNames, dependentSchemas, the combinators,
+// if, then and else, and local $refs. A $ref is followed once for each
+// name and kind it is reached under (so a cycle ends, and a definition
+// shared by a path and a host is read for both). A description is not
+// enough: only formats and types count.
 func parseSchemaKeys(params json.RawMessage) schemaKeys {
 	keys := schemaKeys{paths: map[string]bool{}, urls: map[string]bool{}, strings: map[string]bool{},
-		hosts: map[string]bool{}, valuePaths: map[string]bool{}, valueURLs: map[string]bool{}, valueHosts: map[string]bool{}}
+		hosts: map[string]bool{}, valuePaths: map[string]bool{}, valueURLs: map[string]bool{}, valueHosts: map[string]bool{},
+		top: map[string]bool{}}
 	var root any
 	if json.Unmarshal(params, &root) != nil {
 		return keys
 	}
-	seen := map[string]bool{}
-	// walk reads the schema of the argument named name; values says it is
-	// the schema of that object's values (additionalProperties), not of
-	// the argument itself.
+	type refUse struct {
+		ref, name string
+		values    bool
+	}
+	followed := map[refUse]bool{}
+	// walk reads the schema of the argument named name ("" for the
+	// top-level object itself); values says it is the schema of that
+	// object's values (additionalProperties), not of the argument itself.
+	// steps bounds the walk: refs followed under many names read parts
+	// of a schema more than once, and no real schema takes this many.
+	steps := 0
 	var walk func(name string, node any, depth int, values bool)
 	walk = func(name string, node any, depth int, values bool) {
 		obj, ok := node.(map[string]any)
-		if !ok || depth > MaxArgumentDepth {
+		if steps++; !ok || depth > MaxArgumentDepth || steps > maxSchemaSteps {
 			return
 		}
-		if ref, ok := obj["$ref"].(string); ok && strings.HasPrefix(ref, "#/") && !seen[ref] {
-			seen[ref] = true
+		if ref, ok := obj["$ref"].(string); ok && strings.HasPrefix(ref, "#/") && !followed[refUse{ref, name, values}] {
+			followed[refUse{ref, name, values}] = true
 			target := root
 			for _, part := range strings.Split(ref[2:], "/") {
 				part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
 				m, _ := target.(map[string]any)
 				target = m[part]
 			}
-			walk(name, target, depth+1, values)
+			walk(name, target, depth, values) // as if written here: a chain of refs is no deeper
 		}
-		if format, ok := obj["format"].(string); ok && name != "" {
+		if format, ok := obj["format"].(string); ok && (name != "" || values) {
 			paths, urls, hosts := keys.paths, keys.urls, keys.hosts
 			if values {
 				paths, urls, hosts = keys.valuePaths, keys.valueURLs, keys.valueHosts
+			}
+			if name == "" { // the root's own values: its undeclared arguments
+				paths, urls, hosts = map[string]bool{}, map[string]bool{}, map[string]bool{}
 			}
 			switch format {
 			case "path", "file-path", "filepath", "directory", "dir", "directory-path", "dir-path":
@@ -511,9 +654,17 @@ func parseSchemaKeys(params json.RawMessage) schemaKeys {
 			case "hostname", "idn-hostname", "ipv4", "ipv6":
 				hosts[name] = true
 			}
+			if name == "" {
+				keys.restPaths = keys.restPaths || paths[""]
+				keys.restURLs = keys.restURLs || urls[""]
+				keys.restHosts = keys.restHosts || hosts[""]
+			}
 		}
 		if props, ok := obj["properties"].(map[string]any); ok {
 			for k, v := range props {
+				if name == "" && !values {
+					keys.top[k] = true
+				}
 				declared, seen := keys.strings[k]
 				keys.strings[k] = isStringSchema(v) && (declared || !seen)
 				walk(k, v, depth+1, false)
@@ -529,19 +680,24 @@ func parseSchemaKeys(params json.RawMessage) schemaKeys {
 			}
 		}
 		walk(name, obj["propertyNames"], depth+1, false) // its keys: an object under a path's name has paths for keys
-		for _, k := range []string{"items", "contains", "not", "then", "else"} {
+		for _, k := range []string{"items", "additionalItems", "unevaluatedItems", "contains", "not", "if", "then", "else"} {
 			walk(name, obj[k], depth+1, values) // an array's elements are named by the array
 		}
-		for _, k := range []string{"prefixItems", "anyOf", "oneOf", "allOf"} {
+		for _, k := range []string{"prefixItems", "anyOf", "oneOf", "allOf", "items"} {
 			if list, ok := obj[k].([]any); ok {
 				for _, v := range list {
 					walk(name, v, depth+1, values)
 				}
 			}
 		}
-		if list, ok := obj["items"].([]any); ok {
-			for _, v := range list {
-				walk(name, v, depth+1, values)
+		// Schemas that apply when a property is there, to the object
+		// itself (draft 2019-09's dependentSchemas, draft 7's
+		// dependencies; a dependency's list of names is no schema).
+		for _, k := range []string{"dependentSchemas", "dependencies"} {
+			if deps, ok := obj[k].(map[string]any); ok {
+				for _, v := range deps {
+					walk(name, v, depth+1, values)
+				}
 			}
 		}
 	}
@@ -659,26 +815,29 @@ func looksLikeOption(s string) bool {
 func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 // trimReading is s as a server that trims its arguments might read it:
-// without the white space, control characters and format characters (the
-// BOM, zero widths, direction marks) at its ends, and then without one
-// pair of matching quotes around it (and what they held at their edges).
+// without the white space, control characters, format characters (the
+// BOM, zero widths, direction marks) and quotes at its ends, as many as
+// there are and each end on its own. A server may strip one pair of
+// quotes, or every quote character at each end, or only the ones at its
+// start; taking all of them off reads what the most eager of them reads
+// ("'/x\"", "”/x”" and "„/x" are all /x).
 func trimReading(s string) string {
 	if s == "" || !edgeByte(s[0]) && !edgeByte(s[len(s)-1]) {
 		return s // the common case: nothing a server would trim
 	}
-	t := strings.TrimFunc(s, trimmable)
-	if len(t) >= 2 {
-		first, n := utf8.DecodeRuneInString(t)
-		last, m := utf8.DecodeLastRuneInString(t)
-		if closing, ok := quotePairs[first]; ok && closing == last && len(t) >= n+m {
-			t = strings.TrimFunc(t[n:len(t)-m], trimmable)
-		}
-	}
-	return t
+	return strings.TrimFunc(s, func(r rune) bool { return trimmable(r) || quoteRunes[r] })
 }
 
-// quotePairs are the quotes trimReading takes off, opening to closing.
-var quotePairs = map[rune]rune{'"': '"', '\'': '\'', '`': '`', '<': '>', '\u201c': '\u201d', '\u2018': '\u2019', '\u00ab': '\u00bb'}
+// quoteRunes are the quotes trimReading takes off: ASCII's, the angle
+// brackets around a URL, and the typographic, CJK and full-width quotes.
+var quoteRunes = func() map[rune]bool {
+	m := map[rune]bool{}
+	for _, r := range "\"'`<>\u201c\u201d\u201e\u201f\u2018\u2019\u201a\u201b\u00ab\u00bb\u2039\u203a" +
+		"\u300c\u300d\u300e\u300f\u301d\u301e\u301f\uff02\uff07\u275b\u275c\u275d\u275e" {
+		m[r] = true
+	}
+	return m
+}()
 
 // edgeByte is a first or last byte that may start something trimReading
 // trims.
@@ -855,7 +1014,13 @@ func (w *argWalker) walk(raw string, class argClass, t *ast.Term, at *pointer, d
 			default:
 				w.unnamedKey(raw, k, key, at)
 			}
-			w.walk(key, inner, val, &pointer{up: at, key: key, isKey: true}, depth+1)
+			ptr := &pointer{up: at, key: key, isKey: true}
+			w.walk(key, inner, val, ptr, depth+1)
+			if inner == w.tool.classOf(key) {
+				for _, c := range w.tool.moreOf(key) {
+					w.walk(key, c, val, ptr, depth+1)
+				}
+			}
 			return nil
 		})
 	default:
@@ -925,7 +1090,19 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 		case readsAsHost(r):
 			v.Resolved, _ = builtins.HostOf(s) // unknown when s has what a server trims
 			w.add(&w.in.Hosts, v, at, class)
+		case isNumericHost(r):
+			// "127.1", "2130706433", "0177.1": an address to a resolver
+			// and a ZIP code or a count to a person. Unknown, so that a
+			// host rule asks rather than deny "90210" or allow 127.0.0.1.
+			w.add(&w.in.Hosts, v, at, class)
 		default:
+			if h, ok := schemelessHost(r); ok && readsAsHost(h) {
+				// "evil.example/x", "169.254.169.254/latest": a URL
+				// without its scheme, which a client completes.
+				v.Resolved, _ = builtins.HostOf(h)
+				w.add(&w.in.Hosts, v, at, class)
+				return
+			}
 			w.unnamed(raw, class, t, s, at, depth)
 		}
 	default:
@@ -957,7 +1134,59 @@ func (w *argWalker) unnamed(raw string, class argClass, t *ast.Term, s string, a
 		w.add(&w.in.Hosts, v, at, classNone)
 		return
 	}
+	if h, ok := schemelessHost(r); ok && readsAsIP(h) {
+		// An address and a path after it ("169.254.169.254/latest",
+		// "1.2.3.4:80/x"): a URL without its scheme. Its host, read as
+		// the address alone is.
+		v.Resolved, _ = builtins.HostOf(h)
+		w.add(&w.in.Hosts, v, at, classNone)
+		return
+	}
 	w.embeddedDoc(raw, class, t, s, at, depth, true)
+}
+
+// schemelessHost is what comes before the first "/", "\\", "?" or "#" of a
+// (trimmed) value that has one of them after something: the host of a URL
+// written without its scheme, if it is one.
+func schemelessHost(r string) (string, bool) {
+	i := strings.IndexAny(r, "/\\?#")
+	if i <= 0 {
+		return "", false
+	}
+	return r[:i], true
+}
+
+// isNumericHost reports a (trimmed) value the host reader accepts as an
+// IPv4 address written short or as one number, in a form a person rarely
+// writes for anything else: one number from 2^24 up ("2130706433"), a
+// part in octal or hex ("0177.1", "0x7f.1"), or two or three parts the
+// first of which is 10 or more ("127.1", "169.254.43518"). "1", "12345",
+// "1.5" and "1.2.3" (an index, a ZIP code, versions) are no such form.
+func isNumericHost(r string) bool {
+	if _, ok := builtins.HostOf(r); !ok || r == "" {
+		return false
+	}
+	h := r
+	if i := strings.LastIndexByte(h, ':'); i >= 0 && isPort(h[i:]) {
+		h = h[:i]
+	}
+	parts := strings.Split(strings.TrimSuffix(h, "."), ".")
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789abcdefxABCDEFX") != "" {
+			return false // a name, not a number
+		}
+		if len(p) > 1 && p[0] == '0' {
+			return true // octal or hex
+		}
+	}
+	first, err := strconv.ParseUint(parts[0], 10, 64)
+	if err != nil {
+		return false
+	}
+	if len(parts) == 1 {
+		return first >= 1<<24
+	}
+	return first >= 10
 }
 
 // unnamedKey adds an object's key no name says anything of that reads as
@@ -986,8 +1215,14 @@ func (w *argWalker) pathString(raw string, class argClass, t *ast.Term, s string
 		if len(bases) == 0 {
 			w.add(&w.in.Paths, Value{Arg: raw, raw: t}, at, class) // relative to something that is not there
 		}
-		var done []string
+		// The bases are distinct (argWalker.bases), and so are the
+		// paths added: as many as a call may hold, then the call is
+		// refused, however many arguments fold to the base's name.
+		done := map[string]bool{}
 		for _, b := range bases {
+			if w.err != nil {
+				return
+			}
 			r := ""
 			if b.resolved != "" {
 				root := b.resolved
@@ -996,8 +1231,8 @@ func (w *argWalker) pathString(raw string, class argClass, t *ast.Term, s string
 				}
 				r, _ = builtins.Resolve(root, s)
 			}
-			if r == "" || !slices.Contains(done, r) {
-				done = append(done, r)
+			if !done[r] {
+				done[r] = true
 				w.add(&w.in.Paths, Value{Arg: raw, raw: t, Resolved: r}, at, class)
 			}
 		}

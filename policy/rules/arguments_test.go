@@ -23,17 +23,19 @@ func TestDefaultClassOfNames(t *testing.T) {
 			// separators and numbers do not hide it.
 			"outputPath", "OUTPUTPATH", "outputpath", "Output_Path", "outputPATH", "savepath", "SavePath", "save path", "save.path",
 			"notepath", "logfile", "outputfile", "newfile", "zipFile", "PDFPath", "pdfpath", "targetFilePath", "textfile",
-			"file1", "path2", "path_2", "FILE_1", "s3path", "indexPath", "sshKeyPath", "outputJsonPath", "profilePath", "zipfile"},
+			"file1", "path2", "path_2", "FILE_1", "s3path", "indexPath", "sshKeyPath", "outputJsonPath", "profilePath", "zipfile",
+			"cli_path", "clipath", "cliPath", "ClipAth", "clip_path", "zip_file", "Profile_Path"},
 		classDir: {"dir", "dirs", "directory", "directories", "folder", "cwd", "root", "repo_path", "repoPath", "workingDirectory",
 			"outputDir", "userDataDir", "project_root", "base_dir", "downloadFolder", "folderName", "dirname",
 			"downloaddir", "DOWNLOADDIR", "tmpdir", "filedir", "dirPath", "dirpath", "projectroot", "dir2", "workspaceFolder"},
 		classWordPath: {"pathInProject", "file_type", "fileCount", "path_in_repo", "FILETYPE", "filecount", "pathinproject"},
 		classWordDir:  {"folder_id", "folderid", "directoryId"},
 		classHost: {"host", "hostname", "ip", "ip_address", "remoteHost", "REMOTEHOST", "redishost", "db_host", "hostName", "host2",
-			"ipv4", "IPv6", "hostIpv4", "ipv4_address"},
+			"ipv4", "IPv6", "hostIpv4", "ipv4_address", "syslog_host", "sysloghost", "debugHost", "debughost", "log_host"},
 		classWordHost: {"server_ip", "serverIp", "SERVERIP", "remote_ip", "clientIp", "hostIp", "localIp", "vip",
 			"address", "addresses", "addr", "server", "servers", "domain", "domains", "peer", "peers", "proxy", "proxies",
-			"serverAddress", "server_address", "bindAddr", "dnsServer", "subdomain", "httpProxy", "email_address"},
+			"serverAddress", "server_address", "bindAddr", "dnsServer", "subdomain", "httpProxy", "email_address",
+			"job_server", "jobServer", "ssh_ip", "switch_ip"},
 		classURL: {"url", "URLs", "uri", "href", "link", "links", "endpoint", "webhook", "callback", "callbackUrl", "redirect_uri",
 			"baseURL", "serverUrl", "origin", "imageUrl", "CALLBACKURL", "imageurl", "url2", "hyperlink", "permalink"},
 		classContent: {"content", "text", "body", "oldText", "newText", "old_string", "newString", "message", "commitMessage",
@@ -43,7 +45,10 @@ func TestDefaultClassOfNames(t *testing.T) {
 			// Words that end like a path, URL or host word, and are not.
 			"userProfile", "userprofile", "profiles", "XPath", "jsonPath", "JSONPATH", "curl", "purl", "followSymlinks",
 			"follow_links", "symlink", "hardlinks", "unlink", "ghost", "zip", "skip", "tooltip", "showTooltip", "relationship",
-			"membership", "strip", "roundTrip", "clip", "tip", "gzip", "md5", "sha256", "base64", "dirForOutput", "percentile", "observer"},
+			"membership", "strip", "roundTrip", "clip", "tip", "gzip", "md5", "sha256", "base64", "dirForOutput", "percentile", "observer",
+			// Red team 5: a stop word is a whole word between "_", "-", "."
+			// or the name's ends.
+			"user_profile", "ghost_mode", "follow-symlinks", "backup.zip", "sship", "switchIp", "pathway", "PROFILE"},
 	} {
 		for _, n := range names {
 			assert.Equal(t, class, defaultClass(n), "%s", n)
@@ -121,6 +126,13 @@ func TestReadsAsIP(t *testing.T) {
 	for _, s := range []string{"12345", "1.5", "1.2.3", "a b", "a@b.example", "0x742d35Cc6634C0532925a3b844Bc454e4438f44e", "aa:bb:cc:dd:ee:ff", ""} {
 		assert.False(t, readsAsHost(s), s)
 	}
+	// Red team 5: short forms a person rarely writes for anything else.
+	for _, s := range []string{"127.1", "2130706433", "0177.1", "0x7f000001", "169.254.43518", "10.1:80", "127.0.1"} {
+		assert.True(t, isNumericHost(s), s)
+	}
+	for _, s := range []string{"1", "0", "12345", "90210", "1.5", "1.2.3", "3.11", "x.1", "", "1.2.3.4.5"} {
+		assert.False(t, isNumericHost(s), s)
+	}
 }
 
 // A value is read as a server that trims it reads it (red team 4).
@@ -128,7 +140,9 @@ func TestTrimReading(t *testing.T) {
 	for in, want := range map[string]string{
 		"/etc/passwd": "/etc/passwd", " /etc/passwd": "/etc/passwd", "\t/x\n": "/x", "\u00a0/x": "/x", "\ufeff/x": "/x",
 		"\u200b/x\u200e": "/x", "'/x'": "/x", "\"~/.bashrc\"": "~/.bashrc", "` /x `": "/x", "<https://x/>": "https://x/",
-		"\u201c/x\u201d": "/x", "''/x''": "'/x'", "'/x\"": "'/x\"", "'": "'", "": "", "hello": "hello", " \u3000 ": "",
+		"\u201c/x\u201d": "/x", "''/x''": "/x", "'/x\"": "/x", "'": "", "": "", "hello": "hello", " \u3000 ": "",
+		"\"/x": "/x", "/x'": "/x", "\u201e/x\u201c": "/x", "\u300c/x\u300d": "/x", "\u2039 '/x' \u203a": "/x", "\u00ab\u00ab/x": "/x",
+		"\uff02/x\uff02": "/x", "it's": "it's", "'a' and 'b'": "a' and 'b",
 	} {
 		assert.Equal(t, want, trimReading(in), "%q", in)
 	}
@@ -184,6 +198,55 @@ func TestSchemaValueMaps(t *testing.T) {
 	assert.Equal(t, classURLMap, ta.classOf("hooks"))
 }
 
+// The whole schema is read (red team 5): the root's additionalProperties
+// and patternProperties class the arguments it does not declare; a $ref
+// is followed for every name it is reached under, and a cycle ends; a
+// name declared two ways is read both ways; dependentSchemas and
+// additionalItems count.
+func TestSchemaReadWhole(t *testing.T) {
+	keys := parseSchemaKeys(json.RawMessage(`{"type": "object",
+		"properties": {"a": {"$ref": "#/$defs/loc"}, "b": {"$ref": "#/$defs/loc"}, "tree": {"$ref": "#/$defs/node"},
+			"spot": {"type": "string", "format": "path"}, "opts": {"properties": {"spot": {"format": "hostname"}}},
+			"list": {"items": [{"type": "string"}], "additionalItems": {"format": "uri"}}},
+		"dependentSchemas": {"a": {"properties": {"dep": {"format": "path"}}}},
+		"additionalProperties": {"type": "string", "format": "path"},
+		"$defs": {"loc": {"type": "string", "format": "path"},
+			"node": {"type": "object", "properties": {"kids": {"items": {"$ref": "#/$defs/node"}}, "where": {"format": "path"}}}}}`))
+	for _, n := range []string{"a", "b", "spot", "dep", "where"} {
+		assert.True(t, keys.paths[n], n)
+	}
+	assert.True(t, keys.urls["list"])
+	assert.True(t, keys.hosts["spot"])
+	assert.True(t, keys.restPaths)
+	ta := compileArgs(nil, "t", keys)
+	assert.Equal(t, classPath, ta.classOf("spot"))
+	assert.Equal(t, []argClass{classHost}, ta.moreOf("spot"))
+	assert.Equal(t, classPath, ta.topClassOf("undeclared"))
+	assert.Equal(t, classPath, ta.topClassOf("a"))
+	assert.Equal(t, cachedDefaultClass("tree"), ta.topClassOf("tree"), "declared: not the rest")
+	assert.Equal(t, cachedDefaultClass("undeclared"), ta.classOf("undeclared"), "the rest is the top level's only")
+}
+
+// A path relative to another argument is resolved against each distinct
+// value of the arguments that fold to its name, once (red team 5: 5,000
+// spellings of repo_path and 3,000 files took 2 s).
+func TestRelativeBasesAreDistinct(t *testing.T) {
+	e, err := NewEngine(context.Background(), Config{Roots: map[string]string{"*": "/srv"},
+		Arguments: []ArgumentSpec{{Tool: "git_add", Relative: map[string]string{"files": "repo_path"}}}})
+	require.NoError(t, err)
+	args := map[string]any{"files": []string{"a", "b"}, "repo_path": "/srv/r", "REPO_PATH": "/srv/r", "Repo-Path": "/srv/r", "repoPath": "/srv/other"}
+	text, _ := json.Marshal(args)
+	in, err := e.NewInput(provider.Call{Function: provider.CallFunction{Name: "git_add", Arguments: string(text)}}, nil)
+	require.NoError(t, err)
+	var files []string
+	for _, p := range in.Paths {
+		if p.Arg == "files" {
+			files = append(files, p.Resolved)
+		}
+	}
+	assert.ElementsMatch(t, []string{"/srv/r/a", "/srv/other/a", "/srv/r/b", "/srv/other/b"}, files)
+}
+
 // FuzzArgumentsSeen: every string of a call's arguments that reads as a
 // path or a URL, wherever it is, is among the input's paths or hosts,
 // unless the name above it says it is content. The arguments are walked
@@ -196,6 +259,8 @@ func FuzzArgumentsSeen(f *testing.F) {
 		`{"serverIp":"10.0.0.1"}`, `{"zip":"12345"}`, `{"logfile":"x"}`, `{"paths":"[\"a\",{\"b\":\"/c\"}]"}`, `{"content":"{\"w\":\"~/x\"}"}`,
 		`{"path":{"value":"x","a.md":"y"}}`, `{"files":[{"name":"n"}]}`, `{"m":{" /etc":1}}`, `{"a":"169.254.169.254"}`,
 		`{"address":"x.example"}`, `{"m":{"http://h/":1,"[::1]:80":2}}`, `{"server":"1"}`,
+		`{"server":"127.1"}`, `{"next":"169.254.169.254/latest"}`, `{"proxy":"evil.example/x"}`, `{"w":"\u201e/etc\u201c"}`,
+		`{"cli_path":"x"}`, `{"syslog_host":"h"}`, `{"user_profile":"p"}`,
 	} {
 		f.Add(s)
 	}
@@ -236,7 +301,9 @@ func FuzzArgumentsSeen(f *testing.F) {
 					return
 				}
 				r := trimReading(x)
-				must := pathish(c) || c == classURL || c == classHost || c == classWordHost && readsAsHost(r) ||
+				h, schemeless := schemelessHost(r)
+				must := pathish(c) || c == classURL || c == classHost || c == classWordHost && (readsAsHost(r) || isNumericHost(r)) ||
+					schemeless && (readsAsIP(h) || c == classWordHost && readsAsHost(h)) ||
 					looksLikePath(r) || looksLikeOption(r) || readsAsURL(r) || readsAsIP(r)
 				if must && !seen[x] {
 					t.Fatalf("arguments %s: %q under %q is not among the paths and URLs %v %v", args, x, key, in.Paths, in.Hosts)

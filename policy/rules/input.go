@@ -155,19 +155,35 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 		// Every top-level argument a relative path may be relative to,
 		// each spelling of its name kept: "repo_path" and "REPO_PATH"
 		// are one name here, and a server reads one of them.
+		// Each distinct resolution is kept once: a path is resolved
+		// against each base, so the bases bound the work per path.
 		w.bases = map[string][]baseValue{}
+		isBase, seenBase := map[string]bool{}, map[string]bool{}
+		for _, base := range w.tool.relative {
+			isBase[base] = true
+		}
 		for _, item := range in.arguments {
 			k := normKey(string(item[0].Value.(ast.String)))
+			if !isBase[k] {
+				continue
+			}
 			var b baseValue
 			if s, ok := item[1].Value.(ast.String); ok {
 				b.resolved, _ = builtins.Resolve(in.Root, string(s))
 			}
-			w.bases[k] = append(w.bases[k], b)
+			if !seenBase[k+"\x00"+b.resolved] {
+				seenBase[k+"\x00"+b.resolved] = true
+				w.bases[k] = append(w.bases[k], b)
+			}
 		}
 	}
 	for _, item := range in.arguments {
 		k := string(item[0].Value.(ast.String))
-		w.walk(k, w.tool.classOf(k), item[1], &pointer{key: k, isKey: true}, 1)
+		ptr := &pointer{key: k, isKey: true}
+		w.walk(k, w.tool.topClassOf(k), item[1], ptr, 1)
+		for _, c := range w.tool.moreOf(k) {
+			w.walk(k, c, item[1], ptr, 1)
+		}
 		if w.err != nil {
 			return nil, &BadCallError{fmt.Sprintf("bad call to '%s': %v", name, w.err)}
 		}

@@ -105,6 +105,9 @@ var (
 	// A pinger allowed, cloud metadata and the machine denied.
 	allowPingDenyMetadata = `[{"tool": "ping", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "169.254.0.0/16"},
 		{"tool": "*", "decision": "deny", "host": "127.0.0.0/8"}, {"tool": "*", "decision": "deny", "host": "0.0.0.0/8"}]`
+	// Everything allowed but a host, or the machine.
+	allowAllDenyEvil      = `[{"tool": "*", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "evil.example"}]`
+	denyLocalhostAllowAll = `[{"tool": "*", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "127.0.0.0/8"}]`
 	// Everything allowed but a directory.
 	allowAllDenySecret = `[{"tool": "*", "decision": "allow"}, {"tool": "*", "decision": "deny", "under": "/srv/secret"}]`
 )
@@ -258,6 +261,20 @@ var attacks = []attack{
 	{name: "host/an address, a port and a path under no name", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","next":"127.0.0.1:8080/admin"}`, decision: "deny", reason: "rule"},
 	{name: "host/a host and a path under a server name", rules: denyEvilHost, tool: "web_fetch", args: `{"url":"https://docs.example/","server":"evil.example/x"}`, decision: "deny", reason: "rule"},
 	{name: "host/a relative path under no name is no host", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","next":"docs/1.2.3.4/x"}`, decision: "allow", reason: "rule"},
+
+	// Red team 6: a weak host name's value is read as a client reads it.
+	{name: "host/a short address and a path under a server name", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","server":"127.1/x"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "host/percent-encoded under a server name", rules: denyEvilHost, tool: "web_fetch", args: `{"url":"https://docs.example/","server":"evil%2eexample"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "host/sshIp spells ship", rules: denyEvilHost, tool: "web_fetch", args: `{"url":"https://docs.example/","sshIp":"evil.example"}`, decision: "deny", reason: "rule"},
+	{name: "host/sip is a source IP", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","sip":"localhost"}`, decision: "deny", reason: "rule"},
+	{name: "host/user@host under a server name", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","server":"root@127.0.0.1"}`, decision: "deny", reason: "rule"},
+	{name: "host/host:path under a server name", rules: denyEvilHost, tool: "web_fetch", args: `{"url":"https://docs.example/","server":"evil.example:repo.git"}`, decision: "deny", reason: "rule"},
+	{name: "host/a membership is no host", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","membership":"gold","mac_address":"aa:bb:cc:dd:ee:ff"}`, decision: "allow", reason: "rule"},
+	{name: "host/scp's user@host:path under a path name", rules: allowAllDenyEvil, roots: srv, tool: "write_file", args: `{"source":"git@evil.example:a/b.git","destination":"ok"}`, decision: "deny", reason: "rule"},
+	{name: "host/an address and a path under a path name", rules: denyLocalhostAllowAll, roots: srv, tool: "write_file", args: `{"destination":"127.0.0.1:/tmp/x"}`, decision: "deny", reason: "rule"},
+	{name: "host/scp's user@host:path under no name", rules: allowAllDenyEvil, roots: srv, tool: "write_file", args: `{"repo":"git@evil.example:a/b.git"}`, decision: "deny", reason: "rule"},
+	{name: "names/zip_to is to", rules: allowAllDenySecret, roots: srv, tool: "write_file", args: `{"zip_to":"secret/a.zip"}`, decision: "deny", reason: "rule"},
+	{name: "names/symlink_target is target", rules: allowAllDenySecret, roots: srv, tool: "write_file", args: `{"symlink_target":"secret/x"}`, decision: "deny", reason: "rule"},
 
 	// Red team 4: a value is read as a server that trims and repairs reads
 	// it. Under no name, what reads as a path or URL once white space,

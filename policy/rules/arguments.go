@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,6 +61,7 @@ const (
 	classPathMap                   // an object whose values are paths (a schema's additionalProperties); a string is a path
 	classURLMap                    // an object whose values are URLs, likewise
 	classHostMap                   // an object whose values are hosts, likewise
+	classWordIP                    // a host by the ending "ip" ("serverIp", "membership"): as classWordHost, but a one-label name is no host unless it is localhost
 )
 
 // Limits on what one call may hold: past them the call is refused as a
@@ -123,7 +125,6 @@ var (
 	// an XPath or JSONPath expression, a command, a package URL, a flag,
 	// a user's profile. They are whole names, folded.
 	stopNames = keySet("xpath", "xpaths", "jsonpath", "jsonpaths", "curl", "purl", "purls", "unlink", "blink",
-		"tip", "tips", "hip", "lip", "lips", "dip", "rip", "nip", "sip", "pip", "quip", "snip",
 		"userprofile", "userprofiles", "followsymlinks", "followsymlink", "followlinks", "followlink",
 		"preservesymlinks", "resolvesymlinks", "dereferencesymlinks", "nofollowsymlinks", "allowsymlinks",
 		"showtooltip", "showtooltips")
@@ -141,18 +142,10 @@ var (
 		"whip", "whips", "equip", "equips")
 )
 
-// ipStopWords are the stop words that end in "ip" or "ips", the ones
-// the "ip" ending gives way to even inside a word.
-var ipStopWords = func() []string {
-	var ws []string
-	for w := range stopWords {
-		if strings.HasSuffix(w, "ip") || strings.HasSuffix(w, "ips") {
-			ws = append(ws, w)
-		}
-	}
-	slices.Sort(ws)
-	return ws
-}()
+// maxWordedName bounds the names whose words are read for stop words: a
+// longer one is no field of any server's, and reading its words would
+// cost the call its length in allocations.
+const maxWordedName = 256
 
 // nameEnding is an ending that makes a name a path, directory, URL or host
 // name ("sourcepdfpath", "outputdir", "callbackurl", "redishost").
@@ -178,8 +171,8 @@ var nameEndings = func() []nameEnding {
 	add(classHost, "host", "hosts", "hostname", "hostnames", "ipaddress", "ipaddresses", "ipaddr", "ipaddrs")
 	// "serverIp", "remote_ip": an ending too many words share ("zip",
 	// "tooltip", "relationship") to make every value a host, so only a
-	// value that reads as a host is one.
-	add(classWordHost, "ip", "ips")
+	// value that reads as an address, or a name with a dot, is one.
+	add(classWordIP, "ip", "ips")
 	add(classHost, "ipv4address", "ipv6address")
 	add(classWordHost, "address", "addresses", "addr", "addrs", "server", "servers", "domain", "domains",
 		"peer", "peers", "proxy", "proxies")
@@ -212,29 +205,23 @@ func defaultClass(raw string) argClass {
 	if name == "" || stopNames[name] || stopWords[name] {
 		return classNone
 	}
-	if strings.ContainsAny(raw, "_-.") {
-		if name = withoutStopWords(raw, name); name == "" {
+	if len(raw) <= maxWordedName && strings.ContainsAny(raw, "_-.") {
+		stripped := withoutStopWords(raw, name)
+		if stripped == "" {
 			return classNone
 		}
+		if stripped != name {
+			// Read as if the stop words were not there: "zip_to" is "to".
+			if c, ok := listedClass(stripped); ok {
+				return c
+			}
+		}
+		name = stripped
 	}
 	for _, e := range nameEndings {
-		if !strings.HasSuffix(name, e.suffix) {
-			continue
+		if strings.HasSuffix(name, e.suffix) {
+			return e.class
 		}
-		if e.suffix == "ip" || e.suffix == "ips" {
-			// The weakest ending: "membership", "roundTrip" and "gzip"
-			// end in a word that ends in "ip", and a name that does is
-			// not read by it. An address under it is still read as
-			// one (6).
-			last := name // the last word: "ssh_ip" is an IP's name, "sship" a ship's
-			if words := strings.FieldsFunc(raw, isNameSeparator); len(words) > 0 {
-				last = strings.TrimRight(normKey(words[len(words)-1]), "0123456789")
-			}
-			if slices.ContainsFunc(ipStopWords, func(w string) bool { return strings.HasSuffix(last, w) }) {
-				break
-			}
-		}
-		return e.class
 	}
 	for _, e := range pathWordsAnywhere {
 		if strings.Contains(name, e.suffix) {
@@ -249,10 +236,22 @@ func defaultClass(raw string) argClass {
 // separate them): folded and joined, "" when every word is one. With no
 // stop word among them it is name itself.
 func withoutStopWords(raw, name string) string {
-	words := strings.FieldsFunc(raw, isNameSeparator)
-	if !slices.ContainsFunc(words, func(w string) bool { return stopWords[strings.TrimRight(normKey(w), "0123456789")] }) {
+	// The common case, no stop word among the words, allocates nothing.
+	hasStopWord := false
+	for rest := raw; rest != "" && !hasStopWord; {
+		i := strings.IndexFunc(rest, isNameSeparator)
+		w := rest
+		if i >= 0 {
+			w, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		hasStopWord = len(w) >= 3 && stopWords[strings.TrimRight(normKey(w), "0123456789")]
+	}
+	if !hasStopWord {
 		return name
 	}
+	words := strings.FieldsFunc(raw, isNameSeparator)
 	var b strings.Builder
 	for _, w := range words {
 		if f := normKey(w); !stopWords[strings.TrimRight(f, "0123456789")] {
@@ -300,7 +299,7 @@ func cachedDefaultClass(raw string) argClass {
 		return c.(argClass)
 	}
 	c := defaultClass(raw)
-	if defaultClassesSize.Load() < maxCachedNames {
+	if len(raw) <= maxWordedName && defaultClassesSize.Load() < maxCachedNames {
 		if _, loaded := defaultClasses.LoadOrStore(raw, c); !loaded {
 			defaultClassesSize.Add(1)
 		}
@@ -616,6 +615,7 @@ func parseSchemaKeys(params json.RawMessage) schemaKeys {
 		values    bool
 	}
 	followed := map[refUse]bool{}
+	anchors := schemaAnchors(root)
 	// walk reads the schema of the argument named name ("" for the
 	// top-level object itself); values says it is the schema of that
 	// object's values (additionalProperties), not of the argument itself.
@@ -628,15 +628,15 @@ func parseSchemaKeys(params json.RawMessage) schemaKeys {
 		if steps++; !ok || depth > MaxArgumentDepth || steps > maxSchemaSteps {
 			return
 		}
-		if ref, ok := obj["$ref"].(string); ok && strings.HasPrefix(ref, "#/") && !followed[refUse{ref, name, values}] {
-			followed[refUse{ref, name, values}] = true
-			target := root
-			for _, part := range strings.Split(ref[2:], "/") {
-				part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
-				m, _ := target.(map[string]any)
-				target = m[part]
+		for _, k := range []string{"$ref", "$dynamicRef"} {
+			ref, ok := obj[k].(string)
+			if !ok || followed[refUse{ref, name, values}] {
+				continue
 			}
-			walk(name, target, depth, values) // as if written here: a chain of refs is no deeper
+			followed[refUse{ref, name, values}] = true
+			if target, ok := resolveLocalRef(root, ref, anchors); ok {
+				walk(name, target, depth, values) // as if written here: a chain of refs is no deeper
+			}
 		}
 		if format, ok := obj["format"].(string); ok && (name != "" || values) {
 			paths, urls, hosts := keys.paths, keys.urls, keys.hosts
@@ -646,12 +646,12 @@ func parseSchemaKeys(params json.RawMessage) schemaKeys {
 			if name == "" { // the root's own values: its undeclared arguments
 				paths, urls, hosts = map[string]bool{}, map[string]bool{}, map[string]bool{}
 			}
-			switch format {
+			switch strings.ToLower(format) {
 			case "path", "file-path", "filepath", "directory", "dir", "directory-path", "dir-path":
 				paths[name] = true
 			case "uri", "url", "uri-reference", "iri", "iri-reference":
 				urls[name] = true
-			case "hostname", "idn-hostname", "ipv4", "ipv6":
+			case "hostname", "idn-hostname", "ipv4", "ipv6", "host-name", "ip-address": // the last two: draft 3's
 				hosts[name] = true
 			}
 			if name == "" {
@@ -710,6 +710,69 @@ func parseSchemaKeys(params json.RawMessage) schemaKeys {
 		}
 	}
 	return keys
+}
+
+// resolveLocalRef finds the schema a $ref or $dynamicRef names within the
+// document: a JSON Pointer fragment ("#/$defs/P", percent-decoded as a
+// URI fragment is) or an anchor ("#P"), after the document's own $id if
+// it is written out ("https://x/s#/$defs/P"). A ref to another document
+// is not followed.
+func resolveLocalRef(root any, ref string, anchors map[string]any) (any, bool) {
+	base, fragment, found := strings.Cut(ref, "#")
+	if !found {
+		return nil, false
+	}
+	if base != "" {
+		m, _ := root.(map[string]any)
+		if id, _ := m["$id"].(string); id == "" || strings.TrimSuffix(id, "#") != base {
+			return nil, false
+		}
+	}
+	if !strings.HasPrefix(fragment, "/") && fragment != "" {
+		target, ok := anchors[fragment]
+		return target, ok
+	}
+	target := root
+	for _, part := range strings.Split(fragment, "/")[1:] {
+		if d, err := url.PathUnescape(part); err == nil {
+			part = d // a URI fragment: "#/$defs/My%20Path"
+		}
+		part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
+		m, _ := target.(map[string]any)
+		target = m[part]
+	}
+	return target, target != nil
+}
+
+// schemaAnchors are the subschemas of a schema by their $anchor and
+// $dynamicAnchor names.
+func schemaAnchors(root any) map[string]any {
+	anchors := map[string]any{}
+	var scan func(node any, depth int)
+	scan = func(node any, depth int) {
+		if depth > MaxArgumentDepth {
+			return
+		}
+		switch n := node.(type) {
+		case map[string]any:
+			for _, k := range []string{"$anchor", "$dynamicAnchor"} {
+				if a, ok := n[k].(string); ok {
+					if _, taken := anchors[a]; !taken {
+						anchors[a] = n
+					}
+				}
+			}
+			for _, v := range n {
+				scan(v, depth+1)
+			}
+		case []any:
+			for _, v := range n {
+				scan(v, depth+1)
+			}
+		}
+	}
+	scan(root, 0)
+	return anchors
 }
 
 // isStringSchema reports a schema that admits a string and nothing else
@@ -1082,29 +1145,17 @@ func (w *argWalker) str(raw string, class argClass, t *ast.Term, s string, at *p
 		}
 		w.add(&w.in.Hosts, v, at, class)
 		w.embeddedDoc(raw, class, t, s, at, depth, false)
-	case classWordHost:
-		switch r := trimReading(s); {
-		case readsAsURL(r):
-			v.Resolved, _ = builtins.URLHost(s)
-			w.add(&w.in.Hosts, v, at, class)
-		case readsAsHost(r):
-			v.Resolved, _ = builtins.HostOf(s) // unknown when s has what a server trims
-			w.add(&w.in.Hosts, v, at, class)
-		case isNumericHost(r):
-			// "127.1", "2130706433", "0177.1": an address to a resolver
-			// and a ZIP code or a count to a person. Unknown, so that a
-			// host rule asks rather than deny "90210" or allow 127.0.0.1.
-			w.add(&w.in.Hosts, v, at, class)
-		default:
-			if h, ok := schemelessHost(r); ok && readsAsHost(h) {
-				// "evil.example/x", "169.254.169.254/latest": a URL
-				// without its scheme, which a client completes.
-				v.Resolved, _ = builtins.HostOf(h)
-				w.add(&w.in.Hosts, v, at, class)
-				return
-			}
+	case classWordHost, classWordIP:
+		r := trimReading(s)
+		h, ok := weakHost(r, class == classWordIP)
+		if !ok {
 			w.unnamed(raw, class, t, s, at, depth)
+			return
 		}
+		if r == s {
+			v.Resolved = h
+		} // else unknown: s has what a server trims
+		w.add(&w.in.Hosts, v, at, class)
 	default:
 		w.unnamed(raw, classNone, t, s, at, depth)
 	}
@@ -1134,6 +1185,16 @@ func (w *argWalker) unnamed(raw string, class argClass, t *ast.Term, s string, a
 		w.add(&w.in.Hosts, v, at, classNone)
 		return
 	}
+	if h, ok := remoteHost(r); ok {
+		// "git@evil.example:a/b.git", "root@10.0.0.1:/x": where ssh,
+		// scp and git go.
+		if r != s {
+			h = ""
+		}
+		v.Resolved = h
+		w.add(&w.in.Hosts, v, at, classNone)
+		return
+	}
 	if h, ok := schemelessHost(r); ok && readsAsIP(h) {
 		// An address and a path after it ("169.254.169.254/latest",
 		// "1.2.3.4:80/x"): a URL without its scheme. Its host, read as
@@ -1143,6 +1204,96 @@ func (w *argWalker) unnamed(raw string, class argClass, t *ast.Term, s string, a
 		return
 	}
 	w.embeddedDoc(raw, class, t, s, at, depth, true)
+}
+
+// weakHost reads a (trimmed) value under a name that holds a host as
+// often as something else: ok when it reads as a host, host "" when the
+// host is unknown. It is a host when it is
+//   - a URL, its host;
+//   - a name or address the host reader accepts, but not a number, and
+//     under an "ip" name (dotOnly) not a name of one label other than
+//     localhost ("membership": "gold");
+//   - an address written short ("127.1", "2130706433", "0177.1"): an
+//     address to a resolver and a ZIP code or a count to a person, so
+//     unknown, and a host rule asks rather than deny "90210" or allow
+//     127.0.0.1;
+//   - "user@host", as ssh, scp and git take a destination, the host;
+//   - a host followed by a path ("evil.example/x", "169.254.169.254/x")
+//     or, as scp and git write it, by ":" and a path
+//     ("evil.example:repo.git"): a URL without its scheme, its host;
+//   - percent-encoded, what its decoding reads as (a WHATWG URL parser
+//     decodes "evil%2eexample"), unknown.
+func weakHost(r string, dotOnly bool) (string, bool) {
+	switch {
+	case r == "":
+		return "", false
+	case readsAsURL(r):
+		h, _ := builtins.URLHost(r)
+		return h, true
+	case readsAsHost(r):
+		if dotOnly && !strings.ContainsAny(r, ".:[") && !strings.EqualFold(r, "localhost") {
+			return "", false
+		}
+		h, _ := builtins.HostOf(r)
+		return h, true
+	case isNumericHost(r):
+		return "", true
+	}
+	if i := strings.LastIndexByte(r, '@'); i > 0 && !strings.ContainsAny(r[:i], "/\\ \t") {
+		return weakHost(r[i+1:], dotOnly)
+	}
+	if h, ok := schemelessHost(r); ok {
+		return weakHost(h, dotOnly)
+	}
+	if h, ok := scpHost(r); ok {
+		return weakHost(h, dotOnly)
+	}
+	if strings.Contains(r, "%") {
+		if d, err := url.PathUnescape(r); err == nil && d != r {
+			if _, ok := weakHost(d, dotOnly); ok {
+				return "", true
+			}
+		}
+	}
+	return "", false
+}
+
+// scpHost is the host of scp's and git's "host:path" ("[::1]:/x",
+// "evil.example:repo.git"): what comes before the first ":" (after the
+// brackets of an IPv6 address) when a path, not a port, follows it.
+func scpHost(r string) (string, bool) {
+	i := strings.IndexByte(r, ':')
+	if strings.HasPrefix(r, "[") {
+		end := strings.IndexByte(r, ']')
+		if end < 0 || end+1 >= len(r) || r[end+1] != ':' {
+			return "", false
+		}
+		i = end + 1
+	}
+	if i <= 0 || i+1 >= len(r) || strings.HasPrefix(r[i+1:], "//") || isPort(r[i:]) {
+		return "", false
+	}
+	if h := r[:i]; strings.ContainsAny(h, ".[") || strings.EqualFold(h, "localhost") {
+		return h, true // a name of one label is a drive, a time, a MAC address's first part
+	}
+	return "", false
+}
+
+// remoteHost is the host of a remote path as ssh, scp, rsync and git
+// take one: "user@host:path" (any host), or "address:path" with an IP
+// address ("127.0.0.1:/tmp/x", "[::1]:/x"); host "" when it cannot be
+// read.
+func remoteHost(r string) (string, bool) {
+	rest, user := r, false
+	if i := strings.IndexByte(r, '@'); i > 0 && !strings.ContainsAny(r[:i], "/\\: \t") {
+		rest, user = r[i+1:], true
+	}
+	h, ok := scpHost(rest)
+	if !ok || !(user && readsAsHost(h) || readsAsIP(h)) {
+		return "", false
+	}
+	host, _ := builtins.HostOf(h)
+	return host, true
 }
 
 // schemelessHost is what comes before the first "/", "\\", "?" or "#" of a
@@ -1240,11 +1391,19 @@ func (w *argWalker) pathString(raw string, class argClass, t *ast.Term, s string
 		r, _ := builtins.Resolve(w.in.Root, s)
 		w.add(&w.in.Paths, Value{Arg: raw, raw: t, Resolved: r}, at, class)
 	}
-	if readsAsURL(trimReading(s)) {
+	r := trimReading(s)
+	if readsAsURL(r) {
 		// A URL under a path's name: a server that takes a file or a
 		// URL fetches it. A URL too, its host read (unknown if it
 		// cannot be), as a path under a URL's name is a path too.
 		h, _ := builtins.URLHost(s)
+		w.add(&w.in.Hosts, Value{Arg: raw, raw: t, Resolved: h}, at, classNone)
+	} else if h, ok := remoteHost(r); ok {
+		// "git@evil.example:a/b.git", "127.0.0.1:/tmp/x": a clone or a
+		// copy over ssh reaches that host.
+		if r != s {
+			h = ""
+		}
 		w.add(&w.in.Hosts, Value{Arg: raw, raw: t, Resolved: h}, at, classNone)
 	}
 }

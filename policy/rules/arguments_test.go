@@ -32,10 +32,14 @@ func TestDefaultClassOfNames(t *testing.T) {
 		classWordDir:  {"folder_id", "folderid", "directoryId"},
 		classHost: {"host", "hostname", "ip", "ip_address", "remoteHost", "REMOTEHOST", "redishost", "db_host", "hostName", "host2",
 			"ipv4", "IPv6", "hostIpv4", "ipv4_address", "syslog_host", "sysloghost", "debugHost", "debughost", "log_host"},
-		classWordHost: {"server_ip", "serverIp", "SERVERIP", "remote_ip", "clientIp", "hostIp", "localIp", "vip",
+		// The ending "ip" reads an address or a dotted name (red team 6:
+		// "sshIp" spells "ship", and a stop word there hid it).
+		classWordIP: {"server_ip", "serverIp", "SERVERIP", "remote_ip", "clientIp", "hostIp", "localIp", "vip", "ssh_ip", "switch_ip",
+			"sshIp", "sship", "switchIp", "sip", "dip", "relationship", "membership", "roundTrip", "tip", "gzip"},
+		classWordHost: {
 			"address", "addresses", "addr", "server", "servers", "domain", "domains", "peer", "peers", "proxy", "proxies",
 			"serverAddress", "server_address", "bindAddr", "dnsServer", "subdomain", "httpProxy", "email_address",
-			"job_server", "jobServer", "ssh_ip", "switch_ip"},
+			"job_server", "jobServer"},
 		classURL: {"url", "URLs", "uri", "href", "link", "links", "endpoint", "webhook", "callback", "callbackUrl", "redirect_uri",
 			"baseURL", "serverUrl", "origin", "imageUrl", "CALLBACKURL", "imageurl", "url2", "hyperlink", "permalink"},
 		classContent: {"content", "text", "body", "oldText", "newText", "old_string", "newString", "message", "commitMessage",
@@ -44,11 +48,11 @@ func TestDefaultClassOfNames(t *testing.T) {
 			"destinationType", "urlencoded", "pathway", "title", "topic",
 			// Words that end like a path, URL or host word, and are not.
 			"userProfile", "userprofile", "profiles", "XPath", "jsonPath", "JSONPATH", "curl", "purl", "followSymlinks",
-			"follow_links", "symlink", "hardlinks", "unlink", "ghost", "zip", "skip", "tooltip", "showTooltip", "relationship",
-			"membership", "strip", "roundTrip", "clip", "tip", "gzip", "md5", "sha256", "base64", "dirForOutput", "percentile", "observer",
+			"follow_links", "symlink", "hardlinks", "unlink", "ghost", "zip", "skip", "tooltip", "showTooltip",
+			"strip", "clip", "md5", "sha256", "base64", "dirForOutput", "percentile", "observer",
 			// Red team 5: a stop word is a whole word between "_", "-", "."
 			// or the name's ends.
-			"user_profile", "ghost_mode", "follow-symlinks", "backup.zip", "sship", "switchIp", "pathway", "PROFILE"},
+			"user_profile", "ghost_mode", "follow-symlinks", "backup.zip", "pathway", "PROFILE"},
 	} {
 		for _, n := range names {
 			assert.Equal(t, class, defaultClass(n), "%s", n)
@@ -220,6 +224,19 @@ func TestSchemaReadWhole(t *testing.T) {
 	assert.True(t, keys.restPaths)
 	ta := compileArgs(nil, "t", keys)
 	assert.Equal(t, classPath, ta.classOf("spot"))
+	// Red team 6: anchors, $dynamicRef, the document's own $id, a
+	// percent-encoded pointer, formats in capitals and draft 3's.
+	more := parseSchemaKeys(json.RawMessage(`{"$id": "https://x/s", "type": "object",
+		"properties": {"an": {"$ref": "#Pth"}, "dyn": {"$dynamicRef": "#meta"}, "abs": {"$ref": "https://x/s#/$defs/P"},
+			"pct": {"$ref": "#/$defs/My%20P"}, "caps": {"format": "Path"}, "h3": {"format": "host-name"}, "i3": {"format": "ip-address"},
+			"other": {"$ref": "https://y/s#/$defs/P"}},
+		"$defs": {"P": {"$anchor": "Pth", "format": "path"}, "D": {"$dynamicAnchor": "meta", "format": "path"}, "My P": {"format": "path"}}}`))
+	for _, n := range []string{"an", "dyn", "abs", "pct", "caps"} {
+		assert.True(t, more.paths[n], n)
+	}
+	assert.False(t, more.paths["other"], "another document is not followed")
+	assert.True(t, more.hosts["h3"])
+	assert.True(t, more.hosts["i3"])
 	assert.Equal(t, []argClass{classHost}, ta.moreOf("spot"))
 	assert.Equal(t, classPath, ta.topClassOf("undeclared"))
 	assert.Equal(t, classPath, ta.topClassOf("a"))
@@ -261,6 +278,8 @@ func FuzzArgumentsSeen(f *testing.F) {
 		`{"address":"x.example"}`, `{"m":{"http://h/":1,"[::1]:80":2}}`, `{"server":"1"}`,
 		`{"server":"127.1"}`, `{"next":"169.254.169.254/latest"}`, `{"proxy":"evil.example/x"}`, `{"w":"\u201e/etc\u201c"}`,
 		`{"cli_path":"x"}`, `{"syslog_host":"h"}`, `{"user_profile":"p"}`,
+		`{"sshIp":"localhost"}`, `{"server":"127.1/x"}`, `{"server":"evil%2eexample"}`, `{"source":"git@evil.example:a/b.git"}`,
+		`{"repo":"root@10.0.0.1:/x"}`, `{"server":"root@evil.example"}`, `{"zip_to":"x"}`,
 	} {
 		f.Add(s)
 	}
@@ -302,8 +321,10 @@ func FuzzArgumentsSeen(f *testing.F) {
 				}
 				r := trimReading(x)
 				h, schemeless := schemelessHost(r)
-				must := pathish(c) || c == classURL || c == classHost || c == classWordHost && (readsAsHost(r) || isNumericHost(r)) ||
-					schemeless && (readsAsIP(h) || c == classWordHost && readsAsHost(h)) ||
+				_, weak := weakHost(r, c == classWordIP)
+				_, remote := remoteHost(r)
+				must := pathish(c) || c == classURL || c == classHost || (c == classWordHost || c == classWordIP) && weak ||
+					schemeless && readsAsIP(h) || remote ||
 					looksLikePath(r) || looksLikeOption(r) || readsAsURL(r) || readsAsIP(r)
 				if must && !seen[x] {
 					t.Fatalf("arguments %s: %q under %q is not among the paths and URLs %v %v", args, x, key, in.Paths, in.Hosts)

@@ -273,6 +273,8 @@ var attacks = []attack{
 	{name: "host/scp's user@host:path under a path name", rules: allowAllDenyEvil, roots: srv, tool: "write_file", args: `{"source":"git@evil.example:a/b.git","destination":"ok"}`, decision: "deny", reason: "rule"},
 	{name: "host/an address and a path under a path name", rules: denyLocalhostAllowAll, roots: srv, tool: "write_file", args: `{"destination":"127.0.0.1:/tmp/x"}`, decision: "deny", reason: "rule"},
 	{name: "host/scp's user@host:path under no name", rules: allowAllDenyEvil, roots: srv, tool: "write_file", args: `{"repo":"git@evil.example:a/b.git"}`, decision: "deny", reason: "rule"},
+	{name: "host/a user with an @ in it, scp's reading", rules: allowAllDenyEvil, roots: srv, tool: "write_file", args: `{"source":"a@b@evil.example:x"}`, decision: "deny", reason: "rule"},
+	{name: "host/ssh and a URL parser read different hosts", rules: denyEvilHost, tool: "web_fetch", args: `{"url":"https://docs.example/","server":"root@evil.example:x@y"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "names/zip_to is to", rules: allowAllDenySecret, roots: srv, tool: "write_file", args: `{"zip_to":"secret/a.zip"}`, decision: "deny", reason: "rule"},
 	{name: "names/symlink_target is target", rules: allowAllDenySecret, roots: srv, tool: "write_file", args: `{"symlink_target":"secret/x"}`, decision: "deny", reason: "rule"},
 

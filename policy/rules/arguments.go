@@ -1239,8 +1239,32 @@ func weakHost(r string, dotOnly bool) (string, bool) {
 	case isNumericHost(r):
 		return "", true
 	}
-	if i := strings.LastIndexByte(r, '@'); i > 0 && !strings.ContainsAny(r[:i], "/\\ \t") {
-		return weakHost(r[i+1:], dotOnly)
+	if strings.Contains(r, "@") {
+		// The user goes up to the last "@" of the authority: before the
+		// first "/" to a URL parser ("user:pw@host/x"), before the first
+		// ":" to ssh and scp ("user@host:p@th"). Where the two readings
+		// name different hosts, the host is unknown.
+		byURL, urlOK := afterUser(r, "/\\?#")
+		bySSH, sshOK := afterUser(r, ":[")
+		if h, ok := scpHost(bySSH); ok {
+			bySSH = h // the host before scp's ":path", whatever the path holds
+		}
+		switch {
+		case urlOK && sshOK && byURL != bySSH:
+			hu, oku := weakHost(byURL, dotOnly)
+			hs, oks := weakHost(bySSH, dotOnly)
+			if !oku && !oks {
+				return "", false
+			}
+			if oku && oks && hu == hs {
+				return hu, true
+			}
+			return "", true
+		case urlOK:
+			return weakHost(byURL, dotOnly)
+		case sshOK:
+			return weakHost(bySSH, dotOnly)
+		}
 	}
 	if h, ok := schemelessHost(r); ok {
 		return weakHost(h, dotOnly)
@@ -1256,6 +1280,21 @@ func weakHost(r string, dotOnly bool) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// afterUser is r after its user, "user@": the last "@" before the first
+// of ends (or in all of r, if none), with no "/", "\\" or white space
+// before it.
+func afterUser(r, ends string) (string, bool) {
+	prefix := r
+	if end := strings.IndexAny(r, ends); end >= 0 {
+		prefix = r[:end]
+	}
+	i := strings.LastIndexByte(prefix, '@')
+	if i <= 0 || strings.ContainsAny(r[:i], "/\\ \t") {
+		return "", false
+	}
+	return r[i+1:], true
 }
 
 // scpHost is the host of scp's and git's "host:path" ("[::1]:/x",
@@ -1285,8 +1324,8 @@ func scpHost(r string) (string, bool) {
 // read.
 func remoteHost(r string) (string, bool) {
 	rest, user := r, false
-	if i := strings.IndexByte(r, '@'); i > 0 && !strings.ContainsAny(r[:i], "/\\: \t") {
-		rest, user = r[i+1:], true
+	if after, ok := afterUser(r, ":["); ok { // ssh's user ends at the last "@" before the host
+		rest, user = after, true
 	}
 	h, ok := scpHost(rest)
 	if !ok || !(user && readsAsHost(h) || readsAsIP(h)) {

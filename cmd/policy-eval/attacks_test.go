@@ -275,6 +275,14 @@ var attacks = []attack{
 	{name: "host/scp's user@host:path under no name", rules: allowAllDenyEvil, roots: srv, tool: "write_file", args: `{"repo":"git@evil.example:a/b.git"}`, decision: "deny", reason: "rule"},
 	{name: "host/a user with an @ in it, scp's reading", rules: allowAllDenyEvil, roots: srv, tool: "write_file", args: `{"source":"a@b@evil.example:x"}`, decision: "deny", reason: "rule"},
 	{name: "host/ssh and a URL parser read different hosts", rules: denyEvilHost, tool: "web_fetch", args: `{"url":"https://docs.example/","server":"root@evil.example:x@y"}`, decision: "ask", reason: "unevaluable-path"},
+	// Red team 7: remote paths as scp reads them, a dot as IDNA maps it,
+	// and a content name left by a stop word reads no less.
+	{name: "host/user@host:digits is a remote file", rules: allowAllDenyEvil, roots: srv, tool: "write_file", args: `{"path":"root@evil.example:22"}`, decision: "deny", reason: "rule"},
+	{name: "host/user@host: is the remote home", rules: denyLocalhostAllowAll, roots: srv, tool: "write_file", args: `{"x":"root@127.0.0.1:"}`, decision: "deny", reason: "rule"},
+	{name: "host/user@short address", rules: denyLocalhostAllowAll, roots: srv, tool: "write_file", args: `{"path":"root@127.1:x"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "host/a dotted host and :/ under no name", rules: allowAllDenyEvil, roots: srv, tool: "write_file", args: `{"x":"evil.example:/etc/passwd"}`, decision: "deny", reason: "rule"},
+	{name: "host/an ideographic full stop under an ip name", rules: denyEvilHost, tool: "web_fetch", args: `{"url":"https://docs.example/","serverIp":"evil。example"}`, decision: "deny", reason: "rule"},
+	{name: "names/zip_data reads no less than before", rules: denyLocalhost, tool: "web_fetch", args: `{"url":"http://11.0.0.1/","zip_data":"http://169.254.169.254/x"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "names/zip_to is to", rules: allowAllDenySecret, roots: srv, tool: "write_file", args: `{"zip_to":"secret/a.zip"}`, decision: "deny", reason: "rule"},
 	{name: "names/symlink_target is target", rules: allowAllDenySecret, roots: srv, tool: "write_file", args: `{"symlink_target":"secret/x"}`, decision: "deny", reason: "rule"},
 

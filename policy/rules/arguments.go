@@ -212,8 +212,8 @@ func defaultClass(raw string) argClass {
 		}
 		if stripped != name {
 			// Read as if the stop words were not there: "zip_to" is "to".
-			if c, ok := listedClass(stripped); ok {
-				return c
+			if c, ok := listedClass(stripped); ok && c != classContent {
+				return c // content would read less than the name did: "zip_data" stays unrecognised
 			}
 		}
 		name = stripped
@@ -1231,10 +1231,10 @@ func weakHost(r string, dotOnly bool) (string, bool) {
 		h, _ := builtins.URLHost(r)
 		return h, true
 	case readsAsHost(r):
-		if dotOnly && !strings.ContainsAny(r, ".:[") && !strings.EqualFold(r, "localhost") {
+		h, _ := builtins.HostOf(r) // canonical: "evil。example" has its dot
+		if dotOnly && !strings.ContainsAny(h, ".:[") && h != "localhost" {
 			return "", false
 		}
-		h, _ := builtins.HostOf(r)
 		return h, true
 	case isNumericHost(r):
 		return "", true
@@ -1273,7 +1273,9 @@ func weakHost(r string, dotOnly bool) (string, bool) {
 		return weakHost(h, dotOnly)
 	}
 	if strings.Contains(r, "%") {
-		if d, err := url.PathUnescape(r); err == nil && d != r {
+		// Decoded once: a server decodes once, and each further layer
+		// would cost the whole string again.
+		if d, err := url.PathUnescape(r); err == nil && d != r && !strings.Contains(d, "%") {
 			if _, ok := weakHost(d, dotOnly); ok {
 				return "", true
 			}
@@ -1319,17 +1321,37 @@ func scpHost(r string) (string, bool) {
 }
 
 // remoteHost is the host of a remote path as ssh, scp, rsync and git
-// take one: "user@host:path" (any host), or "address:path" with an IP
-// address ("127.0.0.1:/tmp/x", "[::1]:/x"); host "" when it cannot be
-// read.
+// take one: "user@host:path" (any host, any path, none included: scp
+// reads "user@host:22" as the file 22), an IP address, ":" and a path
+// ("127.0.0.1:/tmp/x", "[::1]:x"), or a host with a dot (or localhost)
+// and ":/" or rsync's "::" ("evil.example:/etc/x"). host is "" when it
+// cannot be read as the host reader reads one ("root@127.1:x", whose
+// 127.1 ssh resolves, "root@[127.0.0.1]:x").
 func remoteHost(r string) (string, bool) {
 	rest, user := r, false
 	if after, ok := afterUser(r, ":["); ok { // ssh's user ends at the last "@" before the host
 		rest, user = after, true
 	}
-	h, ok := scpHost(rest)
-	if !ok || !(user && readsAsHost(h) || readsAsIP(h)) {
+	end := strings.IndexByte(rest, ':')
+	if strings.HasPrefix(rest, "[") {
+		if b := strings.IndexByte(rest, ']'); b > 0 && b+1 < len(rest) && rest[b+1] == ':' {
+			end = b + 1
+		} else {
+			return "", false
+		}
+	}
+	if end <= 0 || strings.ContainsAny(rest[:end], "/\\ \t") || strings.HasPrefix(rest[end+1:], "//") {
 		return "", false
+	}
+	h, path := rest[:end], rest[end+1:]
+	switch {
+	case user, readsAsIP(h), isNumericHost(h):
+	case (strings.Contains(h, ".") || strings.EqualFold(h, "localhost")) && (strings.HasPrefix(path, "/") || strings.HasPrefix(path, ":")):
+	default:
+		return "", false
+	}
+	if !readsAsHost(h) {
+		return "", true // a host all the same, that cannot be read
 	}
 	host, _ := builtins.HostOf(h)
 	return host, true

@@ -1299,25 +1299,34 @@ func afterUser(r, ends string) (string, bool) {
 	return r[i+1:], true
 }
 
-// scpHost is the host of scp's and git's "host:path" ("[::1]:/x",
-// "evil.example:repo.git"): what comes before the first ":" (after the
-// brackets of an IPv6 address) when a path, not a port, follows it.
-func scpHost(r string) (string, bool) {
-	i := strings.IndexByte(r, ':')
+// splitRemote splits scp's and git's "host:path" ("[::1]:/x",
+// "evil.example:repo.git") at the first ":" after the host (after the
+// brackets of an IPv6 address): a host with no "/", "\\" or white space,
+// and a path that is no URL's "//".
+func splitRemote(r string) (host, path string, ok bool) {
+	end := strings.IndexByte(r, ':')
 	if strings.HasPrefix(r, "[") {
-		end := strings.IndexByte(r, ']')
-		if end < 0 || end+1 >= len(r) || r[end+1] != ':' {
-			return "", false
+		b := strings.IndexByte(r, ']')
+		if b < 0 || b+1 >= len(r) || r[b+1] != ':' {
+			return "", "", false
 		}
-		i = end + 1
+		end = b + 1
 	}
-	if i <= 0 || i+1 >= len(r) || strings.HasPrefix(r[i+1:], "//") || isPort(r[i:]) {
+	if end <= 0 || strings.ContainsAny(r[:end], "/\\ \t") || strings.HasPrefix(r[end+1:], "//") {
+		return "", "", false
+	}
+	return r[:end], r[end+1:], true
+}
+
+// scpHost is the host of a "host:path" where a path, not a port, follows
+// the host, and the host has a dot, brackets or is localhost (a name of
+// one label is a drive, a time, a MAC address's first part).
+func scpHost(r string) (string, bool) {
+	h, path, ok := splitRemote(r)
+	if !ok || path == "" || isPort(":"+path) || !strings.ContainsAny(h, ".[") && !strings.EqualFold(h, "localhost") {
 		return "", false
 	}
-	if h := r[:i]; strings.ContainsAny(h, ".[") || strings.EqualFold(h, "localhost") {
-		return h, true // a name of one label is a drive, a time, a MAC address's first part
-	}
-	return "", false
+	return h, true
 }
 
 // remoteHost is the host of a remote path as ssh, scp, rsync and git
@@ -1332,18 +1341,10 @@ func remoteHost(r string) (string, bool) {
 	if after, ok := afterUser(r, ":["); ok { // ssh's user ends at the last "@" before the host
 		rest, user = after, true
 	}
-	end := strings.IndexByte(rest, ':')
-	if strings.HasPrefix(rest, "[") {
-		if b := strings.IndexByte(rest, ']'); b > 0 && b+1 < len(rest) && rest[b+1] == ':' {
-			end = b + 1
-		} else {
-			return "", false
-		}
-	}
-	if end <= 0 || strings.ContainsAny(rest[:end], "/\\ \t") || strings.HasPrefix(rest[end+1:], "//") {
+	h, path, ok := splitRemote(rest)
+	if !ok {
 		return "", false
 	}
-	h, path := rest[:end], rest[end+1:]
 	switch {
 	case user, readsAsIP(h), isNumericHost(h):
 	case (strings.Contains(h, ".") || strings.EqualFold(h, "localhost")) && (strings.HasPrefix(path, "/") || strings.HasPrefix(path, ":")):

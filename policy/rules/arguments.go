@@ -1077,13 +1077,7 @@ func (w *argWalker) walk(raw string, class argClass, t *ast.Term, at *pointer, d
 			default:
 				w.unnamedKey(raw, k, key, at)
 			}
-			ptr := &pointer{up: at, key: key, isKey: true}
-			w.walk(key, inner, val, ptr, depth+1)
-			if inner == w.tool.classOf(key) {
-				for _, c := range w.tool.moreOf(key) {
-					w.walk(key, c, val, ptr, depth+1)
-				}
-			}
+			w.walkNamed(key, inner, val, &pointer{up: at, key: key, isKey: true}, depth+1)
 			return nil
 		})
 	default:
@@ -1094,6 +1088,18 @@ func (w *argWalker) walk(raw string, class argClass, t *ast.Term, at *pointer, d
 			w.add(&w.in.Paths, Value{Arg: raw, raw: t}, at, class)
 		case classURL, classHost, classPathOrURL:
 			w.add(&w.in.Hosts, Value{Arg: raw, raw: t}, at, class)
+		}
+	}
+}
+
+// walkNamed walks the value of the argument named key under class, and
+// again under each other class the schema gives that name, unless class
+// is not the name's own (the object it is in decided it).
+func (w *argWalker) walkNamed(key string, class argClass, t *ast.Term, at *pointer, depth int) {
+	w.walk(key, class, t, at, depth)
+	if class == w.tool.classOf(key) {
+		for _, c := range w.tool.moreOf(key) {
+			w.walk(key, c, t, at, depth)
 		}
 	}
 }

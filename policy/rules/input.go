@@ -179,11 +179,7 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	}
 	for _, item := range in.arguments {
 		k := string(item[0].Value.(ast.String))
-		ptr := &pointer{key: k, isKey: true}
-		w.walk(k, w.tool.topClassOf(k), item[1], ptr, 1)
-		for _, c := range w.tool.moreOf(k) {
-			w.walk(k, c, item[1], ptr, 1)
-		}
+		w.walkNamed(k, w.tool.topClassOf(k), item[1], &pointer{key: k, isKey: true}, 1)
 		if w.err != nil {
 			return nil, &BadCallError{fmt.Sprintf("bad call to '%s': %v", name, w.err)}
 		}

@@ -39,9 +39,8 @@ fuzz_runs="${FUZZTIME:-30000x}"
 for target in FuzzContains FuzzResolve FuzzScope FuzzCleanAbs FuzzURLHost FuzzMatchTool FuzzFoldPath FuzzIPSpellings FuzzSensitiveFile; do
 	go test ./builtins/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done
-for target in FuzzDecodeJSON FuzzArgumentsSeen; do
-	go test ./policy/rules/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
-done
+go test ./internal/strictjson/ -run '^$' -fuzz '^FuzzDecodeJSON$' -fuzztime "$fuzz_runs"
+go test ./internal/argread/ -run '^$' -fuzz '^FuzzArgumentsSeen$' -fuzztime "$fuzz_runs"
 for target in FuzzReadMessage FuzzEnvelope; do
 	go test ./cmd/mcp-policy/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done

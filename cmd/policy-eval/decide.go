@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
+	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 	"github.com/mcp-policy/mcp-policy/verdict"
@@ -167,7 +168,7 @@ func loadTools(file string) (map[string]*provider.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := rules.CheckJSON(data); err != nil {
+	if err := strictjson.Check(data); err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
 	var list []json.RawMessage
@@ -232,7 +233,7 @@ func (d *decider) decideLine(line []byte) any {
 // parseCall reads {"id", "function": {"name", "arguments"}}, arguments a
 // JSON string or object.
 func parseCall(line []byte) (provider.Call, error) {
-	if err := rules.CheckJSON(line); err != nil {
+	if err := strictjson.Check(line); err != nil {
 		return provider.Call{}, fmt.Errorf("malformed call: %v", err)
 	}
 	var c struct {

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
+
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -18,6 +18,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/argread"
 	"github.com/mcp-policy/mcp-policy/internal/engine"
 	"github.com/mcp-policy/mcp-policy/internal/realpath"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -69,9 +70,8 @@ type Engine struct {
 	roots     map[string]string
 	rootKeys  []string // longest first
 	arguments []ArgumentSpec
-	timeout   time.Duration // DecisionTimeout
-	argsFor   sync.Map      // tool name -> *cachedArgs
-	argsCount atomic.Int64
+	reader    *argread.Reader // reads calls' arguments under the specs
+	timeout   time.Duration   // DecisionTimeout
 
 	// The input's terms that repeat from call to call, made once: each
 	// root, and each combination of the four hints (see annotationsTerm).
@@ -87,13 +87,15 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ValidateArgumentSpecs(cfg.Arguments); err != nil {
-		return nil, err
+	reader, err := argread.NewReader(cfg.Arguments)
+	if err != nil {
+		return nil, specError(err)
 	}
 	if cfg.DecisionTimeout < 0 {
 		return nil, errors.New("decision timeout: must not be negative")
 	}
-	e := &Engine{rules: rs, roots: map[string]string{}, arguments: slices.Clone(cfg.Arguments), timeout: cfg.DecisionTimeout}
+	e := &Engine{rules: rs, roots: map[string]string{}, arguments: slices.Clone(cfg.Arguments), reader: reader,
+		timeout: cfg.DecisionTimeout}
 	for k, dir := range cfg.Roots {
 		if k == "" {
 			return nil, errors.New("roots: an empty key names no tool")
@@ -156,7 +158,7 @@ func (e *Engine) Reload(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	n := &Engine{rules: rs, ruleSet: ruleSetOf(rs), roots: e.roots, rootKeys: e.rootKeys, rootTerms: e.rootTerms,
-		arguments: e.arguments, decider: e.decider, protected: e.protected, modules: e.modules, timeout: cfg.DecisionTimeout}
+		arguments: e.arguments, reader: e.reader, decider: e.decider, protected: e.protected, modules: e.modules, timeout: cfg.DecisionTimeout}
 	return n, nil
 }
 
@@ -275,40 +277,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// cachedArgs is a tool's compiled argument classes, for the schema they
-// were compiled with, and whether its name says it acts on directories.
-type cachedArgs struct {
-	known   bool // the tool's catalogue entry was known
-	schema  string
-	args    *toolArgs
-	dirTool bool
-}
-
-// toolArgsOf is the compiled argument configuration of a tool: the specs
-// that match its name and its schema's formats, compiled once per schema.
-// The cache is read without a lock: every call reads it.
-func (e *Engine) toolArgsOf(name string, tool *provider.Tool) *cachedArgs {
-	var raw string
-	if tool != nil {
-		raw = string(tool.Function.Parameters) // compared, not copied
-	}
-	if c, ok := e.argsFor.Load(name); ok {
-		if c := c.(*cachedArgs); c.known == (tool != nil) && c.schema == raw {
-			return c
-		}
-	}
-	var schema schemaKeys
-	if tool != nil {
-		schema = parseSchemaKeys(tool.Function.Parameters)
-	}
-	c := &cachedArgs{known: tool != nil, schema: raw, args: compileArgs(e.arguments, name, schema), dirTool: isDirTool(name)}
-	if _, had := e.argsFor.Swap(name, c); !had && e.argsCount.Add(1) > maxCachedNames {
-		e.argsFor.Delete(name) // a bound, so that ever new tool names cannot fill memory
-		e.argsCount.Add(-1)
-	}
-	return c
 }
 
 // guardedSpellings is roots and protected files, each under every spelling

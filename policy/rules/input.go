@@ -5,56 +5,15 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/argread"
 	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 	"github.com/mcp-policy/mcp-policy/provider"
-	"github.com/mcp-policy/mcp-policy/reasons"
 )
-
-// ReasonArgument is the argument Reasons adds to every tool. No rule, floor
-// or module ever sees it.
-const ReasonArgument = reasons.Argument
-
-func keySet(keys ...string) map[string]bool {
-	m := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		m[normKey(k)] = true
-	}
-	return m
-}
-
-// FoldArgumentName is an argument name as the policy compares names: with
-// "_" and "-" left out and Unicode case-folded, so "filePath",
-// "file_path", "FILEPATH" and "ſource" as "source" (how Go's
-// encoding/json matches a field) are one name. Whatever else classes
-// arguments by name (a decision log's mask) compares the same way.
-func FoldArgumentName(k string) string { return normKey(k) }
-
-// normKey is FoldArgumentName.
-func normKey(k string) string {
-	folded := true // most keys are already lower case, without separators
-	for i := 0; i < len(k) && folded; i++ {
-		c := k[i]
-		folded = c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
-	}
-	if folded {
-		return k
-	}
-	var b strings.Builder
-	b.Grow(len(k))
-	for _, r := range k {
-		if r != '_' && r != '-' {
-			b.WriteRune(r)
-		}
-	}
-	// Case-folded as a server's own matching might fold it: Go's
-	// encoding/json matches "ſource" (long s) to a field "source", and
-	// "\u212aey" (Kelvin sign) to "key".
-	return builtins.Fold(b.String())
-}
 
 // Value is one path or URL argument: the JSON value the model wrote (Raw)
 // and what it resolves to ("" when it cannot be evaluated).
@@ -101,7 +60,7 @@ func parseArguments(text string) ([][2]*ast.Term, error) {
 	if provider.NoArguments(text) {
 		return nil, nil
 	}
-	items, ok, err := decodeJSONObject([]byte(text))
+	items, ok, err := strictjson.DecodeObject([]byte(text))
 	if err != nil {
 		return nil, fmt.Errorf("arguments are not valid JSON: %v", err)
 	}
@@ -115,76 +74,49 @@ func parseArguments(text string) ([][2]*ast.Term, error) {
 	return items, nil
 }
 
-// NewInput parses and classifies a call. tool is the catalogue entry (nil
-// when unknown). The error is a *BadCallError.
-//
-// Every string in the arguments, at any depth, is classed by the name of
-// the argument it is under (the nearest object key; an array's elements are
-// under the array's name): a path, a URL, content (never either), or
-// nothing said — and then a value that reads as a path or a URL anyway is
-// an unknown one. The README's "Paths and URLs in a call" is the rule in
-// full.
+// NewInput parses a call and reads what its arguments name (package
+// internal/argread, docs/arguments.md): the paths, URLs and hosts the
+// server will act on. tool is the catalogue entry (nil when unknown). The
+// error is a *BadCallError.
 func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, error) {
 	name := call.Function.Name
 	if name == "" {
 		return nil, &BadCallError{"the call names no tool"}
 	}
-	if !validUTF8Name(name) || !validUTF8Name(call.ID) {
+	if !utf8.ValidString(name) || !utf8.ValidString(call.ID) {
 		return nil, &BadCallError{"the call's name or id is not valid UTF-8"}
 	}
 	args, err := parseArguments(call.Function.Arguments)
 	if err != nil {
 		return nil, &BadCallError{fmt.Sprintf("bad call to '%s': %v", name, err)}
 	}
-	in := &Input{Call: call, Tool: name, Root: e.RootOf(name), arguments: args[:0]}
+	in := &Input{Call: call, Tool: name, Root: e.RootOf(name)}
 	in.rootTerm = e.rootTerms[in.Root]
+	rc := argread.Call{Tool: name, Root: in.Root, Arguments: args}
 	if tool != nil {
 		in.Annotations = tool.Annotations.Hints()
 		in.annTerm = e.annotationsTerm(in.Annotations)
+		rc.Known, rc.Schema = true, tool.Function.Parameters
 	}
-	ta := e.toolArgsOf(name, tool)
-	w := argWalker{in: in, tool: ta.args, dirTool: ta.dirTool}
-	for _, item := range args {
-		if string(item[0].Value.(ast.String)) == ReasonArgument && (ta.args == nil || !ta.args.ownReason) {
-			in.reason = item[1]
-			continue
-		}
-		in.arguments = append(in.arguments, item) // in place: args is ours
+	read, err := e.reader.Read(rc)
+	if err != nil {
+		return nil, &BadCallError{fmt.Sprintf("bad call to '%s': %v", name, err)}
 	}
-	if w.tool != nil && w.tool.relative != nil {
-		// Every top-level argument a relative path may be relative to,
-		// each spelling of its name kept: "repo_path" and "REPO_PATH"
-		// are one name here, and a server reads one of them.
-		// Each distinct resolution is kept once: a path is resolved
-		// against each base, so the bases bound the work per path.
-		w.bases = map[string][]baseValue{}
-		isBase, seenBase := map[string]bool{}, map[string]bool{}
-		for _, base := range w.tool.relative {
-			isBase[base] = true
-		}
-		for _, item := range in.arguments {
-			k := normKey(string(item[0].Value.(ast.String)))
-			if !isBase[k] {
-				continue
-			}
-			var b baseValue
-			if s, ok := item[1].Value.(ast.String); ok {
-				b.resolved, _ = builtins.Resolve(in.Root, string(s))
-			}
-			if !seenBase[k+"\x00"+b.resolved] {
-				seenBase[k+"\x00"+b.resolved] = true
-				w.bases[k] = append(w.bases[k], b)
-			}
-		}
-	}
-	for _, item := range in.arguments {
-		k := string(item[0].Value.(ast.String))
-		w.walkNamed(k, w.tool.topClassOf(k), item[1], &pointer{key: k, isKey: true}, 1)
-		if w.err != nil {
-			return nil, &BadCallError{fmt.Sprintf("bad call to '%s': %v", name, w.err)}
-		}
-	}
+	in.arguments, in.reason = read.Arguments, read.Reason
+	in.Paths, in.Hosts = values(read.Paths), values(read.Hosts)
 	return in, nil
+}
+
+// values are the reader's values as the input keeps them.
+func values(vs []argread.Value) []Value {
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]Value, len(vs))
+	for i, v := range vs {
+		out[i] = Value{Arg: v.Arg, Pointer: v.Pointer, raw: v.Raw, Resolved: v.Resolved, Dir: v.Dir}
+	}
+	return out
 }
 
 // Arguments returns the call's arguments as Go values (objects

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
@@ -129,7 +130,7 @@ func knownHint(h string) bool {
 // wrong types are errors, and an explicitly empty "under" is kept visible to
 // Validate as an error rather than read as "no under".
 func (r *Rule) UnmarshalJSON(data []byte) error {
-	if err := CheckJSON(data); err != nil {
+	if err := strictjson.Check(data); err != nil {
 		return err
 	}
 	var raw map[string]json.RawMessage
@@ -163,7 +164,7 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 // the source ("rules.json", "grants") in errors. Each rule needs its
 // decision.
 func ParseRules(data []byte, what string) ([]Rule, error) {
-	if err := CheckJSON(data); err != nil {
+	if err := strictjson.Check(data); err != nil {
 		return nil, fmt.Errorf("%s: %v", what, err)
 	}
 	var raws []json.RawMessage

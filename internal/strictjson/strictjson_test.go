@@ -1,4 +1,4 @@
-package rules_test
+package strictjson_test
 
 import (
 	"bytes"
@@ -15,11 +15,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 )
 
 func TestDecodeJSON(t *testing.T) {
-	v, err := rules.DecodeJSON([]byte(` {"b": [1.50, -2e3, true, null], "a\u00e9": {"x": "q\"\u0041"}} `))
+	v, err := strictjson.Decode([]byte(` {"b": [1.50, -2e3, true, null], "a\u00e9": {"x": "q\"\u0041"}} `))
 	require.NoError(t, err)
 	assert.Equal(t, `{"aé": {"x": "q\"A"}, "b": [1.50, -2e3, true, null]}`, v.String(), "numbers keep their text")
 
@@ -27,7 +27,7 @@ func TestDecodeJSON(t *testing.T) {
 	for i := range many {
 		many[i] = fmt.Sprintf(`"k%d":%d`, i, i)
 	}
-	_, err = rules.DecodeJSON([]byte("{" + strings.Join(many, ",") + "}"))
+	_, err = strictjson.Decode([]byte("{" + strings.Join(many, ",") + "}"))
 	assert.NoError(t, err, "forty distinct keys")
 
 	for name, bad := range map[string]string{
@@ -48,7 +48,7 @@ func TestDecodeJSON(t *testing.T) {
 		"two highs":                 `["\ud800\ud800"]`,
 		"surrogate key":             `{"p\udfffath":1}`,
 	} {
-		_, err := rules.DecodeJSON([]byte(bad))
+		_, err := strictjson.Decode([]byte(bad))
 		assert.Error(t, err, name)
 	}
 }
@@ -61,7 +61,7 @@ func FuzzDecodeJSON(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		got, err := rules.DecodeJSON([]byte(text))
+		got, err := strictjson.Decode([]byte(text))
 		dec := json.NewDecoder(strings.NewReader(text))
 		dec.UseNumber()
 		var want any

@@ -1,4 +1,7 @@
-package rules
+// Package strictjson reads JSON text as a security layer must: what
+// encoding/json reads, less what it silently accepts (invalid UTF-8,
+// duplicate keys, lone surrogates), straight into OPA's AST.
+package strictjson
 
 import (
 	"encoding/json"
@@ -10,33 +13,33 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
-// CheckJSON rejects what encoding/json would silently accept and a security
+// Check rejects what encoding/json would silently accept and a security
 // library must not: invalid UTF-8 (json replaces it with U+FFFD, so two
 // different byte strings would look the same to a rule) and duplicate object
 // keys (json keeps the last, while the server behind us may keep the first).
-func CheckJSON(data []byte) error {
-	_, err := decodeJSON(data)
+func Check(data []byte) error {
+	_, err := Decode(data)
 	return err
 }
 
-// decodeJSON decodes one JSON value as CheckJSON checks it, in the same
+// Decode decodes one JSON value as Check checks it, in the same
 // pass, straight into the AST the Rego input is made of: a call's
 // arguments are read once, not decoded to Go values and converted again.
 // Numbers keep their text. encoding/json judges the grammar and unquotes
 // escaped strings; this only walks what it has accepted.
-func decodeJSON(data []byte) (ast.Value, error) {
-	if err := checkJSONText(data); err != nil {
+func Decode(data []byte) (ast.Value, error) {
+	if err := CheckText(data); err != nil {
 		return nil, err
 	}
 	w := jsonWalker{data: data}
 	return w.value()
 }
 
-// decodeJSONObject is decodeJSON for text that must hold an object: its
+// DecodeObject is Decode for text that must hold an object: its
 // members in the order written (no object is built only to be taken apart).
 // ok is false for any other JSON value.
-func decodeJSONObject(data []byte) (items [][2]*ast.Term, ok bool, err error) {
-	if err := checkJSONText(data); err != nil {
+func DecodeObject(data []byte) (items [][2]*ast.Term, ok bool, err error) {
+	if err := CheckText(data); err != nil {
 		return nil, false, err
 	}
 	w := jsonWalker{data: data}
@@ -47,8 +50,8 @@ func decodeJSONObject(data []byte) (items [][2]*ast.Term, ok bool, err error) {
 	return items, err == nil, err
 }
 
-// checkJSONText is what a walker needs of its text: valid UTF-8 and JSON.
-func checkJSONText(data []byte) error {
+// CheckText is what a walker needs of its text: valid UTF-8 and JSON.
+func CheckText(data []byte) error {
 	if !utf8.Valid(data) {
 		return errors.New("invalid UTF-8")
 	}

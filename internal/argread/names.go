@@ -1,0 +1,338 @@
+package argread
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
+)
+
+// FoldName is an argument name as the reader compares names: with "_" and
+// "-" left out and Unicode case-folded, so "filePath", "file_path",
+// "FILEPATH" and "ſource" as "source" (how Go's encoding/json matches a
+// field) are one name. Whatever else classes arguments by name (a rule's
+// arguments, a decision log's mask) compares the same way.
+func FoldName(k string) string {
+	folded := true // most keys are already lower case, without separators
+	for i := 0; i < len(k) && folded; i++ {
+		c := k[i]
+		folded = c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+	}
+	if folded {
+		return k
+	}
+	var b strings.Builder
+	b.Grow(len(k))
+	for _, r := range k {
+		if r != '_' && r != '-' {
+			b.WriteRune(r)
+		}
+	}
+	// Case-folded as a server's own matching might fold it: Go's
+	// encoding/json matches "ſource" (long s) to a field "source", and
+	// "\u212aey" (Kelvin sign) to "key".
+	return builtins.Fold(b.String())
+}
+
+// nameRow is one row of the name table: names whose class is class when
+// the whole folded name is one of them (listed), or when it ends in one
+// (ending).
+type nameRow struct {
+	class   Class
+	listed  []string
+	endings []string
+}
+
+var (
+	namedPath    = Class{Kind: Path, Evidence: Name}
+	namedDir     = Class{Kind: Dir, Evidence: Name}
+	namedURL     = Class{Kind: URL, Evidence: Name}
+	namedHost    = Class{Kind: Host, Evidence: Name}
+	namedContent = Class{Kind: Content, Evidence: Name}
+	weakHostName = Class{Kind: Host, Evidence: Weak}
+	weakIPName   = Class{Kind: Host, Evidence: Weak, Dotted: true}
+	wordPath     = Class{Kind: Path, Evidence: Word}
+	wordDir      = Class{Kind: Dir, Evidence: Word}
+	weakPathName = Class{Kind: Path, Evidence: Weak}
+	ignoreAll    = Class{Kind: Ignore, Evidence: Specified}
+	textAll      = Class{Kind: Text, Evidence: Specified}
+)
+
+// nameTable is what argument names mean in any tool, compared folded. A
+// name is looked up whole first (each list holds singular and plural
+// forms), then by its ending (longest first, so "dirpath" is a directory
+// and not merely a "path"), then, for strings, by a path word anywhere in
+// it (pathWords). What a name means is a function of its folded spelling
+// and of where "_", "-" and "." separate its words (for stop words), never
+// of its case: Go's encoding/json matches "OUTPUTPATH" and "outputpath" to
+// a field tagged "outputPath", so the three must be one name here too.
+var nameTable = []nameRow{
+	// Content names hold text, often long, that is read as text: file
+	// contents, messages, queries. Short names a server might use as a
+	// file name (title, name, topic) are not among them.
+	{class: namedContent, listed: []string{
+		"content", "contents", "text", "texts", "body", "oldtext", "newtext", "oldstring", "newstring",
+		"find", "replace", "substring", "message", "messages", "commitmessage", "description",
+		"thought", "observation", "observations", "insight", "stdin", "stdintext", "markdown", "data",
+		"query", "prompt", "comment", "comments", "summary", "instructions"}},
+	{class: namedDir, listed: []string{
+		"dir", "dirs", "directory", "directories", "dirpath", "dirpaths", "folder", "folders",
+		"folderpath", "folderpaths", "root", "roots", "rootpath", "cwd", "workdir", "workdirs",
+		"workingdir", "workingdirectory", "repopath", "repo_path", "outdir", "outdirs", "userdatadir", "dirname",
+		"dirnames", "foldername", "foldernames"},
+		endings: []string{"dirpath", "dirpaths", "folderpath", "folderpaths", "rootpath", "rootpaths", "dirname", "dirnames",
+			"foldername", "foldernames", "directory", "directories", "folder", "folders", "dir", "dirs", "cwd", "root", "roots"}},
+	{class: namedPath, listed: []string{
+		"path", "paths", "file", "files", "filepath", "filepaths", "filename", "filenames",
+		"source", "sources", "src", "srcs", "destination", "destinations", "dest", "dests", "dst", "dsts",
+		"target", "targets", "to", "from", "output", "outputs", "out", "outfile", "outfiles", "input_file", "input_files",
+		"dockerfile", "executable", "executables", "db_path", "database_path", "pathname", "pathnames", "fullpath",
+		"basename", "basenames", "attachment", "attachments", "save_as", "save_to",
+		"extract_to", "copy_to", "move_to", "export_to", "download_to", "output_to", "write_to"},
+		endings: []string{"path", "paths", "file", "files", "filename", "filenames", "pathname", "pathnames", "basename", "basenames"}},
+	{class: namedURL, listed: []string{
+		"url", "urls", "uri", "uris", "href", "hrefs", "link", "links", "endpoint", "endpoints",
+		"webhook", "webhooks", "callback", "callbacks", "baseurl", "apiurl", "serverurl", "redirecturi",
+		"redirecturl", "returnurl", "imageurl", "fileurl", "downloadurl", "proxyurl", "remoteurl",
+		"repourl", "cloneurl", "origin"},
+		endings: []string{"url", "urls", "uri", "uris", "href", "hrefs", "link", "links", "endpoint", "endpoints",
+			"webhook", "webhooks", "callback", "callbacks"}},
+	{class: namedHost, listed: []string{"host", "hosts", "hostname", "hostnames", "ip", "ips", "ipaddress", "ipaddresses", "ipaddr",
+		"ipv4", "ipv6"},
+		endings: []string{"host", "hosts", "hostname", "hostnames", "ipaddress", "ipaddresses", "ipaddr", "ipaddrs",
+			"ipv4address", "ipv6address"}},
+	// "serverIp", "remote_ip": an ending too many words share ("zip",
+	// "tooltip", "relationship") to make every value a host, so only a
+	// value that reads as an address, or a name with a dot, is one.
+	{class: weakIPName, endings: []string{"ip", "ips"}},
+	// Names that hold a host as often as a street address, a wallet, a
+	// business domain or a server's name: a value that reads as a host is
+	// one.
+	{class: weakHostName, listed: []string{"address", "addresses", "addr", "addrs", "server", "servers", "domain", "domains",
+		"peer", "peers", "proxy", "proxies"},
+		endings: []string{"address", "addresses", "addr", "addrs", "server", "servers", "domain", "domains",
+			"peer", "peers", "proxy", "proxies"}},
+}
+
+// pathWords make a name a path's (or a directory's) wherever they are in
+// it, for strings only: "pathInProject", "file_type" ("fileCount" is a
+// number, and not a path).
+var pathWords = []struct {
+	word  string
+	class Class
+}{{"folder", wordDir}, {"directory", wordDir}, {"path", wordPath}, {"file", wordPath}}
+
+// stopNames end like a path, URL or host name but are something else: an
+// XPath or JSONPath expression, a command, a package URL, a flag, a user's
+// profile. They are whole names, folded.
+var stopNames = keySet("xpath", "xpaths", "jsonpath", "jsonpaths", "curl", "purl", "purls", "unlink", "blink",
+	"userprofile", "userprofiles", "followsymlinks", "followsymlink", "followlinks", "followlink",
+	"preservesymlinks", "resolvesymlinks", "dereferencesymlinks", "nofollowsymlinks", "allowsymlinks",
+	"showtooltip", "showtooltips")
+
+// stopWords are words of their own that merely end like a path, URL or
+// host word: the name is read without them ("user_profile",
+// "follow-symlinks", "ghost.mode"). A stop word counts only as a whole word
+// between "_", "-", "." or the name's ends, never inside a word or at a
+// change of case: "cli_path" keeps its "clip", "syslog_host" its "ghost"
+// and "job_server" its "observer", and "ClipAth", which a Go server matches
+// to its "cliPath", is one word like "clipath".
+var stopWords = keySet("profile", "profiles", "pathway", "pathways", "symlink", "symlinks", "hardlink", "hardlinks",
+	"softlink", "softlinks", "followlink", "followlinks", "ghost", "ghosts", "observer", "observers",
+	"tooltip", "tooltips", "zip", "zips", "skip", "skips", "ship", "ships", "clip", "clips", "chip", "chips",
+	"flip", "flips", "slip", "slips", "strip", "strips", "trip", "trips", "drip", "drips", "grip", "grips",
+	"whip", "whips", "equip", "equips")
+
+// maxWordedName bounds the names whose words are read for stop words: a
+// longer one is no field of any server's, and reading its words would cost
+// the call its length in allocations.
+const maxWordedName = 256
+
+// names is the name table compiled: whole names and endings, folded.
+type names struct {
+	listed  map[string]Class
+	endings []ending // longest first
+}
+
+type ending struct {
+	suffix string
+	class  Class
+}
+
+// compiledNames is the name table as lookups: built once, read only.
+var compiledNames = func() names {
+	n := names{listed: map[string]Class{}}
+	for _, row := range nameTable {
+		for _, name := range row.listed {
+			if _, taken := n.listed[FoldName(name)]; !taken { // the first row that lists a name is its class
+				n.listed[FoldName(name)] = row.class
+			}
+		}
+		for _, s := range row.endings {
+			n.endings = append(n.endings, ending{s, row.class})
+		}
+	}
+	slices.SortStableFunc(n.endings, func(a, b ending) int { return len(b.suffix) - len(a.suffix) })
+	return n
+}()
+
+// nameClass is what an argument's name means in any tool: a function of
+// its folded spelling and its "_", "-" and "." separated words.
+func nameClass(raw string) Class {
+	nk := FoldName(raw)
+	if c, ok := compiledNames.listed[nk]; ok {
+		return c
+	}
+	if strings.HasSuffix(nk, "ipv4") || strings.HasSuffix(nk, "ipv6") {
+		return namedHost // before the digits are dropped: "hostIpv4"
+	}
+	// Numbered names are the name: "file1", "path_2".
+	name := strings.TrimRight(nk, "0123456789")
+	if name != nk {
+		if c, ok := compiledNames.listed[name]; ok {
+			return c
+		}
+	}
+	if name == "" || stopNames[name] || stopWords[name] {
+		return none
+	}
+	if len(raw) <= maxWordedName && strings.ContainsAny(raw, "_-.") {
+		stripped := withoutStopWords(raw, name)
+		if stripped == "" {
+			return none
+		}
+		if stripped != name {
+			// Read as if the stop words were not there: "zip_to" is "to".
+			if c, ok := compiledNames.listed[stripped]; ok && c.Kind != Content {
+				return c // content would read less than the name did: "zip_data" stays unrecognised
+			}
+		}
+		name = stripped
+	}
+	for _, e := range compiledNames.endings {
+		if strings.HasSuffix(name, e.suffix) {
+			return e.class
+		}
+	}
+	for _, w := range pathWords {
+		if strings.Contains(name, w.word) {
+			return w.class
+		}
+	}
+	return none
+}
+
+// withoutStopWords is name (raw folded, without the digits at its end)
+// read without the stop words among raw's words ("_", "-" and "." separate
+// them): folded and joined, "" when every word is one. With no stop word
+// among them it is name itself.
+func withoutStopWords(raw, name string) string {
+	// The common case, no stop word among the words, allocates nothing.
+	hasStopWord := false
+	for rest := raw; rest != "" && !hasStopWord; {
+		i := strings.IndexFunc(rest, isNameSeparator)
+		w := rest
+		if i >= 0 {
+			w, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		hasStopWord = len(w) >= 3 && stopWords[strings.TrimRight(FoldName(w), "0123456789")]
+	}
+	if !hasStopWord {
+		return name
+	}
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(raw, isNameSeparator) {
+		if f := FoldName(w); !stopWords[strings.TrimRight(f, "0123456789")] {
+			b.WriteString(f)
+		}
+	}
+	return strings.TrimRight(b.String(), "0123456789")
+}
+
+// isNameSeparator separates the words of a name for stop words.
+func isNameSeparator(r rune) bool { return r == '_' || r == '-' || r == '.' }
+
+// isFileName reports an object key that reads as a file's name (it has a
+// ".", "/" or "\"): under a path's name, its value is the file's contents.
+func isFileName(key string) bool { return strings.ContainsAny(key, "./\\") }
+
+// keySet is a set of folded names.
+func keySet(keys ...string) map[string]bool {
+	m := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		m[FoldName(k)] = true
+	}
+	return m
+}
+
+// dirToolWords are words of a tool name that say its path is a directory
+// it acts on (list_directory, directory_tree, create_directory, mkdir).
+var dirToolWords = keySet("directory", "directories", "dir", "dirs", "folder", "folders", "tree", "mkdir", "ls")
+
+// isDirTool reports whether a tool's name says it acts on directories.
+func isDirTool(name string) bool {
+	for _, w := range splitWords(name) {
+		if dirToolWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// nameCache remembers nameClass for the names one tool's calls use, up to
+// maxCachedNames of them, so that names a model invents cannot fill
+// memory. Read without a lock: every call reads it.
+type nameCache struct {
+	classes sync.Map // raw name -> Class
+	size    atomic.Int64
+}
+
+const maxCachedNames = 256
+
+func (c *nameCache) class(raw string) Class {
+	if v, ok := c.classes.Load(raw); ok {
+		return v.(Class)
+	}
+	class := nameClass(raw)
+	if len(raw) <= maxWordedName && c.size.Load() < maxCachedNames {
+		if _, loaded := c.classes.LoadOrStore(raw, class); !loaded {
+			c.size.Add(1)
+		}
+	}
+	return class
+}
+
+// splitWords splits a name into lower-case words at "_", "-", ".", spaces
+// and camelCase boundaries ("sourcePDFPath" is source, pdf, path).
+func splitWords(name string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(name)
+	for i, r := range rs {
+		switch {
+		case r == '_' || r == '-' || r == '.' || unicode.IsSpace(r):
+			flush()
+			continue
+		case unicode.IsUpper(r) && len(cur) > 0:
+			prev := rs[i-1]
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || unicode.IsUpper(prev) && nextLower {
+				flush()
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return words
+}

@@ -1,0 +1,167 @@
+package argread
+
+import (
+	"encoding/json"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/reasons"
+)
+
+// Limits on what one call may hold: past them the call is refused, with
+// the limit named, rather than read at any cost.
+const (
+	// MaxValues bounds the paths and hosts found in one call.
+	MaxValues = 10_000
+	// MaxDepth bounds how deep arguments nest (objects and arrays, JSON
+	// inside strings included).
+	MaxDepth = 64
+)
+
+// ReasonArgument is the argument package reasons adds to every tool: the
+// model's sentence for the human, never read as a path or host, unless the
+// tool's schema declares a "reason" of its own.
+const ReasonArgument = reasons.Argument
+
+// Value is one path or host a call names.
+type Value struct {
+	Arg     string    // the name of the argument it came from (the nearest key)
+	Pointer string    // where it is in the arguments, as a JSON Pointer ("/edits/0/path")
+	Raw     *ast.Term // the JSON value as written (for a key, the key)
+	// Resolved is the clean absolute path, or the host in its canonical
+	// form; "" when it cannot be evaluated.
+	Resolved string
+	// Dir says the tool acts on this path as a directory.
+	Dir bool
+}
+
+// Reading is what one call's arguments name.
+type Reading struct {
+	Paths, Hosts []Value
+	// Arguments are the call's top-level arguments without the reason;
+	// Reason is the reason's value, nil when the call gave none.
+	Arguments [][2]*ast.Term
+	Reason    *ast.Term
+}
+
+// Call is what the reader needs of a call.
+type Call struct {
+	Tool string
+	// Known says the tool's catalogue entry is known; Schema is its input
+	// schema (JSON), if any.
+	Known  bool
+	Schema json.RawMessage
+	// Root is the tool's root, clean and absolute, "" for none.
+	Root string
+	// Arguments are the top-level members of the arguments object. Read
+	// keeps Reading.Arguments in the same backing array.
+	Arguments [][2]*ast.Term
+}
+
+// Reader reads calls' arguments under a set of argument specs. It is safe
+// for concurrent use.
+type Reader struct {
+	specs []Spec
+	tools sync.Map // tool name -> *compiled
+	count atomic.Int64
+}
+
+// compiled is a tool's compiled classes, for the schema they were compiled
+// from.
+type compiled struct {
+	known  bool
+	schema string
+	tool   *tool
+}
+
+// maxCachedTools bounds the tools a Reader keeps compiled, so that ever new
+// tool names cannot fill memory.
+const maxCachedTools = 4096
+
+// NewReader validates specs and returns a reader for them.
+func NewReader(specs []Spec) (*Reader, error) {
+	if err := ValidateSpecs(specs); err != nil {
+		return nil, err
+	}
+	return &Reader{specs: slices.Clone(specs)}, nil
+}
+
+// toolOf is the compiled classes of a tool: the specs that match its name
+// and its schema's formats, compiled once per schema. Read without a lock:
+// every call reads it.
+func (r *Reader) toolOf(c *Call) *tool {
+	if v, ok := r.tools.Load(c.Tool); ok {
+		if v := v.(*compiled); v.known == c.Known && v.schema == string(c.Schema) {
+			return v.tool
+		}
+	}
+	var schema schemaKeys
+	if c.Known {
+		schema = parseSchemaKeys(c.Schema)
+	}
+	v := &compiled{known: c.Known, schema: string(c.Schema), tool: compileTool(r.specs, c.Tool, schema)}
+	if _, had := r.tools.Swap(c.Tool, v); !had && r.count.Add(1) > maxCachedTools {
+		r.tools.Delete(c.Tool)
+		r.count.Add(-1)
+	}
+	return v.tool
+}
+
+// Read finds the paths and hosts a call names. The error says which limit
+// the call passed.
+func (r *Reader) Read(c Call) (*Reading, error) {
+	t := r.toolOf(&c)
+	out := &Reading{Arguments: c.Arguments[:0]}
+	for _, item := range c.Arguments {
+		if string(item[0].Value.(ast.String)) == ReasonArgument && !t.ownReason {
+			out.Reason = item[1]
+			continue
+		}
+		out.Arguments = append(out.Arguments, item) // in place: the caller handed them over
+	}
+	w := walker{root: c.Root, tool: t, out: out}
+	if t.relative != nil {
+		w.bases = bases(t, c.Root, out.Arguments)
+	}
+	for _, item := range out.Arguments {
+		k := string(item[0].Value.(ast.String))
+		w.walkNamed(site{k, t.topClassOf(k), &pointer{key: k, isKey: true}, 1}, item[1])
+		if w.err != nil {
+			return nil, w.err
+		}
+	}
+	return out, nil
+}
+
+// bases are the resolutions of every top-level argument a relative path
+// may be relative to, each spelling of its name kept: "repo_path" and
+// "REPO_PATH" are one name here, and a server reads one of them. Each
+// distinct resolution is kept once: a path is resolved against each base,
+// so the bases bound the work per path.
+func bases(t *tool, root string, args [][2]*ast.Term) map[string][]string {
+	out := map[string][]string{}
+	seen := map[[2]string]bool{}
+	isBase := map[string]bool{}
+	for _, base := range t.relative {
+		isBase[base] = true
+	}
+	for _, item := range args {
+		k := FoldName(string(item[0].Value.(ast.String)))
+		if !isBase[k] {
+			continue
+		}
+		resolved := ""
+		if s, ok := item[1].Value.(ast.String); ok {
+			resolved, _ = builtins.Resolve(root, string(s))
+		}
+		if !seen[[2]string{k, resolved}] {
+			seen[[2]string{k, resolved}] = true
+			out[k] = append(out[k], resolved)
+		}
+	}
+	return out
+}

@@ -1,0 +1,318 @@
+package argread
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/strictjson"
+)
+
+// Spec says how one tool's arguments name paths and URLs, beyond what is
+// read by default. Names are argument names at any depth, compared folded
+// (FoldName: "repoPath", "repo_path" and "REPO-PATH" are one name). A spec
+// is the strongest evidence there is: it outranks the tool's schema and
+// the names.
+type Spec struct {
+	// Tool is a glob over the tool names it is for.
+	Tool string `json:"tool"`
+	// Paths hold local paths; Directories hold paths of directories the
+	// tool acts on (the suggestion for one is the directory itself, not its
+	// parent); URLs hold URLs.
+	Paths       []string `json:"paths,omitempty"`
+	Directories []string `json:"directories,omitempty"`
+	URLs        []string `json:"urls,omitempty"`
+	// Text hold text that is no local path, URL or option wherever it
+	// goes: a path inside a remote repository, a SQL statement, an element
+	// reference. Nothing in them is read.
+	Text []string `json:"text,omitempty"`
+	// Ignore hold neither, whatever their name or value looks like:
+	// branch names, entity names, globs. Only what a command line would
+	// read as an option ("--output=x") is checked. Ignoring a name read as
+	// a path by default is a widening; keep it to what you know.
+	Ignore []string `json:"ignore,omitempty"`
+	// Relative maps a path argument to the top-level argument its relative
+	// paths are relative to (git_add's "files" to "repo_path"). When that
+	// argument is missing or cannot be evaluated, the paths are unknown.
+	Relative map[string]string `json:"relative,omitempty"`
+}
+
+// SpecError names the spec and the field that is wrong.
+type SpecError struct {
+	Spec  string // "argument spec 2"
+	Field string
+	Msg   string
+}
+
+func (e *SpecError) Error() string { return fmt.Sprintf("%s: field %q: %s", e.Spec, e.Field, e.Msg) }
+
+// ValidateSpecs checks specs: a tool glob, names that are not empty, a
+// name in one list only, a relative base that is not the name itself and
+// a relative name that is read.
+func ValidateSpecs(specs []Spec) error {
+	for i, s := range specs {
+		name := fmt.Sprintf("argument spec %d", i+1)
+		if s.Tool == "" {
+			return &SpecError{name, "tool", "must be a non-empty tool name or glob"}
+		}
+		if err := builtins.ValidateToolGlob(s.Tool); err != nil {
+			return &SpecError{name, "tool", err.Error()}
+		}
+		seen := map[string]string{}
+		for _, l := range s.lists() {
+			for _, n := range l.names {
+				if FoldName(n) == "" {
+					return &SpecError{name, l.field, "an argument name must not be empty"}
+				}
+				if other, ok := seen[FoldName(n)]; ok && other != l.field {
+					return &SpecError{name, l.field, fmt.Sprintf("%q is in %s too", n, other)}
+				}
+				seen[FoldName(n)] = l.field
+			}
+		}
+		for n, base := range s.Relative {
+			switch {
+			case FoldName(n) == "" || FoldName(base) == "":
+				return &SpecError{name, "relative", "an argument name must not be empty"}
+			case FoldName(n) == FoldName(base):
+				return &SpecError{name, "relative", fmt.Sprintf("%q cannot be relative to itself", n)}
+			case seen[FoldName(n)] == "ignore" || seen[FoldName(n)] == "text":
+				return &SpecError{name, "relative", fmt.Sprintf("%q is %s", n, map[string]string{"ignore": "ignored", "text": "text"}[seen[FoldName(n)]])}
+			}
+		}
+	}
+	return nil
+}
+
+// specList is one of a spec's lists of names, with the class it gives
+// them.
+type specList struct {
+	field string
+	names []string
+	class Class
+}
+
+// lists are the spec's lists of names, in the order they apply: a later
+// list's class wins (ValidateSpecs keeps a name in one).
+func (s Spec) lists() []specList {
+	return []specList{
+		{"paths", s.Paths, Class{Kind: Path, Evidence: Specified}},
+		{"directories", s.Directories, Class{Kind: Dir, Evidence: Specified}},
+		{"urls", s.URLs, Class{Kind: URL, Evidence: Specified}},
+		{"text", s.Text, Class{Kind: Text, Evidence: Specified}},
+		{"ignore", s.Ignore, Class{Kind: Ignore, Evidence: Specified}},
+	}
+}
+
+// ParseSpecs decodes a JSON array of argument specs strictly (unknown
+// fields and duplicate keys are errors) and validates it; what names the
+// source in errors.
+func ParseSpecs(data []byte, what string) ([]Spec, error) {
+	if err := strictjson.Check(data); err != nil {
+		return nil, fmt.Errorf("%s: %v", what, err)
+	}
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '[' {
+		return nil, fmt.Errorf("%s: must be a JSON array of argument specs", what)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var specs []Spec
+	if err := dec.Decode(&specs); err != nil {
+		return nil, fmt.Errorf("%s: %v", what, err)
+	}
+	if err := ValidateSpecs(specs); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return specs, nil
+}
+
+// tool is what the specs and the schema say of one tool's arguments,
+// compiled: class by folded name, and the relative bases.
+type tool struct {
+	classes map[string]Class
+	// more are the other classes a schema gives a name it declares more
+	// than one way (a path in one place, a host in another): its value is
+	// read in each.
+	more     map[string][]Class
+	relative map[string]string
+	// rest is the class the schema gives the top-level arguments it does
+	// not declare (the root's additionalProperties), none for none; top
+	// are the ones it declares.
+	rest Class
+	top  map[string]bool
+	// ownReason: the tool's schema declares a "reason" argument of its own
+	// (not the one package reasons adds): it is the tool's argument, read
+	// like any other, not the model's sentence.
+	ownReason bool
+	// strings are the names the schema declares strings (folded).
+	strings map[string]bool
+	// dirTool: the tool's name says it acts on directories.
+	dirTool bool
+	// names caches nameClass by raw name for this tool's arguments (names
+	// repeat from call to call), up to a bound: the name table is a pure
+	// function, this only spares its work.
+	names nameCache
+}
+
+// declaresString reports whether the tool's schema declares the argument
+// a string, so that JSON in it is text.
+func (t *tool) declaresString(raw string) bool { return t.strings[FoldName(raw)] }
+
+// classOf is an argument's class in this tool: what a spec or the schema
+// says, else what the name says anywhere.
+func (t *tool) classOf(raw string) Class {
+	if c, ok := t.classes[FoldName(raw)]; ok {
+		return c
+	}
+	return t.names.class(raw)
+}
+
+// topClassOf is a top-level argument's class: classOf, or what the schema
+// says of the arguments it does not declare.
+func (t *tool) topClassOf(raw string) Class {
+	if t.rest != none {
+		nk := FoldName(raw)
+		if _, ok := t.classes[nk]; !ok && !t.top[nk] {
+			return t.rest
+		}
+	}
+	return t.classOf(raw)
+}
+
+// moreOf are the classes beyond classOf's that the schema gives raw.
+func (t *tool) moreOf(raw string) []Class {
+	if t.more == nil {
+		return nil
+	}
+	return t.more[FoldName(raw)]
+}
+
+// compileTool merges the specs that match the tool's name with its
+// schema's formats: a spec outranks the schema (it is what a person said).
+func compileTool(specs []Spec, name string, schema schemaKeys) *tool {
+	t := &tool{dirTool: isDirTool(name)}
+	set := func(name string, c Class) {
+		if t.classes == nil {
+			t.classes = map[string]Class{}
+		}
+		t.classes[FoldName(name)] = c
+		delete(t.more, FoldName(name)) // what a person said is all there is
+	}
+	// The schema's classes, every one a name has: a name declared a path
+	// in one place and a host in another is read as both, the path first.
+	type formats struct{ path, dir, url, host, valuePath, valueDir, valueURL, valueHost bool }
+	byName := map[string]*formats{}
+	mark := func(names map[string]bool, f func(*formats)) {
+		for n := range names {
+			nk := FoldName(n)
+			if byName[nk] == nil {
+				byName[nk] = &formats{}
+			}
+			f(byName[nk])
+		}
+	}
+	mark(schema.paths, func(f *formats) { f.path = true })
+	mark(schema.dirs, func(f *formats) { f.dir = true })
+	mark(schema.urls, func(f *formats) { f.url = true })
+	mark(schema.hosts, func(f *formats) { f.host = true })
+	mark(schema.valuePaths, func(f *formats) { f.valuePath = true })
+	mark(schema.valueDirs, func(f *formats) { f.valueDir = true })
+	mark(schema.valueURLs, func(f *formats) { f.valueURL = true })
+	mark(schema.valueHosts, func(f *formats) { f.valueHost = true })
+	for nk, f := range byName {
+		var list []Class
+		switch local := localKind(f.path, f.dir); {
+		case local != None && f.url:
+			list = append(list, Class{Kind: PathOrURL, Evidence: Format}) // "a URL or a path" (anyOf, pydantic's Union[AnyUrl, Path])
+		case local != None:
+			list = append(list, Class{Kind: local, Evidence: Format})
+		case f.url:
+			list = append(list, Class{Kind: URL, Evidence: Format})
+		}
+		if f.host {
+			list = append(list, Class{Kind: Host, Evidence: Format})
+		}
+		if local := localKind(f.valuePath, f.valueDir); local != None {
+			list = append(list, Class{Kind: local, Evidence: Format, Values: true})
+		}
+		if f.valueURL {
+			list = append(list, Class{Kind: URL, Evidence: Format, Values: true})
+		}
+		if f.valueHost {
+			list = append(list, Class{Kind: Host, Evidence: Format, Values: true})
+		}
+		set(nk, list[0])
+		if len(list) > 1 {
+			if t.more == nil {
+				t.more = map[string][]Class{}
+			}
+			t.more[nk] = list[1:]
+		}
+	}
+	switch local := localKind(schema.restPaths, schema.restDirs); {
+	case local != None && schema.restURLs:
+		t.rest = Class{Kind: PathOrURL, Evidence: Format}
+	case local != None:
+		t.rest = Class{Kind: local, Evidence: Format}
+	case schema.restURLs:
+		t.rest = Class{Kind: URL, Evidence: Format}
+	case schema.restHosts:
+		t.rest = Class{Kind: Host, Evidence: Format}
+	}
+	if t.rest != none {
+		t.top = map[string]bool{}
+		for name := range schema.top {
+			t.top[FoldName(name)] = true
+		}
+	}
+	for _, s := range specs {
+		if !builtins.MatchTool(s.Tool, name) {
+			continue
+		}
+		for _, l := range s.lists() {
+			for _, n := range l.names {
+				set(n, l.class)
+			}
+		}
+		for n, base := range s.Relative {
+			if t.relative == nil {
+				t.relative = map[string]string{}
+			}
+			t.relative[FoldName(n)] = FoldName(base)
+			if c, ok := t.classes[FoldName(n)]; !ok || !c.local() {
+				set(n, Class{Kind: Path, Evidence: Specified})
+			}
+		}
+	}
+	t.ownReason = schema.ownReason
+	// A name is text only if every spelling of it that folds to one name
+	// is declared a string.
+	notText := map[string]bool{}
+	for name, declared := range schema.strings {
+		if !declared {
+			notText[FoldName(name)] = true
+		}
+	}
+	for name, declared := range schema.strings {
+		if nk := FoldName(name); declared && !notText[nk] {
+			if t.strings == nil {
+				t.strings = map[string]bool{}
+			}
+			t.strings[nk] = true
+		}
+	}
+	return t
+}
+
+// localKind is the kind a schema's path and directory formats give a name:
+// a directory if any says so.
+func localKind(path, dir bool) Kind {
+	switch {
+	case dir:
+		return Dir
+	case path:
+		return Path
+	}
+	return None
+}

@@ -1,0 +1,301 @@
+package argread
+
+import (
+	"net/netip"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
+)
+
+// The value recognisers: what a string reads as by its shape alone, each a
+// looksLikePath reports a string that reads as a local path wherever it
+// is: absolute, a "~" path, a file: URI, a Windows drive or UNC path, or
+// one with a ".." name in it.
+func looksLikePath(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch c := s[0]; {
+	case c == '/' || c == '~' || c == '\\':
+		return true
+	case builtins.IsFileURI(s):
+		return true
+	case len(s) >= 3 && s[1] == ':' && (s[2] == '/' || s[2] == '\\') && (c|0x20 >= 'a' && c|0x20 <= 'z'):
+		return true
+	}
+	for i := strings.Index(s, ".."); i >= 0; {
+		before := i == 0 || s[i-1] == '/' || s[i-1] == '\\'
+		after := i+2 == len(s) || s[i+2] == '/' || s[i+2] == '\\'
+		if before && after {
+			return true
+		}
+		next := strings.Index(s[i+1:], "..")
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+// looksLikeOption reports a string a command line would read as an option
+// naming a path: "--output=/home/u/.bashrc", "-o/x", "--config=~/c", and
+// with a relative value that has a "/" in it or is a dot-name,
+// "--output=.git/config", "-o.bashrc". A server that passes an argument
+// to a program (git's refs, a target name) turns it into a write where the
+// policy saw a name. The value is read trimmed, as a shell would unquote
+// it; "--verbose", "-v" and "--format=json" are no paths.
+func looksLikeOption(s string) bool {
+	if len(s) < 3 || s[0] != '-' {
+		return false
+	}
+	var value string
+	relative := true // a relative value counts: "--x=v", or "-xv" with a letter x
+	switch i := strings.IndexByte(s, '='); {
+	case i > 0:
+		value = s[i+1:]
+	case s[1] != '-':
+		value, relative = s[2:], isASCIILetter(s[1])
+	default:
+		return false
+	}
+	value = trimReading(value)
+	if looksLikePath(value) || looksLikeURL(value) || readsAsURL(value) {
+		return true
+	}
+	return relative && (strings.ContainsAny(value, "/\\") || strings.HasPrefix(value, "."))
+}
+
+func isASCIILetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// trimReading is s as a server that trims its arguments might read it:
+// without the white space, control characters, format characters (the
+// BOM, zero widths, direction marks) and quotes at its ends, as many as
+// there are and each end on its own. A server may strip one pair of
+// quotes, or every quote character at each end, or only the ones at its
+// start; taking all of them off reads what the most eager of them reads
+// ("'/x\"", "”/x”" and "„/x" are all /x).
+func trimReading(s string) string {
+	if s == "" || !edgeByte(s[0]) && !edgeByte(s[len(s)-1]) {
+		return s // the common case: nothing a server would trim
+	}
+	return strings.TrimFunc(s, func(r rune) bool { return trimmable(r) || quoteRunes[r] })
+}
+
+// quoteRunes are the quotes trimReading takes off: ASCII's, the angle
+// brackets around a URL, and the typographic, CJK and full-width quotes.
+var quoteRunes = func() map[rune]bool {
+	m := map[rune]bool{}
+	for _, r := range "\"'`<>\u201c\u201d\u201e\u201f\u2018\u2019\u201a\u201b\u00ab\u00bb\u2039\u203a" +
+		"\u300c\u300d\u300e\u300f\u301d\u301e\u301f\uff02\uff07\u275b\u275c\u275d\u275e" {
+		m[r] = true
+	}
+	return m
+}()
+
+// edgeByte is a first or last byte that may start something trimReading
+// trims.
+func edgeByte(c byte) bool {
+	return c <= ' ' || c >= 0x7f || c == '"' || c == '\'' || c == '`' || c == '<' || c == '>'
+}
+
+func trimmable(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
+}
+
+// readsAsURL reports a (trimmed) string that reads as a URL other than a
+// file URI (a path): a scheme and "://", a special scheme's URL however
+// many slashes or backslashes follow its colon ("https:/x", "http:\\x",
+// "ws:x", each of which a WHATWG parser repairs to "scheme://x"), or a
+// URL without its scheme ("//host/x").
+func readsAsURL(s string) bool {
+	if builtins.IsFileURI(s) {
+		return false
+	}
+	if looksLikeURL(s) || specialSchemeURL(s) {
+		return true
+	}
+	return len(s) > 2 && (s[0] == '/' || s[0] == '\\') && (s[1] == '/' || s[1] == '\\') && s[2] != '/' && s[2] != '\\'
+}
+
+// specialSchemeURL reports a string that starts with http:, https:, ws:,
+// wss: or ftp: (any case; the tabs and newlines a WHATWG parser removes
+// from anywhere ignored) and names something after the slashes.
+func specialSchemeURL(s string) bool {
+	var scheme [5]byte
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\t' || c == '\n' || c == '\r':
+		case c == ':':
+			switch string(scheme[:n]) {
+			case "http", "https", "ws", "wss", "ftp":
+			default:
+				return false
+			}
+			for i++; i < len(s); i++ {
+				if c := s[i]; c != '/' && c != '\\' && c != '\t' && c != '\n' && c != '\r' {
+					return true
+				}
+			}
+			return false
+		case (c|0x20 >= 'a' && c|0x20 <= 'z') && n < len(scheme):
+			scheme[n] = c | 0x20
+			n++
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// startsWithScheme reports a string that starts with a URL scheme and its
+// colon ("https:", "mailto:", "s3:").
+func startsWithScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c|0x20 >= 'a' && c|0x20 <= 'z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case i > 0 && c == ':':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// looksLikeURL reports a string that starts with a scheme and "//".
+func looksLikeURL(s string) bool {
+	i := strings.Index(s, "://")
+	if i <= 0 {
+		return false
+	}
+	for j := 0; j < i; j++ {
+		c := s[j]
+		letter := c|0x20 >= 'a' && c|0x20 <= 'z'
+		if !letter && (j == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	return true
+}
+
+// isNumericHost reports a (trimmed) value the host reader accepts as an
+// IPv4 address written short or as one number, in a form a person rarely
+// writes for anything else: one number from 2^24 up ("2130706433"), a
+// part in octal or hex ("0177.1", "0x7f.1"), or two or three parts the
+// first of which is 10 or more ("127.1", "169.254.43518"). "1", "12345",
+// "1.5" and "1.2.3" (an index, a ZIP code, versions) are no such form.
+func isNumericHost(r string) bool {
+	if _, ok := builtins.HostOf(r); !ok || r == "" {
+		return false
+	}
+	h := r
+	if i := strings.LastIndexByte(h, ':'); i >= 0 && isPort(h[i:]) {
+		h = h[:i]
+	}
+	parts := strings.Split(strings.TrimSuffix(h, "."), ".")
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789abcdefxABCDEFX") != "" {
+			return false // a name, not a number
+		}
+		if len(p) > 1 && p[0] == '0' {
+			return true // octal or hex
+		}
+	}
+	first, err := strconv.ParseUint(parts[0], 10, 64)
+	if err != nil {
+		return false
+	}
+	if len(parts) == 1 {
+		return first >= 1<<24
+	}
+	return first >= 10
+}
+
+// readsAsIP reports a (trimmed) value that is an IP address as people
+// write one: four dotted parts, each decimal, octal or hex (the spellings
+// a URL's host may have), or an IPv6 address (bare, with a zone, or in
+// brackets), with a port or without. A number or a shorter dotted form
+// ("12345", "1.5", "0x0") is not: ZIP codes, versions and amounts are no
+// addresses here.
+func readsAsIP(s string) bool {
+	if s == "" {
+		return false
+	}
+	if c := s[0]; !(c >= '0' && c <= '9' || c == '[' || c == ':' || c|0x20 >= 'a' && c|0x20 <= 'f') {
+		return false // the common case: a word
+	}
+	h := s
+	if h[0] == '[' {
+		end := strings.IndexByte(h, ']')
+		if end < 0 || !isPort(h[end+1:]) {
+			return false
+		}
+		return isIPv6(h[1:end])
+	}
+	if strings.Count(h, ":") >= 2 {
+		return isIPv6(h)
+	}
+	if i := strings.LastIndexByte(h, ':'); i >= 0 {
+		if !isPort(h[i:]) {
+			return false
+		}
+		h = h[:i]
+	}
+	h = strings.TrimSuffix(h, ".")
+	parts := 0
+	for part := range strings.SplitSeq(h, ".") {
+		parts++
+		digits := part
+		if len(part) > 1 && part[0] == '0' && part[1]|0x20 == 'x' {
+			digits = part[2:]
+			for i := 0; i < len(digits); i++ {
+				if !isHexDigit(digits[i]) {
+					return false
+				}
+			}
+			continue
+		}
+		if digits == "" || strings.Trim(digits, "0123456789") != "" {
+			return false
+		}
+	}
+	return parts == 4
+}
+
+func isHexDigit(c byte) bool { return c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'f' }
+
+// isPort reports "" or ":" and a port's digits.
+func isPort(s string) bool {
+	if s == "" {
+		return true
+	}
+	return len(s) >= 2 && len(s) <= 6 && s[0] == ':' && strings.Trim(s[1:], "0123456789") == ""
+}
+
+// isIPv6 reports an IPv6 address, a zone ("%eth0") allowed.
+func isIPv6(s string) bool {
+	if i := strings.IndexByte(s, '%'); i >= 0 {
+		s = s[:i]
+	}
+	addr, err := netip.ParseAddr(s)
+	return err == nil && addr.Is6()
+}
+
+// readsAsHost reports a value that reads as one host: a name or address
+// HostOf accepts that is not a number ("12345", a ZIP code, is not the
+// address 0.0.48.57 here, nor "1.5", a version, 1.0.0.5), unless it is an
+// address in four parts.
+func readsAsHost(s string) bool {
+	if _, ok := builtins.HostOf(s); !ok {
+		return false
+	}
+	if strings.Trim(s, "0123456789.") != "" {
+		return true
+	}
+	return strings.Count(strings.TrimSuffix(s, "."), ".") == 3
+}

@@ -1,0 +1,360 @@
+package argread
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/strictjson"
+)
+
+// maxEmbeddedJSON bounds the strings read as JSON in their own right (a
+// JSON document passed as a string, as some servers take options).
+const maxEmbeddedJSON = 1 << 20
+
+// walker finds a call's paths and hosts: every string in its arguments, at
+// any depth, read under the class of the argument it is under.
+type walker struct {
+	root string
+	tool *tool
+	// bases are the top-level arguments relative paths may be relative to,
+	// by folded name: each distinct resolution of every one that folds to
+	// it ("" for one that cannot be evaluated; a server may read the
+	// first, the last, or the one spelt exactly).
+	bases map[string][]string
+	// embedded is how many bytes of JSON inside strings were read: a
+	// budget, so that JSON nested in strings cannot multiply the work.
+	embedded int
+	out      *Reading
+	err      error
+}
+
+// site is where a value is read: under which argument, in which class,
+// at which place in the arguments and how deep.
+type site struct {
+	arg   string // the nearest object key; an array's elements are under the array's name
+	class Class
+	at    *pointer
+	depth int
+}
+
+// as is the site with another class.
+func (s site) as(c Class) site { s.class = c; return s }
+
+// pointer is where a value is in the arguments, as a chain from the top:
+// the JSON Pointer is only spelt out for the values that are kept.
+type pointer struct {
+	up    *pointer
+	key   string // an object's key, or
+	index int    // an array's index, when isKey is false
+	isKey bool
+}
+
+func (p *pointer) String() string {
+	if p == nil {
+		return ""
+	}
+	if p.isKey {
+		return p.up.String() + "/" + escapePointer(p.key)
+	}
+	return p.up.String() + "/" + strconv.Itoa(p.index)
+}
+
+// escapePointer escapes a key for a JSON Pointer (RFC 6901).
+func escapePointer(k string) string {
+	if !strings.ContainsAny(k, "~/") {
+		return k
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}
+
+// walk reads one value at s.
+func (w *walker) walk(s site, t *ast.Term) {
+	if w.err != nil {
+		return
+	}
+	if s.depth > MaxDepth {
+		w.err = fmt.Errorf("arguments nest deeper than %d levels", MaxDepth)
+		return
+	}
+	switch v := t.Value.(type) {
+	case ast.String:
+		w.str(s, t, string(v))
+	case *ast.Array:
+		for i := 0; i < v.Len(); i++ {
+			w.walk(site{s.arg, s.class, &pointer{up: s.at, index: i}, s.depth + 1}, v.Elem(i))
+		}
+	case ast.Object:
+		_ = v.Iter(func(k, val *ast.Term) error {
+			key := string(k.Value.(ast.String))
+			switch c := s.class; {
+			case c.keysArePaths():
+				w.pathString(s, k, key)
+			case c.Kind == Content || c.Kind == Text || c.Kind == Ignore:
+				// A key in text is text; an ignored argument's keys are names.
+			default:
+				w.unnamedKey(s, k, key)
+			}
+			inner := s.class.inner(key, w.tool.classOf(key))
+			w.walkNamed(site{key, inner, &pointer{up: s.at, key: key, isKey: true}, s.depth + 1}, val)
+			return nil
+		})
+	default:
+		// A number, boolean or null where a path or URL belongs is
+		// unknown: it is not what the server will read.
+		if s.class.strict() {
+			if s.class.local() {
+				w.addPath(s, t, "")
+			} else {
+				w.addHost(s, t, "")
+			}
+		}
+	}
+}
+
+// walkNamed reads the value of the argument named s.arg under s.class,
+// and again under each other class the schema gives that name, unless
+// s.class is not the name's own (the object it is in decided it).
+func (w *walker) walkNamed(s site, t *ast.Term) {
+	w.walk(s, t)
+	if s.class == w.tool.classOf(s.arg) {
+		for _, c := range w.tool.moreOf(s.arg) {
+			w.walk(s.as(c), t)
+		}
+	}
+}
+
+// str reads a string under its class.
+func (w *walker) str(s site, t *ast.Term, v string) {
+	switch c := s.class; {
+	case c.Kind == Content:
+		// Text, but JSON passed as a string where the schema does not
+		// say text is parsed by servers (FastMCP) into what it holds.
+		if !w.tool.declaresString(s.arg) {
+			w.embeddedDoc(s, t, v, false)
+		}
+	case c.Kind == Text:
+	case c.Kind == Ignore:
+		// Ignored (a git ref, an entity's name), but not what a command
+		// line would read as an option: "--output=.git/config" writes in
+		// the repository git runs in, "--ext-diff" runs a program.
+		if r := trimReading(v); r != "" && r[0] == '-' {
+			w.addPath(s.as(none), t, "")
+		}
+	case c.local():
+		w.pathString(s, t, v)
+		w.embeddedDoc(s, t, v, false)
+	case c.urlish():
+		switch {
+		case builtins.IsFileURI(v): // a file URI names a path, whatever the name says
+			resolved, _ := builtins.Resolve(w.root, v)
+			w.addPath(s, t, resolved)
+		case c.Kind == PathOrURL && !readsAsURL(trimReading(v)):
+			w.pathString(s.as(Class{Kind: Path, Evidence: c.Evidence}), t, v)
+		default:
+			h, ok := builtins.URLHost(v)
+			w.addHost(s, t, h)
+			if !ok && (looksLikePath(v) || !startsWithScheme(v)) {
+				// Not a URL as written: a server that takes either
+				// reads a path (" /x", "secret/key"), or trims the value
+				// into a file URI (" file:///x"). Unknown as a host,
+				// and as a path.
+				w.addPath(s.as(none), t, "")
+			}
+		}
+		w.embeddedDoc(s, t, v, false)
+	case c.Kind == Host && !c.weak():
+		h, ok := builtins.HostOf(v)
+		if !ok && readsAsURL(trimReading(v)) {
+			h, _ = builtins.URLHost(v) // a URL where a host belongs: its host
+		}
+		w.addHost(s, t, h)
+		w.embeddedDoc(s, t, v, false)
+	case c.Kind == Host:
+		r := trimReading(v)
+		h, ok := weakHostValue(r, c.Dotted)
+		if !ok {
+			w.unnamed(s, t, v)
+			return
+		}
+		if r != v {
+			h = "" // unknown: v has what a server trims
+		}
+		w.addHost(s, t, h)
+	default:
+		w.unnamed(s.as(none), t, v)
+	}
+}
+
+// unnamed reads a string no class says anything of by its shape, once
+// trimmed as a server might trim it: a path, a URL (each unknown), an IP
+// address, a remote path's host, or a JSON document, read in its own right
+// under s.class.
+func (w *walker) unnamed(s site, t *ast.Term, v string) {
+	r := trimReading(v)
+	asPath := looksLikePath(r) || looksLikeOption(r)
+	asURL := readsAsURL(r)
+	if asPath {
+		w.addPath(s.as(none), t, "") // unknown: no name says what it is relative to
+	}
+	if asURL {
+		w.addHost(s, t, "")
+	}
+	if asPath || asURL {
+		return
+	}
+	if readsAsIP(r) {
+		// An address is a host, read as a server reads it: canonical, so
+		// a range matches it; unknown if it has what a server trims.
+		h, _ := builtins.HostOf(v)
+		w.addHost(s, t, h)
+		return
+	}
+	if h, ok := remoteHost(r); ok {
+		// "git@evil.example:a/b.git", "root@10.0.0.1:/x": where ssh,
+		// scp and git go.
+		if r != v {
+			h = ""
+		}
+		w.addHost(s, t, h)
+		return
+	}
+	if h, ok := schemelessHost(r); ok && readsAsIP(h) {
+		// An address and a path after it ("169.254.169.254/latest",
+		// "1.2.3.4:80/x"): a URL without its scheme. Its host, read as
+		// the address alone is.
+		h, _ = builtins.HostOf(h)
+		w.addHost(s, t, h)
+		return
+	}
+	w.embeddedDoc(s, t, v, true)
+}
+
+// unnamedKey reads an object's key no class says anything of that reads as
+// a path (docker's volumes, {"/etc": ...}), a URL or an address.
+func (w *walker) unnamedKey(s site, k *ast.Term, key string) {
+	r := trimReading(key)
+	if looksLikePath(r) {
+		w.addPath(s.as(none), k, "")
+	}
+	switch {
+	case readsAsURL(r): // {"requests": {"http://169.254.169.254/": "GET"}}
+		w.addHost(s, k, "")
+	case readsAsIP(r):
+		h, _ := builtins.HostOf(key)
+		w.addHost(s, k, h)
+	}
+}
+
+// pathString reads a string under a path's name: a path, resolved, and a
+// URL or a remote path's host too when it reads as one.
+func (w *walker) pathString(s site, t *ast.Term, v string) {
+	if bases, relative := w.basesOf(s.arg); relative {
+		// Relative to another argument: resolved against each argument
+		// of that name, every resolution a path of the call.
+		if len(bases) == 0 {
+			w.addPath(s, t, "") // relative to something that is not there
+		}
+		// The bases are distinct (walker.bases), and so are the paths
+		// added: as many as a call may hold, then the call is refused,
+		// however many arguments fold to the base's name.
+		done := map[string]bool{}
+		for _, base := range bases {
+			if w.err != nil {
+				return
+			}
+			resolved := ""
+			if base != "" {
+				if strings.HasPrefix(v, "/") || builtins.IsFileURI(v) {
+					base = w.root
+				}
+				resolved, _ = builtins.Resolve(base, v)
+			}
+			if !done[resolved] {
+				done[resolved] = true
+				w.addPath(s, t, resolved)
+			}
+		}
+	} else {
+		resolved, _ := builtins.Resolve(w.root, v)
+		w.addPath(s, t, resolved)
+	}
+	r := trimReading(v)
+	if readsAsURL(r) {
+		// A URL under a path's name: a server that takes a file or a URL
+		// fetches it. A URL too, its host read (unknown if it cannot be),
+		// as a path under a URL's name is a path too.
+		h, _ := builtins.URLHost(v)
+		w.addHost(s, t, h)
+	} else if h, ok := remoteHost(r); ok {
+		// "git@evil.example:a/b.git", "127.0.0.1:/tmp/x": a clone or a
+		// copy over ssh reaches that host.
+		if r != v {
+			h = ""
+		}
+		w.addHost(s, t, h)
+	}
+}
+
+// embeddedDoc reads a string that holds a JSON array or object (once JSON's
+// white space is trimmed) as the document it holds, its values at the
+// string's own site: JSON passed as a string, as FastMCP parses it for a
+// parameter that is not a str and some servers take options. It is read
+// within a budget per call, past which it is an unknown path. One this
+// reader refuses is an unknown path when strict, or when another parser
+// reads it all the same (a duplicate key, a lone surrogate, NaN).
+func (w *walker) embeddedDoc(s site, t *ast.Term, v string, strict bool) {
+	trimmed := strings.TrimSpace(v)
+	if len(trimmed) < 2 || !(trimmed[0] == '{' && trimmed[len(trimmed)-1] == '}' || trimmed[0] == '[' && trimmed[len(trimmed)-1] == ']') {
+		return
+	}
+	if w.embedded += len(trimmed); w.embedded > maxEmbeddedJSON {
+		w.addPath(s.as(none), t, "")
+		return
+	}
+	doc, err := strictjson.Decode([]byte(trimmed))
+	if err == nil {
+		w.walk(site{s.arg, s.class, s.at, s.depth + 1}, ast.NewTerm(doc))
+		return
+	}
+	if strict || strictjson.CheckText([]byte(trimmed)) == nil || strings.Contains(trimmed, "NaN") || strings.Contains(trimmed, "Infinity") {
+		w.addPath(s.as(none), t, "")
+	}
+}
+
+// basesOf are the resolutions of the argument a path argument named arg is
+// configured relative to, and whether it is.
+func (w *walker) basesOf(arg string) ([]string, bool) {
+	if w.tool.relative == nil {
+		return nil, false
+	}
+	base, ok := w.tool.relative[FoldName(arg)]
+	if !ok {
+		return nil, false
+	}
+	return w.bases[base], true
+}
+
+// addPath keeps a path found at s ("" resolved: unknown), marking a
+// directory the tool acts on, and refuses a call past MaxValues.
+func (w *walker) addPath(s site, t *ast.Term, resolved string) {
+	dir := s.class.Kind == Dir || w.tool.dirTool && s.class.Kind == Path
+	w.add(&w.out.Paths, Value{Arg: s.arg, Raw: t, Resolved: resolved, Dir: dir}, s.at)
+}
+
+// addHost keeps a host found at s ("" resolved: unknown).
+func (w *walker) addHost(s site, t *ast.Term, resolved string) {
+	w.add(&w.out.Hosts, Value{Arg: s.arg, Raw: t, Resolved: resolved}, s.at)
+}
+
+func (w *walker) add(list *[]Value, v Value, at *pointer) {
+	if len(w.out.Paths)+len(w.out.Hosts) >= MaxValues {
+		w.err = fmt.Errorf("the call names more than %d paths and URLs", MaxValues)
+		return
+	}
+	v.Pointer = at.String()
+	*list = append(*list, v)
+}

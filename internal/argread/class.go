@@ -32,6 +32,11 @@ const (
 	// (a git ref, an entity's name): only what a command line would read
 	// as an option ("-...") is an unknown path.
 	Ignore
+	// Label is a name that holds names ("name", "title", "entityName"):
+	// its value is read by its shape, but an absolute path is one only
+	// where it starts in a directory that holds files (labelPath): an
+	// entity named "/api/v2/orders" is no path.
+	Label
 )
 
 // Evidence is how a class is known, weakest first. Stronger evidence
@@ -114,16 +119,17 @@ func (c Class) inner(key string, keyClass Class) Class {
 	switch {
 	case c.Values:
 		return c.valueClass() // what the schema says of the map's values, whatever the key's name
-	case keyClass != none:
-		return keyClass
-	case c.keysArePaths():
-		// A path held another way ({"path": {"value": "x"}}): a string
-		// under a key that says nothing is a path, unless the key reads
-		// as a file name, whose value is the file's contents.
+	case c.keysArePaths() && (keyClass == none || keyClass.Kind == Label):
+		// A path held another way ({"path": {"value": "x"}}, a list of
+		// files' {"name": "x"}): a string under a key that says nothing,
+		// or holds a name, is a path, unless the key reads as a file name,
+		// whose value is the file's contents.
 		if isFileName(key) {
 			return none
 		}
 		return Class{Kind: c.Kind, Evidence: Word}
+	case keyClass != none:
+		return keyClass
 	case c.Kind == Ignore || c.Kind == Text:
 		return c // an ignored argument's fields are ignored too
 	}

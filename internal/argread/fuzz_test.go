@@ -66,7 +66,8 @@ func FuzzArgumentsSeen(f *testing.F) {
 				h, schemeless := schemelessHost(r)
 				_, weakOK := weakHostValue(r, c.Dotted)
 				_, remote := remoteHost(r)
-				must := c.local() || c.urlish() || c.Kind == Host && (!c.weak() || weakOK) ||
+				must := c.local() && (!c.weak() || readsAsLocalName(r)) || c.urlish() && (!c.weak() || readsAsURL(r) || looksLikePath(r)) ||
+					c.Kind == Host && (!c.weak() || weakOK) ||
 					schemeless && readsAsIP(h) || remote ||
 					looksLikePath(r) || looksLikeOption(r) || readsAsURL(r) || readsAsIP(r)
 				if must && !seen[x] {
@@ -83,7 +84,7 @@ func FuzzArgumentsSeen(f *testing.F) {
 				for k, e := range x {
 					r := trimReading(k)
 					switch {
-					case c.keysArePaths():
+					case c.keysArePaths() && (nameClass(k) == none || isFileName(k) || looksLikePath(r)):
 						if !seen[k] {
 							t.Fatalf("arguments %s: the key %q under %q is not among the paths", args, k, key)
 						}

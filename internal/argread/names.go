@@ -57,8 +57,8 @@ var (
 	wordPath     = Class{Kind: Path, Evidence: Word}
 	wordDir      = Class{Kind: Dir, Evidence: Word}
 	weakPathName = Class{Kind: Path, Evidence: Weak}
-	ignoreAll    = Class{Kind: Ignore, Evidence: Specified}
-	textAll      = Class{Kind: Text, Evidence: Specified}
+	weakURLName  = Class{Kind: URL, Evidence: Weak}
+	labelName    = Class{Kind: Label, Evidence: Name}
 )
 
 // nameTable is what argument names mean in any tool, compared folded. A
@@ -77,7 +77,9 @@ var nameTable = []nameRow{
 		"content", "contents", "text", "texts", "body", "oldtext", "newtext", "oldstring", "newstring",
 		"find", "replace", "substring", "message", "messages", "commitmessage", "description",
 		"thought", "observation", "observations", "insight", "stdin", "stdintext", "markdown", "data",
-		"query", "prompt", "comment", "comments", "summary", "instructions"}},
+		"query", "prompt", "comment", "comments", "summary", "instructions",
+		// Queries in a language of their own: SQL, Jira's, Cypher.
+		"sql", "sqlquery", "statement", "statements", "jql", "cql", "cypher", "sparql"}},
 	{class: namedDir, listed: []string{
 		"dir", "dirs", "directory", "directories", "dirpath", "dirpaths", "folder", "folders",
 		"folderpath", "folderpaths", "root", "roots", "rootpath", "cwd", "workdir", "workdirs",
@@ -87,17 +89,29 @@ var nameTable = []nameRow{
 			"foldername", "foldernames", "directory", "directories", "folder", "folders", "dir", "dirs", "cwd", "root", "roots"}},
 	{class: namedPath, listed: []string{
 		"path", "paths", "file", "files", "filepath", "filepaths", "filename", "filenames",
-		"source", "sources", "src", "srcs", "destination", "destinations", "dest", "dests", "dst", "dsts",
-		"target", "targets", "to", "from", "output", "outputs", "out", "outfile", "outfiles", "input_file", "input_files",
+		"outfile", "outfiles", "input_file", "input_files",
 		"dockerfile", "executable", "executables", "db_path", "database_path", "pathname", "pathnames", "fullpath",
 		"basename", "basenames", "attachment", "attachments", "save_as", "save_to",
 		"extract_to", "copy_to", "move_to", "export_to", "download_to", "output_to", "write_to"},
 		endings: []string{"path", "paths", "file", "files", "filename", "filenames", "pathname", "pathnames", "basename", "basenames"}},
+	// Names that hold a local path as often as something else: a place
+	// on a map, a link's end, an element to click, a format to convert to.
+	// A value is a path when it reads as a file's or directory's name
+	// (readsAsLocalName), else it is read by its shape.
+	{class: weakPathName, listed: []string{
+		"source", "sources", "src", "srcs", "destination", "destinations", "dest", "dests", "dst", "dsts",
+		"target", "targets", "to", "from", "output", "outputs", "out"}},
+	// A URL as often as a name: a git remote's ("origin"), a CORS origin,
+	// a route's start.
+	{class: weakURLName, listed: []string{"origin", "origins"}},
+	// Names that hold names: an entity's, a page's, a label.
+	{class: labelName, listed: []string{"name", "names", "title", "titles", "label", "labels", "entityname", "entitynames",
+		"displayname"}},
 	{class: namedURL, listed: []string{
 		"url", "urls", "uri", "uris", "href", "hrefs", "link", "links", "endpoint", "endpoints",
 		"webhook", "webhooks", "callback", "callbacks", "baseurl", "apiurl", "serverurl", "redirecturi",
 		"redirecturl", "returnurl", "imageurl", "fileurl", "downloadurl", "proxyurl", "remoteurl",
-		"repourl", "cloneurl", "origin"},
+		"repourl", "cloneurl"},
 		endings: []string{"url", "urls", "uri", "uris", "href", "hrefs", "link", "links", "endpoint", "endpoints",
 			"webhook", "webhooks", "callback", "callbacks"}},
 	{class: namedHost, listed: []string{"host", "hosts", "hostname", "hostnames", "ip", "ips", "ipaddress", "ipaddresses", "ipaddr",

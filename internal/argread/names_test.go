@@ -9,8 +9,8 @@ import (
 
 func TestDefaultClassOfNames(t *testing.T) {
 	for class, names := range map[Class][]string{
-		namedPath: {"path", "Paths", "FILE_PATH", "filePath", "file-name", "filenames", "source", "sources", "src", "dest", "dst", "\u017Fource", "pathname",
-			"destination_path", "to", "from", "output", "target", "new_path", "oldPath", "sourcePdfPath", "configFile", "input_file",
+		namedPath: {"path", "Paths", "FILE_PATH", "filePath", "file-name", "filenames", "pathname",
+			"destination_path", "new_path", "oldPath", "sourcePdfPath", "configFile", "input_file",
 			"executablePath", "log.file", "dockerfile",
 			// A name's class is its folded spelling's (red team 4): case,
 			// separators and numbers do not hide it.
@@ -33,12 +33,16 @@ func TestDefaultClassOfNames(t *testing.T) {
 			"address", "addresses", "addr", "server", "servers", "domain", "domains", "peer", "peers", "proxy", "proxies",
 			"serverAddress", "server_address", "bindAddr", "dnsServer", "subdomain", "httpProxy", "email_address",
 			"job_server", "jobServer"},
+		// A path as often as a place, an element or a format.
+		weakPathName: {"source", "sources", "src", "dest", "dst", "\u017Fource", "to", "from", "output", "target", "destination", "zip_to"},
+		weakURLName:  {"origin", "ORIGIN", "origins"},
+		labelName:    {"name", "title", "label", "entityName", "entity_name", "displayName", "names"},
 		namedURL: {"url", "URLs", "uri", "href", "link", "links", "endpoint", "webhook", "callback", "callbackUrl", "redirect_uri",
-			"baseURL", "serverUrl", "origin", "imageUrl", "CALLBACKURL", "imageurl", "url2", "hyperlink", "permalink"},
+			"baseURL", "serverUrl", "imageUrl", "CALLBACKURL", "imageurl", "url2", "hyperlink", "permalink"},
 		namedContent: {"content", "text", "body", "oldText", "newText", "old_string", "newString", "message", "commitMessage",
-			"description", "query", "prompt", "data", "observations", "stdin", "\u017Fubstring", "CONTENT"},
-		none: {"name", "mode", "profile", "xpath", "tail", "head", "pattern", "excludePatterns", "id", "count",
-			"destinationType", "urlencoded", "pathway", "title", "topic",
+			"description", "query", "prompt", "data", "observations", "stdin", "\u017Fubstring", "CONTENT", "sql", "statement", "jql"},
+		none: {"mode", "profile", "xpath", "tail", "head", "pattern", "excludePatterns", "id", "count",
+			"destinationType", "urlencoded", "pathway", "topic",
 			// Words that end like a path, URL or host word, and are not.
 			"userProfile", "userprofile", "profiles", "XPath", "jsonPath", "JSONPATH", "curl", "purl", "followSymlinks",
 			"follow_links", "symlink", "hardlinks", "unlink", "ghost", "zip", "skip", "tooltip", "showTooltip",

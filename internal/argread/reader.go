@@ -8,7 +8,6 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/reasons"
 )
 
@@ -57,6 +56,11 @@ type Call struct {
 	Schema json.RawMessage
 	// Root is the tool's root, clean and absolute, "" for none.
 	Root string
+	// RootAliases are the root's other spellings, clean and absolute: the
+	// path a symbolic link in it leads to, macOS's /private/tmp for /tmp.
+	// A path under one is read under Root, so that rules, grants and the
+	// floor see one spelling of what the server reaches by either.
+	RootAliases []string
 	// Arguments are the top-level members of the arguments object. Read
 	// keeps Reading.Arguments in the same backing array.
 	Arguments [][2]*ast.Term
@@ -123,9 +127,9 @@ func (r *Reader) Read(c Call) (*Reading, error) {
 		}
 		out.Arguments = append(out.Arguments, item) // in place: the caller handed them over
 	}
-	w := walker{root: c.Root, tool: t, out: out}
+	w := walker{root: c.Root, aliases: c.RootAliases, tool: t, out: out}
 	if t.relative != nil {
-		w.bases = bases(t, c.Root, out.Arguments)
+		w.bases = w.basesIn(out.Arguments)
 	}
 	for _, item := range out.Arguments {
 		k := string(item[0].Value.(ast.String))
@@ -137,12 +141,13 @@ func (r *Reader) Read(c Call) (*Reading, error) {
 	return out, nil
 }
 
-// bases are the resolutions of every top-level argument a relative path
+// basesIn are the resolutions of every top-level argument a relative path
 // may be relative to, each spelling of its name kept: "repo_path" and
 // "REPO_PATH" are one name here, and a server reads one of them. Each
 // distinct resolution is kept once: a path is resolved against each base,
 // so the bases bound the work per path.
-func bases(t *tool, root string, args [][2]*ast.Term) map[string][]string {
+func (w *walker) basesIn(args [][2]*ast.Term) map[string][]string {
+	t := w.tool
 	out := map[string][]string{}
 	seen := map[[2]string]bool{}
 	isBase := map[string]bool{}
@@ -156,7 +161,7 @@ func bases(t *tool, root string, args [][2]*ast.Term) map[string][]string {
 		}
 		resolved := ""
 		if s, ok := item[1].Value.(ast.String); ok {
-			resolved, _ = builtins.Resolve(root, string(s))
+			resolved = w.resolve(w.root, string(s))
 		}
 		if !seen[[2]string{k, resolved}] {
 			seen[[2]string{k, resolved}] = true

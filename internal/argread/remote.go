@@ -32,7 +32,7 @@ func weakHostValue(r string, dotOnly bool) (string, bool) {
 	case r == "":
 		return "", false
 	case readsAsURL(r):
-		h, _ := builtins.URLHost(r)
+		h, _ := urlHost(r)
 		return h, true
 	case readsAsHost(r):
 		h, _ := builtins.HostOf(r) // canonical: "evil。example" has its dot
@@ -50,8 +50,11 @@ func weakHostValue(r string, dotOnly bool) (string, bool) {
 		// name different hosts, the host is unknown.
 		byURL, urlOK := afterUser(r, "/\\?#")
 		bySSH, sshOK := afterUser(r, ":[")
-		if h, ok := scpHost(bySSH); ok {
-			bySSH = h // the host before scp's ":path", whatever the path holds
+		if h, _, ok := splitRemote(bySSH); ok && sshOK {
+			// With a user, ssh, scp and git connect to whatever host comes
+			// before the ":" ("root@prod:x@evil.example" is prod, of one
+			// label or not), whatever the path after it holds.
+			bySSH = h
 		}
 		switch {
 		case urlOK && sshOK && byURL != bySSH:

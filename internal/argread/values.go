@@ -10,15 +10,22 @@ import (
 )
 
 // The value recognisers: what a string reads as by its shape alone, each a
+// pure function of the string with a table test (values_test.go).
+
 // looksLikePath reports a string that reads as a local path wherever it
 // is: absolute, a "~" path, a file: URI, a Windows drive or UNC path, or
-// one with a ".." name in it.
+// one with a ".." name in it. A block comment ("/* ... */ SELECT 1") is
+// none: it starts as a glob would, and no server opens it.
 func looksLikePath(s string) bool {
 	if s == "" {
 		return false
 	}
 	switch c := s[0]; {
+	case strings.HasPrefix(s, "/*") && strings.Contains(s[2:], "*/"):
+		return false
 	case c == '/' || c == '~' || c == '\\':
+		return true
+	case fileInScheme(s):
 		return true
 	case builtins.IsFileURI(s):
 		return true
@@ -167,20 +174,147 @@ func startsWithScheme(s string) bool {
 	return false
 }
 
-// looksLikeURL reports a string that starts with a scheme and "//".
+// looksLikeURL reports a string that starts with a scheme, or a chain of
+// them ("jdbc:mysql", "jar:http"), and "//".
 func looksLikeURL(s string) bool {
-	i := strings.Index(s, "://")
-	if i <= 0 {
+	_, _, ok := cutSchemes(s)
+	return ok
+}
+
+// cutSchemes splits a URL whose scheme is one or a chain of them, as
+// drivers and archives nest URLs ("https://x", "git+ssh://x",
+// "jdbc:mysql://x", "jar:http://x!/y"): last is the scheme just before
+// "://", rest what follows it.
+func cutSchemes(s string) (last, rest string, ok bool) {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case isASCIILetter(c):
+		case i > start && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case i > start && c == ':':
+			if strings.HasPrefix(s[i:], "://") {
+				return strings.ToLower(s[start:i]), s[i+3:], true
+			}
+			start = i + 1 // another scheme follows: "jdbc:mysql://"
+		default:
+			return "", "", false
+		}
+	}
+	return "", "", false
+}
+
+// fileInScheme reports a chain of schemes ending in file ("jar:file:///x"):
+// a local file, whatever wraps it.
+func fileInScheme(s string) bool {
+	last, _, ok := cutSchemes(s)
+	return ok && last == "file" && !builtins.IsFileURI(s)
+}
+
+// urlHost is the host of a URL as the client that fetches it reads it: an
+// http or https URL as builtins.URLHost reads it (WHATWG and Go's parser
+// agreeing), any other scheme, or chain of them, by its authority after
+// "//" ("jdbc:mysql://10.0.0.5/db" is 10.0.0.5, "jar:http://h/x!/y" is h).
+// ok is false when the host cannot be read: an authority with white
+// space, a backslash or a list of hosts, or an http URL URLHost refuses.
+func urlHost(v string) (string, bool) {
+	if h, ok := builtins.URLHost(v); ok {
+		return h, true
+	}
+	last, rest, ok := cutSchemes(v)
+	if !ok {
+		return "", false
+	}
+	if scheme := strings.ToLower(v[:len(v)-len(rest)-3]); last == "file" || scheme == "http" || scheme == "https" {
+		return "", false // an http URL URLHost refused: no second reading here
+	}
+	authority := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority = rest[:i]
+	}
+	if strings.ContainsFunc(authority, func(r rune) bool { return r == '\\' || trimmable(r) }) {
+		return "", false
+	}
+	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
+		authority = authority[i+1:]
+	}
+	return builtins.HostOf(authority)
+}
+
+// readsAsLocalName reports a (trimmed) value that reads as a local file or
+// directory's name where a name holds one as often as something else
+// ("destination", "target"): a path by its shape, an option, anything
+// with a "/" or "\", a name with a file's extension, or one word. Prose
+// ("Munich Airport", "Marienplatz, Munich") and numbers ("48.13,11.58")
+// are not.
+func readsAsLocalName(r string) bool {
+	if _, ok := readsAsAddress(r); ok && !strings.HasPrefix(r, "/") {
+		return false // an address a tool connects to: a host (readsAsAddress)
+	}
+	switch {
+	case r == "":
+		return false
+	case looksLikePath(r) || looksLikeOption(r) || strings.ContainsAny(r, "/\\"):
+		return true
+	case hasExtension(r):
+		return true
+	case strings.ContainsFunc(r, unicode.IsSpace) || strings.ContainsRune(r, ','):
+		return false
+	case isNumber(r):
 		return false
 	}
-	for j := 0; j < i; j++ {
-		c := s[j]
-		letter := c|0x20 >= 'a' && c|0x20 <= 'z'
-		if !letter && (j == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+	return true
+}
+
+// isNumber reports a decimal number ("12", "-1.5", "1e5").
+func isNumber(r string) bool {
+	if r == "" || !(r[0] >= '0' && r[0] <= '9' || r[0] == '-' || r[0] == '+' || r[0] == '.') {
+		return false
+	}
+	_, err := strconv.ParseFloat(r, 64)
+	return err == nil
+}
+
+// hasExtension reports a name that ends in a file's extension: a "." after
+// something, then one to ten letters or digits, a letter among them
+// ("report final.pdf", "a.tar.gz"; not "1.5", "Dr. Smith").
+func hasExtension(r string) bool {
+	i := strings.LastIndexByte(r, '.')
+	if i <= 0 || len(r)-i-1 < 1 || len(r)-i-1 > 10 {
+		return false
+	}
+	letter := false
+	for _, c := range []byte(r[i+1:]) {
+		switch {
+		case isASCIILetter(c):
+			letter = true
+		case c >= '0' && c <= '9':
+		default:
 			return false
 		}
 	}
-	return true
+	return letter
+}
+
+// readsAsAddress reports a (trimmed) value under a path's name that a
+// client would connect to rather than open: an IP address in any spelling
+// ("169.254.169.254", "0251.0376.0251.0376", "::ffff:a9fe:a9fe"), one
+// written short ("127.1"), localhost, or an address with a path after it
+// ("169.254.169.254/latest"). The host, "" when it cannot be read.
+func readsAsAddress(r string) (string, bool) {
+	if h, ok := builtins.HostOf(r); ok && (h == "localhost" || readsAsIP(r)) {
+		return h, true // "localhost", "localhost:8080", an address
+	}
+	switch {
+	case readsAsIP(r):
+		return "", true // an address the host reader refuses
+	case isNumericHost(r):
+		return "", true
+	}
+	if h, ok := schemelessHost(r); ok && (readsAsIP(h) || isNumericHost(h)) {
+		h, _ = builtins.HostOf(h)
+		return h, true
+	}
+	return "", false
 }
 
 // isNumericHost reports a (trimmed) value the host reader accepts as an

@@ -84,3 +84,70 @@ func TestTrimReading(t *testing.T) {
 		assert.False(t, startsWithScheme(s), s)
 	}
 }
+
+// A URL whose scheme is a chain (a driver's, an archive's) names its host
+// too (red team 8: jdbc:mysql://10.0.0.5/prod was invisible).
+func TestURLHostOfEveryScheme(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://Docs.Example/x": "docs.example", "jdbc:mysql://10.0.0.5/prod": "10.0.0.5", "jdbc:postgresql://db.internal:5432/x": "db.internal",
+		"jar:http://evil.example/a.jar!/x": "evil.example", "git+ssh://git@evil.example/r.git": "evil.example", "ftp://0x7f.1/x": "127.0.0.1",
+		"redis://user:pw@cache.example:6379/0": "cache.example", "mongodb+srv://c.example/db": "c.example", "ssh://[::1]:22/x": "[::1]",
+	} {
+		got, ok := urlHost(in)
+		assert.True(t, ok, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"http:/10.0.0.1/", "https://evil.example\\@good.example/", "jdbc:mysql://a.example,b.example/x",
+		"jar:file:///x.jar!/y", "ldap://host name/x", "x", "mailto:a@b", "https:///x", "jdbc:mysql:///x"} {
+		_, ok := urlHost(in)
+		assert.False(t, ok, in)
+	}
+	for _, in := range []string{"jdbc:mysql://10.0.0.5/prod", "jar:http://x/y", "git+ssh://x", "a:b:c://x"} {
+		assert.True(t, readsAsURL(in), in)
+	}
+	assert.True(t, looksLikePath("jar:file:///srv/secret/x.jar!/y"), "a file under a wrapping scheme is a path")
+}
+
+// Under a name that holds a path as often as something else, a value is
+// a path when it reads as a file's or directory's name.
+func TestReadsAsLocalName(t *testing.T) {
+	for _, s := range []string{"secret", "notes.txt", "a/b", `a\b`, "/etc/x", "~/x", "../x", ".env", "report final.pdf", "e42",
+		"--output=x/y", "My Documents/x"} {
+		assert.True(t, readsAsLocalName(s), s)
+	}
+	for _, s := range []string{"", "Munich Airport", "Marienplatz, Munich", "48.1351,11.5820", "48.1351", "-12.5", "Dr. Smith",
+		"New York, NY", "1e5"} {
+		assert.False(t, readsAsLocalName(s), s)
+	}
+	for _, s := range []string{"a.pdf", "a.tar.gz", "x.7z", "Makefile.am"} {
+		assert.True(t, hasExtension(s), s)
+	}
+	for _, s := range []string{"1.5", ".env", "a.", "a.b c", "a.verylongextension"} {
+		assert.False(t, hasExtension(s), s)
+	}
+}
+
+// Under a path's name, an address is a host as well (red team 8: a
+// CIDR deny never saw {"target": "169.254.169.254"} on a ping tool).
+func TestReadsAsAddress(t *testing.T) {
+	for in, want := range map[string]string{
+		"169.254.169.254": "169.254.169.254", "0251.0376.0251.0376": "169.254.169.254", "::ffff:169.254.169.254": "169.254.169.254",
+		"169.254.169.254/latest/meta-data": "169.254.169.254", "localhost": "localhost", "[::1]:80": "[::1]", "127.1": "",
+		"10.0.0.1:8080/x": "10.0.0.1",
+	} {
+		got, ok := readsAsAddress(in)
+		assert.True(t, ok, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, s := range []string{"notes.txt", "1.5", "v1.2.3", "secret/key", "2024.01.05", "evil.example"} {
+		_, ok := readsAsAddress(s)
+		assert.False(t, ok, s)
+	}
+}
+
+// A block comment opening a query is no path.
+func TestCommentIsNoPath(t *testing.T) {
+	assert.False(t, looksLikePath("/* list users */ SELECT * FROM users"))
+	assert.True(t, looksLikePath("/*"), "a glob of the root is")
+	assert.True(t, looksLikePath("/etc/*"))
+}

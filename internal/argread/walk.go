@@ -18,8 +18,9 @@ const maxEmbeddedJSON = 1 << 20
 // walker finds a call's paths and hosts: every string in its arguments, at
 // any depth, read under the class of the argument it is under.
 type walker struct {
-	root string
-	tool *tool
+	root    string
+	aliases []string // the root's other spellings
+	tool    *tool
 	// bases are the top-level arguments relative paths may be relative to,
 	// by folded name: each distinct resolution of every one that folds to
 	// it ("" for one that cannot be evaluated; a server may read the
@@ -28,8 +29,12 @@ type walker struct {
 	// embedded is how many bytes of JSON inside strings were read: a
 	// budget, so that JSON nested in strings cannot multiply the work.
 	embedded int
-	out      *Reading
-	err      error
+	// hostsAt are the hosts kept by where they are, when a schema gives
+	// a name more than one class: a value read as a path and as a host
+	// names its address once.
+	hostsAt map[[3]string]bool
+	out     *Reading
+	err     error
 }
 
 // site is where a value is read: under which argument, in which class,
@@ -90,15 +95,20 @@ func (w *walker) walk(s site, t *ast.Term) {
 	case ast.Object:
 		_ = v.Iter(func(k, val *ast.Term) error {
 			key := string(k.Value.(ast.String))
+			keyClass := w.tool.classOf(key)
 			switch c := s.class; {
-			case c.keysArePaths():
+			case c.keysArePaths() && (keyClass == none || isFileName(key) || looksLikePath(trimReading(key))):
+				// A file's name, not a field's: {"a.md": ...}, {"/x": ...}.
+				// A word with a class of its own ({"name": ..., "content":
+				// ...}) names a field of the path's object.
 				w.pathString(s, k, key)
+			case c.keysArePaths():
 			case c.Kind == Content || c.Kind == Text || c.Kind == Ignore:
 				// A key in text is text; an ignored argument's keys are names.
 			default:
 				w.unnamedKey(s, k, key)
 			}
-			inner := s.class.inner(key, w.tool.classOf(key))
+			inner := s.class.inner(key, keyClass)
 			w.walkNamed(site{key, inner, &pointer{up: s.at, key: key, isKey: true}, s.depth + 1}, val)
 			return nil
 		})
@@ -144,18 +154,25 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		if r := trimReading(v); r != "" && r[0] == '-' {
 			w.addPath(s.as(none), t, "")
 		}
+	case c.local() && c.weak() && !readsAsLocalName(trimReading(v)),
+		c.urlish() && c.weak() && !readsAsURL(trimReading(v)) && !looksLikePath(trimReading(v)):
+		// Under a name that holds a path or URL as often as something
+		// else, a value that reads as neither ("Munich Airport", an
+		// address a tool pings) is read by its shape.
+		w.unnamed(s.as(none), t, v)
+	case c.Kind == Label:
+		w.unnamed(s, t, v)
 	case c.local():
 		w.pathString(s, t, v)
 		w.embeddedDoc(s, t, v, false)
 	case c.urlish():
 		switch {
 		case builtins.IsFileURI(v): // a file URI names a path, whatever the name says
-			resolved, _ := builtins.Resolve(w.root, v)
-			w.addPath(s, t, resolved)
+			w.addPath(s, t, w.resolve(w.root, v))
 		case c.Kind == PathOrURL && !readsAsURL(trimReading(v)):
 			w.pathString(s.as(Class{Kind: Path, Evidence: c.Evidence}), t, v)
 		default:
-			h, ok := builtins.URLHost(v)
+			h, ok := urlHost(v)
 			w.addHost(s, t, h)
 			if !ok && (looksLikePath(v) || !startsWithScheme(v)) {
 				// Not a URL as written: a server that takes either
@@ -169,7 +186,7 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 	case c.Kind == Host && !c.weak():
 		h, ok := builtins.HostOf(v)
 		if !ok && readsAsURL(trimReading(v)) {
-			h, _ = builtins.URLHost(v) // a URL where a host belongs: its host
+			h, _ = urlHost(v) // a URL where a host belongs: its host
 		}
 		w.addHost(s, t, h)
 		w.embeddedDoc(s, t, v, false)
@@ -195,7 +212,12 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 // under s.class.
 func (w *walker) unnamed(s site, t *ast.Term, v string) {
 	r := trimReading(v)
-	asPath := looksLikePath(r) || looksLikeOption(r)
+	asPath := looksLikeOption(r)
+	if s.class.Kind == Label {
+		asPath = asPath || w.labelPath(r)
+	} else {
+		asPath = asPath || looksLikePath(r)
+	}
 	asURL := readsAsURL(r)
 	if asPath {
 		w.addPath(s.as(none), t, "") // unknown: no name says what it is relative to
@@ -232,6 +254,42 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 	}
 	w.embeddedDoc(s, t, v, true)
 }
+
+// labelPath reports a (trimmed) value under a name that holds names that
+// reads as a path: as looksLikePath reads one, but an absolute path only
+// when it starts in a directory that holds files: a system or home
+// directory (topDirs), or the root's own first directory. An entity named
+// "/api/v2/orders" is no path; "/etc/passwd", "~/x", "../x" are.
+func (w *walker) labelPath(r string) bool {
+	if !looksLikePath(r) {
+		return false
+	}
+	if r[0] != '/' || strings.HasPrefix(r, "//") {
+		return true
+	}
+	first, _, _ := strings.Cut(r[1:], "/")
+	if first == "" || topDirs[strings.ToLower(first)] {
+		return true
+	}
+	for _, d := range append([]string{w.root}, w.aliases...) {
+		if top, _, _ := strings.Cut(strings.TrimPrefix(d, "/"), "/"); top != "" && strings.EqualFold(top, first) {
+			return true
+		}
+	}
+	return false
+}
+
+// topDirs are the first directories of the paths where files live on
+// Linux, the BSDs and macOS (compared in lower case).
+var topDirs = func() map[string]bool {
+	m := map[string]bool{}
+	for _, d := range []string{"bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "media", "mnt", "opt",
+		"proc", "root", "run", "sbin", "srv", "sys", "tmp", "usr", "var", "snap", "nix", "private", "users", "volumes",
+		"library", "system", "applications", "cores", "network", "export", "net", "data", "workspace", "workspaces"} {
+		m[d] = true
+	}
+	return m
+}()
 
 // unnamedKey reads an object's key no class says anything of that reads as
 // a path (docker's volumes, {"/etc": ...}), a URL or an address.
@@ -271,7 +329,7 @@ func (w *walker) pathString(s site, t *ast.Term, v string) {
 				if strings.HasPrefix(v, "/") || builtins.IsFileURI(v) {
 					base = w.root
 				}
-				resolved, _ = builtins.Resolve(base, v)
+				resolved = w.resolve(base, v)
 			}
 			if !done[resolved] {
 				done[resolved] = true
@@ -279,24 +337,57 @@ func (w *walker) pathString(s site, t *ast.Term, v string) {
 			}
 		}
 	} else {
-		resolved, _ := builtins.Resolve(w.root, v)
-		w.addPath(s, t, resolved)
+		w.addPath(s, t, w.resolve(w.root, v))
 	}
+	w.pathsHost(s, t, v)
+}
+
+// pathsHost reads the host a value under a path's name reaches, if it
+// reaches one: a server that takes a file or a URL fetches a URL, a tool
+// that takes a target pings or probes an address, and a clone or a copy
+// over ssh reaches a remote path's host. Each is a host as well as a path,
+// as a path under a URL's name is a path too.
+func (w *walker) pathsHost(s site, t *ast.Term, v string) {
 	r := trimReading(v)
-	if readsAsURL(r) {
-		// A URL under a path's name: a server that takes a file or a URL
-		// fetches it. A URL too, its host read (unknown if it cannot be),
-		// as a path under a URL's name is a path too.
-		h, _ := builtins.URLHost(v)
-		w.addHost(s, t, h)
-	} else if h, ok := remoteHost(r); ok {
-		// "git@evil.example:a/b.git", "127.0.0.1:/tmp/x": a clone or a
-		// copy over ssh reaches that host.
-		if r != v {
-			h = ""
+	h, ok := "", false
+	switch {
+	case readsAsURL(r):
+		h, _ = urlHost(v)
+		ok = true
+	default:
+		if h, ok = readsAsAddress(r); !ok {
+			h, ok = remoteHost(r) // "git@evil.example:a/b.git", "127.0.0.1:/tmp/x"
 		}
+		if r != v {
+			h = "" // unknown: v has what a server trims
+		}
+	}
+	if ok {
 		w.addHost(s, t, h)
 	}
+}
+
+// resolve is v resolved against base, clean and absolute ("" when it
+// cannot be evaluated), and under the root's own spelling when it is under
+// one of the root's other spellings.
+func (w *walker) resolve(base, v string) string {
+	resolved, ok := builtins.Resolve(base, v)
+	if !ok {
+		return ""
+	}
+	return UnderRoot(resolved, w.root, w.aliases)
+}
+
+// UnderRoot is p, a clean absolute path, spelt under root when it is under
+// one of aliases, the root's other spellings ("/private/tmp/x/a" is
+// "/tmp/x/a" for a root /tmp/x whose alias is /private/tmp/x); else p.
+func UnderRoot(p, root string, aliases []string) string {
+	for _, a := range aliases {
+		if rest, ok := strings.CutPrefix(p, a); ok && (rest == "" || rest[0] == '/') && root != "/" && a != "/" {
+			return root + rest
+		}
+	}
+	return p
 }
 
 // embeddedDoc reads a string that holds a JSON array or object (once JSON's
@@ -347,6 +438,16 @@ func (w *walker) addPath(s site, t *ast.Term, resolved string) {
 
 // addHost keeps a host found at s ("" resolved: unknown).
 func (w *walker) addHost(s site, t *ast.Term, resolved string) {
+	if w.tool.more != nil {
+		at := [3]string{s.at.String(), resolved, t.String()}
+		if w.hostsAt[at] {
+			return
+		}
+		if w.hostsAt == nil {
+			w.hostsAt = map[[3]string]bool{}
+		}
+		w.hostsAt[at] = true
+	}
 	w.add(&w.out.Hosts, Value{Arg: s.arg, Raw: t, Resolved: resolved}, s.at)
 }
 

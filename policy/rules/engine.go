@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -76,6 +77,8 @@ type Engine struct {
 	// The input's terms that repeat from call to call, made once: each
 	// root, and each combination of the four hints (see annotationsTerm).
 	rootTerms map[string]*ast.Term
+	// aliases are each root's other spellings (rootAliases).
+	aliases map[string][]string
 	annTerms  [81]atomic.Pointer[ast.Term]
 }
 
@@ -111,9 +114,14 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	sort.Slice(e.rootKeys, func(i, j int) bool { return len(e.rootKeys[i]) > len(e.rootKeys[j]) })
 	e.rootTerms = map[string]*ast.Term{"": rootTerm("")}
+	e.aliases = map[string][]string{}
 	for _, dir := range e.roots {
 		e.rootTerms[dir] = rootTerm(dir)
+		if a := rootAliases(dir); len(a) > 0 {
+			e.aliases[dir] = a
+		}
 	}
+	rs = e.underRoots(rs)
 	e.ruleSet = ruleSetOf(rs)
 	e.protected = slices.Clone(cfg.Protected)
 	e.modules = slices.Clone(cfg.Modules)
@@ -157,7 +165,8 @@ func (e *Engine) Reload(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Engine{rules: rs, ruleSet: ruleSetOf(rs), roots: e.roots, rootKeys: e.rootKeys, rootTerms: e.rootTerms,
+	n := &Engine{rules: rs, ruleSet: ruleSetOf(e.underRoots(rs)), roots: e.roots, rootKeys: e.rootKeys, rootTerms: e.rootTerms,
+		aliases: e.aliases,
 		arguments: e.arguments, reader: e.reader, decider: e.decider, protected: e.protected, modules: e.modules, timeout: cfg.DecisionTimeout}
 	return n, nil
 }
@@ -185,6 +194,67 @@ func ruleSetOf(rs []Rule) *engine.RuleSet {
 		set.Add(r.matcher(), r.Decision)
 	}
 	return set
+}
+
+// rootAliases are a root's other spellings: the path the file system
+// resolves it to, when a symbolic link makes that another place, and on
+// macOS the /private spelling of /tmp, /var and /etc (or the short one of
+// /private/...), which the system links there. A server started on one
+// accepts the other.
+func rootAliases(dir string) []string {
+	var out []string
+	for _, sp := range realpath.Spellings(dir) {
+		if sp != dir {
+			out = append(out, sp)
+		}
+	}
+	if runtime.GOOS == "darwin" {
+		for _, top := range []string{"/tmp", "/var", "/etc"} {
+			switch {
+			case dir == top || strings.HasPrefix(dir, top+"/"):
+				out = append(out, "/private"+dir)
+			case dir == "/private"+top || strings.HasPrefix(dir, "/private"+top+"/"):
+				out = append(out, strings.TrimPrefix(dir, "/private"))
+			}
+		}
+	}
+	return out
+}
+
+// underRoots is rs with each absolute under that is in one of a root's
+// other spellings spelt under the root, as the reader spells paths there:
+// a deny under /private/tmp/x/secret holds for a root /tmp/x.
+func (e *Engine) underRoots(rs []Rule) []Rule {
+	if len(e.aliases) == 0 {
+		return rs
+	}
+	var out []Rule
+	for i, r := range rs {
+		if u := e.rootSpelling(r.Under); u != r.Under {
+			if out == nil {
+				out = slices.Clone(rs)
+			}
+			out[i].Under = u
+		}
+	}
+	if out == nil {
+		return rs
+	}
+	return out
+}
+
+// rootSpelling is an absolute path under one of a root's other spellings
+// spelt under the root; any other path as it is.
+func (e *Engine) rootSpelling(p string) string {
+	if !path.IsAbs(p) {
+		return p
+	}
+	for root, aliases := range e.aliases {
+		if u := argread.UnderRoot(p, root, aliases); u != p {
+			return u
+		}
+	}
+	return p
 }
 
 // rulesData is the rules as the engine reads them: every field present, so

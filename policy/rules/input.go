@@ -92,7 +92,7 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	}
 	in := &Input{Call: call, Tool: name, Root: e.RootOf(name)}
 	in.rootTerm = e.rootTerms[in.Root]
-	rc := argread.Call{Tool: name, Root: in.Root, Arguments: args}
+	rc := argread.Call{Tool: name, Root: in.Root, RootAliases: e.aliases[in.Root], Arguments: args}
 	if tool != nil {
 		in.Annotations = tool.Annotations.Hints()
 		in.annTerm = e.annotationsTerm(in.Annotations)

@@ -31,7 +31,7 @@ type reading struct {
 	Tool      string          `json:"tool"`
 	Root      string          `json:"root,omitempty"`
 	Aliases   []string        `json:"root_aliases,omitempty"` // the root's other spellings
-	Servers   []string        `json:"servers,omitempty"` // reference servers' specs (rules.ServerArguments)
+	Servers   []string        `json:"servers,omitempty"`      // reference servers' specs (rules.ServerArguments)
 	Specs     json.RawMessage `json:"specs,omitempty"`
 	Schema    json.RawMessage `json:"schema,omitempty"`
 	Arguments json.RawMessage `json:"arguments"`

@@ -78,8 +78,8 @@ type Engine struct {
 	// root, and each combination of the four hints (see annotationsTerm).
 	rootTerms map[string]*ast.Term
 	// aliases are each root's other spellings (rootAliases).
-	aliases map[string][]string
-	annTerms  [81]atomic.Pointer[ast.Term]
+	aliases  map[string][]string
+	annTerms [81]atomic.Pointer[ast.Term]
 }
 
 // NewEngine validates cfg, compiles the Rego and loads the rules into the
@@ -166,7 +166,7 @@ func (e *Engine) Reload(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	n := &Engine{rules: rs, ruleSet: ruleSetOf(e.underRoots(rs)), roots: e.roots, rootKeys: e.rootKeys, rootTerms: e.rootTerms,
-		aliases: e.aliases,
+		aliases:   e.aliases,
 		arguments: e.arguments, reader: e.reader, decider: e.decider, protected: e.protected, modules: e.modules, timeout: cfg.DecisionTimeout}
 	return n, nil
 }

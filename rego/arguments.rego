@@ -1,21 +1,30 @@
 # METADATA
 # title: Argument specs of the reference MCP servers
 # description: |
-#   How the official reference servers' tools name paths and URLs, beyond
-#   what the engine reads by default (see the README's "Paths and URLs in a
-#   call"): rules.ServerArguments returns them, and policy-eval decide and
-#   mcp-policy proxy take them with --arguments NAME. Each entry is an
-#   ArgumentSpec: the tools it is for (a glob), and which argument names
-#   hold paths, directories the tool acts on, URLs, paths relative to
-#   another argument, or nothing to check. Surveyed from the servers'
-#   sources (modelcontextprotocol/servers, src/*).
+#   How popular MCP servers' tools name paths and URLs, beyond what the
+#   engine reads by default (docs/arguments.md): rules.ServerArguments
+#   returns them, and policy-eval decide and mcp-policy proxy take them
+#   with --arguments NAME. Each entry is an ArgumentSpec: the tools it is
+#   for (a glob), and which argument names hold local paths, directories
+#   the tool acts on, URLs the server fetches, paths relative to another
+#   argument, text that is none of these (a path inside a remote
+#   repository, a Kubernetes name, a query), or names to ignore but for
+#   options. Within a server's list a later entry wins for a name, so the
+#   catch-all "*" entries come first. Surveyed from each server's source
+#   and its tools/list: the reference servers (modelcontextprotocol/
+#   servers), github/github-mcp-server, zereight/gitlab-mcp,
+#   microsoft/playwright-mcp, the archived puppeteer and google-maps
+#   servers, ckreiling/mcp-server-docker, containers/kubernetes-mcp-server,
+#   Flux159/mcp-server-kubernetes and sooperset/mcp-atlassian.
 package mcp.arguments
 
 servers := {
 	# @modelcontextprotocol/server-filesystem: paths are "path", "paths",
-	# "source" and "destination", read by default. The directory tools act
-	# on their path itself; search and tree patterns are globs under it.
+	# "source" and "destination" (move_file's, whatever they read as). The
+	# directory tools act on their path itself; search and tree patterns
+	# are globs under it.
 	"filesystem": [
+		{"tool": "move_file", "paths": ["source", "destination"]},
 		{"tool": "list_directory", "directories": ["path"]},
 		{"tool": "list_directory_with_sizes", "directories": ["path"]},
 		{"tool": "directory_tree", "directories": ["path"], "ignore": ["excludePatterns"]},
@@ -47,4 +56,109 @@ servers := {
 		{"tool": "search_nodes", "ignore": ["query"]},
 		{"tool": "open_nodes", "ignore": ["names"]},
 	],
+	# github/github-mcp-server: every tool goes to GitHub's API. "path",
+	# "files" and "filename" are in the remote repository or gist, refs
+	# may read "HEAD~3" or "alice:branch"; nothing is local.
+	"github": [{"tool": "*", "text": [
+		"owner", "repo", "path", "ref", "sha", "branch", "base", "head", "from_branch", "base_ref",
+		"tree_sha", "tag", "path_filter", "filename", "files", "resource_id",
+	]}],
+	# zereight/gitlab-mcp: file_path, path and the refs are in the remote
+	# project (project_id may be "group/sub/project"); upload_markdown
+	# reads a local file_path, and the download tools write to local_path.
+	"gitlab": [
+		{"tool": "*", "text": [
+			"project_id", "file_path", "previous_path", "path", "artifact_path", "direct_asset_path", "file_paths",
+			"ref", "source_branch", "target_branch", "from", "to", "excluded_file_patterns", "filename",
+		]},
+		{"tool": "upload_markdown", "paths": ["file_path"]},
+		{"tool": "download_attachment", "directories": ["local_path"]},
+		{"tool": "download_job_artifacts", "directories": ["local_path"]},
+	],
+	# microsoft/playwright-mcp: "target" is an element reference ("e42")
+	# or a selector, route patterns and filters are globs and regular
+	# expressions, cookie path and domain are cookie attributes; the local
+	# files are the uploads and the files a tool writes or reads by name
+	# (relative to its output directory).
+	"playwright": [
+		{"tool": "browser_*", "text": [
+			"element", "target", "startTarget", "endTarget", "startElement", "endElement", "ref", "fields",
+			"pattern", "filter", "regex", "path", "domain", "location", "key", "values",
+		]},
+		{"tool": "browser_file_upload", "paths": ["paths"]},
+		{"tool": "browser_drop", "paths": ["paths"]},
+		{"tool": "browser_navigate", "urls": ["url"]},
+		{"tool": "browser_tabs", "urls": ["url"]},
+		{"tool": "browser_take_screenshot", "paths": ["filename"]},
+		{"tool": "browser_snapshot", "paths": ["filename"]},
+		{"tool": "browser_pdf_save", "paths": ["filename"]},
+		{"tool": "browser_console_messages", "paths": ["filename"]},
+		{"tool": "browser_network_request*", "paths": ["filename"]},
+		{"tool": "browser_evaluate", "paths": ["filename"]},
+		{"tool": "browser_find", "paths": ["filename"]},
+		{"tool": "browser_storage_state", "paths": ["filename"]},
+		{"tool": "browser_set_storage_state", "paths": ["filename"]},
+		{"tool": "browser_start_video", "paths": ["filename"]},
+		{"tool": "browser_run_code_unsafe", "paths": ["filename"]},
+	],
+	# The archived puppeteer server: a screenshot's "name" is a resource's
+	# name, not a file.
+	"puppeteer": [
+		{"tool": "puppeteer_*", "text": ["name", "selector"]},
+		{"tool": "puppeteer_navigate", "urls": ["url"]},
+	],
+	# The archived google-maps server: places are addresses, "lat,lng" or
+	# "place_id:..."; it only calls Google's API.
+	"google-maps": [{"tool": "maps_*", "text": [
+		"address", "origin", "destination", "origins", "destinations", "place_id", "location", "locations",
+	]}],
+	# ckreiling/mcp-server-docker: build_image's path is the local build
+	# context; images and repositories are registry references. Volumes
+	# are left to the default reading (a host path in them is a path).
+	"docker": [
+		{"tool": "*", "text": ["repository", "tag", "image", "container_id", "network_id", "volume_name", "name"]},
+		{"tool": "build_image", "directories": ["path"], "relative": {"dockerfile": "path"}},
+	],
+	# containers/kubernetes-mcp-server: names, API versions ("apps/v1"),
+	# selectors and a pod's command are the cluster's, not local.
+	"kubernetes": [
+		{"tool": "*", "text": [
+			"name", "namespace", "apiVersion", "kind", "labelSelector", "fieldSelector", "label_selector",
+			"container", "image", "command",
+		]},
+		{"tool": "helm_install", "urls": ["chart"]},
+	],
+	# Flux159/mcp-server-kubernetes: manifests are read from local files.
+	"kubernetes-flux159": [
+		{"tool": "*", "text": [
+			"resourceType", "resourceName", "name", "namespace", "context", "labelSelector", "fieldSelector",
+			"command", "nodeName",
+		]},
+		{"tool": "kubectl_apply", "paths": ["filename"]},
+		{"tool": "kubectl_create", "paths": ["filename", "fromFile"]},
+		{"tool": "kubectl_delete", "paths": ["filename"]},
+		{"tool": "kubectl_patch", "paths": ["patchFile"]},
+		{"tool": "install_helm_chart", "paths": ["valuesFile"], "urls": ["repo"]},
+		{"tool": "upgrade_helm_chart", "paths": ["valuesFile"], "urls": ["repo"]},
+	],
+	# sooperset/mcp-atlassian: keys, ids and JQL/CQL are Jira's and
+	# Confluence's; content_file and file_path are read from local disk. A
+	# remote link's url is stored, not fetched.
+	"atlassian": [
+		{"tool": "*", "text": [
+			"jql", "cql", "issue_key", "project_key", "page_id", "space_key", "title", "url", "icon_url",
+			"attachment_id", "content_id", "parent_id",
+		]},
+		{"tool": "confluence_create_page", "paths": ["content_file"]},
+		{"tool": "confluence_update_page", "paths": ["content_file"]},
+		{"tool": "confluence_upload_attachment", "paths": ["file_path"]},
+	],
+	# The time server: IANA zones ("America/Argentina/Buenos_Aires") read
+	# like relative paths.
+	"time": [{"tool": "*", "text": ["timezone", "source_timezone", "target_timezone", "time"]}],
+	# The sqlite and postgres servers: SQL.
+	"sqlite": [{"tool": "*", "text": ["query", "table_name"]}],
+	"postgres": [{"tool": "*", "text": ["sql"]}],
+	# Slack: channels, users and timestamps.
+	"slack": [{"tool": "*", "text": ["channel_id", "thread_ts", "timestamp", "user_id"]}],
 }

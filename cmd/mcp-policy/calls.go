@@ -461,9 +461,10 @@ type roundAnswer struct {
 	err       error
 }
 
-// hostRound answers the host's pending tools/call with an input-required
-// result carrying requests, and waits for the retry that answers them. The
-// call's answer then goes to the retry.
+// hostRound answers the host's pending call (a tools/call, resources/read
+// or prompts/get) with an input-required result carrying requests, and
+// waits for the retry that answers them. The call's answer then goes to
+// the retry.
 func (p *proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	token := p.roundPrefix + randomHex(12)
 	hc.mu.Lock()
@@ -612,7 +613,7 @@ func (p *proxy) serverElicit(id, params []byte) {
 	p.toUpstream(responseMessage(id, res))
 }
 
-// onlyCallAtServer is the tools/call waiting on the server, when exactly
+// onlyCallAtServer is the decided request waiting on the server, when exactly
 // one does.
 func (p *proxy) onlyCallAtServer() *hostCall {
 	p.mu.Lock()

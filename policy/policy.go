@@ -286,7 +286,8 @@ func validateGrants(gs []rules.Rule) ([]rules.Rule, error) {
 const DefaultDecisionTimeout = 5 * time.Second
 
 // DefaultRules returns the rules of the embedded default.rego: reads by
-// read-only tools on local paths, and user_ask / *_user_ask.
+// read-only tools on local paths, user_ask / *_user_ask, and the MCP
+// requests prompts/get and completion/complete.
 func DefaultRules() []rules.Rule { return rules.DefaultRules() }
 
 // Interactive reports whether there is someone to ask (OnAsk is set).

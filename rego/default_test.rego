@@ -9,6 +9,8 @@ test_the_default_rules if {
 		{"tool": "*", "decision": "allow", "annotations": {"readOnlyHint": true}, "under": "/"},
 		{"tool": "user_ask", "decision": "allow"},
 		{"tool": "*_user_ask", "decision": "allow"},
+		{"tool": "prompts/get", "decision": "allow"},
+		{"tool": "completion/complete", "decision": "allow"},
 	]
 }
 
@@ -64,4 +66,29 @@ test_asking_the_user_is_allowed if {
 			with data.mcp_data as h.mcp_data(defaults.rules)
 		d.reason == "no-match"
 	}
+}
+
+test_prompts_and_completions_are_allowed_unless_a_rule_says_otherwise if {
+	every tool in ["prompts/get", "completion/complete"] {
+		d := engine.decision with input as h.call(tool, {"annotations": h.read_only, "urls": ["https://x.org/"]})
+			with data.mcp_data as h.mcp_data(defaults.rules)
+		d.decision == "allow"
+		d.reason == "rule"
+		denied := engine.decision with input as h.call(tool, {"annotations": h.read_only, "paths": ["/srv/secret/a"]})
+			with data.mcp_data as h.mcp_data(array.concat(defaults.rules, [{"tool": "*", "decision": "deny", "under": "/srv/secret"}]))
+		denied.decision == "deny"
+	}
+	other := engine.decision with input as h.call("prompts/list", {})
+		with data.mcp_data as h.mcp_data(defaults.rules)
+	other.reason == "no-match"
+}
+
+test_a_resource_read_is_a_read_only_read if {
+	local := engine.decision with input as h.call("resources/read", {"annotations": h.read_only, "paths": ["/srv/a.md"]})
+		with data.mcp_data as h.mcp_data(defaults.rules)
+	local.decision == "allow"
+	remote := engine.decision with input as h.call("resources/read", {"annotations": h.read_only, "urls": ["https://x.org/a"]})
+		with data.mcp_data as h.mcp_data(defaults.rules)
+	remote.decision == "ask"
+	remote.reason == "no-match"
 }

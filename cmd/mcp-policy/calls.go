@@ -19,12 +19,13 @@ import (
 // provider below it and the question callback.
 type hostCallKey struct{}
 
-// hostCall is one tools/call of the host's, from its decision to its
-// answer.
+// hostCall is one request of the host's the policy decides (decidedMethods),
+// from its decision to its answer.
 type hostCall struct {
-	call   provider.Call
-	line   []byte // the request as the host sent it
-	params []byte // its params
+	method string        // tools/call, resources/read, prompts/get or completion/complete
+	call   provider.Call // as the policy decides it
+	line   []byte        // the request as the host sent it
+	params []byte        // its params
 	// modern: the request declared protocol 2026-07-28 or later in _meta;
 	// meta is that _meta.
 	modern    bool
@@ -51,6 +52,10 @@ type hostCall struct {
 	// root is the host's root the call was decided with ("" for none),
 	// set and read by the goroutine deciding it.
 	root string
+	// failCode is the JSON-RPC error code of the answer when the proxy,
+	// not the policy, kept the call from running (answerRefused), 0 for
+	// none; set and read by the goroutine deciding it.
+	failCode int
 }
 
 // upReply is what became of a forwarded call: the server's answer passed
@@ -101,46 +106,53 @@ func (hc *hostCall) requestLine() ([]byte, []byte) {
 		params = map[string]json.RawMessage{}
 	}
 	maps.Copy(params, hc.extra)
-	return requestMessage(hc.id, methodToolsCall, params), hc.id
+	return requestMessage(hc.id, hc.method, params), hc.id
 }
 
-// callParams are the parts of tools/call params the proxy reads.
-type callParams struct {
-	Name           string          `json:"name"`
-	Arguments      json.RawMessage `json:"arguments"`
-	Meta           json.RawMessage `json:"_meta"`
-	RequestState   string          `json:"requestState"`
-	InputResponses json.RawMessage `json:"inputResponses"`
+// answerRefused is the host's answer when hc is not run, r saying why: for
+// a tools/call the is_error result the model reads; for the other methods,
+// whose results have no isError, a JSON-RPC error with the same words,
+// coded errRefused, or failCode when the proxy could not carry the request
+// through.
+func (hc *hostCall) answerRefused(id []byte, r provider.Result) []byte {
+	return hc.answerFailed(id, hc.failCode, r)
 }
 
-// hostToolsCall reads a tools/call and returns it, to be decided; nil when
-// it needs no deciding (malformed, or the answer to a round of ours).
-func (p *proxy) hostToolsCall(msg []byte, env envelope) *hostCall {
-	if err := unambiguous(env.params, callMembers); err != nil && !errors.Is(err, errNotObject) {
-		p.toHost(errorMessage(env.id, -32602, "mcp-policy: tools/call params: "+err.Error()+"; not passed on"))
+// answerFailed is answerRefused with the code given (errRefused for 0).
+func (hc *hostCall) answerFailed(id []byte, code int, r provider.Result) []byte {
+	if hc.method == methodToolsCall {
+		return resultMessage(id, r)
+	}
+	if code == 0 {
+		code = errRefused
+	}
+	return errorMessage(id, code, r.Content)
+}
+
+// hostCallRequest reads a request the policy decides and returns it, to be
+// decided; nil when it needs no deciding (malformed, or the answer to a
+// round of ours).
+func (p *proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
+	m := decidedMethods[env.method]
+	req, err := readCallRequest(env.method, env.params)
+	if err != nil {
+		p.toHost(errorMessage(env.id, -32602, "mcp-policy: "+env.method+" params: "+err.Error()+"; not passed on"))
 		return nil
 	}
-	var prm callParams
-	if err := json.Unmarshal(env.params, &prm); err != nil || prm.Name == "" {
-		p.toHost(errorMessage(env.id, -32602, "mcp-policy: tools/call params must be an object naming the tool"))
-		return nil
-	}
-	if len(prm.RequestState) > len(p.roundPrefix) && prm.RequestState[:len(p.roundPrefix)] == p.roundPrefix {
-		p.resumeRound(env, prm)
+	if len(req.requestState) > len(p.roundPrefix) && req.requestState[:len(p.roundPrefix)] == p.roundPrefix {
+		p.resumeRound(env, req)
 		return nil
 	}
 	info := p.hostInfo()
-	hc := &hostCall{line: bytes.Clone(msg), params: bytes.Clone(env.params), id: bytes.Clone(env.id), live: true,
+	hc := &hostCall{method: env.method, line: bytes.Clone(msg), params: bytes.Clone(env.params), id: bytes.Clone(env.id), live: true,
 		canElicit: info.elicit, anyElicit: info.anyElicit, protocol: info.protocol, resp: make(chan upReply, 1)}
-	if version, caps, ok := modernMeta(prm.Meta); ok {
-		hc.modern, hc.meta, hc.protocol = true, bytes.Clone(prm.Meta), version
-		hc.canElicit, hc.anyElicit = caps.elicit, caps.anyElicit
+	if version, caps, ok := modernMeta(req.meta); ok {
+		hc.modern, hc.meta, hc.protocol = true, bytes.Clone(req.meta), version
+		// On 2026-07-28 a question rides an input-required round on the
+		// request itself, which only some methods may carry.
+		hc.canElicit, hc.anyElicit = caps.elicit && m.rounds, caps.anyElicit && m.rounds
 	}
-	args := string(prm.Arguments)
-	if provider.NoArguments(args) || args == "null" {
-		args = "{}"
-	}
-	hc.call = provider.Call{ID: callID(env.id), Type: "function", Function: provider.CallFunction{Name: prm.Name, Arguments: args}}
+	hc.call = provider.Call{ID: callID(env.id), Type: "function", Function: provider.CallFunction{Name: req.name, Arguments: req.arguments}}
 	hc.ctx, hc.cancel = context.WithCancelCause(p.ctx)
 	p.mu.Lock()
 	p.calls[idKey(env.id)] = hc
@@ -249,8 +261,9 @@ func (p *proxy) finishCall(hc *hostCall, r provider.Result) {
 	}
 	if died != "" && r.IsError && len(r.MCP) == 0 {
 		r.Content = "mcp-policy: " + died + "; the call was not run."
+		hc.failCode = errServerGone
 	}
-	p.toHost(resultMessage(id, r))
+	p.toHost(hc.answerRefused(id, r))
 }
 
 // callAnswered is the server's response to a forwarded call: passed to the
@@ -279,8 +292,15 @@ func (p *proxy) callAnswered(hc *hostCall, msg []byte, env envelope) {
 // call to the server as the host wrote it.
 type serverProvider struct{ p *proxy }
 
+// ToolsForLLM is the catalogue the policy decides by: the server's tools
+// and the decided requests' entries (withRequestTools). A server with no
+// tools (tools/list is no method of its) still has resources and prompts.
 func (s serverProvider) ToolsForLLM(ctx context.Context) ([]provider.Tool, error) {
-	return s.p.listTools(ctx)
+	tools, err := s.p.listTools(ctx)
+	if err != nil && !errors.Is(err, errNoTools) {
+		return nil, err
+	}
+	return withRequestTools(tools), nil
 }
 
 func (s serverProvider) ExecuteToolCalls(ctx context.Context, calls []provider.Call) []provider.Result {
@@ -303,7 +323,10 @@ const maxServerRounds = 10
 // gone to the host. The Result is empty then: the host has the server's
 // own bytes.
 func (p *proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
-	fail := func(msg string) provider.Result { return provider.ErrorResult(hc.call.ID, msg) }
+	fail := func(msg string) provider.Result {
+		hc.failCode = -32603
+		return provider.ErrorResult(hc.call.ID, msg)
+	}
 	for round := 0; ; round++ {
 		line, id := hc.requestLine()
 		key := idKey(id)
@@ -314,7 +337,7 @@ func (p *proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 				p.mu.Unlock()
 				return
 			}
-			p.pending[key] = &hostRequest{method: methodToolsCall, id: id, call: hc}
+			p.pending[key] = &hostRequest{method: hc.method, id: id, call: hc}
 			p.mu.Unlock()
 			if !hc.modern {
 				// Before 2026-07-28 nothing in the server's answer is for
@@ -331,7 +354,9 @@ func (p *proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 			return fail("mcp-policy: the host's roots changed while the call was being decided, so the server may resolve its " +
 				"relative paths against another root than the one it was decided by; the call was not run. Call the tool again.")
 		case dead != "":
-			return fail("mcp-policy: " + dead + "; the call was not run.")
+			r := fail("mcp-policy: " + dead + "; the call was not run.")
+			hc.failCode = errServerGone
+			return r
 		case !hc.modern:
 			return provider.Result{Role: "tool", ToolCallID: hc.call.ID}
 		}
@@ -436,9 +461,10 @@ type roundAnswer struct {
 	err       error
 }
 
-// hostRound answers the host's pending tools/call with an input-required
-// result carrying requests, and waits for the retry that answers them. The
-// call's answer then goes to the retry.
+// hostRound answers the host's pending call (a tools/call, resources/read
+// or prompts/get) with an input-required result carrying requests, and
+// waits for the retry that answers them. The call's answer then goes to
+// the retry.
 func (p *proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	token := p.roundPrefix + randomHex(12)
 	hc.mu.Lock()
@@ -493,13 +519,13 @@ func (p *proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string
 // answer those with their own requestState, and a question left open
 // would hold the human's attention, and every other question, until
 // --ask-timeout.
-func (p *proxy) resumeRound(env envelope, prm callParams) {
+func (p *proxy) resumeRound(env envelope, req callRequest) {
 	p.mu.Lock()
-	r := p.rounds[prm.RequestState]
-	delete(p.rounds, prm.RequestState)
+	r := p.rounds[req.requestState]
+	delete(p.rounds, req.requestState)
 	p.mu.Unlock()
 	sameCall := func(hc *hostCall) bool {
-		return prm.Name == hc.call.Function.Name && sameJSON(prm.Arguments, []byte(hc.call.Function.Arguments))
+		return env.method == hc.method && req.name == hc.call.Function.Name && sameJSON([]byte(req.arguments), []byte(hc.call.Function.Arguments))
 	}
 	if r == nil || !sameCall(r.hc) {
 		why := "mcp-policy: this question was already answered or has expired; the call was not run. Call the tool again."
@@ -508,7 +534,8 @@ func (p *proxy) resumeRound(env envelope, prm callParams) {
 			why = "mcp-policy: the retry does not match the call the question was about; the call was not run."
 		}
 		p.withdrawRounds(func(o *round) bool { return sameCall(o.hc) }, "the host retried the call with another requestState")
-		p.toHost(resultMessage(env.id, provider.ErrorResult("", why)))
+		stale := &hostCall{method: env.method}
+		p.toHost(stale.answerRefused(env.id, provider.ErrorResult("", why)))
 		return
 	}
 	hc := r.hc
@@ -518,7 +545,7 @@ func (p *proxy) resumeRound(env envelope, prm callParams) {
 	p.mu.Lock()
 	p.calls[idKey(env.id)] = hc
 	p.mu.Unlock()
-	r.ch <- roundAnswer{responses: bytes.Clone(prm.InputResponses)}
+	r.ch <- roundAnswer{responses: bytes.Clone(req.inputResponses)}
 }
 
 // withdrawRounds ends the open rounds match picks: their questions are
@@ -586,7 +613,7 @@ func (p *proxy) serverElicit(id, params []byte) {
 	p.toUpstream(responseMessage(id, res))
 }
 
-// onlyCallAtServer is the tools/call waiting on the server, when exactly
+// onlyCallAtServer is the decided request waiting on the server, when exactly
 // one does.
 func (p *proxy) onlyCallAtServer() *hostCall {
 	p.mu.Lock()

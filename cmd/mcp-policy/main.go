@@ -8,10 +8,13 @@
 //
 // The proxy is an MCP server on stdio to the host and a client of the
 // server it runs (or reaches at --url). Everything passes through
-// unchanged except tools/call, which the policy decides: allowed calls go
-// to the server as the host sent them and come back as the server
-// answered; denied ones get an is_error result the model can read; asks
-// reach the human as an elicitation through the host.
+// unchanged except tools/call, resources/read, prompts/get and
+// completion/complete, which the policy decides (the last three as calls
+// to a tool named by the method): allowed calls go to the server as the
+// host sent them and come back as the server answered; denied ones get an
+// is_error result the model can read (a JSON-RPC error for the three,
+// whose results have no isError); asks reach the human as an elicitation
+// through the host.
 package main
 
 import (

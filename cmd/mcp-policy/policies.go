@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -115,6 +116,9 @@ func (c *catalogue) invalidate() {
 	c.mu.Unlock()
 }
 
+// errNoTools: the server answered tools/list with "method not found".
+var errNoTools = errors.New("the server has no tools")
+
 // listTools is the catalogue: as the host's last full tools/list saw it,
 // or listed by the proxy itself.
 func (p *proxy) listTools(ctx context.Context) ([]provider.Tool, error) {
@@ -144,6 +148,9 @@ func (p *proxy) listTools(ctx context.Context) ([]provider.Tool, error) {
 			return nil, fmt.Errorf("tools/list: %w", err)
 		}
 		if r.err != nil {
+			if code := member(r.err, "code"); string(code) == "-32601" {
+				return nil, fmt.Errorf("tools/list: %s: %w", r.err, errNoTools)
+			}
 			return nil, fmt.Errorf("tools/list: %s", r.err)
 		}
 		tools, next, err := decodeTools(r.result)

@@ -25,7 +25,10 @@ import (
 //   - tools/call from the host is decided by the policy; an allowed call
 //     goes to the server as the host sent it and the server's answer comes
 //     back as the server sent it; a refused one is answered with an
-//     is_error result the model can read.
+//     is_error result the model can read. resources/read, prompts/get and
+//     completion/complete are decided the same way, as calls to a tool
+//     named by the method (requests.go); a refused one is answered with a
+//     JSON-RPC error, their results having no isError.
 //   - initialize, tools/list and their answers are read on their way past
 //     (what the host can do; the catalogue the policy decides by).
 //   - elicitation/create from the server goes through the policy's elicit
@@ -77,7 +80,7 @@ type reply struct {
 type hostRequest struct {
 	method string
 	id     []byte
-	call   *hostCall           // tools/call
+	call   *hostCall           // a decided request (decidedMethods)
 	snoop  func(result []byte) // reads the result on its way to the host
 }
 
@@ -119,7 +122,7 @@ type proxy struct {
 
 	mu      sync.Mutex
 	pending map[string]*hostRequest   // the host's requests at the server, by id
-	calls   map[string]*hostCall      // tools/calls, by the host id they answer on
+	calls   map[string]*hostCall      // decided requests, by the host id they answer on
 	ownUp   map[string]chan reply     // the proxy's requests to the server
 	ownHost map[string]chan reply     // the proxy's requests to the host
 	fromSrv map[string]*serverRequest // the server's open requests, by id
@@ -217,7 +220,8 @@ func (p *proxy) wait(d time.Duration) {
 // ---- messages from the host
 
 // readHost reads the host's messages while it holds lr, the one reader of
-// the host's stdin. A tools/call is decided by the goroutine that read it:
+// the host's stdin. A decided request (a tools/call, resources/read,
+// prompts/get or completion/complete) is decided by the goroutine that read it:
 // it hands lr to a goroutine standing by (starting one if none is) and
 // decides, so that no handing over stands between the host's request and
 // the server; then it stands by itself. Whoever reads end of input closes
@@ -260,8 +264,8 @@ func (p *proxy) standBy() {
 	}
 }
 
-// fromHost handles one message of the host's, and returns the tools/call
-// in it for the caller to decide, if it is one.
+// fromHost handles one message of the host's, and returns the request in
+// it for the caller to decide, if it is one the policy decides.
 func (p *proxy) fromHost(msg []byte) *hostCall {
 	env, batch, err := readMessage(msg)
 	if err != nil {
@@ -270,7 +274,7 @@ func (p *proxy) fromHost(msg []byte) *hostCall {
 	}
 	if batch != nil {
 		// A batch (protocol 2025-03-26) is taken apart, so that no
-		// tools/call in it can pass undecided; its answers come back one
+		// request in it can pass undecided; its answers come back one
 		// by one.
 		for _, e := range batch {
 			if hc := p.fromHost(append(bytes.Clone(e), '\n')); hc != nil {
@@ -315,9 +319,10 @@ func (p *proxy) fromHost(msg []byte) *hostCall {
 			p.answerDead(env.method, env.id, why)
 			return nil
 		}
+		if _, decided := decidedMethods[env.method]; decided {
+			return p.hostCallRequest(msg, env)
+		}
 		switch env.method {
-		case methodToolsCall:
-			return p.hostToolsCall(msg, env)
 		case methodInitialize:
 			p.readInitialize(env.params)
 			p.forward(msg, env, p.readInitializeResult)
@@ -475,7 +480,7 @@ func (p *proxy) hostInfo() hostInfo {
 	return p.info
 }
 
-// hostCancelled stops a tools/call the host gave up on: it is answered no
+// hostCancelled stops a decided request the host gave up on: it is answered no
 // more, and a question it waits on is withdrawn. A call whose question
 // rides an input-required round was answered on its id already (with the
 // round): the cancellation of that id withdraws the round, unless the host
@@ -631,7 +636,7 @@ func (p *proxy) failPending(hr *hostRequest, code int, why string) {
 	switch hc := hr.call; {
 	case hc != nil && hc.isAtServer():
 		if hc.claim() {
-			p.toHost(resultMessage(hr.id, errorResult("mcp-policy: "+why+"; the call may not have finished.")))
+			p.toHost(hc.answerFailed(hr.id, code, errorResult("mcp-policy: "+why+"; the call may not have finished.")))
 		}
 		p.done(hc)
 	case hc != nil:

@@ -93,8 +93,9 @@ func ServerArguments(names ...string) ([]ArgumentSpec, error) {
 }
 
 // DefaultRules returns the rules of the embedded default.rego: reads by
-// tools marked read-only, on local paths, and the user_ask tools. Rego is
-// the one source of truth; this evaluates it (once).
+// tools marked read-only, on local paths, the user_ask tools, and the MCP
+// requests prompts/get and completion/complete (as the proxy names them).
+// Rego is the one source of truth; this evaluates it (once).
 func DefaultRules() []Rule {
 	rs, err := defaults()
 	if err != nil {

@@ -57,10 +57,12 @@ func TestValidateNormalises(t *testing.T) {
 
 func TestDefaultRulesComeFromRego(t *testing.T) {
 	rs := rules.DefaultRules()
-	require.Len(t, rs, 3)
+	require.Len(t, rs, 5)
 	assert.Equal(t, rules.Rule{Tool: "*", Decision: "allow", Annotations: map[string]bool{"readOnlyHint": true}, Under: "/"}, rs[0])
 	assert.Equal(t, "user_ask", rs[1].Tool)
 	assert.Equal(t, "*_user_ask", rs[2].Tool)
+	assert.Equal(t, rules.Rule{Tool: "prompts/get", Decision: "allow"}, rs[3])
+	assert.Equal(t, rules.Rule{Tool: "completion/complete", Decision: "allow"}, rs[4])
 	rs[0].Tool = "changed"
 	assert.Equal(t, "*", rules.DefaultRules()[0].Tool, "a copy each time")
 }

@@ -139,12 +139,13 @@ func TestProxyEverythingSampling(t *testing.T) {
 }
 
 // TestProxyEverythingPassThrough: resources, resource templates, prompts,
-// completions, logging and ping pass through as they would directly; progress
-// notifications of a long call arrive; an image result arrives as the
-// server sent it.
+// completions, logging and ping pass through as they would directly (a
+// resource read once a rule allows it: its demo: URI is no local path;
+// prompts and completions by the default rules); progress notifications of
+// a long call arrive; an image result arrives as the server sent it.
 func TestProxyEverythingPassThrough(t *testing.T) {
 	server := everythingServer(t)
-	ph := startProxied(t, []string{"--rules", allowRules(t, "trigger-long-running-operation", "get-tiny-image")}, server, hostOptions{})
+	ph := startProxied(t, []string{"--rules", allowRules(t, "trigger-long-running-operation", "get-tiny-image", "resources/read")}, server, hostOptions{})
 	dc := direct(t, server, hostOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/provider"
+	"github.com/mcp-policy/mcp-policy/verdict"
+)
+
+// A request the policy decides is read as one call: a tools/call as the
+// tool it names with its arguments, the other methods as the tool named
+// by the method with the params for arguments, less what is the request's
+// own (_meta, an input-required retry's requestState and inputResponses).
+func TestReadCallRequest(t *testing.T) {
+	for _, c := range []struct {
+		method, params string
+		name, args     string
+		meta, state    string
+	}{
+		{"tools/call", `{"name":"fs_read","arguments":{"path":"a"},"_meta":{"progressToken":1}}`, "fs_read", `{"path":"a"}`, `{"progressToken":1}`, ""},
+		{"tools/call", `{"name":"fs_read"}`, "fs_read", `{}`, "", ""},
+		{"tools/call", `{"name":"fs_read","arguments":null}`, "fs_read", `{}`, "", ""},
+		{"resources/read", `{"uri":"file:///srv/a.md","_meta":{"progressToken":"t"}}`, "resources/read", `{"uri":"file:///srv/a.md"}`, `{"progressToken":"t"}`, ""},
+		{"resources/read", `{}`, "resources/read", `{}`, "", ""},
+		{"resources/read", ` { "u\u0072i" : "x" } `, "resources/read", `{"uri":"x"}`, "", ""},
+		{"prompts/get", `{"name":"review","arguments":{"file":"/etc/passwd"},"requestState":"s","inputResponses":{"k":{}}}`,
+			"prompts/get", `{"name":"review","arguments":{"file":"/etc/passwd"}}`, "", "s"},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"E"},"context":{"arguments":{"b":"c"}}}`,
+			"completion/complete", `{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"E"},"context":{"arguments":{"b":"c"}}}`, "", ""},
+		{"resources/read", `{"uri":"x","a<b":1}`, "resources/read", `{"uri":"x","a\u003cb":1}`, "", ""},
+	} {
+		r, err := readCallRequest(c.method, []byte(c.params))
+		require.NoError(t, err, "%s %s", c.method, c.params)
+		assert.Equal(t, c.name, r.name, "%s %s", c.method, c.params)
+		assert.JSONEq(t, c.args, r.arguments, "%s %s", c.method, c.params)
+		assert.Equal(t, c.meta, string(r.meta), "%s %s", c.method, c.params)
+		assert.Equal(t, c.state, r.requestState, "%s %s", c.method, c.params)
+	}
+}
+
+// The params are held to the one reading tools/call params are: an object,
+// no member twice or in two cases, no protocol member spelt in another
+// case; and no server's tool can be called by a request's name.
+func TestReadCallRequestRefuses(t *testing.T) {
+	for _, c := range [][2]string{
+		{"resources/read", `{"uri":"file:///srv/pub","uri":"file:///srv/secret"}`},
+		{"resources/read", `{"uri":"file:///srv/pub","URI":"file:///srv/secret"}`},
+		{"resources/read", `{"URI":"file:///srv/secret"}`},
+		{"resources/read", `{"uri":"a","u\u0072i":"b"}`},
+		{"resources/read", `"file:///srv/a"`},
+		{"resources/read", `null`},
+		{"resources/read", ``},
+		{"resources/read", `{"uri":"a","requestState":1}`},
+		{"resources/read", `{"uri":tru}`},
+		{"prompts/get", `{"name":"a","Name":"b"}`},
+		{"prompts/get", `{"name":"a","Arguments":{}}`},
+		{"completion/complete", `{"ref":{},"Argument":{}}`},
+		{"tools/call", `{"name":"resources/read","arguments":{"uri":"file:///etc/passwd"}}`},
+		{"tools/call", `{"name":"prompts/get"}`},
+		{"tools/call", `{"arguments":{}}`},
+		{"tools/call", `{"name":"a","NAME":"b"}`},
+	} {
+		_, err := readCallRequest(c[0], []byte(c[1]))
+		assert.Error(t, err, "%s %s", c[0], c[1])
+	}
+}
+
+// The catalogue the policy decides by has the requests' entries, marked
+// read-only, and none of the server's under their names.
+func TestWithRequestTools(t *testing.T) {
+	destructive, readOnly := true, false
+	server := []provider.Tool{
+		{Function: provider.ToolFunction{Name: "fs_write"}, Annotations: &provider.Annotations{}},
+		{Function: provider.ToolFunction{Name: "resources/read"}, Annotations: &provider.Annotations{DestructiveHint: &destructive, ReadOnlyHint: &readOnly}},
+	}
+	got := withRequestTools(server)
+	byName := map[string]provider.Tool{}
+	for _, tl := range got {
+		_, dup := byName[tl.Function.Name]
+		require.False(t, dup, "%s listed twice", tl.Function.Name)
+		byName[tl.Function.Name] = tl
+	}
+	require.Len(t, byName, 4)
+	for _, name := range []string{"resources/read", "prompts/get", "completion/complete"} {
+		assert.Equal(t, map[string]bool{"readOnlyHint": true}, byName[name].Annotations.Hints(), name)
+	}
+	assert.Contains(t, byName, "fs_write")
+	assert.Len(t, withRequestTools(nil), 3, "a server with no tools")
+}
+
+// How the default rules decide the requests, read as the proxy reads them:
+// a resource read on a local path is a read-only tool's read, anything
+// else it reads is asked; prompts and completions are allowed, unless a
+// deny reaches them.
+func TestDefaultRulesOnRequests(t *testing.T) {
+	deny := rules.Rule{Tool: "*", Decision: rules.Deny, Under: "/srv/secret"}
+	e, err := rules.NewEngine(context.Background(), rules.Config{Rules: append(rules.DefaultRules(), deny), Roots: map[string]string{"*": "/srv/proj"}})
+	require.NoError(t, err)
+	catalogue := map[string]*provider.Tool{}
+	for _, tl := range withRequestTools(nil) {
+		catalogue[tl.Function.Name] = &tl
+	}
+	for _, c := range []struct {
+		method, params string
+		want           verdict.Decision
+	}{
+		{"resources/read", `{"uri":"file:///srv/proj/notes.md","_meta":{"progressToken":1}}`, rules.Allow},
+		{"resources/read", `{"uri":"file:///etc/hosts"}`, rules.Allow},
+		{"resources/read", `{"uri":"file:///srv/secret/key"}`, rules.Deny},
+		{"resources/read", `{"uri":"file:///srv/proj/%2e%2e/secret/key"}`, rules.Deny},
+		{"resources/read", `{"uri":"demo://resource/static/document/a.md"}`, rules.Ask},
+		{"resources/read", `{"uri":"https://evil.example/"}`, rules.Ask},
+		{"resources/read", `{"uri":"notes.md"}`, rules.Ask},
+		{"prompts/get", `{"name":"simple-prompt"}`, rules.Allow},
+		{"prompts/get", `{"name":"review","arguments":{"file":"/srv/secret/key"}}`, rules.Deny},
+		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"E"}}`, rules.Allow},
+		{"completion/complete", `{"ref":{"type":"ref/resource","uri":"file:///srv/secret/{name}"},"argument":{"name":"name","value":"k"}}`, rules.Deny},
+	} {
+		req, err := readCallRequest(c.method, []byte(c.params))
+		require.NoError(t, err)
+		call := provider.Call{ID: "1", Type: "function", Function: provider.CallFunction{Name: req.name, Arguments: req.arguments}}
+		d, _, err := e.Decide(context.Background(), call, catalogue[req.name])
+		require.NoError(t, err)
+		assert.Equal(t, c.want, d.Decision, "%s %s: %+v", c.method, c.params, d)
+	}
+}
+
+// A refusal is an is_error result for a tools/call, and a JSON-RPC error
+// naming the same words for the other methods.
+func TestAnswerRefused(t *testing.T) {
+	r := provider.ErrorResult("1", "Denied by mcp-policy: 'resources/read' is not allowed by rule {...}.")
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	require.NoError(t, json.Unmarshal((&hostCall{method: methodResourcesRead}).answerRefused([]byte(`7`), r), &msg))
+	require.NotNil(t, msg.Error)
+	assert.Equal(t, errRefused, msg.Error.Code)
+	assert.Equal(t, r.Content, msg.Error.Message)
+	assert.Nil(t, msg.Result)
+	msg.Error = nil
+	require.NoError(t, json.Unmarshal((&hostCall{method: methodToolsCall}).answerRefused([]byte(`7`), r), &msg))
+	assert.Nil(t, msg.Error)
+	assert.Contains(t, string(msg.Result), `"isError":true`)
+	gone := &hostCall{method: methodPromptsGet, failCode: errServerGone}
+	require.NoError(t, json.Unmarshal(gone.answerRefused([]byte(`7`), r), &msg))
+	assert.Equal(t, errServerGone, msg.Error.Code)
+}

@@ -1,6 +1,9 @@
 package builtins
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The danger floor's list of files whose change runs code (at login, at a
 // shell's start, on a schedule, when a tool starts) or redirects or leaks
@@ -13,7 +16,8 @@ import "strings"
 //   - home: directly in a home directory (/home/U, /Users/U, /root,
 //     /var/root), for names that are ordinary project files elsewhere; a
 //     name of several parts ("go/bin") is that path under the home;
-//   - system: an absolute path (/etc/... also as macOS's /private/etc/...);
+//   - system: an absolute path, matched under every standard alias of its
+//     directories (pathAliases: /private/etc is /etc, /lib is /usr/lib);
 //     a directory's path may have "*" for one whole name of any spelling
 //     ("/run/user/*/systemd": a user's id).
 //
@@ -74,8 +78,8 @@ var sensitiveList = []SensitiveEntry{
 	{"TE1", sessionStart, Anywhere, Dir, []string{".config/wezterm", ".config/kitty", ".config/alacritty", ".config/ghostty", "application support/com.mitchellh.ghostty"}},
 	{"TE2", sessionStart, Anywhere, File, []string{".wezterm.lua", ".alacritty.toml", ".alacritty.yml"}}, // a terminal's config names the program it starts
 	{"SD1", sessionStart, Anywhere, Dir, []string{".config/systemd", ".local/share/systemd", ".config/environment.d"}},
-	{"SD2", sessionStart, System, Dir, []string{"/etc/systemd", "/run/systemd", "/lib/systemd", "/usr/lib/systemd", "/usr/local/lib/systemd", "/share/systemd", "/usr/share/systemd", "/usr/local/share/systemd",
-		"/etc/environment.d", "/lib/environment.d", "/usr/lib/environment.d", "/usr/local/lib/environment.d", "/usr/share/environment.d", "/usr/local/share/environment.d",
+	{"SD2", sessionStart, System, Dir, []string{"/etc/systemd", "/run/systemd", "/usr/lib/systemd", "/usr/local/lib/systemd", "/share/systemd", "/usr/share/systemd", "/usr/local/share/systemd",
+		"/etc/environment.d", "/usr/lib/environment.d", "/usr/local/lib/environment.d", "/usr/share/environment.d", "/usr/local/share/environment.d",
 		"/run/environment.d"}},
 	{"SD3", sessionStart, System, Dir, []string{"/run/user/*/systemd"}}, // $XDG_RUNTIME_DIR/systemd: runtime, transient and generated user units
 	{"LD1", sessionStart, Anywhere, Dir, []string{"library/launchagents", "library/launchdaemons", "library/startupitems", "library/privilegedhelpertools"}},
@@ -177,6 +181,47 @@ var sensitiveList = []SensitiveEntry{
 	{"HO1", sessionStart, Home, File, []string{"library", "library/application support"}},
 }
 
+// pathAliases are the standard second names of system directories: each
+// alias is its directory on the systems that have both (a link from one
+// to the other), so a system entry or a home is matched under every
+// spelling the table makes of it, in either direction and through chains
+// (/private/var/run is /var/run is /run). Lower case, as folded paths are.
+var pathAliases = []struct{ alias, dir string }{
+	{"/private/etc", "/etc"}, // macOS: /etc, /var and /tmp are links into /private
+	{"/private/var", "/var"},
+	{"/private/tmp", "/tmp"},
+	{"/var/run", "/run"}, // the FHS's /var/run and /var/lock, links to /run on Linux
+	{"/var/lock", "/run/lock"},
+	{"/bin", "/usr/bin"}, // merged /usr: Debian, Ubuntu, Fedora, Arch, openSUSE, ...
+	{"/sbin", "/usr/sbin"},
+	{"/lib", "/usr/lib"},
+	{"/lib32", "/usr/lib32"},
+	{"/lib64", "/usr/lib64"},
+	{"/libx32", "/usr/libx32"},
+	{"/usr/sbin", "/usr/bin"}, // Arch and Fedora 42 merged sbin into bin
+	{"/usr/local/sbin", "/usr/local/bin"},
+}
+
+// aliasSpellings is p (absolute, lower case) under every spelling
+// pathAliases makes of it, p first.
+func aliasSpellings(p string) []string {
+	out := []string{p}
+	for i := 0; i < len(out); i++ {
+		for _, a := range pathAliases {
+			for _, from := range [2][2]string{{a.alias, a.dir}, {a.dir, a.alias}} {
+				rest, ok := strings.CutPrefix(out[i], from[0])
+				if !ok || rest != "" && rest[0] != '/' {
+					continue
+				}
+				if q := from[1] + rest; !slices.Contains(out, q) {
+					out = append(out, q)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // Why a path is on the list, as the floor's question says it.
 const (
 	shellStart   = "a shell start-up file"
@@ -256,7 +301,10 @@ type sensitiveIndex struct {
 	homeStart map[string]*SensitiveEntry
 	// sysFirst are the first names of system entries ("etc"): a path whose
 	// first name is none of them is no system entry's.
-	sysFirst     map[string]bool
+	sysFirst map[string]bool
+	// homes are the home directories (/root/) and the directories
+	// homes are in (/home/), each under every spelling pathAliases makes.
+	homes        [][]string
 	maxParts     int // the most names in an anywhere entry
 	maxHomeParts int // the most names in a home directory entry
 	maxSysLen    int // the longest system entry
@@ -280,9 +328,26 @@ var sensitive = func() *sensitiveIndex {
 		sysDir: map[string]*SensitiveEntry{}, sysFile: map[string]*SensitiveEntry{},
 		anyStart: map[string]*SensitiveEntry{}, firstNames: map[string]bool{}, homeStart: map[string]*SensitiveEntry{},
 		sysFirst: map[string]bool{}}
+	for _, homes := range [][]string{{"/root", "/var/root"}, {"/home", "/users", "/var/home", "/usr/home", "/export/home"}} {
+		var spelt []string
+		for _, h := range homes {
+			for _, a := range aliasSpellings(h) {
+				spelt = append(spelt, a+"/")
+			}
+		}
+		ix.homes = append(ix.homes, spelt)
+	}
 	for i := range sensitiveList {
 		e := &sensitiveList[i]
+		var names []string
 		for _, n := range e.Names {
+			if e.Where == System {
+				names = append(names, aliasSpellings(n)...)
+			} else {
+				names = append(names, n)
+			}
+		}
+		for _, n := range names {
 			switch {
 			case e.Kind == Prefix && e.Where == System:
 				ix.sysPrefixes = append(ix.sysPrefixes, nameEntry{n, e})
@@ -423,9 +488,10 @@ func sensitiveFile(p string) *SensitiveEntry {
 			}
 		}
 	}
-	// Home: what follows /home/U/, /users/U/, /root/ or /var/root/. A
+	// Home: what follows /home/U/, /users/U/, /root/ or /var/root/ (or an
+	// alias: /private/var/root/). A
 	// directory is any run of its first names.
-	if rest, ok := inHome(p); ok {
+	if rest, ok := inHome(ix, p); ok {
 		end := 0
 		for k := 0; k < ix.maxHomeParts; k++ {
 			j := strings.IndexByte(rest[end:], '/')
@@ -449,11 +515,9 @@ func sensitiveFile(p string) *SensitiveEntry {
 			return e
 		}
 	}
-	// System: the path, or a directory above it, by its absolute name.
+	// System: the path, or a directory above it, by its absolute name
+	// (every alias of an entry is in the index).
 	sys := p
-	if strings.HasPrefix(sys, "/private/etc/") || strings.HasPrefix(sys, "/private/var/") || sys == "/private/etc" {
-		sys = sys[len("/private"):]
-	}
 	if first, _, _ := strings.Cut(sys[1:], "/"); !ix.sysFirst[first] {
 		return nil
 	}
@@ -500,13 +564,13 @@ func inWildDir(p, dir string) bool {
 }
 
 // inHome is what follows a home directory at the start of p.
-func inHome(p string) (string, bool) {
-	for _, home := range []string{"/root/", "/var/root/"} {
+func inHome(ix *sensitiveIndex, p string) (string, bool) {
+	for _, home := range ix.homes[0] {
 		if rest, ok := strings.CutPrefix(p, home); ok {
 			return rest, true
 		}
 	}
-	for _, homes := range []string{"/home/", "/users/", "/var/home/", "/usr/home/", "/export/home/"} {
+	for _, homes := range ix.homes[1] {
 		if rest, ok := strings.CutPrefix(p, homes); ok {
 			if _, after, ok := strings.Cut(rest, "/"); ok {
 				return after, true

@@ -136,11 +136,67 @@ func FuzzSensitiveFile(f *testing.F) {
 		if p != strings.ToLower(p) { // the oracle folds ASCII case only
 			return
 		}
-		got, want := builtins.SensitiveFile(p) != nil, oracle.MatchString(p)
+		got, want := builtins.SensitiveFile(p) != nil, false
+		for _, q := range aliasesOf(p) {
+			want = want || oracle.MatchString(q)
+		}
 		if got != want {
 			t.Fatalf("SensitiveFile(%q) = %v, the list as a regular expression says %v", p, got, want)
 		}
 	})
+}
+
+// standardAliases are the floor page's directory aliases, written out
+// again for the tests: pairs of names for one directory.
+var standardAliases = [][2]string{{"/private/etc", "/etc"}, {"/private/var", "/var"}, {"/private/tmp", "/tmp"},
+	{"/var/run", "/run"}, {"/var/lock", "/run/lock"}, {"/bin", "/usr/bin"}, {"/sbin", "/usr/sbin"}, {"/lib", "/usr/lib"},
+	{"/lib32", "/usr/lib32"}, {"/lib64", "/usr/lib64"}, {"/libx32", "/usr/libx32"}, {"/usr/sbin", "/usr/bin"},
+	{"/usr/local/sbin", "/usr/local/bin"}}
+
+// aliasesOf is p under every spelling standardAliases gives it.
+func aliasesOf(p string) []string {
+	seen := map[string]bool{p: true}
+	out := []string{p}
+	for i := 0; i < len(out); i++ {
+		for _, a := range standardAliases {
+			for _, d := range [][2]string{{a[0], a[1]}, {a[1], a[0]}} {
+				if out[i] == d[0] || strings.HasPrefix(out[i], d[0]+"/") {
+					if q := d[1] + out[i][len(d[0]):]; !seen[q] {
+						seen[q] = true
+						out = append(out, q)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Every system entry, and the homes, match under every standard alias
+// of their directories: /private/etc/sudoers, /var/run/systemd,
+// /lib/systemd, /private/var/root/.npmrc.
+func TestSensitiveFilesUnderAliases(t *testing.T) {
+	for _, e := range builtins.SensitiveEntries() {
+		for _, n := range e.Names {
+			var p string
+			switch {
+			case e.Where == builtins.Home:
+				p = "/var/root/" + n
+			case e.Where != builtins.System:
+				continue
+			case e.Kind == builtins.Dir:
+				p = strings.ReplaceAll(n, "*", "1000") + "/x"
+			case e.Kind == builtins.Prefix:
+				p = n + "x"
+			default:
+				p = n
+			}
+			for _, q := range aliasesOf(p) {
+				assert.NotNil(t, builtins.SensitiveFile(q), "%s: %q is %q", e.ID, q, p)
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, len(aliasesOf("/run/systemd")), 3, "/run/systemd, /var/run/systemd, /private/var/run/systemd")
 }
 
 // The lookup allocates nothing, whatever the path and whichever part of
@@ -148,7 +204,8 @@ func FuzzSensitiveFile(f *testing.F) {
 func TestSensitiveFileAllocatesNothing(t *testing.T) {
 	for _, p := range []string{"/srv/app/src/internal/handler/user_settings.go", "/home/u/.config/fish/conf.d/x.fish",
 		"/home/u/go/bin/gopls", "/home/u/go", "/home/u/go/src/github.com/o/r/main.go", "/run/user/1000/systemd/user/x.service",
-		"/run/user/1000/bus", "/etc/cron.d/x", "/srv/repo.git/hooks/x", "/usr/lib/python3/dist-packages/x.pth"} {
+		"/run/user/1000/bus", "/etc/cron.d/x", "/srv/repo.git/hooks/x", "/usr/lib/python3/dist-packages/x.pth",
+		"/private/var/root/.npmrc", "/var/run/user/1000/systemd/x", "/private/etc/sudoers"} {
 		var hit bool
 		if n := testing.AllocsPerRun(100, func() { hit = builtins.SensitiveFile(p) != nil }); n != 0 {
 			t.Errorf("SensitiveFile(%q) (%v) allocates %v times", p, hit, n)

@@ -157,10 +157,29 @@ var sensitiveList = []SensitiveEntry{
 		"/etc/passwd", "/etc/shadow", "/etc/group", "/etc/gshadow"}},
 	{"SY2", privilege, System, Dir, []string{"/etc/ld.so.conf.d", "/etc/sudoers.d", "/etc/pam.d", "/etc/security", "/etc/polkit-1"}},
 	{"SY3", privilege, Anywhere, File, []string{".pam_environment"}},
-	{"SY4", privilege, System, Dir, []string{"/etc/apt/apt.conf.d", "/etc/logrotate.d", "/etc/udev/rules.d", "/etc/modprobe.d", "/etc/sysctl.d", "/etc/networkmanager/dispatcher.d",
+	{"SY4", privilege, System, Dir, []string{"/etc/apt/apt.conf.d", "/etc/logrotate.d", "/etc/networkmanager/dispatcher.d",
 		"/etc/network", "/etc/dhcp/dhclient-enter-hooks.d", "/etc/dhcp/dhclient-exit-hooks.d", "/usr/share/polkit-1",
 		"/etc/tmpfiles.d", "/run/tmpfiles.d", "/usr/lib/tmpfiles.d", "/usr/local/lib/tmpfiles.d", "/etc/binfmt.d", "/run/binfmt.d", "/usr/lib/binfmt.d", "/usr/local/lib/binfmt.d"}},
 	{"SY5", privilege, System, File, []string{"/etc/hosts", "/etc"}},
+	{"SY6", privilege, System, Prefix, []string{"/etc/ld-musl-"}}, // musl's loader path: /etc/ld-musl-x86_64.path
+
+	// System programs, libraries and kernel settings: what runs with the
+	// privileges of whoever starts it (the server's own, root's at boot).
+	// The /bin, /sbin and /lib spellings are pathAliases'.
+	{"BI1", programs, System, Dir, []string{"/usr/bin", "/usr/sbin", "/usr/libexec", "/usr/local/libexec"}},
+	{"BI2", programs, System, Dir, []string{"/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/local/lib", "/usr/local/lib64"}},
+	{"BI3", programs, System, Dir, []string{"/opt/homebrew/lib", "/opt/homebrew/cellar", "/opt/homebrew/opt", "/usr/local/cellar", "/usr/local/opt"}}, // Homebrew's kegs and the links to them
+	{"KE1", kernel, System, Dir, []string{"/etc/udev", "/run/udev/rules.d", "/usr/lib/udev", "/etc/sysctl.d", "/run/sysctl.d", "/usr/lib/sysctl.d",
+		"/etc/modprobe.d", "/run/modprobe.d", "/usr/lib/modprobe.d", "/etc/modules-load.d", "/run/modules-load.d", "/usr/lib/modules-load.d", "/proc/sys"}},
+	{"KE2", kernel, System, File, []string{"/etc/sysctl.conf", "/etc/modprobe.conf", "/etc/modules", "/sys/kernel/uevent_helper"}},
+
+	// CI: a pipeline runs with the repository's secrets and deploy rights,
+	// on the next push, from the files its service reads by default.
+	{"CI1", ci, Anywhere, Dir, []string{".github/workflows", ".github/actions", ".gitea/workflows", ".forgejo/workflows", ".circleci", ".buildkite",
+		".azure-pipelines", ".woodpecker", ".semaphore", ".tekton"}},
+	{"CI2", ci, Anywhere, File, []string{".gitlab-ci.yml", "jenkinsfile", "azure-pipelines.yml", "azure-pipelines.yaml", "bitbucket-pipelines.yml",
+		".travis.yml", ".drone.yml", ".woodpecker.yml", ".woodpecker.yaml", "buildkite.yml", "buildkite.yaml", "buildkite.json", "appveyor.yml",
+		".appveyor.yml", ".cirrus.yml", ".cirrus.star", "codemagic.yaml", "bitrise.yml", "buildspec.yml", "cloudbuild.yaml", "cloudbuild.yml"}},
 
 	// AI agents and IDEs: what an agent would edit to widen its own
 	// permissions or add an MCP server.
@@ -179,6 +198,26 @@ var sensitiveList = []SensitiveEntry{
 	// The directories a home entry's names start with: renaming one makes
 	// or unmakes the entry.
 	{"HO1", sessionStart, Home, File, []string{"library", "library/application support"}},
+}
+
+// prefixTemplates are the endings that make a prefix entry's name a
+// template of the file (.env.example), which nothing reads as the file and
+// agents write every day: not on the floor.
+var prefixTemplates = map[string][]string{".env": {".example", ".sample", ".template"}}
+
+// SensitiveTemplates are the endings that take a name of a prefix entry
+// off the floor (a copy).
+func SensitiveTemplates(name string) []string { return slices.Clone(prefixTemplates[name]) }
+
+// isTemplate reports whether base, a name starting with the prefix
+// entry's name, ends as a template of it.
+func isTemplate(name, base string) bool {
+	for _, t := range prefixTemplates[name] {
+		if strings.HasSuffix(base, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // pathAliases are the standard second names of system directories: each
@@ -239,6 +278,9 @@ const (
 	editors      = "editor configuration that runs code"
 	privilege    = "system login or privilege configuration"
 	agents       = "AI agent or IDE configuration"
+	programs     = "a system program or library, which runs with the privileges of whoever starts it"
+	kernel       = "kernel, module or device configuration that runs programs as root"
+	ci           = "a CI pipeline definition, which runs with the repository's secrets"
 )
 
 // SensitiveEntries returns a copy of the floor's list, in order: what the
@@ -470,7 +512,7 @@ func sensitiveFile(p string) *SensitiveEntry {
 	last := strings.LastIndexByte(p, '/')
 	base := p[last+1:]
 	for _, ne := range ix.prefixes {
-		if strings.HasPrefix(base, ne.name) {
+		if strings.HasPrefix(base, ne.name) && !isTemplate(ne.name, base) {
 			return ne.e
 		}
 	}
@@ -529,12 +571,18 @@ func sensitiveFile(p string) *SensitiveEntry {
 			return ne.e
 		}
 	}
+	// The deepest directory listed answers: /usr/lib/systemd/x is a
+	// service's file more than it is a library.
+	var inDir *SensitiveEntry
 	for i := 0; i < len(sys) && i < ix.maxSysLen; i++ {
 		if i+1 == len(sys) || sys[i+1] == '/' {
 			if e := ix.sysDir[sys[:i+1]]; e != nil {
-				return e
+				inDir = e
 			}
 		}
+	}
+	if inDir != nil {
+		return inDir
 	}
 	for _, w := range ix.sysWildDirs {
 		if strings.HasPrefix(sys, w.literal) && inWildDir(sys, w.name) {

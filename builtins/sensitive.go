@@ -23,7 +23,7 @@ import (
 //
 // Names are lower case: a path is matched folded (FoldPath), so case,
 // Unicode normalisation and the characters HFS+ ignores make no
-// difference. The README's floor table is made from this one, and a test
+// difference. The floor page's table (docs/floor.md) is made from this one, and a test
 // holds the two together; each entry has its own test. Unexported, so that
 // nothing can change the floor at run time: SensitiveEntries is a copy.
 var sensitiveList = []SensitiveEntry{
@@ -241,6 +241,16 @@ var pathAliases = []struct{ alias, dir string }{
 	{"/usr/local/sbin", "/usr/local/bin"},
 }
 
+// SensitiveAliases returns the floor's table of directory aliases, each
+// as {alias, directory}: what the floor page's alias table is made from.
+func SensitiveAliases() [][2]string {
+	out := make([][2]string, len(pathAliases))
+	for i, a := range pathAliases {
+		out[i] = [2]string{a.alias, a.dir}
+	}
+	return out
+}
+
 // aliasSpellings is p (absolute, lower case) under every spelling
 // pathAliases makes of it, p first.
 func aliasSpellings(p string) []string {
@@ -284,7 +294,7 @@ const (
 )
 
 // SensitiveEntries returns a copy of the floor's list, in order: what the
-// README's floor table is made from.
+// floor page's table (docs/floor.md) is made from.
 func SensitiveEntries() []SensitiveEntry {
 	out := make([]SensitiveEntry, len(sensitiveList))
 	for i, e := range sensitiveList {

@@ -227,13 +227,18 @@ func BenchmarkSensitiveFile(b *testing.B) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite the README's floor table from builtins.SensitiveEntries")
+var update = flag.Bool("update", false, "rewrite the floor page's tables (docs/floor.md) from builtins.SensitiveEntries and SensitiveAliases")
 
-// The README's floor table is the list: made from it, and held to it.
-func TestREADMEFloorTable(t *testing.T) {
-	const begin, end = "<!-- floor table: made from builtins.SensitiveEntries by `go test ./builtins -run READMEFloorTable -update` -->", "<!-- end of floor table -->"
+// The floor page's tables are the list and the aliases: made from them,
+// and held to them.
+func TestFloorPage(t *testing.T) {
+	const page = "../docs/floor.md"
+	doc, err := os.ReadFile(page)
+	require.NoError(t, err)
+	text := string(doc)
+	const how = " by `go test ./builtins -run FloorPage -update` -->"
 	var b strings.Builder
-	b.WriteString(begin + "\n\n| entry | why | where | names |\n|---|---|---|---|\n")
+	b.WriteString("\n| entry | why | where | names |\n|---|---|---|---|\n")
 	for _, e := range builtins.SensitiveEntries() {
 		where := map[builtins.Where]string{builtins.Anywhere: "anywhere", builtins.Home: "in a home directory", builtins.System: "system"}[e.Where]
 		kind := map[builtins.Kind]string{builtins.File: "", builtins.Dir: " (and everything in it)", builtins.Prefix: " (a name starting so)",
@@ -248,15 +253,38 @@ func TestREADMEFloorTable(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s%s |\n", e.ID, e.Why, where, strings.Join(names, ", "), kind)
 	}
-	b.WriteString("\n" + end)
-	readme, err := os.ReadFile("../README.md")
-	require.NoError(t, err)
-	i, j := strings.Index(string(readme), begin), strings.Index(string(readme), end)
-	require.True(t, i >= 0 && j > i, "README.md has no floor table markers")
-	current := string(readme[i : j+len(end)])
+	b.WriteString("\n")
+	text = generated(t, text, "<!-- floor table: made from builtins.SensitiveEntries"+how, "<!-- end of floor table -->", b.String())
+	b.Reset()
+	b.WriteString("\n| alias | is the directory | where |\n|---|---|---|\n")
+	for _, a := range builtins.SensitiveAliases() {
+		where := "merged `/usr` (Debian, Ubuntu, Fedora, Arch, openSUSE, ...)"
+		switch {
+		case strings.HasPrefix(a[0], "/private/"):
+			where = "macOS"
+		case strings.HasPrefix(a[0], "/var/"):
+			where = "Linux (the FHS's `/var/run` and `/var/lock`)"
+		case a[0] == "/usr/sbin":
+			where = "Arch, Fedora 42 (`sbin` merged into `bin`)"
+		case strings.HasPrefix(a[0], "/usr/"):
+			where = "Arch (`sbin` merged into `bin`)"
+		}
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", a[0], a[1], where)
+	}
+	b.WriteString("\n")
+	text = generated(t, text, "<!-- alias table: made from builtins.SensitiveAliases"+how, "<!-- end of alias table -->", b.String())
 	if *update {
-		require.NoError(t, os.WriteFile("../README.md", []byte(string(readme[:i])+b.String()+string(readme[j+len(end):])), 0o644))
+		require.NoError(t, os.WriteFile(page, []byte(text), 0o644))
 		return
 	}
-	assert.Equal(t, b.String(), current, "the README's floor table differs from builtins.SensitiveEntries: run go test ./builtins -run READMEFloorTable -update")
+	assert.Equal(t, string(doc), text, "the floor page's tables differ from the list: run go test ./builtins -run FloorPage -update")
+	assert.Equal(t, standardAliases, builtins.SensitiveAliases(), "the tests' copy of the aliases is the table")
+}
+
+// generated is text with what stands between the markers begin and end
+// replaced by body.
+func generated(t *testing.T, text, begin, end, body string) string {
+	i, j := strings.Index(text, begin), strings.Index(text, end)
+	require.True(t, i >= 0 && j > i, "docs/floor.md has no markers %q and %q", begin, end)
+	return text[:i+len(begin)] + "\n" + body + text[j:]
 }

@@ -28,8 +28,8 @@ destructive if {
 # Files whose change runs code (at login, at a shell's or a program's
 # start, on a schedule) or redirects or leaks access (credentials, package
 # sources, an AI agent's own permissions and MCP servers): .git/, .ssh/,
-# shell start-up files, .env files and the rest of the README's floor
-# table, which is the list mcp.path.sensitive looks paths up in.
+# shell start-up files, .env files and the rest of the table in
+# docs/floor.md, which is the list mcp.path.sensitive looks paths up in.
 ask contains sprintf("'%s' touches %s, %s, which always needs a human's approval", [input.tool, p.path, entry.why]) if {
 	not read_only
 	some p in input.paths

@@ -83,7 +83,10 @@ ask contains {
 # The path's type (a directory argument) is not used: git's repo_path is a
 # directory too. reset, restore and checkout are not tree_verbs: they
 # change files in a tree, and the tree stays.
-ask contains sprintf("'%s' can delete or move what it names, and names %s, a whole tree or one holding a root", [input.tool, p.path]) if {
+ask contains sprintf(
+	"'%s' can delete or move what it names, and names %s, a whole tree or one holding a root",
+	[input.tool, p.path],
+) if {
 	destructive # first: for every other call, the lookups below would be wasted
 	some p in input.paths
 	mcp.path.fold(p.path) in whole_trees

@@ -155,7 +155,10 @@ test_a_tree_tool_on_a_root_is_asked if {
 # mcp-server-git's git_reset (destructive, it unstages; repo_path is the
 # root), a container build with context ".", a formatter run on the tree.
 test_a_destructive_tool_that_takes_no_tree_is_not_asked_on_a_root if {
-	every tool in ["git_reset", "gitReset", "docker_build", "build_image", "git_checkout", "git_restore", "run_formatter", "deleted_items_report", "removal_notes", "remover"] {
+	every tool in [
+		"git_reset", "gitReset", "docker_build", "build_image", "git_checkout", "git_restore", "run_formatter",
+		"deleted_items_report", "removal_notes", "remover",
+	] {
 		every ann in [null, {}, destroys] {
 			d := engine.decision with input as h.call(tool, {"annotations": ann, "root": "/proj", "paths": ["."]})
 				with data.mcp_data as roots_data

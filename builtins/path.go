@@ -53,7 +53,11 @@ const MaxPathBytes = 4095
 // made a path by FromFileURI); white space or a quote at either end (some
 // servers trim); control and bidirectional-control characters (the human
 // would be shown another name than the one acted on); percent-encoded ".",
-// "/", "\" or NUL (some servers decode); and invalid UTF-8.
+// "/", "\" or NUL (some servers decode); invalid UTF-8; and a start the
+// platform's own lookup reads as another place than the text: Linux's
+// /proc and /dev links (procLink), macOS's firmlink /System/Volumes/Data,
+// its link /Volumes/Macintosh HD to /, and its lookup anchors /.nofollow,
+// /.resolve, /.vol and /.file (darwinAnchor).
 func Unevaluable(p string) string {
 	switch {
 	case p == "":
@@ -74,8 +78,12 @@ func Unevaluable(p string) string {
 		return "path starts with -, which a command line reads as an option"
 	case procLink(p):
 		return "path goes through a link /proc or /dev makes to another place"
-	case len(p) >= 21 && strings.EqualFold(p[:21], "/system/volumes/data/") || strings.EqualFold(p, "/system/volumes/data"):
+	case underFold(p, "/system/volumes/data"):
 		return "path goes through macOS's firmlink to /"
+	case underFold(p, "/volumes/macintosh hd"):
+		return "path goes through macOS's link from the start-up volume's name to /"
+	case darwinAnchor(p):
+		return "path starts with a name macOS's lookup reads as a way to / or to a file by its number"
 	}
 	if r, _ := utf8.DecodeRuneInString(p); isEdge(r) {
 		return "path starts with white space or a quote"
@@ -181,6 +189,32 @@ func procLink(p string) bool {
 		return false
 	}
 	return false
+}
+
+// darwinAnchor reports a path whose first name is one macOS's path lookup
+// reads as something other than a directory in /: "/.nofollow/x" and
+// "/.resolve/N/x" are /x looked up without following links (N its flags),
+// "/.vol/D/I" is the file numbered I on the volume numbered D, and
+// "/.file/id=D.I" is that file to Foundation (a file reference URL's path).
+// Compared in any case, and whatever follows: bare, the names are no real
+// directories, so nothing is lost.
+func darwinAnchor(p string) bool {
+	if len(p) < 4 || p[0] != '/' || p[1] != '.' {
+		return false
+	}
+	first, _, _ := strings.Cut(p[1:], "/")
+	for _, a := range []string{".nofollow", ".resolve", ".vol", ".file"} {
+		if strings.EqualFold(first, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// underFold reports whether p is dir or in it, ASCII case ignored (dir is
+// lower case, absolute and clean).
+func underFold(p, dir string) bool {
+	return len(p) >= len(dir) && strings.EqualFold(p[:len(dir)], dir) && (len(p) == len(dir) || p[len(dir)] == '/')
 }
 
 func isASCIILetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
@@ -314,8 +348,8 @@ func cleanAbs(p string) bool {
 	// (and so "//", a trailing "/", "/./", "/../") are what Clean would
 	// change.
 	if len(p) > MaxPathBytes || len(p) >= 3 && p[2] == ':' || strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/dev/") ||
-		len(p) >= 8 && strings.EqualFold(p[:8], "/system/") {
-		return Unevaluable(p) == "" && path.Clean(p) == p // rare: too long, a drive, or a link to elsewhere
+		len(p) >= 8 && strings.EqualFold(p[:8], "/system/") || len(p) >= 9 && strings.EqualFold(p[:9], "/volumes/") || p[1] == '.' {
+		return Unevaluable(p) == "" && path.Clean(p) == p // rare: too long, a drive, a link to elsewhere, or a dot-name in /
 	}
 	seg := 1
 	for i := 1; i <= len(p); i++ {

@@ -190,3 +190,31 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// A start the platform's own lookup reads as another place than the text
+// is unknown, however it is reached (written, cleaned to, or resolved to
+// from a relative path), and a near miss is an ordinary name.
+func TestLookupAnchorsAreUnknown(t *testing.T) {
+	for _, p := range []string{
+		"/.nofollow/etc/sudoers", "/.nofollow/", "/.NoFollow/etc/x", "/.resolve/1/etc/sudoers", "/.resolve/3/Users/u/.ssh",
+		"/.vol/16777220/2/etc/sudoers", "/.vol/16777220/12345", "/.VOL/1/2", "/.file/id=6571367.2773272", "/.nofollow/.vol/1/2",
+		"/System/Volumes/Data/Users/u/.npmrc", "/system/volumes/data", "/Volumes/Macintosh HD/etc/sudoers", "/volumes/macintosh hd",
+		"/proc/self/root/etc/sudoers", "/proc/thread-self/root/x", "/proc/1/task/1/cwd/x", "/dev/fd/3", "/dev/stdin",
+	} {
+		assert.NotEmpty(t, builtins.Unevaluable(p), "%q", p)
+		_, ok := builtins.AbsClean(p)
+		assert.False(t, ok, "AbsClean(%q)", p)
+		assert.Equal(t, builtins.Unknown, builtins.Contains("/etc", p), "Contains(/etc, %q)", p)
+	}
+	for _, c := range [][2]string{{"/", ".nofollow/etc/x"}, {"/srv", "../.vol/1/2"}, {"/srv", "/srv/../.resolve/1/etc"},
+		{"/Volumes", "Macintosh HD/etc"}, {"/x", "/x/../.file/id=1.2"}} {
+		_, ok := builtins.Resolve(c[0], c[1])
+		assert.False(t, ok, "Resolve(%q, %q)", c[0], c[1])
+	}
+	for _, p := range []string{"/.nofollowing/x", "/.resolved/x", "/.volume/x", "/.files/x", "/srv/.nofollow/x", "/srv/.vol/1/2",
+		"/.config/x", "/Volumes/Backup/x", "/Volumes/Macintosh HDX/x", "/System/Volumes/Preboot/x", "/proc/self/status"} {
+		assert.Empty(t, builtins.Unevaluable(p), "%q", p)
+		_, ok := builtins.AbsClean(p)
+		assert.True(t, ok, "AbsClean(%q)", p)
+	}
+}

@@ -1,6 +1,9 @@
 package builtins
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The danger floor's list of files whose change runs code (at login, at a
 // shell's start, on a schedule, when a tool starts) or redirects or leaks
@@ -13,13 +16,14 @@ import "strings"
 //   - home: directly in a home directory (/home/U, /Users/U, /root,
 //     /var/root), for names that are ordinary project files elsewhere; a
 //     name of several parts ("go/bin") is that path under the home;
-//   - system: an absolute path (/etc/... also as macOS's /private/etc/...);
+//   - system: an absolute path, matched under every standard alias of its
+//     directories (pathAliases: /private/etc is /etc, /lib is /usr/lib);
 //     a directory's path may have "*" for one whole name of any spelling
 //     ("/run/user/*/systemd": a user's id).
 //
 // Names are lower case: a path is matched folded (FoldPath), so case,
 // Unicode normalisation and the characters HFS+ ignores make no
-// difference. The README's floor table is made from this one, and a test
+// difference. The floor page's table (docs/floor.md) is made from this one, and a test
 // holds the two together; each entry has its own test. Unexported, so that
 // nothing can change the floor at run time: SensitiveEntries is a copy.
 var sensitiveList = []SensitiveEntry{
@@ -74,8 +78,8 @@ var sensitiveList = []SensitiveEntry{
 	{"TE1", sessionStart, Anywhere, Dir, []string{".config/wezterm", ".config/kitty", ".config/alacritty", ".config/ghostty", "application support/com.mitchellh.ghostty"}},
 	{"TE2", sessionStart, Anywhere, File, []string{".wezterm.lua", ".alacritty.toml", ".alacritty.yml"}}, // a terminal's config names the program it starts
 	{"SD1", sessionStart, Anywhere, Dir, []string{".config/systemd", ".local/share/systemd", ".config/environment.d"}},
-	{"SD2", sessionStart, System, Dir, []string{"/etc/systemd", "/run/systemd", "/lib/systemd", "/usr/lib/systemd", "/usr/local/lib/systemd", "/share/systemd", "/usr/share/systemd", "/usr/local/share/systemd",
-		"/etc/environment.d", "/lib/environment.d", "/usr/lib/environment.d", "/usr/local/lib/environment.d", "/usr/share/environment.d", "/usr/local/share/environment.d",
+	{"SD2", sessionStart, System, Dir, []string{"/etc/systemd", "/run/systemd", "/usr/lib/systemd", "/usr/local/lib/systemd", "/share/systemd", "/usr/share/systemd", "/usr/local/share/systemd",
+		"/etc/environment.d", "/usr/lib/environment.d", "/usr/local/lib/environment.d", "/usr/share/environment.d", "/usr/local/share/environment.d",
 		"/run/environment.d"}},
 	{"SD3", sessionStart, System, Dir, []string{"/run/user/*/systemd"}}, // $XDG_RUNTIME_DIR/systemd: runtime, transient and generated user units
 	{"LD1", sessionStart, Anywhere, Dir, []string{"library/launchagents", "library/launchdaemons", "library/startupitems", "library/privilegedhelpertools"}},
@@ -153,10 +157,29 @@ var sensitiveList = []SensitiveEntry{
 		"/etc/passwd", "/etc/shadow", "/etc/group", "/etc/gshadow"}},
 	{"SY2", privilege, System, Dir, []string{"/etc/ld.so.conf.d", "/etc/sudoers.d", "/etc/pam.d", "/etc/security", "/etc/polkit-1"}},
 	{"SY3", privilege, Anywhere, File, []string{".pam_environment"}},
-	{"SY4", privilege, System, Dir, []string{"/etc/apt/apt.conf.d", "/etc/logrotate.d", "/etc/udev/rules.d", "/etc/modprobe.d", "/etc/sysctl.d", "/etc/networkmanager/dispatcher.d",
+	{"SY4", privilege, System, Dir, []string{"/etc/apt/apt.conf.d", "/etc/logrotate.d", "/etc/networkmanager/dispatcher.d",
 		"/etc/network", "/etc/dhcp/dhclient-enter-hooks.d", "/etc/dhcp/dhclient-exit-hooks.d", "/usr/share/polkit-1",
 		"/etc/tmpfiles.d", "/run/tmpfiles.d", "/usr/lib/tmpfiles.d", "/usr/local/lib/tmpfiles.d", "/etc/binfmt.d", "/run/binfmt.d", "/usr/lib/binfmt.d", "/usr/local/lib/binfmt.d"}},
 	{"SY5", privilege, System, File, []string{"/etc/hosts", "/etc"}},
+	{"SY6", privilege, System, Prefix, []string{"/etc/ld-musl-"}}, // musl's loader path: /etc/ld-musl-x86_64.path
+
+	// System programs, libraries and kernel settings: what runs with the
+	// privileges of whoever starts it (the server's own, root's at boot).
+	// The /bin, /sbin and /lib spellings are pathAliases'.
+	{"BI1", programs, System, Dir, []string{"/usr/bin", "/usr/sbin", "/usr/libexec", "/usr/local/libexec"}},
+	{"BI2", programs, System, Dir, []string{"/usr/lib", "/usr/lib32", "/usr/lib64", "/usr/libx32", "/usr/local/lib", "/usr/local/lib64"}},
+	{"BI3", programs, System, Dir, []string{"/opt/homebrew/lib", "/opt/homebrew/cellar", "/opt/homebrew/opt", "/usr/local/cellar", "/usr/local/opt"}}, // Homebrew's kegs and the links to them
+	{"KE1", kernel, System, Dir, []string{"/etc/udev", "/run/udev/rules.d", "/usr/lib/udev", "/etc/sysctl.d", "/run/sysctl.d", "/usr/lib/sysctl.d",
+		"/etc/modprobe.d", "/run/modprobe.d", "/usr/lib/modprobe.d", "/etc/modules-load.d", "/run/modules-load.d", "/usr/lib/modules-load.d", "/proc/sys"}},
+	{"KE2", kernel, System, File, []string{"/etc/sysctl.conf", "/etc/modprobe.conf", "/etc/modules", "/sys/kernel/uevent_helper"}},
+
+	// CI: a pipeline runs with the repository's secrets and deploy rights,
+	// on the next push, from the files its service reads by default.
+	{"CI1", ci, Anywhere, Dir, []string{".github/workflows", ".github/actions", ".gitea/workflows", ".forgejo/workflows", ".circleci", ".buildkite",
+		".azure-pipelines", ".woodpecker", ".semaphore", ".tekton"}},
+	{"CI2", ci, Anywhere, File, []string{".gitlab-ci.yml", "jenkinsfile", "azure-pipelines.yml", "azure-pipelines.yaml", "bitbucket-pipelines.yml",
+		".travis.yml", ".drone.yml", ".woodpecker.yml", ".woodpecker.yaml", "buildkite.yml", "buildkite.yaml", "buildkite.json", "appveyor.yml",
+		".appveyor.yml", ".cirrus.yml", ".cirrus.star", "codemagic.yaml", "bitrise.yml", "buildspec.yml", "cloudbuild.yaml", "cloudbuild.yml"}},
 
 	// AI agents and IDEs: what an agent would edit to widen its own
 	// permissions or add an MCP server.
@@ -177,6 +200,77 @@ var sensitiveList = []SensitiveEntry{
 	{"HO1", sessionStart, Home, File, []string{"library", "library/application support"}},
 }
 
+// prefixTemplates are the endings that make a prefix entry's name a
+// template of the file (.env.example), which nothing reads as the file and
+// agents write every day: not on the floor.
+var prefixTemplates = map[string][]string{".env": {".example", ".sample", ".template"}}
+
+// SensitiveTemplates are the endings that take a name of a prefix entry
+// off the floor (a copy).
+func SensitiveTemplates(name string) []string { return slices.Clone(prefixTemplates[name]) }
+
+// isTemplate reports whether base, a name starting with the prefix
+// entry's name, ends as a template of it.
+func isTemplate(name, base string) bool {
+	for _, t := range prefixTemplates[name] {
+		if strings.HasSuffix(base, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathAliases are the standard second names of system directories: each
+// alias is its directory on the systems that have both (a link from one
+// to the other), so a system entry or a home is matched under every
+// spelling the table makes of it, in either direction and through chains
+// (/private/var/run is /var/run is /run). Lower case, as folded paths are.
+var pathAliases = []struct{ alias, dir string }{
+	{"/private/etc", "/etc"}, // macOS: /etc, /var and /tmp are links into /private
+	{"/private/var", "/var"},
+	{"/private/tmp", "/tmp"},
+	{"/var/run", "/run"}, // the FHS's /var/run and /var/lock, links to /run on Linux
+	{"/var/lock", "/run/lock"},
+	{"/bin", "/usr/bin"}, // merged /usr: Debian, Ubuntu, Fedora, Arch, openSUSE, ...
+	{"/sbin", "/usr/sbin"},
+	{"/lib", "/usr/lib"},
+	{"/lib32", "/usr/lib32"},
+	{"/lib64", "/usr/lib64"},
+	{"/libx32", "/usr/libx32"},
+	{"/usr/sbin", "/usr/bin"}, // Arch and Fedora 42 merged sbin into bin
+	{"/usr/local/sbin", "/usr/local/bin"},
+}
+
+// SensitiveAliases returns the floor's table of directory aliases, each
+// as {alias, directory}: what the floor page's alias table is made from.
+func SensitiveAliases() [][2]string {
+	out := make([][2]string, len(pathAliases))
+	for i, a := range pathAliases {
+		out[i] = [2]string{a.alias, a.dir}
+	}
+	return out
+}
+
+// aliasSpellings is p (absolute, lower case) under every spelling
+// pathAliases makes of it, p first.
+func aliasSpellings(p string) []string {
+	out := []string{p}
+	for i := 0; i < len(out); i++ {
+		for _, a := range pathAliases {
+			for _, from := range [2][2]string{{a.alias, a.dir}, {a.dir, a.alias}} {
+				rest, ok := strings.CutPrefix(out[i], from[0])
+				if !ok || rest != "" && rest[0] != '/' {
+					continue
+				}
+				if q := from[1] + rest; !slices.Contains(out, q) {
+					out = append(out, q)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // Why a path is on the list, as the floor's question says it.
 const (
 	shellStart   = "a shell start-up file"
@@ -194,10 +288,13 @@ const (
 	editors      = "editor configuration that runs code"
 	privilege    = "system login or privilege configuration"
 	agents       = "AI agent or IDE configuration"
+	programs     = "a system program or library, which runs with the privileges of whoever starts it"
+	kernel       = "kernel, module or device configuration that runs programs as root"
+	ci           = "a CI pipeline definition, which runs with the repository's secrets"
 )
 
 // SensitiveEntries returns a copy of the floor's list, in order: what the
-// README's floor table is made from.
+// floor page's table (docs/floor.md) is made from.
 func SensitiveEntries() []SensitiveEntry {
 	out := make([]SensitiveEntry, len(sensitiveList))
 	for i, e := range sensitiveList {
@@ -256,7 +353,10 @@ type sensitiveIndex struct {
 	homeStart map[string]*SensitiveEntry
 	// sysFirst are the first names of system entries ("etc"): a path whose
 	// first name is none of them is no system entry's.
-	sysFirst     map[string]bool
+	sysFirst map[string]bool
+	// homes are the home directories (/root/) and the directories
+	// homes are in (/home/), each under every spelling pathAliases makes.
+	homes        [][]string
 	maxParts     int // the most names in an anywhere entry
 	maxHomeParts int // the most names in a home directory entry
 	maxSysLen    int // the longest system entry
@@ -280,9 +380,26 @@ var sensitive = func() *sensitiveIndex {
 		sysDir: map[string]*SensitiveEntry{}, sysFile: map[string]*SensitiveEntry{},
 		anyStart: map[string]*SensitiveEntry{}, firstNames: map[string]bool{}, homeStart: map[string]*SensitiveEntry{},
 		sysFirst: map[string]bool{}}
+	for _, homes := range [][]string{{"/root", "/var/root"}, {"/home", "/users", "/var/home", "/usr/home", "/export/home"}} {
+		var spelt []string
+		for _, h := range homes {
+			for _, a := range aliasSpellings(h) {
+				spelt = append(spelt, a+"/")
+			}
+		}
+		ix.homes = append(ix.homes, spelt)
+	}
 	for i := range sensitiveList {
 		e := &sensitiveList[i]
+		var names []string
 		for _, n := range e.Names {
+			if e.Where == System {
+				names = append(names, aliasSpellings(n)...)
+			} else {
+				names = append(names, n)
+			}
+		}
+		for _, n := range names {
 			switch {
 			case e.Kind == Prefix && e.Where == System:
 				ix.sysPrefixes = append(ix.sysPrefixes, nameEntry{n, e})
@@ -405,7 +522,7 @@ func sensitiveFile(p string) *SensitiveEntry {
 	last := strings.LastIndexByte(p, '/')
 	base := p[last+1:]
 	for _, ne := range ix.prefixes {
-		if strings.HasPrefix(base, ne.name) {
+		if strings.HasPrefix(base, ne.name) && !isTemplate(ne.name, base) {
 			return ne.e
 		}
 	}
@@ -423,9 +540,10 @@ func sensitiveFile(p string) *SensitiveEntry {
 			}
 		}
 	}
-	// Home: what follows /home/U/, /users/U/, /root/ or /var/root/. A
+	// Home: what follows /home/U/, /users/U/, /root/ or /var/root/ (or an
+	// alias: /private/var/root/). A
 	// directory is any run of its first names.
-	if rest, ok := inHome(p); ok {
+	if rest, ok := inHome(ix, p); ok {
 		end := 0
 		for k := 0; k < ix.maxHomeParts; k++ {
 			j := strings.IndexByte(rest[end:], '/')
@@ -449,11 +567,9 @@ func sensitiveFile(p string) *SensitiveEntry {
 			return e
 		}
 	}
-	// System: the path, or a directory above it, by its absolute name.
+	// System: the path, or a directory above it, by its absolute name
+	// (every alias of an entry is in the index).
 	sys := p
-	if strings.HasPrefix(sys, "/private/etc/") || strings.HasPrefix(sys, "/private/var/") || sys == "/private/etc" {
-		sys = sys[len("/private"):]
-	}
 	if first, _, _ := strings.Cut(sys[1:], "/"); !ix.sysFirst[first] {
 		return nil
 	}
@@ -465,12 +581,18 @@ func sensitiveFile(p string) *SensitiveEntry {
 			return ne.e
 		}
 	}
+	// The deepest directory listed answers: /usr/lib/systemd/x is a
+	// service's file more than it is a library.
+	var inDir *SensitiveEntry
 	for i := 0; i < len(sys) && i < ix.maxSysLen; i++ {
 		if i+1 == len(sys) || sys[i+1] == '/' {
 			if e := ix.sysDir[sys[:i+1]]; e != nil {
-				return e
+				inDir = e
 			}
 		}
+	}
+	if inDir != nil {
+		return inDir
 	}
 	for _, w := range ix.sysWildDirs {
 		if strings.HasPrefix(sys, w.literal) && inWildDir(sys, w.name) {
@@ -500,13 +622,13 @@ func inWildDir(p, dir string) bool {
 }
 
 // inHome is what follows a home directory at the start of p.
-func inHome(p string) (string, bool) {
-	for _, home := range []string{"/root/", "/var/root/"} {
+func inHome(ix *sensitiveIndex, p string) (string, bool) {
+	for _, home := range ix.homes[0] {
 		if rest, ok := strings.CutPrefix(p, home); ok {
 			return rest, true
 		}
 	}
-	for _, homes := range []string{"/home/", "/users/", "/var/home/", "/usr/home/", "/export/home/"} {
+	for _, homes := range ix.homes[1] {
 		if rest, ok := strings.CutPrefix(p, homes); ok {
 			if _, after, ok := strings.Cut(rest, "/"); ok {
 				return after, true

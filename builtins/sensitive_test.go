@@ -136,19 +136,80 @@ func FuzzSensitiveFile(f *testing.F) {
 		if p != strings.ToLower(p) { // the oracle folds ASCII case only
 			return
 		}
-		got, want := builtins.SensitiveFile(p) != nil, oracle.MatchString(p)
+		got, want := builtins.SensitiveFile(p) != nil, false
+		for _, q := range aliasesOf(p) {
+			want = want || oracle.MatchString(q) || envFile.MatchString(q) && !envTemplate.MatchString(q)
+		}
 		if got != want {
 			t.Fatalf("SensitiveFile(%q) = %v, the list as a regular expression says %v", p, got, want)
 		}
 	})
 }
 
+// standardAliases are the floor page's directory aliases, written out
+// again for the tests: pairs of names for one directory.
+var standardAliases = [][2]string{{"/private/etc", "/etc"}, {"/private/var", "/var"}, {"/private/tmp", "/tmp"},
+	{"/var/run", "/run"}, {"/var/lock", "/run/lock"}, {"/bin", "/usr/bin"}, {"/sbin", "/usr/sbin"}, {"/lib", "/usr/lib"},
+	{"/lib32", "/usr/lib32"}, {"/lib64", "/usr/lib64"}, {"/libx32", "/usr/libx32"}, {"/usr/sbin", "/usr/bin"},
+	{"/usr/local/sbin", "/usr/local/bin"}}
+
+// aliasesOf is p under every spelling standardAliases gives it.
+func aliasesOf(p string) []string {
+	seen := map[string]bool{p: true}
+	out := []string{p}
+	for i := 0; i < len(out); i++ {
+		for _, a := range standardAliases {
+			for _, d := range [][2]string{{a[0], a[1]}, {a[1], a[0]}} {
+				if out[i] == d[0] || strings.HasPrefix(out[i], d[0]+"/") {
+					if q := d[1] + out[i][len(d[0]):]; !seen[q] {
+						seen[q] = true
+						out = append(out, q)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Every system entry, and the homes, match under every standard alias
+// of their directories: /private/etc/sudoers, /var/run/systemd,
+// /lib/systemd, /private/var/root/.npmrc.
+func TestSensitiveFilesUnderAliases(t *testing.T) {
+	for _, e := range builtins.SensitiveEntries() {
+		for _, n := range e.Names {
+			var p string
+			switch {
+			case e.Where == builtins.Home:
+				p = "/var/root/" + n
+			case e.Where != builtins.System:
+				continue
+			case e.Kind == builtins.Dir:
+				p = strings.ReplaceAll(n, "*", "1000") + "/x"
+			case e.Kind == builtins.Prefix:
+				p = n + "x"
+			default:
+				p = n
+			}
+			for _, q := range aliasesOf(p) {
+				assert.NotNil(t, builtins.SensitiveFile(q), "%s: %q is %q", e.ID, q, p)
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, len(aliasesOf("/run/systemd")), 3, "/run/systemd, /var/run/systemd, /private/var/run/systemd")
+}
+
+// An environment file is a name starting .env, and not a template of one
+// (.env.example): kept out of the oracle, which has no "not".
+var envFile, envTemplate = regexp.MustCompile(`/\.env[^/]*$`), regexp.MustCompile(`\.(?:example|sample|template)$`)
+
 // The lookup allocates nothing, whatever the path and whichever part of
 // the index answers it.
 func TestSensitiveFileAllocatesNothing(t *testing.T) {
 	for _, p := range []string{"/srv/app/src/internal/handler/user_settings.go", "/home/u/.config/fish/conf.d/x.fish",
 		"/home/u/go/bin/gopls", "/home/u/go", "/home/u/go/src/github.com/o/r/main.go", "/run/user/1000/systemd/user/x.service",
-		"/run/user/1000/bus", "/etc/cron.d/x", "/srv/repo.git/hooks/x", "/usr/lib/python3/dist-packages/x.pth"} {
+		"/run/user/1000/bus", "/etc/cron.d/x", "/srv/repo.git/hooks/x", "/usr/lib/python3/dist-packages/x.pth",
+		"/private/var/root/.npmrc", "/var/run/user/1000/systemd/x", "/private/etc/sudoers"} {
 		var hit bool
 		if n := testing.AllocsPerRun(100, func() { hit = builtins.SensitiveFile(p) != nil }); n != 0 {
 			t.Errorf("SensitiveFile(%q) (%v) allocates %v times", p, hit, n)
@@ -166,13 +227,18 @@ func BenchmarkSensitiveFile(b *testing.B) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite the README's floor table from builtins.SensitiveEntries")
+var update = flag.Bool("update", false, "rewrite the floor page's tables (docs/floor.md) from builtins.SensitiveEntries and SensitiveAliases")
 
-// The README's floor table is the list: made from it, and held to it.
-func TestREADMEFloorTable(t *testing.T) {
-	const begin, end = "<!-- floor table: made from builtins.SensitiveEntries by `go test ./builtins -run READMEFloorTable -update` -->", "<!-- end of floor table -->"
+// The floor page's tables are the list and the aliases: made from them,
+// and held to them.
+func TestFloorPage(t *testing.T) {
+	const page = "../docs/floor.md"
+	doc, err := os.ReadFile(page)
+	require.NoError(t, err)
+	text := string(doc)
+	const how = " by `go test ./builtins -run FloorPage -update` -->"
 	var b strings.Builder
-	b.WriteString(begin + "\n\n| entry | why | where | names |\n|---|---|---|---|\n")
+	b.WriteString("\n| entry | why | where | names |\n|---|---|---|---|\n")
 	for _, e := range builtins.SensitiveEntries() {
 		where := map[builtins.Where]string{builtins.Anywhere: "anywhere", builtins.Home: "in a home directory", builtins.System: "system"}[e.Where]
 		kind := map[builtins.Kind]string{builtins.File: "", builtins.Dir: " (and everything in it)", builtins.Prefix: " (a name starting so)",
@@ -181,18 +247,44 @@ func TestREADMEFloorTable(t *testing.T) {
 		names := make([]string, len(e.Names))
 		for i, n := range e.Names {
 			names[i] = "`" + n + "`"
+			if t := builtins.SensitiveTemplates(n); len(t) > 0 {
+				kind += ", but not one ending in `" + strings.Join(t, "`, `") + "` (a template)"
+			}
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s%s |\n", e.ID, e.Why, where, strings.Join(names, ", "), kind)
 	}
-	b.WriteString("\n" + end)
-	readme, err := os.ReadFile("../README.md")
-	require.NoError(t, err)
-	i, j := strings.Index(string(readme), begin), strings.Index(string(readme), end)
-	require.True(t, i >= 0 && j > i, "README.md has no floor table markers")
-	current := string(readme[i : j+len(end)])
+	b.WriteString("\n")
+	text = generated(t, text, "<!-- floor table: made from builtins.SensitiveEntries"+how, "<!-- end of floor table -->", b.String())
+	b.Reset()
+	b.WriteString("\n| alias | is the directory | where |\n|---|---|---|\n")
+	for _, a := range builtins.SensitiveAliases() {
+		where := "merged `/usr` (Debian, Ubuntu, Fedora, Arch, openSUSE, ...)"
+		switch {
+		case strings.HasPrefix(a[0], "/private/"):
+			where = "macOS"
+		case strings.HasPrefix(a[0], "/var/"):
+			where = "Linux (the FHS's `/var/run` and `/var/lock`)"
+		case a[0] == "/usr/sbin":
+			where = "Arch, Fedora 42 (`sbin` merged into `bin`)"
+		case strings.HasPrefix(a[0], "/usr/"):
+			where = "Arch (`sbin` merged into `bin`)"
+		}
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", a[0], a[1], where)
+	}
+	b.WriteString("\n")
+	text = generated(t, text, "<!-- alias table: made from builtins.SensitiveAliases"+how, "<!-- end of alias table -->", b.String())
 	if *update {
-		require.NoError(t, os.WriteFile("../README.md", []byte(string(readme[:i])+b.String()+string(readme[j+len(end):])), 0o644))
+		require.NoError(t, os.WriteFile(page, []byte(text), 0o644))
 		return
 	}
-	assert.Equal(t, b.String(), current, "the README's floor table differs from builtins.SensitiveEntries: run go test ./builtins -run READMEFloorTable -update")
+	assert.Equal(t, string(doc), text, "the floor page's tables differ from the list: run go test ./builtins -run FloorPage -update")
+	assert.Equal(t, standardAliases, builtins.SensitiveAliases(), "the tests' copy of the aliases is the table")
+}
+
+// generated is text with what stands between the markers begin and end
+// replaced by body.
+func generated(t *testing.T, text, begin, end, body string) string {
+	i, j := strings.Index(text, begin), strings.Index(text, end)
+	require.True(t, i >= 0 && j > i, "docs/floor.md has no markers %q and %q", begin, end)
+	return text[:i+len(begin)] + "\n" + body + text[j:]
 }

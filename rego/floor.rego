@@ -28,8 +28,8 @@ destructive if {
 # Files whose change runs code (at login, at a shell's or a program's
 # start, on a schedule) or redirects or leaks access (credentials, package
 # sources, an AI agent's own permissions and MCP servers): .git/, .ssh/,
-# shell start-up files, .env files and the rest of the README's floor
-# table, which is the list mcp.path.sensitive looks paths up in.
+# shell start-up files, .env files and the rest of the table in
+# docs/floor.md, which is the list mcp.path.sensitive looks paths up in.
 ask contains sprintf("'%s' touches %s, %s, which always needs a human's approval", [input.tool, p.path, entry.why]) if {
 	not read_only
 	some p in input.paths
@@ -65,12 +65,53 @@ ask contains {
 	not read_only
 }
 
-# A destructive tool acting on "/", on a root, or on a directory that holds
-# a root, acts on a whole tree the policy was given to guard.
-ask contains sprintf("'%s' is destructive and names %s, a whole tree or one holding a root", [input.tool, p.path]) if {
-	destructive # first: for every other call, the lookup below would be wasted
+# A whole tree the policy was given to guard: a root, "/", or a directory
+# above a root. A destructive hint alone does not say a tool would take
+# the tree: reference mcp-server-git marks git_reset destructive (it
+# unstages) and its repo_path is the root on every call, and a container
+# build's context is "." just as often, so asking each of those would
+# teach the user to approve without reading. The floor asks when the tool
+# can really destroy a tree:
+#
+#   - its name has a word that deletes, moves or empties what it names
+#     (tree_verbs: delete, remove, rm, move, rename, clean, wipe, ...), and
+#     the path is any whole tree, a root included;
+#   - or the path is "/" or a directory above a root that is no root of
+#     its own: no tool's ordinary work names it, so any destructive tool
+#     there asks, whatever its name.
+#
+# The path's type (a directory argument) is not used: git's repo_path is a
+# directory too. reset, restore and checkout are not tree_verbs: they
+# change files in a tree, and the tree stays.
+ask contains sprintf(
+	"'%s' can delete or move what it names, and names %s, a whole tree or one holding a root",
+	[input.tool, p.path],
+) if {
+	destructive # first: for every other call, the lookups below would be wasted
 	some p in input.paths
 	mcp.path.fold(p.path) in whole_trees
+	tree_tool
+}
+
+ask contains sprintf("'%s' is destructive and names %s, which holds a root", [input.tool, p.path]) if {
+	destructive
+	some p in input.paths
+	mcp.path.fold(p.path) in above_roots
+	not tree_tool
+}
+
+# The tool's name says it deletes, moves or empties what it names. Its
+# words are split at anything not a letter or digit and where camel case
+# starts one (deleteFile, RMDir), and compared in lower case.
+tree_tool if {
+	camel := regex.replace(regex.replace(input.tool, `([a-z0-9])([A-Z])`, "${1}_${2}"), `([A-Z])([A-Z][a-z])`, "${1}_${2}")
+	some word in regex.split(`[^a-z0-9]+`, lower(camel))
+	word in tree_verbs
+}
+
+tree_verbs := {
+	"delete", "del", "remove", "rm", "rmdir", "rmtree", "unlink", "erase", "wipe", "purge", "destroy", "shred", "trash",
+	"move", "mv", "rename", "clean", "cleanup", "clear", "empty", "truncate", "overwrite", "format",
 }
 
 # "/", every tool's root and every directory above one, folded: a set
@@ -81,6 +122,15 @@ whole_trees contains dir if {
 }
 
 whole_trees contains "/"
+
+# The whole trees that are no root of any tool: "/" (unless it is a root)
+# and the directories above the roots.
+above_roots contains dir if {
+	some dir in whole_trees
+	not dir in folded_roots
+}
+
+folded_roots contains mcp.path.fold(root) if some root in data.mcp_data.roots
 
 # The directories above the protected files, folded: a set known before
 # any call, so the rule on them is one lookup.

@@ -33,11 +33,28 @@ sensitive_paths := [
 	"/r/.mcp.json",
 	"/home/u/.s\u200csh/config",
 	"/home/u/.config/FISH/conf.d/x.fish",
+	"/r/.github/workflows/ci.yml",
+	"/r/.gitlab-ci.yml",
+	"/r/Jenkinsfile",
+	"/r/.circleci/config.yml",
+	"/usr/bin/python3",
+	"/bin/sh",
+	"/lib64/ld-linux-x86-64.so.2",
+	"/etc/ld.so.preload",
+	"/etc/udev/rules.d/99-x.rules",
+	"/proc/sys/kernel/core_pattern",
+	"/var/run/systemd/transient/x.service",
+	"/private/var/root/.npmrc",
 ]
 
 ordinary_paths := [
 	"/r/.gitignore",
-	"/r/.github/workflows/ci.yml",
+	"/r/.github/dependabot.yml",
+	"/r/.env.example",
+	"/r/package.json",
+	"/r/Makefile",
+	"/r/Dockerfile",
+	"/r/templates/ci.yml",
 	"/r/x.git/objects/ab",
 	"/home/u/bashrc",
 	"/home/u/.bashrc.bak",
@@ -115,9 +132,72 @@ test_a_destructive_tool_on_a_root_or_slash_is_asked if {
 				with data.mcp_data as roots_data
 			d.decision == "ask"
 			d.reason == "floor"
-			contains(d.rule.message, "destructive")
+			contains(d.rule.message, "whole tree")
 		}
 	}
+}
+
+# Tools whose names delete, move or empty what they name, in each spelling
+# a server writes a name in.
+test_a_tree_tool_on_a_root_is_asked if {
+	every tool in [
+		"delete_file", "deleteFile", "DeleteFile", "fs_rm", "rmdir", "RMDir", "remove-directory", "move_file", "moveFile",
+		"rename", "git_clean", "wipe_workspace", "purge_cache", "empty_directory", "clear_dir", "fs.trash", "MV",
+	] {
+		d := engine.decision with input as h.call(tool, {"annotations": destroys, "paths": ["/proj"]})
+			with data.mcp_data as roots_data
+		d.decision == "ask"
+		d.reason == "floor"
+	}
+}
+
+# A destructive tool that is no tree tool, on its own root: reference
+# mcp-server-git's git_reset (destructive, it unstages; repo_path is the
+# root), a container build with context ".", a formatter run on the tree.
+test_a_destructive_tool_that_takes_no_tree_is_not_asked_on_a_root if {
+	every tool in [
+		"git_reset", "gitReset", "docker_build", "build_image", "git_checkout", "git_restore", "run_formatter",
+		"deleted_items_report", "removal_notes", "remover",
+	] {
+		every ann in [null, {}, destroys] {
+			d := engine.decision with input as h.call(tool, {"annotations": ann, "root": "/proj", "paths": ["."]})
+				with data.mcp_data as roots_data
+			d.decision == "allow"
+			d.floor == false
+		}
+	}
+}
+
+# Above every root, and "/", any destructive tool asks: no tool's own work
+# is there.
+test_a_destructive_tool_above_a_root_is_asked_whatever_its_name if {
+	every p in ["/", "/srv", "/SRV"] {
+		every tool in ["git_reset", "docker_build"] {
+			d := engine.decision with input as h.call(tool, {"annotations": destroys, "paths": [p]})
+				with data.mcp_data as roots_data
+			d.decision == "ask"
+			d.reason == "floor"
+			contains(d.rule.message, "holds a root")
+		}
+	}
+	harmless := engine.decision with input as h.call("git_reset", {"annotations": h.harmless, "paths": ["/srv"]})
+		with data.mcp_data as roots_data
+	harmless.decision == "allow"
+}
+
+# A root that is also above another root is a root: its own tools'
+# ordinary work names it.
+test_a_root_above_a_root_is_a_root if {
+	nested := h.mcp_data_with(allow_all, ["/srv", "/srv/app"], [])
+	reset := engine.decision with input as h.call("git_reset", {"annotations": destroys, "paths": ["/srv"]})
+		with data.mcp_data as nested
+	reset.decision == "allow"
+	delete := engine.decision with input as h.call("fs_delete", {"annotations": destroys, "paths": ["/srv"]})
+		with data.mcp_data as nested
+	delete.reason == "floor"
+	slash := engine.decision with input as h.call("git_reset", {"annotations": destroys, "paths": ["/"]})
+		with data.mcp_data as h.mcp_data_with(allow_all, ["/"], [])
+	slash.decision == "allow"
 }
 
 test_a_relative_dot_is_the_root if {

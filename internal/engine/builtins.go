@@ -196,7 +196,7 @@ var all = []builtin{
 			return p, nil // the common case: already clean and folded
 		}),
 	def1(fn(NamePathSensitive,
-		`The danger floor's entry for a path whose change runs code or leaks access (see the README's floor table), compared folded: {"id", "why"}; null for any other path, a path that cannot be evaluated or is not absolute, or a non-string.`,
+		`The danger floor's entry for a path whose change runs code or leaks access (see the table in docs/floor.md), compared folded: {"id", "why"}; null for any other path, a path that cannot be evaluated or is not absolute, or a non-string.`,
 		types.Args(anyOrNull), types.NewAny(types.Nl, types.NewObject([]*types.StaticProperty{
 			types.NewStaticProperty("id", types.S), types.NewStaticProperty("why", types.S)}, nil))),
 		func(p *ast.Term) (*ast.Term, error) {

@@ -283,6 +283,37 @@ test_under_and_host_must_both_hold if {
 	wrong_host.reason == "no-match"
 }
 
+# An allow covers a call only in the dimensions it names: one with under and
+# no host covers no call naming a URL, known or not; one with host and no
+# under none naming a path. A deny or ask still matches on any path or host.
+test_an_allow_covers_every_dimension_the_call_names if {
+	under := [{"tool": "t", "decision": "allow", "under": "/"}]
+	every urls in [["http://169.254.169.254/latest/meta-data/"], ["not a url"]] {
+		d := engine.decision with input as h.call("t", {"annotations": h.read_only, "paths": ["/w/x"], "urls": urls})
+			with data.mcp_data as h.mcp_data(under)
+		d.decision == "ask"
+		d.reason == "no-match"
+	}
+	host := [{"tool": "t", "decision": "allow", "host": "docs.raku.org"}]
+	every paths in [["/w/x"], ["~/x"]] {
+		d := engine.decision with input as h.call("t", {"annotations": h.read_only, "paths": paths, "urls": ["https://docs.raku.org/"]})
+			with data.mcp_data as h.mcp_data(host)
+		d.decision == "ask"
+		d.reason == "no-match"
+	}
+	tool := [{"tool": "t", "decision": "allow"}]
+	whole := engine.decision with input as h.call("t", {"annotations": h.read_only, "paths": ["/w/x"], "urls": ["https://docs.raku.org/"]})
+		with data.mcp_data as h.mcp_data(tool)
+	whole.decision == "allow"
+	deny := [{"tool": "t", "decision": "deny", "under": "/tmp"}, {"tool": "t", "decision": "ask", "host": "docs.raku.org"}]
+	denied := engine.decision with input as h.call("t", {"annotations": h.read_only, "paths": ["/tmp/x"], "urls": ["https://docs.raku.org/"]})
+		with data.mcp_data as h.mcp_data(deny)
+	denied.decision == "deny"
+	asked := engine.decision with input as h.call("t", {"annotations": h.read_only, "paths": ["/w/x"], "urls": ["https://docs.raku.org/"]})
+		with data.mcp_data as h.mcp_data(deny)
+	asked.reason == "rule"
+}
+
 # --- annotations -------------------------------------------------------------
 
 test_annotations if {
@@ -424,8 +455,11 @@ suggestion_cases := [
 	[{"paths": ["/x"]}, {"tool": "t", "under": "/"}],
 	[{"paths": ["/"]}, {"tool": "t", "under": "/"}],
 	[{"root": "/r", "paths": ["sub/f"]}, {"tool": "t", "under": "/r/sub"}],
-	# Never both a directory and a host.
-	[{"paths": ["/w/a/x"], "urls": ["https://docs.raku.org/"]}, {"tool": "t", "under": "/w/a"}],
+	# A call naming both a directory and a host: both, as an allow must
+	# name every dimension the call names; URLs of two hosts, the bare tool.
+	[{"paths": ["/w/a/x"], "urls": ["https://docs.raku.org/"]}, {"tool": "t", "under": "/w/a", "host": "docs.raku.org"}],
+	[{"paths": ["/w/a/x"], "urls": ["https://docs.raku.org/", "https://raku.org/"]}, {"tool": "t"}],
+	[{"paths": ["~/x"], "urls": ["https://docs.raku.org/"]}, {"tool": "t"}],
 	# No path: the one host, else the bare tool.
 	[{"urls": ["https://docs.raku.org/a", "http://DOCS.raku.org:80/b"]}, {"tool": "t", "host": "docs.raku.org"}],
 	[{"urls": ["https://docs.raku.org/", "https://raku.org/"]}, {"tool": "t"}],

@@ -281,10 +281,10 @@ func (o *Outcome) document(tool string, rules *ruleSet) *ast.Term {
 	// The suggestion names exactly this tool: "always" on a tool called
 	// "fs_*" must not allow every fs_ tool.
 	suggestion := [][2]*ast.Term{ast.Item(keyTool, ast.StringTerm(builtins.EscapeTool(tool)))}
-	switch {
-	case o.Under != "":
+	if o.Under != "" {
 		suggestion = append(suggestion, ast.Item(keyUnder, ast.StringTerm(o.Under)))
-	case o.Host != "":
+	}
+	if o.Host != "" {
 		suggestion = append(suggestion, ast.Item(keyHost, ast.StringTerm(o.Host)))
 	}
 	return ast.ObjectTerm(

@@ -18,8 +18,12 @@ import (
 // when any path is inside Under and any host matches Host, comparing tool
 // names and paths folded (FoldPath), so that a harmless extra path or
 // another spelling of a name cannot dodge it. Without Any (allow), every
-// path must be inside and every host match, compared exactly. Use
-// MatcherFor to set it from a decision.
+// path must be inside and every host match, compared exactly, and the
+// rule must name every dimension the call names: one with Under and no
+// Host covers no call that names a URL or host, one with Host and no Under
+// none that names a path (a decoy path beside a URL must not make a fetch
+// a local read). A rule with neither covers the whole tool. Use MatcherFor
+// to set Any from a decision.
 type Matcher struct {
 	Tool        string
 	Under       string
@@ -112,6 +116,12 @@ func (m *Matcher) Status(c *Call) Status {
 				return NoMatch
 			}
 		}
+	}
+	// An allow covers a call only in the dimensions it names (see Any):
+	// a path or host the rule does not speak of, known or not, is not
+	// covered by it.
+	if !m.Any && (m.Host == "" && m.Under != "" && len(c.Hosts) > 0 || m.Under == "" && m.Host != "" && len(c.Paths) > 0) {
+		return NoMatch
 	}
 	st := Matches
 	if m.Under != "" {

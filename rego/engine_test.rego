@@ -314,6 +314,37 @@ test_an_allow_covers_every_dimension_the_call_names if {
 	asked.reason == "rule"
 }
 
+# --- arguments ---------------------------------------------------------------
+
+with_arguments(tool, args) := object.union(h.call(tool, {}), {"arguments": args})
+
+# A rule's arguments: names compared folded (case, "_" and "-" left out),
+# a glob over a scalar's text. An allow needs every named argument, each
+# spelling matching; a deny any, and a value that is no scalar might be.
+test_rule_arguments if {
+	rules := [
+		{"tool": "gh_*", "decision": "deny", "arguments": {"owner": "evil*"}},
+		{"tool": "gh_*", "decision": "allow", "arguments": {"owner": "acme", "private": "false"}},
+	]
+	every args in [{"owner": "acme", "private": false}, {"OWNER": "acme", "Pri_vate": "false"}] {
+		d := engine.decision with input as with_arguments("gh_issue", args) with data.mcp_data as h.mcp_data(rules)
+		d.decision == "allow"
+	}
+	every args in [{"owner": "acme"}, {"owner": "acme", "Owner": "x", "private": false}, {"owner": "acme", "private": null}] {
+		d := engine.decision with input as with_arguments("gh_issue", args) with data.mcp_data as h.mcp_data(rules)
+		d.reason == "no-match"
+	}
+	every args in [{"owner": "evil-corp"}, {"owner": "acme", "Owner": "EVIL"}] {
+		d := engine.decision with input as with_arguments("gh_issue", args) with data.mcp_data as h.mcp_data(rules)
+		d.decision == "deny"
+	}
+	every args in [{"owner": ["evil"]}, {"owner": null, "private": false}] {
+		d := engine.decision with input as with_arguments("gh_issue", args) with data.mcp_data as h.mcp_data(rules)
+		d.reason == "unevaluable-path"
+		d.might == "deny"
+	}
+}
+
 # --- annotations -------------------------------------------------------------
 
 test_annotations if {

@@ -49,8 +49,10 @@ type Question struct {
 	Reason    rules.Reason   // rule, no-match, unevaluable-path or floor
 	Paths     []string
 	Hosts     []string
-	// Suggestion is the narrowest honest scope for "always": under a
-	// directory (possibly as wide as "/"), else a host, else the bare tool.
+	// Suggestion is the narrowest honest scope for "always", naming every
+	// dimension the call names: under a directory (possibly as wide as
+	// "/") for its paths, on a host for its URLs, both for a call naming
+	// both; else the bare tool.
 	Suggestion *rules.Rule
 	// AllowGrantable says an allow grant could answer this question: it
 	// was asked because no rule matched or a path could not be evaluated,

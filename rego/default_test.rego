@@ -33,6 +33,13 @@ test_a_read_only_tool_naming_no_path_is_asked if {
 		with data.mcp_data as h.mcp_data(defaults.rules)
 	no_path.decision == "ask"
 	no_path.reason == "no-match"
+	decoy := engine.decision with input as h.call("fetch", {
+		"annotations": h.read_only, "paths": ["/tmp"],
+		"urls": ["http://169.254.169.254/latest/meta-data/"],
+	})
+		with data.mcp_data as h.mcp_data(defaults.rules)
+	decoy.decision == "ask"
+	decoy.reason == "no-match"
 	nothing := engine.decision with input as h.call("clock", {"annotations": h.read_only})
 		with data.mcp_data as h.mcp_data(defaults.rules)
 	nothing.reason == "no-match"

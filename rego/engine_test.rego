@@ -424,8 +424,8 @@ suggestion_cases := [
 	[{"paths": ["/x"]}, {"tool": "t", "under": "/"}],
 	[{"paths": ["/"]}, {"tool": "t", "under": "/"}],
 	[{"root": "/r", "paths": ["sub/f"]}, {"tool": "t", "under": "/r/sub"}],
-	# Never both a directory and a host.
-	[{"paths": ["/w/a/x"], "urls": ["https://docs.raku.org/"]}, {"tool": "t", "under": "/w/a"}],
+	# Both a directory and a host: both (see rule_dims_test.rego).
+	[{"paths": ["/w/a/x"], "urls": ["https://docs.raku.org/"]}, {"tool": "t", "under": "/w/a", "host": "docs.raku.org"}],
 	# No path: the one host, else the bare tool.
 	[{"urls": ["https://docs.raku.org/a", "http://DOCS.raku.org:80/b"]}, {"tool": "t", "host": "docs.raku.org"}],
 	[{"urls": ["https://docs.raku.org/", "https://raku.org/"]}, {"tool": "t"}],

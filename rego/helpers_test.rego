@@ -9,7 +9,7 @@ package mcp.helpers_test
 
 # rule is a data rule as policy/rules stores it: every field present.
 rule(r) := object.union(
-	{"decision": "allow", "under": "", "host": "", "annotations": {}, "message": ""},
+	{"decision": "allow", "under": "", "host": "", "annotations": {}, "arguments": {}, "message": ""},
 	r,
 )
 

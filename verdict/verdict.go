@@ -10,7 +10,10 @@
 //     each to a Tally. A deny or ask rule matches a call when any of its
 //     paths is inside and any host matches, compared folded (case, Unicode
 //     and the file systems' ignorable characters); an allow rule only when
-//     every path is inside and every host matches, compared exactly.
+//     every path is inside and every host matches, compared exactly, and
+//     only a call whose every dimension it names: one with a directory
+//     and no host covers no call naming a URL, one with a host and no
+//     directory none naming a path.
 //  2. Each entry matches surely, or only maybe: a path or URL that cannot
 //     be evaluated might be what it needs.
 //  3. Tally decides twice, in a world where only sure matches count and in

@@ -148,6 +148,8 @@ func (f permissionForm) answer(res provider.ElicitResult) policy.Answer {
 // model's words are (shown).
 func scope(r rules.Rule) string {
 	switch {
+	case r.Under != "" && r.Host != "":
+		return shown(r.Tool, maxShown) + " under " + shown(r.Under, maxShownPath) + " on " + shown(r.Host, maxShown)
 	case r.Under != "":
 		return shown(r.Tool, maxShown) + " under " + shown(r.Under, maxShownPath)
 	case r.Host != "":

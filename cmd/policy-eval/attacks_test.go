@@ -34,6 +34,8 @@ type attack struct {
 	reason    string // "" for any
 	paths     []string
 	hosts     []string
+	// suggestion is the suggestion's JSON, "" for any.
+	suggestion string
 }
 
 // Tools with the MCP annotations of the reference filesystem and git
@@ -572,63 +574,76 @@ func TestAttacksDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) {
 		list = append(list, *tool)
 	}
 	for i, a := range attacks {
-		t.Run(a.name, func(t *testing.T) {
-			rulesFile := write(t, dir, fmt.Sprintf("rules%d.json", i), a.rules)
-			callText := call("1", a.tool, mustJSONString(t, a.args))
+		t.Run(a.name, func(t *testing.T) { decideAlike(t, dir, tools, list, i, a) })
+	}
+}
 
-			// policy-eval decide
-			flags := []string{"decide", "--rules", rulesFile, "--tools", tools}
-			for _, r := range a.roots {
-				flags = append(flags, "--root", r)
-			}
-			for _, v := range a.arguments {
-				flags = append(flags, "--arguments", v)
-			}
-			var gs []rules.Rule
-			if a.grants != "" {
-				flags = append(flags, "--grants", write(t, dir, fmt.Sprintf("grants%d.json", i), a.grants))
-				var err error
-				gs, err = rules.ParseRules([]byte(a.grants), "grants")
-				require.NoError(t, err)
-			}
-			_, out, errOut := cli(t, "", append(flags, callText)...)
-			ls := lines(t, out)
-			require.Len(t, ls, 1, "stderr: %s", errOut)
-			cliDecision, _ := ls[0]["decision"].(string)
-			if _, failed := ls[0]["error"]; failed {
-				cliDecision = "error"
-			}
+// decideAlike decides a by policy-eval decide and by the Go API, with the
+// catalogue in the file tools (list, as read), and checks that both give
+// its answer. i numbers its files in dir.
+func decideAlike(t *testing.T, dir, tools string, list []provider.Tool, i int, a attack) {
+	t.Helper()
+	rulesFile := write(t, dir, fmt.Sprintf("rules%d.json", i), a.rules)
+	callText := call("1", a.tool, mustJSONString(t, a.args))
 
-			// The Go API
-			rs, err := rules.ParseRules([]byte(a.rules), "rules")
-			require.NoError(t, err)
-			roots := map[string]string{}
-			for _, r := range a.roots {
-				k, v, _ := strings.Cut(r, "=")
-				roots[k] = v
-			}
-			args, err := cliconfig.LoadArguments(a.arguments)
-			require.NoError(t, err)
-			p, err := policy.New(policy.Options{Provider: catalogueOnly(list), Rules: append(policy.DefaultRules(), rs...),
-				Roots: roots, Arguments: args, Grants: gs})
-			require.NoError(t, err)
-			d, err := p.Decide(context.Background(), provider.Call{ID: "1", Function: provider.CallFunction{Name: a.tool, Arguments: a.args}})
-			apiDecision := string(d.Decision)
-			if err != nil {
-				apiDecision = "error"
-			}
+	// policy-eval decide
+	flags := []string{"decide", "--rules", rulesFile, "--tools", tools}
+	for _, r := range a.roots {
+		flags = append(flags, "--root", r)
+	}
+	for _, v := range a.arguments {
+		flags = append(flags, "--arguments", v)
+	}
+	var gs []rules.Rule
+	if a.grants != "" {
+		flags = append(flags, "--grants", write(t, dir, fmt.Sprintf("grants%d.json", i), a.grants))
+		var err error
+		gs, err = rules.ParseRules([]byte(a.grants), "grants")
+		require.NoError(t, err)
+	}
+	_, out, errOut := cli(t, "", append(flags, callText)...)
+	ls := lines(t, out)
+	require.Len(t, ls, 1, "stderr: %s", errOut)
+	cliDecision, _ := ls[0]["decision"].(string)
+	if _, failed := ls[0]["error"]; failed {
+		cliDecision = "error"
+	}
 
-			assert.Equal(t, a.decision, cliDecision, "policy-eval decide: %v", ls[0])
-			assert.Equal(t, a.decision, apiDecision, "Go API: %+v %v", d, err)
-			if a.reason != "" && err == nil {
-				assert.Equal(t, a.reason, ls[0]["reason"], "policy-eval decide")
-				assert.Equal(t, a.reason, string(d.Reason), "Go API")
-			}
-			if a.paths != nil {
-				assert.ElementsMatch(t, a.paths, d.Paths)
-				assert.ElementsMatch(t, toAny(a.paths), ls[0]["paths"])
-			}
-		})
+	// The Go API
+	rs, err := rules.ParseRules([]byte(a.rules), "rules")
+	require.NoError(t, err)
+	roots := map[string]string{}
+	for _, r := range a.roots {
+		k, v, _ := strings.Cut(r, "=")
+		roots[k] = v
+	}
+	args, err := cliconfig.LoadArguments(a.arguments)
+	require.NoError(t, err)
+	p, err := policy.New(policy.Options{Provider: catalogueOnly(list), Rules: append(policy.DefaultRules(), rs...),
+		Roots: roots, Arguments: args, Grants: gs})
+	require.NoError(t, err)
+	d, err := p.Decide(context.Background(), provider.Call{ID: "1", Function: provider.CallFunction{Name: a.tool, Arguments: a.args}})
+	apiDecision := string(d.Decision)
+	if err != nil {
+		apiDecision = "error"
+	}
+
+	assert.Equal(t, a.decision, cliDecision, "policy-eval decide: %v", ls[0])
+	assert.Equal(t, a.decision, apiDecision, "Go API: %+v %v", d, err)
+	if a.reason != "" && err == nil {
+		assert.Equal(t, a.reason, ls[0]["reason"], "policy-eval decide")
+		assert.Equal(t, a.reason, string(d.Reason), "Go API")
+	}
+	if a.paths != nil {
+		assert.ElementsMatch(t, a.paths, d.Paths)
+		assert.ElementsMatch(t, toAny(a.paths), ls[0]["paths"])
+	}
+	if a.suggestion != "" && err == nil {
+		var want, api map[string]any
+		require.NoError(t, json.Unmarshal([]byte(a.suggestion), &want))
+		require.NoError(t, json.Unmarshal(must(json.Marshal(d.Suggestion)), &api))
+		assert.Equal(t, want, ls[0]["suggestion"], "policy-eval decide")
+		assert.Equal(t, want, api, "Go API")
 	}
 }
 

@@ -92,6 +92,7 @@ type RuleData struct {
 	Decision             verdict.Decision
 	Under, Host, Message string
 	Annotations          map[string]bool
+	Arguments            map[string]string
 }
 
 // outcomeOf reads a decision document back into an Outcome: what the plain
@@ -129,6 +130,10 @@ func outcomeOf(doc ast.Object) (Outcome, error) {
 			r.Position = -2
 			r.Data = &RuleData{Tool: stringAt(rule, keyTool), Decision: r.Decision, Under: stringAt(rule, keyUnder),
 				Host: stringAt(rule, keyHost), Message: r.Message}
+			if args, ok := valueAt(rule, keyArguments).(ast.Object); ok && args.Len() > 0 {
+				r.Data.Arguments = map[string]string{}
+				args.Foreach(func(k, v *ast.Term) { r.Data.Arguments[stringOf(k.Value)] = stringOf(v.Value) })
+			}
 			if ann, ok := valueAt(rule, keyAnnotations).(ast.Object); ok && ann.Len() > 0 {
 				r.Data.Annotations = map[string]bool{}
 				ann.Foreach(func(k, v *ast.Term) {
@@ -281,10 +286,10 @@ func (o *Outcome) document(tool string, rules *ruleSet) *ast.Term {
 	// The suggestion names exactly this tool: "always" on a tool called
 	// "fs_*" must not allow every fs_ tool.
 	suggestion := [][2]*ast.Term{ast.Item(keyTool, ast.StringTerm(builtins.EscapeTool(tool)))}
-	switch {
-	case o.Under != "":
+	if o.Under != "" {
 		suggestion = append(suggestion, ast.Item(keyUnder, ast.StringTerm(o.Under)))
-	case o.Host != "":
+	}
+	if o.Host != "" {
 		suggestion = append(suggestion, ast.Item(keyHost, ast.StringTerm(o.Host)))
 	}
 	return ast.ObjectTerm(

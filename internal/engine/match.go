@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"fmt"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
 
@@ -18,14 +21,71 @@ import (
 // when any path is inside Under and any host matches Host, comparing tool
 // names and paths folded (FoldPath), so that a harmless extra path or
 // another spelling of a name cannot dodge it. Without Any (allow), every
-// path must be inside and every host match, compared exactly. Use
-// MatcherFor to set it from a decision.
+// path must be inside and every host match, compared exactly, and the
+// rule must name every dimension the call names: one with Under and no
+// Host covers no call that names a URL or host, one with Host and no Under
+// none that names a path (a decoy path beside a URL must not make a fetch
+// a local read). A rule with neither covers the whole tool. Use MatcherFor
+// to set Any from a decision.
 type Matcher struct {
 	Tool        string
 	Under       string
 	Host        string
 	Annotations map[string]bool
-	Any         bool
+	// Arguments are the top-level arguments the rule names, each with a
+	// glob over its value (see ArgumentGlobs and argumentsStatus); nil
+	// for none.
+	Arguments []ArgumentGlob
+	Any       bool
+}
+
+// ArgumentGlob is one argument a rule names: Name folded as argument names
+// are compared (SetArgumentNameFold), Glob as the rule wrote it.
+type ArgumentGlob struct {
+	Name, Glob string
+}
+
+// foldArgumentName is how argument names are compared: the package that
+// reads a call's arguments owns it (policy/rules sets its
+// FoldArgumentName), so that a rule and the reader agree on which
+// spellings are one name.
+var foldArgumentName func(string) string
+
+// SetArgumentNameFold sets how argument names are compared. It is called
+// once, at initialisation, before any rule naming arguments is read.
+func SetArgumentNameFold(fold func(string) string) { foldArgumentName = fold }
+
+// ArgumentGlobs is a rule's arguments (name -> glob) as a Matcher holds
+// them: names folded, in order of their folded name. The globs must be
+// valid tool globs, and no two names may fold together.
+func ArgumentGlobs(args map[string]string) ([]ArgumentGlob, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	if foldArgumentName == nil {
+		return nil, fmt.Errorf("arguments: argument names cannot be compared here (no name fold is set)")
+	}
+	out := make([]ArgumentGlob, 0, len(args))
+	for name, glob := range args {
+		folded := foldArgumentName(name)
+		switch {
+		case folded == "":
+			return nil, fmt.Errorf("arguments: %q names no argument", name)
+		case glob == "":
+			return nil, fmt.Errorf("arguments: %q: the glob is empty", name)
+		}
+		if err := builtins.ValidateToolGlob(glob); err != nil {
+			return nil, fmt.Errorf("arguments: %q: glob %q %v", name, glob, err)
+		}
+		out = append(out, ArgumentGlob{Name: folded, Glob: glob})
+	}
+	slices.SortFunc(out, func(a, b ArgumentGlob) int { return strings.Compare(a.Name, b.Name) })
+	for i := 1; i < len(out); i++ {
+		if out[i].Name == out[i-1].Name {
+			return nil, fmt.Errorf("arguments: two names are one argument (%q)", out[i].Name)
+		}
+	}
+	return out, nil
 }
 
 // MatcherFor is the matcher of a rule with the given decision: Any for
@@ -46,6 +106,10 @@ type Call struct {
 	Annotations map[string]bool
 	Paths       []string
 	Hosts       []string
+	// Arguments are the call's top-level arguments (name as written,
+	// value), the model's reason left out: what a rule's Arguments are
+	// matched against. Nil for none.
+	Arguments [][2]*ast.Term
 	// Dirs says which paths the tool acts on as directories (for the
 	// suggestion); nil for none.
 	Dirs []bool
@@ -102,6 +166,7 @@ func (m *Matcher) Status(c *Call) Status {
 	if !builtins.MatchTool(m.Tool, c.Tool) && (!m.Any || !builtins.MatchTool(builtins.Fold(m.Tool), c.FoldedTool)) {
 		return NoMatch
 	}
+	st := Matches
 	if len(m.Annotations) > 0 {
 		// An unknown catalogue never matches a rule that tests hints.
 		if c.Annotations == nil {
@@ -113,7 +178,20 @@ func (m *Matcher) Status(c *Call) Status {
 			}
 		}
 	}
-	st := Matches
+	// An allow covers a call only in the dimensions it names (see Any):
+	// a path or host the rule does not speak of, known or not, is not
+	// covered by it.
+	if !m.Any && (m.Host == "" && m.Under != "" && len(c.Hosts) > 0 || m.Under == "" && m.Host != "" && len(c.Paths) > 0) {
+		return NoMatch
+	}
+	if len(m.Arguments) > 0 {
+		switch m.argumentsStatus(c) {
+		case NoMatch:
+			return NoMatch
+		case MaybeMatches:
+			st = MaybeMatches
+		}
+	}
 	if m.Under != "" {
 		var in builtins.Containment
 		switch dir, ok := m.dir(c.Root); {
@@ -146,6 +224,66 @@ func (m *Matcher) Status(c *Call) Status {
 		}
 	}
 	return st
+}
+
+// argumentsStatus is how the rule's Arguments relate to the call's
+// top-level arguments. Each argument of the call whose name folds to a
+// named one is read: a string as written, a number or boolean as its JSON
+// text; an object, array or null is no scalar. An allow matches only if
+// every named argument is there and every value under its name (each
+// spelling of it) is a scalar its glob matches, exactly. A deny or ask
+// matches if any value under any named argument is a scalar its glob
+// matches as written or folded (as it names a tool); else it might match
+// if one is no scalar (a server may read the value it holds), so the
+// call is asked rather than allowed.
+func (m *Matcher) argumentsStatus(c *Call) Status {
+	st := NoMatch
+	for _, a := range m.Arguments {
+		found := false
+		for _, item := range c.Arguments {
+			name, _ := item[0].Value.(ast.String)
+			if foldArgumentName(string(name)) != a.Name {
+				continue
+			}
+			found = true
+			text, scalar := scalarText(item[1].Value)
+			switch {
+			case !m.Any:
+				if !scalar || !builtins.MatchTool(a.Glob, text) {
+					return NoMatch
+				}
+			case !scalar:
+				st = MaybeMatches
+			case builtins.MatchTool(a.Glob, text) || builtins.MatchTool(builtins.Fold(a.Glob), builtins.Fold(text)):
+				return Matches
+			}
+		}
+		if !found && !m.Any {
+			return NoMatch
+		}
+	}
+	if !m.Any {
+		return Matches
+	}
+	return st
+}
+
+// scalarText is a scalar argument's text as a rule's glob reads it: a
+// string as written, a number as its JSON text, a boolean as true or
+// false. Anything else is no scalar.
+func scalarText(v ast.Value) (string, bool) {
+	switch v := v.(type) {
+	case ast.String:
+		return string(v), true
+	case ast.Number:
+		return string(v), true
+	case ast.Boolean:
+		if v {
+			return "true", true
+		}
+		return "false", true
+	}
+	return "", false
 }
 
 // dir is the rule's directory for a call with the given root.

@@ -40,6 +40,7 @@ func Key(k string) *ast.Term {
 // use (a hash and a map probe) was 3% of a decision.
 var (
 	keyAnnotations = Key("annotations")
+	keyArguments   = Key("arguments")
 	keyDecision    = Key("decision")
 	keyDir         = Key("dir")
 	keyFloor       = Key("floor")
@@ -120,11 +121,32 @@ func matcherOf(v ast.Value, decision verdict.Decision) (Matcher, error) {
 			return m, err
 		}
 	}
+	if args, ok := valueAt(v, keyArguments).(ast.Object); ok && args.Len() > 0 {
+		globs := make(map[string]string, args.Len())
+		err := args.Iter(func(k, val *ast.Term) error {
+			ks, ok1 := k.Value.(ast.String)
+			g, ok2 := val.Value.(ast.String)
+			if !ok1 || !ok2 {
+				return fmt.Errorf("arguments must map argument names to globs")
+			}
+			globs[string(ks)] = string(g)
+			return nil
+		})
+		if err != nil {
+			return m, err
+		}
+		if m.Arguments, err = ArgumentGlobs(globs); err != nil {
+			return m, err
+		}
+	} else if v := valueAt(v, keyArguments); v != nil && !ok {
+		return m, fmt.Errorf("arguments must map argument names to globs, not %v", ast.ValueName(v))
+	}
 	return m, nil
 }
 
 // CallOf reads the engine's input document: tool, root, annotations,
-// paths[].path and hosts[].host (null for unknown). The root and paths are
+// paths[].path, hosts[].host (null for unknown) and the top-level
+// arguments. The root and paths are
 // made what Call promises, clean and absolute: the input the engine builds
 // already is, but a Rego test can write any input, and a path that is not
 // is unknown here ("") rather than compared as written.
@@ -147,6 +169,10 @@ func CallOf(in ast.Value) Call {
 		c.Paths[i], _ = builtins.AbsClean(p)
 	}
 	c.Hosts = fieldOfEach(valueAt(in, keyHosts), keyHost)
+	if args, ok := valueAt(in, keyArguments).(ast.Object); ok && args.Len() > 0 {
+		c.Arguments = make([][2]*ast.Term, 0, args.Len())
+		args.Foreach(func(k, v *ast.Term) { c.Arguments = append(c.Arguments, [2]*ast.Term{k, v}) })
+	}
 	if arr, ok := valueAt(in, keyPaths).(*ast.Array); ok {
 		for i := range arr.Len() {
 			if b, ok := valueAt(arr.Elem(i).Value, keyDir).(ast.Boolean); ok && bool(b) {

@@ -48,7 +48,7 @@ func (e *Engine) decisionOf(in *Input, o *engine.Outcome) (Decision, error) {
 		d.Rule = &rule
 	case r.Data != nil: // the plain path: the rule as the document shows it
 		d.Rule = &Rule{Tool: r.Data.Tool, Decision: r.Data.Decision, Under: r.Data.Under, Host: r.Data.Host,
-			Annotations: r.Data.Annotations, Message: r.Data.Message}
+			Annotations: r.Data.Annotations, Arguments: r.Data.Arguments, Message: r.Data.Message}
 	default:
 		d.Rule = &Rule{Tool: builtins.EscapeTool(in.Tool), Decision: r.Decision, Message: r.Message}
 	}

@@ -93,7 +93,19 @@ ask contains r.message if { some r in data.mcp_data.rules; r.decision == "deny";
 		"argument specs, git":  {Rules: rs, Roots: map[string]string{"*": "/srv/repo"}, Arguments: must(ServerArguments("git", "filesystem"))},
 		"defaults":             {Rules: DefaultRules(), Roots: roots},
 		"one rule, many paths": {Rules: []Rule{{Tool: "*", Decision: Deny, Under: "/srv/secret"}}, Roots: roots},
+		"argument rules":       {Rules: append(argumentRules, rs...), Roots: roots},
 	}
+}
+
+// argumentRules name top-level arguments: the generated calls hold strings,
+// numbers, null, arrays and objects under those names, in several
+// spellings.
+var argumentRules = []Rule{
+	{Tool: "*", Decision: Deny, Arguments: map[string]string{"path": "/srv/live/*"}},
+	{Tool: "fs_*", Decision: Allow, Arguments: map[string]string{"file_path": "*projects*"}},
+	{Tool: "web_*", Decision: Ask, Arguments: map[string]string{"URL": "https://docs*"}},
+	{Tool: "*", Decision: Allow, Arguments: map[string]string{"where": "/tmp/x", "dest": "7"}},
+	{Tool: "fs_write", Decision: Ask, Arguments: map[string]string{"to": `\*`}, Under: "/srv"},
 }
 
 func must[T any](v T, err error) T {

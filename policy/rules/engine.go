@@ -266,8 +266,12 @@ func rulesData(rs []Rule) []any {
 		for k, v := range r.Annotations {
 			ann[k] = v
 		}
+		args := map[string]any{}
+		for k, v := range r.Arguments {
+			args[k] = v
+		}
 		out[i] = map[string]any{"tool": r.Tool, "decision": r.Decision, "under": r.Under, "host": r.Host,
-			"annotations": ann, "message": r.Message}
+			"annotations": ann, "arguments": args, "message": r.Message}
 	}
 	return out
 }

@@ -51,6 +51,7 @@ func statusOf(s engine.Status) Status {
 func (in *Input) call() *engine.Call {
 	if in.matchCall == nil {
 		in.matchCall = engine.NewCall(in.Tool, in.Root, in.Annotations, in.ResolvedPaths(), in.ResolvedHosts())
+		in.matchCall.Arguments = in.arguments // top-level, the reason left out, as the input document has them
 		for i, v := range in.Paths {
 			if v.Dir {
 				if in.matchCall.Dirs == nil {

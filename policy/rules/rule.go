@@ -49,12 +49,16 @@ type Rule struct {
 	Under       string           `json:"under,omitempty"`
 	Host        string           `json:"host,omitempty"`
 	Annotations map[string]bool  `json:"annotations,omitempty"`
-	Message     string           `json:"message,omitempty"`
+	// Arguments name top-level arguments, each with a glob over its value
+	// (the tool glob's syntax): see the README's "Rules".
+	Arguments map[string]string `json:"arguments,omitempty"`
+	Message   string            `json:"message,omitempty"`
 }
 
 // ruleKeys are the JSON keys a rule may have; anything else is a typo that
 // would otherwise silently widen or narrow a rule.
-var ruleKeys = map[string]bool{"tool": true, "decision": true, "under": true, "host": true, "annotations": true, "message": true}
+var ruleKeys = map[string]bool{"tool": true, "decision": true, "under": true, "host": true, "annotations": true, "arguments": true,
+	"message": true}
 
 // ValidationError names the rule and the field that is wrong.
 type ValidationError struct {
@@ -114,6 +118,18 @@ func validate(r Rule, name string, needDecision bool) (Rule, error) {
 			return fail("annotations", "unknown hint %q (known: %s)", k, strings.Join(hintNames[:], ", "))
 		}
 	}
+	for k := range r.Arguments {
+		if FoldArgumentName(k) == FoldArgumentName(ReasonArgument) {
+			return fail("arguments", "%q is the model's reason, which no rule sees", k)
+		}
+	}
+	// Names, globs and names that fold together are read by the matcher
+	// itself, so a rule and the engine agree on what is valid.
+	if len(r.Arguments) == 0 {
+		r.Arguments = nil // {} names no argument
+	} else if _, err := engine.ArgumentGlobs(r.Arguments); err != nil {
+		return fail("arguments", "%v", strings.TrimPrefix(err.Error(), "arguments: "))
+	}
 	return r, nil
 }
 
@@ -142,7 +158,19 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 	}
 	for k := range raw {
 		if !ruleKeys[k] {
-			return &ValidationError{Field: k, Msg: "unknown field (allowed: tool, decision, under, host, annotations, message)"}
+			return &ValidationError{Field: k, Msg: "unknown field (allowed: tool, decision, under, host, annotations, arguments, message)"}
+		}
+	}
+	if v, ok := raw["arguments"]; ok {
+		var args map[string]json.RawMessage
+		if err := json.Unmarshal(v, &args); err != nil || args == nil {
+			return &ValidationError{Field: "arguments", Msg: "must be an object mapping argument names to globs"}
+		}
+		for k, g := range args {
+			var glob string
+			if err := json.Unmarshal(g, &glob); err != nil || string(g) == "null" {
+				return &ValidationError{Field: "arguments", Msg: fmt.Sprintf("%q: the glob must be a string, not %s", k, g)}
+			}
 		}
 	}
 	type plain Rule
@@ -214,6 +242,13 @@ func (r Rule) Clone() Rule {
 		}
 		r.Annotations = a
 	}
+	if r.Arguments != nil {
+		a := make(map[string]string, len(r.Arguments))
+		for k, v := range r.Arguments {
+			a[k] = v
+		}
+		r.Arguments = a
+	}
 	return r
 }
 
@@ -232,5 +267,10 @@ func CloneAll(rs []Rule) []Rule {
 // matcher is the part of r that decides whether it applies to a call: for
 // a deny or ask rule, any path or host (folded); for allow, every one.
 func (r Rule) matcher() engine.Matcher {
-	return engine.MatcherFor(r.Decision, r.Tool, r.Under, r.Host, r.Annotations)
+	m := engine.MatcherFor(r.Decision, r.Tool, r.Under, r.Host, r.Annotations)
+	m.Arguments, _ = engine.ArgumentGlobs(r.Arguments) // valid: Validate read them
+	return m
 }
+
+// Argument names are compared as the reader compares them.
+func init() { engine.SetArgumentNameFold(FoldArgumentName) }

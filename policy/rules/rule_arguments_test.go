@@ -1,0 +1,92 @@
+package rules_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/provider"
+)
+
+// A rule's arguments that cannot be read are a ValidationError naming the
+// rule and the field, from JSON and from Go alike.
+func TestRuleArgumentsAreValidated(t *testing.T) {
+	for _, bad := range []string{
+		`{"": "x"}`,
+		`{"_-": "x"}`,
+		`{"owner": ""}`,
+		`{"owner": "acme\\"}`,
+		`{"owner": 7}`,
+		`{"owner": null}`,
+		`{"owner": ["acme"]}`,
+		`{"owner": "acme", "OWNER": "acme"}`,
+		`{"reason": "x"}`,
+		`{"Re_ason": "x"}`,
+		`[]`,
+		`"owner"`,
+		`null`,
+	} {
+		_, err := rules.ParseRules([]byte(`[{"tool":"a","decision":"allow"},{"tool":"a","decision":"deny","arguments":`+bad+`}]`), "rules.json")
+		require.Error(t, err, bad)
+		var ve *rules.ValidationError
+		require.True(t, errors.As(err, &ve), "%s: %v", bad, err)
+		assert.Equal(t, "arguments", ve.Field, bad)
+		assert.Contains(t, err.Error(), `rules.json: rule 2: field "arguments"`, bad)
+	}
+	_, err := rules.Validate(rules.Rule{Tool: "a", Decision: rules.Allow, Arguments: map[string]string{"owner": `a\`}}, "grant 3")
+	assert.ErrorContains(t, err, `grant 3: field "arguments"`)
+
+	rs, err := rules.ParseRules([]byte(`[{"tool":"a","decision":"allow","arguments":{"owner":"ac\\*me","Repo_Name":"x?"}},
+		{"tool":"a","decision":"allow","arguments":{}}]`), "rules.json")
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"owner": `ac\*me`, "Repo_Name": "x?"}, rs[0].Arguments)
+	assert.Nil(t, rs[1].Arguments, "{} names no argument")
+}
+
+// A rule's arguments match the call's top-level arguments on the fast
+// path and on the plain one (OPA's public API) alike, and a grant's too.
+func TestRuleArgumentsMatch(t *testing.T) {
+	ctx := context.Background()
+	rs := []rules.Rule{
+		{Tool: "gh_*", Decision: rules.Deny, Arguments: map[string]string{"owner": "evil*", "repo": "secret"}},
+		{Tool: "gh_*", Decision: rules.Allow, Arguments: map[string]string{"owner": "acme", "private": "false"}},
+	}
+	cases := map[string]string{
+		`{"owner":"acme","private":false}`:                   "allow",
+		`{"OWNER":"acme","Private":"false"}`:                 "allow",
+		`{"owner":"acme"}`:                                   "ask",  // missing
+		`{"owner":"acme","private":true}`:                    "ask",  // another value
+		`{"owner":"acme","OWNER":"other","private":false}`:   "ask",  // every spelling must match an allow
+		`{"owner":{"login":"acme"},"private":false}`:         "ask",  // no scalar
+		`{"owner":"evil-corp","private":false}`:              "deny", // the deny's glob
+		`{"owner":"EVIL","private":false}`:                   "deny", // folded, as a deny reads
+		`{"owner":"acme","Owner":"evil","private":false}`:    "deny", // any spelling matches a deny
+		`{"owner":"acme","repo":"secret","private":false}`:   "deny", // any named argument
+		`{"owner":["evil"],"private":false}`:                 "ask",  // might be evil
+		`{"owner":"acme","private":false,"reason":"secret"}`: "allow",
+	}
+	for _, plain := range []bool{false, true} {
+		e, err := rules.NewEngine(ctx, rules.Config{Rules: rs, Plain: plain})
+		require.NoError(t, err)
+		for args, want := range cases {
+			d, _, err := e.Decide(ctx, provider.Call{ID: "1", Function: provider.CallFunction{Name: "gh_issue", Arguments: args}}, nil)
+			require.NoError(t, err)
+			assert.Equal(t, want, string(d.Decision), "plain %v: %s", plain, args)
+		}
+	}
+
+	// A grant reads its arguments the same way.
+	e, err := rules.NewEngine(ctx, rules.Config{})
+	require.NoError(t, err)
+	gs := rules.NewGrantSet([]rules.Rule{{Tool: "gh_issue", Decision: rules.Allow, Arguments: map[string]string{"owner": "acme"}}})
+	for args, want := range map[string]string{`{"owner":"acme"}`: "allow", `{"owner":"evil"}`: "ask", `{}`: "ask"} {
+		d, in, err := e.Decide(ctx, provider.Call{ID: "1", Function: provider.CallFunction{Name: "gh_issue", Arguments: args}}, nil)
+		require.NoError(t, err)
+		d = rules.ApplyGrants(d, in, gs)
+		assert.Equal(t, want, string(d.Decision), "grant: %s", args)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/argread"
 
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
@@ -39,21 +40,16 @@ type Matcher struct {
 	Any       bool
 }
 
-// ArgumentGlob is one argument a rule names: Name folded as argument names
-// are compared (SetArgumentNameFold), Glob as the rule wrote it.
+// ArgumentGlob is one argument a rule names: Name folded as the argument
+// reader compares names (argread.FoldName), Glob as the rule wrote it.
 type ArgumentGlob struct {
 	Name, Glob string
 }
 
-// foldArgumentName is how argument names are compared: the package that
-// reads a call's arguments owns it (policy/rules sets its
-// FoldArgumentName), so that a rule and the reader agree on which
-// spellings are one name.
-var foldArgumentName func(string) string
-
-// SetArgumentNameFold sets how argument names are compared. It is called
-// once, at initialisation, before any rule naming arguments is read.
-func SetArgumentNameFold(fold func(string) string) { foldArgumentName = fold }
+// foldArgumentName is how argument names are compared: as the reader of a
+// call's arguments compares them, so that a rule and the reader agree on
+// which spellings are one name.
+var foldArgumentName = argread.FoldName
 
 // ArgumentGlobs is a rule's arguments (name -> glob) as a Matcher holds
 // them: names folded, in order of their folded name. The globs must be
@@ -61,9 +57,6 @@ func SetArgumentNameFold(fold func(string) string) { foldArgumentName = fold }
 func ArgumentGlobs(args map[string]string) ([]ArgumentGlob, error) {
 	if len(args) == 0 {
 		return nil, nil
-	}
-	if foldArgumentName == nil {
-		return nil, fmt.Errorf("arguments: argument names cannot be compared here (no name fold is set)")
 	}
 	out := make([]ArgumentGlob, 0, len(args))
 	for name, glob := range args {

@@ -271,6 +271,3 @@ func (r Rule) matcher() engine.Matcher {
 	m.Arguments, _ = engine.ArgumentGlobs(r.Arguments) // valid: Validate read them
 	return m
 }
-
-// Argument names are compared as the reader compares them.
-func init() { engine.SetArgumentNameFold(FoldArgumentName) }

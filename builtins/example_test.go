@@ -15,7 +15,7 @@ func ExampleContains() {
 		"/srv/scratch/../../etc/passwd", // cleaned before it is compared
 		"/srv/scratchpad",               // a prefix is not a parent
 		"~/notes.md",                    // whose home?
-		"/srv/scratch/$HOME",            // expanded by whom?
+		"/srv/scratch/${HOME}",          // expanded by whom?
 		`C:\srv\scratch`,                // a Windows path
 		"scratch/notes.md",              // relative: resolve it first
 	} {
@@ -26,7 +26,7 @@ func ExampleContains() {
 	// "/srv/scratch/../../etc/passwd"  outside
 	// "/srv/scratchpad"                outside
 	// "~/notes.md"                     unknown
-	// "/srv/scratch/$HOME"             unknown
+	// "/srv/scratch/${HOME}"           unknown
 	// "C:\\srv\\scratch"               unknown
 	// "scratch/notes.md"               unknown
 }
@@ -51,7 +51,7 @@ func ExampleUnevaluable() {
 
 // AbsClean is the path a rule compares, or false when there is none.
 func ExampleAbsClean() {
-	for _, p := range []string{"/srv/./a//b/", "/srv/a/../../../etc", "relative/a", "/srv/$X"} {
+	for _, p := range []string{"/srv/./a//b/", "/srv/a/../../../etc", "relative/a", "/srv/$(x)"} {
 		clean, ok := builtins.AbsClean(p)
 		fmt.Printf("%q -> %q %v\n", p, clean, ok)
 	}
@@ -59,7 +59,7 @@ func ExampleAbsClean() {
 	// "/srv/./a//b/" -> "/srv/a/b" true
 	// "/srv/a/../../../etc" -> "/etc" true
 	// "relative/a" -> "" false
-	// "/srv/$X" -> "" false
+	// "/srv/$(x)" -> "" false
 }
 
 // Resolve puts a tool's relative path under its root; it does not keep it

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"runtime"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -97,13 +98,18 @@ func Unevaluable(p string) string {
 			return "path contains NUL"
 		case c < 0x20 || c == 0x7f:
 			return "path contains a control character"
-		case c == '$':
+		case c == '$' && (i == 0 || dollarExpands(p[i+1:])):
+			// A leading "$HOME" can make the path any path; "${x:-/etc}",
+			// "$(cmd)" and "$'\x2f'" can put anything anywhere. A "$name"
+			// after the start ("posts.$slug.tsx", a Remix route) only
+			// inserts text where it stands: the argument reader reads such
+			// a path as written and with the names expanded to nothing.
 			return "path contains $ expansion"
 		case c == '\\':
 			return "path contains a backslash"
 		case c == '%' && percentEncoded(p[i+1:]):
 			return "path contains a percent-encoded character"
-		case c == '~' && i+1 < len(p) && p[i+1] >= '0' && p[i+1] <= '9' && (i == 0 || p[i-1] != '/'):
+		case c == '~' && shortNames && i+1 < len(p) && p[i+1] >= '0' && p[i+1] <= '9' && (i == 0 || p[i-1] != '/'):
 			return "path has a Windows short name (~1)"
 		case c >= utf8.RuneSelf:
 			r, w := utf8.DecodeRuneInString(p[i:])
@@ -119,6 +125,17 @@ func Unevaluable(p string) string {
 		}
 	}
 	return ""
+}
+
+// shortNames says the file system may answer to Windows short names
+// ("PROGRA~1"): on Windows. Elsewhere "HEAD~3" is a name like any other.
+var shortNames = runtime.GOOS == "windows"
+
+// dollarExpands reports whether a "$" followed by rest is an expansion
+// that can put any text, a "/" or a ".." included, where it stands: a
+// brace, a command, an arithmetic or a quoted string.
+func dollarExpands(rest string) bool {
+	return rest != "" && strings.IndexByte("{(['\"", rest[0]) >= 0
 }
 
 // evaluableByte reports whether byte c, anywhere in a path, leaves it

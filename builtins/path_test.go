@@ -26,7 +26,9 @@ func TestContains(t *testing.T) {
 		{"/srv", "relative", builtins.Unknown}, // no root to resolve against
 		{"/srv", "", builtins.Unknown},
 		{"/srv", "~/x", builtins.Unknown},
-		{"/srv", "/srv/$HOME", builtins.Unknown},
+		{"/srv", "/srv/${HOME}", builtins.Unknown},
+		{"/srv", "$HOME/x", builtins.Unknown},
+		{"/srv", "/srv/app/posts.$slug.tsx", builtins.Inside}, // a name only inserts text where it stands
 		{"/srv", `/srv\..\etc`, builtins.Unknown},
 		{"/srv", "C:/srv", builtins.Unknown},
 		{"/srv", "//server/share", builtins.Unknown},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -450,7 +451,23 @@ var attacks = []attack{
 	{name: "spelling/macOS /.vol by number", rules: allowAll, tool: "write_file", args: `{"path":"/.vol/16777220/2/Users/u/.zshrc"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "spelling/macOS /.vol cleaned to", rules: denySecret, roots: srv, tool: "read_text_file", args: `{"path":"../.vol/16777220/12345"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "spelling/macOS start-up volume's link", rules: allowAll, tool: "write_file", args: `{"path":"/Volumes/Macintosh HD/etc/sudoers"}`, decision: "ask", reason: "unevaluable-path"},
-	{name: "spelling/Windows short name", rules: allowAll, tool: "write_file", args: `{"path":"/r/GIT~1/hooks/x"}`, decision: "ask", reason: "unevaluable-path"},
+	// Windows answers to a short name: GIT~1 may be .git. Elsewhere it
+	// is a name like HEAD~3 (issue 21: git refs were asked every time).
+	{name: "spelling/Windows short name", rules: allowAll, tool: "write_file", args: `{"path":"/r/GIT~1/hooks/x"}`,
+		decision: map[bool]string{true: "ask", false: "allow"}[runtime.GOOS == "windows"]},
+	{name: "spelling/a git ref is a name", rules: allowAll, roots: srv, tool: "git_checkout", args: `{"repo_path":"/r","target":"HEAD~3"}`,
+		decision: map[bool]string{true: "ask", false: "allow"}[runtime.GOOS == "windows"]},
+	// A shell name inside a path only inserts text where it stands: read
+	// as written and expanded to nothing (a Remix route is no question);
+	// at the start, or as ${...} or $(...), it is unknown.
+	{name: "spelling/a route file with $", rules: allowAll, tool: "write_file", args: `{"path":"/srv/app/routes/posts.$slug.tsx"}`,
+		decision: "allow", paths: []string{"/srv/app/routes/posts.$slug.tsx", "/srv/app/routes/posts..tsx"}},
+	{name: "spelling/$ that vanishes into a denied directory", rules: allowAllDenySecret, tool: "write_file",
+		args: `{"path":"/srv/secret$x/key"}`, decision: "deny", reason: "rule"},
+	{name: "spelling/$ that vanishes into a floor file", rules: allowAll, roots: srv, tool: "write_file",
+		args: `{"path":".bashrc$x"}`, decision: "ask", reason: "floor"},
+	{name: "spelling/a leading $", rules: allowAll, tool: "write_file", args: `{"path":"$HOME/.bashrc"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/a braced $", rules: allowAll, tool: "write_file", args: `{"path":"/srv/app/${x:-../../etc}/y"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "floor/NTFS trailing dot", rules: allowAll, tool: "write_file", args: `{"path":"/home/u/.gitconfig."}`, decision: "ask", reason: "floor"},
 	{name: "floor/NTFS trailing dot in a directory", rules: allowAll, tool: "write_file", args: `{"path":"/r/.git./hooks/x"}`, decision: "ask", reason: "floor"},
 	{name: "floor/a home under /var/home", rules: allowAll, tool: "write_file", args: `{"path":"/var/home/u/.npmrc"}`, decision: "ask", reason: "floor"},

@@ -433,3 +433,37 @@ func readsAsHost(s string) bool {
 	}
 	return strings.Count(strings.TrimSuffix(s, "."), ".") == 3
 }
+
+// unsetNames is s with each "$name" a shell would expand (a name, a digit
+// or one of its special parameters) taken out, as it reads when they are
+// unset: "posts.$slug.tsx" is "posts..tsx", "/srv/secret$x/key" is
+// "/srv/secret/key". A "$" that starts s, or opens "${", "$(" and the like,
+// makes a path unknown (builtins.Unevaluable) and is left as it is.
+func unsetNames(s string) string {
+	i := strings.IndexByte(s, '$')
+	if i <= 0 {
+		return s
+	}
+	var b strings.Builder
+	for i >= 0 {
+		b.WriteString(s[:i])
+		rest := s[i+1:]
+		n := 0
+		switch {
+		case rest == "":
+		case rest[0] == '_' || isASCIILetter(rest[0]):
+			for n < len(rest) && (rest[n] == '_' || isASCIILetter(rest[n]) || rest[n] >= '0' && rest[n] <= '9') {
+				n++
+			}
+		case strings.IndexByte("0123456789#@*?-$!", rest[0]) >= 0:
+			n = 1
+		}
+		if n == 0 {
+			b.WriteByte('$') // a "$" no shell expands: itself
+		}
+		s = rest[n:]
+		i = strings.IndexByte(s, '$')
+	}
+	b.WriteString(s)
+	return b.String()
+}

@@ -151,3 +151,13 @@ func TestCommentIsNoPath(t *testing.T) {
 	assert.True(t, looksLikePath("/*"), "a glob of the root is")
 	assert.True(t, looksLikePath("/etc/*"))
 }
+
+// A shell name in a path is read as expanded to nothing too.
+func TestUnsetNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"posts.$slug.tsx": "posts..tsx", "/srv/secret$x/key": "/srv/secret/key", "a$1b": "ab", "a$$b": "ab",
+		"x$": "x$", "a$%b": "a$%b", "$HOME/x": "$HOME/x", "a/b": "a/b", "routes/$id.$sub_2.tsx": "routes/..tsx",
+	} {
+		assert.Equal(t, want, unsetNames(in), in)
+	}
+}

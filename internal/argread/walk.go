@@ -307,9 +307,22 @@ func (w *walker) unnamedKey(s site, k *ast.Term, key string) {
 	}
 }
 
-// pathString reads a string under a path's name: a path, resolved, and a
+// pathString reads a string under a path's name: a path, resolved (and
+// again with its shell names expanded to nothing, when it has any), and a
 // URL or a remote path's host too when it reads as one.
 func (w *walker) pathString(s site, t *ast.Term, v string) {
+	w.resolvePath(s, t, v)
+	if e := unsetNames(v); e != v {
+		// "/srv/secret$x/key" is /srv/secret/key to a server that hands it
+		// to a shell; "posts.$slug.tsx" stays in its directory either way.
+		w.resolvePath(s, t, e)
+	}
+	w.pathsHost(s, t, v)
+}
+
+// resolvePath adds v, under a path's name, resolved: against the root, or
+// against each argument it is configured relative to.
+func (w *walker) resolvePath(s site, t *ast.Term, v string) {
 	if bases, relative := w.basesOf(s.arg); relative {
 		// Relative to another argument: resolved against each argument
 		// of that name, every resolution a path of the call.
@@ -339,7 +352,6 @@ func (w *walker) pathString(s site, t *ast.Term, v string) {
 	} else {
 		w.addPath(s, t, w.resolve(w.root, v))
 	}
-	w.pathsHost(s, t, v)
 }
 
 // pathsHost reads the host a value under a path's name reaches, if it

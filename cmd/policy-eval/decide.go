@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
@@ -30,6 +32,19 @@ type output struct {
 	Paths      []string         `json:"paths"`
 	Hosts      []string         `json:"hosts"`
 	Suggestion *rules.Rule      `json:"suggestion"`
+	// Read is what the reader found, with --explain: each path and host,
+	// the argument it came from and where in the arguments.
+	Read []reading `json:"read,omitempty"`
+}
+
+// reading is one path or host of a call, as --explain shows it.
+type reading struct {
+	Kind     string `json:"kind"` // "path" or "host"
+	Arg      string `json:"arg"`
+	Pointer  string `json:"at"`
+	Raw      any    `json:"raw"`
+	Resolved string `json:"resolved"` // "" for unknown
+	Dir      bool   `json:"dir,omitempty"`
 }
 
 type failure struct {
@@ -38,9 +53,10 @@ type failure struct {
 }
 
 type decider struct {
-	engine *rules.Engine
-	grants *rules.GrantSet
-	tools  map[string]*provider.Tool
+	explain bool
+	engine  *rules.Engine
+	grants  *rules.GrantSet
+	tools   map[string]*provider.Tool
 }
 
 // maxLine bounds one line of calls: the arguments a call may have, written
@@ -53,6 +69,7 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var pf cliconfig.Flags
 	pf.Register(fs)
 	toolsFile := fs.String("tools", "", "a tools/list result or a []Tool, for annotations and schemas")
+	explain := fs.Bool("explain", false, "show each path and host read, the argument it came from and where in the arguments")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK // asked for, and printed
@@ -68,6 +85,7 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "policy-eval decide: %v\n", err)
 		return exitUsage
 	}
+	d.explain = *explain
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	enc := json.NewEncoder(out)
@@ -226,8 +244,18 @@ func (d *decider) decideLine(line []byte) any {
 		return failure{ID: &call.ID, Error: err.Error()}
 	}
 	dec = rules.ApplyGrants(dec, in, d.grants)
-	return output{ID: call.ID, Tool: call.Function.Name, Decision: dec.Decision, Reason: dec.Reason,
+	o := output{ID: call.ID, Tool: call.Function.Name, Decision: dec.Decision, Reason: dec.Reason,
 		Rule: dec.Rule, Grant: dec.Grant, Paths: dec.Paths, Hosts: dec.Hosts, Suggestion: dec.Suggestion}
+	if d.explain {
+		o.Read = []reading{} // shown empty: nothing was read
+		for kind, vs := range map[string][]rules.Value{"path": in.Paths, "host": in.Hosts} {
+			for _, v := range vs {
+				o.Read = append(o.Read, reading{Kind: kind, Arg: v.Arg, Pointer: v.Pointer, Raw: v.Raw(), Resolved: v.Resolved, Dir: v.Dir})
+			}
+		}
+		slices.SortStableFunc(o.Read, func(a, b reading) int { return strings.Compare(a.Kind+a.Pointer, b.Kind+b.Pointer) })
+	}
+	return o
 }
 
 // parseCall reads {"id", "function": {"name", "arguments"}}, arguments a

@@ -613,3 +613,17 @@ func TestDecideHelp(t *testing.T) {
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, errOut, "-no-default-rules")
 }
+
+// --explain shows what was read and where it came from, so a user can see
+// why a call was asked: every path and host, its argument, its place in
+// the arguments, the value as written and what it resolved to.
+func TestDecideExplain(t *testing.T) {
+	got := one(t, call("1", "ping", `{"target":"169.254.169.254","opts":{"out":"../x"},"note":"~/y"}`), "--root", "*=/srv", "--explain")
+	assert.Equal(t, []any{
+		map[string]any{"kind": "host", "arg": "target", "at": "/target", "raw": "169.254.169.254", "resolved": "169.254.169.254"},
+		map[string]any{"kind": "path", "arg": "note", "at": "/note", "raw": "~/y", "resolved": ""},
+		map[string]any{"kind": "path", "arg": "out", "at": "/opts/out", "raw": "../x", "resolved": "/x"},
+	}, got["read"])
+	plain := one(t, call("1", "ping", `{"target":"169.254.169.254"}`), "--root", "*=/srv")
+	assert.NotContains(t, plain, "read", "only with --explain")
+}

@@ -3,7 +3,6 @@ package argread_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"slices"
 	"strings"
@@ -17,8 +16,6 @@ import (
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/readings.json with the readings of today's reader")
 
 // reading is one case of testdata/readings.json: a call (its tool, the
 // tool's root, the argument specs in force and the tool's input schema, if
@@ -55,7 +52,7 @@ func TestGoldenReadings(t *testing.T) {
 		require.False(t, names[c.Name], "two cases named %q", c.Name)
 		names[c.Name] = true
 		paths, hosts, errText := read(t, c)
-		if *update {
+		if *argread.Update {
 			c.Paths, c.Hosts = paths, hosts
 			if errText != "" && c.Error == "" {
 				c.Error = errText
@@ -72,7 +69,7 @@ func TestGoldenReadings(t *testing.T) {
 			assert.Equal(t, c.Hosts, hosts, "hosts")
 		})
 	}
-	if *update {
+	if *argread.Update {
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)

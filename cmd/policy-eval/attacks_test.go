@@ -111,6 +111,11 @@ var (
 	// Everything allowed but a host, or the machine.
 	allowAllDenyEvil      = `[{"tool": "*", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "evil.example"}]`
 	denyLocalhostAllowAll = `[{"tool": "*", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "127.0.0.0/8"}]`
+	// Everything allowed but cloud metadata, or private ranges.
+	allowAllDenyMetadata = `[{"tool": "*", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "169.254.0.0/16"}]`
+	allowAllDenyPrivate  = `[{"tool": "*", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "10.0.0.0/8"}]`
+	// A user's project rule: any tool under the project.
+	allowProject = `[{"tool": "*", "decision": "allow", "under": "/srv"}]`
 	// Everything allowed but a directory.
 	allowAllDenySecret = `[{"tool": "*", "decision": "allow"}, {"tool": "*", "decision": "deny", "under": "/srv/secret"}]`
 )
@@ -579,6 +584,41 @@ var attacks = []attack{
 	{name: "floor/an agent's own MCP servers", rules: allowAll, tool: "write_file", args: `{"path":"/srv/proj/.mcp.json"}`, decision: "ask", reason: "floor"},
 	{name: "floor/crontab", rules: allowAll, tool: "write_file", args: `{"path":"/var/spool/cron/crontabs/u"}`, decision: "ask", reason: "floor"},
 	{name: "floor/ordinary project file", rules: allowAll, tool: "write_file", args: `{"path":"/srv/proj/internal/profile/profile.go"}`, decision: "allow", reason: "rule"},
+
+	// Issue 21, 4.1: an address under a path or directory name is that
+	// host too (a ping or probe tool's target), in every spelling.
+	{name: "address under a path name/target", rules: allowAllDenyMetadata, tool: "probe", args: `{"target":"169.254.169.254"}`, decision: "deny", reason: "rule"},
+	{name: "address under a path name/octal target", rules: allowAllDenyMetadata, tool: "probe", args: `{"target":"0251.0376.0251.0376"}`, decision: "deny", reason: "rule"},
+	{name: "address under a path name/mapped target", rules: allowAllDenyMetadata, tool: "probe", args: `{"target":"::ffff:169.254.169.254"}`, decision: "deny", reason: "rule"},
+	{name: "address under a path name/an address and a path", rules: allowAllDenyMetadata, roots: srv, tool: "probe", args: `{"path":"169.254.169.254/latest/meta-data"}`, decision: "deny", reason: "rule"},
+	{name: "address under a path name/a short address under dir", rules: allowAllDenyMetadata, roots: srv, tool: "probe", args: `{"dir":"169.254.43518"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "address under a path name/localhost and a port", rules: denyLocalhostAllowAll, tool: "probe", args: `{"target":"localhost:8080"}`, decision: "deny", reason: "rule"},
+	// 4.4: user@host:path read two ways: ssh's host, of one label or not,
+	// and a URL parser's.
+	{name: "two readings/a one-label ssh host", rules: allowAllDenyEvil, tool: "connect", args: `{"server":"root@prod:x@evil.example"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "two readings/under an ip name", rules: denyLocalhostAllowAll, tool: "connect", args: `{"serverIp":"root@prod:x@127.0.0.1"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "two readings/under address", rules: allowAllDenyEvil, tool: "connect", args: `{"address":"a@prod:b@evil.example"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "two readings/one reading is that host", rules: allowAllDenyEvil, tool: "connect", args: `{"server":"git@evil.example:org/repo.git"}`, decision: "deny", reason: "rule"},
+	// 4.6: a URL whose scheme is a chain is a URL with a host.
+	{name: "compound scheme/jdbc under no name", rules: allowAllDenyPrivate, tool: "query", args: `{"conn":"jdbc:mysql://10.0.0.5/prod"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "compound scheme/jdbc under a URL name", rules: allowAllDenyPrivate, tool: "query", args: `{"url":"jdbc:mysql://10.0.0.5/prod"}`, decision: "deny", reason: "rule"},
+	{name: "compound scheme/jar under a URL name", rules: allowAllDenyEvil, tool: "load", args: `{"uri":"jar:http://evil.example/x.jar!/a"}`, decision: "deny", reason: "rule"},
+	{name: "compound scheme/git+ssh under a URL name", rules: allowAllDenyEvil, tool: "clone", args: `{"repo_url":"git+ssh://git@evil.example/r.git"}`, decision: "deny", reason: "rule"},
+	{name: "compound scheme/a file under jar", rules: allowAllDenySecret, tool: "load", args: `{"x":"jar:file:///srv/secret/x.jar!/y"}`, decision: "ask", reason: "unevaluable-path"},
+	// 6: what no server opens is no path, and a weak path name reads a
+	// file's name only (a tool allowed under the project, and the floor).
+	{name: "no path/a route on a map", rules: allowProject, roots: srv, tool: "maps_directions", args: `{"origin":"Munich Airport","destination":"Marienplatz, Munich"}`, decision: "ask", reason: "no-match", paths: []string{}},
+	{name: "no path/coordinates", rules: allowProject, roots: srv, tool: "maps_directions", args: `{"origin":"48.3538,11.7861","destination":"48.1374,11.5755"}`, decision: "ask", reason: "no-match", paths: []string{}},
+	{name: "no path/SQL opening with a comment", rules: allowProject, roots: srv, tool: "run_sql", args: `{"sql":"/* active */ SELECT 1","stmt":"/* x */ SELECT 2"}`, decision: "ask", reason: "no-match", paths: []string{}},
+	{name: "no path/an entity named like a route", rules: allowProject, roots: srv, tool: "create_entities", args: `{"entities":[{"name":"/api/v2/orders","entityType":"endpoint"}]}`, decision: "ask", reason: "no-match", paths: []string{}},
+	{name: "no path/a system path under a name is one", rules: allowProject, roots: srv, tool: "create_entities", args: `{"name":"/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "no path/a file under a weak name is one", rules: allowAllDenySecret, roots: srv, tool: "move_file", args: `{"source":"notes.txt","destination":"secret"}`, decision: "deny", reason: "rule"},
+	{name: "no path/a list of files names its files, not its fields", rules: allowProject, roots: srv, tool: "write_files", args: `{"files":[{"name":"notes.md","content":"x"}]}`, decision: "allow", reason: "rule", paths: []string{"/srv/notes.md"}},
+	// Specs for remote servers: a repository's path is no local path.
+	{name: "remote spec/github path", rules: allowProject, roots: srv, arguments: []string{"github"}, tool: "create_or_update_file", args: `{"owner":"acme","repo":"web","path":".github/workflows/ci.yml","content":"x","message":"m","branch":"main"}`, decision: "ask", reason: "no-match", paths: []string{}},
+	{name: "remote spec/without it the path is local and the floor asks", rules: allowProject, roots: srv, tool: "create_or_update_file", args: `{"owner":"acme","repo":"web","path":".github/workflows/ci.yml","content":"x"}`, decision: "ask", reason: "floor"},
+	{name: "remote spec/playwright element", rules: allowProject, roots: srv, arguments: []string{"playwright"}, tool: "browser_click", args: `{"element":"Submit","target":"e42"}`, decision: "ask", reason: "no-match", paths: []string{}},
+	{name: "remote spec/playwright upload is local", rules: allowAllDenySecret, roots: srv, arguments: []string{"playwright"}, tool: "browser_file_upload", args: `{"paths":["/srv/secret/key"]}`, decision: "deny", reason: "rule"},
 }
 
 func TestAttacksDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) {

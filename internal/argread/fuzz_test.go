@@ -66,7 +66,7 @@ func FuzzArgumentsSeen(f *testing.F) {
 				h, schemeless := schemelessHost(r)
 				_, weakOK := weakHostValue(r, c.Dotted)
 				_, remote := remoteHost(r)
-				must := c.local() && (!c.weak() || readsAsLocalName(r)) || c.urlish() && (!c.weak() || readsAsURL(r) || looksLikePath(r)) ||
+				must := c.local() && (!c.weak() || readsAsLocalName(r) && !isAddress(r)) || c.urlish() && (!c.weak() || readsAsURL(r) || looksLikePath(r)) ||
 					c.Kind == Host && (!c.weak() || weakOK) ||
 					schemeless && readsAsIP(h) || remote ||
 					looksLikePath(r) || looksLikeOption(r) || readsAsURL(r) || readsAsIP(r)
@@ -100,3 +100,5 @@ func FuzzArgumentsSeen(f *testing.F) {
 		}
 	})
 }
+
+func isAddress(r string) bool { _, ok := readsAsAddress(r); return ok }

@@ -247,9 +247,6 @@ func urlHost(v string) (string, bool) {
 // ("Munich Airport", "Marienplatz, Munich") and numbers ("48.13,11.58")
 // are not.
 func readsAsLocalName(r string) bool {
-	if _, ok := readsAsAddress(r); ok && !strings.HasPrefix(r, "/") {
-		return false // an address a tool connects to: a host (readsAsAddress)
-	}
 	switch {
 	case r == "":
 		return false

@@ -154,12 +154,27 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		if r := trimReading(v); r != "" && r[0] == '-' {
 			w.addPath(s.as(none), t, "")
 		}
-	case c.local() && c.weak() && !readsAsLocalName(trimReading(v)),
-		c.urlish() && c.weak() && !readsAsURL(trimReading(v)) && !looksLikePath(trimReading(v)):
-		// Under a name that holds a path or URL as often as something
-		// else, a value that reads as neither ("Munich Airport", an
-		// address a tool pings) is read by its shape.
-		w.unnamed(s.as(none), t, v)
+	case c.local() && c.weak():
+		// A name that holds a local path as often as a place, an element
+		// or an address a tool pings: an address is a host, a file's or
+		// directory's name a path, anything else ("Munich Airport") is
+		// read by its shape.
+		r := trimReading(v)
+		if h, ok := readsAsAddress(r); ok {
+			if r != v {
+				h = ""
+			}
+			w.addHost(s, t, h)
+			return
+		}
+		if !readsAsLocalName(r) {
+			w.unnamed(s.as(none), t, v)
+			return
+		}
+		w.pathString(s, t, v)
+		w.embeddedDoc(s, t, v, false)
+	case c.urlish() && c.weak() && !readsAsURL(trimReading(v)) && !looksLikePath(trimReading(v)):
+		w.unnamed(s.as(none), t, v) // "origin": a git remote's name
 	case c.Kind == Label:
 		w.unnamed(s, t, v)
 	case c.local():

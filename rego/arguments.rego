@@ -70,6 +70,9 @@ servers := {
 		{"tool": "*", "text": [
 			"project_id", "file_path", "previous_path", "path", "artifact_path", "direct_asset_path", "file_paths",
 			"ref", "source_branch", "target_branch", "from", "to", "excluded_file_patterns", "filename",
+			# URLs GitLab stores (a commit status's, an environment's), not
+			# ones this server fetches.
+			"target_url", "external_url",
 		]},
 		{"tool": "upload_markdown", "paths": ["file_path"]},
 		{"tool": "download_attachment", "directories": ["local_path"]},
@@ -86,7 +89,7 @@ servers := {
 			"pattern", "filter", "regex", "path", "domain", "location", "key", "values",
 		]},
 		{"tool": "browser_file_upload", "paths": ["paths"]},
-		{"tool": "browser_drop", "paths": ["paths"]},
+		{"tool": "browser_drop", "paths": ["paths"], "text": ["data"]},
 		{"tool": "browser_navigate", "urls": ["url"]},
 		{"tool": "browser_tabs", "urls": ["url"]},
 		{"tool": "browser_take_screenshot", "paths": ["filename"]},
@@ -113,26 +116,33 @@ servers := {
 		"address", "origin", "destination", "origins", "destinations", "place_id", "location", "locations",
 	]}],
 	# ckreiling/mcp-server-docker: build_image's path is the local build
-	# context; images and repositories are registry references. Volumes
-	# are left to the default reading (a host path in them is a path).
+	# context; images and repositories are registry references; a
+	# container's environment, entrypoint, command and ports are the
+	# container's. Volumes are left to the default reading: a host path in
+	# them is read as an unknown path.
 	"docker": [
-		{"tool": "*", "text": ["repository", "tag", "image", "container_id", "network_id", "volume_name", "name"]},
+		{"tool": "*", "text": [
+			"repository", "tag", "image", "container_id", "network_id", "volume_name", "name",
+			"environment", "entrypoint", "command", "ports", "labels",
+		]},
 		{"tool": "build_image", "directories": ["path"], "relative": {"dockerfile": "path"}},
 	],
 	# containers/kubernetes-mcp-server: names, API versions ("apps/v1"),
-	# selectors and a pod's command are the cluster's, not local.
+	# selectors and a pod's command are the cluster's, not local. A helm
+	# chart ("bitnami/nginx", "oci://...") is read by its shape.
 	"kubernetes": [
 		{"tool": "*", "text": [
 			"name", "namespace", "apiVersion", "kind", "labelSelector", "fieldSelector", "label_selector",
 			"container", "image", "command",
 		]},
-		{"tool": "helm_install", "urls": ["chart"]},
 	],
 	# Flux159/mcp-server-kubernetes: manifests are read from local files.
 	"kubernetes-flux159": [
 		{"tool": "*", "text": [
 			"resourceType", "resourceName", "name", "namespace", "context", "labelSelector", "fieldSelector",
 			"command", "nodeName",
+			# kubectl's -o: a format (json, wide), not a file.
+			"output",
 		]},
 		{"tool": "kubectl_apply", "paths": ["filename"]},
 		{"tool": "kubectl_create", "paths": ["filename", "fromFile"]},

@@ -464,3 +464,26 @@ func unsetNames(s string) string {
 	b.WriteString(s)
 	return b.String()
 }
+
+// schemelessURL is the host of a URL written without its scheme, as an
+// address bar completes one: a host with a dot, localhost or an address,
+// a port or not, then a path, query or fragment or nothing
+// ("example.com/pricing", "localhost:3000/login"); "" for anything else.
+func schemelessURL(v string) string {
+	if strings.Contains(v, "://") || v != trimReading(v) || looksLikePath(v) {
+		return ""
+	}
+	authority := v
+	if i := strings.IndexAny(v, "/?#"); i >= 0 {
+		authority = v[:i]
+	}
+	h, ok := builtins.HostOf(authority)
+	if !ok || !strings.ContainsAny(h, ".[") && h != "localhost" || strings.Contains(authority, "@") {
+		return ""
+	}
+	host, ok := urlHost("http://" + v)
+	if !ok {
+		return ""
+	}
+	return host
+}

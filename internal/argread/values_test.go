@@ -161,3 +161,17 @@ func TestUnsetNames(t *testing.T) {
 		assert.Equal(t, want, unsetNames(in), in)
 	}
 }
+
+// A spec's URL written without its scheme is completed as an address bar
+// completes it.
+func TestSchemelessURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"example.com/pricing": "example.com", "localhost:3000/login": "localhost", "127.0.0.1:8080": "127.0.0.1",
+		"docs.example": "docs.example", "[::1]:80/x": "[::1]",
+	} {
+		assert.Equal(t, want, schemelessURL(in), in)
+	}
+	for _, in := range []string{"https://x.example", "/etc/x", "secret/key", "notes", " example.com", "a@evil.example/x", "~/x", ""} {
+		assert.Empty(t, schemelessURL(in), in)
+	}
+}

@@ -186,6 +186,11 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 			w.addPath(s, t, w.resolve(w.root, v))
 		case c.Kind == PathOrURL && !readsAsURL(trimReading(v)):
 			w.pathString(s.as(Class{Kind: Path, Evidence: c.Evidence}), t, v)
+		case c.Evidence == Specified && schemelessURL(v) != "":
+			// A spec says a URL, and the client completes one written
+			// without its scheme ("example.com/pricing", "localhost:3000"),
+			// as a browser's address bar does.
+			w.addHost(s, t, schemelessURL(v))
 		default:
 			h, ok := urlHost(v)
 			w.addHost(s, t, h)

@@ -298,12 +298,19 @@ func hasExtension(r string) bool {
 // written short ("127.1"), localhost, or an address with a path after it
 // ("169.254.169.254/latest"). The host, "" when it cannot be read.
 func readsAsAddress(r string) (string, bool) {
-	if h, ok := builtins.HostOf(r); ok && (h == "localhost" || readsAsIP(r)) {
-		return h, true // "localhost", "localhost:8080", an address
+	if len(r) >= 9 && strings.EqualFold(r[:9], "localhost") {
+		if h, ok := builtins.HostOf(r); ok && h == "localhost" {
+			return h, true // "localhost", "localhost:8080"
+		}
+		return "", false
+	}
+	if r == "" || !mayBeAddress(r[0]) {
+		return "", false // the common case: a name, read without parsing it
 	}
 	switch {
 	case readsAsIP(r):
-		return "", true // an address the host reader refuses
+		h, _ := builtins.HostOf(r) // "" for one the host reader refuses
+		return h, true
 	case isNumericHost(r):
 		return "", true
 	}
@@ -312,6 +319,12 @@ func readsAsAddress(r string) (string, bool) {
 		return h, true
 	}
 	return "", false
+}
+
+// mayBeAddress reports a first byte an IP address may start with, in any
+// of its spellings: a digit, a hex letter, a bracket or a colon.
+func mayBeAddress(c byte) bool {
+	return c >= '0' && c <= '9' || c == '[' || c == ':' || c|0x20 >= 'a' && c|0x20 <= 'f'
 }
 
 // isNumericHost reports a (trimmed) value the host reader accepts as an

@@ -117,28 +117,28 @@ func (r *Reader) toolOf(c *Call) *tool {
 
 // Read finds the paths and hosts a call names. The error says which limit
 // the call passed.
-func (r *Reader) Read(c Call) (*Reading, error) {
+func (r *Reader) Read(c Call) (Reading, error) {
 	t := r.toolOf(&c)
-	out := &Reading{Arguments: c.Arguments[:0]}
+	w := &walker{root: c.Root, aliases: c.RootAliases, tool: t}
+	w.out.Arguments = c.Arguments[:0]
 	for _, item := range c.Arguments {
 		if string(item[0].Value.(ast.String)) == ReasonArgument && !t.ownReason {
-			out.Reason = item[1]
+			w.out.Reason = item[1]
 			continue
 		}
-		out.Arguments = append(out.Arguments, item) // in place: the caller handed them over
+		w.out.Arguments = append(w.out.Arguments, item) // in place: the caller handed them over
 	}
-	w := walker{root: c.Root, aliases: c.RootAliases, tool: t, out: out}
 	if t.relative != nil {
-		w.bases = w.basesIn(out.Arguments)
+		w.bases = w.basesIn(w.out.Arguments)
 	}
-	for _, item := range out.Arguments {
+	for _, item := range w.out.Arguments {
 		k := string(item[0].Value.(ast.String))
 		w.walkNamed(site{k, t.topClassOf(k), &pointer{key: k, isKey: true}, 1}, item[1])
 		if w.err != nil {
-			return nil, w.err
+			return Reading{}, w.err
 		}
 	}
-	return out, nil
+	return w.out, nil
 }
 
 // basesIn are the resolutions of every top-level argument a relative path

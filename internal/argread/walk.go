@@ -33,7 +33,7 @@ type walker struct {
 	// a name more than one class: a value read as a path and as a host
 	// names its address once.
 	hostsAt map[[3]string]bool
-	out     *Reading
+	out     Reading // in the walker: one allocation for both
 	err     error
 }
 

@@ -293,7 +293,9 @@ func TestProxyResourcesReadAsked(t *testing.T) {
 	assert.Contains(t, err.Error(), "The user declined 'resources/read' this time", "a declined resource read")
 	qs := person.asked()
 	require.Len(t, qs, 1, "questions")
-	for _, want := range []string{"resources/read", read.Params.URI, "Always allow every resources/read call"} {
+	// A resource URI's authority is the host it names (demo://resource/...):
+	// "always" is offered for that host, as for any URL.
+	for _, want := range []string{"resources/read", read.Params.URI, "Always allow resources/read on resource"} {
 		assert.Contains(t, qs[0].Params.Message+titles(t, qs[0]), want, "the question")
 	}
 

@@ -98,13 +98,19 @@ func Unevaluable(p string) string {
 			return "path contains NUL"
 		case c < 0x20 || c == 0x7f:
 			return "path contains a control character"
-		case c == '$' && (i == 0 || dollarExpands(p[i+1:])):
+		case c == '$' && (i == 0 || dollarExpands(p[i+1:]) || segmentBefore(p, i) == ".."):
 			// A leading "$HOME" can make the path any path; "${x:-/etc}",
 			// "$(cmd)" and "$'\x2f'" can put anything anywhere. A "$name"
 			// after the start ("posts.$slug.tsx", a Remix route) only
 			// inserts text where it stands: the argument reader reads such
 			// a path as written and with the names expanded to nothing.
 			return "path contains $ expansion"
+		case c == '`':
+			return "path contains a backquote, which a shell runs as a command"
+		case c == '*' || c == '?' || c == '{' && braceList(p[i+1:]):
+			// A shell's glob or brace expansion names other files than
+			// the text: "/srv/secre?/key" is /srv/secret/key to it.
+			return "path contains a wildcard or a brace list a shell expands"
 		case c == '\\':
 			return "path contains a backslash"
 		case c == '%' && percentEncoded(p[i+1:]):
@@ -131,6 +137,16 @@ func Unevaluable(p string) string {
 // ("PROGRA~1"): on Windows. Elsewhere "HEAD~3" is a name like any other.
 var shortNames = runtime.GOOS == "windows"
 
+// segmentBefore is the part of p's name that holds byte i, before it.
+func segmentBefore(p string, i int) string { return p[strings.LastIndexByte(p[:i], '/')+1 : i] }
+
+// braceList reports a brace expansion's list: a "," before the closing
+// brace ("{a,b}").
+func braceList(rest string) bool {
+	end := strings.IndexByte(rest, '}')
+	return end > 0 && strings.IndexByte(rest[:end], ',') >= 0
+}
+
 // dollarExpands reports whether a "$" followed by rest is an expansion
 // that can put any text, a "/" or a ".." included, where it stands: a
 // brace, a command, an arithmetic or a quoted string.
@@ -141,7 +157,8 @@ func dollarExpands(rest string) bool {
 // evaluableByte reports whether byte c, anywhere in a path, leaves it
 // evaluable without looking further (the common case): cleanAbs's shortcut.
 func evaluableByte(c byte) bool {
-	return c >= 0x20 && c < 0x7f && c != '$' && c != '\\' && c != '%' && c != '"' && c != '\'' && c != ' ' && c != '~'
+	return c >= 0x20 && c < 0x7f && c != '$' && c != '\\' && c != '%' && c != '"' && c != '\'' && c != ' ' && c != '~' &&
+		c != '`' && c != '*' && c != '?' && c != '{'
 }
 
 // hasScheme reports a leading URL scheme: a letter, then letters, digits,

@@ -116,13 +116,14 @@ servers := {
 		"address", "origin", "destination", "origins", "destinations", "place_id", "location", "locations",
 	]}],
 	# ckreiling/mcp-server-docker: build_image's path is the local build
-	# context; images and repositories are registry references; a
+	# context; images and repositories are read by their shape (a registry
+	# at an address, "10.0.0.1:5000/x", is a host the daemon reaches); a
 	# container's environment, entrypoint, command and ports are the
 	# container's. Volumes are left to the default reading: a host path in
 	# them is read as an unknown path.
 	"docker": [
 		{"tool": "*", "text": [
-			"repository", "tag", "image", "container_id", "network_id", "volume_name", "name",
+			"tag", "container_id", "network_id", "volume_name", "name",
 			"environment", "entrypoint", "command", "ports", "labels",
 		]},
 		{"tool": "build_image", "directories": ["path"], "relative": {"dockerfile": "path"}},
@@ -166,9 +167,10 @@ servers := {
 	# The time server: IANA zones ("America/Argentina/Buenos_Aires") read
 	# like relative paths.
 	"time": [{"tool": "*", "text": ["timezone", "source_timezone", "target_timezone", "time"]}],
-	# The sqlite and postgres servers: SQL.
-	"sqlite": [{"tool": "*", "text": ["query", "table_name"]}],
-	"postgres": [{"tool": "*", "text": ["sql"]}],
+	# The sqlite and postgres servers: their SQL is read as SQL (a file an
+	# ATTACH or a COPY names is a path); a table's name is a name.
+	"sqlite": [{"tool": "*", "text": ["table_name"]}],
+	"postgres": [{"tool": "*", "text": ["table_name"]}],
 	# Slack: channels, users and timestamps.
 	"slack": [{"tool": "*", "text": ["channel_id", "thread_ts", "timestamp", "user_id"]}],
 }

@@ -2,6 +2,7 @@ package argread
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -62,6 +63,9 @@ func FuzzArgumentsSeen(f *testing.F) {
 				if c.Kind == Content || top && key == ReasonArgument {
 					return
 				}
+				if isDocument(x) && c.local() {
+					return // the document's strings are read in its place (TestGoldenReadings)
+				}
 				r := trimReading(x)
 				h, schemeless := schemelessHost(r)
 				_, weakOK := weakHostValue(r, c.Dotted)
@@ -102,3 +106,14 @@ func FuzzArgumentsSeen(f *testing.F) {
 }
 
 func isAddress(r string) bool { _, ok := readsAsAddress(r); return ok }
+
+// isDocument reports a string that holds a JSON array or object the
+// reader decodes.
+func isDocument(x string) bool {
+	t := strings.TrimSpace(x)
+	if len(t) < 2 || !(t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+		return false
+	}
+	_, err := strictjson.Decode([]byte(t))
+	return err == nil
+}

@@ -42,6 +42,8 @@ func weakHostValue(r string, dotOnly bool) (string, bool) {
 		return h, true
 	case isNumericHost(r):
 		return "", true
+	case isZeros(r):
+		return "0.0.0.0", true // "0", "0.0": this machine
 	}
 	if strings.Contains(r, "@") {
 		// The user goes up to the last "@" of the authority: before the
@@ -142,8 +144,40 @@ func scpHost(r string) (string, bool) {
 // ("127.0.0.1:/tmp/x", "[::1]:x"), or a host with a dot (or localhost)
 // and ":/" or rsync's "::" ("evil.example:/etc/x"). host is "" when it
 // cannot be read as the host reader reads one ("root@127.1:x", whose
-// 127.1 ssh resolves, "root@[127.0.0.1]:x").
+// 127.1 ssh resolves, "root@[127.0.0.1]:x"), and when ssh and a URL
+// parser read different hosts in it (sshURLDisagree).
 func remoteHost(r string) (string, bool) {
+	host, ok := sshRemoteHost(r)
+	byURL, urlUser := afterUser(r, "/\\?#") // a URL parser's user ends at the last "@" before the path
+	if !urlUser {
+		return host, ok
+	}
+	h, _, split := splitRemote(byURL)
+	if !split {
+		if !ok {
+			return "", false // "alice@example.com": no destination to either
+		}
+		h = byURL
+	}
+	if !readsAsHost(h) {
+		if ok {
+			return "", true // two readings, one of them no host: unknown
+		}
+		return "", false
+	}
+	urlHost, _ := builtins.HostOf(h)
+	switch {
+	case !ok:
+		return urlHost, true // "user:pw@10.0.0.1:x": no ssh destination, a URL's host
+	case urlHost != host:
+		return "", true // "root@8.8.8.8:x@10.0.0.1": ssh reads one host, a URL parser another
+	}
+	return host, true
+}
+
+// sshRemoteHost is the host of a remote path as ssh reads one: its user
+// ends at the last "@" before the first ":".
+func sshRemoteHost(r string) (string, bool) {
 	rest, user := r, false
 	if after, ok := afterUser(r, ":["); ok { // ssh's user ends at the last "@" before the host
 		rest, user = after, true

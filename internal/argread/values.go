@@ -2,6 +2,8 @@ package argread
 
 import (
 	"net/netip"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -121,6 +123,9 @@ func readsAsURL(s string) bool {
 	if builtins.IsFileURI(s) {
 		return false
 	}
+	if len(s) > 5 && strings.EqualFold(s[:5], "jdbc:") {
+		return true // a driver's connection string: "jdbc:oracle:thin:@10.0.0.5:1521:orcl"
+	}
 	if looksLikeURL(s) || specialSchemeURL(s) {
 		return true
 	}
@@ -203,12 +208,36 @@ func cutSchemes(s string) (last, rest string, ok bool) {
 	return "", "", false
 }
 
-// fileInScheme reports a chain of schemes ending in file ("jar:file:///x"):
-// a local file, whatever wraps it.
+// fileInScheme reports a URL that names a local file whatever wraps it: a
+// chain of schemes with file in it ("jar:file:///x", "jar:file:/x",
+// "git+file:///x"), or a database driver's that opens a file
+// ("sqlite:////srv/x.db", "jdbc:sqlite:/x", "jdbc:h2:file:/x").
 func fileInScheme(s string) bool {
-	last, _, ok := cutSchemes(s)
-	return ok && last == "file" && !builtins.IsFileURI(s)
+	if builtins.IsFileURI(s) {
+		return false // a path in its own right
+	}
+	for i := 0; i < len(s) && i < 64; i++ {
+		c := s[i]
+		if isASCIILetter(c) || i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.' || c == ':') {
+			continue
+		}
+		if i == 0 || s[i-1] != ':' {
+			return false // no scheme before it
+		}
+		for _, part := range strings.FieldsFunc(strings.ToLower(s[:i]), func(r rune) bool { return r == ':' || r == '+' }) {
+			if localSchemes[part] {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
+
+// localSchemes are the schemes whose URLs name a local file: file itself,
+// and file-backed databases' drivers.
+var localSchemes = map[string]bool{"file": true, "sqlite": true, "sqlite3": true, "duckdb": true, "h2": true, "hsqldb": true,
+	"derby": true}
 
 // urlHost is the host of a URL as the client that fetches it reads it: an
 // http or https URL as builtins.URLHost reads it (WHATWG and Go's parser
@@ -252,6 +281,8 @@ func readsAsLocalName(r string) bool {
 		return false
 	case looksLikePath(r) || looksLikeOption(r) || strings.ContainsAny(r, "/\\"):
 		return true
+	case strings.Contains(r, "@") && isUserAtHost(r):
+		return false // an e-mail address or ssh's destination, not a file's name
 	case hasExtension(r):
 		return true
 	case strings.ContainsFunc(r, unicode.IsSpace) || strings.ContainsRune(r, ','):
@@ -313,12 +344,43 @@ func readsAsAddress(r string) (string, bool) {
 		return h, true
 	case isNumericHost(r):
 		return "", true
+	case isZeros(r):
+		return "0.0.0.0", true // "0", "0:8080": this machine, to ping and connect
 	}
-	if h, ok := schemelessHost(r); ok && (readsAsIP(h) || isNumericHost(h)) {
+	if h, ok := schemelessHost(r); ok && (readsAsIP(h) || isNumericHost(h) || isZeros(h)) {
 		h, _ = builtins.HostOf(h)
 		return h, true
 	}
 	return "", false
+}
+
+// isZeros reports 0.0.0.0 written short ("0", "0.0", "0.0.0", "0:8080"),
+// which resolvers, ping and connect read as this machine.
+func isZeros(r string) bool {
+	if i := strings.LastIndexByte(r, ':'); i > 0 && isPort(r[i:]) {
+		r = r[:i]
+	}
+	return r != "" && strings.Trim(r, "0.") == "" && r[0] == '0' && !strings.Contains(r, "..") && strings.Count(r, ".") <= 3
+}
+
+// readsAsIPOrLocal reports a host (canonical) that is an IP address or
+// localhost.
+func readsAsIPOrLocal(h string) bool {
+	return h == "localhost" || readsAsIP(strings.Trim(h, "[]"))
+}
+
+// userHost is the host of ssh's destination "user@host" (no path, no
+// port): the name after the last "@", with no "/", "\", ":" or white
+// space in it and a user before it.
+func userHost(r string) (string, bool) {
+	i := strings.LastIndexByte(r, '@')
+	if i <= 0 || strings.ContainsAny(r[:i], "/\\ \t") || strings.ContainsAny(r[i+1:], "/\\:@ \t") {
+		return "", false
+	}
+	if !readsAsHost(r[i+1:]) {
+		return "", false
+	}
+	return builtins.HostOf(r[i+1:])
 }
 
 // mayBeAddress reports a first byte an IP address may start with, in any
@@ -500,3 +562,109 @@ func schemelessURL(v string) string {
 	}
 	return host
 }
+
+func isUserAtHost(r string) bool { _, ok := userHost(r); return ok }
+
+// maxShellReadings bounds the other spellings shellReadings makes of one
+// path: past it the path is unknown.
+const maxShellReadings = 64
+
+// shellReadings are the other paths a shell makes of v, for a server that
+// hands a path to one: its "$name"s expanded to nothing (unsetNames), its
+// quotes removed (".bash”rc" is .bashrc), and each bracket expression one
+// of the characters it matches ("secre[st]" is secres or secret; a
+// Next.js route's "[id].tsx" is i.tsx or d.tsx, in the same directory). ok
+// is false for what it cannot list: a range or a negation in brackets, or
+// more than maxShellReadings spellings.
+func shellReadings(v string) (out []string, ok bool) {
+	if !strings.ContainsAny(v, "$'\"[") {
+		return nil, true // the common case
+	}
+	spellings := []string{v}
+	add := func(f func(string) []string) bool {
+		var next []string
+		for _, sp := range spellings {
+			next = append(next, f(sp)...)
+			if len(next) > maxShellReadings {
+				return false
+			}
+		}
+		spellings = next
+		return true
+	}
+	add(func(sp string) []string { return []string{unsetNames(sp)} })
+	add(func(sp string) []string { return []string{strings.NewReplacer("'", "", "\"", "").Replace(sp)} })
+	okBrackets := true
+	if !add(func(sp string) []string {
+		list, ok := bracketSpellings(sp)
+		okBrackets = okBrackets && ok
+		return list
+	}) || !okBrackets {
+		return nil, false
+	}
+	for _, sp := range spellings {
+		if sp != v && !slices.Contains(out, sp) {
+			out = append(out, sp)
+		}
+	}
+	return out, true
+}
+
+// bracketSpellings are s with each bracket expression replaced by each
+// character it lists; ok is false for a range ("[a-z]"), a negation
+// ("[!x]", "[^x]") or an expression with nothing in it, and for more than
+// maxShellReadings spellings.
+func bracketSpellings(s string) ([]string, bool) {
+	i := strings.IndexByte(s, '[')
+	if i < 0 {
+		return []string{s}, true
+	}
+	end := strings.IndexByte(s[i+1:], ']')
+	if end < 0 {
+		return []string{s}, true // no expression: a "[" is itself
+	}
+	set := s[i+1 : i+1+end]
+	if set == "" || set[0] == '!' || set[0] == '^' || strings.Contains(set, "-") && len(set) > 1 {
+		return nil, false
+	}
+	rest, ok := bracketSpellings(s[i+2+end:])
+	if !ok {
+		return nil, false
+	}
+	var out []string
+	for _, r := range set {
+		for _, tail := range rest {
+			out = append(out, s[:i]+string(r)+tail)
+			if len(out) > maxShellReadings {
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}
+
+// sqlFiles are the files a SQL statement opens or writes by name, as the
+// string literals after ATTACH, VACUUM INTO, INTO OUTFILE or DUMPFILE,
+// INFILE, COPY ... FROM or TO, and the file functions of SQLite, DuckDB
+// and PostgreSQL (load_extension, readfile, writefile, read_csv,
+// pg_read_file, lo_import, lo_export...): "ATTACH DATABASE
+// '/srv/secret/app.db' AS s" opens /srv/secret/app.db. Other literals are
+// data ("WHERE path = '/etc'").
+func sqlFiles(s string) []string {
+	if len(s) > maxSQLText || !strings.Contains(s, "'") {
+		return nil
+	}
+	var out []string
+	for _, m := range sqlFileLiteral.FindAllStringSubmatch(s, maxShellReadings) {
+		out = append(out, strings.ReplaceAll(m[1], "''", "'"))
+	}
+	return out
+}
+
+// maxSQLText bounds the text read as SQL: a statement, not a file's
+// contents.
+const maxSQLText = 64 << 10
+
+var sqlFileLiteral = regexp.MustCompile(`(?is)\b(?:attach(?:\s+database)?|vacuum(?:\s+\w+)?\s+into|into\s+(?:outfile|dumpfile)|infile|` +
+	`copy\s+.{0,200}?\b(?:from|to)|(?:load_extension|readfile|writefile|read_csv|read_csv_auto|read_parquet|read_json|read_text|` +
+	`read_blob|pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_dir|lo_import|lo_export)\s*\((?:[^'(),]*,\s*)?)\s*'((?:[^']|'')*)'`)

@@ -175,3 +175,39 @@ func TestSchemelessURL(t *testing.T) {
 		assert.Empty(t, schemelessURL(in), in)
 	}
 }
+
+// The other paths a shell makes of one.
+func TestShellReadings(t *testing.T) {
+	for in, want := range map[string][]string{
+		"a/b.txt": nil, "posts.$slug.tsx": {"posts..tsx"}, ".bash''rc": {".bashrc"}, "secre[st]/key": {"secres/key", "secret/key"},
+		"app/[id].tsx": {"app/i.tsx", "app/d.tsx"}, "John's notes.txt": {"Johns notes.txt"}, "x[": nil,
+	} {
+		got, ok := shellReadings(in)
+		assert.True(t, ok, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, in := range []string{"[a-z]", "[!x]", "[^x]", "x[]", "[abcdefghij][abcdefghij]"} {
+		_, ok := shellReadings(in)
+		assert.False(t, ok, in)
+	}
+}
+
+// The files a SQL statement opens by name.
+func TestSQLFiles(t *testing.T) {
+	for in, want := range map[string][]string{
+		"ATTACH DATABASE '/srv/secret/app.db' AS s":         {"/srv/secret/app.db"},
+		"attach 'x.db' as y; select 1":                      {"x.db"},
+		"VACUUM INTO '.git/hooks/pre-commit'":               {".git/hooks/pre-commit"},
+		"SELECT * INTO OUTFILE '/tmp/o' FROM t":             {"/tmp/o"},
+		"LOAD DATA LOCAL INFILE '/etc/passwd' INTO TABLE t": {"/etc/passwd"},
+		"COPY users TO '/srv/out.csv' WITH CSV":             {"/srv/out.csv"},
+		"COPY (SELECT 1) TO '/srv/out.csv'":                 {"/srv/out.csv"},
+		"SELECT load_extension('/tmp/evil.so')":             {"/tmp/evil.so"},
+		"SELECT lo_export(16409, '/tmp/x')":                 {"/tmp/x"},
+		"SELECT * FROM read_csv('data/it''s.csv')":          {"data/it's.csv"},
+		"SELECT * FROM files WHERE path = '/etc/passwd'":    nil,
+		"/* users */ SELECT name FROM users WHERE id = 'x'": nil,
+	} {
+		assert.Equal(t, want, sqlFiles(in), in)
+	}
+}

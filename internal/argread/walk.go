@@ -2,6 +2,9 @@ package argread
 
 import (
 	"fmt"
+	"maps"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -142,10 +145,12 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 	switch c := s.class; {
 	case c.Kind == Content:
 		// Text, but JSON passed as a string where the schema does not
-		// say text is parsed by servers (FastMCP) into what it holds.
+		// say text is parsed by servers (FastMCP) into what it holds, and
+		// SQL that opens a file by name.
 		if !w.tool.declaresString(s.arg) {
 			w.embeddedDoc(s, t, v, false)
 		}
+		w.sqlFiles(s, t, v)
 	case c.Kind == Text:
 	case c.Kind == Ignore:
 		// Ignored (a git ref, an entity's name), but not what a command
@@ -160,26 +165,28 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		// directory's name a path, anything else ("Munich Airport") is
 		// read by its shape.
 		r := trimReading(v)
-		if h, ok := readsAsAddress(r); ok {
+		h, address := readsAsAddress(r)
+		if uh, isUser := userHost(r); !address && isUser && readsAsIPOrLocal(uh) {
+			h, address = uh, true // ssh's destination: "root@10.0.0.1"
+		}
+		if address && !strings.ContainsAny(r, "/\\") {
 			if r != v {
 				h = ""
 			}
-			w.addHost(s, t, h)
+			w.addHost(s, t, h) // an address alone; one with a path after it is a path too
 			return
 		}
 		if !readsAsLocalName(r) {
 			w.unnamed(s.as(none), t, v)
 			return
 		}
-		w.pathString(s, t, v)
-		w.embeddedDoc(s, t, v, false)
+		w.localString(s, t, v)
 	case c.urlish() && c.weak() && !readsAsURL(trimReading(v)) && !looksLikePath(trimReading(v)):
 		w.unnamed(s.as(none), t, v) // "origin": a git remote's name
 	case c.Kind == Label:
 		w.unnamed(s, t, v)
 	case c.local():
-		w.pathString(s, t, v)
-		w.embeddedDoc(s, t, v, false)
+		w.localString(s, t, v)
 	case c.urlish():
 		switch {
 		case builtins.IsFileURI(v): // a file URI names a path, whatever the name says
@@ -194,6 +201,7 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		default:
 			h, ok := urlHost(v)
 			w.addHost(s, t, h)
+			w.query(s, v)
 			if !ok && (looksLikePath(v) || !startsWithScheme(v)) {
 				// Not a URL as written: a server that takes either
 				// reads a path (" /x", "secret/key"), or trims the value
@@ -244,6 +252,7 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 	}
 	if asURL {
 		w.addHost(s, t, "")
+		w.query(s, r)
 	}
 	if asPath || asURL {
 		return
@@ -264,7 +273,7 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 		w.addHost(s, t, h)
 		return
 	}
-	if h, ok := schemelessHost(r); ok && readsAsIP(h) {
+	if h, ok := schemelessHost(r); ok && (readsAsIP(h) || isZeros(h)) {
 		// An address and a path after it ("169.254.169.254/latest",
 		// "1.2.3.4:80/x"): a URL without its scheme. Its host, read as
 		// the address alone is.
@@ -272,7 +281,16 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 		w.addHost(s, t, h)
 		return
 	}
+	w.sqlFiles(s, t, v)
 	w.embeddedDoc(s, t, v, true)
+}
+
+// sqlFiles reads the files a SQL statement opens by name as paths
+// (sqlFiles): "ATTACH DATABASE '/srv/secret/app.db'" under a query.
+func (w *walker) sqlFiles(s site, t *ast.Term, v string) {
+	for _, f := range sqlFiles(v) {
+		w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), t, f)
+	}
 }
 
 // labelPath reports a (trimmed) value under a name that holds names that
@@ -286,6 +304,11 @@ func (w *walker) labelPath(r string) bool {
 	}
 	if r[0] != '/' || strings.HasPrefix(r, "//") {
 		return true
+	}
+	if clean, ok := builtins.Resolve("/", r); ok {
+		r = clean // "/./etc/x" and "/x/../etc/x" start in /etc
+	} else {
+		return true // unknown: it may be anything
 	}
 	first, _, _ := strings.Cut(r[1:], "/")
 	if first == "" || topDirs[strings.ToLower(first)] {
@@ -332,10 +355,17 @@ func (w *walker) unnamedKey(s site, k *ast.Term, key string) {
 // URL or a remote path's host too when it reads as one.
 func (w *walker) pathString(s site, t *ast.Term, v string) {
 	w.resolvePath(s, t, v)
-	if e := unsetNames(v); e != v {
-		// "/srv/secret$x/key" is /srv/secret/key to a server that hands it
-		// to a shell; "posts.$slug.tsx" stays in its directory either way.
-		w.resolvePath(s, t, e)
+	// "/srv/secret$x/key" is /srv/secret/key to a server that hands it to
+	// a shell, ".bash''rc" is .bashrc; "posts.$slug.tsx" stays in its
+	// directory either way.
+	if !readsAsURL(trimReading(v)) {
+		others, ok := shellReadings(v)
+		if !ok {
+			w.addPath(s, t, "") // a shell could make it more than can be listed
+		}
+		for _, o := range others {
+			w.resolvePath(s, t, o)
+		}
 	}
 	w.pathsHost(s, t, v)
 }
@@ -386,9 +416,15 @@ func (w *walker) pathsHost(s site, t *ast.Term, v string) {
 	case readsAsURL(r):
 		h, _ = urlHost(v)
 		ok = true
+		w.query(s, r)
 	default:
 		if h, ok = readsAsAddress(r); !ok {
 			h, ok = remoteHost(r) // "git@evil.example:a/b.git", "127.0.0.1:/tmp/x"
+		}
+		if !ok {
+			if uh, isUser := userHost(r); isUser && readsAsIPOrLocal(uh) {
+				h, ok = uh, true // "root@10.0.0.1": a file's name would rarely be an address
+			}
 		}
 		if r != v {
 			h = "" // unknown: v has what a server trims
@@ -429,22 +465,68 @@ func UnderRoot(p, root string, aliases []string) string {
 // within a budget per call, past which it is an unknown path. One this
 // reader refuses is an unknown path when strict, or when another parser
 // reads it all the same (a duplicate key, a lone surrogate, NaN).
-func (w *walker) embeddedDoc(s site, t *ast.Term, v string, strict bool) {
+func (w *walker) embeddedDoc(s site, t *ast.Term, v string, strict bool) (read bool) {
 	trimmed := strings.TrimSpace(v)
 	if len(trimmed) < 2 || !(trimmed[0] == '{' && trimmed[len(trimmed)-1] == '}' || trimmed[0] == '[' && trimmed[len(trimmed)-1] == ']') {
-		return
+		return false
 	}
 	if w.embedded += len(trimmed); w.embedded > maxEmbeddedJSON {
 		w.addPath(s.as(none), t, "")
-		return
+		return true
 	}
 	doc, err := strictjson.Decode([]byte(trimmed))
 	if err == nil {
 		w.walk(site{s.arg, s.class, s.at, s.depth + 1}, ast.NewTerm(doc))
-		return
+		return true
 	}
 	if strict || strictjson.CheckText([]byte(trimmed)) == nil || strings.Contains(trimmed, "NaN") || strings.Contains(trimmed, "Infinity") {
 		w.addPath(s.as(none), t, "")
+	}
+	return false
+}
+
+// query reads a URL's query as arguments: each parameter under its own
+// name ("postgresql://8.8.8.8/db?host=10.0.0.5", whose driver connects to
+// the host parameter; "https://x/r?url=http://169.254.169.254/", which an
+// open redirect follows). Parameters that do not parse are skipped: the
+// URL itself is read already.
+func (w *walker) query(s site, v string) {
+	i := strings.IndexByte(v, '?')
+	if i < 0 {
+		return
+	}
+	q := v[i+1:]
+	if j := strings.IndexByte(q, '#'); j >= 0 {
+		q = q[:j]
+	}
+	params, _ := url.ParseQuery(q)
+	for _, key := range slices.Sorted(maps.Keys(params)) {
+		c := w.tool.classOf(key)
+		for _, value := range params[key] {
+			at, t := site{key, c, s.at, s.depth + 1}, ast.StringTerm(value)
+			r := trimReading(value)
+			switch {
+			case c.Kind == Host || c.urlish():
+				w.walkNamed(at, t)
+			case readsAsURL(r): // where the server may be sent on to
+				h, _ := urlHost(value)
+				w.addHost(at, t, h)
+			case readsAsIP(r):
+				h, _ := builtins.HostOf(value)
+				w.addHost(at, t, h)
+			}
+			// A path in a URL's query is the remote server's, not a
+			// local one ("?file=report.pdf").
+		}
+	}
+}
+
+// localString reads a string under a path's or directory's name: the JSON
+// document it holds, if it holds one (a list of paths passed as a string:
+// what it names are the document's paths), else a path.
+func (w *walker) localString(s site, t *ast.Term, v string) {
+	if !w.embeddedDoc(s, t, v, false) {
+		w.pathString(s, t, v)
 	}
 }
 

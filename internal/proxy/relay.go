@@ -1,4 +1,4 @@
-package main
+package proxy
 
 import (
 	"bytes"
@@ -100,7 +100,7 @@ type hostInfo struct {
 	anyElicit bool   // form or URL mode: the server's questions can be put
 }
 
-type proxy struct {
+type Proxy struct {
 	opt    options
 	up     upstream
 	host   *lineWriter
@@ -140,10 +140,10 @@ type proxy struct {
 	doneOnce sync.Once
 }
 
-func newProxy(opt options, up upstream, hostOut io.Writer) *proxy {
+func newProxy(opt options, up upstream, hostOut io.Writer) *Proxy {
 	ctx, cancel := context.WithCancel(context.Background())
 	tag := randomHex(6)
-	p := &proxy{
+	p := &Proxy{
 		opt: opt, up: up, stderr: opt.stderr,
 		prefix: "mcp-policy-" + tag + "-", roundPrefix: "mcp-policy/" + tag + "/",
 		ctx: ctx, cancel: cancel, hostGone: make(chan struct{}),
@@ -162,13 +162,13 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-func (p *proxy) warnf(format string, a ...any) {
+func (p *Proxy) warnf(format string, a ...any) {
 	fmt.Fprintf(p.stderr, "mcp-policy proxy: "+format+"\n", a...)
 }
 
 // run relays until the host leaves or the server goes, and returns the
 // status to exit with.
-func (p *proxy) run(hostIn io.Reader, signals <-chan int) int {
+func (p *Proxy) run(hostIn io.Reader, signals <-chan int) int {
 	serverDone := make(chan int, 1)
 	go func() {
 		for {
@@ -208,7 +208,7 @@ func (p *proxy) run(hostIn io.Reader, signals <-chan int) int {
 }
 
 // wait waits for the goroutines answering calls, at most d.
-func (p *proxy) wait(d time.Duration) {
+func (p *Proxy) wait(d time.Duration) {
 	done := make(chan struct{})
 	go func() { p.wg.Wait(); close(done) }()
 	select {
@@ -226,7 +226,7 @@ func (p *proxy) wait(d time.Duration) {
 // decides, so that no handing over stands between the host's request and
 // the server; then it stands by itself. Whoever reads end of input closes
 // hostDone.
-func (p *proxy) readHost(lr *lineReader) {
+func (p *Proxy) readHost(lr *lineReader) {
 	for {
 		msg, err := lr.next()
 		if err != nil {
@@ -255,7 +255,7 @@ func (p *proxy) readHost(lr *lineReader) {
 }
 
 // standBy waits to be handed the reader.
-func (p *proxy) standBy() {
+func (p *Proxy) standBy() {
 	select {
 	case lr := <-p.reader:
 		p.standing.Add(-1)
@@ -266,7 +266,7 @@ func (p *proxy) standBy() {
 
 // fromHost handles one message of the host's, and returns the request in
 // it for the caller to decide, if it is one the policy decides.
-func (p *proxy) fromHost(msg []byte) *hostCall {
+func (p *Proxy) fromHost(msg []byte) *hostCall {
 	env, batch, err := readMessage(msg)
 	if err != nil {
 		p.refuseFromHost(env, msg, err)
@@ -353,7 +353,7 @@ func (p *proxy) fromHost(msg []byte) *hostCall {
 // refuseFromHost answers a host line the server could read otherwise than
 // the proxy (see readMessage): a request gets an error, and nothing reaches
 // the server.
-func (p *proxy) refuseFromHost(env envelope, msg []byte, err error) {
+func (p *Proxy) refuseFromHost(env envelope, msg []byte, err error) {
 	if env.id != nil && env.method != "" {
 		p.toHost(errorMessage(env.id, -32600, "mcp-policy: invalid request: "+err.Error()+"; not passed on"))
 		return
@@ -366,7 +366,7 @@ func (p *proxy) refuseFromHost(env envelope, msg []byte, err error) {
 // or one a lenient reader reads as the id of another open request from
 // the same side, whose answer and cancellation would then be taken for
 // either.
-func (p *proxy) refusedID(id []byte, fromHost bool) string {
+func (p *Proxy) refusedID(id []byte, fromHost bool) string {
 	switch {
 	case !validID(id):
 		return "a request id must be a string or an integer written without fraction or exponent"
@@ -403,7 +403,7 @@ func (p *proxy) refusedID(id []byte, fromHost bool) string {
 
 // forward sends a host request to the server, to be answered by the
 // server's response.
-func (p *proxy) forward(msg []byte, env envelope, snoop func([]byte)) {
+func (p *Proxy) forward(msg []byte, env envelope, snoop func([]byte)) {
 	key := idKey(env.id)
 	p.mu.Lock()
 	p.pending[key] = &hostRequest{method: env.method, id: bytes.Clone(env.id), snoop: snoop}
@@ -413,26 +413,26 @@ func (p *proxy) forward(msg []byte, env envelope, snoop func([]byte)) {
 
 // toUpstream sends msg to the server. A server that cannot be written to is
 // stopped; its going answers whatever waits on it.
-func (p *proxy) toUpstream(msg []byte) {
+func (p *Proxy) toUpstream(msg []byte) {
 	if err := p.up.send(msg); err != nil && p.deadReason() == "" {
 		go p.up.stop()
 	}
 }
 
-func (p *proxy) toHost(msg []byte) { _ = p.host.write(msg) }
+func (p *Proxy) toHost(msg []byte) { _ = p.host.write(msg) }
 
-func (p *proxy) ownID(raw []byte) bool {
+func (p *Proxy) ownID(raw []byte) bool {
 	return len(raw) > 0 && raw[0] == '"' && strings.HasPrefix(idKey(raw), "s"+p.prefix)
 }
 
-func (p *proxy) deadReason() string {
+func (p *Proxy) deadReason() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.dead
 }
 
 // answerDead answers a request the server can no longer answer.
-func (p *proxy) answerDead(method string, id []byte, why string) {
+func (p *Proxy) answerDead(method string, id []byte, why string) {
 	if method == methodToolsCall {
 		p.toHost(resultMessage(id, errorResult("mcp-policy: "+why+"; the call was not run.")))
 		return
@@ -441,7 +441,7 @@ func (p *proxy) answerDead(method string, id []byte, why string) {
 }
 
 // readInitialize notes what the host can do.
-func (p *proxy) readInitialize(params []byte) {
+func (p *Proxy) readInitialize(params []byte) {
 	var in struct {
 		ProtocolVersion string `json:"protocolVersion"`
 		Capabilities    struct {
@@ -463,7 +463,7 @@ func (p *proxy) readInitialize(params []byte) {
 	p.info.anyElicit = e != nil
 }
 
-func (p *proxy) readInitializeResult(result []byte) {
+func (p *Proxy) readInitializeResult(result []byte) {
 	var out struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
@@ -474,7 +474,7 @@ func (p *proxy) readInitializeResult(result []byte) {
 	}
 }
 
-func (p *proxy) hostInfo() hostInfo {
+func (p *Proxy) hostInfo() hostInfo {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.info
@@ -485,7 +485,7 @@ func (p *proxy) hostInfo() hostInfo {
 // rides an input-required round was answered on its id already (with the
 // round): the cancellation of that id withdraws the round, unless the host
 // has a request open on the id again.
-func (p *proxy) hostCancelled(params []byte) {
+func (p *Proxy) hostCancelled(params []byte) {
 	raw := member(params, "requestId")
 	if raw == nil {
 		return
@@ -516,7 +516,7 @@ func (p *proxy) hostCancelled(params []byte) {
 
 // ---- messages from the server
 
-func (p *proxy) fromUpstream(msg []byte) {
+func (p *Proxy) fromUpstream(msg []byte) {
 	env, batch, err := readMessage(msg)
 	if err != nil {
 		p.refuseFromServer(env, msg, err)
@@ -604,7 +604,7 @@ func (p *proxy) fromUpstream(msg []byte) {
 // answers, if that can be read, is answered with an error instead: the
 // host's request, or the proxy's own; a request of the server's gets an
 // error back.
-func (p *proxy) refuseFromServer(env envelope, msg []byte, err error) {
+func (p *Proxy) refuseFromServer(env envelope, msg []byte, err error) {
 	p.warnf("the MCP server wrote a line that is not one JSON-RPC message a host reads one way (%v); dropped: %.120q", err, msg)
 	why := "the MCP server's answer could be read more than one way (" + err.Error() + "); not passed on"
 	switch {
@@ -632,7 +632,7 @@ func (p *proxy) refuseFromServer(env envelope, msg []byte, err error) {
 
 // failPending answers a host request at the server that the server will
 // not answer: with code and why, or for a call with an error result.
-func (p *proxy) failPending(hr *hostRequest, code int, why string) {
+func (p *Proxy) failPending(hr *hostRequest, code int, why string) {
 	switch hc := hr.call; {
 	case hc != nil && hc.isAtServer():
 		if hc.claim() {
@@ -648,7 +648,7 @@ func (p *proxy) failPending(hr *hostRequest, code int, why string) {
 
 // serverGone answers everything that waited on the server, tells the host,
 // and returns the server's exit status.
-func (p *proxy) serverGone() int {
+func (p *Proxy) serverGone() int {
 	code, why := p.up.exit()
 	p.mu.Lock()
 	p.dead = why
@@ -684,13 +684,13 @@ func (p *proxy) serverGone() int {
 // ---- the proxy's own requests
 
 // newID is a fresh id of the proxy's own, as raw JSON.
-func (p *proxy) newID() []byte {
+func (p *Proxy) newID() []byte {
 	return strconv.AppendQuote(nil, p.prefix+strconv.FormatUint(p.nextID.Add(1), 10))
 }
 
 // hostRequest sends the host a request of the proxy's own and waits for
 // its answer. If ctx ends first the request is withdrawn (cancelled).
-func (p *proxy) hostRequest(ctx context.Context, method string, params any) (reply, error) {
+func (p *Proxy) hostRequest(ctx context.Context, method string, params any) (reply, error) {
 	id := p.newID()
 	key := idKey(id)
 	ch := make(chan reply, 1)
@@ -713,7 +713,7 @@ func (p *proxy) hostRequest(ctx context.Context, method string, params any) (rep
 }
 
 // upstreamRequest sends the server a request of the proxy's own.
-func (p *proxy) upstreamRequest(ctx context.Context, method string, params any) (reply, error) {
+func (p *Proxy) upstreamRequest(ctx context.Context, method string, params any) (reply, error) {
 	id := p.newID()
 	key := idKey(id)
 	ch := make(chan reply, 1)

@@ -1,4 +1,4 @@
-package main
+package proxy
 
 import (
 	"context"
@@ -87,7 +87,7 @@ func (rs *rootsState) notify() {
 
 // unsettle takes the policy's root away until the server's roots are known
 // again.
-func (p *proxy) unsettle() {
+func (p *Proxy) unsettle() {
 	rs := &p.roots
 	rs.gen++
 	rs.settling = 0
@@ -97,7 +97,7 @@ func (p *proxy) unsettle() {
 
 // setHostRoot makes dir the policy's host root; its policies must have
 // been built (policiesFor).
-func (p *proxy) setHostRoot(dir string) {
+func (p *Proxy) setHostRoot(dir string) {
 	rs := &p.roots
 	set := rs.sets[dir]
 	if set == nil {
@@ -111,7 +111,7 @@ func (p *proxy) setHostRoot(dir string) {
 }
 
 // policiesFor builds the policies with dir as the host's root, once.
-func (p *proxy) policiesFor(dir string) {
+func (p *Proxy) policiesFor(dir string) {
 	rs := &p.roots
 	rs.mu.Lock()
 	_, ok := rs.sets[dir]
@@ -136,7 +136,7 @@ func (p *proxy) policiesFor(dir string) {
 // before the host's next message, and sent on to the server under the
 // lock: from now until the server has been given the new roots, the policy
 // has none.
-func (p *proxy) hostRootsChanged(msg []byte) {
+func (p *Proxy) hostRootsChanged(msg []byte) {
 	rs := &p.roots
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -150,7 +150,7 @@ func (p *proxy) hostRootsChanged(msg []byte) {
 
 // serverAsksRoots is a roots/list of the server's, relayed to the host
 // under the lock.
-func (p *proxy) serverAsksRoots(key string, msg []byte) {
+func (p *Proxy) serverAsksRoots(key string, msg []byte) {
 	rs := &p.roots
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -162,7 +162,7 @@ func (p *proxy) serverAsksRoots(key string, msg []byte) {
 
 // serverDroppedRoots is a roots/list of the server's that will not be
 // answered: the server cancelled it, so it keeps the roots it had.
-func (p *proxy) serverDroppedRoots(key string) {
+func (p *Proxy) serverDroppedRoots(key string) {
 	rs := &p.roots
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -178,7 +178,7 @@ func (p *proxy) serverDroppedRoots(key string) {
 // hostAnswersRoots relays the host's answer to a roots/list of the
 // server's, under the lock, and makes what it names the policy's root once
 // the server has had time to apply it.
-func (p *proxy) hostAnswersRoots(key string, msg []byte, result []byte) {
+func (p *Proxy) hostAnswersRoots(key string, msg []byte, result []byte) {
 	dir, why := "", "the host answered with an error"
 	if result != nil {
 		dir, why = rootBase(result)
@@ -230,7 +230,7 @@ func (p *proxy) hostAnswersRoots(key string, msg []byte, result []byte) {
 
 // awaitRoots holds a call while the policy's root is not the server's,
 // at most until rootsWait after what unsettled it.
-func (p *proxy) awaitRoots(ctx context.Context) {
+func (p *Proxy) awaitRoots(ctx context.Context) {
 	if p.opt.rootsFixed {
 		return
 	}
@@ -260,7 +260,7 @@ func (p *proxy) awaitRoots(ctx context.Context) {
 // was decided with is no longer the server's settled root; the check and
 // the sending are made under the roots' lock, so no change of roots comes
 // between them.
-func (p *proxy) sendDecided(hc *hostCall, send func()) bool {
+func (p *Proxy) sendDecided(hc *hostCall, send func()) bool {
 	if hc.root == "" {
 		send()
 		return true

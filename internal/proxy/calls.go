@@ -1,4 +1,4 @@
-package main
+package proxy
 
 import (
 	"bytes"
@@ -132,7 +132,7 @@ func (hc *hostCall) answerFailed(id []byte, code int, r provider.Result) []byte 
 // hostCallRequest reads a request the policy decides and returns it, to be
 // decided; nil when it needs no deciding (malformed, or the answer to a
 // round of ours).
-func (p *proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
+func (p *Proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
 	m := decidedMethods[env.method]
 	req, err := readCallRequest(env.method, env.params)
 	if err != nil {
@@ -163,7 +163,7 @@ func (p *proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
 
 // dispatch hands hc to an idle worker, or to a new one (the calls of a
 // batch, which the reading goroutine cannot all decide itself).
-func (p *proxy) dispatch(hc *hostCall) {
+func (p *Proxy) dispatch(hc *hostCall) {
 	select {
 	case p.work <- hc:
 	default:
@@ -171,7 +171,7 @@ func (p *proxy) dispatch(hc *hostCall) {
 	}
 }
 
-func (p *proxy) worker(hc *hostCall) {
+func (p *Proxy) worker(hc *hostCall) {
 	for {
 		p.runCall(hc)
 		p.wg.Done()
@@ -184,7 +184,7 @@ func (p *proxy) worker(hc *hostCall) {
 }
 
 // done forgets a call that is over: answered, or gone with the server.
-func (p *proxy) done(hc *hostCall) {
+func (p *Proxy) done(hc *hostCall) {
 	p.mu.Lock()
 	for k, c := range p.calls {
 		if c == hc {
@@ -229,7 +229,7 @@ func modernMeta(meta []byte) (string, capsSeen, bool) {
 
 // runCall decides one call and answers it, unless it went to the server,
 // whose answer then goes to the host on its own.
-func (p *proxy) runCall(hc *hostCall) {
+func (p *Proxy) runCall(hc *hostCall) {
 	p.awaitRoots(hc.ctx)
 	set := p.pols.Load()
 	hc.root = set.hostRoot
@@ -242,7 +242,7 @@ func (p *proxy) runCall(hc *hostCall) {
 
 // finishCall gives the host the call's answer, unless the server's went
 // already.
-func (p *proxy) finishCall(hc *hostCall, r provider.Result) {
+func (p *Proxy) finishCall(hc *hostCall, r provider.Result) {
 	hc.mu.Lock()
 	atServer := hc.atServer
 	hc.mu.Unlock()
@@ -269,7 +269,7 @@ func (p *proxy) finishCall(hc *hostCall, r provider.Result) {
 // callAnswered is the server's response to a forwarded call: passed to the
 // host as it came, unless it is an input-required round of the server's
 // (protocol 2026-07-28), which the proxy fulfils.
-func (p *proxy) callAnswered(hc *hostCall, msg []byte, env envelope) {
+func (p *Proxy) callAnswered(hc *hostCall, msg []byte, env envelope) {
 	if hc.modern && env.result != nil {
 		if rt := member(env.result, "resultType"); rt != nil {
 			if s, _ := stringValue(rt); s == "input_required" {
@@ -290,7 +290,7 @@ func (p *proxy) callAnswered(hc *hostCall, msg []byte, env envelope) {
 
 // serverProvider is the provider below the policy: it sends an allowed
 // call to the server as the host wrote it.
-type serverProvider struct{ p *proxy }
+type serverProvider struct{ p *Proxy }
 
 // ToolsForLLM is the catalogue the policy decides by: the server's tools
 // and the decided requests' entries (withRequestTools). A server with no
@@ -322,7 +322,7 @@ const maxServerRounds = 10
 // forwardCall sends the call to the server and waits until its answer has
 // gone to the host. The Result is empty then: the host has the server's
 // own bytes.
-func (p *proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
+func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 	fail := func(msg string) provider.Result {
 		hc.failCode = -32603
 		return provider.ErrorResult(hc.call.ID, msg)
@@ -394,7 +394,7 @@ func (p *proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 // elicitations one at a time through the policy's elicit hook (under the
 // ask lock), its sampling and roots requests in one round with the host.
 // It returns the params the retry adds: inputResponses and requestState.
-func (p *proxy) fulfilServerRound(ctx context.Context, hc *hostCall, result []byte) (map[string]json.RawMessage, error) {
+func (p *Proxy) fulfilServerRound(ctx context.Context, hc *hostCall, result []byte) (map[string]json.RawMessage, error) {
 	var r struct {
 		InputRequests map[string]json.RawMessage `json:"inputRequests"`
 		RequestState  *string                    `json:"requestState"`
@@ -465,7 +465,7 @@ type roundAnswer struct {
 // or prompts/get) with an input-required result carrying requests, and
 // waits for the retry that answers them. The call's answer then goes to
 // the retry.
-func (p *proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+func (p *Proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	token := p.roundPrefix + randomHex(12)
 	hc.mu.Lock()
 	id, live := hc.id, hc.live
@@ -519,7 +519,7 @@ func (p *proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string
 // answer those with their own requestState, and a question left open
 // would hold the human's attention, and every other question, until
 // --ask-timeout.
-func (p *proxy) resumeRound(env envelope, req callRequest) {
+func (p *Proxy) resumeRound(env envelope, req callRequest) {
 	p.mu.Lock()
 	r := p.rounds[req.requestState]
 	delete(p.rounds, req.requestState)
@@ -551,7 +551,7 @@ func (p *proxy) resumeRound(env envelope, req callRequest) {
 // withdrawRounds ends the open rounds match picks: their questions are
 // answered with why as an error (a permission question is deny once), and
 // a retry carrying one of their requestStates finds it expired.
-func (p *proxy) withdrawRounds(match func(*round) bool, why string) {
+func (p *Proxy) withdrawRounds(match func(*round) bool, why string) {
 	p.mu.Lock()
 	var ended []*round
 	for token, r := range p.rounds {
@@ -589,7 +589,7 @@ func sameJSON(a, b []byte) bool {
 
 // serverElicit puts the server's question to the human through the
 // policy's elicit hook, under the ask lock, and answers the server.
-func (p *proxy) serverElicit(id, params []byte) {
+func (p *Proxy) serverElicit(id, params []byte) {
 	defer p.wg.Done()
 	ctx := p.ctx
 	hc := p.onlyCallAtServer()
@@ -615,7 +615,7 @@ func (p *proxy) serverElicit(id, params []byte) {
 
 // onlyCallAtServer is the decided request waiting on the server, when exactly
 // one does.
-func (p *proxy) onlyCallAtServer() *hostCall {
+func (p *Proxy) onlyCallAtServer() *hostCall {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var only *hostCall

@@ -493,7 +493,10 @@ func (p *Proxy) hostCancelled(params []byte) {
 	key := idKey(raw)
 	p.mu.Lock()
 	hc := p.calls[key]
-	if hc != nil && hc.isAtServer() {
+	p.mu.Unlock()
+	atServer := hc != nil && hc.isAtServer() // hc.mu, not under p.mu
+	p.mu.Lock()
+	if atServer {
 		// The server was told too (the notification went on); if it
 		// answers anyway, the answer is dropped.
 		if hr := p.pending[key]; hr != nil && hr.call == hc {

@@ -58,7 +58,7 @@ func (p *Proxy) elicitHost(ctx context.Context, hc *hostCall, params any) (provi
 		}
 		raw = got[askKey]
 	} else {
-		r, err := p.hostRequest(ctx, methodElicit, params)
+		r, err := p.request(ctx, &p.hostPeer, methodElicit, params)
 		if err != nil {
 			return provider.ElicitResult{}, err
 		}

@@ -36,7 +36,7 @@ package proxy
 //     policy sets by host root) and rs.sending, the decided calls between
 //     sendDecided's check and their writing.
 //   - p.mu (Proxy.mu): the relay's tables — pending, calls, the proxy's
-//     own requests to each side (ownUp, ownHost), fromSrv, rounds — and
+//     own requests to each side (hostPeer.own, srvPeer.own), fromSrv, rounds — and
 //     info and dead.
 //   - hc.mu (hostCall.mu): one decided request's answering state: id,
 //     moved, live, extra, byHost, diedWith, atServer.

@@ -143,7 +143,7 @@ func (p *Proxy) listTools(ctx context.Context) ([]provider.Tool, error) {
 		if meta != nil {
 			params["_meta"] = meta
 		}
-		r, err := p.upstreamRequest(ctx, methodToolsList, params)
+		r, err := p.request(ctx, &p.srvPeer, methodToolsList, params)
 		if err != nil {
 			return nil, fmt.Errorf("tools/list: %w", err)
 		}

@@ -120,15 +120,15 @@ type Proxy struct {
 	hostGone chan struct{} // closed when stdout breaks
 	goneOnce sync.Once
 
-	mu      sync.Mutex
-	pending map[string]*hostRequest   // the host's requests at the server, by id
-	calls   map[string]*hostCall      // decided requests, by the host id they answer on
-	ownUp   map[string]chan reply     // the proxy's requests to the server
-	ownHost map[string]chan reply     // the proxy's requests to the host
-	fromSrv map[string]*serverRequest // the server's open requests, by id
-	rounds  map[string]*round         // rounds the host owes an answer, by requestState
-	info    hostInfo
-	dead    string // why the server is gone; "" while it serves
+	mu       sync.Mutex
+	pending  map[string]*hostRequest   // the host's requests at the server, by id
+	calls    map[string]*hostCall      // decided requests, by the host id they answer on
+	hostPeer peer                      // the proxy's own requests to the host
+	srvPeer  peer                      // the proxy's own requests to the server
+	fromSrv  map[string]*serverRequest // the server's open requests, by id
+	rounds   map[string]*round         // rounds the host owes an answer, by requestState
+	info     hostInfo
+	dead     string // why the server is gone; "" while it serves
 
 	roots rootsState
 	wg    sync.WaitGroup // calls being decided, questions being answered
@@ -148,11 +148,22 @@ func newProxy(opt options, up upstream, hostOut io.Writer) *Proxy {
 		prefix: "mcp-policy-" + tag + "-", roundPrefix: "mcp-policy/" + tag + "/",
 		ctx: ctx, cancel: cancel, hostGone: make(chan struct{}),
 		pending: map[string]*hostRequest{}, calls: map[string]*hostCall{},
-		ownUp: map[string]chan reply{}, ownHost: map[string]chan reply{}, fromSrv: map[string]*serverRequest{}, rounds: map[string]*round{},
+		fromSrv: map[string]*serverRequest{}, rounds: map[string]*round{},
 		work:   make(chan *hostCall),
 		reader: make(chan *lineReader, 1), hostDone: make(chan struct{}),
 	}
 	p.host = &lineWriter{w: hostOut, onErr: func(error) { p.goneOnce.Do(func() { close(p.hostGone) }) }}
+	p.hostPeer = peer{name: "the host", write: p.toHost, gone: p.hostGone, own: map[string]chan reply{},
+		goneWhy: func() string {
+			select {
+			case <-p.hostGone:
+				return "the host is gone"
+			default:
+				return ""
+			}
+		}}
+	// The server's going (serverGone) fails the requests waiting on it.
+	p.srvPeer = peer{name: "the server", write: p.toUpstream, own: map[string]chan reply{}, goneWhy: func() string { return p.dead }}
 	return p
 }
 
@@ -287,8 +298,7 @@ func (p *Proxy) fromHost(msg []byte) *hostCall {
 	case env.isResponse():
 		key := idKey(env.id)
 		p.mu.Lock()
-		ch, ours := p.ownHost[key]
-		delete(p.ownHost, key)
+		ch, ours := p.hostPeer.take(key)
 		sr := p.fromSrv[key]
 		if ours || sr == nil || sr.kept || !validID(env.id) {
 			sr = nil
@@ -535,8 +545,7 @@ func (p *Proxy) fromUpstream(msg []byte) {
 	case env.isResponse():
 		key := idKey(env.id)
 		p.mu.Lock()
-		if ch, ours := p.ownUp[key]; ours {
-			delete(p.ownUp, key)
+		if ch, ours := p.srvPeer.take(key); ours {
 			p.mu.Unlock()
 			ch <- reply{result: bytes.Clone(env.result), err: bytes.Clone(env.err)}
 			return
@@ -619,8 +628,7 @@ func (p *Proxy) refuseFromServer(env envelope, msg []byte, err error) {
 	default: // it would answer something
 		key := idKey(env.id)
 		p.mu.Lock()
-		ch, ours := p.ownUp[key]
-		delete(p.ownUp, key)
+		ch, ours := p.srvPeer.take(key)
 		hr := p.pending[key]
 		delete(p.pending, key)
 		p.mu.Unlock()
@@ -655,13 +663,13 @@ func (p *Proxy) serverGone() int {
 	code, why := p.up.exit()
 	p.mu.Lock()
 	p.dead = why
-	pending, ownUp := p.pending, p.ownUp
+	pending, ownUp := p.pending, p.srvPeer.own
 	// A copy: done deletes from p.calls as the calls end.
 	calls := make([]*hostCall, 0, len(p.calls))
 	for _, hc := range p.calls {
 		calls = append(calls, hc)
 	}
-	p.pending, p.ownUp, p.fromSrv = map[string]*hostRequest{}, map[string]chan reply{}, map[string]*serverRequest{}
+	p.pending, p.srvPeer.own, p.fromSrv = map[string]*hostRequest{}, map[string]chan reply{}, map[string]*serverRequest{}
 	p.mu.Unlock()
 	for _, hr := range pending {
 		p.failPending(hr, errServerGone, why)
@@ -691,55 +699,61 @@ func (p *Proxy) newID() []byte {
 	return strconv.AppendQuote(nil, p.prefix+strconv.FormatUint(p.nextID.Add(1), 10))
 }
 
-// hostRequest sends the host a request of the proxy's own and waits for
-// its answer. If ctx ends first the request is withdrawn (cancelled).
-func (p *Proxy) hostRequest(ctx context.Context, method string, params any) (reply, error) {
-	id := p.newID()
-	key := idKey(id)
-	ch := make(chan reply, 1)
-	p.mu.Lock()
-	p.ownHost[key] = ch
-	p.mu.Unlock()
-	p.toHost(requestMessage(id, method, params))
-	select {
-	case r := <-ch:
-		return r, nil
-	case <-p.hostGone:
-		return reply{}, fmt.Errorf("the host is gone")
-	case <-ctx.Done():
-		p.mu.Lock()
-		delete(p.ownHost, key)
-		p.mu.Unlock()
-		p.toHost(notification(notifyCancelled, map[string]any{"requestId": json.RawMessage(id), "reason": context.Cause(ctx).Error()}))
-		return reply{}, context.Cause(ctx)
-	}
+// peer is one side of the relay, the host or the server, as the proxy's
+// own requests see it: the one engine that sends them, waits for their
+// answers, and withdraws them (request) serves both.
+type peer struct {
+	name  string
+	write func(msg []byte)
+	// gone is closed when the side can answer no more (nil: never, the
+	// side's going answers its requests instead); goneWhy, called with
+	// p.mu held, says why, "" while it can answer.
+	gone    <-chan struct{}
+	goneWhy func() string
+	own     map[string]chan reply // the requests awaiting an answer, by idKey; under p.mu
 }
 
-// upstreamRequest sends the server a request of the proxy's own.
-func (p *Proxy) upstreamRequest(ctx context.Context, method string, params any) (reply, error) {
+// take removes and returns the channel of the request key answers, when
+// it is one of the proxy's own to this side. p.mu is held.
+func (s *peer) take(key string) (chan reply, bool) {
+	ch, ok := s.own[key]
+	delete(s.own, key)
+	return ch, ok
+}
+
+// request sends to a request of the proxy's own and waits for its answer:
+// the response's result or error, or an error when the side goes or fails
+// it (reply.fail). If ctx ends first the request is withdrawn: forgotten,
+// and cancelled with a notification.
+func (p *Proxy) request(ctx context.Context, to *peer, method string, params any) (reply, error) {
 	id := p.newID()
 	key := idKey(id)
 	ch := make(chan reply, 1)
 	p.mu.Lock()
-	if p.dead != "" {
-		why := p.dead
+	if why := to.goneWhy(); why != "" {
 		p.mu.Unlock()
-		return reply{}, fmt.Errorf("%s", why)
+		return reply{}, errors.New(why)
 	}
-	p.ownUp[key] = ch
+	to.own[key] = ch
 	p.mu.Unlock()
-	p.toUpstream(requestMessage(id, method, params))
+	to.write(requestMessage(id, method, params))
+	forget := func() {
+		p.mu.Lock()
+		to.take(key)
+		p.mu.Unlock()
+	}
 	select {
 	case r := <-ch:
 		if r.fail != "" {
-			return r, fmt.Errorf("%s", r.fail)
+			return r, errors.New(r.fail)
 		}
 		return r, nil
+	case <-to.gone:
+		forget()
+		return reply{}, errors.New(to.name + " is gone")
 	case <-ctx.Done():
-		p.mu.Lock()
-		delete(p.ownUp, key)
-		p.mu.Unlock()
-		p.toUpstream(notification(notifyCancelled, map[string]any{"requestId": json.RawMessage(id), "reason": context.Cause(ctx).Error()}))
+		forget()
+		to.write(notification(notifyCancelled, map[string]any{"requestId": json.RawMessage(id), "reason": context.Cause(ctx).Error()}))
 		return reply{}, context.Cause(ctx)
 	}
 }

@@ -28,11 +28,10 @@ type hostCall struct {
 	params []byte        // its params
 	// modern: the request declared protocol 2026-07-28 or later in _meta;
 	// meta is that _meta.
-	modern    bool
-	meta      []byte
-	canElicit bool // in form mode: the proxy's questions
-	anyElicit bool // in any mode: the server's
-	protocol  string
+	modern   bool
+	meta     []byte
+	caps     capsSeen // what the host can be asked on this request
+	protocol string
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -145,12 +144,12 @@ func (p *Proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
 	}
 	info := p.hostInfo()
 	hc := &hostCall{method: env.method, line: bytes.Clone(msg), params: bytes.Clone(env.params), id: bytes.Clone(env.id), live: true,
-		canElicit: info.elicit, anyElicit: info.anyElicit, protocol: info.protocol, resp: make(chan upReply, 1)}
+		caps: info.caps, protocol: info.protocol, resp: make(chan upReply, 1)}
 	if version, caps, ok := modernMeta(req.meta); ok {
 		hc.modern, hc.meta, hc.protocol = true, bytes.Clone(req.meta), version
 		// On 2026-07-28 a question rides an input-required round on the
 		// request itself, which only some methods may carry.
-		hc.canElicit, hc.anyElicit = caps.elicit && m.rounds, caps.anyElicit && m.rounds
+		hc.caps = capsSeen{elicit: caps.elicit && m.rounds, anyElicit: caps.anyElicit && m.rounds}
 	}
 	hc.call = provider.Call{ID: callID(env.id), Type: "function", Function: provider.CallFunction{Name: req.name, Arguments: req.arguments}}
 	hc.ctx, hc.cancel = context.WithCancelCause(p.ctx)
@@ -203,7 +202,27 @@ func callID(raw []byte) string {
 	return string(raw)
 }
 
-type capsSeen struct{ elicit, anyElicit bool }
+// capsSeen is what a host can be asked, as its capabilities say.
+type capsSeen struct {
+	elicit    bool // form mode: the proxy can ask its questions
+	anyElicit bool // form or URL mode: the server's questions can be put
+}
+
+// clientCapabilities is what the proxy reads of a host's capabilities:
+// the one reading of them, whether they come in initialize's params or in
+// a 2026-07-28 request's _meta.
+type clientCapabilities struct {
+	Elicitation *struct {
+		Form *json.RawMessage `json:"form"`
+		URL  *json.RawMessage `json:"url"`
+	} `json:"elicitation"`
+}
+
+func (c clientCapabilities) seen() capsSeen {
+	e := c.Elicitation
+	// An empty elicitation object is form mode (protocol 2025-06-18).
+	return capsSeen{elicit: e != nil && (e.Form != nil || e.URL == nil), anyElicit: e != nil}
+}
 
 // modernMeta reads a request's _meta: its protocol version when that is
 // 2026-07-28 or later, and the capabilities it declares.
@@ -212,19 +231,13 @@ func modernMeta(meta []byte) (string, capsSeen, bool) {
 		return "", capsSeen{}, false
 	}
 	var m struct {
-		Version string `json:"io.modelcontextprotocol/protocolVersion"`
-		Caps    struct {
-			Elicitation *struct {
-				Form *json.RawMessage `json:"form"`
-				URL  *json.RawMessage `json:"url"`
-			} `json:"elicitation"`
-		} `json:"io.modelcontextprotocol/clientCapabilities"`
+		Version string             `json:"io.modelcontextprotocol/protocolVersion"`
+		Caps    clientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"`
 	}
 	if json.Unmarshal(meta, &m) != nil || m.Version < modernProtocol {
 		return "", capsSeen{}, false
 	}
-	e := m.Caps.Elicitation
-	return m.Version, capsSeen{elicit: e != nil && (e.Form != nil || e.URL == nil), anyElicit: e != nil}, true
+	return m.Version, m.Caps.seen(), true
 }
 
 // runCall decides one call and answers it, unless it went to the server,

@@ -50,7 +50,7 @@ func (p *Proxy) buildPolicies(roots map[string]string) (*policySet, error) {
 // forCall is the policy that decides hc: headless when the host cannot be
 // asked.
 func (s *policySet) forCall(p *Proxy, hc *hostCall) *policy.Policy {
-	if p.opt.askMode == AskRefuse || !hc.canElicit {
+	if p.opt.askMode == AskRefuse || !hc.caps.elicit {
 		return s.headless
 	}
 	return s.interactive
@@ -60,9 +60,9 @@ func (s *policySet) forCall(p *Proxy, hc *hostCall) *policy.Policy {
 // when the host can elicit (whatever --ask says: it is the server's
 // question, not a permission), else the headless policy's, which declines.
 func (s *policySet) elicitHook(p *Proxy, hc *hostCall) provider.ElicitFunc {
-	can := p.hostInfo().anyElicit
+	can := p.hostInfo().caps.anyElicit
 	if hc != nil && hc.modern {
-		can = hc.anyElicit
+		can = hc.caps.anyElicit
 	}
 	if can {
 		return s.interactive.ElicitHook()

@@ -95,9 +95,8 @@ type serverRequest struct {
 
 // hostInfo is what the host said of itself in initialize.
 type hostInfo struct {
-	protocol  string // negotiated (the server's answer), else asked for
-	elicit    bool   // form mode: the proxy can ask its questions
-	anyElicit bool   // form or URL mode: the server's questions can be put
+	protocol string // negotiated (the server's answer), else asked for
+	caps     capsSeen
 }
 
 type Proxy struct {
@@ -453,13 +452,8 @@ func (p *Proxy) answerDead(method string, id []byte, why string) {
 // readInitialize notes what the host can do.
 func (p *Proxy) readInitialize(params []byte) {
 	var in struct {
-		ProtocolVersion string `json:"protocolVersion"`
-		Capabilities    struct {
-			Elicitation *struct {
-				Form *json.RawMessage `json:"form"`
-				URL  *json.RawMessage `json:"url"`
-			} `json:"elicitation"`
-		} `json:"capabilities"`
+		ProtocolVersion string             `json:"protocolVersion"`
+		Capabilities    clientCapabilities `json:"capabilities"`
 	}
 	if err := json.Unmarshal(params, &in); err != nil {
 		return
@@ -467,10 +461,7 @@ func (p *Proxy) readInitialize(params []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.info.protocol = in.ProtocolVersion
-	e := in.Capabilities.Elicitation
-	// An empty elicitation object is form mode (protocol 2025-06-18).
-	p.info.elicit = e != nil && (e.Form != nil || e.URL == nil)
-	p.info.anyElicit = e != nil
+	p.info.caps = in.Capabilities.seen()
 }
 
 func (p *Proxy) readInitializeResult(result []byte) {

@@ -30,7 +30,7 @@ func (p *Proxy) onAsk(ctx context.Context, q policy.Question) policy.Answer {
 		}
 		return policy.Answer{Action: policy.Action(res.Action), Content: res.Content}
 	}
-	protocol := p.hostInfo().protocol
+	protocol := p.session().protocol
 	if hc != nil && hc.protocol != "" {
 		protocol = hc.protocol
 	}

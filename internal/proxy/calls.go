@@ -142,7 +142,7 @@ func (p *Proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
 		p.resumeRound(env, req)
 		return nil
 	}
-	info := p.hostInfo()
+	info := p.session()
 	hc := &hostCall{method: env.method, line: bytes.Clone(msg), params: bytes.Clone(env.params), id: bytes.Clone(env.id), live: true,
 		caps: info.caps, protocol: info.protocol, resp: make(chan upReply, 1)}
 	if version, caps, ok := modernMeta(req.meta); ok {
@@ -350,7 +350,7 @@ func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 				p.mu.Unlock()
 				return
 			}
-			p.pending[key] = &hostRequest{method: hc.method, id: id, call: hc}
+			p.pending[key] = &forwardedRequest{method: hc.method, id: id, call: hc}
 			p.mu.Unlock()
 			if !hc.modern {
 				// Before 2026-07-28 nothing in the server's answer is for

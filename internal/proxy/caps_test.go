@@ -20,7 +20,7 @@ func TestCapabilitiesReadOneWay(t *testing.T) {
 	} {
 		p := newProxy(options{}, nil, io.Discard)
 		p.readInitialize([]byte(`{"protocolVersion":"2025-11-25","capabilities":` + caps + `}`))
-		assert.Equal(t, want, p.hostInfo().caps, "initialize %s", caps)
+		assert.Equal(t, want, p.session().caps, "initialize %s", caps)
 		version, got, ok := modernMeta([]byte(`{"` + metaProtocol + `":"2026-07-28","` + metaClientCaps + `":` + caps + `}`))
 		assert.True(t, ok)
 		assert.Equal(t, "2026-07-28", version)

@@ -37,7 +37,7 @@ package proxy
 //     sendDecided's check and their writing.
 //   - p.mu (Proxy.mu): the relay's tables — pending, calls, the proxy's
 //     own requests to each side (hostPeer.own, srvPeer.own), fromSrv, rounds — and
-//     info and dead.
+//     info (the host's session) and dead.
 //   - hc.mu (hostCall.mu): one decided request's answering state: id,
 //     moved, live, extra, byHost, diedWith, atServer.
 //   - cat.mu (catalogue.mu): the server's tools as last listed.

@@ -60,7 +60,7 @@ func (s *policySet) forCall(p *Proxy, hc *hostCall) *policy.Policy {
 // when the host can elicit (whatever --ask says: it is the server's
 // question, not a permission), else the headless policy's, which declines.
 func (s *policySet) elicitHook(p *Proxy, hc *hostCall) provider.ElicitFunc {
-	can := p.hostInfo().caps.anyElicit
+	can := p.session().caps.anyElicit
 	if hc != nil && hc.modern {
 		can = hc.caps.anyElicit
 	}

@@ -76,8 +76,9 @@ type reply struct {
 	fail        string
 }
 
-// hostRequest is a request of the host's forwarded to the server.
-type hostRequest struct {
+// forwardedRequest is a request of the host's forwarded to the server,
+// awaiting its answer.
+type forwardedRequest struct {
 	method string
 	id     []byte
 	call   *hostCall           // a decided request (decidedMethods)
@@ -93,8 +94,8 @@ type serverRequest struct {
 	kept   bool
 }
 
-// hostInfo is what the host said of itself in initialize.
-type hostInfo struct {
+// hostSession is what the host said of itself in initialize (Proxy.session).
+type hostSession struct {
 	protocol string // negotiated (the server's answer), else asked for
 	caps     capsSeen
 }
@@ -120,13 +121,13 @@ type Proxy struct {
 	goneOnce sync.Once
 
 	mu       sync.Mutex
-	pending  map[string]*hostRequest   // the host's requests at the server, by id
-	calls    map[string]*hostCall      // decided requests, by the host id they answer on
-	hostPeer peer                      // the proxy's own requests to the host
-	srvPeer  peer                      // the proxy's own requests to the server
-	fromSrv  map[string]*serverRequest // the server's open requests, by id
-	rounds   map[string]*round         // rounds the host owes an answer, by requestState
-	info     hostInfo
+	pending  map[string]*forwardedRequest // the host's requests at the server, by id
+	calls    map[string]*hostCall         // decided requests, by the host id they answer on
+	hostPeer peer                         // the proxy's own requests to the host
+	srvPeer  peer                         // the proxy's own requests to the server
+	fromSrv  map[string]*serverRequest    // the server's open requests, by id
+	rounds   map[string]*round            // rounds the host owes an answer, by requestState
+	info     hostSession
 	dead     string // why the server is gone; "" while it serves
 
 	roots rootsState
@@ -146,7 +147,7 @@ func newProxy(opt options, up upstream, hostOut io.Writer) *Proxy {
 		opt: opt, up: up, stderr: opt.stderr,
 		prefix: "mcp-policy-" + tag + "-", roundPrefix: "mcp-policy/" + tag + "/",
 		ctx: ctx, cancel: cancel, hostGone: make(chan struct{}),
-		pending: map[string]*hostRequest{}, calls: map[string]*hostCall{},
+		pending: map[string]*forwardedRequest{}, calls: map[string]*hostCall{},
 		fromSrv: map[string]*serverRequest{}, rounds: map[string]*round{},
 		work:   make(chan *hostCall),
 		reader: make(chan *lineReader, 1), hostDone: make(chan struct{}),
@@ -415,7 +416,7 @@ func (p *Proxy) refusedID(id []byte, fromHost bool) string {
 func (p *Proxy) forward(msg []byte, env envelope, snoop func([]byte)) {
 	key := idKey(env.id)
 	p.mu.Lock()
-	p.pending[key] = &hostRequest{method: env.method, id: bytes.Clone(env.id), snoop: snoop}
+	p.pending[key] = &forwardedRequest{method: env.method, id: bytes.Clone(env.id), snoop: snoop}
 	p.mu.Unlock()
 	p.toUpstream(msg)
 }
@@ -475,7 +476,8 @@ func (p *Proxy) readInitializeResult(result []byte) {
 	}
 }
 
-func (p *Proxy) hostInfo() hostInfo {
+// session is what the host said of itself in initialize.
+func (p *Proxy) session() hostSession {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.info
@@ -634,7 +636,7 @@ func (p *Proxy) refuseFromServer(env envelope, msg []byte, err error) {
 
 // failPending answers a host request at the server that the server will
 // not answer: with code and why, or for a call with an error result.
-func (p *Proxy) failPending(hr *hostRequest, code int, why string) {
+func (p *Proxy) failPending(hr *forwardedRequest, code int, why string) {
 	switch hc := hr.call; {
 	case hc != nil && hc.isAtServer():
 		if hc.claim() {
@@ -660,7 +662,7 @@ func (p *Proxy) serverGone() int {
 	for _, hc := range p.calls {
 		calls = append(calls, hc)
 	}
-	p.pending, p.srvPeer.own, p.fromSrv = map[string]*hostRequest{}, map[string]chan reply{}, map[string]*serverRequest{}
+	p.pending, p.srvPeer.own, p.fromSrv = map[string]*forwardedRequest{}, map[string]chan reply{}, map[string]*serverRequest{}
 	p.mu.Unlock()
 	for _, hr := range pending {
 		p.failPending(hr, errServerGone, why)

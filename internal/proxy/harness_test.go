@@ -178,6 +178,13 @@ func (rt *relayTest) initialize(caps string) {
 	require.Equal(rt.t, "tools/list", rt.atServer("tools/list at the server")["method"])
 	rt.fromServer(`{"jsonrpc":"2.0","id":"list","result":` + testTools + `}`)
 	require.Equal(rt.t, "list", next(rt.t, rt.host, "tools/list's answer")["id"])
+	// The answer is read after it goes to the host: until then a call
+	// would have the proxy list the tools itself.
+	eventually(rt.t, "the catalogue is read", func() bool {
+		rt.p.cat.mu.Lock()
+		defer rt.p.cat.mu.Unlock()
+		return rt.p.cat.fresh
+	})
 }
 
 // atServer is the next message the proxy wrote to the server.

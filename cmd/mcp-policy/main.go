@@ -7,14 +7,8 @@
 //	mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
 //
 // The proxy is an MCP server on stdio to the host and a client of the
-// server it runs (or reaches at --url). Everything passes through
-// unchanged except tools/call, resources/read, prompts/get and
-// completion/complete, which the policy decides (the last three as calls
-// to a tool named by the method): allowed calls go to the server as the
-// host sent them and come back as the server answered; denied ones get an
-// is_error result the model can read (a JSON-RPC error for the three,
-// whose results have no isError); asks reach the human as an elicitation
-// through the host.
+// server it runs (or reaches at --url); internal/proxy is the proxy, this
+// command parses its flags and starts it.
 package main
 
 import (
@@ -32,8 +26,8 @@ import (
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/decisionlog"
-	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
+	"github.com/mcp-policy/mcp-policy/internal/proxy"
 )
 
 const usage = `usage:
@@ -51,22 +45,6 @@ const (
 	exitNoExec   = 126
 	exitNotFound = 127
 )
-
-const (
-	askElicit = "elicit"
-	askRefuse = "refuse"
-)
-
-// options are what the proxy runs with, flags read.
-type options struct {
-	cfg        *cliconfig.Config
-	store      *grants.Store
-	log        *decisionlog.Logger
-	askMode    string
-	askTimeout time.Duration
-	rootsFixed bool // --root given: the host's roots are passed up, not used
-	stderr     io.Writer
-}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -101,7 +79,7 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	pf.Register(fset)
 	logFile := fset.String("log", "", "write one JSON line per decision to FILE (- for stderr)")
 	logArgs := fset.String("log-arguments", "masked", "masked: leave out argument values that may hold file contents; full: keep them")
-	ask := fset.String("ask", askElicit, "elicit: ask the human through the host; refuse: refuse what needs asking")
+	ask := fset.String("ask", proxy.AskElicit, "elicit: ask the human through the host; refuse: refuse what needs asking")
 	askTimeout := fset.Duration("ask-timeout", 10*time.Minute, "how long a question waits for the host's answer in a 2026-07-28 input-required round")
 	serverURL := fset.String("url", "", "a remote MCP server over streamable HTTP, instead of COMMAND")
 	var hdrs headers
@@ -126,7 +104,7 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	case *serverURL == "" && len(hdrs) > 0:
 		return fail("--header is for --url")
 	}
-	if *ask != askElicit && *ask != askRefuse {
+	if *ask != proxy.AskElicit && *ask != proxy.AskRefuse {
 		return fail("--ask %q: want elicit or refuse", *ask)
 	}
 	if *logArgs != "masked" && *logArgs != "full" {
@@ -144,36 +122,33 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail("%v", err)
 	}
-	opt := options{cfg: cfg, store: store, askMode: *ask, askTimeout: *askTimeout, rootsFixed: len(cfg.Roots) > 0, stderr: stderr}
+	opt := proxy.Options{Config: cfg, Grants: store, Ask: *ask, AskTimeout: *askTimeout, Stderr: stderr}
 	if *logFile != "" {
 		l, err := decisionlog.Open(*logFile, decisionlog.Options{FullArguments: *logArgs == "full"})
 		if err != nil {
 			return fail("--log: %v", err)
 		}
 		defer l.Close()
-		opt.log = l
+		opt.Log = l
 	}
-	p := newProxy(opt, nil, stdout)
-	set, err := p.buildPolicies(cfg.Roots)
+	p, err := proxy.New(opt, stdout)
 	if err != nil {
 		return fail("%v", err)
 	}
-	p.pols.Store(set)
-	p.roots.init(set)
 
 	// Everything checked: only now is the server started.
-	var up upstream
+	var server proxy.Server
 	if *serverURL != "" {
-		up, err = newHTTPUpstream(*serverURL, hdrs)
+		server, err = proxy.DialServer(*serverURL, hdrs)
 		if err != nil {
 			return fail("--url: %v", err)
 		}
 	} else {
-		su, err := startStdio(command[0], command[1:], stderr)
+		server, err = proxy.StartServer(command[0], command[1:], stderr)
 		if err != nil {
 			why := fmt.Sprintf("the MCP server %s did not start: %v", command[0], err)
 			fmt.Fprintf(stderr, "mcp-policy proxy: %s\n", why)
-			tellHost(stdin, stdout, why)
+			proxy.TellHost(stdin, stdout, why)
 			if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 				return exitNotFound
 			}
@@ -182,15 +157,13 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 			}
 			return exitFailure
 		}
-		up = su
 	}
-	p.up = up
 	for _, f := range []any{stdin, stdout} {
 		if f, ok := f.(*os.File); ok {
-			growPipe(f) // the host's pipes, when they are pipes
+			proxy.GrowPipe(f) // the host's pipes, when they are pipes
 		}
 	}
-	return p.run(stdin, signals())
+	return p.Run(server, stdin, signals())
 }
 
 // signals delivers the number of a signal that ends the proxy. SIGPIPE is
@@ -209,36 +182,6 @@ func signals() <-chan int {
 		}
 	}()
 	return out
-}
-
-// tellHost answers the host's first request, when one comes soon, with
-// why there is no server.
-func tellHost(stdin io.Reader, stdout io.Writer, why string) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		lr := newLineReader(stdin)
-		for {
-			msg, err := lr.next()
-			if err != nil {
-				return
-			}
-			env, err := parseEnvelope(msg)
-			if err != nil || !env.isRequest() {
-				continue
-			}
-			if env.method == methodToolsCall {
-				_, _ = stdout.Write(resultMessage(env.id, errorResult("mcp-policy: "+why)))
-			} else {
-				_, _ = stdout.Write(errorMessage(env.id, errServerGone, "mcp-policy: "+why))
-			}
-			return
-		}
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-	}
 }
 
 // ownFiles are the proxy's files beyond its rules and grants, which the

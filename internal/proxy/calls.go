@@ -1,4 +1,4 @@
-package main
+package proxy
 
 import (
 	"bytes"
@@ -28,11 +28,10 @@ type hostCall struct {
 	params []byte        // its params
 	// modern: the request declared protocol 2026-07-28 or later in _meta;
 	// meta is that _meta.
-	modern    bool
-	meta      []byte
-	canElicit bool // in form mode: the proxy's questions
-	anyElicit bool // in any mode: the server's
-	protocol  string
+	modern   bool
+	meta     []byte
+	caps     capsSeen // what the host can be asked on this request
+	protocol string
 
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -132,7 +131,7 @@ func (hc *hostCall) answerFailed(id []byte, code int, r provider.Result) []byte 
 // hostCallRequest reads a request the policy decides and returns it, to be
 // decided; nil when it needs no deciding (malformed, or the answer to a
 // round of ours).
-func (p *proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
+func (p *Proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
 	m := decidedMethods[env.method]
 	req, err := readCallRequest(env.method, env.params)
 	if err != nil {
@@ -143,14 +142,14 @@ func (p *proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
 		p.resumeRound(env, req)
 		return nil
 	}
-	info := p.hostInfo()
+	info := p.session()
 	hc := &hostCall{method: env.method, line: bytes.Clone(msg), params: bytes.Clone(env.params), id: bytes.Clone(env.id), live: true,
-		canElicit: info.elicit, anyElicit: info.anyElicit, protocol: info.protocol, resp: make(chan upReply, 1)}
+		caps: info.caps, protocol: info.protocol, resp: make(chan upReply, 1)}
 	if version, caps, ok := modernMeta(req.meta); ok {
 		hc.modern, hc.meta, hc.protocol = true, bytes.Clone(req.meta), version
 		// On 2026-07-28 a question rides an input-required round on the
 		// request itself, which only some methods may carry.
-		hc.canElicit, hc.anyElicit = caps.elicit && m.rounds, caps.anyElicit && m.rounds
+		hc.caps = capsSeen{elicit: caps.elicit && m.rounds, anyElicit: caps.anyElicit && m.rounds}
 	}
 	hc.call = provider.Call{ID: callID(env.id), Type: "function", Function: provider.CallFunction{Name: req.name, Arguments: req.arguments}}
 	hc.ctx, hc.cancel = context.WithCancelCause(p.ctx)
@@ -163,7 +162,7 @@ func (p *proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
 
 // dispatch hands hc to an idle worker, or to a new one (the calls of a
 // batch, which the reading goroutine cannot all decide itself).
-func (p *proxy) dispatch(hc *hostCall) {
+func (p *Proxy) dispatch(hc *hostCall) {
 	select {
 	case p.work <- hc:
 	default:
@@ -171,7 +170,7 @@ func (p *proxy) dispatch(hc *hostCall) {
 	}
 }
 
-func (p *proxy) worker(hc *hostCall) {
+func (p *Proxy) worker(hc *hostCall) {
 	for {
 		p.runCall(hc)
 		p.wg.Done()
@@ -184,7 +183,7 @@ func (p *proxy) worker(hc *hostCall) {
 }
 
 // done forgets a call that is over: answered, or gone with the server.
-func (p *proxy) done(hc *hostCall) {
+func (p *Proxy) done(hc *hostCall) {
 	p.mu.Lock()
 	for k, c := range p.calls {
 		if c == hc {
@@ -203,7 +202,27 @@ func callID(raw []byte) string {
 	return string(raw)
 }
 
-type capsSeen struct{ elicit, anyElicit bool }
+// capsSeen is what a host can be asked, as its capabilities say.
+type capsSeen struct {
+	elicit    bool // form mode: the proxy can ask its questions
+	anyElicit bool // form or URL mode: the server's questions can be put
+}
+
+// clientCapabilities is what the proxy reads of a host's capabilities:
+// the one reading of them, whether they come in initialize's params or in
+// a 2026-07-28 request's _meta.
+type clientCapabilities struct {
+	Elicitation *struct {
+		Form *json.RawMessage `json:"form"`
+		URL  *json.RawMessage `json:"url"`
+	} `json:"elicitation"`
+}
+
+func (c clientCapabilities) seen() capsSeen {
+	e := c.Elicitation
+	// An empty elicitation object is form mode (protocol 2025-06-18).
+	return capsSeen{elicit: e != nil && (e.Form != nil || e.URL == nil), anyElicit: e != nil}
+}
 
 // modernMeta reads a request's _meta: its protocol version when that is
 // 2026-07-28 or later, and the capabilities it declares.
@@ -212,24 +231,18 @@ func modernMeta(meta []byte) (string, capsSeen, bool) {
 		return "", capsSeen{}, false
 	}
 	var m struct {
-		Version string `json:"io.modelcontextprotocol/protocolVersion"`
-		Caps    struct {
-			Elicitation *struct {
-				Form *json.RawMessage `json:"form"`
-				URL  *json.RawMessage `json:"url"`
-			} `json:"elicitation"`
-		} `json:"io.modelcontextprotocol/clientCapabilities"`
+		Version string             `json:"io.modelcontextprotocol/protocolVersion"`
+		Caps    clientCapabilities `json:"io.modelcontextprotocol/clientCapabilities"`
 	}
 	if json.Unmarshal(meta, &m) != nil || m.Version < modernProtocol {
 		return "", capsSeen{}, false
 	}
-	e := m.Caps.Elicitation
-	return m.Version, capsSeen{elicit: e != nil && (e.Form != nil || e.URL == nil), anyElicit: e != nil}, true
+	return m.Version, m.Caps.seen(), true
 }
 
 // runCall decides one call and answers it, unless it went to the server,
 // whose answer then goes to the host on its own.
-func (p *proxy) runCall(hc *hostCall) {
+func (p *Proxy) runCall(hc *hostCall) {
 	p.awaitRoots(hc.ctx)
 	set := p.pols.Load()
 	hc.root = set.hostRoot
@@ -242,7 +255,7 @@ func (p *proxy) runCall(hc *hostCall) {
 
 // finishCall gives the host the call's answer, unless the server's went
 // already.
-func (p *proxy) finishCall(hc *hostCall, r provider.Result) {
+func (p *Proxy) finishCall(hc *hostCall, r provider.Result) {
 	hc.mu.Lock()
 	atServer := hc.atServer
 	hc.mu.Unlock()
@@ -269,7 +282,7 @@ func (p *proxy) finishCall(hc *hostCall, r provider.Result) {
 // callAnswered is the server's response to a forwarded call: passed to the
 // host as it came, unless it is an input-required round of the server's
 // (protocol 2026-07-28), which the proxy fulfils.
-func (p *proxy) callAnswered(hc *hostCall, msg []byte, env envelope) {
+func (p *Proxy) callAnswered(hc *hostCall, msg []byte, env envelope) {
 	if hc.modern && env.result != nil {
 		if rt := member(env.result, "resultType"); rt != nil {
 			if s, _ := stringValue(rt); s == "input_required" {
@@ -290,7 +303,7 @@ func (p *proxy) callAnswered(hc *hostCall, msg []byte, env envelope) {
 
 // serverProvider is the provider below the policy: it sends an allowed
 // call to the server as the host wrote it.
-type serverProvider struct{ p *proxy }
+type serverProvider struct{ p *Proxy }
 
 // ToolsForLLM is the catalogue the policy decides by: the server's tools
 // and the decided requests' entries (withRequestTools). A server with no
@@ -322,7 +335,7 @@ const maxServerRounds = 10
 // forwardCall sends the call to the server and waits until its answer has
 // gone to the host. The Result is empty then: the host has the server's
 // own bytes.
-func (p *proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
+func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 	fail := func(msg string) provider.Result {
 		hc.failCode = -32603
 		return provider.ErrorResult(hc.call.ID, msg)
@@ -337,7 +350,7 @@ func (p *proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 				p.mu.Unlock()
 				return
 			}
-			p.pending[key] = &hostRequest{method: hc.method, id: id, call: hc}
+			p.pending[key] = &forwardedRequest{method: hc.method, id: id, call: hc}
 			p.mu.Unlock()
 			if !hc.modern {
 				// Before 2026-07-28 nothing in the server's answer is for
@@ -394,7 +407,7 @@ func (p *proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 // elicitations one at a time through the policy's elicit hook (under the
 // ask lock), its sampling and roots requests in one round with the host.
 // It returns the params the retry adds: inputResponses and requestState.
-func (p *proxy) fulfilServerRound(ctx context.Context, hc *hostCall, result []byte) (map[string]json.RawMessage, error) {
+func (p *Proxy) fulfilServerRound(ctx context.Context, hc *hostCall, result []byte) (map[string]json.RawMessage, error) {
 	var r struct {
 		InputRequests map[string]json.RawMessage `json:"inputRequests"`
 		RequestState  *string                    `json:"requestState"`
@@ -465,7 +478,7 @@ type roundAnswer struct {
 // or prompts/get) with an input-required result carrying requests, and
 // waits for the retry that answers them. The call's answer then goes to
 // the retry.
-func (p *proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+func (p *Proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	token := p.roundPrefix + randomHex(12)
 	hc.mu.Lock()
 	id, live := hc.id, hc.live
@@ -519,7 +532,7 @@ func (p *proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string
 // answer those with their own requestState, and a question left open
 // would hold the human's attention, and every other question, until
 // --ask-timeout.
-func (p *proxy) resumeRound(env envelope, req callRequest) {
+func (p *Proxy) resumeRound(env envelope, req callRequest) {
 	p.mu.Lock()
 	r := p.rounds[req.requestState]
 	delete(p.rounds, req.requestState)
@@ -551,7 +564,7 @@ func (p *proxy) resumeRound(env envelope, req callRequest) {
 // withdrawRounds ends the open rounds match picks: their questions are
 // answered with why as an error (a permission question is deny once), and
 // a retry carrying one of their requestStates finds it expired.
-func (p *proxy) withdrawRounds(match func(*round) bool, why string) {
+func (p *Proxy) withdrawRounds(match func(*round) bool, why string) {
 	p.mu.Lock()
 	var ended []*round
 	for token, r := range p.rounds {
@@ -589,7 +602,7 @@ func sameJSON(a, b []byte) bool {
 
 // serverElicit puts the server's question to the human through the
 // policy's elicit hook, under the ask lock, and answers the server.
-func (p *proxy) serverElicit(id, params []byte) {
+func (p *Proxy) serverElicit(id, params []byte) {
 	defer p.wg.Done()
 	ctx := p.ctx
 	hc := p.onlyCallAtServer()
@@ -615,7 +628,7 @@ func (p *proxy) serverElicit(id, params []byte) {
 
 // onlyCallAtServer is the decided request waiting on the server, when exactly
 // one does.
-func (p *proxy) onlyCallAtServer() *hostCall {
+func (p *Proxy) onlyCallAtServer() *hostCall {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var only *hostCall

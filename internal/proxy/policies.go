@@ -1,4 +1,4 @@
-package main
+package proxy
 
 import (
 	"context"
@@ -26,7 +26,7 @@ type policySet struct {
 }
 
 // buildPolicies compiles the policies with roots.
-func (p *proxy) buildPolicies(roots map[string]string) (*policySet, error) {
+func (p *Proxy) buildPolicies(roots map[string]string) (*policySet, error) {
 	o := policy.Options{
 		Provider: serverProvider{p}, Rules: p.opt.cfg.Rules, Modules: p.opt.cfg.Modules, Roots: roots,
 		Protected: p.opt.cfg.Protected, GrantsStore: p.opt.store, Name: "mcp-policy",
@@ -49,8 +49,8 @@ func (p *proxy) buildPolicies(roots map[string]string) (*policySet, error) {
 
 // forCall is the policy that decides hc: headless when the host cannot be
 // asked.
-func (s *policySet) forCall(p *proxy, hc *hostCall) *policy.Policy {
-	if p.opt.askMode == askRefuse || !hc.canElicit {
+func (s *policySet) forCall(p *Proxy, hc *hostCall) *policy.Policy {
+	if p.opt.askMode == AskRefuse || !hc.caps.elicit {
 		return s.headless
 	}
 	return s.interactive
@@ -59,10 +59,10 @@ func (s *policySet) forCall(p *proxy, hc *hostCall) *policy.Policy {
 // elicitHook is the hook a server's question goes through: the human's,
 // when the host can elicit (whatever --ask says: it is the server's
 // question, not a permission), else the headless policy's, which declines.
-func (s *policySet) elicitHook(p *proxy, hc *hostCall) provider.ElicitFunc {
-	can := p.hostInfo().anyElicit
+func (s *policySet) elicitHook(p *Proxy, hc *hostCall) provider.ElicitFunc {
+	can := p.session().caps.anyElicit
 	if hc != nil && hc.modern {
-		can = hc.anyElicit
+		can = hc.caps.anyElicit
 	}
 	if can {
 		return s.interactive.ElicitHook()
@@ -71,7 +71,7 @@ func (s *policySet) elicitHook(p *proxy, hc *hostCall) provider.ElicitFunc {
 }
 
 // refresh has pol list the catalogue again if it changed since it last did.
-func (s *policySet) refresh(ctx context.Context, p *proxy, pol *policy.Policy) {
+func (s *policySet) refresh(ctx context.Context, p *Proxy, pol *policy.Policy) {
 	loaded := &s.loadedHeadless
 	if pol == s.interactive {
 		loaded = &s.loadedInteractive
@@ -121,7 +121,7 @@ var errNoTools = errors.New("the server has no tools")
 
 // listTools is the catalogue: as the host's last full tools/list saw it,
 // or listed by the proxy itself.
-func (p *proxy) listTools(ctx context.Context) ([]provider.Tool, error) {
+func (p *Proxy) listTools(ctx context.Context) ([]provider.Tool, error) {
 	p.cat.mu.Lock()
 	if p.cat.fresh {
 		tools := append([]provider.Tool(nil), p.cat.tools...)
@@ -143,7 +143,7 @@ func (p *proxy) listTools(ctx context.Context) ([]provider.Tool, error) {
 		if meta != nil {
 			params["_meta"] = meta
 		}
-		r, err := p.upstreamRequest(ctx, methodToolsList, params)
+		r, err := p.request(ctx, &p.srvPeer, methodToolsList, params)
 		if err != nil {
 			return nil, fmt.Errorf("tools/list: %w", err)
 		}
@@ -169,7 +169,7 @@ func (p *proxy) listTools(ctx context.Context) ([]provider.Tool, error) {
 
 // readToolsList reads the server's answer to the host's first-page
 // tools/list: when it is the whole catalogue, the policy decides by it.
-func (p *proxy) readToolsList(result []byte) {
+func (p *Proxy) readToolsList(result []byte) {
 	tools, next, err := decodeTools(result)
 	if err != nil || next != "" {
 		return

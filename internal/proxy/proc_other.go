@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package main
+package proxy
 
 import "syscall"
 

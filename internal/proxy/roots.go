@@ -1,4 +1,4 @@
-package main
+package proxy
 
 import (
 	"context"
@@ -37,8 +37,12 @@ import (
 //     call waits for the root to settle, at most rootsWait from the event
 //     that unsettled it; after that it is decided with no root.
 //   - A call decided with a root is sent to the server only if that root is
-//     still settled, the check and the sending made under the same lock as
-//     the relaying of roots: else it is refused, to be called again.
+//     still settled when it is sent (sendDecided): else it is refused, to be
+//     called again. The check is made under rs.mu and the sending after it,
+//     with the call counted in rs.sending meanwhile; a host's roots answer
+//     is relayed only once no call so counted is still being written, so
+//     the server has every call decided with a root before any answer that
+//     could change it. rs.mu is never held across the writing itself.
 //
 // With --root none of this applies: the policy's roots are the flags'.
 
@@ -64,12 +68,15 @@ type rootsState struct {
 	dir      string    // the policy's host root now, "" for none
 	until    time.Time // calls wait for the roots to settle until then
 	wake     chan struct{}
+	sending  int                   // calls past sendDecided's check, being written to the server
+	sent     *sync.Cond            // on rs.mu: sending fell to 0
 	sets     map[string]*policySet // by host root; "" is the set with no host root
 }
 
 func (rs *rootsState) init(base *policySet) {
 	rs.inFlight = map[string]uint64{}
 	rs.wake = make(chan struct{})
+	rs.sent = sync.NewCond(&rs.mu)
 	rs.sets = map[string]*policySet{"": base}
 }
 
@@ -87,7 +94,7 @@ func (rs *rootsState) notify() {
 
 // unsettle takes the policy's root away until the server's roots are known
 // again.
-func (p *proxy) unsettle() {
+func (p *Proxy) unsettle() {
 	rs := &p.roots
 	rs.gen++
 	rs.settling = 0
@@ -97,7 +104,7 @@ func (p *proxy) unsettle() {
 
 // setHostRoot makes dir the policy's host root; its policies must have
 // been built (policiesFor).
-func (p *proxy) setHostRoot(dir string) {
+func (p *Proxy) setHostRoot(dir string) {
 	rs := &p.roots
 	set := rs.sets[dir]
 	if set == nil {
@@ -111,7 +118,7 @@ func (p *proxy) setHostRoot(dir string) {
 }
 
 // policiesFor builds the policies with dir as the host's root, once.
-func (p *proxy) policiesFor(dir string) {
+func (p *Proxy) policiesFor(dir string) {
 	rs := &p.roots
 	rs.mu.Lock()
 	_, ok := rs.sets[dir]
@@ -133,36 +140,35 @@ func (p *proxy) policiesFor(dir string) {
 }
 
 // hostRootsChanged is the host's notifications/roots/list_changed, read
-// before the host's next message, and sent on to the server under the
-// lock: from now until the server has been given the new roots, the policy
-// has none.
-func (p *proxy) hostRootsChanged(msg []byte) {
+// before the host's next message and sent on to the server: from now until
+// the server has been given the new roots, the policy has none.
+func (p *Proxy) hostRootsChanged(msg []byte) {
 	rs := &p.roots
 	rs.mu.Lock()
-	defer rs.mu.Unlock()
 	if rs.asked {
 		rs.changes++
 		rs.stale = true
 		p.unsettle()
 	}
+	rs.mu.Unlock()
 	p.toUpstream(msg)
 }
 
-// serverAsksRoots is a roots/list of the server's, relayed to the host
-// under the lock.
-func (p *proxy) serverAsksRoots(key string, msg []byte) {
+// serverAsksRoots is a roots/list of the server's, relayed to the host once
+// the policy's root is taken away (before the host can answer it).
+func (p *Proxy) serverAsksRoots(key string, msg []byte) {
 	rs := &p.roots
 	rs.mu.Lock()
-	defer rs.mu.Unlock()
 	rs.asked = true
 	rs.inFlight[key] = rs.changes
 	p.unsettle()
+	rs.mu.Unlock()
 	p.toHost(msg)
 }
 
 // serverDroppedRoots is a roots/list of the server's that will not be
 // answered: the server cancelled it, so it keeps the roots it had.
-func (p *proxy) serverDroppedRoots(key string) {
+func (p *Proxy) serverDroppedRoots(key string) {
 	rs := &p.roots
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -176,48 +182,60 @@ func (p *proxy) serverDroppedRoots(key string) {
 }
 
 // hostAnswersRoots relays the host's answer to a roots/list of the
-// server's, under the lock, and makes what it names the policy's root once
-// the server has had time to apply it.
-func (p *proxy) hostAnswersRoots(key string, msg []byte, result []byte) {
+// server's, and makes what it names the policy's root once the server has
+// been given it and has had rootsSettle to apply it.
+func (p *Proxy) hostAnswersRoots(key string, msg []byte, result []byte) {
 	dir, why := "", "the host answered with an error"
 	if result != nil {
 		dir, why = rootBase(result)
 	}
 	rs := &p.roots
 	rs.mu.Lock()
-	defer rs.mu.Unlock()
 	seen, ok := rs.inFlight[key]
-	delete(rs.inFlight, key)
-	p.toUpstream(msg)
-	if !ok {
-		return
+	if ok {
+		// The request is in flight, so the root is not settled and no
+		// call passes sendDecided's check: wait for those that passed
+		// it before, which the server must have before this answer.
+		for rs.sending > 0 {
+			rs.sent.Wait()
+		}
 	}
-	if why != "" {
+	delete(rs.inFlight, key)
+	settle := uint64(0) // the settle to start once the server has the answer
+	give := ""
+	if ok {
+		if seen == rs.changes {
+			rs.stale = false // asked after the last change: the answer has it
+		}
+		rs.given = dir
+		switch {
+		case len(rs.inFlight) > 0 || rs.stale:
+			// More to come; no root meanwhile.
+		case rs.given == "" || rs.given == rs.applied:
+			// No root is safe at once; the root the server has is its still.
+			rs.applied = rs.given
+			p.setHostRoot(rs.given)
+		default:
+			rs.gen++
+			settle, give = rs.gen, rs.given
+			rs.settling = settle
+			rs.applied = ""
+			rs.until = time.Now().Add(rootsWait)
+		}
+	}
+	rs.mu.Unlock()
+	if ok && why != "" {
 		p.warnf("the host's roots: %s; relative paths are asked about", why)
 	}
-	if seen == rs.changes {
-		rs.stale = false // asked after the last change: the answer has it
-	}
-	rs.given = dir
-	if len(rs.inFlight) > 0 || rs.stale {
-		return // more to come; no root meanwhile
-	}
-	if rs.given == "" || rs.given == rs.applied {
-		// No root is safe at once; the root the server has is its still.
-		rs.applied = rs.given
-		p.setHostRoot(rs.given)
+	p.toUpstream(msg)
+	if settle == 0 {
 		return
 	}
-	rs.gen++
-	g, give := rs.gen, rs.given
-	rs.settling = g
-	rs.applied = ""
-	rs.until = time.Now().Add(rootsWait)
 	time.AfterFunc(rootsSettle, func() {
 		p.policiesFor(give)
 		rs.mu.Lock()
 		defer rs.mu.Unlock()
-		if rs.settling != g {
+		if rs.settling != settle {
 			return // something happened meanwhile
 		}
 		rs.settling = 0
@@ -230,7 +248,7 @@ func (p *proxy) hostAnswersRoots(key string, msg []byte, result []byte) {
 
 // awaitRoots holds a call while the policy's root is not the server's,
 // at most until rootsWait after what unsettled it.
-func (p *proxy) awaitRoots(ctx context.Context) {
+func (p *Proxy) awaitRoots(ctx context.Context) {
 	if p.opt.rootsFixed {
 		return
 	}
@@ -257,20 +275,31 @@ func (p *proxy) awaitRoots(ctx context.Context) {
 }
 
 // sendDecided sends a decided call to the server unless the host root it
-// was decided with is no longer the server's settled root; the check and
-// the sending are made under the roots' lock, so no change of roots comes
-// between them.
-func (p *proxy) sendDecided(hc *hostCall, send func()) bool {
+// was decided with is no longer the server's settled root. The check is
+// made under rs.mu and the sending after it; the call is counted in
+// rs.sending until it is written, and hostAnswersRoots relays no answer
+// that could change the server's root before then, so no change of roots
+// reaches the server between the check and the call.
+func (p *Proxy) sendDecided(hc *hostCall, send func()) bool {
 	if hc.root == "" {
 		send()
 		return true
 	}
 	rs := &p.roots
 	rs.mu.Lock()
-	defer rs.mu.Unlock()
 	if !rs.settled() || rs.dir != hc.root {
+		rs.mu.Unlock()
 		return false
 	}
+	rs.sending++
+	rs.mu.Unlock()
+	defer func() {
+		rs.mu.Lock()
+		if rs.sending--; rs.sending == 0 {
+			rs.sent.Broadcast()
+		}
+		rs.mu.Unlock()
+	}()
 	send()
 	return true
 }

@@ -1,4 +1,4 @@
-package main
+package proxy
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 const askKey = "mcp-policy/ask"
 
 // onAsk is the policy's human: the host, asked by elicitation.
-func (p *proxy) onAsk(ctx context.Context, q policy.Question) policy.Answer {
+func (p *Proxy) onAsk(ctx context.Context, q policy.Question) policy.Answer {
 	hc, _ := ctx.Value(hostCallKey{}).(*hostCall)
 	if q.Kind == policy.KindServerElicit {
 		res, err := p.elicitHost(ctx, hc, q.Request.Params)
@@ -30,7 +30,7 @@ func (p *proxy) onAsk(ctx context.Context, q policy.Question) policy.Answer {
 		}
 		return policy.Answer{Action: policy.Action(res.Action), Content: res.Content}
 	}
-	protocol := p.hostInfo().protocol
+	protocol := p.session().protocol
 	if hc != nil && hc.protocol != "" {
 		protocol = hc.protocol
 	}
@@ -45,7 +45,7 @@ func (p *proxy) onAsk(ctx context.Context, q policy.Question) policy.Answer {
 
 // elicitHost asks the host: by an input-required round on the call when it
 // speaks 2026-07-28, else by an elicitation/create of the proxy's own.
-func (p *proxy) elicitHost(ctx context.Context, hc *hostCall, params any) (provider.ElicitResult, error) {
+func (p *Proxy) elicitHost(ctx context.Context, hc *hostCall, params any) (provider.ElicitResult, error) {
 	var raw []byte
 	if hc != nil && hc.modern {
 		req, err := json.Marshal(map[string]any{"method": methodElicit, "params": params})
@@ -58,7 +58,7 @@ func (p *proxy) elicitHost(ctx context.Context, hc *hostCall, params any) (provi
 		}
 		raw = got[askKey]
 	} else {
-		r, err := p.hostRequest(ctx, methodElicit, params)
+		r, err := p.request(ctx, &p.hostPeer, methodElicit, params)
 		if err != nil {
 			return provider.ElicitResult{}, err
 		}

@@ -1,4 +1,4 @@
-package main
+package proxy
 
 import (
 	"bytes"
@@ -76,8 +76,9 @@ type reply struct {
 	fail        string
 }
 
-// hostRequest is a request of the host's forwarded to the server.
-type hostRequest struct {
+// forwardedRequest is a request of the host's forwarded to the server,
+// awaiting its answer.
+type forwardedRequest struct {
 	method string
 	id     []byte
 	call   *hostCall           // a decided request (decidedMethods)
@@ -93,14 +94,13 @@ type serverRequest struct {
 	kept   bool
 }
 
-// hostInfo is what the host said of itself in initialize.
-type hostInfo struct {
-	protocol  string // negotiated (the server's answer), else asked for
-	elicit    bool   // form mode: the proxy can ask its questions
-	anyElicit bool   // form or URL mode: the server's questions can be put
+// hostSession is what the host said of itself in initialize (Proxy.session).
+type hostSession struct {
+	protocol string // negotiated (the server's answer), else asked for
+	caps     capsSeen
 }
 
-type proxy struct {
+type Proxy struct {
 	opt    options
 	up     upstream
 	host   *lineWriter
@@ -120,15 +120,15 @@ type proxy struct {
 	hostGone chan struct{} // closed when stdout breaks
 	goneOnce sync.Once
 
-	mu      sync.Mutex
-	pending map[string]*hostRequest   // the host's requests at the server, by id
-	calls   map[string]*hostCall      // decided requests, by the host id they answer on
-	ownUp   map[string]chan reply     // the proxy's requests to the server
-	ownHost map[string]chan reply     // the proxy's requests to the host
-	fromSrv map[string]*serverRequest // the server's open requests, by id
-	rounds  map[string]*round         // rounds the host owes an answer, by requestState
-	info    hostInfo
-	dead    string // why the server is gone; "" while it serves
+	mu       sync.Mutex
+	pending  map[string]*forwardedRequest // the host's requests at the server, by id
+	calls    map[string]*hostCall         // decided requests, by the host id they answer on
+	hostPeer peer                         // the proxy's own requests to the host
+	srvPeer  peer                         // the proxy's own requests to the server
+	fromSrv  map[string]*serverRequest    // the server's open requests, by id
+	rounds   map[string]*round            // rounds the host owes an answer, by requestState
+	info     hostSession
+	dead     string // why the server is gone; "" while it serves
 
 	roots rootsState
 	wg    sync.WaitGroup // calls being decided, questions being answered
@@ -140,19 +140,30 @@ type proxy struct {
 	doneOnce sync.Once
 }
 
-func newProxy(opt options, up upstream, hostOut io.Writer) *proxy {
+func newProxy(opt options, up upstream, hostOut io.Writer) *Proxy {
 	ctx, cancel := context.WithCancel(context.Background())
 	tag := randomHex(6)
-	p := &proxy{
+	p := &Proxy{
 		opt: opt, up: up, stderr: opt.stderr,
 		prefix: "mcp-policy-" + tag + "-", roundPrefix: "mcp-policy/" + tag + "/",
 		ctx: ctx, cancel: cancel, hostGone: make(chan struct{}),
-		pending: map[string]*hostRequest{}, calls: map[string]*hostCall{},
-		ownUp: map[string]chan reply{}, ownHost: map[string]chan reply{}, fromSrv: map[string]*serverRequest{}, rounds: map[string]*round{},
+		pending: map[string]*forwardedRequest{}, calls: map[string]*hostCall{},
+		fromSrv: map[string]*serverRequest{}, rounds: map[string]*round{},
 		work:   make(chan *hostCall),
 		reader: make(chan *lineReader, 1), hostDone: make(chan struct{}),
 	}
 	p.host = &lineWriter{w: hostOut, onErr: func(error) { p.goneOnce.Do(func() { close(p.hostGone) }) }}
+	p.hostPeer = peer{name: "the host", write: p.toHost, gone: p.hostGone, own: map[string]chan reply{},
+		goneWhy: func() string {
+			select {
+			case <-p.hostGone:
+				return "the host is gone"
+			default:
+				return ""
+			}
+		}}
+	// The server's going (serverGone) fails the requests waiting on it.
+	p.srvPeer = peer{name: "the server", write: p.toUpstream, own: map[string]chan reply{}, goneWhy: func() string { return p.dead }}
 	return p
 }
 
@@ -162,13 +173,13 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-func (p *proxy) warnf(format string, a ...any) {
+func (p *Proxy) warnf(format string, a ...any) {
 	fmt.Fprintf(p.stderr, "mcp-policy proxy: "+format+"\n", a...)
 }
 
 // run relays until the host leaves or the server goes, and returns the
 // status to exit with.
-func (p *proxy) run(hostIn io.Reader, signals <-chan int) int {
+func (p *Proxy) run(hostIn io.Reader, signals <-chan int) int {
 	serverDone := make(chan int, 1)
 	go func() {
 		for {
@@ -208,7 +219,7 @@ func (p *proxy) run(hostIn io.Reader, signals <-chan int) int {
 }
 
 // wait waits for the goroutines answering calls, at most d.
-func (p *proxy) wait(d time.Duration) {
+func (p *Proxy) wait(d time.Duration) {
 	done := make(chan struct{})
 	go func() { p.wg.Wait(); close(done) }()
 	select {
@@ -226,7 +237,7 @@ func (p *proxy) wait(d time.Duration) {
 // decides, so that no handing over stands between the host's request and
 // the server; then it stands by itself. Whoever reads end of input closes
 // hostDone.
-func (p *proxy) readHost(lr *lineReader) {
+func (p *Proxy) readHost(lr *lineReader) {
 	for {
 		msg, err := lr.next()
 		if err != nil {
@@ -255,7 +266,7 @@ func (p *proxy) readHost(lr *lineReader) {
 }
 
 // standBy waits to be handed the reader.
-func (p *proxy) standBy() {
+func (p *Proxy) standBy() {
 	select {
 	case lr := <-p.reader:
 		p.standing.Add(-1)
@@ -266,7 +277,7 @@ func (p *proxy) standBy() {
 
 // fromHost handles one message of the host's, and returns the request in
 // it for the caller to decide, if it is one the policy decides.
-func (p *proxy) fromHost(msg []byte) *hostCall {
+func (p *Proxy) fromHost(msg []byte) *hostCall {
 	env, batch, err := readMessage(msg)
 	if err != nil {
 		p.refuseFromHost(env, msg, err)
@@ -287,8 +298,7 @@ func (p *proxy) fromHost(msg []byte) *hostCall {
 	case env.isResponse():
 		key := idKey(env.id)
 		p.mu.Lock()
-		ch, ours := p.ownHost[key]
-		delete(p.ownHost, key)
+		ch, ours := p.hostPeer.take(key)
 		sr := p.fromSrv[key]
 		if ours || sr == nil || sr.kept || !validID(env.id) {
 			sr = nil
@@ -353,7 +363,7 @@ func (p *proxy) fromHost(msg []byte) *hostCall {
 // refuseFromHost answers a host line the server could read otherwise than
 // the proxy (see readMessage): a request gets an error, and nothing reaches
 // the server.
-func (p *proxy) refuseFromHost(env envelope, msg []byte, err error) {
+func (p *Proxy) refuseFromHost(env envelope, msg []byte, err error) {
 	if env.id != nil && env.method != "" {
 		p.toHost(errorMessage(env.id, -32600, "mcp-policy: invalid request: "+err.Error()+"; not passed on"))
 		return
@@ -366,7 +376,7 @@ func (p *proxy) refuseFromHost(env envelope, msg []byte, err error) {
 // or one a lenient reader reads as the id of another open request from
 // the same side, whose answer and cancellation would then be taken for
 // either.
-func (p *proxy) refusedID(id []byte, fromHost bool) string {
+func (p *Proxy) refusedID(id []byte, fromHost bool) string {
 	switch {
 	case !validID(id):
 		return "a request id must be a string or an integer written without fraction or exponent"
@@ -403,36 +413,36 @@ func (p *proxy) refusedID(id []byte, fromHost bool) string {
 
 // forward sends a host request to the server, to be answered by the
 // server's response.
-func (p *proxy) forward(msg []byte, env envelope, snoop func([]byte)) {
+func (p *Proxy) forward(msg []byte, env envelope, snoop func([]byte)) {
 	key := idKey(env.id)
 	p.mu.Lock()
-	p.pending[key] = &hostRequest{method: env.method, id: bytes.Clone(env.id), snoop: snoop}
+	p.pending[key] = &forwardedRequest{method: env.method, id: bytes.Clone(env.id), snoop: snoop}
 	p.mu.Unlock()
 	p.toUpstream(msg)
 }
 
 // toUpstream sends msg to the server. A server that cannot be written to is
 // stopped; its going answers whatever waits on it.
-func (p *proxy) toUpstream(msg []byte) {
+func (p *Proxy) toUpstream(msg []byte) {
 	if err := p.up.send(msg); err != nil && p.deadReason() == "" {
 		go p.up.stop()
 	}
 }
 
-func (p *proxy) toHost(msg []byte) { _ = p.host.write(msg) }
+func (p *Proxy) toHost(msg []byte) { _ = p.host.write(msg) }
 
-func (p *proxy) ownID(raw []byte) bool {
+func (p *Proxy) ownID(raw []byte) bool {
 	return len(raw) > 0 && raw[0] == '"' && strings.HasPrefix(idKey(raw), "s"+p.prefix)
 }
 
-func (p *proxy) deadReason() string {
+func (p *Proxy) deadReason() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.dead
 }
 
 // answerDead answers a request the server can no longer answer.
-func (p *proxy) answerDead(method string, id []byte, why string) {
+func (p *Proxy) answerDead(method string, id []byte, why string) {
 	if method == methodToolsCall {
 		p.toHost(resultMessage(id, errorResult("mcp-policy: "+why+"; the call was not run.")))
 		return
@@ -441,15 +451,10 @@ func (p *proxy) answerDead(method string, id []byte, why string) {
 }
 
 // readInitialize notes what the host can do.
-func (p *proxy) readInitialize(params []byte) {
+func (p *Proxy) readInitialize(params []byte) {
 	var in struct {
-		ProtocolVersion string `json:"protocolVersion"`
-		Capabilities    struct {
-			Elicitation *struct {
-				Form *json.RawMessage `json:"form"`
-				URL  *json.RawMessage `json:"url"`
-			} `json:"elicitation"`
-		} `json:"capabilities"`
+		ProtocolVersion string             `json:"protocolVersion"`
+		Capabilities    clientCapabilities `json:"capabilities"`
 	}
 	if err := json.Unmarshal(params, &in); err != nil {
 		return
@@ -457,13 +462,10 @@ func (p *proxy) readInitialize(params []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.info.protocol = in.ProtocolVersion
-	e := in.Capabilities.Elicitation
-	// An empty elicitation object is form mode (protocol 2025-06-18).
-	p.info.elicit = e != nil && (e.Form != nil || e.URL == nil)
-	p.info.anyElicit = e != nil
+	p.info.caps = in.Capabilities.seen()
 }
 
-func (p *proxy) readInitializeResult(result []byte) {
+func (p *Proxy) readInitializeResult(result []byte) {
 	var out struct {
 		ProtocolVersion string `json:"protocolVersion"`
 	}
@@ -474,7 +476,8 @@ func (p *proxy) readInitializeResult(result []byte) {
 	}
 }
 
-func (p *proxy) hostInfo() hostInfo {
+// session is what the host said of itself in initialize.
+func (p *Proxy) session() hostSession {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.info
@@ -485,7 +488,7 @@ func (p *proxy) hostInfo() hostInfo {
 // rides an input-required round was answered on its id already (with the
 // round): the cancellation of that id withdraws the round, unless the host
 // has a request open on the id again.
-func (p *proxy) hostCancelled(params []byte) {
+func (p *Proxy) hostCancelled(params []byte) {
 	raw := member(params, "requestId")
 	if raw == nil {
 		return
@@ -493,7 +496,10 @@ func (p *proxy) hostCancelled(params []byte) {
 	key := idKey(raw)
 	p.mu.Lock()
 	hc := p.calls[key]
-	if hc != nil && hc.isAtServer() {
+	p.mu.Unlock()
+	atServer := hc != nil && hc.isAtServer() // hc.mu, not under p.mu
+	p.mu.Lock()
+	if atServer {
 		// The server was told too (the notification went on); if it
 		// answers anyway, the answer is dropped.
 		if hr := p.pending[key]; hr != nil && hr.call == hc {
@@ -516,7 +522,7 @@ func (p *proxy) hostCancelled(params []byte) {
 
 // ---- messages from the server
 
-func (p *proxy) fromUpstream(msg []byte) {
+func (p *Proxy) fromUpstream(msg []byte) {
 	env, batch, err := readMessage(msg)
 	if err != nil {
 		p.refuseFromServer(env, msg, err)
@@ -532,8 +538,7 @@ func (p *proxy) fromUpstream(msg []byte) {
 	case env.isResponse():
 		key := idKey(env.id)
 		p.mu.Lock()
-		if ch, ours := p.ownUp[key]; ours {
-			delete(p.ownUp, key)
+		if ch, ours := p.srvPeer.take(key); ours {
 			p.mu.Unlock()
 			ch <- reply{result: bytes.Clone(env.result), err: bytes.Clone(env.err)}
 			return
@@ -604,7 +609,7 @@ func (p *proxy) fromUpstream(msg []byte) {
 // answers, if that can be read, is answered with an error instead: the
 // host's request, or the proxy's own; a request of the server's gets an
 // error back.
-func (p *proxy) refuseFromServer(env envelope, msg []byte, err error) {
+func (p *Proxy) refuseFromServer(env envelope, msg []byte, err error) {
 	p.warnf("the MCP server wrote a line that is not one JSON-RPC message a host reads one way (%v); dropped: %.120q", err, msg)
 	why := "the MCP server's answer could be read more than one way (" + err.Error() + "); not passed on"
 	switch {
@@ -616,8 +621,7 @@ func (p *proxy) refuseFromServer(env envelope, msg []byte, err error) {
 	default: // it would answer something
 		key := idKey(env.id)
 		p.mu.Lock()
-		ch, ours := p.ownUp[key]
-		delete(p.ownUp, key)
+		ch, ours := p.srvPeer.take(key)
 		hr := p.pending[key]
 		delete(p.pending, key)
 		p.mu.Unlock()
@@ -632,7 +636,7 @@ func (p *proxy) refuseFromServer(env envelope, msg []byte, err error) {
 
 // failPending answers a host request at the server that the server will
 // not answer: with code and why, or for a call with an error result.
-func (p *proxy) failPending(hr *hostRequest, code int, why string) {
+func (p *Proxy) failPending(hr *forwardedRequest, code int, why string) {
 	switch hc := hr.call; {
 	case hc != nil && hc.isAtServer():
 		if hc.claim() {
@@ -648,17 +652,17 @@ func (p *proxy) failPending(hr *hostRequest, code int, why string) {
 
 // serverGone answers everything that waited on the server, tells the host,
 // and returns the server's exit status.
-func (p *proxy) serverGone() int {
+func (p *Proxy) serverGone() int {
 	code, why := p.up.exit()
 	p.mu.Lock()
 	p.dead = why
-	pending, ownUp := p.pending, p.ownUp
+	pending, ownUp := p.pending, p.srvPeer.own
 	// A copy: done deletes from p.calls as the calls end.
 	calls := make([]*hostCall, 0, len(p.calls))
 	for _, hc := range p.calls {
 		calls = append(calls, hc)
 	}
-	p.pending, p.ownUp, p.fromSrv = map[string]*hostRequest{}, map[string]chan reply{}, map[string]*serverRequest{}
+	p.pending, p.srvPeer.own, p.fromSrv = map[string]*forwardedRequest{}, map[string]chan reply{}, map[string]*serverRequest{}
 	p.mu.Unlock()
 	for _, hr := range pending {
 		p.failPending(hr, errServerGone, why)
@@ -684,59 +688,65 @@ func (p *proxy) serverGone() int {
 // ---- the proxy's own requests
 
 // newID is a fresh id of the proxy's own, as raw JSON.
-func (p *proxy) newID() []byte {
+func (p *Proxy) newID() []byte {
 	return strconv.AppendQuote(nil, p.prefix+strconv.FormatUint(p.nextID.Add(1), 10))
 }
 
-// hostRequest sends the host a request of the proxy's own and waits for
-// its answer. If ctx ends first the request is withdrawn (cancelled).
-func (p *proxy) hostRequest(ctx context.Context, method string, params any) (reply, error) {
-	id := p.newID()
-	key := idKey(id)
-	ch := make(chan reply, 1)
-	p.mu.Lock()
-	p.ownHost[key] = ch
-	p.mu.Unlock()
-	p.toHost(requestMessage(id, method, params))
-	select {
-	case r := <-ch:
-		return r, nil
-	case <-p.hostGone:
-		return reply{}, fmt.Errorf("the host is gone")
-	case <-ctx.Done():
-		p.mu.Lock()
-		delete(p.ownHost, key)
-		p.mu.Unlock()
-		p.toHost(notification(notifyCancelled, map[string]any{"requestId": json.RawMessage(id), "reason": context.Cause(ctx).Error()}))
-		return reply{}, context.Cause(ctx)
-	}
+// peer is one side of the relay, the host or the server, as the proxy's
+// own requests see it: the one engine that sends them, waits for their
+// answers, and withdraws them (request) serves both.
+type peer struct {
+	name  string
+	write func(msg []byte)
+	// gone is closed when the side can answer no more (nil: never, the
+	// side's going answers its requests instead); goneWhy, called with
+	// p.mu held, says why, "" while it can answer.
+	gone    <-chan struct{}
+	goneWhy func() string
+	own     map[string]chan reply // the requests awaiting an answer, by idKey; under p.mu
 }
 
-// upstreamRequest sends the server a request of the proxy's own.
-func (p *proxy) upstreamRequest(ctx context.Context, method string, params any) (reply, error) {
+// take removes and returns the channel of the request key answers, when
+// it is one of the proxy's own to this side. p.mu is held.
+func (s *peer) take(key string) (chan reply, bool) {
+	ch, ok := s.own[key]
+	delete(s.own, key)
+	return ch, ok
+}
+
+// request sends to a request of the proxy's own and waits for its answer:
+// the response's result or error, or an error when the side goes or fails
+// it (reply.fail). If ctx ends first the request is withdrawn: forgotten,
+// and cancelled with a notification.
+func (p *Proxy) request(ctx context.Context, to *peer, method string, params any) (reply, error) {
 	id := p.newID()
 	key := idKey(id)
 	ch := make(chan reply, 1)
 	p.mu.Lock()
-	if p.dead != "" {
-		why := p.dead
+	if why := to.goneWhy(); why != "" {
 		p.mu.Unlock()
-		return reply{}, fmt.Errorf("%s", why)
+		return reply{}, errors.New(why)
 	}
-	p.ownUp[key] = ch
+	to.own[key] = ch
 	p.mu.Unlock()
-	p.toUpstream(requestMessage(id, method, params))
+	to.write(requestMessage(id, method, params))
+	forget := func() {
+		p.mu.Lock()
+		to.take(key)
+		p.mu.Unlock()
+	}
 	select {
 	case r := <-ch:
 		if r.fail != "" {
-			return r, fmt.Errorf("%s", r.fail)
+			return r, errors.New(r.fail)
 		}
 		return r, nil
+	case <-to.gone:
+		forget()
+		return reply{}, errors.New(to.name + " is gone")
 	case <-ctx.Done():
-		p.mu.Lock()
-		delete(p.ownUp, key)
-		p.mu.Unlock()
-		p.toUpstream(notification(notifyCancelled, map[string]any{"requestId": json.RawMessage(id), "reason": context.Cause(ctx).Error()}))
+		forget()
+		to.write(notification(notifyCancelled, map[string]any{"requestId": json.RawMessage(id), "reason": context.Cause(ctx).Error()}))
 		return reply{}, context.Cause(ctx)
 	}
 }

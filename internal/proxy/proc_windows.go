@@ -1,15 +1,11 @@
 //go:build windows
 
-package main
+package proxy
 
 import (
 	"os"
 	"syscall"
 )
-
-var stopSignals = []os.Signal{os.Interrupt}
-
-func isPipe(syscall.Signal) bool { return false }
 
 func sysProcAttr() *syscall.SysProcAttr { return nil }
 

@@ -1,0 +1,73 @@
+// Package proxy is mcp-policy's MCP proxy: an MCP server on one stream to
+// the host and a client of the server it stands in front of (a process it
+// runs, or a remote server over streamable HTTP). Everything passes
+// through unchanged except tools/call, resources/read, prompts/get and
+// completion/complete, which the policy decides (the last three as calls
+// to a tool named by the method): allowed calls go to the server as the
+// host sent them and come back as the server answered; denied ones get an
+// is_error result the model can read (a JSON-RPC error for the three,
+// whose results have no isError); asks reach the human as an elicitation
+// through the host.
+//
+// The package is internal. Its one user is cmd/mcp-policy, which parses
+// flags and starts it: New, then StartServer or DialServer, then Run. A Go
+// host or gateway that wants the policy in-process has the policy and
+// provider packages, which decide calls without any JSON-RPC relaying;
+// what this package adds is the byte-for-byte relaying of a stdio or HTTP
+// stream, with its process supervision, signals and exit statuses, which
+// is a program's business rather than a library's, and whose API would
+// freeze details (the upstream interface, the options) still moving.
+package proxy
+
+// # Concurrency
+//
+// Goroutines: one reads the host (readHost, handing its reader on to a
+// goroutine standing by whenever it decides a call itself), one reads the
+// server (run's loop over up.recv, then serverGone), one per call being
+// decided (runCall, on a worker or the reading goroutine), one per
+// question of the server's put to the human (serverElicit), and the
+// timers that settle a new host root. Anything may write to the host or
+// the server.
+//
+// What each lock guards:
+//
+//   - rs.mu (Proxy.roots.mu): the roots state, rootsState's fields (what
+//     the server asked, what the host answered, what is settled, the
+//     policy sets by host root) and rs.sending, the decided calls between
+//     sendDecided's check and their writing.
+//   - p.mu (Proxy.mu): the relay's tables — pending, calls, the proxy's
+//     own requests to each side (hostPeer.own, srvPeer.own), fromSrv, rounds — and
+//     info (the host's session) and dead.
+//   - hc.mu (hostCall.mu): one decided request's answering state: id,
+//     moved, live, extra, byHost, diedWith, atServer.
+//   - cat.mu (catalogue.mu): the server's tools as last listed.
+//   - lineWriter.mu: one stream's writes, so that messages are whole; it is
+//     the lock of the writing itself. The upstreams' own mu guard their
+//     process state or waiting table.
+//
+// The one order: rs.mu, then p.mu, then hc.mu, then cat.mu, then a
+// lineWriter's or an upstream's mu. A goroutine holding one may take only
+// those after it. Today no goroutine holds two of the first four at once:
+// each is taken, read or changed, and let go before the next is taken;
+// the order says which nesting a change may add.
+//
+// No lock is held across I/O: nothing is written to the host or the
+// server, to stderr or the decision log, and no channel is waited on, with
+// rs.mu, p.mu, hc.mu or cat.mu held (a lineWriter's mu is held across
+// exactly its one write, and takes nothing after it). Where a write must
+// keep its place relative to a change of state, the state is changed first
+// under the lock, and the write follows it: a roots/list of the server's
+// takes the policy's root away before the host sees it; a host's
+// list_changed before the server does. The one ordering that needs more is
+// sendDecided's: a decided call passes its roots check under rs.mu and is
+// written after it, counted in rs.sending meanwhile, and hostAnswersRoots
+// waits (sync.Cond on rs.mu, which lets the lock go while it waits) for
+// that count to fall to 0 before it relays an answer that could change
+// the server's root. Replies to the proxy's own requests go through
+// channels of one buffered slot, filled once, after the lock is let go.
+//
+// Before, sendDecided and the roots relaying held rs.mu across their
+// writes: a server that stopped reading its stdin until the proxy read
+// what it wrote could leave the proxy's server reader waiting on rs.mu
+// while a call waited, under rs.mu, on the server
+// (TestNoLockAcrossTheServersWrite).

@@ -1,0 +1,122 @@
+package proxy
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"github.com/mcp-policy/mcp-policy/decisionlog"
+	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
+)
+
+// The values of Options.Ask.
+const (
+	AskElicit = "elicit" // ask the human through the host
+	AskRefuse = "refuse" // refuse what needs asking
+)
+
+// Options are what the proxy runs with.
+type Options struct {
+	Config *cliconfig.Config
+	Grants *grants.Store
+	Log    *decisionlog.Logger // nil: no decision log
+	// Ask is AskElicit or AskRefuse.
+	Ask string
+	// AskTimeout bounds how long a question waits for the host's answer
+	// in a 2026-07-28 input-required round.
+	AskTimeout time.Duration
+	Stderr     io.Writer // the proxy's own messages, and a server's stderr
+}
+
+// options are what the proxy runs with, as it reads them.
+type options struct {
+	cfg        *cliconfig.Config
+	store      *grants.Store
+	log        *decisionlog.Logger
+	askMode    string
+	askTimeout time.Duration
+	rootsFixed bool // --root given: the host's roots are passed up, not used
+	stderr     io.Writer
+}
+
+// New compiles the policies and returns a proxy that writes to the host on
+// hostOut. No server is started yet.
+func New(o Options, hostOut io.Writer) (*Proxy, error) {
+	opt := options{cfg: o.Config, store: o.Grants, log: o.Log, askMode: o.Ask, askTimeout: o.AskTimeout,
+		rootsFixed: len(o.Config.Roots) > 0, stderr: o.Stderr}
+	p := newProxy(opt, nil, hostOut)
+	set, err := p.buildPolicies(o.Config.Roots)
+	if err != nil {
+		return nil, err
+	}
+	p.pols.Store(set)
+	p.roots.init(set)
+	return p, nil
+}
+
+// Server is the MCP server the proxy stands in front of.
+type Server interface{ upstream }
+
+// StartServer runs command in a process group of its own, its stderr
+// copied to stderr.
+func StartServer(command string, args []string, stderr io.Writer) (Server, error) {
+	u, err := startStdio(command, args, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// DialServer reaches a remote server over streamable HTTP, with headers
+// ("Name: value") on every request.
+func DialServer(url string, headers []string) (Server, error) {
+	u, err := newHTTPUpstream(url, headers)
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// Run relays between the host (hostIn, and the hostOut New was given) and
+// s until the host leaves, the server goes or a signal number arrives on
+// signals, and returns the status to exit with: the server's when it
+// ended on its own.
+func (p *Proxy) Run(s Server, hostIn io.Reader, signals <-chan int) int {
+	p.up = s
+	return p.run(hostIn, signals)
+}
+
+// GrowPipe enlarges the pipe f is an end of, if it is one and the system
+// allows it; otherwise nothing changes.
+func GrowPipe(f *os.File) { growPipe(f) }
+
+// TellHost answers the host's first request, when one comes within 5
+// seconds, with why there is no server.
+func TellHost(hostIn io.Reader, hostOut io.Writer, why string) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		lr := newLineReader(hostIn)
+		for {
+			msg, err := lr.next()
+			if err != nil {
+				return
+			}
+			env, err := parseEnvelope(msg)
+			if err != nil || !env.isRequest() {
+				continue
+			}
+			if env.method == methodToolsCall {
+				_, _ = hostOut.Write(resultMessage(env.id, errorResult("mcp-policy: "+why)))
+			} else {
+				_, _ = hostOut.Write(errorMessage(env.id, errServerGone, "mcp-policy: "+why))
+			}
+			return
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
+}

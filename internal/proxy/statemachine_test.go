@@ -1,0 +1,172 @@
+package proxy
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The relay's state machine without processes: the decisions, the ids it
+// takes, cancellation, input-required rounds and roots.
+
+func errorCode(m map[string]any) any {
+	e, _ := m["error"].(map[string]any)
+	return e["code"]
+}
+
+func isErrorResult(m map[string]any) bool {
+	r, _ := m["result"].(map[string]any)
+	return r["isError"] == true
+}
+
+// An allowed call goes to the server as the host sent it and its answer
+// comes back; a denied one is answered with an is_error result and never
+// reaches the server.
+func TestRelayDecides(t *testing.T) {
+	rt := newRelayTest(t, testRules, true)
+	rt.initialize(`{}`)
+	rt.fromHost(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"secret","arguments":{}}}`)
+	m := next(t, rt.host, "the refusal")
+	assert.EqualValues(t, 1, m["id"])
+	assert.True(t, isErrorResult(m), "%v", m)
+	nothing(t, rt.server, "a denied call")
+
+	rt.fromHost(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"x":"y"}}}`)
+	m = next(t, rt.server, "the allowed call")
+	assert.Equal(t, "tools/call", m["method"])
+	assert.EqualValues(t, 2, m["id"])
+	rt.fromServer(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"y"}]}}`)
+	m = next(t, rt.host, "the server's answer")
+	assert.EqualValues(t, 2, m["id"])
+	assert.False(t, isErrorResult(m))
+
+	// A resources/read refused is a JSON-RPC error: its result has no isError.
+	rt.fromHost(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"file:///etc/passwd"}}`)
+	m = next(t, rt.host, "the refused read")
+	assert.EqualValues(t, errRefused, errorCode(m), "%v", m)
+	nothing(t, rt.server, "a refused read")
+}
+
+// An id open already, as any reader reads it, or of the proxy's own, is
+// refused; the server never sees the request.
+func TestRelayRefusesIDsInUse(t *testing.T) {
+	rt := newRelayTest(t, testRules, true)
+	rt.initialize(`{}`)
+	rt.fromHost(`{"jsonrpc":"2.0","id":7,"method":"resources/list"}`)
+	assert.EqualValues(t, 7, next(t, rt.server, "the first request")["id"])
+	for _, id := range []string{`7`, `"7"`, `"0x7"`, `"` + rt.p.prefix + `1"`, `1.5`} {
+		rt.fromHost(`{"jsonrpc":"2.0","id":` + id + `,"method":"resources/list"}`)
+		m := next(t, rt.host, "the refusal of "+id)
+		assert.EqualValues(t, -32600, errorCode(m), "%s: %v", id, m)
+	}
+	nothing(t, rt.server, "refused requests")
+	rt.fromServer(`{"jsonrpc":"2.0","id":7,"result":{"resources":[]}}`)
+	assert.EqualValues(t, 7, next(t, rt.host, "the answer")["id"])
+	rt.fromHost(`{"jsonrpc":"2.0","id":"7","method":"resources/list"}`)
+	assert.Equal(t, "7", next(t, rt.server, "the id again, answered")["id"])
+}
+
+// The host's cancellation of a call at the server goes on to the server,
+// and the server's answer, should it come, is dropped.
+func TestRelayHostCancelsACall(t *testing.T) {
+	rt := newRelayTest(t, testRules, true)
+	rt.initialize(`{}`)
+	rt.fromHost(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	assert.EqualValues(t, 4, next(t, rt.server, "the call")["id"])
+	rt.fromHost(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`)
+	m := next(t, rt.server, "the cancellation")
+	assert.Equal(t, "notifications/cancelled", m["method"])
+	eventually(t, "the call is forgotten", func() bool {
+		rt.p.mu.Lock()
+		defer rt.p.mu.Unlock()
+		return len(rt.p.calls) == 0 && len(rt.p.pending) == 0
+	})
+	rt.fromServer(`{"jsonrpc":"2.0","id":4,"result":{"content":[]}}`)
+	nothing(t, rt.host, "an answer to a cancelled call")
+}
+
+// On 2026-07-28 the proxy's question rides an input-required round on the
+// call; the host's retry carrying the round's requestState and the answer
+// resumes the call, answered on the retry's id. A retry with a
+// requestState of the proxy's that is no open round is refused.
+func TestRelayRounds(t *testing.T) {
+	rt := newRelayTest(t, testRules, true)
+	rt.initialize(`{}`)
+	meta := `"_meta":{"` + metaProtocol + `":"2026-07-28","` + metaClientCaps + `":{"elicitation":{"form":{}}}}`
+	rt.fromHost(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ask_me","arguments":{"a":1},` + meta + `}}`)
+	m := next(t, rt.host, "the round")
+	assert.EqualValues(t, 5, m["id"])
+	res := m["result"].(map[string]any)
+	require.Equal(t, "input_required", res["resultType"], "%v", m)
+	state, _ := res["requestState"].(string)
+	require.True(t, strings.HasPrefix(state, rt.p.roundPrefix), state)
+	ask := res["inputRequests"].(map[string]any)[askKey].(map[string]any)
+	assert.Equal(t, methodElicit, ask["method"])
+	nothing(t, rt.server, "a call waiting on the human")
+
+	rt.fromHost(`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"ask_me","arguments":{"a":1},"requestState":"` + rt.p.roundPrefix + `forged",` + meta + `}}`)
+	m = next(t, rt.host, "the forged retry's refusal")
+	assert.EqualValues(t, 6, m["id"])
+	assert.True(t, isErrorResult(m), "%v", m)
+
+	// The forged retry withdrew the round of the same call: a question
+	// left open would hold every other until --ask-timeout.
+	answer, _ := json.Marshal(map[string]any{askKey: map[string]any{"action": "accept", "content": map[string]any{answerField: "allow-once"}}})
+	rt.fromHost(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ask_me","arguments":{"a":1},"requestState":"` + state + `","inputResponses":` + string(answer) + `,` + meta + `}}`)
+	m = next(t, rt.host, "the stale retry's refusal")
+	assert.EqualValues(t, 7, m["id"])
+	assert.True(t, isErrorResult(m), "%v", m)
+
+	// Asked again, and answered.
+	rt.fromHost(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"ask_me","arguments":{"a":1},` + meta + `}}`)
+	state, _ = next(t, rt.host, "the second round")["result"].(map[string]any)["requestState"].(string)
+	rt.fromHost(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"ask_me","arguments":{"a":1},"requestState":"` + state + `","inputResponses":` + string(answer) + `,` + meta + `}}`)
+	m = next(t, rt.server, "the allowed call")
+	assert.EqualValues(t, 9, m["id"], "the call goes on under the retry's id")
+	assert.Equal(t, "tools/call", m["method"])
+	rt.fromServer(`{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"done"}]}}`)
+	m = next(t, rt.host, "the answer on the retry")
+	assert.EqualValues(t, 9, m["id"])
+	assert.False(t, isErrorResult(m))
+}
+
+// The policy's root follows the server's: taken away while a roots/list
+// of the server's is in flight or the host's roots changed, given once the
+// server has the answer and has had rootsSettle, and given back at once
+// when the server cancels its roots/list.
+func TestRelayRoots(t *testing.T) {
+	rt := newRelayTest(t, testRules, true)
+	rt.initialize(`{"roots":{"listChanged":true}}`)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	rt.giveRoot("r1", dir)
+
+	rt.fromHost(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`)
+	assert.Equal(t, notifyRootsChange, next(t, rt.server, "list_changed at the server")["method"])
+	d, settled, _ := rt.rootsNow()
+	assert.False(t, settled, "the host's roots changed")
+	assert.Empty(t, d)
+
+	rt.fromServer(`{"jsonrpc":"2.0","id":"r2","method":"roots/list"}`)
+	assert.Equal(t, "roots/list", next(t, rt.host, "the second roots/list")["method"])
+	rt.fromServer(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r2"}}`)
+	next(t, rt.host, "the cancellation at the host")
+	d, settled, _ = rt.rootsNow()
+	assert.False(t, settled, "still changed since the server was last given roots")
+	assert.Empty(t, d)
+
+	rt.giveRoot("r3", dir)
+	// Two roots: no root.
+	rt.fromServer(`{"jsonrpc":"2.0","id":"r4","method":"roots/list"}`)
+	next(t, rt.host, "the fourth roots/list")
+	rt.fromHost(`{"jsonrpc":"2.0","id":"r4","result":{"roots":[{"uri":"file://` + dir + `"},{"uri":"file:///tmp"}]}}`)
+	assert.Equal(t, "r4", next(t, rt.server, "the answer")["id"])
+	eventually(t, "settled with no root", func() bool {
+		d, settled, _ := rt.rootsNow()
+		return settled && d == ""
+	})
+}

@@ -42,7 +42,7 @@ done
 go test ./internal/strictjson/ -run '^$' -fuzz '^FuzzDecodeJSON$' -fuzztime "$fuzz_runs"
 go test ./internal/argread/ -run '^$' -fuzz '^FuzzArgumentsSeen$' -fuzztime "$fuzz_runs"
 for target in FuzzReadMessage FuzzEnvelope; do
-	go test ./cmd/mcp-policy/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
+	go test ./internal/proxy/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done
 
 step "go test -race"

@@ -64,14 +64,14 @@ servers := {
 		"tree_sha", "tag", "path_filter", "filename", "files", "resource_id",
 	]}],
 	# zereight/gitlab-mcp: file_path, path and the refs are in the remote
-	# project (project_id may be "group/sub/project"); upload_markdown
-	# reads a local file_path, and the download tools write to local_path.
+	# project (project_id may be "group/sub/project"), target_url and
+	# external_url are URLs GitLab stores, not ones this server fetches;
+	# upload_markdown reads a local file_path, and the download tools
+	# write to local_path.
 	"gitlab": [
 		{"tool": "*", "text": [
 			"project_id", "file_path", "previous_path", "path", "artifact_path", "direct_asset_path", "file_paths",
 			"ref", "source_branch", "target_branch", "from", "to", "excluded_file_patterns", "filename",
-			# URLs GitLab stores (a commit status's, an environment's), not
-			# ones this server fetches.
 			"target_url", "external_url",
 		]},
 		{"tool": "upload_markdown", "paths": ["file_path"]},
@@ -112,9 +112,7 @@ servers := {
 	],
 	# The archived google-maps server: places are addresses, "lat,lng" or
 	# "place_id:..."; it only calls Google's API.
-	"google-maps": [{"tool": "maps_*", "text": [
-		"address", "origin", "destination", "origins", "destinations", "place_id", "location", "locations",
-	]}],
+	"google-maps": [{"tool": "maps_*", "text": map_places}],
 	# ckreiling/mcp-server-docker: build_image's path is the local build
 	# context; images and repositories are read by their shape (a registry
 	# at an address, "10.0.0.1:5000/x", is a host the daemon reaches); a
@@ -131,18 +129,16 @@ servers := {
 	# containers/kubernetes-mcp-server: names, API versions ("apps/v1"),
 	# selectors and a pod's command are the cluster's, not local. A helm
 	# chart ("bitnami/nginx", "oci://...") is read by its shape.
-	"kubernetes": [
-		{"tool": "*", "text": [
-			"name", "namespace", "apiVersion", "kind", "labelSelector", "fieldSelector", "label_selector",
-			"container", "image", "command",
-		]},
-	],
-	# Flux159/mcp-server-kubernetes: manifests are read from local files.
+	"kubernetes": [{"tool": "*", "text": [
+		"name", "namespace", "apiVersion", "kind", "labelSelector", "fieldSelector", "label_selector",
+		"container", "image", "command",
+	]}],
+	# Flux159/mcp-server-kubernetes: manifests are read from local files;
+	# output is kubectl's -o, a format (json, wide), not a file.
 	"kubernetes-flux159": [
 		{"tool": "*", "text": [
 			"resourceType", "resourceName", "name", "namespace", "context", "labelSelector", "fieldSelector",
 			"command", "nodeName",
-			# kubectl's -o: a format (json, wide), not a file.
 			"output",
 		]},
 		{"tool": "kubectl_apply", "paths": ["filename"]},
@@ -174,3 +170,6 @@ servers := {
 	# Slack: channels, users and timestamps.
 	"slack": [{"tool": "*", "text": ["channel_id", "thread_ts", "timestamp", "user_id"]}],
 }
+
+# The places a map tool takes: addresses, "lat,lng" or "place_id:...".
+map_places := ["address", "origin", "destination", "origins", "destinations", "place_id", "location", "locations"]

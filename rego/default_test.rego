@@ -81,8 +81,9 @@ test_prompts_and_completions_are_allowed_unless_a_rule_says_otherwise if {
 			with data.mcp_data as h.mcp_data(defaults.rules)
 		d.decision == "allow"
 		d.reason == "rule"
+		deny_secret := [{"tool": "*", "decision": "deny", "under": "/srv/secret"}]
 		denied := engine.decision with input as h.call(tool, {"annotations": h.read_only, "paths": ["/srv/secret/a"]})
-			with data.mcp_data as h.mcp_data(array.concat(defaults.rules, [{"tool": "*", "decision": "deny", "under": "/srv/secret"}]))
+			with data.mcp_data as h.mcp_data(array.concat(defaults.rules, deny_secret))
 		denied.decision == "deny"
 	}
 	other := engine.decision with input as h.call("prompts/list", {})
@@ -94,7 +95,8 @@ test_a_resource_read_is_a_read_only_read if {
 	local := engine.decision with input as h.call("resources/read", {"annotations": h.read_only, "paths": ["/srv/a.md"]})
 		with data.mcp_data as h.mcp_data(defaults.rules)
 	local.decision == "allow"
-	remote := engine.decision with input as h.call("resources/read", {"annotations": h.read_only, "urls": ["https://x.org/a"]})
+	remote_call := h.call("resources/read", {"annotations": h.read_only, "urls": ["https://x.org/a"]})
+	remote := engine.decision with input as remote_call
 		with data.mcp_data as h.mcp_data(defaults.rules)
 	remote.decision == "ask"
 	remote.reason == "no-match"

@@ -83,21 +83,12 @@ ask contains {
 # The path's type (a directory argument) is not used: git's repo_path is a
 # directory too. reset, restore and checkout are not tree_verbs: they
 # change files in a tree, and the tree stays.
-ask contains sprintf(
-	"'%s' can delete or move what it names, and names %s, a whole tree or one holding a root",
-	[input.tool, p.path],
-) if {
+ask contains sprintf("'%s' is destructive and names %s, a whole tree or one holding a root", [input.tool, p.path]) if {
 	destructive # first: for every other call, the lookups below would be wasted
 	some p in input.paths
-	mcp.path.fold(p.path) in whole_trees
-	tree_tool
-}
-
-ask contains sprintf("'%s' is destructive and names %s, which holds a root", [input.tool, p.path]) if {
-	destructive
-	some p in input.paths
-	mcp.path.fold(p.path) in above_roots
-	not tree_tool
+	f := mcp.path.fold(p.path)
+	f in whole_trees # the test most calls fail: what follows is for a whole tree only
+	count({true | tree_tool} | {true | f in above_roots}) > 0 # one rule, not two: each iteration costs every call
 }
 
 # The tool's name says it deletes, moves or empties what it names. Its

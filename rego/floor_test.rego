@@ -177,7 +177,7 @@ test_a_destructive_tool_above_a_root_is_asked_whatever_its_name if {
 				with data.mcp_data as roots_data
 			d.decision == "ask"
 			d.reason == "floor"
-			contains(d.rule.message, "holds a root")
+			contains(d.rule.message, "a whole tree or one holding a root")
 		}
 	}
 	harmless := engine.decision with input as h.call("git_reset", {"annotations": h.harmless, "paths": ["/srv"]})

@@ -381,7 +381,11 @@ var attacks = []attack{
 	{name: "remote spec/playwright upload is local", rules: allowAllDenySecret, roots: srv, arguments: []string{"playwright"}, tool: "browser_file_upload", args: `{"paths":["/srv/secret/key"]}`, decision: "deny", reason: "rule"},
 }
 
-func TestAttacksDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) {
+func TestAttacksDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) { decideAllAlike(t, attacks) }
+
+// decideAllAlike decides each case by both front ends (decideAlike),
+// against the attack catalogue.
+func decideAllAlike(t *testing.T, cases []attack) {
 	dir := t.TempDir()
 	tools := write(t, dir, "tools.json", attackTools)
 	catalogue, err := loadTools(tools)
@@ -390,7 +394,7 @@ func TestAttacksDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) {
 	for _, tool := range catalogue {
 		list = append(list, *tool)
 	}
-	for i, a := range attacks {
+	for i, a := range cases {
 		t.Run(a.name, func(t *testing.T) { decideAlike(t, dir, tools, list, i, a) })
 	}
 }

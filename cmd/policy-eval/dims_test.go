@@ -5,11 +5,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
-	"github.com/mcp-policy/mcp-policy/provider"
 )
 
 // An allow covers a call only if it covers every dimension the call names
@@ -77,17 +75,7 @@ var dimensionCases = []attack{
 }
 
 func TestEveryDimensionDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) {
-	dir := t.TempDir()
-	tools := write(t, dir, "tools.json", attackTools)
-	catalogue, err := loadTools(tools)
-	require.NoError(t, err)
-	var list []provider.Tool
-	for _, tool := range catalogue {
-		list = append(list, *tool)
-	}
-	for i, a := range dimensionCases {
-		t.Run(a.name, func(t *testing.T) { decideAlike(t, dir, tools, list, i, a) })
-	}
+	decideAllAlike(t, dimensionCases)
 }
 
 var (
@@ -145,19 +133,7 @@ var argumentCases = []attack{
 	{name: "grant/another owner", rules: `[]`, grants: allowAcme, tool: "gh_create_issue", args: `{"owner":"evil"}`, decision: "ask", reason: "no-match"},
 }
 
-func TestRuleArgumentsDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) {
-	dir := t.TempDir()
-	tools := write(t, dir, "tools.json", attackTools)
-	catalogue, err := loadTools(tools)
-	require.NoError(t, err)
-	var list []provider.Tool
-	for _, tool := range catalogue {
-		list = append(list, *tool)
-	}
-	for i, a := range argumentCases {
-		t.Run(a.name, func(t *testing.T) { decideAlike(t, dir, tools, list, i, a) })
-	}
-}
+func TestRuleArgumentsDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) { decideAllAlike(t, argumentCases) }
 
 // A rule naming an argument badly is refused by name, on both front ends.
 func TestBadRuleArgumentsAreRefused(t *testing.T) {

@@ -131,6 +131,7 @@ func (r *Reader) Read(c Call) (Reading, error) {
 	if t.relative != nil {
 		w.bases = w.basesIn(w.out.Arguments)
 	}
+	w.dirs = w.dirsIn(w.out.Arguments)
 	for _, item := range w.out.Arguments {
 		k := string(item[0].Value.(ast.String))
 		w.walkNamed(site{k, t.topClassOf(k), &pointer{key: k, isKey: true}, 1}, item[1])
@@ -167,6 +168,29 @@ func (w *walker) basesIn(args [][2]*ast.Term) map[string][]string {
 			seen[[2]string{k, resolved}] = true
 			out[k] = append(out[k], resolved)
 		}
+	}
+	return out
+}
+
+// dirsIn are the directories the top-level arguments name by a directory's
+// name, format or spec (a string each), resolved, and not relative to
+// another argument themselves.
+func (w *walker) dirsIn(args [][2]*ast.Term) []dirArg {
+	var out []dirArg
+	for _, item := range args {
+		k := string(item[0].Value.(ast.String))
+		c := w.tool.topClassOf(k)
+		if c.Kind != Dir || c.Evidence < Name || c.Values {
+			continue
+		}
+		if _, relative := w.tool.relative[FoldName(k)]; relative {
+			continue
+		}
+		s, ok := item[1].Value.(ast.String)
+		if !ok {
+			continue
+		}
+		out = append(out, dirArg{k, w.resolve(w.root, string(s))})
 	}
 	return out
 }

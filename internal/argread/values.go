@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
 )
@@ -216,20 +217,25 @@ func fileInScheme(s string) bool {
 	if builtins.IsFileURI(s) {
 		return false // a path in its own right
 	}
-	for i := 0; i < len(s) && i < 64; i++ {
-		c := s[i]
-		if isASCIILetter(c) || i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.' || c == ':') {
-			continue
+	// The schemes are what comes before the last ":" of the run of scheme
+	// characters that starts s ("jdbc:sqlite:secret/app.db" is jdbc and
+	// sqlite, its file secret/app.db).
+	end := 0
+	for end < len(s) && end < 64 {
+		c := s[end]
+		if !(isASCIILetter(c) || end > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.' || c == ':')) {
+			break
 		}
-		if i == 0 || s[i-1] != ':' {
-			return false // no scheme before it
-		}
-		for _, part := range strings.FieldsFunc(strings.ToLower(s[:i]), func(r rune) bool { return r == ':' || r == '+' }) {
-			if localSchemes[part] {
-				return true
-			}
-		}
+		end++
+	}
+	last := strings.LastIndexByte(s[:end], ':')
+	if last <= 0 {
 		return false
+	}
+	for _, part := range strings.FieldsFunc(strings.ToLower(s[:last]), func(r rune) bool { return r == ':' || r == '+' }) {
+		if localSchemes[part] {
+			return true
+		}
 	}
 	return false
 }
@@ -328,28 +334,39 @@ func hasExtension(r string) bool {
 // ("169.254.169.254", "0251.0376.0251.0376", "::ffff:a9fe:a9fe"), one
 // written short ("127.1"), localhost, or an address with a path after it
 // ("169.254.169.254/latest"). The host, "" when it cannot be read.
-func readsAsAddress(r string) (string, bool) {
-	if len(r) >= 9 && strings.EqualFold(r[:9], "localhost") {
-		if h, ok := builtins.HostOf(r); ok && h == "localhost" {
-			return h, true // "localhost", "localhost:8080"
+func readsAsAddress(r string) (string, bool) { return readAddress(r, true) }
+
+// readsAsIPAddress is readsAsAddress for a value no name says anything of:
+// an address written in full, localhost, or 0.0.0.0 written short with a
+// path after it; a number or a short form alone is a number there.
+func readsAsIPAddress(r string) (string, bool) { return readAddress(r, false) }
+
+func readAddress(r string, short bool) (string, bool) {
+	r = asciiAddress(r)
+	authority, withPath := schemelessHost(r)
+	if !withPath {
+		authority = r
+	}
+	if len(authority) >= 9 && strings.EqualFold(authority[:9], "localhost") {
+		if h, ok := builtins.HostOf(authority); ok && h == "localhost" {
+			return h, true // "localhost", "localhost:8080", "localhost:5000/x"
 		}
 		return "", false
 	}
-	if r == "" || !mayBeAddress(r[0]) {
+	if authority == "" || !mayBeAddress(authority[0]) {
 		return "", false // the common case: a name, read without parsing it
 	}
 	switch {
-	case readsAsIP(r):
-		h, _ := builtins.HostOf(r) // "" for one the host reader refuses
+	case readsAsIP(authority):
+		h, _ := builtins.HostOf(authority) // "" for one the host reader refuses
 		return h, true
-	case isNumericHost(r):
-		return "", true
-	case isZeros(r):
+	case isZeros(authority) && (short || withPath):
 		return "0.0.0.0", true // "0", "0:8080": this machine, to ping and connect
-	}
-	if h, ok := schemelessHost(r); ok && (readsAsIP(h) || isNumericHost(h) || isZeros(h)) {
-		h, _ = builtins.HostOf(h)
+	case isNumericHost(authority) && withPath:
+		h, _ := builtins.HostOf(authority) // "127.1/x": a URL without its scheme, read as a URL's host is
 		return h, true
+	case isNumericHost(authority) && short:
+		return "", true // "127.1" alone: an address to a resolver, a number to a person
 	}
 	return "", false
 }
@@ -668,3 +685,28 @@ const maxSQLText = 64 << 10
 var sqlFileLiteral = regexp.MustCompile(`(?is)\b(?:attach(?:\s+database)?|vacuum(?:\s+\w+)?\s+into|into\s+(?:outfile|dumpfile)|infile|` +
 	`copy\s+.{0,200}?\b(?:from|to)|(?:load_extension|readfile|writefile|read_csv|read_csv_auto|read_parquet|read_json|read_text|` +
 	`read_blob|pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_dir|lo_import|lo_export)\s*\((?:[^'(),]*,\s*)?)\s*'((?:[^']|'')*)'`)
+
+// asciiAddress is r with the full-width digits, colons and slashes and
+// the ideographic and full-width full stops an address may be written in
+// made ASCII, as Python's socket layer and WHATWG's URL parser map them
+// ("10。0。0。1" is 10.0.0.1).
+func asciiAddress(r string) string {
+	for i := 0; i < len(r); i++ {
+		if r[i] >= utf8.RuneSelf {
+			return strings.Map(func(c rune) rune {
+				switch {
+				case c >= '０' && c <= '９':
+					return c - '０' + '0'
+				case c == '。' || c == '．' || c == '｡':
+					return '.'
+				case c == '：':
+					return ':'
+				case c == '／':
+					return '/'
+				}
+				return c
+			}, r)
+		}
+	}
+	return r
+}

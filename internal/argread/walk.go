@@ -32,6 +32,10 @@ type walker struct {
 	// embedded is how many bytes of JSON inside strings were read: a
 	// budget, so that JSON nested in strings cannot multiply the work.
 	embedded int
+	// dirs are the directories the call names at its top level (a
+	// directory's name or format), resolved ("" for unknown): a relative
+	// path elsewhere in the call may be joined to them.
+	dirs []dirArg
 	// hostsAt are the hosts kept by where they are, when a schema gives
 	// a name more than one class: a value read as a path and as a host
 	// names its address once.
@@ -39,6 +43,9 @@ type walker struct {
 	out     Reading // in the walker: one allocation for both
 	err     error
 }
+
+// dirArg is a directory a top-level argument names.
+type dirArg struct{ arg, resolved string }
 
 // site is where a value is read: under which argument, in which class,
 // at which place in the arguments and how deep.
@@ -59,6 +66,17 @@ type pointer struct {
 	key   string // an object's key, or
 	index int    // an array's index, when isKey is false
 	isKey bool
+}
+
+// top is the top-level argument the pointer is under.
+func (p *pointer) top() string {
+	for p != nil && p.up != nil {
+		p = p.up
+	}
+	if p == nil {
+		return ""
+	}
+	return p.key
 }
 
 func (p *pointer) String() string {
@@ -257,10 +275,14 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 	if asPath || asURL {
 		return
 	}
-	if readsAsIP(r) {
+	if h, ok := readsAsIPAddress(r); ok {
 		// An address is a host, read as a server reads it: canonical, so
-		// a range matches it; unknown if it has what a server trims.
-		h, _ := builtins.HostOf(v)
+		// a range matches it; unknown if it has what a server trims. With
+		// a path after it ("169.254.169.254/latest", "localhost:5000/x"),
+		// a URL without its scheme: its host.
+		if r != v {
+			h = ""
+		}
 		w.addHost(s, t, h)
 		return
 	}
@@ -273,12 +295,8 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 		w.addHost(s, t, h)
 		return
 	}
-	if h, ok := schemelessHost(r); ok && (readsAsIP(h) || isZeros(h)) {
-		// An address and a path after it ("169.254.169.254/latest",
-		// "1.2.3.4:80/x"): a URL without its scheme. Its host, read as
-		// the address alone is.
-		h, _ = builtins.HostOf(h)
-		w.addHost(s, t, h)
+	if h, ok := userHost(r); ok && readsAsIPOrLocal(h) {
+		w.addHost(s, t, h) // "root@10.0.0.1": ssh's destination (an e-mail's domain is no address)
 		return
 	}
 	w.sqlFiles(s, t, v)
@@ -373,7 +391,7 @@ func (w *walker) pathString(s site, t *ast.Term, v string) {
 // resolvePath adds v, under a path's name, resolved: against the root, or
 // against each argument it is configured relative to.
 func (w *walker) resolvePath(s site, t *ast.Term, v string) {
-	if bases, relative := w.basesOf(s.arg); relative {
+	if bases, relative := w.basesOf(s); relative {
 		// Relative to another argument: resolved against each argument
 		// of that name, every resolution a path of the call.
 		if len(bases) == 0 {
@@ -401,6 +419,28 @@ func (w *walker) resolvePath(s site, t *ast.Term, v string) {
 		}
 	} else {
 		w.addPath(s, t, w.resolve(w.root, v))
+		w.inDirectories(s, t, v)
+	}
+}
+
+// inDirectories adds v, a relative path, resolved against each directory
+// the call names at its top level (but the one it is under): a server
+// that takes {"directory": "/srv/pub", "filename": "../secret/key"} joins
+// the two, and opens /srv/secret/key.
+func (w *walker) inDirectories(s site, t *ast.Term, v string) {
+	if len(w.dirs) == 0 || strings.HasPrefix(v, "/") || builtins.IsFileURI(v) {
+		return
+	}
+	top := s.at.top()
+	for _, d := range w.dirs {
+		if d.arg == top {
+			continue
+		}
+		resolved := ""
+		if d.resolved != "" {
+			resolved = w.resolve(d.resolved, v)
+		}
+		w.addPath(s, t, resolved)
 	}
 }
 
@@ -532,11 +572,16 @@ func (w *walker) localString(s site, t *ast.Term, v string) {
 
 // basesOf are the resolutions of the argument a path argument named arg is
 // configured relative to, and whether it is.
-func (w *walker) basesOf(arg string) ([]string, bool) {
+func (w *walker) basesOf(s site) ([]string, bool) {
 	if w.tool.relative == nil {
 		return nil, false
 	}
-	base, ok := w.tool.relative[FoldName(arg)]
+	base, ok := w.tool.relative[FoldName(s.arg)]
+	if !ok {
+		// A value deeper in the argument the spec names ("files":
+		// [{"path": "x"}]) is relative to the same base.
+		base, ok = w.tool.relative[FoldName(s.at.top())]
+	}
 	if !ok {
 		return nil, false
 	}

@@ -128,11 +128,16 @@ servers := {
 	],
 	# containers/kubernetes-mcp-server: names, API versions ("apps/v1"),
 	# selectors and a pod's command are the cluster's, not local. A helm
-	# chart ("bitnami/nginx", "oci://...") is read by its shape.
-	"kubernetes": [{"tool": "*", "text": [
-		"name", "namespace", "apiVersion", "kind", "labelSelector", "fieldSelector", "label_selector",
-		"container", "image", "command",
-	]}],
+	# chart may be a local directory ("./charts/web"), a repository's
+	# chart ("bitnami/nginx") or a URL ("oci://..."): a path, and a URL's
+	# host.
+	"kubernetes": [
+		{"tool": "*", "text": [
+			"name", "namespace", "apiVersion", "kind", "labelSelector", "fieldSelector", "label_selector",
+			"container", "image", "command",
+		]},
+		{"tool": "helm_install", "paths": ["chart"]},
+	],
 	# Flux159/mcp-server-kubernetes: manifests are read from local files;
 	# output is kubectl's -o, a format (json, wide), not a file.
 	"kubernetes-flux159": [
@@ -145,8 +150,8 @@ servers := {
 		{"tool": "kubectl_create", "paths": ["filename", "fromFile"]},
 		{"tool": "kubectl_delete", "paths": ["filename"]},
 		{"tool": "kubectl_patch", "paths": ["patchFile"]},
-		{"tool": "install_helm_chart", "paths": ["valuesFile"], "urls": ["repo"]},
-		{"tool": "upgrade_helm_chart", "paths": ["valuesFile"], "urls": ["repo"]},
+		{"tool": "install_helm_chart", "paths": ["valuesFile", "chart"], "urls": ["repo"]},
+		{"tool": "upgrade_helm_chart", "paths": ["valuesFile", "chart"], "urls": ["repo"]},
 	],
 	# sooperset/mcp-atlassian: keys, ids and JQL/CQL are Jira's and
 	# Confluence's; content_file and file_path are read from local disk. A

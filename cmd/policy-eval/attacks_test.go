@@ -374,6 +374,15 @@ var attacks = []attack{
 	{name: "red team 8/a Next.js route is no question", rules: allowProject, roots: srv, tool: "write_file", args: `{"path":"app/blog/[slug]/page.tsx"}`, decision: "allow", reason: "rule"},
 	{name: "red team 8/SQL that attaches a file", rules: allowAllDenySecret, roots: srv, tool: "run_query", args: `{"query":"ATTACH DATABASE '/srv/secret/app.db' AS s"}`, decision: "deny", reason: "rule"},
 	{name: "red team 8/a registry at an address", rules: allowAllDenyPrivate, roots: srv, arguments: []string{"docker"}, tool: "pull_image", args: `{"repository":"10.0.0.1:5000/x"}`, decision: "deny", reason: "rule"},
+	// Red team 9: a second round on the new reader.
+	{name: "red team 9/SQL with a double-quoted file", rules: allowAllDenySecret, roots: srv, tool: "run_query", args: `{"query":"ATTACH \"/srv/secret/app.db\" AS s"}`, decision: "deny", reason: "rule"},
+	{name: "red team 9/SQL that writes a floor file", rules: allowAll, roots: srv, tool: "run_query", args: `{"query":"VACUUM \"main\" INTO '/etc/ld.so.preload'"}`, decision: "ask", reason: "floor"},
+	{name: "red team 9/a relative database file", rules: allowAllDenySecret, roots: srv, tool: "query", args: `{"url":"jdbc:sqlite:secret/app.db"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "red team 9/an option's value in argv", rules: allowAll, roots: srv, tool: "kubectl_generic", args: `{"args":["-f","secret/x.yaml"]}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "red team 9/a file joined to a directory", rules: allowAllDenySecret, roots: srv, tool: "save", args: `{"directory":"/srv/pub","filename":"../secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "red team 9/a full-width address", rules: allowAllDenyPrivate, roots: srv, tool: "probe", args: `{"target":"10。0。0。1"}`, decision: "deny", reason: "rule"},
+	{name: "red team 9/ssh's destination under no name", rules: allowAllDenyPrivate, tool: "connect", args: `{"ssh":"root@10.0.0.1"}`, decision: "deny", reason: "rule"},
+	{name: "red team 9/a broker on localhost", rules: denyLocalhostAllowAll, tool: "connect", args: `{"broker":"localhost:9092"}`, decision: "deny", reason: "rule"},
 	// Specs for remote servers: a repository's path is no local path.
 	{name: "remote spec/github path", rules: allowProject, roots: srv, arguments: []string{"github"}, tool: "create_or_update_file", args: `{"owner":"acme","repo":"web","path":".github/workflows/ci.yml","content":"x","message":"m","branch":"main"}`, decision: "ask", reason: "no-match", paths: []string{}},
 	{name: "remote spec/without it the path is local and the floor asks", rules: allowProject, roots: srv, tool: "create_or_update_file", args: `{"owner":"acme","repo":"web","path":".github/workflows/ci.yml","content":"x"}`, decision: "ask", reason: "floor"},

@@ -37,6 +37,11 @@ const (
 	// where it starts in a directory that holds files (labelPath): an
 	// entity named "/api/v2/orders" is no path.
 	Label
+	// Command is a command line's words ("args": ["-f", "x.yaml"]): a word
+	// that names a file (a path, a relative path with a separator, a dot
+	// name, an option's value) is an unknown path, relative to where the
+	// command runs.
+	Command
 )
 
 // Evidence is how a class is known, weakest first. Stronger evidence
@@ -130,8 +135,8 @@ func (c Class) inner(key string, keyClass Class) Class {
 		return Class{Kind: c.Kind, Evidence: Word}
 	case keyClass != none:
 		return keyClass
-	case c.Kind == Ignore || c.Kind == Text:
-		return c // an ignored argument's fields are ignored too
+	case c.Kind == Ignore || c.Kind == Text || c.Kind == Command:
+		return c // an ignored argument's fields are ignored too; a command's flags are its words
 	}
 	return none
 }

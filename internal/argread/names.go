@@ -59,6 +59,7 @@ var (
 	weakPathName = Class{Kind: Path, Evidence: Weak}
 	weakURLName  = Class{Kind: URL, Evidence: Weak}
 	labelName    = Class{Kind: Label, Evidence: Name}
+	commandName  = Class{Kind: Command, Evidence: Name}
 )
 
 // nameTable is what argument names mean in any tool, compared folded. A
@@ -104,6 +105,8 @@ var nameTable = []nameRow{
 	// A URL as often as a name: a git remote's ("origin"), a CORS origin,
 	// a route's start.
 	{class: weakURLName, listed: []string{"origin", "origins"}},
+	// A command line's words, as a server passes them to a program.
+	{class: commandName, listed: []string{"args", "argv", "cmdargs", "extraargs", "flags"}},
 	// Names that hold names: an entity's, a page's, a label.
 	{class: labelName, listed: []string{"name", "names", "title", "titles", "label", "labels", "entityname", "entitynames",
 		"displayname"}},

@@ -660,20 +660,28 @@ func bracketSpellings(s string) ([]string, bool) {
 	return out, true
 }
 
-// sqlFiles are the files a SQL statement opens or writes by name, as the
-// string literals after ATTACH, VACUUM INTO, INTO OUTFILE or DUMPFILE,
-// INFILE, COPY ... FROM or TO, and the file functions of SQLite, DuckDB
-// and PostgreSQL (load_extension, readfile, writefile, read_csv,
-// pg_read_file, lo_import, lo_export...): "ATTACH DATABASE
-// '/srv/secret/app.db' AS s" opens /srv/secret/app.db. Other literals are
-// data ("WHERE path = '/etc'").
+// sqlFiles are the files a SQL statement opens or writes by name: the
+// string literals ('...', "...", E'...', $$...$$) after ATTACH, VACUUM ...
+// INTO, INTO OUTFILE or DUMPFILE, INFILE, COPY ... FROM or TO, LOAD and
+// INSTALL, DuckDB's FROM 'file.csv', and in the file functions of SQLite,
+// MySQL, DuckDB and PostgreSQL (load_extension, load_file, readfile,
+// read_csv, glob, pg_read_file, lo_export...), with anything but a ";"
+// between the keyword and the literal (a schema's name, a comment):
+// "ATTACH DATABASE '/srv/secret/app.db' AS s" opens /srv/secret/app.db.
+// A command (COPY ... FROM PROGRAM 'cmd') is "" (unknown). Other literals
+// are data ("WHERE path = '/etc'").
 func sqlFiles(s string) []string {
-	if len(s) > maxSQLText || !strings.Contains(s, "'") {
+	if len(s) > maxSQLText || !strings.ContainsAny(s, "'\"$") {
 		return nil
 	}
 	var out []string
 	for _, m := range sqlFileLiteral.FindAllStringSubmatch(s, maxShellReadings) {
-		out = append(out, strings.ReplaceAll(m[1], "''", "'"))
+		lit := m[2] + m[3] + m[4]
+		lit = strings.ReplaceAll(strings.ReplaceAll(lit, "''", "'"), `""`, `"`)
+		if m[1] != "" {
+			lit = "" // a program to run, not a file: unknown
+		}
+		out = append(out, lit)
 	}
 	return out
 }
@@ -682,9 +690,13 @@ func sqlFiles(s string) []string {
 // contents.
 const maxSQLText = 64 << 10
 
-var sqlFileLiteral = regexp.MustCompile(`(?is)\b(?:attach(?:\s+database)?|vacuum(?:\s+\w+)?\s+into|into\s+(?:outfile|dumpfile)|infile|` +
-	`copy\s+.{0,200}?\b(?:from|to)|(?:load_extension|readfile|writefile|read_csv|read_csv_auto|read_parquet|read_json|read_text|` +
-	`read_blob|pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_dir|lo_import|lo_export)\s*\((?:[^'(),]*,\s*)?)\s*'((?:[^']|'')*)'`)
+var sqlFileLiteral = regexp.MustCompile(`(?is)(?:\b(?:attach|vacuum\b[^;]{0,80}?\binto|into\s+(?:outfile|dumpfile)|infile|load|install)\b[^;'"$]{0,200}?` +
+	`|\bcopy\b[^;]{0,200}?\b(?:from|to)\s+(program\s+)?(?:e|u&)?` +
+	`|\bfrom\s+(?:e)?` +
+	`|\b(?:load_extension|load_file|readfile|writefile|read_csv|read_csv_auto|read_parquet|parquet_scan|read_json|read_json_auto|` +
+	`read_ndjson|read_ndjson_auto|read_text|read_blob|read_xlsx|glob|sniff_csv|pg_read_file|pg_read_binary_file|pg_stat_file|` +
+	`pg_ls_dir|lo_import|lo_export)\s*\(\s*\[?\s*(?:[^'"(),;]*,\s*)?)` +
+	`(?:'((?:[^']|'')*)'|"((?:[^"]|"")*)"|\$\$(.*?)\$\$)`)
 
 // asciiAddress is r with the full-width digits, colons and slashes and
 // the ideographic and full-width full stops an address may be written in
@@ -709,4 +721,28 @@ func asciiAddress(r string) string {
 		}
 	}
 	return r
+}
+
+// readsAsCommandFile reports a command line's word that names a file: a
+// path (looksLikePath), an option naming one (looksLikeOption), a relative
+// path with a separator ("secret/x.yaml", "pod:/x" is a remote's), or a
+// dot name (".bashrc", "./x").
+func readsAsCommandFile(r string) bool {
+	switch {
+	case r == "" || readsAsURL(r):
+		return false
+	case looksLikePath(r) || looksLikeOption(r):
+		return true
+	case r[0] == '-':
+		return false
+	case strings.ContainsAny(r, "/\\"):
+		return true
+	}
+	return r[0] == '.' && len(r) > 1
+}
+
+// isBareOption reports an option whose value is the next word ("-f",
+// "--file"; not "--file=x", "-", "--").
+func isBareOption(r string) bool {
+	return len(r) >= 2 && r[0] == '-' && r != "--" && !strings.Contains(r, "=") && !isNumber(r)
 }

@@ -110,8 +110,17 @@ func (w *walker) walk(s site, t *ast.Term) {
 	case ast.String:
 		w.str(s, t, string(v))
 	case *ast.Array:
+		afterOption := false
 		for i := 0; i < v.Len(); i++ {
-			w.walk(site{s.arg, s.class, &pointer{up: s.at, index: i}, s.depth + 1}, v.Elem(i))
+			e := v.Elem(i)
+			at := site{s.arg, s.class, &pointer{up: s.at, index: i}, s.depth + 1}
+			if str, ok := e.Value.(ast.String); ok && s.class.Kind == Command {
+				// argv: an option's value is its own word ("-f", "x.yaml").
+				w.commandWord(at, e, string(str), afterOption)
+				afterOption = isBareOption(trimReading(string(str)))
+				continue
+			}
+			w.walk(at, e)
 		}
 	case ast.Object:
 		_ = v.Iter(func(k, val *ast.Term) error {
@@ -203,6 +212,8 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		w.unnamed(s.as(none), t, v) // "origin": a git remote's name
 	case c.Kind == Label:
 		w.unnamed(s, t, v)
+	case c.Kind == Command:
+		w.commandWord(s, t, v, false)
 	case c.local():
 		w.localString(s, t, v)
 	case c.urlish():
@@ -309,6 +320,18 @@ func (w *walker) sqlFiles(s site, t *ast.Term, v string) {
 	for _, f := range sqlFiles(v) {
 		w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), t, f)
 	}
+}
+
+// commandWord reads one word of a command line: an unknown path when it
+// names a file (readsAsCommandFile, or any word after a bare option), and
+// by its shape otherwise (a URL, an address).
+func (w *walker) commandWord(s site, t *ast.Term, v string, afterOption bool) {
+	r := trimReading(v)
+	if readsAsCommandFile(r) || afterOption && r != "" && r[0] != '-' && !readsAsURL(r) {
+		w.addPath(s.as(none), t, "") // relative to where the command runs
+		return
+	}
+	w.unnamed(s.as(none), t, v)
 }
 
 // labelPath reports a (trimmed) value under a name that holds names that

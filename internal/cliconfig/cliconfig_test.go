@@ -83,7 +83,7 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			`duplicate.json:2: duplicate key "tool"`},
 		{"unknown-field.json", "[\n{\"tool\": \"a\", \"decision\": \"allow\"},\n{\"tool\": \"a\", \"decision\": \"allow\"},\n{\"tool\": \"a\", \"decison\": \"allow\"}]",
 			`unknown-field.json:4: rule 3: field "decison": unknown field`},
-		{"object.json", "\n\n{\"tool\": \"a\"}\n", "object.json:3: must be a JSON array"},
+		{"object.json", "\n\n{\"tool\": \"a\"}\n", "object.json:3: must be a JSON array of rules, not an object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := write(t, dir, tc.name, tc.content)

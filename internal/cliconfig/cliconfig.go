@@ -49,7 +49,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Rules, "rules", "", "JSON file of rules (an array), after the default rules")
 	fs.BoolVar(&f.NoDefaults, "no-default-rules", false, "leave out the embedded default rules")
 	fs.Var(repeated{&f.Policies}, "policy", "a Rego module, or a directory of them (repeatable)")
-	fs.Var(repeated{&f.Roots}, "root", "KEY=DIR: the root of tools named KEY or KEY_* (repeatable; KEY * for all)")
+	fs.Var(repeated{&f.Roots}, "root", "KEY=DIR: relative paths of the tools named KEY or KEY_* resolve against DIR; KEY is a tool-name prefix, or * for every tool (repeatable)")
 	fs.StringVar(&f.Grants, "grants", "", "JSON file of grants (an array of allow/deny rules)")
 	fs.Var(repeated{&f.Arguments}, "arguments", "argument specs: a reference server's name ("+strings.Join(rules.KnownServers(), ", ")+") or a JSON file of them (repeatable)")
 	fs.DurationVar(&f.Timeout, "timeout", 5*time.Second, "bound on each call's decision; past it the call fails closed (0: none)")
@@ -65,8 +65,14 @@ type Config struct {
 	// Protected are the rules file and every --policy path, absolute: the
 	// danger floor guards them (policy.Options.Protected).
 	Protected []string
-	// GrantsFile is --grants as given, "" for none.
+	// GrantsFile is --grants as given (~ expanded), "" for none.
 	GrantsFile string
+	// RulesFile is --rules as given (~ expanded), "" for none; Defaults
+	// says whether Rules start with the default rules.
+	RulesFile string
+	Defaults  bool
+	// PolicyPaths are the --policy paths as given (~ expanded).
+	PolicyPaths []string
 	// Arguments are the argument specs --arguments names.
 	Arguments []rules.ArgumentSpec
 	// Timeout bounds a decision; 0 for none.
@@ -90,7 +96,8 @@ func (f Flags) Load() (*Config, error) {
 	if err := f.expand(); err != nil {
 		return nil, err
 	}
-	c := &Config{GrantsFile: f.Grants, Roots: map[string]string{}, Timeout: f.Timeout}
+	c := &Config{GrantsFile: f.Grants, RulesFile: f.Rules, Defaults: !f.NoDefaults, PolicyPaths: f.Policies,
+		Roots: map[string]string{}, Timeout: f.Timeout}
 	if !f.NoDefaults {
 		c.Rules = rules.DefaultRules()
 	}

@@ -39,7 +39,6 @@ func TestOpenMissingFileIsEmptyAndTheFirstAddCreatesIt(t *testing.T) {
 func TestOpenRefusesAFileThatIsNotGrantsAndLeavesIt(t *testing.T) {
 	for name, content := range map[string]string{
 		"null":     "null",
-		"empty":    "",
 		"object":   `{"tool":"x","decision":"allow"}`,
 		"garbage":  "[{",
 		"ask":      `[{"tool":"x","decision":"ask"}]`,
@@ -54,6 +53,27 @@ func TestOpenRefusesAFileThatIsNotGrantsAndLeavesIt(t *testing.T) {
 			data, err := os.ReadFile(path)
 			require.NoError(t, err)
 			assert.Equal(t, content, string(data))
+		})
+	}
+}
+
+// A grants file made by touch, or holding only white space, is no grants
+// yet; the first grant is written over it.
+func TestAnEmptyFileIsNoGrants(t *testing.T) {
+	for name, content := range map[string]string{"empty": "", "space": " \n\t\n"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "grants.json")
+			require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
+			got, err := grants.LoadFile(path)
+			require.NoError(t, err)
+			assert.Empty(t, got)
+			s, err := grants.Open(path)
+			require.NoError(t, err)
+			assert.Empty(t, s.List())
+			require.NoError(t, s.Add(allow("fs_write", "/srv")))
+			got, err = grants.LoadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, []rules.Rule{allow("fs_write", "/srv")}, got)
 		})
 	}
 }

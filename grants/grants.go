@@ -68,7 +68,8 @@ func NewStore(initial []rules.Rule) (*Store, error) {
 
 // Open returns a store backed by the grants file at path, which several
 // processes may share. The file is read now: a missing file is an empty
-// store (the file is created by the first Add); a file that cannot be read
+// store (the file is created by the first Add), and so is an empty file
+// (or one of only white space); a file that cannot be read
 // or holds anything but a JSON array of valid allow and deny grants is an
 // error naming it, and the file is left as it is.
 //
@@ -338,7 +339,8 @@ func (s *Store) Snapshot() ([]rules.Rule, uint64) {
 }
 
 // LoadFile reads a JSON array of grants. A missing file is an error wrapping
-// fs.ErrNotExist, so a host can tell "first run" from "broken file"; a
+// fs.ErrNotExist, so a host can tell "first run" from "broken file"; an
+// empty file (or one of only white space) is no grants; a
 // corrupt file, a file holding anything but an array (null included), an
 // invalid rule, an ask or a relative under is an error naming the file (and
 // the rule).
@@ -351,8 +353,12 @@ func LoadFile(path string) ([]rules.Rule, error) {
 }
 
 func parse(data []byte, path string) ([]rules.Rule, error) {
-	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '[' {
-		return nil, fmt.Errorf("grants: %s: must be a JSON array of grants (an empty file, null or an object is not)", path)
+	t := bytes.TrimSpace(data)
+	if len(t) == 0 {
+		return []rules.Rule{}, nil // made by touch: no grants yet
+	}
+	if t[0] != '[' {
+		return nil, fmt.Errorf("grants: %s: must be a JSON array of grants (null or an object is not)", path)
 	}
 	rs, err := rules.ParseRules(data, path)
 	if err != nil {

@@ -197,7 +197,6 @@ func TestLoadCorruptFileNamesItAndChangesNothing(t *testing.T) {
 	for name, content := range map[string]string{
 		"truncated.json": `[{"tool":"x","decision":"allow"`,
 		"object.json":    `{"tool":"x","decision":"allow"}`,
-		"empty.json":     ``,
 		"unknown.json":   `[{"tool":"x","decision":"allow","undr":"/srv"}]`,
 		"ask.json":       `[{"tool":"x","decision":"allow"},{"tool":"y","decision":"ask"}]`,
 		"dupkey.json":    `[{"tool":"x","decision":"allow","decision":"deny"}]`,

@@ -3,8 +3,10 @@
 //
 //	mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]...
 //	                 [--grants FILE] [--log FILE] [--log-arguments masked|full]
+//	                 [--arguments NAME|FILE]... [--timeout D]
 //	                 [--ask elicit|refuse] [--ask-timeout D] -- COMMAND [ARGS...]
 //	mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
+//	mcp-policy version
 //
 // The proxy is an MCP server on stdio to the host and a client of the
 // server it runs (or reaches at --url); internal/proxy is the proxy, this
@@ -21,11 +23,16 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/decisionlog"
+	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/internal/proxy"
 )
@@ -33,8 +40,16 @@ import (
 const usage = `usage:
   mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]...
                    [--grants FILE] [--log FILE|-] [--log-arguments masked|full]
+                   [--arguments NAME|FILE]... [--timeout DURATION]
                    [--ask elicit|refuse] [--ask-timeout DURATION] -- COMMAND [ARGS...]
   mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
+  mcp-policy version
+
+The proxy's flags go before --; everything after the server's COMMAND is
+the server's. --root KEY=DIR: relative paths of the tools named KEY or
+KEY_* resolve against DIR (KEY is a tool-name prefix, or * for every tool).
+Paths may start with ~ or $HOME (hosts run no shell to expand them).
+"mcp-policy proxy --help" says what each flag means.
 `
 
 // Exit statuses of the proxy's own (otherwise it exits with the server's).
@@ -61,6 +76,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, versionLine())
+		return exitOK
 	default:
 		fmt.Fprintf(stderr, "mcp-policy: unknown command %q\n%s", args[0], usage)
 		return exitUsage
@@ -84,7 +102,7 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	serverURL := fset.String("url", "", "a remote MCP server over streamable HTTP, instead of COMMAND")
 	var hdrs headers
 	fset.Var(&hdrs, "header", "'Name: value': an HTTP header for --url (repeatable)")
-	fset.Usage = func() { fmt.Fprint(stderr, usage); fset.PrintDefaults() }
+	fset.Usage = func() { fmt.Fprint(stderr, usage, "\nflags:\n"); fset.PrintDefaults() }
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -117,14 +135,21 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail("%v", err)
 	}
-	cfg.Protected = append(cfg.Protected, ownFiles(*logFile)...)
+	if err := cfg.CheckRootDirs(); err != nil {
+		return fail("%v", err)
+	}
+	logPath, err := cliconfig.ExpandPath("--log", *logFile)
+	if err != nil {
+		return fail("%v", err)
+	}
+	cfg.Protected = append(cfg.Protected, ownFiles(logPath)...)
 	store, err := cfg.OpenGrants()
 	if err != nil {
 		return fail("%v", err)
 	}
 	opt := proxy.Options{Config: cfg, Grants: store, Ask: *ask, AskTimeout: *askTimeout, Stderr: stderr}
-	if *logFile != "" {
-		l, err := decisionlog.Open(*logFile, decisionlog.Options{FullArguments: *logArgs == "full"})
+	if logPath != "" {
+		l, err := openLog(logPath, decisionlog.Options{FullArguments: *logArgs == "full"})
 		if err != nil {
 			return fail("--log: %v", err)
 		}
@@ -135,6 +160,13 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail("%v", err)
 	}
+	if len(command) > 0 {
+		if own := ownFlagsAfter(fset, command); len(own) > 0 {
+			fmt.Fprintf(stderr, "mcp-policy proxy: warning: after the server's command, %s go to the server, not to mcp-policy; put mcp-policy's flags before --\n",
+				strings.Join(own, ", "))
+		}
+	}
+	fmt.Fprintf(stderr, "mcp-policy proxy: %s\n", inForce(cfg, store, logPath))
 
 	// Everything checked: only now is the server started.
 	var server proxy.Server
@@ -197,9 +229,95 @@ func ownFiles(logFile string) []string {
 		out = append(out, os.Args[0])
 	}
 	if logFile != "" && logFile != "-" {
-		if abs, err := filepath.Abs(logFile); err == nil {
-			out = append(out, abs)
+		out = append(out, absPath(logFile))
+	}
+	return out
+}
+
+// openLog opens the decision log, making its directory (mode 0700) if it
+// does not exist yet, as the grants store does for its file.
+func openLog(file string, o decisionlog.Options) (*decisionlog.Logger, error) {
+	if file != "-" {
+		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+			return nil, err
+		}
+	}
+	return decisionlog.Open(file, o)
+}
+
+// ownFlagsAfter are the arguments after the server's command that look
+// like the proxy's own flags: written after --, they go to the server.
+func ownFlagsAfter(fset *flag.FlagSet, command []string) []string {
+	var out []string
+	for _, a := range command[1:] {
+		name, ok := strings.CutPrefix(a, "--")
+		if !ok {
+			name, ok = strings.CutPrefix(a, "-")
+		}
+		name, _, _ = strings.Cut(name, "=")
+		if ok && name != "" && fset.Lookup(name) != nil && !slices.Contains(out, "--"+name) {
+			out = append(out, "--"+name)
 		}
 	}
 	return out
+}
+
+// inForce is the start-up line: the rules, grants, log and roots the
+// proxy runs with.
+func inForce(cfg *cliconfig.Config, store *grants.Store, logFile string) string {
+	var rules []string
+	if cfg.Defaults {
+		rules = append(rules, "default")
+	}
+	if cfg.RulesFile != "" {
+		rules = append(rules, absPath(cfg.RulesFile))
+	}
+	for _, p := range cfg.PolicyPaths {
+		rules = append(rules, absPath(p))
+	}
+	if len(rules) == 0 {
+		rules = append(rules, "none")
+	}
+	grantsText := "in memory until the proxy exits (no --grants)"
+	if f := store.File(); f != "" {
+		grantsText = fmt.Sprintf("%s (%d held)", f, len(store.List()))
+	}
+	logText := "none"
+	switch logFile {
+	case "":
+	case "-":
+		logText = "stderr"
+	default:
+		logText = absPath(logFile)
+	}
+	rootsText := "the host's"
+	if len(cfg.Roots) > 0 {
+		keys := make([]string, 0, len(cfg.Roots))
+		for k := range cfg.Roots {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for i, k := range keys {
+			keys[i] = k + "=" + cfg.Roots[k]
+		}
+		rootsText = strings.Join(keys, ", ")
+	}
+	return fmt.Sprintf("rules: %s; grants: %s; log: %s; roots: %s", strings.Join(rules, " + "), grantsText, logText, rootsText)
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// versionLine is the module's version as the build recorded it
+// ("(devel)" for a build from a checkout without one) and Go's.
+func versionLine() string {
+	v := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	return fmt.Sprintf("mcp-policy %s %s", v, runtime.Version())
 }

@@ -155,6 +155,9 @@ func newDecider(pf cliconfig.Flags, toolsFile string) (*decider, error) {
 	}
 	protected := cfg.Protected
 	tools := map[string]*provider.Tool{}
+	if toolsFile, err = cliconfig.ExpandPath("--tools", toolsFile); err != nil {
+		return nil, err
+	}
 	if toolsFile != "" {
 		if tools, err = loadTools(toolsFile); err != nil {
 			return nil, err

@@ -276,7 +276,9 @@ func TestDecideBadFlags(t *testing.T) {
 }
 
 func TestDecideBadRoot(t *testing.T) {
-	for _, dir := range []string{"relative/dir", "~/x", "$HOME", `C:\x`} {
+	// ~/ and $HOME are expanded (cliconfig.ExpandPath); ~user and
+	// $HOMEDIR are not, and are not absolute.
+	for _, dir := range []string{"relative/dir", "~other/x", "$HOMEDIR/x", `C:\x`} {
 		code, _, errOut := cli(t, "", "decide", "--root", "fs="+dir, call("1", "fs_read", "{}"))
 		assert.Equal(t, exitUsage, code, dir)
 		assert.Contains(t, errOut, "fs", dir)

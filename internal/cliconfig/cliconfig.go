@@ -10,8 +10,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -47,7 +49,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Rules, "rules", "", "JSON file of rules (an array), after the default rules")
 	fs.BoolVar(&f.NoDefaults, "no-default-rules", false, "leave out the embedded default rules")
 	fs.Var(repeated{&f.Policies}, "policy", "a Rego module, or a directory of them (repeatable)")
-	fs.Var(repeated{&f.Roots}, "root", "KEY=DIR: the root of tools named KEY or KEY_* (repeatable; KEY * for all)")
+	fs.Var(repeated{&f.Roots}, "root", "KEY=DIR: relative paths of the tools named KEY or KEY_* resolve against DIR; KEY is a tool-name prefix, or * for every tool (repeatable)")
 	fs.StringVar(&f.Grants, "grants", "", "JSON file of grants (an array of allow/deny rules)")
 	fs.Var(repeated{&f.Arguments}, "arguments", "argument specs: a reference server's name ("+strings.Join(rules.KnownServers(), ", ")+") or a JSON file of them (repeatable)")
 	fs.DurationVar(&f.Timeout, "timeout", 5*time.Second, "bound on each call's decision; past it the call fails closed (0: none)")
@@ -63,8 +65,14 @@ type Config struct {
 	// Protected are the rules file and every --policy path, absolute: the
 	// danger floor guards them (policy.Options.Protected).
 	Protected []string
-	// GrantsFile is --grants as given, "" for none.
+	// GrantsFile is --grants as given (~ expanded), "" for none.
 	GrantsFile string
+	// RulesFile is --rules as given (~ expanded), "" for none; Defaults
+	// says whether Rules start with the default rules.
+	RulesFile string
+	Defaults  bool
+	// PolicyPaths are the --policy paths as given (~ expanded).
+	PolicyPaths []string
 	// Arguments are the argument specs --arguments names.
 	Arguments []rules.ArgumentSpec
 	// Timeout bounds a decision; 0 for none.
@@ -85,14 +93,18 @@ func (f Flags) Load() (*Config, error) {
 	if f.Timeout < 0 {
 		return nil, errors.New("--timeout must not be negative")
 	}
-	c := &Config{GrantsFile: f.Grants, Roots: map[string]string{}, Timeout: f.Timeout}
+	if err := f.expand(); err != nil {
+		return nil, err
+	}
+	c := &Config{GrantsFile: f.Grants, RulesFile: f.Rules, Defaults: !f.NoDefaults, PolicyPaths: f.Policies,
+		Roots: map[string]string{}, Timeout: f.Timeout}
 	if !f.NoDefaults {
 		c.Rules = rules.DefaultRules()
 	}
 	if f.Rules != "" {
 		data, err := os.ReadFile(f.Rules)
 		if err != nil {
-			return nil, err
+			return nil, fileError("--rules", err)
 		}
 		more, err := ParseRulesFile(f.Rules, data)
 		if err != nil {
@@ -109,11 +121,14 @@ func (f Flags) Load() (*Config, error) {
 		if _, dup := c.Roots[k]; dup {
 			return nil, fmt.Errorf("--root: key %q given twice", k)
 		}
+		if !filepath.IsAbs(v) {
+			return nil, fmt.Errorf("--root %s: directory %q is not an absolute path", k, v)
+		}
 		c.Roots[k] = v
 	}
 	modules, err := LoadModules(f.Policies)
 	if err != nil {
-		return nil, err
+		return nil, fileError("--policy", err)
 	}
 	c.Modules = modules
 	for _, p := range f.Policies {
@@ -130,6 +145,72 @@ func (f Flags) Load() (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// expand expands ~ and $HOME in every path f holds (ExpandPath), in f's
+// own copies of its lists.
+func (f *Flags) expand() error {
+	var err error
+	one := func(flag string, p *string) {
+		if err == nil {
+			*p, err = ExpandPath(flag, *p)
+		}
+	}
+	one("--rules", &f.Rules)
+	one("--grants", &f.Grants)
+	f.Policies = slices.Clone(f.Policies)
+	for i := range f.Policies {
+		one("--policy", &f.Policies[i])
+	}
+	f.Arguments = slices.Clone(f.Arguments)
+	for i := range f.Arguments {
+		one("--arguments", &f.Arguments[i])
+	}
+	f.Roots = slices.Clone(f.Roots)
+	for i, kv := range f.Roots {
+		if k, dir, ok := strings.Cut(kv, "="); ok {
+			one("--root", &dir)
+			f.Roots[i] = k + "=" + dir
+		}
+	}
+	return err
+}
+
+// fileError names the flag in an error reading the file it names:
+// "--rules x.json: no such file or directory".
+func fileError(flag string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s %s: %v", flag, pe.Path, pe.Err)
+	}
+	return fmt.Errorf("%s: %v", flag, err)
+}
+
+// CheckRootDirs refuses a --root whose DIR does not exist or is not a
+// directory. The proxy checks: its roots are the directories its server
+// works in. policy-eval decide does not: it may decide calls for another
+// machine's directories.
+func (c *Config) CheckRootDirs() error {
+	keys := make([]string, 0, len(c.Roots))
+	for k := range c.Roots {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		dir := c.Roots[k]
+		info, err := os.Stat(dir)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return fmt.Errorf("--root %s: directory %q: %v", k, dir, err)
+		}
+		if !info.IsDir() {
+			return fmt.Errorf("--root %s: %q is not a directory", k, dir)
+		}
+	}
+	return nil
 }
 
 // LoadArguments reads --arguments values: a reference server's name

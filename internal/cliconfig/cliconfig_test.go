@@ -83,7 +83,7 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 			`duplicate.json:2: duplicate key "tool"`},
 		{"unknown-field.json", "[\n{\"tool\": \"a\", \"decision\": \"allow\"},\n{\"tool\": \"a\", \"decision\": \"allow\"},\n{\"tool\": \"a\", \"decison\": \"allow\"}]",
 			`unknown-field.json:4: rule 3: field "decison": unknown field`},
-		{"object.json", "\n\n{\"tool\": \"a\"}\n", "object.json:3: must be a JSON array"},
+		{"object.json", "\n\n{\"tool\": \"a\"}\n", "object.json:3: must be a JSON array of rules, not an object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := write(t, dir, tc.name, tc.content)
@@ -116,12 +116,75 @@ func TestErrorsNameFileAndLine(t *testing.T) {
 		{"root-without-dir", []string{"--root", "fs"}, `--root "fs": want KEY=DIR`},
 		{"root-without-key", []string{"--root", "=/x"}, `want KEY=DIR`},
 		{"root-twice", []string{"--root", "fs=/a", "--root", "fs=/b"}, `key "fs" given twice`},
-		{"missing-rules", []string{"--rules", filepath.Join(dir, "missing.json")}, "missing.json: no such file"},
-		{"missing-policy", []string{"--policy", filepath.Join(dir, "missing.rego")}, "missing.rego: no such file"},
+		{"relative-root", []string{"--root", "fs=data"}, `--root fs: directory "data" is not an absolute path`},
+		{"missing-rules", []string{"--rules", filepath.Join(dir, "missing.json")}, "--rules " + filepath.Join(dir, "missing.json") + ": no such file"},
+		{"missing-policy", []string{"--policy", filepath.Join(dir, "missing.rego")}, "--policy " + filepath.Join(dir, "missing.rego") + ": no such file"},
+		{"missing-policy-dir", []string{"--policy", "nope/"}, "--policy nope/: no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parse(t, tc.args...).Load()
 			assert.ErrorContains(t, err, tc.want, "%v", tc.args)
 		})
+	}
+}
+
+// A host runs the proxy without a shell: ~ and $HOME in a path flag are
+// expanded by the flags themselves, every one of them.
+func TestExpandPath(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for in, want := range map[string]string{
+		"~":          home,
+		"~/a/b.json": home + "/a/b.json",
+		"$HOME":      home,
+		"$HOME/a":    home + "/a",
+		"${HOME}/a":  home + "/a",
+		"/abs/~/x":   "/abs/~/x",
+		"rel/x":      "rel/x",
+		"~other/x":   "~other/x",
+		"$HOMEDIR/x": "$HOMEDIR/x",
+		"a/$HOME/x":  "a/$HOME/x",
+		"":           "",
+		"filesystem": "filesystem",
+	} {
+		got, err := cliconfig.ExpandPath("--x", in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	t.Setenv("HOME", "")
+	_, err := cliconfig.ExpandPath("--grants", "~/g.json")
+	require.ErrorContains(t, err, "--grants ~/g.json: no home directory")
+}
+
+func TestLoadExpandsHomeInEveryPathFlag(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	write(t, home, "r.json", `[{"tool":"a","decision":"allow"}]`)
+	write(t, home, "p/a.rego", "package mcp.custom\n")
+	write(t, home, "args.json", `[{"tool":"t","paths":["p"]}]`)
+	require.NoError(t, os.Mkdir(filepath.Join(home, "proj"), 0o755))
+	c, err := parse(t, "--rules", "~/r.json", "--policy", "$HOME/p", "--grants", "${HOME}/g.json",
+		"--arguments", "~/args.json", "--root", "fs=~/proj", "--root", "*=$HOME").Load()
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"fs": filepath.Join(home, "proj"), "*": home}, c.Roots)
+	assert.Equal(t, filepath.Join(home, "g.json"), c.GrantsFile)
+	assert.Equal(t, []string{filepath.Join(home, "r.json"), filepath.Join(home, "p"), filepath.Join(home, "args.json")}, c.Protected)
+	require.Len(t, c.Modules, 1)
+	assert.Len(t, c.Arguments, 1)
+	require.NoError(t, c.CheckRootDirs())
+}
+
+// The proxy's roots are the directories its server works in: one that is
+// not there is refused, naming the flag.
+func TestCheckRootDirs(t *testing.T) {
+	dir := t.TempDir()
+	file := write(t, dir, "f.txt", "x")
+	for _, tc := range []struct{ root, want string }{
+		{"fs=" + filepath.Join(dir, "missing"), `--root fs: directory "` + filepath.Join(dir, "missing") + `": no such file or directory`},
+		{"*=" + file, `--root *: "` + file + `" is not a directory`},
+	} {
+		c, err := parse(t, "--root", tc.root).Load()
+		require.NoError(t, err, "policy-eval decide takes roots of another machine")
+		assert.EqualError(t, c.CheckRootDirs(), tc.want)
 	}
 }

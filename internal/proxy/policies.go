@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -160,6 +163,7 @@ func (p *Proxy) listTools(ctx context.Context) ([]provider.Tool, error) {
 		all = append(all, tools...)
 		if next == "" {
 			p.cat.set(all)
+			p.checkRootKeys(all)
 			return append([]provider.Tool(nil), all...), nil
 		}
 		cursor = next
@@ -175,6 +179,42 @@ func (p *Proxy) readToolsList(result []byte) {
 		return
 	}
 	p.cat.set(tools)
+	p.checkRootKeys(tools)
+}
+
+// checkRootKeys warns, the first time the whole catalogue is known, of
+// each --root KEY that names none of the server's tools: its DIR is
+// then no tool's root (the official filesystem server's tools are
+// read_file, write_file, …, so --root fs=DIR is nothing to them).
+func (p *Proxy) checkRootKeys(tools []provider.Tool) {
+	if !p.opt.rootsFixed || !p.rootsChecked.CompareAndSwap(false, true) {
+		return
+	}
+	keys := make([]string, 0, len(p.opt.cfg.Roots))
+	for k := range p.opt.cfg.Roots {
+		if k != "*" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if slices.ContainsFunc(tools, func(t provider.Tool) bool {
+			n := t.Function.Name
+			return n == k || strings.HasPrefix(n, k+"_")
+		}) {
+			continue
+		}
+		names := make([]string, 0, 4)
+		for _, t := range tools {
+			if len(names) == 3 {
+				names = append(names, "…")
+				break
+			}
+			names = append(names, t.Function.Name)
+		}
+		p.warnf("--root %s=%s: no tool of the server's is named %s or %s_* (its tools: %.200s); KEY is a tool-name prefix, or * for every tool",
+			k, p.opt.cfg.Roots[k], k, k, strings.Join(names, ", "))
+	}
 }
 
 // decodeTools reads a tools/list result.

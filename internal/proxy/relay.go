@@ -114,6 +114,8 @@ type Proxy struct {
 
 	pols atomic.Pointer[policySet]
 	cat  catalogue
+	// rootsChecked: checkRootKeys has looked at a whole catalogue.
+	rootsChecked atomic.Bool
 
 	ctx      context.Context // ends at shutdown
 	cancel   context.CancelFunc
@@ -151,6 +153,9 @@ func newProxy(opt options, up upstream, hostOut io.Writer) *Proxy {
 		fromSrv: map[string]*serverRequest{}, rounds: map[string]*round{},
 		work:   make(chan *hostCall),
 		reader: make(chan *lineReader, 1), hostDone: make(chan struct{}),
+	}
+	if p.stderr == nil {
+		p.stderr = io.Discard
 	}
 	p.host = &lineWriter{w: hostOut, onErr: func(error) { p.goneOnce.Do(func() { close(p.hostGone) }) }}
 	p.hostPeer = peer{name: "the host", write: p.toHost, gone: p.hostGone, own: map[string]chan reply{},
@@ -450,19 +455,37 @@ func (p *Proxy) answerDead(method string, id []byte, why string) {
 	p.toHost(errorMessage(id, errServerGone, "mcp-policy: "+why))
 }
 
-// readInitialize notes what the host can do.
+// readInitialize notes what the host can do, and says on stderr whether
+// its questions can reach the human.
 func (p *Proxy) readInitialize(params []byte) {
 	var in struct {
 		ProtocolVersion string             `json:"protocolVersion"`
 		Capabilities    clientCapabilities `json:"capabilities"`
+		ClientInfo      struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+		} `json:"clientInfo"`
 	}
 	if err := json.Unmarshal(params, &in); err != nil {
 		return
 	}
+	caps := in.Capabilities.seen()
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.info.protocol = in.ProtocolVersion
-	p.info.caps = in.Capabilities.seen()
+	p.info.caps = caps
+	p.mu.Unlock()
+	host := "the host"
+	if n := strings.TrimSpace(in.ClientInfo.Name + " " + in.ClientInfo.Version); n != "" {
+		host = fmt.Sprintf("the host %.60q", n)
+	}
+	switch {
+	case p.opt.askMode == AskRefuse:
+		p.warnf("%s: what needs asking is refused (--ask refuse)", host)
+	case caps.elicit:
+		p.warnf("%s can elicit: what needs asking is asked of the human", host)
+	default:
+		p.warnf("%s cannot elicit (no form elicitation in its capabilities): what needs asking is refused", host)
+	}
 }
 
 func (p *Proxy) readInitializeResult(result []byte) {

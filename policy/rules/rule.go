@@ -8,7 +8,9 @@ package rules
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
@@ -151,7 +153,7 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return fmt.Errorf("a rule must be a JSON object: %v", err)
+		return fmt.Errorf("a rule must be a JSON object, not %s", jsonKind(err))
 	}
 	if raw == nil {
 		return fmt.Errorf("a rule must be a JSON object, not null")
@@ -177,6 +179,11 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 	var p plain
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&p); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			field, _, _ := strings.Cut(te.Field, ".")
+			return &ValidationError{Field: field, Msg: fmt.Sprintf("must be %s, not %s", jsonWant(te.Type), jsonKind(err))}
+		}
 		return fmt.Errorf("bad rule: %v", err)
 	}
 	for _, f := range []string{"under", "host"} {
@@ -197,7 +204,7 @@ func ParseRules(data []byte, what string) ([]Rule, error) {
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(data, &raws); err != nil {
-		return nil, fmt.Errorf("%s: must be a JSON array of rules: %v", what, err)
+		return nil, fmt.Errorf("%s: must be a JSON array of rules, not %s", what, jsonKind(err))
 	}
 	out := make([]Rule, 0, len(raws))
 	for i, raw := range raws {
@@ -270,4 +277,42 @@ func (r Rule) matcher() engine.Matcher {
 	m := engine.MatcherFor(r.Decision, r.Tool, r.Under, r.Host, r.Annotations)
 	m.Arguments, _ = engine.ArgumentGlobs(r.Arguments) // valid: Validate read them
 	return m
+}
+
+// jsonKind names the JSON value a decoding error found where another was
+// wanted ("an object"), in words and without Go's types.
+func jsonKind(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return "valid JSON"
+	}
+	switch v := te.Value; {
+	case v == "object", v == "array":
+		return "an " + v
+	case v == "bool":
+		return "true or false"
+	case strings.HasPrefix(v, "number"):
+		return "a number"
+	default:
+		return "a " + v
+	}
+}
+
+// jsonWant names the JSON a Go type is read from.
+func jsonWant(t reflect.Type) string {
+	if t == nil {
+		return "another JSON value"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	default:
+		return "a number"
+	}
 }

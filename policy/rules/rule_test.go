@@ -43,6 +43,25 @@ func TestParseRulesRejectsWhatJSONWouldForgive(t *testing.T) {
 	}
 }
 
+// A file or a rule of the wrong JSON shape is told so in words, without
+// Go's types.
+func TestParseRulesWrongShapesInWords(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"tool":"a","decision":"allow"}`: "rules.json: must be a JSON array of rules, not an object",
+		`"a"`:                             "rules.json: must be a JSON array of rules, not a string",
+		`["a"]`:                           "rules.json: rule 1: a rule must be a JSON object, not a string",
+		`[{"tool":1,"decision":"allow"}]`: `rules.json: rule 1: field "tool": must be a string, not a number`,
+		`[{"tool":"a","decision":"allow","under":true}]`:                     `rules.json: rule 1: field "under": must be a string, not true or false`,
+		`[{"tool":"a","decision":"allow","annotations":[]}]`:                 `rules.json: rule 1: field "annotations": must be an object, not an array`,
+		`[{"tool":"a","decision":"allow","annotations":{"readOnlyHint":1}}]`: `rules.json: rule 1: field "annotations": must be true or false, not a number`,
+	} {
+		_, err := rules.ParseRules([]byte(in), "rules.json")
+		require.Error(t, err, in)
+		assert.Equal(t, want, err.Error(), in)
+		assert.NotContains(t, err.Error(), "Go ", in)
+	}
+}
+
 func TestValidateNormalises(t *testing.T) {
 	r, err := rules.Validate(rules.Rule{Tool: "web_fetch", Decision: "allow", Host: "*.Raku.ORG.:443"}, "rule 1")
 	require.NoError(t, err)

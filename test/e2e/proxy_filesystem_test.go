@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -337,4 +338,24 @@ func TestProxyGuardsItsOwnFiles(t *testing.T) {
 		require.Equal(t, "ask", result["decision"], "log line %v", e)
 		require.Equal(t, "floor", result["reason"], "log line %v", e)
 	}
+}
+
+// TestProxyFilesystemRootKeyNamesNoTool: the official server's tools have
+// no fs_ prefix, so --root fs=DIR is no tool's root; the proxy says so
+// once it has the catalogue, after its start-up line and the host's.
+func TestProxyFilesystemRootKeyNamesNoTool(t *testing.T) {
+	server, dir := officialFSServer(t)
+	ph := startProxied(t, []string{"--root", "fs=" + dir}, server, hostOptions{})
+	_, err := ph.ListTools(context.Background(), mcp.ListToolsRequest{})
+	require.NoError(t, err)
+	// The catalogue is read after it is relayed: wait for the line.
+	warning := "mcp-policy proxy: --root fs=" + dir + ": no tool of the server's is named fs or fs_* (its tools: "
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(ph.stderr.String(), warning) && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.Equal(t, 0, ph.exitCode(), "the proxy's exit status\n%s", ph.stderr)
+	stderr := ph.stderr.String()
+	assert.Contains(t, stderr, "mcp-policy proxy: rules: default; grants: in memory until the proxy exits (no --grants); log: none; roots: fs="+dir+"\n")
+	assert.Contains(t, stderr, "cannot elicit", "the host line: this host declares no elicitation")
+	assert.Contains(t, stderr, warning)
 }

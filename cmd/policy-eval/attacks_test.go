@@ -266,7 +266,7 @@ var attacks = []attack{
 	{name: "spelling/percent-encoded dots", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/%2e%2e/%2E%2E/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "spelling/percent-encoded slash in a file URI", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"file:///srv/scratch%2f..%2f..%2fetc"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "spelling/file URI dot-dot is resolved", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"file:///srv/scratch/%2e%2e/x"}`, decision: "ask", reason: "no-match", paths: []string{"/srv/x"}},
-	{name: "spelling/URL under a path name", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"http://evil.example/x"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "spelling/URL under a path name", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"http://evil.example/x"}`, decision: "ask", reason: "no-match"},
 	{name: "spelling/newline", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a\n/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "spelling/NUL", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/a\u0000/../../etc"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "spelling/bidi override", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"scratch/\u202etxt.exe"}`, decision: "ask", reason: "unevaluable-path"},

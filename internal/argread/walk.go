@@ -395,11 +395,21 @@ func (w *walker) unnamedKey(s site, k *ast.Term, key string) {
 // again with its shell names expanded to nothing, when it has any), and a
 // URL or a remote path's host too when it reads as one.
 func (w *walker) pathString(s site, t *ast.Term, v string) {
+	r := trimReading(v)
+	if readsAsURL(r) && !looksLikePath(r) {
+		// A URL ("oci://registry/chart", "https://x/a.pdf"): what a server
+		// that takes a file or a URL fetches, its host (pathsHost); as a
+		// local path it would name a directory called "https:" in the
+		// root. One with a ".." in it, or a file inside a scheme, is read
+		// as a path too.
+		w.pathsHost(s, t, v)
+		return
+	}
 	w.resolvePath(s, t, v)
 	// "/srv/secret$x/key" is /srv/secret/key to a server that hands it to
 	// a shell, ".bash''rc" is .bashrc; "posts.$slug.tsx" stays in its
 	// directory either way.
-	if !readsAsURL(trimReading(v)) {
+	if !readsAsURL(r) {
 		others, ok := shellReadings(v)
 		if !ok {
 			w.addPath(s, t, "") // a shell could make it more than can be listed

@@ -99,11 +99,13 @@ func Unevaluable(p string) string {
 		case c < 0x20 || c == 0x7f:
 			return "path contains a control character"
 		case c == '$' && (i == 0 || dollarExpands(p[i+1:]) || segmentBefore(p, i) == ".."):
-			// A leading "$HOME" can make the path any path; "${x:-/etc}",
-			// "$(cmd)" and "$'\x2f'" can put anything anywhere. A "$name"
-			// after the start ("posts.$slug.tsx", a Remix route) only
-			// inserts text where it stands: the argument reader reads such
-			// a path as written and with the names expanded to nothing.
+			// A leading "$HOME" makes the path any path, one after ".."
+			// climbs ("..$PWD" is "../srv"), and "${x:-/etc}", "$(cmd)" and
+			// "$'\x2f'" can put anything anywhere. Any other "$name"
+			// ("posts.$slug.tsx", a Remix route; "/srv/$HOME" is
+			// /srv//root) only inserts text where it stands: the argument
+			// reader reads such a path as written and with the names
+			// expanded to nothing.
 			return "path contains $ expansion"
 		case c == '`':
 			return "path contains a backquote, which a shell runs as a command"

@@ -31,7 +31,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 }
 
 // BenchmarkRoundTripOfficial is BenchmarkRoundTrip against the reference
-// filesystem server from npm, the round trip SPEC §11's 5% is measured
+// filesystem server from npm, the round trip the 5% target is measured
 // against.
 func BenchmarkRoundTripOfficial(b *testing.B) {
 	node, entry := needOfficialFS(b)

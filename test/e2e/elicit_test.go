@@ -16,7 +16,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
-// The two ways a server's question reaches the client (SPEC §9).
+// The two ways a server's question reaches the client: legacy elicitation/create and 2026-07-28 input-required rounds.
 var eras = []struct {
 	name, protocol string
 	env            []string

@@ -98,7 +98,7 @@ func Unevaluable(p string) string {
 			return "path contains NUL"
 		case c < 0x20 || c == 0x7f:
 			return "path contains a control character"
-		case c == '$' && (i == 0 || dollarExpands(p[i+1:]) || segmentBefore(p, i) == ".."):
+		case c == '$' && (i == 0 || dollarExpands(p[i+1:]) || segmentBefore(p, i) == ".." || dotDotAfter(p[i:])):
 			// A leading "$HOME" makes the path any path, one after ".."
 			// climbs ("..$PWD" is "../srv"), and "${x:-/etc}", "$(cmd)" and
 			// "$'\x2f'" can put anything anywhere. Any other "$name"
@@ -107,6 +107,9 @@ func Unevaluable(p string) string {
 			// reader reads such a path as written and with the names
 			// expanded to nothing.
 			return "path contains $ expansion"
+		case c == '~' && i > 0 && (p[i-1] == '=' || p[i-1] == ':'):
+			// Bash expands a tilde after "=" or ":" in a word ("a=~/x").
+			return "path has a ~ a shell expands"
 		case c == '`':
 			return "path contains a backquote, which a shell runs as a command"
 		case c == '*' || c == '?' || c == '{' && braceList(p[i+1:]):
@@ -142,11 +145,28 @@ var shortNames = runtime.GOOS == "windows"
 // segmentBefore is the part of p's name that holds byte i, before it.
 func segmentBefore(p string, i int) string { return p[strings.LastIndexByte(p[:i], '/')+1 : i] }
 
-// braceList reports a brace expansion's list: a "," before the closing
-// brace ("{a,b}").
+// braceList reports a brace expansion: a list ("{a,b}") or a sequence
+// ("{t..t}", "{1..3}") before the closing brace.
 func braceList(rest string) bool {
 	end := strings.IndexByte(rest, '}')
-	return end > 0 && strings.IndexByte(rest[:end], ',') >= 0
+	return end > 0 && (strings.IndexByte(rest[:end], ',') >= 0 || strings.Contains(rest[:end], ".."))
+}
+
+// dotDotAfter reports a ".." name after a "$name": an expansion with a "/"
+// in it ("$HOME" is /root) adds levels, so each ".." after it climbs one
+// level less than the text says ("/srv/x$HOME/../../secret").
+func dotDotAfter(rest string) bool {
+	for i := strings.Index(rest, ".."); i >= 0; {
+		if rest[i-1] == '/' && (i+2 == len(rest) || rest[i+2] == '/') {
+			return true
+		}
+		next := strings.Index(rest[i+1:], "..")
+		if next < 0 {
+			return false
+		}
+		i += 1 + next
+	}
+	return false
 }
 
 // dollarExpands reports whether a "$" followed by rest is an expansion

@@ -383,6 +383,18 @@ var attacks = []attack{
 	{name: "red team 9/a full-width address", rules: allowAllDenyPrivate, roots: srv, tool: "probe", args: `{"target":"10。0。0。1"}`, decision: "deny", reason: "rule"},
 	{name: "red team 9/ssh's destination under no name", rules: allowAllDenyPrivate, tool: "connect", args: `{"ssh":"root@10.0.0.1"}`, decision: "deny", reason: "rule"},
 	{name: "red team 9/a broker on localhost", rules: denyLocalhostAllowAll, tool: "connect", args: `{"broker":"localhost:9092"}`, decision: "deny", reason: "rule"},
+	// Red team 10: a third round.
+	{name: "red team 10/fsspec's local file system", rules: allowAllDenySecret, roots: srv, tool: "open", args: `{"path":"local:///srv/secret/key"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "red team 10/a shell name, then ..", rules: allowAllDenySecret, roots: srv, tool: "write_file", args: `{"path":"/srv/x$HOME/../../secret/key"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "red team 10/a brace sequence", rules: allowAll, roots: srv, tool: "write_file", args: `{"path":"/root/.bashr{c..c}"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "red team 10/a tilde after =", rules: allowAllDenySecret, roots: srv, tool: "write_file", args: `{"path":"a=~/../../secret/key"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "red team 10/an absolute path joined to a directory", rules: allowAllDenySecret, roots: srv, tool: "save", args: `{"directory":"/srv/pub","filename":"/../secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "red team 10/a name beside a folder", rules: allowAllDenySecret, roots: srv, tool: "save", args: `{"folder":"/srv","name":"secret/key"}`, decision: "deny", reason: "rule"},
+	{name: "red team 10/short options run together", rules: allowAll, roots: srv, tool: "run", args: `{"args":["in.txt","-uo.bashrc"]}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "red team 10/a query split on ;", rules: allowAllDenyMetadata, tool: "fetch", args: `{"url":"https://good.example/r?x=1;url=http://169.254.169.254/"}`, decision: "deny", reason: "rule"},
+	{name: "red team 10/a driver's key file", rules: allowAllDenySecret, roots: srv, tool: "query", args: `{"url":"postgresql://db.example/app?sslkey=/srv/secret/key.pem"}`, decision: "deny", reason: "rule"},
+	{name: "red team 10/SQL in brackets", rules: allowAllDenySecret, roots: srv, tool: "run_query", args: `{"query":"ATTACH [/srv/secret/a.db] AS s"}`, decision: "deny", reason: "rule"},
+	{name: "red team 10/SQL in hex", rules: allowAllDenySecret, roots: srv, tool: "run_query", args: `{"query":"ATTACH x'2f7372762f7365637265742f612e6462' AS s"}`, decision: "deny", reason: "rule"},
 	// Specs for remote servers: a repository's path is no local path.
 	{name: "remote spec/github path", rules: allowProject, roots: srv, arguments: []string{"github"}, tool: "create_or_update_file", args: `{"owner":"acme","repo":"web","path":".github/workflows/ci.yml","content":"x","message":"m","branch":"main"}`, decision: "ask", reason: "no-match", paths: []string{}},
 	{name: "remote spec/without it the path is local and the floor asks", rules: allowProject, roots: srv, tool: "create_or_update_file", args: `{"owner":"acme","repo":"web","path":".github/workflows/ci.yml","content":"x"}`, decision: "ask", reason: "floor"},

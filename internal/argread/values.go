@@ -217,6 +217,9 @@ func fileInScheme(s string) bool {
 	if builtins.IsFileURI(s) {
 		return false // a path in its own right
 	}
+	if i := strings.Index(s, "::"); i > 0 && i+2 < len(s) && (builtins.IsFileURI(s[i+2:]) || fileInScheme(s[i+2:])) {
+		return true // fsspec's chain: "zip://x::file:///srv/a.zip"
+	}
 	// The schemes are what comes before the last ":" of the run of scheme
 	// characters that starts s ("jdbc:sqlite:secret/app.db" is jdbc and
 	// sqlite, its file secret/app.db).
@@ -243,7 +246,9 @@ func fileInScheme(s string) bool {
 // localSchemes are the schemes whose URLs name a local file: file itself,
 // and file-backed databases' drivers.
 var localSchemes = map[string]bool{"file": true, "sqlite": true, "sqlite3": true, "duckdb": true, "h2": true, "hsqldb": true,
-	"derby": true}
+	"derby": true, "ucanaccess": true, "relique": true, "calcite": true,
+	// fsspec's and PyFilesystem's local and archive file systems.
+	"local": true, "zip": true, "tar": true, "osfs": true}
 
 // urlHost is the host of a URL as the client that fetches it reads it: an
 // http or https URL as builtins.URLHost reads it (WHATWG and Go's parser
@@ -660,26 +665,28 @@ func bracketSpellings(s string) ([]string, bool) {
 	return out, true
 }
 
-// sqlFiles are the files a SQL statement opens or writes by name: the
-// string literals ('...', "...", E'...', $$...$$) after ATTACH, VACUUM ...
-// INTO, INTO OUTFILE or DUMPFILE, INFILE, COPY ... FROM or TO, LOAD and
-// INSTALL, DuckDB's FROM 'file.csv', and in the file functions of SQLite,
-// MySQL, DuckDB and PostgreSQL (load_extension, load_file, readfile,
-// read_csv, glob, pg_read_file, lo_export...), with anything but a ";"
-// between the keyword and the literal (a schema's name, a comment):
-// "ATTACH DATABASE '/srv/secret/app.db' AS s" opens /srv/secret/app.db.
-// A command (COPY ... FROM PROGRAM 'cmd') is "" (unknown). Other literals
-// are data ("WHERE path = '/etc'").
+// sqlFiles are the files a SQL statement may open or write by name: when
+// it has a word that opens a file (ATTACH, VACUUM INTO, INTO OUTFILE or
+// DUMPFILE, INFILE, COPY, LOAD, INSTALL, EXPORT DATABASE, a TABLESPACE's
+// LOCATION, a foreign table's filename, DuckDB's FROM 'file.csv', and the
+// file functions of SQLite, MySQL, DuckDB and PostgreSQL: load_extension,
+// load_file, readfile, zipfile, read_csv, glob, pg_read_file,
+// pg_file_write, lo_export...), every literal in it, however it is
+// written ('...', "...", `...`, [...], E'...', x'2f...', 0x2f...,
+// $tag$...$tag$). A statement that runs a program (COPY ... PROGRAM) names
+// an unknown one (""). A statement with none of those words names no file
+// ("WHERE path = '/etc'" is data).
 func sqlFiles(s string) []string {
-	if len(s) > maxSQLText || !strings.ContainsAny(s, "'\"$") {
+	if len(s) > maxSQLText || !sqlFileWords.MatchString(s) {
 		return nil
 	}
 	var out []string
-	for _, m := range sqlFileLiteral.FindAllStringSubmatch(s, maxShellReadings) {
-		lit := m[2] + m[3] + m[4]
-		lit = strings.ReplaceAll(strings.ReplaceAll(lit, "''", "'"), `""`, `"`)
-		if m[1] != "" {
-			lit = "" // a program to run, not a file: unknown
+	if sqlProgram.MatchString(s) {
+		out = append(out, "")
+	}
+	for _, lit := range sqlLiterals(s) {
+		if len(out) >= maxShellReadings {
+			break
 		}
 		out = append(out, lit)
 	}
@@ -690,13 +697,101 @@ func sqlFiles(s string) []string {
 // contents.
 const maxSQLText = 64 << 10
 
-var sqlFileLiteral = regexp.MustCompile(`(?is)(?:\b(?:attach|vacuum\b[^;]{0,80}?\binto|into\s+(?:outfile|dumpfile)|infile|load|install)\b[^;'"$]{0,200}?` +
-	`|\bcopy\b[^;]{0,200}?\b(?:from|to)\s+(program\s+)?(?:e|u&)?` +
-	`|\bfrom\s+(?:e)?` +
-	`|\b(?:load_extension|load_file|readfile|writefile|read_csv|read_csv_auto|read_parquet|parquet_scan|read_json|read_json_auto|` +
-	`read_ndjson|read_ndjson_auto|read_text|read_blob|read_xlsx|glob|sniff_csv|pg_read_file|pg_read_binary_file|pg_stat_file|` +
-	`pg_ls_dir|lo_import|lo_export)\s*\(\s*\[?\s*(?:[^'"(),;]*,\s*)?)` +
-	`(?:'((?:[^']|'')*)'|"((?:[^"]|"")*)"|\$\$(.*?)\$\$)`)
+var (
+	sqlFileWords = regexp.MustCompile(`(?i)\b(?:attach|vacuum|outfile|dumpfile|infile|copy|load|install|export\s+database|` +
+		`tablespace|filename|load_extension|load_file|readfile|writefile|zipfile|read_\w+|parquet_scan|glob|sniff_csv|` +
+		`sqlite_scan|st_read|pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_dir|pg_file_write|lo_import|lo_export)\b|` +
+		`\b(?:from|join)\s*[('"]`)
+	sqlProgram = regexp.MustCompile(`(?i)\bprogram\s*['"$]`)
+)
+
+// sqlLiterals are the string literals of a SQL text, decoded: quoted with
+// ' (doubled to escape, E” and U&” alike), " or ` or [ ] (identifiers
+// that SQLite also takes for strings), written in hex (x'2f...',
+// 0x2f...), or dollar-quoted ($$...$$, $tag$...$tag$).
+func sqlLiterals(s string) []string {
+	var out []string
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\'' || c == '"' || c == '`':
+			end := i + 1
+			var b strings.Builder
+			for end < len(s) {
+				if s[end] == c {
+					if end+1 < len(s) && s[end+1] == c {
+						b.WriteByte(c)
+						end += 2
+						continue
+					}
+					break
+				}
+				b.WriteByte(s[end])
+				end++
+			}
+			lit := b.String()
+			if c == '\'' && i > 0 && (s[i-1] == 'x' || s[i-1] == 'X') && (i < 2 || !isWordByte(s[i-2])) {
+				lit = hexText(lit)
+			}
+			out = append(out, lit)
+			i = end
+		case c == '[':
+			if end := strings.IndexByte(s[i+1:], ']'); end >= 0 && !strings.ContainsAny(s[i+1:i+1+end], "'\"") {
+				out = append(out, s[i+1:i+1+end])
+				i += 1 + end
+			}
+		case c == '0' && i+1 < len(s) && (s[i+1] == 'x' || s[i+1] == 'X') && (i == 0 || !isWordByte(s[i-1])):
+			end := i + 2
+			for end < len(s) && isHexDigit(s[end]) {
+				end++
+			}
+			if end > i+2 {
+				out = append(out, hexText(s[i+2:end]))
+			}
+			i = end - 1
+		case c == '$':
+			end := strings.IndexByte(s[i+1:], '$')
+			if end < 0 || strings.ContainsFunc(s[i+1:i+1+end], func(r rune) bool { return !unicode.IsLetter(r) && r != '_' }) {
+				continue
+			}
+			tag := s[i : i+2+end]
+			body := s[i+len(tag):]
+			if close := strings.Index(body, tag); close >= 0 {
+				out = append(out, body[:close])
+				i += len(tag) + close + len(tag) - 1
+			}
+		}
+	}
+	return out
+}
+
+// hexText is the text hex digits spell ("2f657463" is "/etc"), or the
+// digits themselves when they spell none.
+func hexText(h string) string {
+	if len(h)%2 != 0 {
+		return h
+	}
+	b := make([]byte, len(h)/2)
+	for i := range b {
+		hi, lo := hexValue(h[2*i]), hexValue(h[2*i+1])
+		if hi < 0 || lo < 0 {
+			return h
+		}
+		b[i] = byte(hi<<4 | lo)
+	}
+	return string(b)
+}
+
+func hexValue(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c|0x20 >= 'a' && c|0x20 <= 'f':
+		return int(c|0x20-'a') + 10
+	}
+	return -1
+}
+
+func isWordByte(c byte) bool { return isASCIILetter(c) || c >= '0' && c <= '9' || c == '_' }
 
 // asciiAddress is r with the full-width digits, colons and slashes and
 // the ideographic and full-width full stops an address may be written in
@@ -734,9 +829,14 @@ func readsAsCommandFile(r string) bool {
 	case looksLikePath(r) || looksLikeOption(r):
 		return true
 	case r[0] == '-':
-		return false
+		// Short options run together ("-uo.bashrc": -u -o .bashrc): a
+		// path or a dot name anywhere in the word.
+		return !isNumber(r) && (strings.ContainsAny(r, "/\\") || strings.Contains(r[1:], "."))
 	case strings.ContainsAny(r, "/\\"):
 		return true
+	case strings.Contains(r, "="):
+		_, value, _ := strings.Cut(r, "=")
+		return readsAsCommandFile(value) // dd's "of=.bashrc"
 	}
 	return r[0] == '.' && len(r) > 1
 }
@@ -745,4 +845,9 @@ func readsAsCommandFile(r string) bool {
 // "--file"; not "--file=x", "-", "--").
 func isBareOption(r string) bool {
 	return len(r) >= 2 && r[0] == '-' && r != "--" && !strings.Contains(r, "=") && !isNumber(r)
+}
+
+// hasPrefixFold reports whether s starts with prefix, in any case.
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -212,8 +213,17 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		w.unnamed(s.as(none), t, v) // "origin": a git remote's name
 	case c.Kind == Label:
 		w.unnamed(s, t, v)
+		if r := trimReading(v); len(w.dirs) > 0 && readsAsLocalName(r) && !looksLikePath(r) {
+			w.inDirectories(s.as(Class{Kind: Path, Evidence: Word}), t, v) // a file's name beside a folder: {"folder": "/srv", "name": "secret/key"}
+		}
 	case c.Kind == Command:
-		w.commandWord(s, t, v, false)
+		// One string of words ("-c 'cat x > .bashrc'"): each word, as in
+		// an array.
+		afterOption := false
+		for _, word := range strings.FieldsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || r == '\'' || r == '"' || r == '>' || r == '<' }) {
+			w.commandWord(s, t, word, afterOption)
+			afterOption = isBareOption(word)
+		}
 	case c.local():
 		w.localString(s, t, v)
 	case c.urlish():
@@ -396,7 +406,7 @@ func (w *walker) unnamedKey(s site, k *ast.Term, key string) {
 // URL or a remote path's host too when it reads as one.
 func (w *walker) pathString(s site, t *ast.Term, v string) {
 	r := trimReading(v)
-	if readsAsURL(r) && !looksLikePath(r) {
+	if readsAsURL(r) && !looksLikePath(r) && !hasPrefixFold(r, "jdbc:") {
 		// A URL ("oci://registry/chart", "https://x/a.pdf"): what a server
 		// that takes a file or a URL fetches, its host (pathsHost); as a
 		// local path it would name a directory called "https:" in the
@@ -461,9 +471,12 @@ func (w *walker) resolvePath(s site, t *ast.Term, v string) {
 // that takes {"directory": "/srv/pub", "filename": "../secret/key"} joins
 // the two, and opens /srv/secret/key.
 func (w *walker) inDirectories(s site, t *ast.Term, v string) {
-	if len(w.dirs) == 0 || strings.HasPrefix(v, "/") || builtins.IsFileURI(v) {
-		return
+	if len(w.dirs) == 0 || builtins.IsFileURI(v) || s.class.Kind == Dir {
+		return // a directory is no file in another one
 	}
+	// An absolute one too: Node's path.join and Go's filepath.Join join
+	// "/srv/pub" and "/../secret/key" into /srv/secret/key.
+	v = strings.TrimLeft(v, "/")
 	top := s.at.top()
 	for _, d := range w.dirs {
 		if d.arg == top {
@@ -572,7 +585,10 @@ func (w *walker) query(s site, v string) {
 	if j := strings.IndexByte(q, '#'); j >= 0 {
 		q = q[:j]
 	}
-	params, _ := url.ParseQuery(q)
+	// Some servers split on ";" as well as "&" (Rack 2, Python before
+	// 3.9.2): every parameter either reading names is read.
+	params, _ := url.ParseQuery(strings.ReplaceAll(q, ";", "&"))
+	web := specialSchemeURL(v)
 	for _, key := range slices.Sorted(maps.Keys(params)) {
 		c := w.tool.classOf(key)
 		for _, value := range params[key] {
@@ -581,18 +597,30 @@ func (w *walker) query(s site, v string) {
 			switch {
 			case c.Kind == Host || c.urlish():
 				w.walkNamed(at, t)
+			case !web && (c.local() || driverFileParams[FoldName(key)]):
+				// A database driver's key, certificate or password file
+				// ("postgresql://h/db?sslkey=/x"): read on this machine.
+				w.pathString(at.as(Class{Kind: Path, Evidence: Name}), t, value)
 			case readsAsURL(r): // where the server may be sent on to
 				h, _ := urlHost(value)
 				w.addHost(at, t, h)
-			case readsAsIP(r):
-				h, _ := builtins.HostOf(value)
-				w.addHost(at, t, h)
+			default:
+				if h, ok := readsAsIPAddress(r); ok {
+					w.addHost(at, t, h)
+				}
 			}
-			// A path in a URL's query is the remote server's, not a
-			// local one ("?file=report.pdf").
+			// Any other path in a web URL's query is the remote
+			// server's ("?file=report.pdf").
 		}
 	}
 }
+
+// driverFileParams are the query parameters database drivers read a local
+// file from (folded): libpq's, MongoDB's, MySQL's and JDBC's TLS keys and
+// certificates and password files.
+var driverFileParams = keySet("sslkey", "sslcert", "sslrootcert", "sslcrl", "passfile", "sslca", "ssl-ca", "ssl-cert", "ssl-key",
+	"tlscafile", "tlscertificatefile", "tlscertificatekeyfile", "tlscrlfile", "keystore", "truststore", "keystorepath",
+	"truststorepath", "servicefile", "authfile", "credentialsfile", "keyfile", "certfile", "cafile")
 
 // localString reads a string under a path's or directory's name: the JSON
 // document it holds, if it holds one (a list of paths passed as a string:

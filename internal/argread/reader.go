@@ -131,7 +131,7 @@ func (r *Reader) Read(c Call) (Reading, error) {
 	if t.relative != nil {
 		w.bases = w.basesIn(w.out.Arguments)
 	}
-	w.dirs = w.dirsIn(w.out.Arguments)
+
 	for _, item := range w.out.Arguments {
 		k := string(item[0].Value.(ast.String))
 		w.walkNamed(site{k, t.topClassOf(k), &pointer{key: k, isKey: true}, 1}, item[1])

@@ -677,8 +677,8 @@ func bracketSpellings(s string) ([]string, bool) {
 // an unknown one (""). A statement with none of those words names no file
 // ("WHERE path = '/etc'" is data).
 func sqlFiles(s string) []string {
-	if len(s) > maxSQLText || !sqlFileWords.MatchString(s) {
-		return nil
+	if len(s) > maxSQLText || !strings.ContainsAny(s, "'\"`[$xX") || !sqlFileWords.MatchString(s) {
+		return nil // a literal needs one of those: most text is read without the expression
 	}
 	var out []string
 	if sqlProgram.MatchString(s) {

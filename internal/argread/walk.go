@@ -36,7 +36,8 @@ type walker struct {
 	// dirs are the directories the call names at its top level (a
 	// directory's name or format), resolved ("" for unknown): a relative
 	// path elsewhere in the call may be joined to them.
-	dirs []dirArg
+	dirs     []dirArg
+	dirsRead bool
 	// hostsAt are the hosts kept by where they are, when a schema gives
 	// a name more than one class: a value read as a path and as a host
 	// names its address once.
@@ -213,7 +214,7 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		w.unnamed(s.as(none), t, v) // "origin": a git remote's name
 	case c.Kind == Label:
 		w.unnamed(s, t, v)
-		if r := trimReading(v); len(w.dirs) > 0 && readsAsLocalName(r) && !looksLikePath(r) {
+		if r := trimReading(v); readsAsLocalName(r) && !looksLikePath(r) {
 			w.inDirectories(s.as(Class{Kind: Path, Evidence: Word}), t, v) // a file's name beside a folder: {"folder": "/srv", "name": "secret/key"}
 		}
 	case c.Kind == Command:
@@ -471,6 +472,9 @@ func (w *walker) resolvePath(s site, t *ast.Term, v string) {
 // that takes {"directory": "/srv/pub", "filename": "../secret/key"} joins
 // the two, and opens /srv/secret/key.
 func (w *walker) inDirectories(s site, t *ast.Term, v string) {
+	if !w.dirsRead {
+		w.dirs, w.dirsRead = w.dirsIn(w.out.Arguments), true // once, when a path first needs them
+	}
 	if len(w.dirs) == 0 || builtins.IsFileURI(v) || s.class.Kind == Dir {
 		return // a directory is no file in another one
 	}

@@ -297,28 +297,11 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 	if asPath || asURL {
 		return
 	}
-	if h, ok := readsAsIPAddress(r); ok {
-		// An address is a host, read as a server reads it: canonical, so
-		// a range matches it; unknown if it has what a server trims. With
-		// a path after it ("169.254.169.254/latest", "localhost:5000/x"),
-		// a URL without its scheme: its host.
+	if h, ok := reachedHost(r, false); ok {
 		if r != v {
-			h = ""
+			h = "" // unknown: v has what a server trims
 		}
 		w.addHost(s, t, h)
-		return
-	}
-	if h, ok := remoteHost(r); ok {
-		// "git@evil.example:a/b.git", "root@10.0.0.1:/x": where ssh,
-		// scp and git go.
-		if r != v {
-			h = ""
-		}
-		w.addHost(s, t, h)
-		return
-	}
-	if h, ok := userHost(r); ok && readsAsIPOrLocal(h) {
-		w.addHost(s, t, h) // "root@10.0.0.1": ssh's destination (an e-mail's domain is no address)
 		return
 	}
 	w.sqlFiles(s, t, v)
@@ -494,6 +477,26 @@ func (w *walker) inDirectories(s site, t *ast.Term, v string) {
 	}
 }
 
+// reachedHost is the host a (trimmed) value reaches by its shape: an
+// address, read as a server reads it (canonical, so a range matches it;
+// with a path after it, "169.254.169.254/latest", "localhost:5000/x", a
+// URL without its scheme), written short only where short says a name
+// expects one; a remote path's host ("git@evil.example:a/b.git",
+// "127.0.0.1:/tmp/x"); or ssh's destination at an address
+// ("root@10.0.0.1"; an e-mail's domain is no address).
+func reachedHost(r string, short bool) (string, bool) {
+	if h, ok := readAddress(r, short); ok {
+		return h, true
+	}
+	if h, ok := remoteHost(r); ok {
+		return h, true
+	}
+	if h, ok := userHost(r); ok && readsAsIPOrLocal(h) {
+		return h, true
+	}
+	return "", false
+}
+
 // pathsHost reads the host a value under a path's name reaches, if it
 // reaches one: a server that takes a file or a URL fetches a URL, a tool
 // that takes a target pings or probes an address, and a clone or a copy
@@ -508,14 +511,7 @@ func (w *walker) pathsHost(s site, t *ast.Term, v string) {
 		ok = true
 		w.query(s, r)
 	default:
-		if h, ok = readsAsAddress(r); !ok {
-			h, ok = remoteHost(r) // "git@evil.example:a/b.git", "127.0.0.1:/tmp/x"
-		}
-		if !ok {
-			if uh, isUser := userHost(r); isUser && readsAsIPOrLocal(uh) {
-				h, ok = uh, true // "root@10.0.0.1": a file's name would rarely be an address
-			}
-		}
+		h, ok = reachedHost(r, true)
 		if r != v {
 			h = "" // unknown: v has what a server trims
 		}

@@ -493,7 +493,7 @@ func TestLegacyElicitationWithTwoCallsInFlightIsUncorrelated(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a"), []byte("a"), 0o644))
 	rec := &recorder{answer: provider.ElicitResult{Action: provider.ElicitAccept, Content: map[string]any{"confirm": true}}}
 	c := connect(t, dir,
-		mcpclient.WithEnv([]string{"FSSERVER_LEGACY_ELICIT=1", "FSSERVER_SLOW_MS=1500"}),
+		mcpclient.WithEnv([]string{"FSSERVER_LEGACY_ELICIT=1", "FSSERVER_SLOW_MS=5000"}),
 		mcpclient.WithElicitHook(rec.hook))
 	ctx := context.WithValue(context.Background(), ctxKey{}, "batch")
 	rs := c.ExecuteToolCalls(ctx, []provider.Call{

@@ -178,3 +178,21 @@ servers := {
 
 # The places a map tool takes: addresses, "lat,lng" or "place_id:...".
 map_places := ["address", "origin", "destination", "origins", "destinations", "place_id", "location", "locations"]
+
+# The servers whose specs the proxy applies by the name they give in
+# initialize (serverInfo.name), when --arguments names none: the names the
+# servers gave a real initialize, or set in their source.
+server_names := {
+	"secure-filesystem-server": "filesystem",
+	"mcp-git": "git",
+	"mcp-fetch": "fetch",
+	"memory-server": "memory",
+	"mcp-time": "time",
+	"github-mcp-server": "github",
+	"zereight-gitlab-mcp-server": "gitlab",
+	"Playwright": "playwright",
+	"example-servers/puppeteer": "puppeteer",
+	"mcp-server/google-maps": "google-maps",
+	"example-servers/postgres": "postgres",
+	"Slack MCP Server": "slack",
+}

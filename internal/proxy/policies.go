@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcp-policy/mcp-policy/policy"
+	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -30,10 +31,13 @@ type policySet struct {
 
 // buildPolicies compiles the policies with roots.
 func (p *Proxy) buildPolicies(roots map[string]string) (*policySet, error) {
+	p.mu.Lock()
+	arguments := append(slices.Clone(p.opt.cfg.Arguments), p.serverSpecs...)
+	p.mu.Unlock()
 	o := policy.Options{
 		Provider: serverProvider{p}, Rules: p.opt.cfg.Rules, Modules: p.opt.cfg.Modules, Roots: roots,
 		Protected: p.opt.cfg.Protected, GrantsStore: p.opt.store, Name: "mcp-policy",
-		Arguments: p.opt.cfg.Arguments, DecisionTimeout: p.opt.cfg.DecisionTimeout(),
+		Arguments: arguments, DecisionTimeout: p.opt.cfg.DecisionTimeout(),
 	}
 	if p.opt.log != nil {
 		o.OnDecision = p.opt.log.Log
@@ -48,6 +52,45 @@ func (p *Proxy) buildPolicies(roots map[string]string) (*policySet, error) {
 		return nil, err
 	}
 	return &policySet{interactive: interactive, headless: headless, roots: roots}, nil
+}
+
+// useServerSpecs applies the shipped argument specs of the server by the
+// name it gave in initialize, when --arguments named none: every policy
+// set is built again with them (calls decided meanwhile kept the sets they
+// had). Building is no I/O, so it happens under the roots' lock, which
+// comes before p.mu (see the package doc).
+func (p *Proxy) useServerSpecs(serverName string) {
+	if len(p.opt.cfg.Arguments) > 0 {
+		return // what a person said is all there is
+	}
+	name, ok := rules.ServerArgumentsNamed(serverName)
+	if !ok {
+		return
+	}
+	specs, err := rules.ServerArguments(name)
+	if err != nil {
+		p.warnf("the %s argument specs: %v", name, err)
+		return
+	}
+	p.mu.Lock()
+	p.serverSpecs = specs
+	p.mu.Unlock()
+	rs := &p.roots
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for dir, old := range rs.sets {
+		set, err := p.buildPolicies(old.roots)
+		if err != nil {
+			p.warnf("the %s argument specs: %v; the server's arguments are read without them", name, err)
+			return
+		}
+		set.hostRoot = old.hostRoot
+		rs.sets[dir] = set
+		if dir == rs.dir {
+			p.pols.Store(set)
+		}
+	}
+	p.warnf("the server calls itself %q: its arguments are read with the %s argument specs (--arguments %s)", serverName, name, name)
 }
 
 // forCall is the policy that decides hc: headless when the host cannot be

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -131,6 +132,9 @@ type Proxy struct {
 	rounds   map[string]*round            // rounds the host owes an answer, by requestState
 	info     hostSession
 	dead     string // why the server is gone; "" while it serves
+	// serverSpecs are the argument specs of the server by the name it
+	// gave in initialize (useServerSpecs).
+	serverSpecs []rules.ArgumentSpec
 
 	roots rootsState
 	wg    sync.WaitGroup // calls being decided, questions being answered
@@ -491,12 +495,19 @@ func (p *Proxy) readInitialize(params []byte) {
 func (p *Proxy) readInitializeResult(result []byte) {
 	var out struct {
 		ProtocolVersion string `json:"protocolVersion"`
+		ServerInfo      struct {
+			Name string `json:"name"`
+		} `json:"serverInfo"`
 	}
-	if json.Unmarshal(result, &out) == nil && out.ProtocolVersion != "" {
+	if json.Unmarshal(result, &out) != nil {
+		return
+	}
+	if out.ProtocolVersion != "" {
 		p.mu.Lock()
 		p.info.protocol = out.ProtocolVersion
 		p.mu.Unlock()
 	}
+	p.useServerSpecs(out.ServerInfo.Name)
 }
 
 // session is what the host said of itself in initialize.
@@ -578,8 +589,14 @@ func (p *Proxy) fromUpstream(msg []byte) {
 		case hr.call != nil:
 			p.callAnswered(hr.call, msg, env)
 		default:
+			// initialize's answer is read before the host has it: the
+			// server's argument specs then decide the host's first call.
+			first := hr.method == methodInitialize
+			if first && hr.snoop != nil && env.result != nil {
+				hr.snoop(env.result)
+			}
 			p.toHost(msg)
-			if hr.snoop != nil && env.result != nil {
+			if !first && hr.snoop != nil && env.result != nil {
 				hr.snoop(env.result)
 			}
 		}

@@ -170,3 +170,35 @@ func TestRelayRoots(t *testing.T) {
 		return settled && d == ""
 	})
 }
+
+// A server that calls itself by a name whose argument specs ship has them
+// applied when --arguments names none: github-mcp-server's "path" is in
+// the remote repository, so a write to .github/workflows/ci.yml there is
+// no local path for the floor to ask about; any other server's is.
+func TestRelayAppliesTheServersArgumentSpecs(t *testing.T) {
+	for _, tc := range []struct {
+		server  string
+		allowed bool
+	}{{"github-mcp-server", true}, {"some-other-server", false}} {
+		t.Run(tc.server, func(t *testing.T) {
+			rt := newRelayTest(t, `[{"tool":"*","decision":"allow"}]`, true)
+			rt.fromHost(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+			require.Equal(t, "initialize", rt.atServer("initialize at the server")["method"])
+			rt.fromServer(`{"jsonrpc":"2.0","id":"init","result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"` + tc.server + `","version":"1"}}}`)
+			require.Equal(t, "init", next(t, rt.host, "initialize's answer")["id"])
+			rt.fromHost(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_or_update_file","arguments":{"owner":"acme","repo":"web","path":".github/workflows/ci.yml","content":"on: push"}}}`)
+			list := rt.atServer("the proxy lists the tools")
+			require.Equal(t, "tools/list", list["method"])
+			id, err := json.Marshal(list["id"])
+			require.NoError(t, err)
+			rt.fromServer(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"tools":[{"name":"create_or_update_file","inputSchema":{"type":"object"}}]}}`)
+			if tc.allowed {
+				m := rt.atServer("the call, allowed")
+				assert.Equal(t, "tools/call", m["method"])
+				return
+			}
+			m := next(t, rt.host, "the refusal")
+			assert.True(t, isErrorResult(m), "%v", m)
+		})
+	}
+}

@@ -92,6 +92,30 @@ func ServerArguments(names ...string) ([]ArgumentSpec, error) {
 	return out, nil
 }
 
+var serverNames = sync.OnceValues(func() (map[string]string, error) {
+	raw, err := embeddedData("arguments.rego", "data.mcp.arguments.server_names")
+	if err != nil {
+		return nil, err
+	}
+	var byName map[string]string
+	if err := json.Unmarshal(raw, &byName); err != nil {
+		return nil, fmt.Errorf("arguments.rego: %v", err)
+	}
+	return byName, nil
+})
+
+// ServerArgumentsNamed returns the name of the shipped argument specs for
+// a server that calls itself serverName in initialize (serverInfo.name:
+// "github-mcp-server" is github), and whether there are any.
+func ServerArgumentsNamed(serverName string) (string, bool) {
+	byName, err := serverNames()
+	if err != nil {
+		panic(err) // the embedded module is part of the build; its tests catch this
+	}
+	name, ok := byName[serverName]
+	return name, ok
+}
+
 // DefaultRules returns the rules of the embedded default.rego: reads by
 // tools marked read-only, on local paths, the user_ask tools, and the MCP
 // requests prompts/get and completion/complete (as the proxy names them).

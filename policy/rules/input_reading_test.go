@@ -73,3 +73,18 @@ func TestManyLongPathsCostTheirText(t *testing.T) {
 	t.Logf("%.1f bytes allocated per byte of arguments", perByte)
 	assert.Less(t, perByte, 16.0)
 }
+
+// Every server name the proxy recognises names shipped specs.
+func TestServerArgumentsNamed(t *testing.T) {
+	name, ok := ServerArgumentsNamed("github-mcp-server")
+	require.True(t, ok)
+	assert.Equal(t, "github", name)
+	_, ok = ServerArgumentsNamed("some-other-server")
+	assert.False(t, ok)
+	byName, err := serverNames()
+	require.NoError(t, err)
+	for server, specs := range byName {
+		_, err := ServerArguments(specs)
+		assert.NoError(t, err, "%s names %s", server, specs)
+	}
+}

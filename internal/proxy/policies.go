@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcp-policy/mcp-policy/internal/toolslist"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -199,7 +200,7 @@ func (p *Proxy) listTools(ctx context.Context) ([]provider.Tool, error) {
 			}
 			return nil, fmt.Errorf("tools/list: %s", r.err)
 		}
-		tools, next, err := decodeTools(r.result)
+		tools, next, err := toolslist.Decode(r.result)
 		if err != nil {
 			return nil, err
 		}
@@ -217,7 +218,7 @@ func (p *Proxy) listTools(ctx context.Context) ([]provider.Tool, error) {
 // readToolsList reads the server's answer to the host's first-page
 // tools/list: when it is the whole catalogue, the policy decides by it.
 func (p *Proxy) readToolsList(result []byte) {
-	tools, next, err := decodeTools(result)
+	tools, next, err := toolslist.Decode(result)
 	if err != nil || next != "" {
 		return
 	}
@@ -258,30 +259,4 @@ func (p *Proxy) checkRootKeys(tools []provider.Tool) {
 		p.warnf("--root %s=%s: no tool of the server's is named %s or %s_* (its tools: %.200s); KEY is a tool-name prefix, or * for every tool",
 			k, p.opt.cfg.Roots[k], k, k, strings.Join(names, ", "))
 	}
-}
-
-// decodeTools reads a tools/list result.
-func decodeTools(result []byte) ([]provider.Tool, string, error) {
-	var r struct {
-		Tools []struct {
-			Name        string                `json:"name"`
-			Description string                `json:"description"`
-			InputSchema json.RawMessage       `json:"inputSchema"`
-			Annotations *provider.Annotations `json:"annotations"`
-		} `json:"tools"`
-		NextCursor string `json:"nextCursor"`
-	}
-	if err := json.Unmarshal(result, &r); err != nil {
-		return nil, "", fmt.Errorf("tools/list result: %w", err)
-	}
-	out := make([]provider.Tool, 0, len(r.Tools))
-	for _, t := range r.Tools {
-		a := t.Annotations
-		if a == nil {
-			a = &provider.Annotations{} // listed without hints: known to have none
-		}
-		out = append(out, provider.Tool{Type: "function", Annotations: a,
-			Function: provider.ToolFunction{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}})
-	}
-	return out, r.NextCursor, nil
 }

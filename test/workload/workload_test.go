@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-policy/mcp-policy/internal/toolslist"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
@@ -115,23 +116,11 @@ func knownAsks(calls []call) int {
 // catalogue is a server's tools/list result as the policy reads it.
 func catalogue(t *testing.T, server string) map[string]*provider.Tool {
 	t.Helper()
-	var list struct {
-		Tools []struct {
-			Name        string                `json:"name"`
-			Description string                `json:"description"`
-			InputSchema json.RawMessage       `json:"inputSchema"`
-			Annotations *provider.Annotations `json:"annotations"`
-		} `json:"tools"`
-	}
-	require.NoError(t, json.Unmarshal(must(os.ReadFile(filepath.Join("testdata", "servers", server+".json"))), &list))
+	tools, _, err := toolslist.Decode(must(os.ReadFile(filepath.Join("testdata", "servers", server+".json"))))
+	require.NoError(t, err, server)
 	out := map[string]*provider.Tool{}
-	for _, tl := range list.Tools {
-		ann := tl.Annotations
-		if ann == nil {
-			ann = &provider.Annotations{} // listed without annotations: known, not unknown
-		}
-		out[tl.Name] = &provider.Tool{Type: "function", Annotations: ann,
-			Function: provider.ToolFunction{Name: tl.Name, Description: tl.Description, Parameters: tl.InputSchema}}
+	for i := range tools {
+		out[tools[i].Function.Name] = &tools[i]
 	}
 	return out
 }

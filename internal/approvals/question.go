@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -93,7 +94,7 @@ func CheckID(id string) error {
 // it is asked about.
 func Digest(tool, arguments string) (string, error) {
 	canon := []byte("{}")
-	if arguments != "" {
+	if strings.Trim(arguments, " \t\r\n") != "" { // JSON's white space only
 		d := json.NewDecoder(bytes.NewReader([]byte(arguments)))
 		d.UseNumber()
 		var v any

@@ -72,7 +72,10 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	// Not no-referrer: under it a browser sends "Origin: null" with the
+	// page's own forms, and the origin check could not tell them from
+	// another site's. The token never stays in an address to leak.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
 	if !directHost(r.Host) {
 		http.Error(w, "mcp-policy approvals answers only to an IP address or localhost in the URL (Host "+r.Host+" refused)", http.StatusMisdirectedRequest)
@@ -220,12 +223,18 @@ func (p *Page) show(w http.ResponseWriter, said, failed string) {
 
 func rowOf(g rules.Rule) grantRow {
 	full, _ := json.Marshal(g)
-	rest := g
-	rest.Tool, rest.Decision, rest.Under, rest.Host = "", "", "", ""
-	restJSON, _ := json.Marshal(rest)
 	row := grantRow{Decision: string(g.Decision), Tool: g.Tool, Under: g.Under, Host: g.Host, JSON: string(full)}
-	if string(restJSON) != "{}" {
-		row.Rest = string(restJSON)
+	// The rest of the grant, whatever fields rules.Rule grows: none may
+	// be hidden from the person deciding whether to revoke it.
+	var rest map[string]any
+	if json.Unmarshal(full, &rest) == nil {
+		for _, k := range []string{"tool", "decision", "under", "host"} {
+			delete(rest, k)
+		}
+		if len(rest) > 0 {
+			b, _ := json.Marshal(rest)
+			row.Rest = string(b)
+		}
 	}
 	return row
 }

@@ -180,6 +180,7 @@ func TestRevokeRemovesTheGrant(t *testing.T) {
 	require.NoError(t, s.store.Add(keep, gone))
 	_, body := s.get(t, "/")
 	assert.Contains(t, body, "Grants in force (2)")
+	assert.NotContains(t, body, `{&#34;tool&#34;:&#34;&#34;}`, "no empty field listed as more")
 	csrf := csrfField.FindStringSubmatch(body)[1]
 	resp, _ := s.post(t, "/revoke", url.Values{"csrf": {csrf}, "grant": {`{"tool":"write_file","decision":"allow","under":"/srv/docs"}`}}, "")
 	_, body = s.get(t, resp.Header.Get("Location"))

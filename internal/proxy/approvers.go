@@ -137,17 +137,31 @@ func (p *Proxy) asker() approvals.Asker {
 }
 
 // shownArguments is a call's arguments as the approvals page shows them
-// whole: indented JSON, with what cannot be seen escaped, cut at 64 KiB.
+// whole: indented JSON (markup left as it is: the page escapes it), with
+// every character that is not plainly seen escaped, cut at 64 KiB.
 func shownArguments(arguments string) string {
 	var v any
 	if err := json.Unmarshal([]byte(arguments), &v); err != nil {
 		return quote(arguments, 200)
 	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
 		return quote(arguments, 200)
 	}
-	return clip(escapeUnseen(string(b)), 64<<10)
+	// Line breaks and runs of spaces are the indentation's own: inside
+	// strings JSON escaped the line breaks, and spaces are seen in a <pre>.
+	var out strings.Builder
+	for _, r := range strings.TrimRight(b.String(), "\n") {
+		if r == '\n' || !unseen(r) {
+			out.WriteRune(r)
+		} else {
+			out.WriteString(escapeRune(r, 0, false))
+		}
+	}
+	return clip(out.String(), 64<<10)
 }
 
 // progress sends the host a progress notification every Heartbeat while

@@ -32,6 +32,12 @@ func TestProxyCommandRefusesBadFlags(t *testing.T) {
 		{[]string{"proxy", "--policy", "nope/", "--", "srv"}, "--policy nope/: no such file or directory"},
 		{[]string{"proxy", "--root", "fs=/no/such/dir", "--", "srv"}, `--root fs: directory "/no/such/dir": no such file or directory`},
 		{[]string{"proxy", "--root", "*=" + os.Args[0], "--", "srv"}, `is not a directory`},
+		{[]string{"proxy", "--ask", "elicit,approvals", "--", "srv"}, "--ask elicit,approvals needs --grants FILE"},
+		{[]string{"approvals"}, "give --grants FILE"},
+		{[]string{"approvals", "--grants", "g.json", "stray"}, `unexpected argument "stray"`},
+		{[]string{"approve", "list"}, "give --grants FILE"},
+		{[]string{"approve", "--grants", "g.json", "maybe", "0123456789abcdef01234567"}, "usage: mcp-policy approve"},
+		{[]string{"approve", "--grants", "g.json", "allow"}, "usage: mcp-policy approve"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(c.args, strings.NewReader(""), &stdout, &stderr)

@@ -25,8 +25,6 @@ type Question struct {
 	// Arguments are the call's arguments as indented JSON, with what
 	// cannot be seen escaped.
 	Arguments string    `json:"arguments"`
-	Paths     []string  `json:"paths,omitempty"`
-	Hosts     []string  `json:"hosts,omitempty"`
 	Asker     Asker     `json:"asker"`
 	Asked     time.Time `json:"asked"`
 	Deadline  time.Time `json:"deadline"` // when the proxy refuses the call unanswered

@@ -102,7 +102,7 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 	aq := approvals.Question{
 		ID: approvals.NewID(), Digest: digest, Tool: shown(q.Tool, maxShown),
 		Message: permissionMessage(q), Arguments: shownArguments(q.Call.Function.Arguments),
-		Paths: q.Paths, Hosts: q.Hosts, Asker: p.asker(), Asked: now, Deadline: now.Add(p.opt.askTimeout),
+		Asker: p.asker(), Asked: now, Deadline: now.Add(p.opt.askTimeout),
 	}
 	for _, c := range choices(q) {
 		aq.Options = append(aq.Options, approvals.Option{Action: string(c.value), Title: c.title})

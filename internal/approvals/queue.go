@@ -121,6 +121,7 @@ func (q *Queue) Pending() ([]Question, error) {
 	for _, e := range es {
 		id, ok := strings.CutSuffix(e.Name(), ".json")
 		if !ok || CheckID(id) != nil {
+			q.removeOrphan(e)
 			continue
 		}
 		if info, err := e.Info(); err != nil || time.Since(info.ModTime()) > StaleAfter {
@@ -138,6 +139,26 @@ func (q *Queue) Pending() ([]Question, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Asked.Before(out[j].Asked) })
 	return out, nil
+}
+
+// removeOrphan removes, once it is StaleAfter old, an answer whose
+// question is gone (its proxy withdrew it as the approver wrote) or a
+// temporary file a crash left: nothing reads them.
+func (q *Queue) removeOrphan(e fs.DirEntry) {
+	name := e.Name()
+	id, isAnswer := strings.CutSuffix(name, ".answer")
+	switch {
+	case isAnswer && CheckID(id) == nil:
+		if _, err := os.Stat(q.questionFile(id)); err == nil {
+			return
+		}
+	case strings.HasPrefix(name, ".tmp-"):
+	default:
+		return // not the queue's: left alone
+	}
+	if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > StaleAfter {
+		os.Remove(filepath.Join(q.dir, name))
+	}
 }
 
 // Answer answers the question id, as shown with digest: it is refused when

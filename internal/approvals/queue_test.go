@@ -164,6 +164,30 @@ func TestStaleQuestionsAreRemoved(t *testing.T) {
 	assert.Equal(t, alive.ID, pending[0].ID)
 	_, err = os.Stat(filepath.Join(q.Dir(), gone.ID+".json"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
+
+	// An answer whose question was withdrawn as it was written, and a
+	// crash's temporary file, go too once as old; a fresh one and a file
+	// that is not the queue's stay.
+	for name, age := range map[string]time.Duration{
+		approvals.NewID() + ".answer": 2 * approvals.StaleAfter, ".tmp-123": 2 * approvals.StaleAfter,
+		"notes.txt": 2 * approvals.StaleAfter,
+	} {
+		file := filepath.Join(q.Dir(), name)
+		require.NoError(t, os.WriteFile(file, []byte("{}"), 0o600))
+		at := time.Now().Add(-age)
+		require.NoError(t, os.Chtimes(file, at, at))
+	}
+	fresh := approvals.NewID() + ".answer"
+	require.NoError(t, os.WriteFile(filepath.Join(q.Dir(), fresh), []byte("{}"), 0o600))
+	_, err = q.Pending()
+	require.NoError(t, err)
+	var left []string
+	es, err := os.ReadDir(q.Dir())
+	require.NoError(t, err)
+	for _, e := range es {
+		left = append(left, e.Name())
+	}
+	assert.ElementsMatch(t, []string{alive.ID + ".json", fresh, "notes.txt"}, left)
 }
 
 func TestOpenNeedsAGrantsFile(t *testing.T) {

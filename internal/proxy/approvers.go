@@ -177,8 +177,9 @@ func (p *Proxy) progress(hc *hostCall, aq approvals.Question) func() {
 	if hc == nil || json.Unmarshal(hc.params, &params) != nil || len(params.Meta.Token) == 0 {
 		return func() {}
 	}
-	done := make(chan struct{})
+	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		t := time.NewTicker(approvals.Heartbeat)
 		defer t.Stop()
 		for n := 1; ; n++ {
@@ -193,5 +194,7 @@ func (p *Proxy) progress(hc *hostCall, aq approvals.Question) func() {
 			}
 		}
 	}()
-	return func() { close(done) }
+	// Stopping waits for the goroutine: no progress may follow the call's
+	// result.
+	return func() { close(done); <-exited }
 }

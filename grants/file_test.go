@@ -251,3 +251,56 @@ func TestOpenRefusesALinkToNothing(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), filepath.Join(top, "grants.json"))
 }
+
+// A revoke on one process's store is seen by another's next decision, and
+// leaves the other grants as they were.
+func TestRemoveRevokesAcrossStoresOnOneFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "grants.json")
+	proxy, err := grants.Open(path)
+	require.NoError(t, err)
+	require.NoError(t, proxy.Add(allow("write_file", "/srv/a"), deny("delete_file", "/srv")))
+	approver, err := grants.Open(path)
+	require.NoError(t, err)
+
+	removed, err := approver.Remove(allow("write_file", "/srv/a"))
+	require.NoError(t, err)
+	assert.True(t, removed)
+	assert.Equal(t, []rules.Rule{deny("delete_file", "/srv")}, proxy.List(), "the proxy's store reads the revoke")
+	assert.False(t, proxy.Grants().Has(allow("write_file", "/srv/a")))
+
+	removed, err = approver.Remove(allow("write_file", "/srv/a"))
+	require.NoError(t, err)
+	assert.False(t, removed, "a grant revoked already is not there to remove")
+	removed, err = approver.Remove(deny("write_file", "/srv/a"))
+	require.NoError(t, err)
+	assert.False(t, removed, "the decision is part of the grant")
+	assert.Equal(t, []rules.Rule{deny("delete_file", "/srv")}, approver.List())
+}
+
+func TestRemoveRefusesABrokenFileAndLeavesIt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "grants.json")
+	s, err := grants.Open(path)
+	require.NoError(t, err)
+	require.NoError(t, s.Add(allow("write_file", "/srv/a")))
+	require.NoError(t, os.WriteFile(path, []byte("[{"), 0o600))
+	_, err = s.Remove(allow("write_file", "/srv/a"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), path)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "[{", string(data))
+
+	_, err = s.Remove(rules.Rule{Tool: "x", Decision: rules.Ask})
+	require.Error(t, err, "an ask is no grant")
+}
+
+func TestRemoveInMemory(t *testing.T) {
+	s, err := grants.NewStore([]rules.Rule{allow("write_file", "/srv/a"), allow("read_file", "/srv")})
+	require.NoError(t, err)
+	v := s.Version()
+	removed, err := s.Remove(allow("write_file", "/srv/a"))
+	require.NoError(t, err)
+	assert.True(t, removed)
+	assert.Equal(t, []rules.Rule{allow("read_file", "/srv")}, s.List())
+	assert.Greater(t, s.Version(), v, "a cache rebuilds after a revoke")
+}

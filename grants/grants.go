@@ -222,6 +222,60 @@ func (s *Store) addToFile(v []rules.Rule) error {
 	return nil
 }
 
+// Remove takes r (as Validate reads it) out of the store and says whether
+// it held it: a human's revoke of an always- answer. The next decision
+// asks again, or follows the rules. On a store opened on a file, the file
+// is locked, read again and written without r, as Add writes it; a file
+// that cannot be read is an error, and is left as it was.
+func (s *Store) Remove(r rules.Rule) (bool, error) {
+	v, err := validate([]rules.Rule{r}, "grant")
+	if err != nil {
+		return false, err
+	}
+	gone := rules.NewGrantSet(v)
+	without := func(list []rules.Rule) ([]rules.Rule, bool) {
+		out := make([]rules.Rule, 0, len(list))
+		for _, g := range list {
+			if !gone.Has(g) {
+				out = append(out, g)
+			}
+		}
+		return out, len(out) < len(list)
+	}
+	if s.file == "" {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		kept, removed := without(s.set.List())
+		if removed {
+			s.set = rules.NewGrantSet(kept)
+			s.version++
+		}
+		return removed, nil
+	}
+	file, unlock, err := lockTarget(s.file)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	current, stamp, err := readFile(file)
+	if err != nil {
+		return false, err
+	}
+	kept, removed := without(current)
+	if removed {
+		if err := writeAtomic(file, kept); err != nil {
+			return false, err
+		}
+		if stamp, err = stampOf(file); err != nil {
+			stamp = fileStamp{}
+		}
+	}
+	s.mu.Lock()
+	s.replace(rules.NewGrantSet(kept), stamp)
+	s.mu.Unlock()
+	return removed, nil
+}
+
 // lockTarget takes the advisory lock of the file path resolves to (see
 // target), making its directory first if need be, and returns that file.
 func lockTarget(path string) (file string, unlock func(), err error) {

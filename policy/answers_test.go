@@ -3,6 +3,7 @@ package policy_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log"
 	"os"
 	"testing"
@@ -219,6 +220,9 @@ func TestRefusedAnswers(t *testing.T) {
 			return policy.Answer{Action: policy.AlwaysAllow, Rules: []rules.Rule{}}
 		},
 		"panicking OnAsk": func(context.Context, policy.Question) policy.Answer { panic("the dialog crashed") },
+		"unanswered always-allow": func(context.Context, policy.Question) policy.Answer {
+			return policy.Answer{Action: policy.AlwaysAllow, Unanswered: errors.New("no one answered within 1m")}
+		},
 	}
 	for name, ask := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -333,4 +337,17 @@ func TestGrantsReturnsACopy(t *testing.T) {
 	gs[0].Annotations["readOnlyHint"] = true
 	assert.Equal(t, "/srv", p.Grants()[0].Under)
 	assert.False(t, p.Grants()[0].Annotations["readOnlyHint"])
+}
+
+// An unanswered question is refused in words that say so, not as the
+// human's "declined": the model must not tell the user they said no.
+func TestUnansweredIsNotADenial(t *testing.T) {
+	p := newPolicy(t, policy.Options{Provider: newFake(), Rules: withDefaults(), Name: "pol",
+		OnAsk: func(context.Context, policy.Question) policy.Answer {
+			return policy.Answer{Unanswered: errors.New("no one answered within 1m; approve at the approvals page")}
+		}})
+	r := run1(p, write("w", "docs/a.md"))
+	assert.True(t, r.IsError)
+	assert.Contains(t, r.Content, "no one answered within 1m; approve at the approvals page")
+	assert.NotContains(t, r.Content, "declined")
 }

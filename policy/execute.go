@@ -138,6 +138,9 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 		rec.Question = &q
 	}
 	a, err := p.callOnAsk(ctx, q)
+	if err == nil && a.Unanswered != nil {
+		err = a.Unanswered
+	}
 	if err != nil {
 		if rec != nil {
 			rec.Error = err.Error()

@@ -92,6 +92,11 @@ type Answer struct {
 	Rule    *rules.Rule
 	Rules   []rules.Rule
 	Content map[string]any
+	// Unanswered, when set, says no one answered (the question timed out,
+	// or could not be put): the call is refused with these words, not as
+	// the human's "deny", and nothing is remembered. Action is then
+	// ignored.
+	Unanswered error
 }
 
 // Options configure a Policy.

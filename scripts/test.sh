@@ -10,6 +10,13 @@ step() { steps=$((steps + 1)); printf '\n== %s\n' "$*"; }
 step "npm: the official filesystem MCP server, for the end-to-end tests"
 (cd test/npm && npm ci --no-audit --no-fund --loglevel=error)
 
+step "chromium, for the approvals page's browser test"
+if command -v chromium >/dev/null 2>&1 || [ -n "${CHROMIUM:-}" ]; then
+	echo "found: ${CHROMIUM:-$(command -v chromium)}"
+else
+	echo "not found: the browser test is skipped (apt-get install chromium, or set CHROMIUM; .ci/run installs it)"
+fi
+
 step "gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then
@@ -30,7 +37,7 @@ bash scripts/lint.sh
 step "Rego tests (policy-eval test, builtins registered)"
 go run ./cmd/policy-eval test rego/
 
-step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader, argument discovery and the proxy's line reader briefly (the seeds also run in go test)"
+step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader, argument discovery, the approvals digest and the proxy's line reader briefly (the seeds also run in go test)"
 # The budget is a count of runs, not a duration: Go 1.26's fuzz coordinator
 # can report "context deadline exceeded", and fail, when a duration runs out
 # while a worker is mid-run (golang/go#75804, fixed in Go 1.27). A count sets
@@ -42,6 +49,7 @@ for target in FuzzContains FuzzResolve FuzzScope FuzzCleanAbs FuzzURLHost FuzzMa
 done
 go test ./internal/strictjson/ -run '^$' -fuzz '^FuzzDecodeJSON$' -fuzztime "$fuzz_runs"
 go test ./internal/argread/ -run '^$' -fuzz '^FuzzArgumentsSeen$' -fuzztime "$fuzz_runs"
+go test ./internal/approvals/ -run '^$' -fuzz '^FuzzDigest$' -fuzztime "$fuzz_runs"
 for target in FuzzReadMessage FuzzEnvelope; do
 	go test ./internal/proxy/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done

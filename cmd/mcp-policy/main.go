@@ -4,13 +4,17 @@
 //	mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]...
 //	                 [--grants FILE] [--log FILE] [--log-arguments masked|full]
 //	                 [--arguments NAME|FILE]... [--timeout D]
-//	                 [--ask elicit|refuse] [--ask-timeout D] -- COMMAND [ARGS...]
+//	                 [--ask elicit|approvals|elicit,approvals|refuse] [--ask-timeout D] -- COMMAND [ARGS...]
 //	mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
+//	mcp-policy approvals --grants FILE [--listen ADDR]
+//	mcp-policy approve --grants FILE [list | allow|deny|always-allow|always-deny ID]
 //	mcp-policy version
 //
 // The proxy is an MCP server on stdio to the host and a client of the
 // server it runs (or reaches at --url); internal/proxy is the proxy, this
-// command parses its flags and starts it.
+// command parses its flags and starts it. approvals and approve answer the
+// questions proxies sharing a grants file hold for an approver
+// (internal/approvals).
 package main
 
 import (
@@ -33,6 +37,7 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/decisionlog"
 	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/internal/approvals"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/internal/proxy"
 )
@@ -41,8 +46,11 @@ const usage = `usage:
   mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]...
                    [--grants FILE] [--log FILE|-] [--log-arguments masked|full]
                    [--arguments NAME|FILE]... [--timeout DURATION]
-                   [--ask elicit|refuse] [--ask-timeout DURATION] -- COMMAND [ARGS...]
+                   [--ask elicit|approvals|elicit,approvals|refuse] [--ask-timeout DURATION]
+                   -- COMMAND [ARGS...]
   mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
+  mcp-policy approvals --grants FILE [--listen ADDR]
+  mcp-policy approve --grants FILE [list | allow|deny|always-allow|always-deny ID]
   mcp-policy version
 
 The proxy's flags go before --; everything after the server's COMMAND is
@@ -73,6 +81,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "proxy":
 		return proxyCommand(args[1:], stdin, stdout, stderr)
+	case "approvals":
+		return approvalsCommand(args[1:], stdout, stderr, signals())
+	case "approve":
+		return approveCommand(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -97,8 +109,9 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	pf.Register(fset)
 	logFile := fset.String("log", "", "write one JSON line per decision to FILE (- for stderr)")
 	logArgs := fset.String("log-arguments", "masked", "masked: leave out argument values that may hold file contents; full: keep them")
-	ask := fset.String("ask", proxy.AskElicit, "elicit: ask the human through the host; refuse: refuse what needs asking")
-	askTimeout := fset.Duration("ask-timeout", 10*time.Minute, "how long a question waits for the host's answer in a 2026-07-28 input-required round")
+	ask := fset.String("ask", proxy.AskElicitApprovals, "where questions go: elicit (the human, through the host), approvals (`mcp-policy approvals`, beside --grants), "+
+		"elicit,approvals (the host when it can elicit, else approvals), refuse (refuse what needs asking)")
+	askTimeout := fset.Duration("ask-timeout", 10*time.Minute, "how long a question waits for an answer (the host's in a 2026-07-28 input-required round, or an approver's)")
 	serverURL := fset.String("url", "", "a remote MCP server over streamable HTTP, instead of COMMAND")
 	var hdrs headers
 	fset.Var(&hdrs, "header", "'Name: value': an HTTP header for --url (repeatable)")
@@ -122,8 +135,8 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	case *serverURL == "" && len(hdrs) > 0:
 		return fail("--header is for --url")
 	}
-	if *ask != proxy.AskElicit && *ask != proxy.AskRefuse {
-		return fail("--ask %q: want elicit or refuse", *ask)
+	if err := proxy.ParseAsk(*ask); err != nil {
+		return fail("%v", err)
 	}
 	if *logArgs != "masked" && *logArgs != "full" {
 		return fail("--log-arguments %q: want masked or full", *logArgs)
@@ -147,7 +160,21 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail("%v", err)
 	}
-	opt := proxy.Options{Config: cfg, Grants: store, Ask: *ask, AskTimeout: *askTimeout, Stderr: stderr}
+	var queue *approvals.Queue
+	if store.File() != "" {
+		if queue, err = approvals.Open(store.File()); err != nil {
+			return fail("%v", err)
+		}
+		// Whoever can write an answer there approves calls.
+		cfg.Protected = append(cfg.Protected, queue.Dir())
+	} else if given(fset, "ask") && strings.Contains(*ask, proxy.AskApprovals) {
+		return fail("--ask %s needs --grants FILE: questions wait for an approver beside the grants file", *ask)
+	}
+	serverText := *serverURL
+	if serverText == "" {
+		serverText = strings.Join(command, " ")
+	}
+	opt := proxy.Options{Config: cfg, Grants: store, Ask: *ask, Approvals: queue, Server: serverText, AskTimeout: *askTimeout, Stderr: stderr}
 	if logPath != "" {
 		l, err := openLog(logPath, decisionlog.Options{FullArguments: *logArgs == "full"})
 		if err != nil {
@@ -166,7 +193,7 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 				strings.Join(own, ", "))
 		}
 	}
-	fmt.Fprintf(stderr, "mcp-policy proxy: %s\n", inForce(cfg, store, logPath))
+	fmt.Fprintf(stderr, "mcp-policy proxy: %s; questions: %s\n", inForce(cfg, store, logPath), questionsGo(*ask, queue))
 
 	// Everything checked: only now is the server started.
 	var server proxy.Server
@@ -320,4 +347,29 @@ func versionLine() string {
 		v = bi.Main.Version
 	}
 	return fmt.Sprintf("mcp-policy %s %s", v, runtime.Version())
+}
+
+// given says the flag was on the command line, not left at its default.
+func given(fset *flag.FlagSet, name string) bool {
+	found := false
+	fset.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// questionsGo says where the proxy's questions go, for the start-up line.
+func questionsGo(ask string, queue *approvals.Queue) string {
+	switch {
+	case ask == proxy.AskRefuse:
+		return "refused (--ask refuse)"
+	case queue == nil && ask == proxy.AskElicit:
+		return "to the host (refused if it cannot elicit)"
+	case queue == nil:
+		return "to the host (refused if it cannot elicit; give --grants FILE to approve with `mcp-policy approvals` instead)"
+	case ask == proxy.AskApprovals:
+		return "to `mcp-policy approvals` (--ask approvals)"
+	case ask == proxy.AskElicit:
+		return "to the host (refused if it cannot elicit)"
+	default:
+		return "to the host, or to `mcp-policy approvals` if it cannot elicit"
+	}
 }

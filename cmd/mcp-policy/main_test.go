@@ -32,6 +32,12 @@ func TestProxyCommandRefusesBadFlags(t *testing.T) {
 		{[]string{"proxy", "--policy", "nope/", "--", "srv"}, "--policy nope/: no such file or directory"},
 		{[]string{"proxy", "--root", "fs=/no/such/dir", "--", "srv"}, `--root fs: directory "/no/such/dir": no such file or directory`},
 		{[]string{"proxy", "--root", "*=" + os.Args[0], "--", "srv"}, `is not a directory`},
+		{[]string{"proxy", "--ask", "elicit,approvals", "--", "srv"}, "--ask elicit,approvals needs --grants FILE"},
+		{[]string{"approvals"}, "give --grants FILE"},
+		{[]string{"approvals", "--grants", "g.json", "stray"}, `unexpected argument "stray"`},
+		{[]string{"approve", "list"}, "give --grants FILE"},
+		{[]string{"approve", "--grants", "g.json", "maybe", "0123456789abcdef01234567"}, "usage: mcp-policy approve"},
+		{[]string{"approve", "--grants", "g.json", "allow"}, "usage: mcp-policy approve"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(c.args, strings.NewReader(""), &stdout, &stderr)
@@ -70,7 +76,7 @@ func TestProxyFirstRunFromAHostConfig(t *testing.T) {
 
 	assert.Contains(t, stderr.String(), "mcp-policy proxy: warning: after the server's command, --grants, --log go to the server, not to mcp-policy; put mcp-policy's flags before --\n")
 	assert.Contains(t, stderr.String(), "mcp-policy proxy: rules: default; grants: "+filepath.Join(home, "grants.json")+" (0 held); log: "+
-		filepath.Join(dir, "decisions.jsonl")+"; roots: *="+home+"\n")
+		filepath.Join(dir, "decisions.jsonl")+"; roots: *="+home+"; questions: to the host, or to `mcp-policy approvals` if it cannot elicit\n")
 }
 
 func TestOwnFlagsAfter(t *testing.T) {

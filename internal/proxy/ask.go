@@ -19,7 +19,8 @@ import (
 // askKey is the input request of the proxy's own questions in a round.
 const askKey = "mcp-policy/ask"
 
-// onAsk is the policy's human: the host, asked by elicitation.
+// onAsk is the policy's human: the host, asked by elicitation, or an
+// approver, asked through the approvals queue (see route).
 func (p *Proxy) onAsk(ctx context.Context, q policy.Question) policy.Answer {
 	hc, _ := ctx.Value(hostCallKey{}).(*hostCall)
 	if q.Kind == policy.KindServerElicit {
@@ -33,6 +34,13 @@ func (p *Proxy) onAsk(ctx context.Context, q policy.Question) policy.Answer {
 	protocol := p.session().protocol
 	if hc != nil && hc.protocol != "" {
 		protocol = hc.protocol
+	}
+	caps := p.session().caps
+	if hc != nil {
+		caps = hc.caps
+	}
+	if p.route(caps) == toApprovers {
+		return p.askApprovers(ctx, hc, q)
 	}
 	form := newPermissionForm(q, protocol)
 	res, err := p.elicitHost(ctx, hc, form.params)
@@ -89,19 +97,28 @@ type permissionForm struct {
 // answerField is the form's one field.
 const answerField = "answer"
 
-func newPermissionForm(q policy.Question, protocol string) permissionForm {
-	type option struct {
-		value policy.Action
-		title string
-	}
-	opts := []option{{policy.AllowOnce, "Allow once"}}
+// choice is one answer a question offers.
+type choice struct {
+	value policy.Action
+	title string
+}
+
+// choices are the answers q offers, in the order shown: the host's form
+// and the approvals page offer the same ones under the same titles.
+func choices(q policy.Question) []choice {
+	opts := []choice{{policy.AllowOnce, "Allow once"}}
 	if q.AllowGrantable && q.Suggestion != nil {
-		opts = append(opts, option{policy.AlwaysAllow, "Always allow " + scope(*q.Suggestion)})
+		opts = append(opts, choice{policy.AlwaysAllow, "Always allow " + scope(*q.Suggestion)})
 	}
-	opts = append(opts, option{policy.DenyOnce, "Deny once"})
+	opts = append(opts, choice{policy.DenyOnce, "Deny once"})
 	if q.Suggestion != nil {
-		opts = append(opts, option{policy.AlwaysDeny, "Always deny " + scope(*q.Suggestion)})
+		opts = append(opts, choice{policy.AlwaysDeny, "Always deny " + scope(*q.Suggestion)})
 	}
+	return opts
+}
+
+func newPermissionForm(q policy.Question, protocol string) permissionForm {
+	opts := choices(q)
 	field := map[string]any{"type": "string", "title": "Your answer", "default": policy.DenyOnce}
 	lookup := map[string]policy.Action{}
 	values := make([]policy.Action, len(opts))

@@ -7,7 +7,9 @@
 // host sent them and come back as the server answered; denied ones get an
 // is_error result the model can read (a JSON-RPC error for the three,
 // whose results have no isError); asks reach the human as an elicitation
-// through the host.
+// through the host, or wait, the call held, for an approver's answer in the
+// approvals queue beside the grants file (internal/approvals; --ask says
+// which).
 //
 // The package is internal. Its one user is cmd/mcp-policy, which parses
 // flags and starts it: New, then StartServer or DialServer, then Run. A Go

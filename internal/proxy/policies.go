@@ -94,10 +94,10 @@ func (p *Proxy) useServerSpecs(serverName string) {
 	p.warnf("the server calls itself %q: its arguments are read with the %s argument specs (--arguments %s)", serverName, name, name)
 }
 
-// forCall is the policy that decides hc: headless when the host cannot be
-// asked.
+// forCall is the policy that decides hc: headless when no one can be
+// asked (see route).
 func (s *policySet) forCall(p *Proxy, hc *hostCall) *policy.Policy {
-	if p.opt.askMode == AskRefuse || !hc.caps.elicit {
+	if p.route(hc.caps) == toNobody {
 		return s.headless
 	}
 	return s.interactive

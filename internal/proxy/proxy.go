@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/decisionlog"
 	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/internal/approvals"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 )
 
@@ -21,10 +22,16 @@ type Options struct {
 	Config *cliconfig.Config
 	Grants *grants.Store
 	Log    *decisionlog.Logger // nil: no decision log
-	// Ask is AskElicit or AskRefuse.
+	// Ask is AskElicit, AskApprovals, AskElicitApprovals or AskRefuse.
 	Ask string
-	// AskTimeout bounds how long a question waits for the host's answer
-	// in a 2026-07-28 input-required round.
+	// Approvals is the queue questions wait in for an approver (when Ask
+	// names approvals); nil for none, and then no question goes there.
+	Approvals *approvals.Queue
+	// Server is the server as an approver is told of it: its command or
+	// URL.
+	Server string
+	// AskTimeout bounds how long a question waits for an answer: the
+	// host's in a 2026-07-28 input-required round, or an approver's.
 	AskTimeout time.Duration
 	Stderr     io.Writer // the proxy's own messages, and a server's stderr
 }
@@ -35,6 +42,8 @@ type options struct {
 	store      *grants.Store
 	log        *decisionlog.Logger
 	askMode    string
+	approvals  *approvals.Queue
+	server     string
 	askTimeout time.Duration
 	rootsFixed bool // --root given: the host's roots are passed up, not used
 	stderr     io.Writer
@@ -44,6 +53,7 @@ type options struct {
 // hostOut. No server is started yet.
 func New(o Options, hostOut io.Writer) (*Proxy, error) {
 	opt := options{cfg: o.Config, store: o.Grants, log: o.Log, askMode: o.Ask, askTimeout: o.AskTimeout,
+		approvals: o.Approvals, server: o.Server,
 		rootsFixed: len(o.Config.Roots) > 0, stderr: o.Stderr}
 	p := newProxy(opt, nil, hostOut)
 	set, err := p.buildPolicies(o.Config.Roots)

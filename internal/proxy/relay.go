@@ -99,6 +99,7 @@ type serverRequest struct {
 type hostSession struct {
 	protocol string // negotiated (the server's answer), else asked for
 	caps     capsSeen
+	client   string // its name and version, as it gave them
 }
 
 type Proxy struct {
@@ -474,22 +475,17 @@ func (p *Proxy) readInitialize(params []byte) {
 		return
 	}
 	caps := in.Capabilities.seen()
+	client := strings.TrimSpace(in.ClientInfo.Name + " " + in.ClientInfo.Version)
 	p.mu.Lock()
 	p.info.protocol = in.ProtocolVersion
 	p.info.caps = caps
+	p.info.client = client
 	p.mu.Unlock()
 	host := "the host"
-	if n := strings.TrimSpace(in.ClientInfo.Name + " " + in.ClientInfo.Version); n != "" {
-		host = fmt.Sprintf("the host %.60q", n)
+	if client != "" {
+		host = fmt.Sprintf("the host %.60q", client)
 	}
-	switch {
-	case p.opt.askMode == AskRefuse:
-		p.warnf("%s: what needs asking is refused (--ask refuse)", host)
-	case caps.elicit:
-		p.warnf("%s can elicit: what needs asking is asked of the human", host)
-	default:
-		p.warnf("%s cannot elicit (no form elicitation in its capabilities): what needs asking is refused", host)
-	}
+	p.warnf("%s", p.routeLine(host, caps))
 }
 
 func (p *Proxy) readInitializeResult(result []byte) {

@@ -3,11 +3,15 @@ package proxy
 import (
 	"bytes"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/internal/approvals"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 )
 
@@ -50,4 +54,40 @@ func TestRootKeyNamingNoToolIsWarnedOnce(t *testing.T) {
 	p = newProxy(options{cfg: &cliconfig.Config{Roots: map[string]string{}}, stderr: &stderr}, nil, io.Discard)
 	p.readToolsList([]byte(list))
 	assert.Empty(t, stderr.String(), "no --root, nothing to say")
+}
+
+// Where questions go, by --ask and the host's capabilities: the line
+// names the command to answer them with when they go to the approvers.
+func TestInitializeSaysWhereQuestionsGo(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "grants.json")
+	store, err := grants.Open(file)
+	require.NoError(t, err)
+	queue, err := approvals.Open(file)
+	require.NoError(t, err)
+	approvalsCmd := "`mcp-policy approvals --grants " + file + "` (or `mcp-policy approve --grants " + file + "`)"
+	for _, c := range []struct {
+		ask   string
+		queue *approvals.Queue
+		caps  string
+		want  string
+		route asked
+	}{
+		{AskElicitApprovals, queue, `{"elicitation":{}}`, `the host "h 1" can elicit: what needs asking is asked of the human`, toHost},
+		{AskElicitApprovals, queue, `{}`, `the host "h 1": it cannot elicit (no form elicitation in its capabilities), so what needs asking waits for an answer at ` + approvalsCmd, toApprovers},
+		{AskApprovals, queue, `{"elicitation":{}}`, `the host "h 1": --ask approvals, so what needs asking waits for an answer at ` + approvalsCmd, toApprovers},
+		{AskElicit, queue, `{}`, `the host "h 1" cannot elicit (no form elicitation in its capabilities): what needs asking is refused`, toNobody},
+		{AskElicitApprovals, nil, `{}`, "what needs asking is refused; with --grants FILE, it would wait for an answer at `mcp-policy approvals --grants FILE`", toNobody},
+		{AskRefuse, queue, `{"elicitation":{}}`, `what needs asking is refused (--ask refuse)`, toNobody},
+	} {
+		var stderr bytes.Buffer
+		p := newProxy(options{askMode: c.ask, approvals: c.queue, store: store, stderr: &stderr}, nil, io.Discard)
+		p.readInitialize([]byte(`{"protocolVersion":"2025-11-25","capabilities":` + c.caps + `,"clientInfo":{"name":"h","version":"1"}}`))
+		assert.Contains(t, stderr.String(), c.want, "%s %s", c.ask, c.caps)
+		assert.Equal(t, c.route, p.route(p.session().caps), "%s %s", c.ask, c.caps)
+	}
+}
+
+func TestShownArgumentsKeepIndentationAndEscapeTheUnseen(t *testing.T) {
+	got := shownArguments(`{"content":"<b>hi</b>\n","path":"a\u202eb"}`)
+	assert.Equal(t, "{\n  \"content\": \"<b>hi</b>\\n\",\n  \"path\": \"a\\u202eb\"\n}", got)
 }

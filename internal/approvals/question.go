@@ -1,0 +1,115 @@
+package approvals
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Question is a pending question as the approver sees it: the words the
+// proxy would have put in the host's elicitation form, and its answers.
+type Question struct {
+	ID     string `json:"id"`
+	Digest string `json:"digest"` // of the call: see Digest
+	Tool   string `json:"tool"`   // as shown (escaped by the proxy)
+	// Message is the question's text, the elicitation form's message.
+	Message string `json:"message"`
+	// Options are the answers offered, in the order to show them.
+	Options []Option `json:"options"`
+	// Arguments are the call's arguments as indented JSON, with what
+	// cannot be seen escaped.
+	Arguments string    `json:"arguments"`
+	Asker     Asker     `json:"asker"`
+	Asked     time.Time `json:"asked"`
+	Deadline  time.Time `json:"deadline"` // when the proxy refuses the call unanswered
+}
+
+// Option is one answer a question offers: the action (allow-once,
+// always-allow, deny-once, always-deny) and its title ("Always allow
+// write_file under /srv").
+type Option struct {
+	Action string `json:"action"`
+	Title  string `json:"title"`
+}
+
+// Asker says which proxy asked: enough for a human with several agents to
+// tell them apart.
+type Asker struct {
+	Machine string `json:"machine"`          // the host name of the machine
+	PID     int    `json:"pid"`              // the proxy's process
+	Server  string `json:"server"`           // the server it fronts: its command, or its URL
+	Client  string `json:"client,omitempty"` // the MCP host's name and version, as it gave them
+}
+
+// Answer is an approver's answer to one question.
+type Answer struct {
+	ID     string    `json:"id"`
+	Digest string    `json:"digest"`
+	Action string    `json:"action"`
+	By     string    `json:"by"` // "approvals page" or "approve command", and the user
+	At     time.Time `json:"at"`
+}
+
+// offers says whether action is one of q's answers.
+func (q Question) offers(action string) bool {
+	for _, o := range q.Options {
+		if o.Action == action {
+			return true
+		}
+	}
+	return false
+}
+
+var idPattern = regexp.MustCompile(`^[0-9a-f]{24}$`)
+
+// NewID is a fresh question id: 12 random bytes in hex, unguessable, and
+// safe as a file name.
+func NewID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read does not fail
+	return hex.EncodeToString(b[:])
+}
+
+// CheckID refuses anything but an id NewID could have made: ids become
+// file names.
+func CheckID(id string) error {
+	if !idPattern.MatchString(id) {
+		return fmt.Errorf("%q is not a question id (24 hex digits)", id)
+	}
+	return nil
+}
+
+// Digest is the call's identity: SHA-256, in hex, of the tool's name and
+// its arguments as canonical JSON (object keys sorted, no white space,
+// numbers as written). Two calls with the same digest do the same thing.
+// Arguments that are not JSON are an error: such a call is refused before
+// it is asked about.
+func Digest(tool, arguments string) (string, error) {
+	canon := []byte("{}")
+	if strings.Trim(arguments, " \t\r\n") != "" { // JSON's white space only
+		d := json.NewDecoder(bytes.NewReader([]byte(arguments)))
+		d.UseNumber()
+		var v any
+		if err := d.Decode(&v); err != nil {
+			return "", fmt.Errorf("the call's arguments: %w", err)
+		}
+		if d.More() {
+			return "", fmt.Errorf("the call's arguments: more than one JSON value")
+		}
+		var err error
+		if canon, err = json.Marshal(v); err != nil {
+			return "", fmt.Errorf("the call's arguments: %w", err)
+		}
+	}
+	h := sha256.New()
+	quoted, _ := json.Marshal(tool) // quoted: no name can run into the arguments
+	h.Write(quoted)
+	h.Write(canon)
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,69 @@
+package approvals_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-policy/mcp-policy/internal/approvals"
+)
+
+func digest(t *testing.T, tool, args string) string {
+	t.Helper()
+	d, err := approvals.Digest(tool, args)
+	require.NoError(t, err)
+	return d
+}
+
+// The digest is the call, not its spelling: the same arguments in another
+// order or spacing are the same call; anything else is another.
+func TestDigestIsTheCall(t *testing.T) {
+	d := digest(t, "write_file", `{"path":"/srv/a","content":"x","n":1.50}`)
+	assert.Len(t, d, 64)
+	assert.Equal(t, d, digest(t, "write_file", " {\"n\": 1.50, \"content\":\"x\",\n\"path\":\"/srv/a\"}"))
+	assert.Equal(t, d, digest(t, "write_file", `{"path":"\/srv\/a","content":"\u0078","n":1.50}`), "escapes are spelling")
+	for _, other := range [][2]string{
+		{"write_file", `{"path":"/srv/b","content":"x","n":1.50}`},
+		{"write_file", `{"path":"/srv/a","content":"x","n":1.5}`}, // a number as written: the server may read it so
+		{"write_file", `{"path":"/srv/a","content":"x"}`},
+		{"edit_file", `{"path":"/srv/a","content":"x","n":1.50}`},
+	} {
+		assert.NotEqual(t, d, digest(t, other[0], other[1]), "%v", other)
+	}
+	assert.Equal(t, digest(t, "t", ""), digest(t, "t", "{}"), "no arguments are empty arguments")
+	assert.NotEqual(t, digest(t, `a`, `{}`), digest(t, `a{}`, ``), "a name cannot run into the arguments")
+	for _, bad := range []string{`{`, `{"a":1} {"b":2}`, `nope`} {
+		_, err := approvals.Digest("t", bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestCheckID(t *testing.T) {
+	require.NoError(t, approvals.CheckID(approvals.NewID()))
+	assert.NotEqual(t, approvals.NewID(), approvals.NewID())
+	for _, bad := range []string{"", "../x", "ABCDEF0123456789abcdef01", "0123456789abcdef0123456", "0123456789abcdef01234567/"} {
+		assert.Error(t, approvals.CheckID(bad), bad)
+	}
+}
+
+// FuzzDigest: any text is a digest or an error, never a panic, and a
+// digest does not depend on the spelling of what it read.
+func FuzzDigest(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":[1,2.0,"x"]}`, `{"b":null,"a":true}`, `[`, `"\ud800"`, `1e999`} {
+		f.Add("tool", s)
+	}
+	f.Fuzz(func(t *testing.T, tool, args string) {
+		d, err := approvals.Digest(tool, args)
+		if err != nil {
+			return
+		}
+		if len(d) != 64 {
+			t.Fatalf("digest %q", d)
+		}
+		again, err := approvals.Digest(tool, " "+args+"\n")
+		if err != nil || again != d {
+			t.Fatalf("white space around %q changed the digest (%v)", args, err)
+		}
+	})
+}

@@ -1,0 +1,281 @@
+package approvals
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcp-policy/mcp-policy/internal/realpath"
+)
+
+// How a waiting proxy shows it is alive, and when a question is taken for
+// a dead proxy's.
+const (
+	Heartbeat  = 5 * time.Second
+	StaleAfter = 30 * time.Second
+	// poll is how often a waiting proxy looks for its answer: a human's
+	// click is answered well within a glance.
+	poll = 100 * time.Millisecond
+)
+
+// Queue is the pending questions of the proxies sharing one grants file.
+type Queue struct{ dir string }
+
+// Open is the queue beside the grants file (its directory is made by the
+// first question): <file>.pending, where file is the grants file with its
+// links resolved, so proxies naming one file by different links share
+// one queue.
+func Open(grantsFile string) (*Queue, error) {
+	if grantsFile == "" {
+		return nil, errors.New("approvals need a grants file (--grants FILE): the questions wait beside it")
+	}
+	abs, err := filepath.Abs(grantsFile)
+	if err != nil {
+		return nil, err
+	}
+	file, err := realpath.Resolve(abs)
+	if err != nil {
+		return nil, fmt.Errorf("approvals: %s: %w", grantsFile, err)
+	}
+	return &Queue{dir: file + ".pending"}, nil
+}
+
+// Dir is the queue's directory. The policy protects it as it protects the
+// grants file: an agent that could write an answer there could approve
+// its own calls.
+func (q *Queue) Dir() string { return q.dir }
+
+func (q *Queue) questionFile(id string) string { return filepath.Join(q.dir, id+".json") }
+func (q *Queue) answerFile(id string) string   { return filepath.Join(q.dir, id+".answer") }
+
+// Put adds a question, to be answered; the proxy calls Withdraw when it is
+// done with it, answered or not.
+func (q *Queue) Put(qu Question) error {
+	if err := CheckID(qu.ID); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(q.dir, 0o700); err != nil {
+		return fmt.Errorf("approvals: %w", err)
+	}
+	data, err := json.MarshalIndent(qu, "", "  ")
+	if err != nil {
+		return fmt.Errorf("approvals: %w", err)
+	}
+	return writeNew(q.questionFile(qu.ID), data)
+}
+
+// Withdraw removes a question and its answer.
+func (q *Queue) Withdraw(id string) {
+	if CheckID(id) != nil {
+		return
+	}
+	os.Remove(q.answerFile(id))
+	os.Remove(q.questionFile(id))
+}
+
+// Get reads one pending question.
+func (q *Queue) Get(id string) (Question, error) {
+	if err := CheckID(id); err != nil {
+		return Question{}, err
+	}
+	return q.read(q.questionFile(id))
+}
+
+func (q *Queue) read(file string) (Question, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Question{}, fmt.Errorf("no question %s is pending (answered, withdrawn, or its proxy is gone)", strings.TrimSuffix(filepath.Base(file), ".json"))
+	}
+	if err != nil {
+		return Question{}, fmt.Errorf("approvals: %w", err)
+	}
+	var qu Question
+	if err := json.Unmarshal(data, &qu); err != nil {
+		return Question{}, fmt.Errorf("approvals: %s: %w", file, err)
+	}
+	if filepath.Base(file) != qu.ID+".json" {
+		return Question{}, fmt.Errorf("approvals: %s holds question %q", file, qu.ID)
+	}
+	return qu, nil
+}
+
+// Pending lists the questions waiting for an answer, oldest first. The
+// questions of proxies gone (untouched for StaleAfter) are removed; an
+// unreadable file is skipped (a proxy may be writing it).
+func (q *Queue) Pending() ([]Question, error) {
+	es, err := os.ReadDir(q.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("approvals: %w", err)
+	}
+	var out []Question
+	for _, e := range es {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || CheckID(id) != nil {
+			q.removeOrphan(e)
+			continue
+		}
+		if info, err := e.Info(); err != nil || time.Since(info.ModTime()) > StaleAfter {
+			q.Withdraw(id)
+			continue
+		}
+		if _, err := os.Stat(q.answerFile(id)); err == nil {
+			continue // answered: its proxy is about to take it
+		}
+		qu, err := q.read(filepath.Join(q.dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		out = append(out, qu)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Asked.Before(out[j].Asked) })
+	return out, nil
+}
+
+// removeOrphan removes, once it is StaleAfter old, an answer whose
+// question is gone (its proxy withdrew it as the approver wrote) or a
+// temporary file a crash left: nothing reads them.
+func (q *Queue) removeOrphan(e fs.DirEntry) {
+	name := e.Name()
+	id, isAnswer := strings.CutSuffix(name, ".answer")
+	switch {
+	case isAnswer && CheckID(id) == nil:
+		if _, err := os.Stat(q.questionFile(id)); err == nil {
+			return
+		}
+	case strings.HasPrefix(name, ".tmp-"):
+	default:
+		return // not the queue's: left alone
+	}
+	if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > StaleAfter {
+		os.Remove(filepath.Join(q.dir, name))
+	}
+}
+
+// Answer answers the question id, as shown with digest: it is refused when
+// the question is no longer pending, when its digest is not the one shown
+// (it is another call), when action is not one of its answers, or when
+// someone answered first.
+func (q *Queue) Answer(id, digest, action, by string) error {
+	qu, err := q.Get(id)
+	if err != nil {
+		return err
+	}
+	if qu.Digest != digest {
+		return fmt.Errorf("question %s is not the call you were shown (its arguments' digest differs): not answered", id)
+	}
+	if !qu.offers(action) {
+		return fmt.Errorf("question %s does not offer %q (its answers: %s)", id, action, actions(qu))
+	}
+	data, err := json.Marshal(Answer{ID: id, Digest: digest, Action: action, By: by, At: time.Now().UTC()})
+	if err != nil {
+		return err
+	}
+	if err := writeNew(q.answerFile(id), data); errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("question %s was answered already", id)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+func actions(qu Question) string {
+	var s []string
+	for _, o := range qu.Options {
+		s = append(s, o.Action)
+	}
+	return strings.Join(s, ", ")
+}
+
+// ErrBadAnswer is wrapped by the warning Await gives for an answer file
+// that is not an answer to its question (another question's id or digest,
+// an action not offered, not JSON): the answer is removed and the wait
+// goes on.
+var ErrBadAnswer = errors.New("an answer that does not answer this question")
+
+// Await waits for qu's answer until ctx ends, keeping qu alive
+// (Heartbeat). Answers that are not to qu — its id and digest, one of its
+// actions — are removed and reported to warn, and the wait goes on.
+func (q *Queue) Await(ctx context.Context, qu Question, warn func(error)) (Answer, error) {
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	lastBeat := time.Now()
+	for {
+		if a, err := q.answerOf(qu); err == nil {
+			return a, nil
+		} else if errors.Is(err, ErrBadAnswer) {
+			os.Remove(q.answerFile(qu.ID))
+			warn(err)
+		}
+		select {
+		case <-ctx.Done():
+			return Answer{}, context.Cause(ctx)
+		case now := <-tick.C:
+			if now.Sub(lastBeat) >= Heartbeat {
+				lastBeat = now
+				if err := os.Chtimes(q.questionFile(qu.ID), now, now); errors.Is(err, fs.ErrNotExist) {
+					// Removed under us (a reader took us for dead after a
+					// long stop): put it back, it is still waiting.
+					if err := q.Put(qu); err != nil {
+						return Answer{}, err
+					}
+				}
+			}
+		}
+	}
+}
+
+// answerOf reads qu's answer: fs.ErrNotExist while there is none.
+func (q *Queue) answerOf(qu Question) (Answer, error) {
+	data, err := os.ReadFile(q.answerFile(qu.ID))
+	if err != nil {
+		return Answer{}, err
+	}
+	var a Answer
+	if err := json.Unmarshal(data, &a); err != nil {
+		return Answer{}, fmt.Errorf("%w: %v", ErrBadAnswer, err)
+	}
+	switch {
+	case a.ID != qu.ID:
+		return Answer{}, fmt.Errorf("%w: it answers question %.40q", ErrBadAnswer, a.ID)
+	case a.Digest != qu.Digest:
+		return Answer{}, fmt.Errorf("%w: it was given for another call (digest %.16s…, this call's %.16s…)", ErrBadAnswer, a.Digest, qu.Digest)
+	case !qu.offers(a.Action):
+		return Answer{}, fmt.Errorf("%w: %.40q is not one of its answers", ErrBadAnswer, a.Action)
+	}
+	return a, nil
+}
+
+// writeNew writes data to file (mode 0600) whole or not at all, and only
+// if file does not exist yet (fs.ErrExist): the first answer wins, and a
+// reader never sees half a file.
+func writeNew(file string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("approvals: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("approvals: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("approvals: %w", err)
+	}
+	if err := os.Link(tmp.Name(), file); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		return fmt.Errorf("approvals: %w", err)
+	}
+	return nil
+}

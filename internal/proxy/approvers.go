@@ -1,0 +1,200 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mcp-policy/mcp-policy/internal/approvals"
+	"github.com/mcp-policy/mcp-policy/policy"
+)
+
+// The values of Options.Ask beyond AskElicit and AskRefuse.
+const (
+	AskApprovals       = "approvals"        // always ask through the approvals queue
+	AskElicitApprovals = "elicit,approvals" // the host when it can elicit, else the queue
+)
+
+// ParseAsk checks an --ask value.
+func ParseAsk(s string) error {
+	switch s {
+	case AskElicit, AskApprovals, AskElicitApprovals, AskRefuse:
+		return nil
+	}
+	return fmt.Errorf("--ask %q: want elicit, approvals, elicit,approvals or refuse", s)
+}
+
+// asked is where a question goes.
+type asked int
+
+const (
+	toNobody    asked = iota // refused: the headless policy decides
+	toHost                   // an elicitation through the host
+	toApprovers              // the approvals queue
+)
+
+// route says where a question of a host with caps goes, by --ask: the
+// queue is there only when the proxy has one (a grants file to put it
+// beside).
+func (p *Proxy) route(caps capsSeen) asked {
+	mode, queue := p.opt.askMode, p.opt.approvals != nil
+	switch {
+	case mode == AskRefuse:
+		return toNobody
+	case caps.elicit && (mode == AskElicit || mode == AskElicitApprovals):
+		return toHost
+	case queue && (mode == AskApprovals || mode == AskElicitApprovals):
+		return toApprovers
+	}
+	return toNobody
+}
+
+// routeLine is the start-up line's word on where questions go, once the
+// host said what it can do.
+func (p *Proxy) routeLine(host string, caps capsSeen) string {
+	switch p.route(caps) {
+	case toHost:
+		return fmt.Sprintf("%s can elicit: what needs asking is asked of the human", host)
+	case toApprovers:
+		why := "--ask approvals"
+		if !caps.elicit {
+			why = "it cannot elicit (no form elicitation in its capabilities)"
+		}
+		return fmt.Sprintf("%s: %s, so what needs asking waits for an answer at `%s` (or `%s`)",
+			host, why, p.approvalsCommand("approvals"), p.approvalsCommand("approve"))
+	}
+	if p.opt.askMode == AskRefuse {
+		return fmt.Sprintf("%s: what needs asking is refused (--ask refuse)", host)
+	}
+	hint := ""
+	if p.opt.approvals == nil {
+		hint = "; with --grants FILE, it would wait for an answer at `mcp-policy approvals --grants FILE`"
+	}
+	return fmt.Sprintf("%s cannot elicit (no form elicitation in its capabilities): what needs asking is refused%s", host, hint)
+}
+
+// approvalsCommand is the command that answers this proxy's questions.
+func (p *Proxy) approvalsCommand(cmd string) string {
+	return "mcp-policy " + cmd + " --grants " + shellWord(p.opt.store.File())
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+~") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// askApprovers puts q in the approvals queue and holds the call until an
+// approver answers it, the host gives up, or --ask-timeout passes; the
+// host hears progress meanwhile, when it asked to.
+func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Question) policy.Answer {
+	digest, err := approvals.Digest(q.Call.Function.Name, q.Call.Function.Arguments)
+	if err != nil {
+		return policy.Answer{Unanswered: err}
+	}
+	now := time.Now().UTC()
+	aq := approvals.Question{
+		ID: approvals.NewID(), Digest: digest, Tool: shown(q.Tool, maxShown),
+		Message: permissionMessage(q), Arguments: shownArguments(q.Call.Function.Arguments),
+		Asker: p.asker(), Asked: now, Deadline: now.Add(p.opt.askTimeout),
+	}
+	for _, c := range choices(q) {
+		aq.Options = append(aq.Options, approvals.Option{Action: string(c.value), Title: c.title})
+	}
+	if err := p.opt.approvals.Put(aq); err != nil {
+		return policy.Answer{Unanswered: fmt.Errorf("the question could not be put to the approvers: %w", err)}
+	}
+	defer p.opt.approvals.Withdraw(aq.ID)
+	p.warnf("%s waits for an answer (question %s): `%s`", shown(q.Tool, maxShown), aq.ID, p.approvalsCommand("approvals"))
+
+	wait, cancel := context.WithTimeoutCause(ctx, p.opt.askTimeout, errAskTimeout)
+	defer cancel()
+	stop := p.progress(hc, aq)
+	defer stop()
+	a, err := p.opt.approvals.Await(wait, aq, func(err error) { p.warnf("question %s: %v (removed)", aq.ID, err) })
+	if errors.Is(err, errAskTimeout) {
+		return policy.Answer{Unanswered: fmt.Errorf("no one answered within %s. To approve it, answer at `%s` (or `%s`) and make the call again",
+			p.opt.askTimeout, p.approvalsCommand("approvals"), p.approvalsCommand("approve"))}
+	}
+	if err != nil {
+		return policy.Answer{Unanswered: err}
+	}
+	return policy.Answer{Action: policy.Action(a.Action)}
+}
+
+var errAskTimeout = errors.New("--ask-timeout passed")
+
+// asker is this proxy as an approver sees it.
+func (p *Proxy) asker() approvals.Asker {
+	machine, _ := os.Hostname()
+	return approvals.Asker{Machine: shown(machine, maxShown), PID: os.Getpid(), Server: shown(p.opt.server, maxShownPath), Client: shown(p.session().client, maxShown)}
+}
+
+// shownArguments is a call's arguments as the approvals page shows them
+// whole: indented JSON (markup left as it is: the page escapes it), with
+// every character that is not plainly seen escaped, cut at 64 KiB.
+func shownArguments(arguments string) string {
+	var v any
+	if err := json.Unmarshal([]byte(arguments), &v); err != nil {
+		return quote(arguments, 200)
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return quote(arguments, 200)
+	}
+	// Line breaks and runs of spaces are the indentation's own: inside
+	// strings JSON escaped the line breaks, and spaces are seen in a <pre>.
+	var out strings.Builder
+	for _, r := range strings.TrimRight(b.String(), "\n") {
+		if r == '\n' || !unseen(r) {
+			out.WriteRune(r)
+		} else {
+			out.WriteString(escapeRune(r, 0, false))
+		}
+	}
+	return clip(out.String(), 64<<10)
+}
+
+// progress sends the host a progress notification every Heartbeat while
+// a question waits, when its request carries a progress token: a host
+// that resets its timeout on progress then waits for the approver. It
+// returns the function that stops it.
+func (p *Proxy) progress(hc *hostCall, aq approvals.Question) func() {
+	var params struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if hc == nil || json.Unmarshal(hc.params, &params) != nil || len(params.Meta.Token) == 0 {
+		return func() {}
+	}
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(approvals.Heartbeat)
+		defer t.Stop()
+		for n := 1; ; n++ {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				p.toHost(notification("notifications/progress", map[string]any{
+					"progressToken": params.Meta.Token, "progress": n,
+					"message": fmt.Sprintf("waiting for an approver to answer about %s (question %s)", aq.Tool, aq.ID),
+				}))
+			}
+		}
+	}()
+	// Stopping waits for the goroutine: no progress may follow the call's
+	// result.
+	return func() { close(done); <-exited }
+}

@@ -1,0 +1,147 @@
+//go:build unix
+
+package e2e_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-policy/mcp-policy/grants"
+)
+
+// approve runs `mcp-policy approve --grants FILE ARGS...`.
+func approve(t *testing.T, grantsFile string, args ...string) (string, error) {
+	t.Helper()
+	out, err := exec.Command(proxyBinary(t), append([]string{"approve", "--grants", grantsFile}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// waitQuestion waits for `approve list` to show a question about tool,
+// and returns its id.
+func waitQuestion(t *testing.T, grantsFile, tool string) string {
+	t.Helper()
+	var out string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		var err error
+		out, err = approve(t, grantsFile, "list")
+		require.NoError(t, err, out)
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) > 1 && strings.TrimSuffix(f[1], ",") == tool {
+				return f[0]
+			}
+		}
+	}
+	t.Fatalf("no question about %s listed:\n%s", tool, out)
+	return ""
+}
+
+// TestApproveCommandAnswersAHeldCall: a host that cannot elicit sends a
+// write with a progress token; the proxy holds it and reports progress,
+// `mcp-policy approve list` shows the question and the command for each
+// answer, and `approve allow ID` lets the held call run, once.
+func TestApproveCommandAnswersAHeldCall(t *testing.T) {
+	dir := t.TempDir()
+	grantsFile := filepath.Join(t.TempDir(), "grants.json")
+	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile}, []string{fsserver, dir}, nil)
+	h.initialize(map[string]any{})
+	h.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
+		"name": "fs_write", "arguments": map[string]any{"path": "notes.md", "content": "hi"},
+		"_meta": map[string]any{"progressToken": "p1"}}})
+
+	id := waitQuestion(t, grantsFile, "fs_write")
+	out, err := approve(t, grantsFile, "list")
+	require.NoError(t, err)
+	assert.Contains(t, out, "The agent wants to run fs_write.")
+	assert.Contains(t, out, "mcp-policy approve --grants "+grantsFile+" allow "+id+"   # Allow once")
+	assert.Contains(t, out, "always-allow "+id+"   # Always allow fs_write under "+dir)
+
+	// The host hears progress while the call is held.
+	m := h.next(3 * approvalsHeartbeat)
+	require.Equal(t, "notifications/progress", m["method"], "%v", m)
+	params := m["params"].(map[string]any)
+	assert.Equal(t, "p1", params["progressToken"])
+	assert.Contains(t, params["message"], "waiting for an approver to answer about fs_write (question "+id+")")
+
+	out, err = approve(t, grantsFile, "allow", "0123456789abcdef01234567")
+	assert.Error(t, err)
+	assert.Contains(t, out, "no question 0123456789abcdef01234567 is pending")
+	out, err = approve(t, grantsFile, "allow", id)
+	require.NoError(t, err, out)
+	assert.Equal(t, "Answered fs_write: Allow once.\n", out)
+
+	r := h.response(1, 20*time.Second)
+	result, ok := r["result"].(map[string]any)
+	require.True(t, ok, "%v", r)
+	assert.NotEqual(t, true, result["isError"], "%v", r)
+	wantFile(t, filepath.Join(dir, "notes.md"), "hi")
+	store, err := grants.Open(grantsFile)
+	require.NoError(t, err)
+	assert.Empty(t, store.List(), "allow once remembers nothing")
+
+	out, err = approve(t, grantsFile, "allow", id)
+	assert.Error(t, err, "answered and gone")
+	assert.Contains(t, out, "is pending")
+	out, err = approve(t, grantsFile)
+	require.NoError(t, err)
+	assert.Equal(t, "No question is waiting.\n", out)
+}
+
+// approvalsHeartbeat is how often a held call's host hears progress
+// (approvals.Heartbeat).
+const approvalsHeartbeat = 5 * time.Second
+
+// TestAskApprovalsTimesOutSayingWhereToApprove: with --ask approvals a
+// host that can elicit is not asked; a question no one answers within
+// --ask-timeout is refused in words that say where to answer, not as the
+// human's "no", and is withdrawn.
+func TestAskApprovalsTimesOutSayingWhereToApprove(t *testing.T) {
+	dir := t.TempDir()
+	grantsFile := filepath.Join(t.TempDir(), "grants.json")
+	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile, "--ask", "approvals", "--ask-timeout", "1s"}, []string{fsserver, dir}, nil)
+	h.initialize(map[string]any{"elicitation": map[string]any{}})
+	h.waitStderr("--ask approvals, so what needs asking waits for an answer at `mcp-policy approvals --grants " + grantsFile + "`")
+	h.callTool(1, "fs_write", map[string]any{"path": "notes.md", "content": "hi"})
+	m := h.next(20 * time.Second)
+	require.Equal(t, float64(1), m["id"], "the host was not asked: %v", m)
+	result := m["result"].(map[string]any)
+	assert.Equal(t, true, result["isError"])
+	words := result["content"].([]any)[0].(map[string]any)["text"].(string)
+	assert.Contains(t, words, "no one answered within 1s. To approve it, answer at `mcp-policy approvals --grants "+grantsFile+"`")
+	assert.NotContains(t, words, "declined")
+	wantAbsent(t, filepath.Join(dir, "notes.md"))
+	out, err := approve(t, grantsFile, "list")
+	require.NoError(t, err)
+	assert.Equal(t, "No question is waiting.\n", out, "withdrawn")
+}
+
+// An agent that could write an answer into the queue would approve its
+// own calls: a write there is the floor's, asked every time, whatever the
+// rules allow (here refused, with --ask refuse).
+func TestTheQueueIsProtectedLikeTheGrantsFile(t *testing.T) {
+	dir := t.TempDir()
+	grantsFile := filepath.Join(dir, "grants.json")
+	logFile := filepath.Join(t.TempDir(), "decisions.jsonl")
+	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile, "--rules", allowRules(t, "fs_write"), "--ask", "refuse", "--log", logFile},
+		[]string{fsserver, dir}, nil)
+	h.initialize(map[string]any{})
+	h.callTool(1, "fs_write", map[string]any{"path": "notes.md", "content": "x"})
+	r := h.response(1, 20*time.Second)
+	assert.NotEqual(t, true, r["result"].(map[string]any)["isError"], "the rules allow writes: %v", r)
+	h.callTool(2, "fs_write", map[string]any{"path": "grants.json.pending/0123456789abcdef01234567.answer", "content": `{"action":"allow-once"}`})
+	r = h.response(2, 20*time.Second)
+	result := r["result"].(map[string]any)
+	assert.Equal(t, true, result["isError"], "%v", r)
+	assert.Contains(t, result["content"].([]any)[0].(map[string]any)["text"], "needs approval")
+	lines := logLines(t, logFile)
+	require.Len(t, lines, 2)
+	decided := lines[1]["result"].(map[string]any)
+	assert.Equal(t, "floor", decided["reason"], "%v", lines[1])
+	assert.Contains(t, decided["rule"].(map[string]any)["message"], "would change the policy's own rules or grants")
+	wantAbsent(t, filepath.Join(dir, "grants.json.pending", "0123456789abcdef01234567.answer"))
+}

@@ -34,6 +34,9 @@ python3 scripts/guard-mutations.py
 step "Rego: opa fmt, opa check, Regal"
 bash scripts/lint.sh
 
+step "The README's main command: the tour of the proxy deciding a real server's calls"
+go run ./test/tour >/dev/null
+
 step "Rego tests (policy-eval test, builtins registered)"
 go run ./cmd/policy-eval test rego/
 

@@ -109,7 +109,7 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	pf.Register(fset)
 	logFile := fset.String("log", "", "write one JSON line per decision to FILE (- for stderr)")
 	logArgs := fset.String("log-arguments", "masked", "masked: leave out argument values that may hold file contents; full: keep them")
-	ask := fset.String("ask", proxy.AskElicitApprovals, "where questions go: elicit (the human, through the host), approvals (`mcp-policy approvals`, beside --grants), "+
+	ask := fset.String("ask", proxy.AskElicitApprovals, "where questions go: elicit (the human, through the host), approvals (the page of mcp-policy approvals, beside --grants), "+
 		"elicit,approvals (the host when it can elicit, else approvals), refuse (refuse what needs asking)")
 	askTimeout := fset.Duration("ask-timeout", 10*time.Minute, "how long a question waits for an answer (the host's in a 2026-07-28 input-required round, or an approver's)")
 	serverURL := fset.String("url", "", "a remote MCP server over streamable HTTP, instead of COMMAND")

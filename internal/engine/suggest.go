@@ -3,7 +3,7 @@ package engine
 import "github.com/mcp-policy/mcp-policy/builtins"
 
 // Suggest is the narrowest honest scope for an "always" answer to a call
-// (README, "Rules"), naming every dimension the call names, as an allow must (see
+// (docs/rules.md, "Rules"), naming every dimension the call names, as an allow must (see
 // Matcher): the deepest directory containing every path (a path the call
 // acts on as a directory, or the root itself, is its own scope; any other
 // path's scope is its parent) when the call names paths, and the one host

@@ -52,7 +52,7 @@ type Rule struct {
 	Host        string           `json:"host,omitempty"`
 	Annotations map[string]bool  `json:"annotations,omitempty"`
 	// Arguments name top-level arguments, each with a glob over its value
-	// (the tool glob's syntax): see the README's "Rules".
+	// (the tool glob's syntax): see docs/rules.md, "Rules".
 	Arguments map[string]string `json:"arguments,omitempty"`
 	Message   string            `json:"message,omitempty"`
 }

@@ -18,11 +18,11 @@ import (
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
-// Example_askingTheUser is the README's second embedding example, run:
+// Example_askingTheUser is docs/embedding.md's example, run:
 // the human (here a script that prints each question) behind OnAsk, and
 // the client's elicitation hook wired to the policy, so that the server's
 // own questions wait their turn with the policy's. Everything between the
-// markers is the README's code block; TestReadmeAskingSnippet keeps them
+// markers is that page's code block; TestReadmeAskingSnippet keeps them
 // the same.
 func Example_askingTheUser() {
 	command := fsserver // go build -o fsserver ./test/fsserver
@@ -94,8 +94,9 @@ func Example_askingTheUser() {
 	// 3 (error: false): deleted old and everything in it
 }
 
-// TestReadmeAskingSnippet: README.md's Embedding section shows exactly the
-// code Example_askingTheUser runs.
+// TestReadmeAskingSnippet: docs/embedding.md's "Asking the user", where the
+// README's Embedding section leads, shows exactly the code
+// Example_askingTheUser runs.
 func TestReadmeAskingSnippet(t *testing.T) {
 	src, err := os.ReadFile("proxy_readme_example_test.go")
 	if err != nil {
@@ -111,18 +112,18 @@ func TestReadmeAskingSnippet(t *testing.T) {
 	for _, line := range strings.SplitAfter(s[i+len(begin):j], "\n") {
 		b.WriteString(strings.TrimPrefix(line, "\t"))
 	}
-	readme, err := os.ReadFile(filepath.Join(modRoot, "README.md"))
+	page, err := os.ReadFile(filepath.Join(modRoot, "docs", "embedding.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := bytes.Cut(readme, []byte("\n## Embedding\n"))
+	_, section, ok := bytes.Cut(page, []byte("\n## Asking the user\n"))
 	if !ok {
-		t.Fatal("README.md has no Embedding section")
+		t.Fatal("docs/embedding.md has no \"Asking the user\" section")
 	}
 	if next := bytes.Index(section, []byte("\n## ")); next >= 0 {
 		section = section[:next]
 	}
 	if !bytes.Contains(section, []byte("```go\n"+b.String()+"```\n")) {
-		t.Fatalf("README.md's Embedding section does not show Example_askingTheUser's code verbatim; it should contain:\n```go\n%s```", b.String())
+		t.Fatalf("docs/embedding.md's \"Asking the user\" does not show Example_askingTheUser's code verbatim; it should contain:\n```go\n%s```", b.String())
 	}
 }

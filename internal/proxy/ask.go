@@ -179,9 +179,10 @@ func scope(r rules.Rule) string {
 // How much of the model's words a question shows: a name or a value, a
 // path in the scope, the reason.
 const (
-	maxShown     = 80
-	maxShownPath = 300
-	maxReason    = 300
+	maxShown      = 80
+	maxShownPath  = 300
+	maxReason     = 300
+	maxShownValue = 190 // with its key, within the 300 characters a line may take
 )
 
 // permissionMessage is the question in words a person reads at a glance.
@@ -278,17 +279,27 @@ func ruleText(r rules.Rule) string {
 	return escapeUnseen(string(b))
 }
 
-// compact renders an argument value in one short line: a string as shown
-// says, anything else as JSON with what cannot be seen escaped, cut short.
+// compact renders an argument value on one line: a short plain string as
+// it is, anything else as a JSON string or JSON text with what cannot be
+// seen escaped, whole up to maxShownValue characters as shown (a small
+// write can be reviewed in full), and past that its head and its tail
+// with its length after them.
 func compact(v any) string {
 	if s, ok := v.(string); ok {
-		return shown(s, maxShown)
+		if utf8.RuneCountInString(s) <= maxShown && plain(s) {
+			return s
+		}
+		return quoteEnds(s, maxShownValue)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return quote(fmt.Sprint(v), 90)
+		return quoteEnds(fmt.Sprint(v), maxShownValue)
 	}
-	return clip(escapeUnseen(string(b)), 120)
+	pieces := strings.Split(escapeUnseen(string(b)), "")
+	if len(pieces) <= maxShownValue {
+		return strings.Join(pieces, "")
+	}
+	return ends(pieces, maxShownValue) + fmt.Sprintf(" (%d characters)", len(pieces))
 }
 
 // shown renders words of the model's (a name, a value, a key, a reason, a
@@ -307,29 +318,59 @@ func shown(s string, max int) string {
 // escaped (escapeRune), cut at n characters as shown, with the length of s
 // after it when it was cut.
 func quote(s string, n int) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	count, width, cut := 0, 0, false
-	prev := rune(0)
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		count++
-		if cut {
-			continue
-		}
-		piece := escapeRune(r, prev, true)
-		prev = r
+	pieces := escaped(s)
+	width := 0
+	for i, piece := range pieces {
 		if width+utf8.RuneCountInString(piece) > n {
-			cut = true
-			continue
+			return fmt.Sprintf("\"%s…\" (%d characters)", strings.Join(pieces[:i], ""), len(pieces))
 		}
 		width += utf8.RuneCountInString(piece)
-		b.WriteString(piece)
 	}
-	if cut {
-		return fmt.Sprintf("%s…\" (%d characters)", b.String(), count)
+	return `"` + strings.Join(pieces, "") + `"`
+}
+
+// quoteEnds is s as quote writes it, whole when it is at most n characters
+// as shown, else its head and its tail, with the length of s after it.
+func quoteEnds(s string, n int) string {
+	pieces := escaped(s)
+	if width(pieces) <= n {
+		return `"` + strings.Join(pieces, "") + `"`
 	}
-	b.WriteByte('"')
-	return b.String()
+	return fmt.Sprintf(`"%s" (%d characters)`, ends(pieces, n), len(pieces))
+}
+
+// escaped is each character of s as a question shows it in a JSON string.
+func escaped(s string) []string {
+	var pieces []string
+	prev := rune(0)
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		pieces = append(pieces, escapeRune(r, prev, true))
+		prev = r
+	}
+	return pieces
+}
+
+func width(pieces []string) int {
+	w := 0
+	for _, piece := range pieces {
+		w += utf8.RuneCountInString(piece)
+	}
+	return w
+}
+
+// ends is the first pieces within two thirds of n characters, "…", and the
+// last pieces within the other third: the start of a write and its end
+// are where a reviewer looks first.
+func ends(pieces []string, n int) string {
+	head, w := 0, 0
+	for ; head < len(pieces) && w+utf8.RuneCountInString(pieces[head]) <= n*2/3; head++ {
+		w += utf8.RuneCountInString(pieces[head])
+	}
+	tail := len(pieces)
+	for w = 0; tail > head && w+utf8.RuneCountInString(pieces[tail-1]) <= n/3; tail-- {
+		w += utf8.RuneCountInString(pieces[tail-1])
+	}
+	return strings.Join(pieces[:head], "") + "…" + strings.Join(pieces[tail:], "")
 }
 
 // escapeRune is r as a question shows it, prev the character before it:

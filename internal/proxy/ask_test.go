@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,6 +89,27 @@ func TestShown(t *testing.T) {
 	assert.Equal(t, `{"a":"b \u0020c","d\u202e":[1,2]}`, compact(map[string]any{"a": "b  c", "d\u202e": []any{1, 2}}))
 }
 
+// TestShownValues: a value the human reviews is shown whole while it is
+// short (a small write, line breaks and all), and a long one by its start
+// and its end with its length, so the end of a write is never out of sight.
+func TestShownValues(t *testing.T) {
+	small := "line 1\nline 2\n" + strings.Repeat("x", 150)
+	assert.Equal(t, `"line 1\nline 2\n`+strings.Repeat("x", 150)+`"`, compact(small))
+
+	long := "START " + strings.Repeat("a", 5000) + " END"
+	got := compact(long)
+	assert.True(t, strings.HasPrefix(got, `"START aaa`), got)
+	assert.True(t, strings.HasSuffix(got, `aaa END" (5010 characters)`), got)
+	assert.LessOrEqual(t, utf8.RuneCountInString(got), maxShownValue+30)
+
+	// An edit's arguments, as JSON, the same way.
+	edits := []any{map[string]any{"oldText": "a\u202e", "newText": strings.Repeat("b", 3000) + "TAIL"}}
+	got = compact(edits)
+	assert.Contains(t, got, `"oldText":"a\u202e"`)
+	assert.Contains(t, got, `TAIL","oldText":"a\u202e"}]`)
+	assert.Contains(t, got, "(3040 characters)")
+}
+
 // TestReadmeQuestion: the question README.md shows under "What the human
 // sees" is the one the proxy writes, its choices the form's.
 func TestReadmeQuestion(t *testing.T) {
@@ -102,8 +124,7 @@ func TestReadmeQuestion(t *testing.T) {
 	message, answers, ok := strings.Cut(block, "\n\nYour answer: ")
 	require.True(t, ok, "no answers in the example:\n%s", block)
 
-	content := "# Plan\n\nShip the proxy, then write the notes for the release. "
-	content += strings.Repeat("Then the next step. ", 100)[:1204-len(content)]
+	content := "# Plan\n\n1. Ship the proxy.\n2. Write the notes for the release.\n"
 	q := policy.Question{Tool: "write_file", Reason: rules.ReasonNoMatch, AllowGrantable: true,
 		Suggestion: &rules.Rule{Tool: "write_file", Decision: rules.Allow, Under: "/Users/you/projects/app/docs"},
 		Paths:      []string{"/Users/you/projects/app/docs/plan.md"},

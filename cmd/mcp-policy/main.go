@@ -111,7 +111,7 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	logArgs := fset.String("log-arguments", "masked", "masked: leave out argument values that may hold file contents; full: keep them")
 	ask := fset.String("ask", proxy.AskElicitApprovals, "where questions go: elicit (the human, through the host), approvals (the page of mcp-policy approvals, beside --grants), "+
 		"elicit,approvals (the host when it can elicit, else approvals), refuse (refuse what needs asking)")
-	askTimeout := fset.Duration("ask-timeout", 10*time.Minute, "how long a question waits for an answer (the host's in a 2026-07-28 input-required round, or an approver's)")
+	askTimeout := fset.Duration("ask-timeout", 10*time.Minute, "how long a question waits for an answer, the host's (by elicitation or in an input-required round) or an approver's")
 	serverURL := fset.String("url", "", "a remote MCP server over streamable HTTP, instead of COMMAND")
 	var hdrs headers
 	fset.Var(&hdrs, "header", "'Name: value': an HTTP header for --url (repeatable)")

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -43,7 +44,16 @@ func (p *Proxy) onAsk(ctx context.Context, q policy.Question) policy.Answer {
 		return p.askApprovers(ctx, hc, q)
 	}
 	form := newPermissionForm(q, protocol)
+	// One bound for every protocol era: a 2026-07-28 round and an
+	// elicitation/create of the proxy's own alike (the latter is withdrawn
+	// with notifications/cancelled when it passes).
+	ctx, cancel := context.WithTimeoutCause(ctx, p.opt.askTimeout, errAskTimeout)
+	defer cancel()
 	res, err := p.elicitHost(ctx, hc, form.params)
+	if errors.Is(err, errAskTimeout) {
+		p.warnf("asking about %s: the host did not answer within --ask-timeout %s (the call is refused, unanswered)", q.Tool, p.opt.askTimeout)
+		return policy.Answer{Unanswered: fmt.Errorf("no one answered within %s", p.opt.askTimeout)}
+	}
 	if err != nil {
 		p.warnf("asking about %s: %v (taken as deny once)", q.Tool, err)
 		return policy.Answer{Action: policy.DenyOnce}

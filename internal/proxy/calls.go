@@ -520,7 +520,7 @@ func (p *Proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string
 	case <-p.hostGone:
 		return nil, errors.New("the host is gone")
 	case <-timer.C:
-		return nil, fmt.Errorf("the host did not answer within %s", p.opt.askTimeout)
+		return nil, fmt.Errorf("the host did not answer within %s: %w", p.opt.askTimeout, errAskTimeout)
 	}
 }
 

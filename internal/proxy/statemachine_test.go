@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -201,4 +202,27 @@ func TestRelayAppliesTheServersArgumentSpecs(t *testing.T) {
 			assert.True(t, isErrorResult(m), "%v", m)
 		})
 	}
+}
+
+// --ask-timeout bounds a question put by elicitation/create (protocols
+// before 2026-07-28) as it bounds an input-required round: a host that
+// never answers has the question withdrawn, and the call is refused as
+// unanswered, not as declined by the user.
+func TestRelayAskTimeoutBoundsAnElicitation(t *testing.T) {
+	rt := newRelayTest(t, testRules, true)
+	rt.p.opt.askTimeout = 300 * time.Millisecond
+	rt.initialize(`{"elicitation":{"form":{}}}`)
+	rt.fromHost(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask_me","arguments":{}}}`)
+	question := next(t, rt.host, "the question")
+	require.Equal(t, "elicitation/create", question["method"], "%v", question)
+	withdrawn := next(t, rt.host, "the question withdrawn")
+	require.Equal(t, "notifications/cancelled", withdrawn["method"], "%v", withdrawn)
+	assert.Equal(t, question["id"], withdrawn["params"].(map[string]any)["requestId"])
+	m := next(t, rt.host, "the refusal")
+	assert.EqualValues(t, 1, m["id"])
+	require.True(t, isErrorResult(m), "%v", m)
+	text, _ := json.Marshal(m)
+	assert.Contains(t, string(text), "no one answered within 300ms")
+	assert.NotContains(t, string(text), "declined")
+	nothing(t, rt.server, "an unanswered call")
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/internal/engine"
-	mcprego "github.com/mcp-policy/mcp-policy/rego"
+	"github.com/mcp-policy/mcp-policy/rego"
 )
 
 // cli runs the command in-process.

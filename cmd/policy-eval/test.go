@@ -13,7 +13,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/mcp-policy/mcp-policy/internal/engine"
-	mcprego "github.com/mcp-policy/mcp-policy/rego"
+	"github.com/mcp-policy/mcp-policy/rego"
 )
 
 // test runs OPA's own test command — same flags, output and exit codes —

@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	mcprego "github.com/mcp-policy/mcp-policy/rego"
+	"github.com/mcp-policy/mcp-policy/rego"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 

@@ -22,7 +22,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 	"github.com/open-policy-agent/opa/v1/topdown"
 
-	mcprego "github.com/mcp-policy/mcp-policy/rego"
+	"github.com/mcp-policy/mcp-policy/rego"
 )
 
 // Spec is what a Decider is compiled from.

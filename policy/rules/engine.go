@@ -23,7 +23,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/internal/engine"
 	"github.com/mcp-policy/mcp-policy/internal/realpath"
 	"github.com/mcp-policy/mcp-policy/provider"
-	mcprego "github.com/mcp-policy/mcp-policy/rego"
+	"github.com/mcp-policy/mcp-policy/rego"
 )
 
 // Module is a Rego module a security team adds: Name is its file name (for

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -279,13 +279,13 @@ func (o *Outcome) document(tool string, rules *ruleSet) *ast.Term {
 		rule = rules.terms[r.Position]
 	} else if r != nil {
 		rule = ast.ObjectTerm(
-			ast.Item(keyTool, ast.StringTerm(builtins.EscapeTool(tool))),
+			ast.Item(keyTool, ast.StringTerm(lexical.EscapeTool(tool))),
 			ast.Item(keyDecision, Key(string(r.Decision))),
 			ast.Item(keyMessage, r.message))
 	}
 	// The suggestion names exactly this tool: "always" on a tool called
 	// "fs_*" must not allow every fs_ tool.
-	suggestion := [][2]*ast.Term{ast.Item(keyTool, ast.StringTerm(builtins.EscapeTool(tool)))}
+	suggestion := [][2]*ast.Term{ast.Item(keyTool, ast.StringTerm(lexical.EscapeTool(tool)))}
 	if o.Under != "" {
 		suggestion = append(suggestion, ast.Item(keyUnder, ast.StringTerm(o.Under)))
 	}
@@ -323,12 +323,12 @@ func moduleEntry(e *ast.Term) (message *ast.Term, maybe, counts bool, err error)
 			return message, false, true, nil
 		}
 		word, _ := str(status)
-		switch word {
-		case Matches.String(), builtins.Inside.String():
+		switch word { // the words the path and host builtins answer with
+		case "match", "inside":
 			return message, false, true, nil
-		case builtins.Unknown.String():
+		case "unknown":
 			return message, true, true, nil
-		case NoMatch.String(), builtins.Outside.String(), builtins.HostMismatch.String():
+		case "no", "outside", "mismatch":
 			return nil, false, false, nil
 		}
 		return nil, false, false, fmt.Errorf("status %v is none of match, inside, unknown, outside, mismatch, no", status)

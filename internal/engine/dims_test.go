@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
@@ -16,22 +17,22 @@ func TestAnAllowCoversEveryDimensionTheCallNames(t *testing.T) {
 		under, host string
 		paths       []string
 		hosts       []string
-		want        Status
+		want        builtins.Match
 	}{
-		{verdict.Allow, "/", "", []string{"/tmp"}, nil, Matches},
-		{verdict.Allow, "/", "", []string{"/tmp"}, []string{"169.254.169.254"}, NoMatch},
-		{verdict.Allow, "/", "", []string{"/tmp"}, []string{""}, NoMatch},
-		{verdict.Allow, "/", "", []string{""}, []string{"x.example"}, NoMatch},
-		{verdict.Allow, "", "x.example", nil, []string{"x.example"}, Matches},
-		{verdict.Allow, "", "x.example", []string{"/tmp"}, []string{"x.example"}, NoMatch},
-		{verdict.Allow, "", "x.example", []string{""}, []string{"x.example"}, NoMatch},
-		{verdict.Allow, "", "x.example", []string{"/tmp"}, []string{""}, NoMatch},
-		{verdict.Allow, "/srv", "x.example", []string{"/srv/a"}, []string{"x.example"}, Matches},
-		{verdict.Allow, "/srv", "x.example", []string{"/srv/a"}, []string{""}, MaybeMatches},
-		{verdict.Allow, "", "", []string{"/tmp", ""}, []string{"x.example", ""}, Matches},
-		{verdict.Deny, "/tmp", "", []string{"/tmp"}, []string{"x.example"}, Matches},
-		{verdict.Deny, "", "x.example", []string{"/tmp"}, []string{"x.example"}, Matches},
-		{verdict.Ask, "/tmp", "", []string{"/tmp"}, []string{""}, Matches},
+		{verdict.Allow, "/", "", []string{"/tmp"}, nil, builtins.Yes},
+		{verdict.Allow, "/", "", []string{"/tmp"}, []string{"169.254.169.254"}, builtins.No},
+		{verdict.Allow, "/", "", []string{"/tmp"}, []string{""}, builtins.No},
+		{verdict.Allow, "/", "", []string{""}, []string{"x.example"}, builtins.No},
+		{verdict.Allow, "", "x.example", nil, []string{"x.example"}, builtins.Yes},
+		{verdict.Allow, "", "x.example", []string{"/tmp"}, []string{"x.example"}, builtins.No},
+		{verdict.Allow, "", "x.example", []string{""}, []string{"x.example"}, builtins.No},
+		{verdict.Allow, "", "x.example", []string{"/tmp"}, []string{""}, builtins.No},
+		{verdict.Allow, "/srv", "x.example", []string{"/srv/a"}, []string{"x.example"}, builtins.Yes},
+		{verdict.Allow, "/srv", "x.example", []string{"/srv/a"}, []string{""}, builtins.Unknown},
+		{verdict.Allow, "", "", []string{"/tmp", ""}, []string{"x.example", ""}, builtins.Yes},
+		{verdict.Deny, "/tmp", "", []string{"/tmp"}, []string{"x.example"}, builtins.Yes},
+		{verdict.Deny, "", "x.example", []string{"/tmp"}, []string{"x.example"}, builtins.Yes},
+		{verdict.Ask, "/tmp", "", []string{"/tmp"}, []string{""}, builtins.Yes},
 	} {
 		m := MatcherFor(c.decision, "t", c.under, c.host, nil)
 		got := m.Status(NewCall("t", "", nil, c.paths, c.hosts))
@@ -59,7 +60,7 @@ func TestTheSuggestionNamesEveryDimension(t *testing.T) {
 		assert.Equal(t, [2]string{c.under, c.host}, [2]string{under, host}, "paths %q hosts %q", c.paths, c.hosts)
 		if under != "" || host != "" {
 			m := MatcherFor(verdict.Allow, "t", under, host, nil)
-			assert.Equal(t, Matches, m.Status(call), "the suggestion as a grant matches its call")
+			assert.Equal(t, builtins.Yes, m.Status(call), "the suggestion as a grant matches its call")
 		}
 	}
 }

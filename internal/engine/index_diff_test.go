@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
@@ -38,13 +39,13 @@ func TestIndexAgainstEveryRule(t *testing.T) {
 		for i := range ms {
 			u := unders[r.Intn(len(unders))]
 			if u != "" {
-				nu, err := builtins.NormalizeUnder(u)
+				nu, err := lexical.NormalizeUnder(u)
 				require.NoError(t, err, "under %q", u) // else ms[i] would stay the zero Matcher
 				u = nu
 			}
 			h := hosts[r.Intn(len(hosts))]
 			if h != "" {
-				nh, err := builtins.NormalizeHostPattern(h)
+				nh, err := lexical.NormalizeHostPattern(h)
 				require.NoError(t, err, "host pattern %q", h)
 				h = nh
 			}
@@ -71,7 +72,7 @@ func TestIndexAgainstEveryRule(t *testing.T) {
 		}
 		for i := range ms {
 			st := ms[i].Status(c)
-			if !assert.True(t, st == NoMatch || cand[i], "rule %+v status %v missed for call tool=%q root=%q paths=%q hosts=%q", ms[i], st, c.Tool, c.Root, c.Paths, c.Hosts) {
+			if !assert.True(t, st == builtins.No || cand[i], "rule %+v status %v missed for call tool=%q root=%q paths=%q hosts=%q", ms[i], st, c.Tool, c.Root, c.Paths, c.Hosts) {
 				fails++
 			}
 		}

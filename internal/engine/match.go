@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/argread"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
@@ -67,7 +68,7 @@ func ArgumentGlobs(args map[string]string) ([]ArgumentGlob, error) {
 		case glob == "":
 			return nil, fmt.Errorf("arguments: %q: the glob is empty", name)
 		}
-		if err := builtins.ValidateToolGlob(glob); err != nil {
+		if err := lexical.ValidateToolGlob(glob); err != nil {
 			return nil, fmt.Errorf("arguments: %q: glob %q %v", name, glob, err)
 		}
 		out = append(out, ArgumentGlob{Name: folded, Glob: glob})
@@ -122,52 +123,32 @@ func NewCall(tool, root string, annotations map[string]bool, paths, hosts []stri
 
 // fold fills in the folded fields from the others.
 func (c *Call) fold() {
-	c.FoldedTool, c.FoldedRoot = builtins.Fold(c.Tool), builtins.FoldPath(c.Root)
+	c.FoldedTool, c.FoldedRoot = lexical.Fold(c.Tool), lexical.FoldPath(c.Root)
 	c.Folded = make([]string, len(c.Paths))
 	for i, p := range c.Paths {
-		c.Folded[i] = builtins.FoldPath(p)
+		c.Folded[i] = lexical.FoldPath(p)
 	}
 }
 
-// Status is how one rule relates to one call.
-type Status int
-
-const (
-	NoMatch Status = iota
-	Matches
-	// MaybeMatches: the rule matches if an unevaluable path or URL (or a
-	// relative directory with no root) is what it might be.
-	MaybeMatches
-)
-
-func (s Status) String() string {
-	switch s {
-	case Matches:
-		return "match"
-	case MaybeMatches:
-		return "unknown"
-	default:
-		return "no"
-	}
-}
-
-// Status tests the rule against the call. Every condition must hold; any
-// that fails is NoMatch, else any unknown is MaybeMatches.
-func (m *Matcher) Status(c *Call) Status {
+// Status tests the rule against the call: Yes, No, or Unknown when the rule
+// matches only if an unevaluable path or URL (or a relative directory with
+// no root) is what it might be. Every condition must hold; any that fails
+// is No, else any unknown is Unknown.
+func (m *Matcher) Status(c *Call) builtins.Match {
 	// A deny or ask names a tool as written or folded: either matches (a
 	// "?" is one character, and folding can make one two: "ß" is "ss").
-	if !builtins.MatchTool(m.Tool, c.Tool) && (!m.Any || !builtins.MatchTool(builtins.Fold(m.Tool), c.FoldedTool)) {
-		return NoMatch
+	if !lexical.MatchTool(m.Tool, c.Tool) && (!m.Any || !lexical.MatchTool(lexical.Fold(m.Tool), c.FoldedTool)) {
+		return builtins.No
 	}
-	st := Matches
+	st := builtins.Yes
 	if len(m.Annotations) > 0 {
 		// An unknown catalogue never matches a rule that tests hints.
 		if c.Annotations == nil {
-			return NoMatch
+			return builtins.No
 		}
 		for k, want := range m.Annotations {
 			if got, ok := c.Annotations[k]; !ok || got != want {
-				return NoMatch
+				return builtins.No
 			}
 		}
 	}
@@ -175,33 +156,33 @@ func (m *Matcher) Status(c *Call) Status {
 	// a path or host the rule does not speak of, known or not, is not
 	// covered by it.
 	if !m.Any && (m.Host == "" && m.Under != "" && len(c.Hosts) > 0 || m.Under == "" && m.Host != "" && len(c.Paths) > 0) {
-		return NoMatch
+		return builtins.No
 	}
 	if len(m.Arguments) > 0 {
 		switch m.argumentsStatus(c) {
-		case NoMatch:
-			return NoMatch
-		case MaybeMatches:
-			st = MaybeMatches
+		case builtins.No:
+			return builtins.No
+		case builtins.Unknown:
+			st = builtins.Unknown
 		}
 	}
 	if m.Under != "" {
-		var in builtins.Containment
+		var in builtins.Match
 		switch dir, ok := m.dir(c.Root); {
 		case !ok && len(c.Paths) == 0:
-			in = builtins.Outside
+			in = builtins.No
 		case !ok:
 			in = builtins.Unknown // no root to say where the rule's directory is
 		case m.Any:
-			in = builtins.WithinAny(builtins.FoldPath(dir), c.Folded)
+			in = builtins.WithinAny(lexical.FoldPath(dir), c.Folded)
 		default:
 			in = builtins.WithinAll(dir, c.Paths)
 		}
 		switch in {
-		case builtins.Outside:
-			return NoMatch
+		case builtins.No:
+			return builtins.No
 		case builtins.Unknown:
-			st = MaybeMatches
+			st = builtins.Unknown
 		}
 	}
 	if m.Host != "" {
@@ -210,10 +191,10 @@ func (m *Matcher) Status(c *Call) Status {
 			match = builtins.MatchAnyHosts
 		}
 		switch match(m.Host, c.Hosts) {
-		case builtins.HostMismatch:
-			return NoMatch
-		case builtins.HostUnknown:
-			st = MaybeMatches
+		case builtins.No:
+			return builtins.No
+		case builtins.Unknown:
+			st = builtins.Unknown
 		}
 	}
 	return st
@@ -229,8 +210,8 @@ func (m *Matcher) Status(c *Call) Status {
 // matches as written or folded (as it names a tool); else it might match
 // if one is no scalar (a server may read the value it holds), so the
 // call is asked rather than allowed.
-func (m *Matcher) argumentsStatus(c *Call) Status {
-	st := NoMatch
+func (m *Matcher) argumentsStatus(c *Call) builtins.Match {
+	st := builtins.No
 	for _, a := range m.Arguments {
 		found := false
 		for _, item := range c.Arguments {
@@ -242,21 +223,21 @@ func (m *Matcher) argumentsStatus(c *Call) Status {
 			text, scalar := scalarText(item[1].Value)
 			switch {
 			case !m.Any:
-				if !scalar || !builtins.MatchTool(a.Glob, text) {
-					return NoMatch
+				if !scalar || !lexical.MatchTool(a.Glob, text) {
+					return builtins.No
 				}
 			case !scalar:
-				st = MaybeMatches
-			case builtins.MatchTool(a.Glob, text) || builtins.MatchTool(builtins.Fold(a.Glob), builtins.Fold(text)):
-				return Matches
+				st = builtins.Unknown
+			case lexical.MatchTool(a.Glob, text) || lexical.MatchTool(lexical.Fold(a.Glob), lexical.Fold(text)):
+				return builtins.Yes
 			}
 		}
 		if !found && !m.Any {
-			return NoMatch
+			return builtins.No
 		}
 	}
 	if !m.Any {
-		return Matches
+		return builtins.Yes
 	}
 	return st
 }
@@ -284,7 +265,7 @@ func (m *Matcher) dir(root string) (string, bool) {
 	if path.IsAbs(m.Under) {
 		return m.Under, true
 	}
-	return builtins.Resolve(root, m.Under)
+	return lexical.Resolve(root, m.Under)
 }
 
 // keyKind is what a rule is filed under: the directory it is under
@@ -319,14 +300,14 @@ type indexKey struct {
 func indexKeys(m *Matcher) []indexKey {
 	under := m.Under
 	if m.Any {
-		under = builtins.FoldPath(under)
+		under = lexical.FoldPath(under)
 	}
 	switch {
 	case under != "" && path.IsAbs(under):
 		return []indexKey{{kindUnder, under}, {kindAnyPath, ""}}
 	case under != "":
 		return []indexKey{{kindRelative, under}, {kindAnyPath, ""}, {kindAnyRoot, ""}}
-	case builtins.IsHostRange(m.Host) || builtins.IsLoopback(m.Host):
+	case lexical.IsHostRange(m.Host) || lexical.IsLoopback(m.Host):
 		// A range, or one of the machine's own names (which match each
 		// other): looked up by every call that names a host.
 		return []indexKey{{kindRange, ""}, {kindAnyHost, ""}}
@@ -376,7 +357,7 @@ func firstKnown(vs []string) string {
 
 func hostKeys(h string, keys []indexKey) []indexKey {
 	keys = append(keys, indexKey{kindHost, h})
-	for _, s := range builtins.HostSuffixes(h) {
+	for _, s := range lexical.HostSuffixes(h) {
 		keys = append(keys, indexKey{kindDomain, s})
 	}
 	return keys
@@ -405,14 +386,14 @@ func (t *toolRules) lookUpAny(c *Call, out []int) []int {
 			if seenBefore(c.Folded, i) {
 				continue
 			}
-			for a := p; ; a = builtins.Parent(a) {
+			for a := p; ; a = lexical.Parent(a) {
 				look(indexKey{kindUnder, a})
 				if a == "/" || a == "." {
 					break
 				}
 			}
-			if root := c.FoldedRoot; root != "" && t.kinds&kindRelative != 0 && builtins.ContainsFolded(root, p) {
-				for a := p; len(a) >= len(root); a = builtins.Parent(a) {
+			if root := c.FoldedRoot; root != "" && t.kinds&kindRelative != 0 && lexical.ContainsClean(root, p) {
+				for a := p; len(a) >= len(root); a = lexical.Parent(a) {
 					rel := strings.TrimPrefix(a[len(root):], "/")
 					if rel == "" {
 						rel = "."
@@ -443,7 +424,7 @@ func (t *toolRules) lookUpAny(c *Call, out []int) []int {
 				continue
 			}
 			look(indexKey{kindHost, h})
-			for _, s := range builtins.HostSuffixes(h) {
+			for _, s := range lexical.HostSuffixes(h) {
 				look(indexKey{kindDomain, s})
 			}
 		}
@@ -472,16 +453,16 @@ func seenBefore(vs []string, i int) bool {
 // pathKeys appends the keys of one clean absolute path: its ancestors, and
 // those inside the root named relative to it.
 func pathKeys(p, root string, keys []indexKey) []indexKey {
-	for a := p; ; a = builtins.Parent(a) {
+	for a := p; ; a = lexical.Parent(a) {
 		keys = append(keys, indexKey{kindUnder, a})
 		if a == "/" || a == "." {
 			break
 		}
 	}
-	if root != "" && builtins.Contains(root, p) == builtins.Inside {
+	if root != "" && builtins.Contains(root, p) == builtins.Yes {
 		// The ancestors inside the root are the path's prefixes at least
 		// as long as the root, named from it.
-		for a := p; len(a) >= len(root); a = builtins.Parent(a) {
+		for a := p; len(a) >= len(root); a = lexical.Parent(a) {
 			rel := strings.TrimPrefix(a[len(root):], "/")
 			if rel == "" {
 				rel = "."
@@ -539,16 +520,16 @@ func newIndex() index {
 func (ix *index) add(i int, m *Matcher) {
 	ti, tool := &ix.exact, m.Tool
 	if m.Any {
-		ti, tool = &ix.folded, builtins.Fold(m.Tool)
+		ti, tool = &ix.folded, lexical.Fold(m.Tool)
 	}
-	if !builtins.IsGlob(tool) {
-		tool = builtins.UnescapeTool(tool) // filed under the one name it matches
+	if !lexical.IsGlob(tool) {
+		tool = lexical.UnescapeTool(tool) // filed under the one name it matches
 	}
 	t := ti.byTool[tool]
 	if t == nil {
 		t = &toolRules{groups: map[indexKey][]int{}}
 		ti.byTool[tool] = t
-		if builtins.IsGlob(tool) {
+		if lexical.IsGlob(tool) {
 			ti.globs = append(ti.globs, tool) // the order of globs is no matter: candidates are sorted
 		}
 	}
@@ -592,7 +573,7 @@ func (ti *toolIndex) each(tool, also string, f func(*toolRules)) {
 		f(t)
 	}
 	for _, g := range ti.globs {
-		if builtins.MatchTool(g, tool) || also != "" && builtins.MatchTool(g, also) {
+		if lexical.MatchTool(g, tool) || also != "" && lexical.MatchTool(g, also) {
 			f(ti.byTool[g])
 		}
 	}

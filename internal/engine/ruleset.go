@@ -6,6 +6,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
@@ -42,11 +43,11 @@ func (rs *RuleSet) Add(m Matcher, decision verdict.Decision) {
 func (rs *RuleSet) Len() int { return len(rs.matchers) }
 
 // Match calls yield, in order, for each rule that matches the call or
-// might (status Matches or MaybeMatches), with its position and decision.
-func (rs *RuleSet) Match(c *Call, yield func(pos int, decision verdict.Decision, st Status)) {
+// might (status builtins.Yes or builtins.Unknown), with its position and decision.
+func (rs *RuleSet) Match(c *Call, yield func(pos int, decision verdict.Decision, st builtins.Match)) {
 	var buf [16]int
 	for _, pos := range rs.index.candidates(c, buf[:0]) {
-		if st := rs.matchers[pos].Status(c); st != NoMatch {
+		if st := rs.matchers[pos].Status(c); st != builtins.No {
 			yield(pos, rs.decisions[pos], st)
 		}
 	}
@@ -101,8 +102,8 @@ func (rs *ruleSet) matching(call *Call) ([]entry, error) {
 		return nil, rs.err
 	}
 	var out []entry
-	rs.Match(call, func(pos int, decision verdict.Decision, st Status) {
-		out = append(out, entry{decision, "rule", pos, nil, st == MaybeMatches})
+	rs.Match(call, func(pos int, decision verdict.Decision, st builtins.Match) {
+		out = append(out, entry{decision, "rule", pos, nil, st == builtins.Unknown})
 	})
 	return out, nil
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/mcp-policy/mcp-policy/builtins"
+import (
+	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
+)
 
 // Suggest is the narrowest honest scope for an "always" answer to a call
 // (README, "Rules"), naming every dimension the call names, as an allow must (see
@@ -18,7 +21,7 @@ func Suggest(c *Call) (under, host string) {
 		}
 	}
 	for _, p := range c.Paths {
-		if p == "" || builtins.Contains("/", p) != builtins.Inside {
+		if p == "" || builtins.Contains("/", p) != builtins.Yes {
 			return "", ""
 		}
 	}
@@ -26,7 +29,7 @@ func Suggest(c *Call) (under, host string) {
 		host = c.Hosts[0]
 	}
 	if len(c.Paths) > 0 {
-		under = builtins.Scope(c.Paths, c.Dirs, c.Root)
+		under = lexical.Scope(c.Paths, c.Dirs, c.Root)
 	}
 	return under, host
 }

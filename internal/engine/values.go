@@ -6,7 +6,7 @@ package engine
 import (
 	"fmt"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/verdict"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -89,18 +89,18 @@ func matcherOf(v ast.Value, decision verdict.Decision) (Matcher, error) {
 	if m.Tool == "" {
 		return m, fmt.Errorf("no tool")
 	}
-	if err := builtins.ValidateToolGlob(m.Tool); err != nil {
+	if err := lexical.ValidateToolGlob(m.Tool); err != nil {
 		return m, fmt.Errorf("tool %q %v", m.Tool, err)
 	}
 	if m.Under != "" {
-		u, err := builtins.NormalizeUnder(m.Under)
+		u, err := lexical.NormalizeUnder(m.Under)
 		if err != nil {
 			return m, fmt.Errorf("under %v", err)
 		}
 		m.Under = u
 	}
 	if m.Host != "" {
-		h, err := builtins.NormalizeHostPattern(m.Host)
+		h, err := lexical.NormalizeHostPattern(m.Host)
 		if err != nil {
 			return m, err
 		}
@@ -152,7 +152,7 @@ func matcherOf(v ast.Value, decision verdict.Decision) (Matcher, error) {
 // is unknown here ("") rather than compared as written.
 func CallOf(in ast.Value) Call {
 	c := Call{Tool: stringAt(in, keyTool)}
-	c.Root, _ = builtins.AbsClean(stringAt(in, keyRoot))
+	c.Root, _ = lexical.AbsClean(stringAt(in, keyRoot))
 	if ann, ok := valueAt(in, keyAnnotations).(ast.Object); ok {
 		c.Annotations = map[string]bool{}
 		_ = ann.Iter(func(k, v *ast.Term) error {
@@ -166,7 +166,7 @@ func CallOf(in ast.Value) Call {
 	}
 	c.Paths = fieldOfEach(valueAt(in, keyPaths), keyPath)
 	for i, p := range c.Paths {
-		c.Paths[i], _ = builtins.AbsClean(p)
+		c.Paths[i], _ = lexical.AbsClean(p)
 	}
 	c.Hosts = fieldOfEach(valueAt(in, keyHosts), keyHost)
 	if args, ok := valueAt(in, keyArguments).(ast.Object); ok && args.Len() > 0 {

@@ -10,7 +10,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -247,7 +247,7 @@ func reach(b *strings.Builder, lead, what string, list []string) {
 		}
 		where := "some of which cannot be checked"
 		if len(clean) == len(list) {
-			where = "under " + shown(builtins.CommonDir(clean), maxShown)
+			where = "under " + shown(lexical.CommonDir(clean), maxShown)
 		}
 		fmt.Fprintf(b, "%s %d paths, %s.\n", lead, len(list), where)
 	default:

@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/argread"
 	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/internal/realpath"
 	"github.com/mcp-policy/mcp-policy/provider"
 	"github.com/mcp-policy/mcp-policy/rego"
@@ -103,7 +104,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		if k == "" {
 			return nil, errors.New("roots: an empty key names no tool")
 		}
-		if why := builtins.Unevaluable(dir); why != "" || !path.IsAbs(dir) {
+		if why := lexical.Unevaluable(dir); why != "" || !path.IsAbs(dir) {
 			if why == "" {
 				why = "not absolute"
 			}
@@ -136,7 +137,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	// spelling it knows for them (see guardedSpellings).
 	var protected []string
 	for _, p := range e.protected {
-		if r, ok := builtins.Resolve("", p); ok {
+		if r, ok := lexical.Resolve("", p); ok {
 			protected = append(protected, r)
 		}
 	}
@@ -374,7 +375,7 @@ func guardedSpellings(roots, protected []string) ([]string, []string) {
 			if err != nil {
 				continue
 			}
-			r, ok := builtins.Resolve("", filepath.ToSlash(real))
+			r, ok := lexical.Resolve("", filepath.ToSlash(real))
 			if !ok || r == p {
 				continue
 			}
@@ -392,7 +393,7 @@ func guardedSpellings(roots, protected []string) ([]string, []string) {
 		for _, p := range list {
 			for _, s := range same {
 				for _, from := range [2][2]string{{s.real, s.given}, {s.given, s.real}} {
-					if builtins.Contains(from[0], p) == builtins.Inside {
+					if builtins.Contains(from[0], p) == builtins.Yes {
 						out = append(out, path.Join(from[1], strings.TrimPrefix(p, from[0])))
 					}
 				}

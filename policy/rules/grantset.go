@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/engine"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
@@ -93,11 +94,11 @@ func (g *GrantSet) match(c *engine.Call, allowCounts bool, t *verdict.Tally, mat
 	}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	g.set.Match(c, func(pos int, decision verdict.Decision, st engine.Status) {
+	g.set.Match(c, func(pos int, decision verdict.Decision, st builtins.Match) {
 		if decision != Deny && (decision != Allow || !allowCounts) {
 			return
 		}
-		t.Add(decision, st == engine.MaybeMatches)
+		t.Add(decision, st == builtins.Unknown)
 		matched = append(matched, g.list[pos])
 	})
 	return matched

@@ -13,8 +13,8 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
@@ -89,7 +89,7 @@ func validate(r Rule, name string, needDecision bool) (Rule, error) {
 	if r.Tool == "" {
 		return fail("tool", "must be a non-empty tool name or glob")
 	}
-	if err := builtins.ValidateToolGlob(r.Tool); err != nil {
+	if err := lexical.ValidateToolGlob(r.Tool); err != nil {
 		return fail("tool", "%v", err)
 	}
 	switch r.Decision {
@@ -102,14 +102,14 @@ func validate(r Rule, name string, needDecision bool) (Rule, error) {
 		return fail("decision", `%q is not "allow", "deny" or "ask"`, r.Decision)
 	}
 	if r.Under != "" {
-		u, err := builtins.NormalizeUnder(r.Under)
+		u, err := lexical.NormalizeUnder(r.Under)
 		if err != nil {
 			return fail("under", "%v", err)
 		}
 		r.Under = u
 	}
 	if r.Host != "" {
-		h, err := builtins.NormalizeHostPattern(r.Host)
+		h, err := lexical.NormalizeHostPattern(r.Host)
 		if err != nil {
 			return fail("host", "%v", err)
 		}

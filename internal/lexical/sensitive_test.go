@@ -1,4 +1,4 @@
-package builtins_test
+package lexical_test
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
 
 // floorCase is a line of testdata/floor: an entry's id, whether its paths
@@ -57,7 +57,7 @@ func TestSensitiveFiles(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			for _, p := range c.paths {
-				e := builtins.SensitiveFile(builtins.FoldPath(p))
+				e := lexical.SensitiveFile(lexical.FoldPath(p))
 				if c.match {
 					assert.NotNil(t, e, "%s must be on the floor's list", p)
 				} else {
@@ -77,12 +77,12 @@ func TestEverySensitiveEntryIsTested(t *testing.T) {
 			continue
 		}
 		for _, p := range c.paths {
-			if e := builtins.SensitiveFile(builtins.FoldPath(p)); e != nil {
+			if e := lexical.SensitiveFile(lexical.FoldPath(p)); e != nil {
 				hit[e.ID] = true
 			}
 		}
 	}
-	for _, e := range builtins.SensitiveEntries() {
+	for _, e := range lexical.SensitiveEntries() {
 		assert.True(t, hit[e.ID], "entry %s (%s) has no test path", e.ID, e.Names)
 	}
 }
@@ -91,13 +91,13 @@ func TestEverySensitiveEntryIsTested(t *testing.T) {
 // stands for a name only where the lookup reads it so: as a whole name of
 // a system directory. Anywhere else it would be a literal "*".
 func TestSensitiveNames(t *testing.T) {
-	for _, e := range builtins.SensitiveEntries() {
+	for _, e := range lexical.SensitiveEntries() {
 		for _, n := range e.Names {
 			assert.Equal(t, strings.ToLower(n), n, "%s: %q is not lower case", e.ID, n)
 			if !strings.Contains(n, "*") {
 				continue
 			}
-			assert.True(t, e.Where == builtins.System && e.Kind == builtins.Dir, "%s: %q has a * but is not a system directory", e.ID, n)
+			assert.True(t, e.Where == lexical.System && e.Kind == lexical.Dir, "%s: %q has a * but is not a system directory", e.ID, n)
 			for _, name := range strings.Split(n, "/") {
 				assert.True(t, name == "*" || !strings.Contains(name, "*"), "%s: %q has a * that is not a whole name", e.ID, n)
 			}
@@ -110,9 +110,9 @@ func TestSensitiveNames(t *testing.T) {
 func TestSensitiveFilesFolded(t *testing.T) {
 	for _, p := range []string{"/r/.GIT/config", "/home/u/.BashRC", "/home/u/.s\u200csh/config", "/r/.g\u200dit/hooks/x",
 		"/home/u/.config/Fish/config.fish", "/ETC/Sudoers.d/x", "/home/u/.\u212Ashrc"} {
-		assert.NotNil(t, builtins.SensitiveFile(builtins.FoldPath(p)), p)
+		assert.NotNil(t, lexical.SensitiveFile(lexical.FoldPath(p)), p)
 	}
-	assert.Nil(t, builtins.SensitiveFile("relative/.bashrc"), "a path that is not absolute matches nothing")
+	assert.Nil(t, lexical.SensitiveFile("relative/.bashrc"), "a path that is not absolute matches nothing")
 }
 
 // FuzzSensitiveFile holds the map lookups to the list as one regular
@@ -129,14 +129,14 @@ func FuzzSensitiveFile(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, p string) {
-		if builtins.Unevaluable(p) != "" || !strings.HasPrefix(p, "/") || path.Clean(p) != p {
+		if lexical.Unevaluable(p) != "" || !strings.HasPrefix(p, "/") || path.Clean(p) != p {
 			return
 		}
-		p = builtins.FoldPath(p)
+		p = lexical.FoldPath(p)
 		if p != strings.ToLower(p) { // the oracle folds ASCII case only
 			return
 		}
-		got, want := builtins.SensitiveFile(p) != nil, false
+		got, want := lexical.SensitiveFile(p) != nil, false
 		for _, q := range aliasesOf(p) {
 			want = want || oracle.MatchString(q) || envFile.MatchString(q) && !envTemplate.MatchString(q)
 		}
@@ -176,23 +176,23 @@ func aliasesOf(p string) []string {
 // of their directories: /private/etc/sudoers, /var/run/systemd,
 // /lib/systemd, /private/var/root/.npmrc.
 func TestSensitiveFilesUnderAliases(t *testing.T) {
-	for _, e := range builtins.SensitiveEntries() {
+	for _, e := range lexical.SensitiveEntries() {
 		for _, n := range e.Names {
 			var p string
 			switch {
-			case e.Where == builtins.Home:
+			case e.Where == lexical.Home:
 				p = "/var/root/" + n
-			case e.Where != builtins.System:
+			case e.Where != lexical.System:
 				continue
-			case e.Kind == builtins.Dir:
+			case e.Kind == lexical.Dir:
 				p = strings.ReplaceAll(n, "*", "1000") + "/x"
-			case e.Kind == builtins.Prefix:
+			case e.Kind == lexical.Prefix:
 				p = n + "x"
 			default:
 				p = n
 			}
 			for _, q := range aliasesOf(p) {
-				assert.NotNil(t, builtins.SensitiveFile(q), "%s: %q is %q", e.ID, q, p)
+				assert.NotNil(t, lexical.SensitiveFile(q), "%s: %q is %q", e.ID, q, p)
 			}
 		}
 	}
@@ -211,7 +211,7 @@ func TestSensitiveFileAllocatesNothing(t *testing.T) {
 		"/run/user/1000/bus", "/etc/cron.d/x", "/srv/repo.git/hooks/x", "/usr/lib/python3/dist-packages/x.pth",
 		"/private/var/root/.npmrc", "/var/run/user/1000/systemd/x", "/private/etc/sudoers"} {
 		var hit bool
-		if n := testing.AllocsPerRun(100, func() { hit = builtins.SensitiveFile(p) != nil }); n != 0 {
+		if n := testing.AllocsPerRun(100, func() { hit = lexical.SensitiveFile(p) != nil }); n != 0 {
 			t.Errorf("SensitiveFile(%q) (%v) allocates %v times", p, hit, n)
 		}
 	}
@@ -221,43 +221,43 @@ func BenchmarkSensitiveFile(b *testing.B) {
 	for name, p := range map[string]string{"ordinary": "/srv/app/src/internal/handler/user_settings.go", "listed": "/home/u/.config/fish/conf.d/x.fish"} {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				builtins.SensitiveFile(p)
+				lexical.SensitiveFile(p)
 			}
 		})
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite the floor page's tables (docs/floor.md) from builtins.SensitiveEntries and SensitiveAliases")
+var update = flag.Bool("update", false, "rewrite the floor page's tables (docs/floor.md) from lexical.SensitiveEntries and SensitiveAliases")
 
 // The floor page's tables are the list and the aliases: made from them,
 // and held to them.
 func TestFloorPage(t *testing.T) {
-	const page = "../docs/floor.md"
+	const page = "../../docs/floor.md"
 	doc, err := os.ReadFile(page)
 	require.NoError(t, err)
 	text := string(doc)
-	const how = " by `go test ./builtins -run FloorPage -update` -->"
+	const how = " by `go test ./internal/lexical -run FloorPage -update` -->"
 	var b strings.Builder
 	b.WriteString("\n| entry | why | where | names |\n|---|---|---|---|\n")
-	for _, e := range builtins.SensitiveEntries() {
-		where := map[builtins.Where]string{builtins.Anywhere: "anywhere", builtins.Home: "in a home directory", builtins.System: "system"}[e.Where]
-		kind := map[builtins.Kind]string{builtins.File: "", builtins.Dir: " (and everything in it)", builtins.Prefix: " (a name starting so)",
-			builtins.Suffix: " (a name ending so)", builtins.InDirSuffix: " (a name ending so, in that directory)",
-			builtins.UnderSuffix: " (the second name, and everything in it, directly in a directory whose name ends with the first: repo.git/hooks)"}[e.Kind]
+	for _, e := range lexical.SensitiveEntries() {
+		where := map[lexical.Where]string{lexical.Anywhere: "anywhere", lexical.Home: "in a home directory", lexical.System: "system"}[e.Where]
+		kind := map[lexical.Kind]string{lexical.File: "", lexical.Dir: " (and everything in it)", lexical.Prefix: " (a name starting so)",
+			lexical.Suffix: " (a name ending so)", lexical.InDirSuffix: " (a name ending so, in that directory)",
+			lexical.UnderSuffix: " (the second name, and everything in it, directly in a directory whose name ends with the first: repo.git/hooks)"}[e.Kind]
 		names := make([]string, len(e.Names))
 		for i, n := range e.Names {
 			names[i] = "`" + n + "`"
-			if t := builtins.SensitiveTemplates(n); len(t) > 0 {
+			if t := lexical.SensitiveTemplates(n); len(t) > 0 {
 				kind += ", but not one ending in `" + strings.Join(t, "`, `") + "` (a template)"
 			}
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s%s |\n", e.ID, e.Why, where, strings.Join(names, ", "), kind)
 	}
 	b.WriteString("\n")
-	text = generated(t, text, "<!-- floor table: made from builtins.SensitiveEntries"+how, "<!-- end of floor table -->", b.String())
+	text = generated(t, text, "<!-- floor table: made from lexical.SensitiveEntries"+how, "<!-- end of floor table -->", b.String())
 	b.Reset()
 	b.WriteString("\n| alias | is the directory | where |\n|---|---|---|\n")
-	for _, a := range builtins.SensitiveAliases() {
+	for _, a := range lexical.SensitiveAliases() {
 		where := "merged `/usr` (Debian, Ubuntu, Fedora, Arch, openSUSE, ...)"
 		switch {
 		case strings.HasPrefix(a[0], "/private/"):
@@ -272,13 +272,13 @@ func TestFloorPage(t *testing.T) {
 		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", a[0], a[1], where)
 	}
 	b.WriteString("\n")
-	text = generated(t, text, "<!-- alias table: made from builtins.SensitiveAliases"+how, "<!-- end of alias table -->", b.String())
+	text = generated(t, text, "<!-- alias table: made from lexical.SensitiveAliases"+how, "<!-- end of alias table -->", b.String())
 	if *update {
 		require.NoError(t, os.WriteFile(page, []byte(text), 0o644))
 		return
 	}
-	assert.Equal(t, string(doc), text, "the floor page's tables differ from the list: run go test ./builtins -run FloorPage -update")
-	assert.Equal(t, standardAliases, builtins.SensitiveAliases(), "the tests' copy of the aliases is the table")
+	assert.Equal(t, string(doc), text, "the floor page's tables differ from the list: run go test ./internal/lexical -run FloorPage -update")
+	assert.Equal(t, standardAliases, lexical.SensitiveAliases(), "the tests' copy of the aliases is the table")
 }
 
 // generated is text with what stands between the markers begin and end

@@ -1,11 +1,11 @@
-package builtins_test
+package lexical_test
 
 import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
 
 // Folding is a fixed point, and every spelling of a letter folds alike,
@@ -18,13 +18,13 @@ func TestFoldEveryRune(t *testing.T) {
 		if !utf8.ValidRune(r) || r == '/' {
 			continue
 		}
-		f := builtins.Fold(string(r))
-		if again := builtins.Fold(f); again != f {
+		f := lexical.Fold(string(r))
+		if again := lexical.Fold(f); again != f {
 			t.Errorf("U+%04X %q folds to %q, which folds to %q", r, string(r), f, again)
 			bad++
 		}
 		for o := unicode.SimpleFold(r); o != r; o = unicode.SimpleFold(o) {
-			if g := builtins.Fold(string(o)); g != f {
+			if g := lexical.Fold(string(o)); g != f {
 				t.Errorf("U+%04X %q folds to %q but its case partner U+%04X %q to %q", r, string(r), f, o, string(o), g)
 				bad++
 			}

@@ -1,4 +1,4 @@
-package builtins_test
+package lexical_test
 
 import (
 	"regexp"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
 
 // FuzzMatchTool checks the glob against an independent reading: the
@@ -43,7 +43,7 @@ func FuzzMatchTool(f *testing.F) {
 		lone = escaped
 		re.WriteString(")$")
 		want := !lone && regexp.MustCompile(re.String()).MatchString(name)
-		require.Equal(t, want, builtins.MatchTool(pattern, name), "MatchTool(%q, %q) against the regexp %s", pattern, name, re.String())
+		require.Equal(t, want, lexical.MatchTool(pattern, name), "MatchTool(%q, %q) against the regexp %s", pattern, name, re.String())
 	})
 }
 

@@ -1,13 +1,12 @@
-// Package builtins holds the few pieces of logic every decision rests on —
-// lexical path containment with its tri-state, resolution against a root,
-// host extraction and matching, tool-name globs, the common directory, the
-// danger floor's list of sensitive files — as plain Go functions. The
-// engine (internal/engine) registers them as Rego builtins.
-//
-// There is one copy of each: the Rego engine and the Go grant matcher both
-// call these, so a grant and a rule can never disagree about what "inside"
-// means.
-package builtins
+// Package lexical holds the plain helpers beneath the builtins package:
+// whether a path can be evaluated lexically and how it is cleaned and
+// resolved, case and Unicode folding, URL and host parsing, tool globs, and
+// the danger floor's list of sensitive files. Nothing here follows a
+// symlink or asks the file system: every answer comes from the text, and
+// text that a shell, a server or a file system could read as something else
+// is refused. The tri-state answers built on these (builtins.Match) and the
+// Rego registration are in builtins.
+package lexical
 
 import (
 	"fmt"
@@ -18,28 +17,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 )
-
-// Containment is the tri-state answer to "is this path inside that
-// directory?". Unknown means the question cannot be answered lexically, and
-// callers must fail closed on it.
-type Containment int
-
-const (
-	Unknown Containment = iota
-	Inside
-	Outside
-)
-
-func (c Containment) String() string {
-	switch c {
-	case Inside:
-		return "inside"
-	case Outside:
-		return "outside"
-	default:
-		return "unknown"
-	}
-}
 
 // MaxPathBytes is the longest path evaluated: Linux refuses a longer one
 // (PATH_MAX is 4096 bytes with the NUL), so a server cannot act on it as
@@ -359,21 +336,6 @@ func NormalizeUnder(under string) (string, error) {
 	return u, nil
 }
 
-// Contains answers whether path p lies lexically inside directory dir (equal
-// counts as inside). Both must be absolute and evaluable, else Unknown; both
-// are cleaned first, so "/srv/../etc" is outside "/srv".
-func Contains(dir, p string) Containment {
-	dir, dirOK := AbsClean(dir)
-	p, pOK := AbsClean(p)
-	if !dirOK || !pOK {
-		return Unknown
-	}
-	if dir == "/" || p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir {
-		return Inside
-	}
-	return Outside
-}
-
 // AbsClean is p cleaned, if it is absolute and evaluable; else "", false.
 func AbsClean(p string) (string, bool) {
 	if cleanAbs(p) {
@@ -485,7 +447,7 @@ func Scope(paths []string, dirs []bool, root string) string {
 			common = dir
 			continue
 		}
-		for !ContainsFolded(common, dir) && common != "/" && common != "." {
+		for !ContainsClean(common, dir) && common != "/" && common != "." {
 			common = path.Dir(common)
 		}
 	}
@@ -495,66 +457,9 @@ func Scope(paths []string, dirs []bool, root string) string {
 	return common
 }
 
-// WithinAll is the containment of a whole call in dir: Inside when every
-// path is inside, Outside when any is outside (or there is no path at all —
-// a rule with "under" only matches calls that name a path), else Unknown.
-// An unresolvable path is passed as "".
-func WithinAll(dir string, paths []string) Containment {
-	if len(paths) == 0 {
-		return Outside
-	}
-	all := Inside
-	for _, p := range paths {
-		if p == "" {
-			all = Unknown
-			continue
-		}
-		switch Contains(dir, p) {
-		case Outside:
-			return Outside
-		case Unknown:
-			all = Unknown
-		}
-	}
-	return all
-}
-
-// WithinAny is how a deny or ask rule reads a call's paths: Inside when
-// any path is inside dir, Outside when none is and every path is known (or
-// there is no path at all), else Unknown. An unresolvable path is passed as
-// "". dir and paths are clean absolute paths, folded (FoldPath): they are
-// compared as they are, since folding a clean path keeps it clean in shape
-// but may leave what Unevaluable would refuse of a raw one (a name that
-// ends in a space once a zero-width joiner is gone).
-func WithinAny(dir string, paths []string) Containment {
-	any := Outside
-	for _, p := range paths {
-		if p == "" {
-			any = Unknown
-			continue
-		}
-		if ContainsFolded(dir, p) {
-			return Inside
-		}
-	}
-	return any
-}
-
-// FoldedContains is Contains for two clean absolute paths compared folded:
-// Inside or Outside, or Unknown when either is not absolute and evaluable.
-func FoldedContains(dir, p string) Containment {
-	dir, dirOK := AbsClean(dir)
-	p, pOK := AbsClean(p)
-	if !dirOK || !pOK {
-		return Unknown
-	}
-	if ContainsFolded(FoldPath(dir), FoldPath(p)) {
-		return Inside
-	}
-	return Outside
-}
-
-// ContainsFolded is the lexical test on paths already clean and folded.
-func ContainsFolded(dir, p string) bool {
+// ContainsClean is the lexical containment test on paths already clean and
+// absolute (AbsClean), and for a folded comparison already folded: p is dir
+// or below it.
+func ContainsClean(dir, p string) bool {
 	return dir == "/" || p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
 }

@@ -1,4 +1,4 @@
-package builtins
+package lexical
 
 import (
 	"errors"
@@ -439,62 +439,4 @@ func HostSuffixes(host string) []string {
 		i = strings.IndexByte(host, '.')
 	}
 	return out
-}
-
-// HostMatch is the tri-state answer to "do this call's hosts match?".
-type HostMatch int
-
-const (
-	HostUnknown HostMatch = iota
-	HostMatches
-	HostMismatch
-)
-
-func (m HostMatch) String() string {
-	switch m {
-	case HostMatches:
-		return "match"
-	case HostMismatch:
-		return "mismatch"
-	default:
-		return "unknown"
-	}
-}
-
-// MatchAnyHosts: HostMatches when any host matches the pattern,
-// HostMismatch when none does and every host is known (or there is none),
-// else HostUnknown: how deny and ask rules read a call's hosts.
-func MatchAnyHosts(pattern string, hosts []string) HostMatch {
-	any := HostMismatch
-	for _, h := range hosts {
-		if h == "" {
-			any = HostUnknown
-			continue
-		}
-		if MatchHost(pattern, h) {
-			return HostMatches
-		}
-	}
-	return any
-}
-
-// MatchAllHosts: HostMatches when every host matches the pattern,
-// HostMismatch when any does not (or there is none: a rule with "host" only
-// matches calls that name a URL), else HostUnknown. An unparseable URL's host
-// is passed as "".
-func MatchAllHosts(pattern string, hosts []string) HostMatch {
-	if len(hosts) == 0 {
-		return HostMismatch
-	}
-	all := HostMatches
-	for _, h := range hosts {
-		if h == "" {
-			all = HostUnknown
-			continue
-		}
-		if !MatchHost(pattern, h) {
-			return HostMismatch
-		}
-	}
-	return all
 }

@@ -1,4 +1,4 @@
-package builtins_test
+package lexical_test
 
 import (
 	"net/netip"
@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/idna"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
 
 func TestURLHost(t *testing.T) {
@@ -29,7 +29,7 @@ func TestURLHost(t *testing.T) {
 		{"http://[::FFFF:127.0.0.1]:80/", "127.0.0.1"},
 	}
 	for _, c := range cases {
-		h, ok := builtins.URLHost(c.url)
+		h, ok := lexical.URLHost(c.url)
 		assert.True(t, ok, c.url)
 		assert.Equal(t, c.host, h, c.url)
 	}
@@ -40,27 +40,27 @@ func TestURLHost(t *testing.T) {
 		"http://%65vil.example/", "http://ev\til.example/", " http://example.com",
 		"http://1.2.3.256/", "http://example.com:99999/", "http://[::1/", "http://a..b/",
 	} {
-		h, ok := builtins.URLHost(bad)
+		h, ok := lexical.URLHost(bad)
 		assert.False(t, ok, "%q gave %q", bad, h)
 	}
 }
 
 func TestHostPatterns(t *testing.T) {
-	p, err := builtins.NormalizeHostPattern("*.Raku.ORG.")
+	p, err := lexical.NormalizeHostPattern("*.Raku.ORG.")
 	assert.NoError(t, err)
 	assert.Equal(t, "*.raku.org", p)
-	assert.True(t, builtins.MatchHost(p, "docs.raku.org"))
-	assert.True(t, builtins.MatchHost(p, "a.b.raku.org"))
-	assert.False(t, builtins.MatchHost(p, "raku.org"), "a wildcard is not the apex")
-	assert.False(t, builtins.MatchHost(p, "evilraku.org"))
+	assert.True(t, lexical.MatchHost(p, "docs.raku.org"))
+	assert.True(t, lexical.MatchHost(p, "a.b.raku.org"))
+	assert.False(t, lexical.MatchHost(p, "raku.org"), "a wildcard is not the apex")
+	assert.False(t, lexical.MatchHost(p, "evilraku.org"))
 
-	p, err = builtins.NormalizeHostPattern("docs.raku.org:443")
+	p, err = lexical.NormalizeHostPattern("docs.raku.org:443")
 	assert.NoError(t, err)
-	assert.True(t, builtins.MatchHost(p, "docs.raku.org"))
-	assert.False(t, builtins.MatchHost(p, "x.docs.raku.org"))
+	assert.True(t, lexical.MatchHost(p, "docs.raku.org"))
+	assert.False(t, lexical.MatchHost(p, "x.docs.raku.org"))
 
 	for _, bad := range []string{"", "*", "a.*.org", "https://raku.org", "raku.org/x", "*.1.2.3.4", "user@raku.org", "ra ku.org"} {
-		_, err := builtins.NormalizeHostPattern(bad)
+		_, err := lexical.NormalizeHostPattern(bad)
 		assert.Error(t, err, bad)
 	}
 }
@@ -77,7 +77,7 @@ func FuzzURLHost(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		host, ok := builtins.URLHost(raw)
+		host, ok := lexical.URLHost(raw)
 		if !ok {
 			return
 		}
@@ -138,16 +138,16 @@ func TestIsLoopback(t *testing.T) {
 	for _, h := range []string{"localhost", "LOCALHOST", "a.localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback",
 		"127.0.0.1", "127.1.2.3", "[::1]", "0.0.0.0", "[::]", "[::ffff:127.0.0.1]"} {
 		t.Run(h, func(t *testing.T) {
-			n, err := builtins.NormalizeHostPattern(h)
+			n, err := lexical.NormalizeHostPattern(h)
 			require.NoError(t, err)
-			assert.True(t, builtins.IsLoopback(n), "%s (normalised %s) names the machine itself", h, n)
+			assert.True(t, lexical.IsLoopback(n), "%s (normalised %s) names the machine itself", h, n)
 		})
 	}
 	for _, h := range []string{"localhost.example.com", "ip6-loopback.example", "128.0.0.1", "[::2]", "example.com", "mylocalhost"} {
 		t.Run(h, func(t *testing.T) {
-			n, err := builtins.NormalizeHostPattern(h)
+			n, err := lexical.NormalizeHostPattern(h)
 			require.NoError(t, err)
-			assert.False(t, builtins.IsLoopback(n), "%s (normalised %s) is another host", h, n)
+			assert.False(t, lexical.IsLoopback(n), "%s (normalised %s) is another host", h, n)
 		})
 	}
 }

@@ -5,8 +5,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/mcp-policy/mcp-policy/internal/engine"
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
+	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
@@ -32,7 +32,7 @@ type Decision struct {
 // decisionOf is the engine's outcome for a call as a Decision: on the fast
 // path read from the builtin, on the plain path from the decision document
 // (a differential test holds the two to one answer).
-func (e *Engine) decisionOf(in *Input, o *engine.Outcome) (Decision, error) {
+func (e *Engine) decisionOf(in *Input, o *regoeval.Outcome) (Decision, error) {
 	d := Decision{Decision: o.Decision, Reason: Reason(o.Reason), Floor: o.Floor, Might: o.Might,
 		Paths: stringsOf(o.Paths), Hosts: stringsOf(o.Hosts),
 		Suggestion: &Rule{Tool: lexical.EscapeTool(in.Tool), Under: o.Under, Host: o.Host}}

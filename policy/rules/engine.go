@@ -20,9 +20,9 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/argread"
-	"github.com/mcp-policy/mcp-policy/internal/engine"
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/internal/realpath"
+	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/provider"
 	"github.com/mcp-policy/mcp-policy/rego"
 )
@@ -65,8 +65,8 @@ type Config struct {
 // query. It is safe for concurrent use.
 type Engine struct {
 	rules     []Rule
-	ruleSet   *engine.RuleSet // rules, indexed: what the builtin matches calls against
-	decider   *engine.Decider // the modules, compiled
+	ruleSet   *regoeval.RuleSet // rules, indexed: what the builtin matches calls against
+	decider   *regoeval.Decider // the modules, compiled
 	protected []string
 	modules   []Module
 	roots     map[string]string
@@ -86,7 +86,7 @@ type Engine struct {
 // NewEngine validates cfg, compiles the Rego and loads the rules into the
 // store once. Errors name the rule and field, or the module file and line.
 func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
-	engine.Register()
+	regoeval.Register()
 	rs, err := ValidateAll(cfg.Rules, "rule")
 	if err != nil {
 		return nil, err
@@ -130,7 +130,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	// Evaluate), not read from data: put through partial evaluation they
 	// were most of NewEngine's time and memory at 100,000 rules, compiled
 	// into the query as one constant. Only the plain path, and a module
-	// that reads data.mcp_data itself, need them there (engine.Compile
+	// that reads data.mcp_data itself, need them there (regoeval.Compile
 	// keeps them then).
 	//
 	// The floor guards the protected files and the roots under every
@@ -146,7 +146,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		roots = append(roots, e.roots[k])
 	}
 	roots, protected = guardedSpellings(roots, protected)
-	if e.decider, err = engine.Compile(ctx, engine.Spec{Modules: cfg.Modules, Rules: func() []any { return rulesData(rs) }, Roots: roots,
+	if e.decider, err = regoeval.Compile(ctx, regoeval.Spec{Modules: cfg.Modules, Rules: func() []any { return rulesData(rs) }, Roots: roots,
 		Protected: protected, Plain: cfg.Plain}); err != nil {
 		return nil, err
 	}
@@ -189,8 +189,8 @@ func (e *Engine) sameStatics(cfg Config) bool {
 }
 
 // ruleSetOf indexes validated rules for the engine's builtin.
-func ruleSetOf(rs []Rule) *engine.RuleSet {
-	set := engine.NewRuleSet()
+func ruleSetOf(rs []Rule) *regoeval.RuleSet {
+	set := regoeval.NewRuleSet()
 	for _, r := range rs {
 		set.Add(r.matcher(), r.Decision)
 	}

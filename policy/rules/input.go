@@ -10,7 +10,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/mcp-policy/mcp-policy/internal/argread"
-	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
@@ -42,7 +42,7 @@ type Input struct {
 	arguments [][2]*ast.Term // reason excluded: the rules' copy
 	reason    *ast.Term      // nil when the call gave none
 	doc       ast.Value      // the Rego input document, built once
-	matchCall *engine.Call
+	matchCall *regoeval.Call
 }
 
 // BadCallError is a call that cannot be decided at all: it is refused alone.
@@ -164,19 +164,19 @@ func resolved(vs []Value) []string {
 	return out
 }
 
-// The keys of the input document, looked up once (see engine.Key).
+// The keys of the input document, looked up once (see regoeval.Key).
 var (
-	keyAnnotations = engine.Key("annotations")
-	keyArg         = engine.Key("arg")
-	keyArguments   = engine.Key("arguments")
-	keyDir         = engine.Key("dir")
-	keyHost        = engine.Key("host")
-	keyHosts       = engine.Key("hosts")
-	keyPath        = engine.Key("path")
-	keyPaths       = engine.Key("paths")
-	keyRaw         = engine.Key("raw")
-	keyRoot        = engine.Key("root")
-	keyTool        = engine.Key("tool")
+	keyAnnotations = regoeval.Key("annotations")
+	keyArg         = regoeval.Key("arg")
+	keyArguments   = regoeval.Key("arguments")
+	keyDir         = regoeval.Key("dir")
+	keyHost        = regoeval.Key("host")
+	keyHosts       = regoeval.Key("hosts")
+	keyPath        = regoeval.Key("path")
+	keyPaths       = regoeval.Key("paths")
+	keyRaw         = regoeval.Key("raw")
+	keyRoot        = regoeval.Key("root")
+	keyTool        = regoeval.Key("tool")
 )
 
 // value is the Rego input document, built once.

@@ -2,7 +2,7 @@ package rules
 
 import (
 	"github.com/mcp-policy/mcp-policy/builtins"
-	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
@@ -15,9 +15,9 @@ func (in *Input) Match(r Rule) builtins.Match {
 	return m.Status(in.call())
 }
 
-func (in *Input) call() *engine.Call {
+func (in *Input) call() *regoeval.Call {
 	if in.matchCall == nil {
-		in.matchCall = engine.NewCall(in.Tool, in.Root, in.Annotations, in.ResolvedPaths(), in.ResolvedHosts())
+		in.matchCall = regoeval.NewCall(in.Tool, in.Root, in.Annotations, in.ResolvedPaths(), in.ResolvedHosts())
 		in.matchCall.Arguments = in.arguments // top-level, the reason left out, as the input document has them
 		for i, v := range in.Paths {
 			if v.Dir {

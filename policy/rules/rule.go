@@ -13,8 +13,8 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/mcp-policy/mcp-policy/internal/engine"
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
+	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
@@ -129,7 +129,7 @@ func validate(r Rule, name string, needDecision bool) (Rule, error) {
 	// itself, so a rule and the engine agree on what is valid.
 	if len(r.Arguments) == 0 {
 		r.Arguments = nil // {} names no argument
-	} else if _, err := engine.ArgumentGlobs(r.Arguments); err != nil {
+	} else if _, err := regoeval.ArgumentGlobs(r.Arguments); err != nil {
 		return fail("arguments", "%v", strings.TrimPrefix(err.Error(), "arguments: "))
 	}
 	return r, nil
@@ -273,9 +273,9 @@ func CloneAll(rs []Rule) []Rule {
 
 // matcher is the part of r that decides whether it applies to a call: for
 // a deny or ask rule, any path or host (folded); for allow, every one.
-func (r Rule) matcher() engine.Matcher {
-	m := engine.MatcherFor(r.Decision, r.Tool, r.Under, r.Host, r.Annotations)
-	m.Arguments, _ = engine.ArgumentGlobs(r.Arguments) // valid: Validate read them
+func (r Rule) matcher() regoeval.Matcher {
+	m := regoeval.MatcherFor(r.Decision, r.Tool, r.Under, r.Host, r.Annotations)
+	m.Arguments, _ = regoeval.ArgumentGlobs(r.Arguments) // valid: Validate read them
 	return m
 }
 

@@ -1,4 +1,4 @@
-package engine
+package regoeval
 
 // Readers for the AST values the engine's builtins are handed: the input
 // document and the data rules.

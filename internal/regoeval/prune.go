@@ -1,4 +1,4 @@
-package engine
+package regoeval
 
 import "github.com/open-policy-agent/opa/v1/ast"
 

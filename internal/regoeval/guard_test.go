@@ -1,4 +1,4 @@
-package engine
+package regoeval
 
 // Guard tests: the fast path leans on OPA behaviour that is not OPA's
 // public contract. Were an OPA upgrade to change one, the decisions would

@@ -1,4 +1,4 @@
-package engine
+package regoeval
 
 import (
 	"github.com/mcp-policy/mcp-policy/builtins"

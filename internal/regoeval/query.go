@@ -1,4 +1,4 @@
-package engine
+package regoeval
 
 // The decision, compiled: the fast path (a residual query run by OPA's
 // evaluator, its outcome taken through a sink) and the plain path (OPA's

@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
+	"github.com/mcp-policy/mcp-policy/reasons"
 )
 
 // askKey is the input request of the proxy's own questions in a round.
@@ -199,7 +200,7 @@ func permissionMessage(q policy.Question) string {
 	reach(&b, "It reaches", "hosts", q.Hosts)
 	keys := make([]string, 0, len(q.Arguments))
 	for k := range q.Arguments {
-		if k != rules.ReasonArgument {
+		if k != reasons.Argument {
 			keys = append(keys, k)
 		}
 	}
@@ -215,7 +216,7 @@ func permissionMessage(q policy.Question) string {
 		}
 		fmt.Fprintf(&b, "  %s: %s\n", shown(k, maxShown), compact(q.Arguments[k]))
 	}
-	if r, ok := q.Arguments[rules.ReasonArgument].(string); ok && r != "" {
+	if r, ok := q.Arguments[reasons.Argument].(string); ok && r != "" {
 		fmt.Fprintf(&b, "Its reason: %s\n", shown(r, maxReason))
 	}
 	return strings.TrimRight(b.String(), "\n")

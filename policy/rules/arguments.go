@@ -24,24 +24,6 @@ const (
 	MaxArgumentDepth = argread.MaxDepth
 )
 
-// ReasonArgument is the argument Reasons adds to every tool. No rule, floor
-// or module ever sees it.
-const ReasonArgument = argread.ReasonArgument
-
-// FoldArgumentName is an argument name as the policy compares names: with
-// "_" and "-" left out and Unicode case-folded, so "filePath",
-// "file_path", "FILEPATH" and "ſource" as "source" (how Go's encoding/json
-// matches a field) are one name. Whatever else classes arguments by name (a
-// decision log's mask, a rule's arguments) compares the same way.
-func FoldArgumentName(k string) string { return argread.FoldName(k) }
-
-// ValidateArgumentSpecs checks specs: a tool glob, names that are not
-// empty, a name in one list only, a relative base that is not the name
-// itself. The error is a *ValidationError naming the spec and field.
-func ValidateArgumentSpecs(specs []ArgumentSpec) error {
-	return specError(argread.ValidateSpecs(specs))
-}
-
 // ParseArgumentSpecs decodes a JSON array of argument specs strictly
 // (unknown fields and duplicate keys are errors) and validates it; what
 // names the source in errors.

@@ -127,7 +127,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	e.protected = slices.Clone(cfg.Protected)
 	e.modules = slices.Clone(cfg.Modules)
 	// The data rules are handed to the engine's builtin from Go (see
-	// Evaluate), not read from data: put through partial evaluation they
+	// evaluate), not read from data: put through partial evaluation they
 	// were most of NewEngine's time and memory at 100,000 rules, compiled
 	// into the query as one constant. Only the plain path, and a module
 	// that reads data.mcp_data itself, need them there (regoeval.Compile
@@ -280,9 +280,9 @@ func rulesData(rs []Rule) []any {
 // Rules returns a copy of the validated rules.
 func (e *Engine) Rules() []Rule { return CloneAll(e.rules) }
 
-// RootOf returns the root of a tool: the longest key K with tool == K or
+// rootOf returns the root of a tool: the longest key K with tool == K or
 // tool starting with K + "_", else key "*", else "".
-func (e *Engine) RootOf(tool string) string {
+func (e *Engine) rootOf(tool string) string {
 	for _, k := range e.rootKeys {
 		if tool == k || strings.HasPrefix(tool, k+"_") {
 			return e.roots[k]
@@ -293,16 +293,16 @@ func (e *Engine) RootOf(tool string) string {
 
 // Decide evaluates one call. tool is its catalogue entry, nil when unknown.
 func (e *Engine) Decide(ctx context.Context, call provider.Call, tool *provider.Tool) (Decision, *Input, error) {
-	in, err := e.NewInput(call, tool)
+	in, err := e.newInput(call, tool)
 	if err != nil {
 		return Decision{}, nil, err
 	}
-	d, err := e.Evaluate(ctx, in)
+	d, err := e.evaluate(ctx, in)
 	return d, in, err
 }
 
-// Evaluate runs the prepared query on an input.
-func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
+// evaluate runs the prepared query on an input.
+func (e *Engine) evaluate(ctx context.Context, in *Input) (Decision, error) {
 	o, err := e.decider.Eval(ctx, in.value(), in.call(), e.ruleSet, e.timeout)
 	if err != nil {
 		return Decision{}, err

@@ -74,11 +74,11 @@ func parseArguments(text string) ([][2]*ast.Term, error) {
 	return items, nil
 }
 
-// NewInput parses a call and reads what its arguments name (package
+// newInput parses a call and reads what its arguments name (package
 // internal/argread, docs/arguments.md): the paths, URLs and hosts the
 // server will act on. tool is the catalogue entry (nil when unknown). The
 // error is a *BadCallError.
-func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, error) {
+func (e *Engine) newInput(call provider.Call, tool *provider.Tool) (*Input, error) {
 	name := call.Function.Name
 	if name == "" {
 		return nil, &BadCallError{"the call names no tool"}
@@ -90,7 +90,7 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	if err != nil {
 		return nil, &BadCallError{fmt.Sprintf("bad call to '%s': %v", name, err)}
 	}
-	in := &Input{Call: call, Tool: name, Root: e.RootOf(name)}
+	in := &Input{Call: call, Tool: name, Root: e.rootOf(name)}
 	in.rootTerm = e.rootTerms[in.Root]
 	rc := argread.Call{Tool: name, Root: in.Root, RootAliases: e.aliases[in.Root], Arguments: args}
 	if tool != nil {
@@ -128,7 +128,7 @@ func (in *Input) Arguments() map[string]any {
 		out[string(item[0].Value.(ast.String))] = jsonOf(item[1])
 	}
 	if in.reason != nil {
-		out[ReasonArgument] = jsonOf(in.reason)
+		out[argread.ReasonArgument] = jsonOf(in.reason)
 	}
 	return out
 }
@@ -150,11 +150,11 @@ func jsonOf(t *ast.Term) any {
 	return v
 }
 
-// ResolvedPaths returns the resolved paths, "" standing for unknown ones.
-func (in *Input) ResolvedPaths() []string { return resolved(in.Paths) }
+// resolvedPaths returns the resolved paths, "" standing for unknown ones.
+func (in *Input) resolvedPaths() []string { return resolved(in.Paths) }
 
-// ResolvedHosts returns the hosts, "" standing for unknown ones.
-func (in *Input) ResolvedHosts() []string { return resolved(in.Hosts) }
+// resolvedHosts returns the hosts, "" standing for unknown ones.
+func (in *Input) resolvedHosts() []string { return resolved(in.Hosts) }
 
 func resolved(vs []Value) []string {
 	out := make([]string, len(vs))

@@ -17,7 +17,7 @@ func (in *Input) Match(r Rule) builtins.Match {
 
 func (in *Input) call() *regoeval.Call {
 	if in.matchCall == nil {
-		in.matchCall = regoeval.NewCall(in.Tool, in.Root, in.Annotations, in.ResolvedPaths(), in.ResolvedHosts())
+		in.matchCall = regoeval.NewCall(in.Tool, in.Root, in.Annotations, in.resolvedPaths(), in.resolvedHosts())
 		in.matchCall.Arguments = in.arguments // top-level, the reason left out, as the input document has them
 		for i, v := range in.Paths {
 			if v.Dir {

@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/mcp-policy/mcp-policy/internal/argread"
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
@@ -76,13 +77,7 @@ func (e *ValidationError) Error() string {
 // Validate checks a rule or grant and returns it normalised (under
 // cleaned, host in its canonical form); its decision is required. name says
 // which rule this is in error messages, e.g. "rule 2".
-func Validate(r Rule, name string) (Rule, error) { return validate(r, name, true) }
-
-// ValidateAnswer is Validate for the rule of a human's answer, whose
-// decision may be left out: the answer's action decides it.
-func ValidateAnswer(r Rule, name string) (Rule, error) { return validate(r, name, false) }
-
-func validate(r Rule, name string, needDecision bool) (Rule, error) {
+func Validate(r Rule, name string) (Rule, error) {
 	fail := func(field, format string, a ...any) (Rule, error) {
 		return Rule{}, &ValidationError{Rule: name, Field: field, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -95,9 +90,7 @@ func validate(r Rule, name string, needDecision bool) (Rule, error) {
 	switch r.Decision {
 	case Allow, Deny, Ask:
 	case "":
-		if needDecision {
-			return fail("decision", `is required: "allow", "deny" or "ask"`)
-		}
+		return fail("decision", `is required: "allow", "deny" or "ask"`)
 	default:
 		return fail("decision", `%q is not "allow", "deny" or "ask"`, r.Decision)
 	}
@@ -121,7 +114,7 @@ func validate(r Rule, name string, needDecision bool) (Rule, error) {
 		}
 	}
 	for k := range r.Arguments {
-		if FoldArgumentName(k) == FoldArgumentName(ReasonArgument) {
+		if argread.FoldName(k) == argread.FoldName(argread.ReasonArgument) {
 			return fail("arguments", "%q is the model's reason, which no rule sees", k)
 		}
 	}

@@ -184,8 +184,9 @@ var all = []builtin{
 		types.Args(anyOrNull), types.NewAny(types.Nl, types.NewObject([]*types.StaticProperty{
 			types.NewStaticProperty("id", types.S), types.NewStaticProperty("why", types.S)}, nil))),
 		func(p *ast.Term) (*ast.Term, error) {
-			ps, ok := str(p)
-			if ps, ok = lexical.AbsClean(ps); !ok {
+			ps, _ := str(p)
+			ps, ok := lexical.AbsClean(ps)
+			if !ok {
 				return ast.NullTerm(), nil
 			}
 			e := lexical.SensitiveFile(lexical.FoldPath(ps))

@@ -68,11 +68,12 @@ func foldASCII(s string) (string, bool) {
 	return strings.ToLower(s), true
 }
 
-var folders = sync.Pool{New: func() any { return cases.Fold() }}
+// folders holds pointers, so that putting one back does not allocate.
+var folders = sync.Pool{New: func() any { c := cases.Fold(); return &c }}
 
 // foldName folds one name of a path (see FoldPath).
 func foldName(name string) string {
-	c := folders.Get().(cases.Caser)
+	c := folders.Get().(*cases.Caser)
 	defer folders.Put(c)
 	// Canonical caseless matching: NFD, fold, NFD; composed at the end so
 	// the result is the form most names are written in.

@@ -29,7 +29,7 @@ func pruneUndefinedSets(engine *ast.Module, modules map[string]*ast.Module) {
 	overlapping := func(ref ast.Ref) (none, partialSet bool) {
 		none, partialSet = true, true
 		for _, r := range defined {
-			if d := r.Path(); d.HasPrefix(ref) || ref.HasPrefix(d) {
+			if d := r.Ref().GroundPrefix(); d.HasPrefix(ref) || ref.HasPrefix(d) {
 				none = false
 				partialSet = partialSet && d.Equal(ref) && len(r.Head.Ref()) == 1 &&
 					r.Head.RuleKind() == ast.MultiValue

@@ -14,7 +14,6 @@ import (
 
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -342,8 +341,6 @@ func (e *Engine) annotationsTerm(hints map[string]bool) *ast.Term {
 	e.annTerms[code].Store(t)
 	return t
 }
-
-func utf8Valid(s string) bool { return utf8.ValidString(s) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

@@ -39,9 +39,8 @@ const Path = "mcp/engine/decision"
 
 // DefaultMaskKeys are the argument names whose values are erased unless
 // Options.FullArguments is set. They are compared as the rules compare
-// argument names (as the policy compares them): Unicode case-folded and with "_"
-// and "-" left out, so oldText, old_text, OLD-TEXT and oldſtring's
-// long s are one key.
+// argument names: Unicode case-folded and with "_" and "-" left out, so
+// oldText, old_text, OLD-TEXT and oldſtring's long s are one key.
 var DefaultMaskKeys = []string{
 	"content", "contents", "text", "body", "data", "blob",
 	"oldText", "newText", "oldString", "newString", "oldStr", "newStr",

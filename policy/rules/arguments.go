@@ -8,8 +8,9 @@ import (
 
 // ArgumentSpec says how one tool's arguments name paths, directories, URLs
 // and text, beyond what is read by default (docs/arguments.md): a glob over
-// tool names, and lists of argument names, compared as FoldArgumentName
-// folds them.
+// tool names, and lists of argument names, compared as the policy compares
+// argument names: with "_" and "-" left out and Unicode case-folded, so
+// "filePath", "file_path" and "FILEPATH" are one name.
 type ArgumentSpec = argread.Spec
 
 // Limits on what one call may hold: past them the call is refused as a bad

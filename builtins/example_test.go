@@ -6,9 +6,9 @@ import (
 	"github.com/mcp-policy/mcp-policy/builtins"
 )
 
-// Containment is a tri-state. Unknown is not Outside: a caller must fail
-// closed on it (ask, never allow), because the path may be anywhere once a
-// shell, a server or a file system has read it.
+// Contains answers with the tri-state Match. Unknown is not No: a caller
+// must fail closed on it (ask, never allow), because the path may be
+// anywhere once a shell, a server or a file system has read it.
 func ExampleContains() {
 	for _, p := range []string{
 		"/srv/scratch/notes.md",
@@ -22,44 +22,13 @@ func ExampleContains() {
 		fmt.Printf("%-32q %v\n", p, builtins.Contains("/srv/scratch", p))
 	}
 	// Output:
-	// "/srv/scratch/notes.md"          inside
-	// "/srv/scratch/../../etc/passwd"  outside
-	// "/srv/scratchpad"                outside
+	// "/srv/scratch/notes.md"          yes
+	// "/srv/scratch/../../etc/passwd"  no
+	// "/srv/scratchpad"                no
 	// "~/notes.md"                     unknown
 	// "/srv/scratch/${HOME}"           unknown
 	// "C:\\srv\\scratch"               unknown
 	// "scratch/notes.md"               unknown
-}
-
-// Unevaluable says why a path cannot be judged lexically.
-func ExampleUnevaluable() {
-	for _, p := range []string{"/srv/a.md", "~root/.ssh", "/srv/%2e%2e/etc", " /srv/a.md", "/srv/a\u202eevil", "/srv/${HOME}"} {
-		why := builtins.Unevaluable(p)
-		if why == "" {
-			why = "evaluable"
-		}
-		fmt.Printf("%q: %s\n", p, why)
-	}
-	// Output:
-	// "/srv/a.md": evaluable
-	// "~root/.ssh": path starts with ~
-	// "/srv/%2e%2e/etc": path contains a percent-encoded character
-	// " /srv/a.md": path starts with white space or a quote
-	// "/srv/a\u202eevil": path contains a bidirectional control character
-	// "/srv/${HOME}": path contains $ expansion
-}
-
-// AbsClean is the path a rule compares, or false when there is none.
-func ExampleAbsClean() {
-	for _, p := range []string{"/srv/./a//b/", "/srv/a/../../../etc", "relative/a", "/srv/$(x)"} {
-		clean, ok := builtins.AbsClean(p)
-		fmt.Printf("%q -> %q %v\n", p, clean, ok)
-	}
-	// Output:
-	// "/srv/./a//b/" -> "/srv/a/b" true
-	// "/srv/a/../../../etc" -> "/etc" true
-	// "relative/a" -> "" false
-	// "/srv/$(x)" -> "" false
 }
 
 // Resolve puts a tool's relative path under its root; it does not keep it
@@ -90,15 +59,15 @@ func ExampleFoldPath() {
 		{"/srv/app/.git", "/srv/app/.Git./config"}, // NTFS drops the trailing dot
 	} {
 		fp := builtins.FoldPath(c.path)
-		fmt.Printf("%+q folds to %+q: in deny %+q: %v\n", c.path, fp, c.deny, builtins.ContainsFolded(builtins.FoldPath(c.deny), fp))
+		fmt.Printf("%+q folds to %+q: in deny %+q: %v\n", c.path, fp, c.deny, builtins.WithinAny(builtins.FoldPath(c.deny), []string{fp}))
 	}
 	fmt.Println("allow /srv/Scratch, exact:", builtins.Contains("/srv/Scratch", "/srv/scratch/a"))
 	// Output:
-	// "/srv/SECRET/key" folds to "/srv/secret/key": in deny "/srv/secret": true
-	// "/srv/sec\u200cret/key" folds to "/srv/secret/key": in deny "/srv/secret": true
-	// "/srv/cafe\u0301/menu" folds to "/srv/caf\u00e9/menu": in deny "/srv/caf\u00e9": true
-	// "/srv/app/.Git./config" folds to "/srv/app/.git/config": in deny "/srv/app/.git": true
-	// allow /srv/Scratch, exact: outside
+	// "/srv/SECRET/key" folds to "/srv/secret/key": in deny "/srv/secret": yes
+	// "/srv/sec\u200cret/key" folds to "/srv/secret/key": in deny "/srv/secret": yes
+	// "/srv/cafe\u0301/menu" folds to "/srv/caf\u00e9/menu": in deny "/srv/caf\u00e9": yes
+	// "/srv/app/.Git./config" folds to "/srv/app/.git/config": in deny "/srv/app/.git": yes
+	// allow /srv/Scratch, exact: no
 }
 
 // WithinAll is how an allow rule reads a call's paths, WithinAny how a deny
@@ -114,42 +83,11 @@ func ExampleWithinAny() {
 	fmt.Println("deny, one path unknown:  ", builtins.WithinAny("/srv/secret", withUnknown))
 	fmt.Println("allow, no path at all:   ", builtins.WithinAll("/srv/scratch", nil))
 	// Output:
-	// allow under /srv/scratch: outside
-	// deny under /srv/secret:   inside
+	// allow under /srv/scratch: no
+	// deny under /srv/secret:   yes
 	// allow, one path unknown:  unknown
 	// deny, one path unknown:   unknown
-	// allow, no path at all:    outside
-}
-
-// SensitiveFile is the danger floor's lookup: which entry of Sensitive a
-// path falls under. The path must be clean, absolute and folded; anything
-// else matches nothing, so fold it first.
-func ExampleSensitiveFile() {
-	for _, p := range []string{
-		"/home/u/.bashrc",
-		"/srv/app/.GIT/hooks/pre-commit",
-		"/home/u/.ssh/authorized_keys",
-		"/srv/app/.env.production",
-		"/home/u/bin/tool", // bin is on PATH only in a home directory
-		"/srv/app/bin/tool",
-		"/srv/app/README.md",
-	} {
-		if e := builtins.SensitiveFile(builtins.FoldPath(p)); e != nil {
-			fmt.Printf("%s: %s (%s)\n", p, e.ID, e.Why)
-		} else {
-			fmt.Printf("%s: not on the floor's list\n", p)
-		}
-	}
-	fmt.Println("unfolded:", builtins.SensitiveFile("/home/u/.BASHRC") != nil)
-	// Output:
-	// /home/u/.bashrc: SH1 (a shell start-up file)
-	// /srv/app/.GIT/hooks/pre-commit: GI1 (version control configuration)
-	// /home/u/.ssh/authorized_keys: SS1 (SSH access)
-	// /srv/app/.env.production: DE1 (an environment file)
-	// /home/u/bin/tool: PA2 (a directory on the user's PATH)
-	// /srv/app/bin/tool: not on the floor's list
-	// /srv/app/README.md: not on the floor's list
-	// unfolded: false
+	// allow, no path at all:    no
 }
 
 // URLHost is the host a browser would connect to, in one spelling; false
@@ -178,10 +116,10 @@ func ExampleURLHost() {
 }
 
 // A rule's host is normalised once, by NormalizeHostPattern, and matched
-// against URLHost's answer. "*.S" is any subdomain but not S itself; an IP
+// against URLHost's answers. "*.S" is any subdomain but not S itself; an IP
 // range matches IP literals, and the machine's own names when it holds a
 // loopback address.
-func ExampleMatchHost() {
+func ExampleMatchAnyHosts() {
 	wild, _ := builtins.NormalizeHostPattern("*.Raku.org")
 	loop, _ := builtins.NormalizeHostPattern("127.0.0.0/8")
 	for _, c := range []struct{ pattern, host string }{
@@ -192,40 +130,26 @@ func ExampleMatchHost() {
 		{loop, "localhost"},
 		{loop, "example.com"}, // may resolve into the range: a lexical rule cannot see it
 	} {
-		fmt.Printf("%s matches %s: %v\n", c.pattern, c.host, builtins.MatchHost(c.pattern, c.host))
+		fmt.Printf("%s matches %s: %v\n", c.pattern, c.host, builtins.MatchAnyHosts(c.pattern, []string{c.host}))
 	}
 	_, err := builtins.NormalizeHostPattern("https://raku.org")
 	fmt.Println(err)
 	// Output:
-	// *.raku.org matches docs.raku.org: true
-	// *.raku.org matches raku.org: false
-	// *.raku.org matches evilraku.org: false
-	// 127.0.0.0/8 matches 127.0.0.1: true
-	// 127.0.0.0/8 matches localhost: true
-	// 127.0.0.0/8 matches example.com: false
+	// *.raku.org matches docs.raku.org: yes
+	// *.raku.org matches raku.org: no
+	// *.raku.org matches evilraku.org: no
+	// 127.0.0.0/8 matches 127.0.0.1: yes
+	// 127.0.0.0/8 matches localhost: yes
+	// 127.0.0.0/8 matches example.com: no
 	// host "https://raku.org" must be a bare host name, not a URL
 }
 
-// Tool globs: "*" any run, "?" one character, "\" makes the next literal.
-// EscapeTool is how a suggestion names exactly one tool, even one called
-// "fs_*".
+// Tool globs: "*" any run, "?" one character, "\" makes the next literal,
+// so "fs_\*" names exactly the tool called "fs_*".
 func ExampleMatchTool() {
 	fmt.Println(builtins.MatchTool("fs_*", "fs_write"), builtins.MatchTool("fs_*", "web_fetch"))
-	exact := builtins.EscapeTool("fs_*")
-	fmt.Println(exact, builtins.MatchTool(exact, "fs_*"), builtins.MatchTool(exact, "fs_write"))
+	fmt.Println(builtins.MatchTool(`fs_\*`, "fs_*"), builtins.MatchTool(`fs_\*`, "fs_write"))
 	// Output:
 	// true false
-	// fs_\* true false
-}
-
-// CommonDir is the honest scope of an "always" answer: the deepest
-// directory holding every path's parent, as wide as "/" if need be.
-func ExampleCommonDir() {
-	fmt.Println(builtins.CommonDir([]string{"/srv/scratch/notes.md"}))
-	fmt.Println(builtins.CommonDir([]string{"/srv/a/x.md", "/srv/ab/y.md"}))
-	fmt.Println(builtins.CommonDir([]string{"/srv/x", "/etc/passwd"}))
-	// Output:
-	// /srv/scratch
-	// /srv
-	// /
+	// true false
 }

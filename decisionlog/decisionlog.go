@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/argread"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
@@ -38,9 +39,8 @@ const Path = "mcp/engine/decision"
 
 // DefaultMaskKeys are the argument names whose values are erased unless
 // Options.FullArguments is set. They are compared as the rules compare
-// argument names (rules.FoldArgumentName): Unicode case-folded and with "_"
-// and "-" left out, so oldText, old_text, OLD-TEXT and oldſtring's
-// long s are one key.
+// argument names: Unicode case-folded and with "_" and "-" left out, so
+// oldText, old_text, OLD-TEXT and oldſtring's long s are one key.
 var DefaultMaskKeys = []string{
 	"content", "contents", "text", "body", "data", "blob",
 	"oldText", "newText", "oldString", "newString", "oldStr", "newStr",
@@ -297,4 +297,4 @@ func pointerToken(k string) string {
 
 // normKey is how argument names are compared: as the rules compare them,
 // so a name a server reads as "oldString" is masked however it is spelt.
-func normKey(k string) string { return rules.FoldArgumentName(k) }
+func normKey(k string) string { return argread.FoldName(k) }

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -159,7 +159,7 @@ func (l *Leases) ExecuteToolCalls(ctx context.Context, calls []provider.Call) []
 func (l *Leases) take(tool string, now time.Time) string {
 	var matched []*lease
 	for _, ls := range l.leases {
-		if !builtins.MatchTool(ls.Tool, tool) {
+		if !lexical.MatchTool(ls.Tool, tool) {
 			continue
 		}
 		if ls.Per > 0 {

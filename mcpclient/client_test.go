@@ -518,6 +518,7 @@ func TestLegacyElicitationWithTwoCallsInFlightIsUncorrelated(t *testing.T) {
 	require.Len(t, rs, 2, "results")
 	wantOK(t, rs[0])
 	wantOK(t, rs[1])
+	require.False(t, exists(target), "2026-07-28: confirmed delete left the directory")
 	values, _ = rec2.seen()
 	require.Equal(t, []any{"batch"}, values, "2026-07-28: ctx values the hook saw")
 }

@@ -8,7 +8,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 	"github.com/mcp-policy/mcp-policy/verdict"
@@ -203,7 +203,7 @@ func (p *Policy) apply(tool, root string, d rules.Decision, a Answer, rec *Recor
 		// directory under another root (a shared store's other policies,
 		// or this one's roots changed).
 		if v.Under != "" && !path.IsAbs(v.Under) {
-			abs, ok := builtins.Resolve(root, v.Under)
+			abs, ok := lexical.Resolve(root, v.Under)
 			if !ok {
 				return refuse(fmt.Sprintf("answer rule %d: under %q is relative, and '%s' has no root to resolve it against", i+1, v.Under, tool))
 			}

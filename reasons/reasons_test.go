@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 	"github.com/mcp-policy/mcp-policy/reasons"
 )
@@ -60,10 +59,6 @@ func call(id, name, args string) provider.Call {
 }
 
 var reasonProp = `{"type":"string","description":"` + reasons.Description + `"}`
-
-func TestArgumentIsTheOneThePolicyIgnores(t *testing.T) {
-	assert.Equal(t, rules.ReasonArgument, reasons.Argument)
-}
 
 func TestToolsGetAnOptionalReason(t *testing.T) {
 	yes := true

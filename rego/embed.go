@@ -2,7 +2,11 @@
 // a call into one decision document, the default rules, the danger floor,
 // and the reference servers' argument specs. The .rego files are the source of
 // truth; Go only loads them.
-package rego
+//
+// The package is named mcprego, not rego, so that it never shadows OPA's
+// github.com/open-policy-agent/opa/v1/rego: the two are often imported
+// side by side, and neither needs an alias.
+package mcprego
 
 import (
 	"embed"

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Each guard test in internal/engine/guard_test.go fires when the OPA
+"""Each guard test in internal/regoeval/guard_test.go fires when the OPA
 behaviour it guards goes: this breaks each assumption in turn (in the
 source, restored afterwards) and requires a named guard test to fail.
 Run from the repository root; scripts/test.sh runs it."""
 import os, subprocess, sys
-os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "internal", "engine"))
+os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "internal", "regoeval"))
 muts = [
  ("sink never matches", "decide.go", "	if s == nil || s.input != input {", "	if true || s == nil || s.input != input {"),
  ("rule cache rebuilt per call", "query.go", "	if c.arr != arr || c.set == nil {", "	if true || c.arr != arr || c.set == nil {"),

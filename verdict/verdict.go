@@ -6,7 +6,7 @@
 //     entries (rego/floor.rego), a security team's deny, ask and allow
 //     entries (package mcp.custom), then the data rules in the order they
 //     are written. The engine's builtin mcp.engine.decide (the one call in
-//     rego/engine.rego; internal/engine, func decide) gathers them and adds
+//     rego/engine.rego; internal/regoeval, func decide) gathers them and adds
 //     each to a Tally. A deny or ask rule matches a call when any of its
 //     paths is inside and any host matches, compared folded (case, Unicode
 //     and the file systems' ignorable characters); an allow rule only when

@@ -34,7 +34,6 @@ type attack struct {
 	decision  string // "error" for a call refused as bad
 	reason    string // "" for any
 	paths     []string
-	hosts     []string
 	// suggestion is the suggestion's JSON, "" for any.
 	suggestion string
 }
@@ -97,17 +96,6 @@ var (
 	allowAll   = `[{"tool": "*", "decision": "allow"}]`
 	toolGrants = `[{"tool": "read_text_file", "decision": "allow"}, {"tool": "write_file", "decision": "allow"}, {"tool": "web_fetch", "decision": "allow"}]`
 	srv        = []string{"*=/srv"}
-	allowRepo  = `[{"tool": "git_*", "decision": "allow", "under": "/srv/repo"}]`
-	// An allow under scratch, a host deny: an unknown path or URL beside the
-	// visible path is asked.
-	allowScratchDenyEvil = `[{"tool": "*", "decision": "allow", "under": "/srv/scratch"}, {"tool": "*", "decision": "deny", "host": "evil.example"}]`
-	// A tool allowed outright, a directory denied.
-	allowReadDenySecret = `[{"tool": "read_text_file", "decision": "allow"}, {"tool": "*", "decision": "deny", "under": "/srv/secret"}]`
-	// A tool allowed outright, cloud metadata denied.
-	allowConvertDenyMetadata = `[{"tool": "convert", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "169.254.0.0/16"}]`
-	// A pinger allowed, cloud metadata and the machine denied.
-	allowPingDenyMetadata = `[{"tool": "ping", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "169.254.0.0/16"},
-		{"tool": "*", "decision": "deny", "host": "127.0.0.0/8"}, {"tool": "*", "decision": "deny", "host": "0.0.0.0/8"}]`
 	// Everything allowed but a host, or the machine.
 	allowAllDenyEvil      = `[{"tool": "*", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "evil.example"}]`
 	denyLocalhostAllowAll = `[{"tool": "*", "decision": "allow"}, {"tool": "*", "decision": "deny", "host": "127.0.0.0/8"}]`
@@ -155,7 +143,7 @@ var attacks = []attack{
 	{name: "grant/an allow grant still answers an unknown nothing denies", rules: allowScratch, roots: srv, grants: toolGrants,
 		tool: "read_text_file", args: `{"path":"scratch/a","where":"~/x"}`, decision: "allow", reason: "grant"},
 	{name: "grant/folding leaves the path known", rules: denySecret, roots: srv, grants: `[{"tool": "write_file", "decision": "allow", "under": "/srv"}]`,
-		tool: "write_file", args: `{"path":"/srv/secret/key ‌"}`, decision: "deny", reason: "rule"},
+		tool: "write_file", args: "{\"path\":\"/srv/secret/key \u200c\"}", decision: "deny", reason: "rule"},
 
 	// Found by the red team: more members of class 2.
 	{name: "spelling/a path that is an option", rules: allowScratch, roots: srv, tool: "write_file", args: `{"path":"--output=scratch/x"}`, decision: "ask", reason: "unevaluable-path"},

@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcp-policy/mcp-policy/internal/engine"
-	mcprego "github.com/mcp-policy/mcp-policy/rego"
+	"github.com/mcp-policy/mcp-policy/internal/regoeval"
+	"github.com/mcp-policy/mcp-policy/rego"
 )
 
 // cli runs the command in-process.
@@ -562,7 +562,7 @@ func TestCapabilities(t *testing.T) {
 	for _, b := range caps.Builtins {
 		have[b.Name] = b
 	}
-	decls := engine.Declarations()
+	decls := regoeval.Declarations()
 	require.NotEmpty(t, decls)
 	for _, d := range decls {
 		b, ok := have[d.Name]

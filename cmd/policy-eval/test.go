@@ -12,8 +12,8 @@ import (
 	opacmd "github.com/open-policy-agent/opa/cmd"
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/mcp-policy/mcp-policy/internal/engine"
-	mcprego "github.com/mcp-policy/mcp-policy/rego"
+	"github.com/mcp-policy/mcp-policy/internal/regoeval"
+	"github.com/mcp-policy/mcp-policy/rego"
 )
 
 // test runs OPA's own test command — same flags, output and exit codes —
@@ -26,7 +26,7 @@ import (
 // process's own stdout and stderr, whatever stdout and stderr are here: they
 // receive cobra's messages and this function's errors only.
 func test(args []string, stdout, stderr io.Writer) int {
-	engine.Register()
+	regoeval.Register()
 	dir, err := os.MkdirTemp("", "policy-eval-test-")
 	if err != nil {
 		fmt.Fprintf(stderr, "policy-eval test: %v\n", err)
@@ -164,7 +164,7 @@ func capabilities(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "policy-eval capabilities: takes no arguments")
 		return exitUsage
 	}
-	engine.Register()
+	regoeval.Register()
 	caps := ast.CapabilitiesForThisVersion()
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"unicode"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
 
 // FoldName is an argument name as the reader compares names: with "_" and
@@ -34,7 +34,7 @@ func FoldName(k string) string {
 	// Case-folded as a server's own matching might fold it: Go's
 	// encoding/json matches "ſource" (long s) to a field "source", and
 	// "\u212aey" (Kelvin sign) to "key".
-	return builtins.Fold(b.String())
+	return lexical.Fold(b.String())
 }
 
 // nameRow is one row of the name table: names whose class is class when

@@ -4,7 +4,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
 
 // Remote specs: the host in what ssh, scp, rsync and git take for a
@@ -35,7 +35,7 @@ func weakHostValue(r string, dotOnly bool) (string, bool) {
 		h, _ := urlHost(r)
 		return h, true
 	case readsAsHost(r):
-		h, _ := builtins.HostOf(r) // canonical: "evil。example" has its dot
+		h, _ := lexical.HostOf(r) // canonical: "evil。example" has its dot
 		if dotOnly && !strings.ContainsAny(h, ".:[") && h != "localhost" {
 			return "", false
 		}
@@ -165,7 +165,7 @@ func remoteHost(r string) (string, bool) {
 		}
 		return "", false
 	}
-	urlHost, _ := builtins.HostOf(h)
+	urlHost, _ := lexical.HostOf(h)
 	switch {
 	case !ok:
 		return urlHost, true // "user:pw@10.0.0.1:x": no ssh destination, a URL's host
@@ -195,7 +195,7 @@ func sshRemoteHost(r string) (string, bool) {
 	if !readsAsHost(h) {
 		return "", true // a host all the same, that cannot be read
 	}
-	host, _ := builtins.HostOf(h)
+	host, _ := lexical.HostOf(h)
 	return host, true
 }
 

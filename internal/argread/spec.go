@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 )
 
@@ -56,7 +56,7 @@ func ValidateSpecs(specs []Spec) error {
 		if s.Tool == "" {
 			return &SpecError{name, "tool", "must be a non-empty tool name or glob"}
 		}
-		if err := builtins.ValidateToolGlob(s.Tool); err != nil {
+		if err := lexical.ValidateToolGlob(s.Tool); err != nil {
 			return &SpecError{name, "tool", err.Error()}
 		}
 		seen := map[string]string{}
@@ -267,7 +267,7 @@ func compileTool(specs []Spec, name string, schema schemaKeys) *tool {
 		}
 	}
 	for _, s := range specs {
-		if !builtins.MatchTool(s.Tool, name) {
+		if !lexical.MatchTool(s.Tool, name) {
 			continue
 		}
 		for _, l := range s.lists() {

@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
 
 // The value recognisers: what a string reads as by its shape alone, each a
@@ -30,7 +30,7 @@ func looksLikePath(s string) bool {
 		return true
 	case fileInScheme(s):
 		return true
-	case builtins.IsFileURI(s):
+	case lexical.IsFileURI(s):
 		return true
 	case len(s) >= 3 && s[1] == ':' && (s[2] == '/' || s[2] == '\\') && (c|0x20 >= 'a' && c|0x20 <= 'z'):
 		return true
@@ -121,7 +121,7 @@ func trimmable(r rune) bool {
 // "ws:x", each of which a WHATWG parser repairs to "scheme://x"), or a
 // URL without its scheme ("//host/x").
 func readsAsURL(s string) bool {
-	if builtins.IsFileURI(s) {
+	if lexical.IsFileURI(s) {
 		return false
 	}
 	if len(s) > 5 && strings.EqualFold(s[:5], "jdbc:") {
@@ -214,10 +214,10 @@ func cutSchemes(s string) (last, rest string, ok bool) {
 // "git+file:///x"), or a database driver's that opens a file
 // ("sqlite:////srv/x.db", "jdbc:sqlite:/x", "jdbc:h2:file:/x").
 func fileInScheme(s string) bool {
-	if builtins.IsFileURI(s) {
+	if lexical.IsFileURI(s) {
 		return false // a path in its own right
 	}
-	if i := strings.Index(s, "::"); i > 0 && i+2 < len(s) && (builtins.IsFileURI(s[i+2:]) || fileInScheme(s[i+2:])) {
+	if i := strings.Index(s, "::"); i > 0 && i+2 < len(s) && (lexical.IsFileURI(s[i+2:]) || fileInScheme(s[i+2:])) {
 		return true // fsspec's chain: "zip://x::file:///srv/a.zip"
 	}
 	// The schemes are what comes before the last ":" of the run of scheme
@@ -251,13 +251,13 @@ var localSchemes = map[string]bool{"file": true, "sqlite": true, "sqlite3": true
 	"local": true, "zip": true, "tar": true, "osfs": true}
 
 // urlHost is the host of a URL as the client that fetches it reads it: an
-// http or https URL as builtins.URLHost reads it (WHATWG and Go's parser
+// http or https URL as lexical.URLHost reads it (WHATWG and Go's parser
 // agreeing), any other scheme, or chain of them, by its authority after
 // "//" ("jdbc:mysql://10.0.0.5/db" is 10.0.0.5, "jar:http://h/x!/y" is h).
 // ok is false when the host cannot be read: an authority with white
 // space, a backslash or a list of hosts, or an http URL URLHost refuses.
 func urlHost(v string) (string, bool) {
-	if h, ok := builtins.URLHost(v); ok {
+	if h, ok := lexical.URLHost(v); ok {
 		return h, true
 	}
 	last, rest, ok := cutSchemes(v)
@@ -277,7 +277,7 @@ func urlHost(v string) (string, bool) {
 	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
 		authority = authority[i+1:]
 	}
-	return builtins.HostOf(authority)
+	return lexical.HostOf(authority)
 }
 
 // readsAsLocalName reports a (trimmed) value that reads as a local file or
@@ -353,7 +353,7 @@ func readAddress(r string, short bool) (string, bool) {
 		authority = r
 	}
 	if len(authority) >= 9 && strings.EqualFold(authority[:9], "localhost") {
-		if h, ok := builtins.HostOf(authority); ok && h == "localhost" {
+		if h, ok := lexical.HostOf(authority); ok && h == "localhost" {
 			return h, true // "localhost", "localhost:8080", "localhost:5000/x"
 		}
 		return "", false
@@ -363,12 +363,12 @@ func readAddress(r string, short bool) (string, bool) {
 	}
 	switch {
 	case readsAsIP(authority):
-		h, _ := builtins.HostOf(authority) // "" for one the host reader refuses
+		h, _ := lexical.HostOf(authority) // "" for one the host reader refuses
 		return h, true
 	case isZeros(authority) && (short || withPath):
 		return "0.0.0.0", true // "0", "0:8080": this machine, to ping and connect
 	case isNumericHost(authority) && withPath:
-		h, _ := builtins.HostOf(authority) // "127.1/x": a URL without its scheme, read as a URL's host is
+		h, _ := lexical.HostOf(authority) // "127.1/x": a URL without its scheme, read as a URL's host is
 		return h, true
 	case isNumericHost(authority) && short:
 		return "", true // "127.1" alone: an address to a resolver, a number to a person
@@ -402,7 +402,7 @@ func userHost(r string) (string, bool) {
 	if !readsAsHost(r[i+1:]) {
 		return "", false
 	}
-	return builtins.HostOf(r[i+1:])
+	return lexical.HostOf(r[i+1:])
 }
 
 // mayBeAddress reports a first byte an IP address may start with, in any
@@ -418,7 +418,7 @@ func mayBeAddress(c byte) bool {
 // first of which is 10 or more ("127.1", "169.254.43518"). "1", "12345",
 // "1.5" and "1.2.3" (an index, a ZIP code, versions) are no such form.
 func isNumericHost(r string) bool {
-	if _, ok := builtins.HostOf(r); !ok || r == "" {
+	if _, ok := lexical.HostOf(r); !ok || r == "" {
 		return false
 	}
 	h := r
@@ -519,7 +519,7 @@ func isIPv6(s string) bool {
 // address 0.0.48.57 here, nor "1.5", a version, 1.0.0.5), unless it is an
 // address in four parts.
 func readsAsHost(s string) bool {
-	if _, ok := builtins.HostOf(s); !ok {
+	if _, ok := lexical.HostOf(s); !ok {
 		return false
 	}
 	if strings.Trim(s, "0123456789.") != "" {
@@ -532,7 +532,7 @@ func readsAsHost(s string) bool {
 // or one of its special parameters) taken out, as it reads when they are
 // unset: "posts.$slug.tsx" is "posts..tsx", "/srv/secret$x/key" is
 // "/srv/secret/key". A "$" that starts s, or opens "${", "$(" and the like,
-// makes a path unknown (builtins.Unevaluable) and is left as it is.
+// makes a path unknown (lexical.Unevaluable) and is left as it is.
 func unsetNames(s string) string {
 	i := strings.IndexByte(s, '$')
 	if i <= 0 {
@@ -574,7 +574,7 @@ func schemelessURL(v string) string {
 	if i := strings.IndexAny(v, "/?#"); i >= 0 {
 		authority = v[:i]
 	}
-	h, ok := builtins.HostOf(authority)
+	h, ok := lexical.HostOf(authority)
 	if !ok || !strings.ContainsAny(h, ".[") && h != "localhost" || strings.Contains(authority, "@") {
 		return ""
 	}

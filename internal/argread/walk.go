@@ -11,7 +11,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 )
 
@@ -229,7 +229,7 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		w.localString(s, t, v)
 	case c.urlish():
 		switch {
-		case builtins.IsFileURI(v): // a file URI names a path, whatever the name says
+		case lexical.IsFileURI(v): // a file URI names a path, whatever the name says
 			w.addPath(s, t, w.resolve(w.root, v))
 		case c.Kind == PathOrURL && !readsAsURL(trimReading(v)):
 			w.pathString(s.as(Class{Kind: Path, Evidence: c.Evidence}), t, v)
@@ -252,7 +252,7 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		}
 		w.embeddedDoc(s, t, v, false)
 	case c.Kind == Host && !c.weak():
-		h, ok := builtins.HostOf(v)
+		h, ok := lexical.HostOf(v)
 		if !ok && readsAsURL(trimReading(v)) {
 			h, _ = urlHost(v) // a URL where a host belongs: its host
 		}
@@ -340,7 +340,7 @@ func (w *walker) labelPath(r string) bool {
 	if r[0] != '/' || strings.HasPrefix(r, "//") {
 		return true
 	}
-	if clean, ok := builtins.Resolve("/", r); ok {
+	if clean, ok := lexical.Resolve("/", r); ok {
 		r = clean // "/./etc/x" and "/x/../etc/x" start in /etc
 	} else {
 		return true // unknown: it may be anything
@@ -380,7 +380,7 @@ func (w *walker) unnamedKey(s site, k *ast.Term, key string) {
 	case readsAsURL(r): // {"requests": {"http://169.254.169.254/": "GET"}}
 		w.addHost(s, k, "")
 	case readsAsIP(r):
-		h, _ := builtins.HostOf(key)
+		h, _ := lexical.HostOf(key)
 		w.addHost(s, k, h)
 	}
 }
@@ -434,7 +434,7 @@ func (w *walker) resolvePath(s site, t *ast.Term, v string) {
 			}
 			resolved := ""
 			if base != "" {
-				if strings.HasPrefix(v, "/") || builtins.IsFileURI(v) {
+				if strings.HasPrefix(v, "/") || lexical.IsFileURI(v) {
 					base = w.root
 				}
 				resolved = w.resolve(base, v)
@@ -458,7 +458,7 @@ func (w *walker) inDirectories(s site, t *ast.Term, v string) {
 	if !w.dirsRead {
 		w.dirs, w.dirsRead = w.dirsIn(w.out.Arguments), true // once, when a path first needs them
 	}
-	if len(w.dirs) == 0 || builtins.IsFileURI(v) || s.class.Kind == Dir {
+	if len(w.dirs) == 0 || lexical.IsFileURI(v) || s.class.Kind == Dir {
 		return // a directory is no file in another one
 	}
 	// An absolute one too: Node's path.join and Go's filepath.Join join
@@ -525,7 +525,7 @@ func (w *walker) pathsHost(s site, t *ast.Term, v string) {
 // cannot be evaluated), and under the root's own spelling when it is under
 // one of the root's other spellings.
 func (w *walker) resolve(base, v string) string {
-	resolved, ok := builtins.Resolve(base, v)
+	resolved, ok := lexical.Resolve(base, v)
 	if !ok {
 		return ""
 	}

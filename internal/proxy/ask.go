@@ -11,10 +11,11 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
+	"github.com/mcp-policy/mcp-policy/reasons"
 )
 
 // askKey is the input request of the proxy's own questions in a round.
@@ -227,7 +228,7 @@ func permissionMessage(q policy.Question) string {
 	reach(&b, "It reaches", "hosts", q.Hosts)
 	keys := make([]string, 0, len(q.Arguments))
 	for k := range q.Arguments {
-		if k != rules.ReasonArgument {
+		if k != reasons.Argument {
 			keys = append(keys, k)
 		}
 	}
@@ -243,7 +244,7 @@ func permissionMessage(q policy.Question) string {
 		}
 		fmt.Fprintf(&b, "  %s: %s\n", shown(k, maxShown), compact(q.Arguments[k]))
 	}
-	if r, ok := q.Arguments[rules.ReasonArgument].(string); ok && r != "" {
+	if r, ok := q.Arguments[reasons.Argument].(string); ok && r != "" {
 		fmt.Fprintf(&b, "Its reason: %s\n", shown(r, maxReason))
 	}
 	return strings.TrimRight(b.String(), "\n")
@@ -275,7 +276,7 @@ func reach(b *strings.Builder, lead, what string, list []string) {
 		}
 		where := "some of which cannot be checked"
 		if len(clean) == len(list) {
-			where = "under " + shown(builtins.CommonDir(clean), maxShown)
+			where = "under " + shown(lexical.CommonDir(clean), maxShown)
 		}
 		fmt.Fprintf(b, "%s %d paths, %s.\n", lead, len(list), where)
 	default:

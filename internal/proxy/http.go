@@ -44,6 +44,11 @@ func newHTTPUpstream(url string, headers []string) (*httpUpstream, error) {
 		}
 		hdrs[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
+	// A server on a protocol before 2026-07-28 sends its requests and
+	// notifications outside a call on the standalone GET stream, which the
+	// proxy must keep open to relay them; the option is deprecated only
+	// because the newest protocol has no such stream.
+	//lint:ignore SA1019 see above
 	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(hdrs), transport.WithContinuousListening())
 	if err != nil {
 		return nil, err

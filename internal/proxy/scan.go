@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
 
 // The relay reads only the envelope of a message — its id, method, and the
@@ -146,7 +146,7 @@ func (m *memberNames) add(k string) error {
 	if m.seen == nil {
 		m.seen = map[string]string{}
 	}
-	folded := builtins.Fold(k)
+	folded := lexical.Fold(k)
 	if first, dup := m.seen[folded]; dup {
 		if first == k {
 			return fmt.Errorf("member %q appears twice", k)
@@ -155,7 +155,7 @@ func (m *memberNames) add(k string) error {
 	}
 	m.seen[folded] = k
 	for _, name := range m.known {
-		if k != name && builtins.Fold(name) == folded {
+		if k != name && lexical.Fold(name) == folded {
 			return fmt.Errorf("member %q must be spelt %q", k, name)
 		}
 	}

@@ -206,8 +206,6 @@ func startStdio(command string, args []string, stderr io.Writer) (*stdioUpstream
 	return u, nil
 }
 
-func (u *stdioUpstream) pid() int { return u.cmd.Process.Pid }
-
 func (u *stdioUpstream) send(msg []byte) error { return u.w.write(msg) }
 
 func (u *stdioUpstream) recv() ([]byte, error) {

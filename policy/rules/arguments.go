@@ -8,8 +8,9 @@ import (
 
 // ArgumentSpec says how one tool's arguments name paths, directories, URLs
 // and text, beyond what is read by default (docs/arguments.md): a glob over
-// tool names, and lists of argument names, compared as FoldArgumentName
-// folds them.
+// tool names, and lists of argument names, compared as the policy compares
+// argument names: with "_" and "-" left out and Unicode case-folded, so
+// "filePath", "file_path" and "FILEPATH" are one name.
 type ArgumentSpec = argread.Spec
 
 // Limits on what one call may hold: past them the call is refused as a bad
@@ -23,24 +24,6 @@ const (
 	// JSON inside strings included).
 	MaxArgumentDepth = argread.MaxDepth
 )
-
-// ReasonArgument is the argument Reasons adds to every tool. No rule, floor
-// or module ever sees it.
-const ReasonArgument = argread.ReasonArgument
-
-// FoldArgumentName is an argument name as the policy compares names: with
-// "_" and "-" left out and Unicode case-folded, so "filePath",
-// "file_path", "FILEPATH" and "ſource" as "source" (how Go's encoding/json
-// matches a field) are one name. Whatever else classes arguments by name (a
-// decision log's mask, a rule's arguments) compares the same way.
-func FoldArgumentName(k string) string { return argread.FoldName(k) }
-
-// ValidateArgumentSpecs checks specs: a tool glob, names that are not
-// empty, a name in one list only, a relative base that is not the name
-// itself. The error is a *ValidationError naming the spec and field.
-func ValidateArgumentSpecs(specs []ArgumentSpec) error {
-	return specError(argread.ValidateSpecs(specs))
-}
 
 // ParseArgumentSpecs decodes a JSON array of argument specs strictly
 // (unknown fields and duplicate keys are errors) and validates it; what

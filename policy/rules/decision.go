@@ -5,8 +5,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
-	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
+	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
@@ -32,10 +32,10 @@ type Decision struct {
 // decisionOf is the engine's outcome for a call as a Decision: on the fast
 // path read from the builtin, on the plain path from the decision document
 // (a differential test holds the two to one answer).
-func (e *Engine) decisionOf(in *Input, o *engine.Outcome) (Decision, error) {
+func (e *Engine) decisionOf(in *Input, o *regoeval.Outcome) (Decision, error) {
 	d := Decision{Decision: o.Decision, Reason: Reason(o.Reason), Floor: o.Floor, Might: o.Might,
 		Paths: stringsOf(o.Paths), Hosts: stringsOf(o.Hosts),
-		Suggestion: &Rule{Tool: builtins.EscapeTool(in.Tool), Under: o.Under, Host: o.Host}}
+		Suggestion: &Rule{Tool: lexical.EscapeTool(in.Tool), Under: o.Under, Host: o.Host}}
 	switch r := o.Rule; {
 	case r == nil:
 	case r.Position >= len(e.rules):
@@ -50,7 +50,7 @@ func (e *Engine) decisionOf(in *Input, o *engine.Outcome) (Decision, error) {
 		d.Rule = &Rule{Tool: r.Data.Tool, Decision: r.Data.Decision, Under: r.Data.Under, Host: r.Data.Host,
 			Annotations: r.Data.Annotations, Arguments: r.Data.Arguments, Message: r.Data.Message}
 	default:
-		d.Rule = &Rule{Tool: builtins.EscapeTool(in.Tool), Decision: r.Decision, Message: r.Message}
+		d.Rule = &Rule{Tool: lexical.EscapeTool(in.Tool), Decision: r.Decision, Message: r.Message}
 	}
 	return d, nil
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/rego"
 
-	mcprego "github.com/mcp-policy/mcp-policy/rego"
+	"github.com/mcp-policy/mcp-policy/rego"
 )
 
 // embeddedData evaluates a document of one embedded module (data only)

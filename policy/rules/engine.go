@@ -14,16 +14,16 @@ import (
 
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/argread"
-	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/internal/realpath"
+	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/provider"
-	mcprego "github.com/mcp-policy/mcp-policy/rego"
+	"github.com/mcp-policy/mcp-policy/rego"
 )
 
 // Module is a Rego module a security team adds: Name is its file name (for
@@ -64,8 +64,8 @@ type Config struct {
 // query. It is safe for concurrent use.
 type Engine struct {
 	rules     []Rule
-	ruleSet   *engine.RuleSet // rules, indexed: what the builtin matches calls against
-	decider   *engine.Decider // the modules, compiled
+	ruleSet   *regoeval.RuleSet // rules, indexed: what the builtin matches calls against
+	decider   *regoeval.Decider // the modules, compiled
 	protected []string
 	modules   []Module
 	roots     map[string]string
@@ -85,7 +85,7 @@ type Engine struct {
 // NewEngine validates cfg, compiles the Rego and loads the rules into the
 // store once. Errors name the rule and field, or the module file and line.
 func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
-	engine.Register()
+	regoeval.Register()
 	rs, err := ValidateAll(cfg.Rules, "rule")
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		if k == "" {
 			return nil, errors.New("roots: an empty key names no tool")
 		}
-		if why := builtins.Unevaluable(dir); why != "" || !path.IsAbs(dir) {
+		if why := lexical.Unevaluable(dir); why != "" || !path.IsAbs(dir) {
 			if why == "" {
 				why = "not absolute"
 			}
@@ -126,17 +126,17 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	e.protected = slices.Clone(cfg.Protected)
 	e.modules = slices.Clone(cfg.Modules)
 	// The data rules are handed to the engine's builtin from Go (see
-	// Evaluate), not read from data: put through partial evaluation they
+	// evaluate), not read from data: put through partial evaluation they
 	// were most of NewEngine's time and memory at 100,000 rules, compiled
 	// into the query as one constant. Only the plain path, and a module
-	// that reads data.mcp_data itself, need them there (engine.Compile
+	// that reads data.mcp_data itself, need them there (regoeval.Compile
 	// keeps them then).
 	//
 	// The floor guards the protected files and the roots under every
 	// spelling it knows for them (see guardedSpellings).
 	var protected []string
 	for _, p := range e.protected {
-		if r, ok := builtins.Resolve("", p); ok {
+		if r, ok := lexical.Resolve("", p); ok {
 			protected = append(protected, r)
 		}
 	}
@@ -145,7 +145,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		roots = append(roots, e.roots[k])
 	}
 	roots, protected = guardedSpellings(roots, protected)
-	if e.decider, err = engine.Compile(ctx, engine.Spec{Modules: cfg.Modules, Rules: func() []any { return rulesData(rs) }, Roots: roots,
+	if e.decider, err = regoeval.Compile(ctx, regoeval.Spec{Modules: cfg.Modules, Rules: func() []any { return rulesData(rs) }, Roots: roots,
 		Protected: protected, Plain: cfg.Plain}); err != nil {
 		return nil, err
 	}
@@ -188,8 +188,8 @@ func (e *Engine) sameStatics(cfg Config) bool {
 }
 
 // ruleSetOf indexes validated rules for the engine's builtin.
-func ruleSetOf(rs []Rule) *engine.RuleSet {
-	set := engine.NewRuleSet()
+func ruleSetOf(rs []Rule) *regoeval.RuleSet {
+	set := regoeval.NewRuleSet()
 	for _, r := range rs {
 		set.Add(r.matcher(), r.Decision)
 	}
@@ -279,9 +279,9 @@ func rulesData(rs []Rule) []any {
 // Rules returns a copy of the validated rules.
 func (e *Engine) Rules() []Rule { return CloneAll(e.rules) }
 
-// RootOf returns the root of a tool: the longest key K with tool == K or
+// rootOf returns the root of a tool: the longest key K with tool == K or
 // tool starting with K + "_", else key "*", else "".
-func (e *Engine) RootOf(tool string) string {
+func (e *Engine) rootOf(tool string) string {
 	for _, k := range e.rootKeys {
 		if tool == k || strings.HasPrefix(tool, k+"_") {
 			return e.roots[k]
@@ -292,16 +292,16 @@ func (e *Engine) RootOf(tool string) string {
 
 // Decide evaluates one call. tool is its catalogue entry, nil when unknown.
 func (e *Engine) Decide(ctx context.Context, call provider.Call, tool *provider.Tool) (Decision, *Input, error) {
-	in, err := e.NewInput(call, tool)
+	in, err := e.newInput(call, tool)
 	if err != nil {
 		return Decision{}, nil, err
 	}
-	d, err := e.Evaluate(ctx, in)
+	d, err := e.evaluate(ctx, in)
 	return d, in, err
 }
 
-// Evaluate runs the prepared query on an input.
-func (e *Engine) Evaluate(ctx context.Context, in *Input) (Decision, error) {
+// evaluate runs the prepared query on an input.
+func (e *Engine) evaluate(ctx context.Context, in *Input) (Decision, error) {
 	o, err := e.decider.Eval(ctx, in.value(), in.call(), e.ruleSet, e.timeout)
 	if err != nil {
 		return Decision{}, err
@@ -342,8 +342,6 @@ func (e *Engine) annotationsTerm(hints map[string]bool) *ast.Term {
 	return t
 }
 
-func utf8Valid(s string) bool { return utf8.ValidString(s) }
-
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -374,7 +372,7 @@ func guardedSpellings(roots, protected []string) ([]string, []string) {
 			if err != nil {
 				continue
 			}
-			r, ok := builtins.Resolve("", filepath.ToSlash(real))
+			r, ok := lexical.Resolve("", filepath.ToSlash(real))
 			if !ok || r == p {
 				continue
 			}
@@ -392,7 +390,7 @@ func guardedSpellings(roots, protected []string) ([]string, []string) {
 		for _, p := range list {
 			for _, s := range same {
 				for _, from := range [2][2]string{{s.real, s.given}, {s.given, s.real}} {
-					if builtins.Contains(from[0], p) == builtins.Inside {
+					if builtins.Contains(from[0], p) == builtins.Yes {
 						out = append(out, path.Join(from[1], strings.TrimPrefix(p, from[0])))
 					}
 				}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 	"github.com/mcp-policy/mcp-policy/verdict"
@@ -316,7 +317,7 @@ func reference(rs []rules.Rule, in *rules.Input) string {
 		rank := map[string]int{"none": 0, "allow": 1, "ask": 2, "deny": 3}
 		for _, r := range rs {
 			st := in.Match(r)
-			if st == rules.Matches || maybe && st == rules.MaybeMatches {
+			if st == builtins.Yes || maybe && st == builtins.Unknown {
 				if rank[string(r.Decision)] > rank[best] {
 					best = string(r.Decision)
 				}

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
@@ -17,12 +18,12 @@ type GrantSet struct {
 	mu   sync.RWMutex
 	list []Rule
 	keys map[string]bool
-	set  *engine.RuleSet
+	set  *regoeval.RuleSet
 }
 
 // NewGrantSet holds gs, which must be valid grants (Validate), each once.
 func NewGrantSet(gs []Rule) *GrantSet {
-	g := &GrantSet{keys: make(map[string]bool, len(gs)), set: engine.NewRuleSet()}
+	g := &GrantSet{keys: make(map[string]bool, len(gs)), set: regoeval.NewRuleSet()}
 	g.add(gs)
 	return g
 }
@@ -87,17 +88,17 @@ func (r Rule) identity() string {
 // match tallies the grants that match the call or might: deny grants
 // always, allow grants when allowCounts. It returns the grants, in the
 // order tallied, so the winner can be named.
-func (g *GrantSet) match(c *engine.Call, allowCounts bool, t *verdict.Tally, matched []Rule) []Rule {
+func (g *GrantSet) match(c *regoeval.Call, allowCounts bool, t *verdict.Tally, matched []Rule) []Rule {
 	if g == nil {
 		return matched
 	}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	g.set.Match(c, func(pos int, decision verdict.Decision, st engine.Status) {
+	g.set.Match(c, func(pos int, decision verdict.Decision, st builtins.Match) {
 		if decision != Deny && (decision != Allow || !allowCounts) {
 			return
 		}
-		t.Add(decision, st == engine.MaybeMatches)
+		t.Add(decision, st == builtins.Unknown)
 		matched = append(matched, g.list[pos])
 	})
 	return matched

@@ -10,7 +10,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/mcp-policy/mcp-policy/internal/argread"
-	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
@@ -42,7 +42,7 @@ type Input struct {
 	arguments [][2]*ast.Term // reason excluded: the rules' copy
 	reason    *ast.Term      // nil when the call gave none
 	doc       ast.Value      // the Rego input document, built once
-	matchCall *engine.Call
+	matchCall *regoeval.Call
 }
 
 // BadCallError is a call that cannot be decided at all: it is refused alone.
@@ -74,11 +74,11 @@ func parseArguments(text string) ([][2]*ast.Term, error) {
 	return items, nil
 }
 
-// NewInput parses a call and reads what its arguments name (package
+// newInput parses a call and reads what its arguments name (package
 // internal/argread, docs/arguments.md): the paths, URLs and hosts the
 // server will act on. tool is the catalogue entry (nil when unknown). The
 // error is a *BadCallError.
-func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, error) {
+func (e *Engine) newInput(call provider.Call, tool *provider.Tool) (*Input, error) {
 	name := call.Function.Name
 	if name == "" {
 		return nil, &BadCallError{"the call names no tool"}
@@ -90,7 +90,7 @@ func (e *Engine) NewInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	if err != nil {
 		return nil, &BadCallError{fmt.Sprintf("bad call to '%s': %v", name, err)}
 	}
-	in := &Input{Call: call, Tool: name, Root: e.RootOf(name)}
+	in := &Input{Call: call, Tool: name, Root: e.rootOf(name)}
 	in.rootTerm = e.rootTerms[in.Root]
 	rc := argread.Call{Tool: name, Root: in.Root, RootAliases: e.aliases[in.Root], Arguments: args}
 	if tool != nil {
@@ -128,7 +128,7 @@ func (in *Input) Arguments() map[string]any {
 		out[string(item[0].Value.(ast.String))] = jsonOf(item[1])
 	}
 	if in.reason != nil {
-		out[ReasonArgument] = jsonOf(in.reason)
+		out[argread.ReasonArgument] = jsonOf(in.reason)
 	}
 	return out
 }
@@ -150,11 +150,11 @@ func jsonOf(t *ast.Term) any {
 	return v
 }
 
-// ResolvedPaths returns the resolved paths, "" standing for unknown ones.
-func (in *Input) ResolvedPaths() []string { return resolved(in.Paths) }
+// resolvedPaths returns the resolved paths, "" standing for unknown ones.
+func (in *Input) resolvedPaths() []string { return resolved(in.Paths) }
 
-// ResolvedHosts returns the hosts, "" standing for unknown ones.
-func (in *Input) ResolvedHosts() []string { return resolved(in.Hosts) }
+// resolvedHosts returns the hosts, "" standing for unknown ones.
+func (in *Input) resolvedHosts() []string { return resolved(in.Hosts) }
 
 func resolved(vs []Value) []string {
 	out := make([]string, len(vs))
@@ -164,19 +164,19 @@ func resolved(vs []Value) []string {
 	return out
 }
 
-// The keys of the input document, looked up once (see engine.Key).
+// The keys of the input document, looked up once (see regoeval.Key).
 var (
-	keyAnnotations = engine.Key("annotations")
-	keyArg         = engine.Key("arg")
-	keyArguments   = engine.Key("arguments")
-	keyDir         = engine.Key("dir")
-	keyHost        = engine.Key("host")
-	keyHosts       = engine.Key("hosts")
-	keyPath        = engine.Key("path")
-	keyPaths       = engine.Key("paths")
-	keyRaw         = engine.Key("raw")
-	keyRoot        = engine.Key("root")
-	keyTool        = engine.Key("tool")
+	keyAnnotations = regoeval.Key("annotations")
+	keyArg         = regoeval.Key("arg")
+	keyArguments   = regoeval.Key("arguments")
+	keyDir         = regoeval.Key("dir")
+	keyHost        = regoeval.Key("host")
+	keyHosts       = regoeval.Key("hosts")
+	keyPath        = regoeval.Key("path")
+	keyPaths       = regoeval.Key("paths")
+	keyRaw         = regoeval.Key("raw")
+	keyRoot        = regoeval.Key("root")
+	keyTool        = regoeval.Key("tool")
 )
 
 // value is the Rego input document, built once.

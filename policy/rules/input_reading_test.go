@@ -22,7 +22,7 @@ func TestRelativeBasesAreDistinct(t *testing.T) {
 	require.NoError(t, err)
 	args := map[string]any{"files": []string{"a", "b"}, "repo_path": "/srv/r", "REPO_PATH": "/srv/r", "Repo-Path": "/srv/r", "repoPath": "/srv/other"}
 	text, _ := json.Marshal(args)
-	in, err := e.NewInput(provider.Call{Function: provider.CallFunction{Name: "git_add", Arguments: string(text)}}, nil)
+	in, err := e.newInput(provider.Call{Function: provider.CallFunction{Name: "git_add", Arguments: string(text)}}, nil)
 	require.NoError(t, err)
 	var files []string
 	for _, p := range in.Paths {

@@ -1,56 +1,23 @@
 package rules
 
 import (
-	"strconv"
-
-	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // Match tests one rule against the call in Go: the grant matcher. It is
 // the same code the engine's builtin matches data rules with, so a grant
-// and a rule agree on what "inside" and "matches" mean.
-func (in *Input) Match(r Rule) Status {
+// and a rule agree on what "inside" and "matches" mean. Unknown: the rule
+// applies if a path or URL that cannot be evaluated is what it might be.
+func (in *Input) Match(r Rule) builtins.Match {
 	m := r.matcher()
-	return statusOf(m.Status(in.call()))
+	return m.Status(in.call())
 }
 
-// Status is how one rule relates to one call.
-type Status int
-
-// The statuses.
-const (
-	NoMatch      Status = iota
-	Matches             // the rule applies to the call
-	MaybeMatches        // it applies if a path or URL that cannot be evaluated is what it might be
-)
-
-func (s Status) String() string {
-	switch s {
-	case NoMatch:
-		return "no"
-	case Matches:
-		return "match"
-	case MaybeMatches:
-		return "unknown"
-	}
-	return "Status(" + strconv.Itoa(int(s)) + ")"
-}
-
-// statusOf is the engine matcher's status as a Status.
-func statusOf(s engine.Status) Status {
-	switch s {
-	case engine.Matches:
-		return Matches
-	case engine.MaybeMatches:
-		return MaybeMatches
-	}
-	return NoMatch
-}
-
-func (in *Input) call() *engine.Call {
+func (in *Input) call() *regoeval.Call {
 	if in.matchCall == nil {
-		in.matchCall = engine.NewCall(in.Tool, in.Root, in.Annotations, in.ResolvedPaths(), in.ResolvedHosts())
+		in.matchCall = regoeval.NewCall(in.Tool, in.Root, in.Annotations, in.resolvedPaths(), in.resolvedHosts())
 		in.matchCall.Arguments = in.arguments // top-level, the reason left out, as the input document has them
 		for i, v := range in.Paths {
 			if v.Dir {

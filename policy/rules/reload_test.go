@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -70,7 +70,7 @@ deny contains "too few rules" if count(data.mcp_data.rules) < 2
 	} {
 		m, err := ast.ParseModuleWithOpts("m.rego", "package team\n\n"+body+"\n", ast.ParserOptions{RegoVersion: ast.RegoV1})
 		require.NoError(t, err, body)
-		assert.Equal(t, reads, engine.ModulesReadData(map[string]*ast.Module{"user/m.rego": m}), body)
+		assert.Equal(t, reads, regoeval.ModulesReadData(map[string]*ast.Module{"user/m.rego": m}), body)
 	}
 	for _, c := range []string{`{"path":"/srv/a/x"}`, `{"path":"/srv/b"}`} {
 		for _, tool := range []string{"fs_write", "fs_delete"} {

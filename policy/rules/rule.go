@@ -13,8 +13,9 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
-	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/internal/argread"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
+	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
@@ -76,40 +77,32 @@ func (e *ValidationError) Error() string {
 // Validate checks a rule or grant and returns it normalised (under
 // cleaned, host in its canonical form); its decision is required. name says
 // which rule this is in error messages, e.g. "rule 2".
-func Validate(r Rule, name string) (Rule, error) { return validate(r, name, true) }
-
-// ValidateAnswer is Validate for the rule of a human's answer, whose
-// decision may be left out: the answer's action decides it.
-func ValidateAnswer(r Rule, name string) (Rule, error) { return validate(r, name, false) }
-
-func validate(r Rule, name string, needDecision bool) (Rule, error) {
+func Validate(r Rule, name string) (Rule, error) {
 	fail := func(field, format string, a ...any) (Rule, error) {
 		return Rule{}, &ValidationError{Rule: name, Field: field, Msg: fmt.Sprintf(format, a...)}
 	}
 	if r.Tool == "" {
 		return fail("tool", "must be a non-empty tool name or glob")
 	}
-	if err := builtins.ValidateToolGlob(r.Tool); err != nil {
+	if err := lexical.ValidateToolGlob(r.Tool); err != nil {
 		return fail("tool", "%v", err)
 	}
 	switch r.Decision {
 	case Allow, Deny, Ask:
 	case "":
-		if needDecision {
-			return fail("decision", `is required: "allow", "deny" or "ask"`)
-		}
+		return fail("decision", `is required: "allow", "deny" or "ask"`)
 	default:
 		return fail("decision", `%q is not "allow", "deny" or "ask"`, r.Decision)
 	}
 	if r.Under != "" {
-		u, err := builtins.NormalizeUnder(r.Under)
+		u, err := lexical.NormalizeUnder(r.Under)
 		if err != nil {
 			return fail("under", "%v", err)
 		}
 		r.Under = u
 	}
 	if r.Host != "" {
-		h, err := builtins.NormalizeHostPattern(r.Host)
+		h, err := lexical.NormalizeHostPattern(r.Host)
 		if err != nil {
 			return fail("host", "%v", err)
 		}
@@ -121,7 +114,7 @@ func validate(r Rule, name string, needDecision bool) (Rule, error) {
 		}
 	}
 	for k := range r.Arguments {
-		if FoldArgumentName(k) == FoldArgumentName(ReasonArgument) {
+		if argread.FoldName(k) == argread.FoldName(argread.ReasonArgument) {
 			return fail("arguments", "%q is the model's reason, which no rule sees", k)
 		}
 	}
@@ -129,7 +122,7 @@ func validate(r Rule, name string, needDecision bool) (Rule, error) {
 	// itself, so a rule and the engine agree on what is valid.
 	if len(r.Arguments) == 0 {
 		r.Arguments = nil // {} names no argument
-	} else if _, err := engine.ArgumentGlobs(r.Arguments); err != nil {
+	} else if _, err := regoeval.ArgumentGlobs(r.Arguments); err != nil {
 		return fail("arguments", "%v", strings.TrimPrefix(err.Error(), "arguments: "))
 	}
 	return r, nil
@@ -273,9 +266,9 @@ func CloneAll(rs []Rule) []Rule {
 
 // matcher is the part of r that decides whether it applies to a call: for
 // a deny or ask rule, any path or host (folded); for allow, every one.
-func (r Rule) matcher() engine.Matcher {
-	m := engine.MatcherFor(r.Decision, r.Tool, r.Under, r.Host, r.Annotations)
-	m.Arguments, _ = engine.ArgumentGlobs(r.Arguments) // valid: Validate read them
+func (r Rule) matcher() regoeval.Matcher {
+	m := regoeval.MatcherFor(r.Decision, r.Tool, r.Under, r.Host, r.Annotations)
+	m.Arguments, _ = regoeval.ArgumentGlobs(r.Arguments) // valid: Validate read them
 	return m
 }
 

@@ -1,0 +1,120 @@
+package builtins
+
+import "github.com/mcp-policy/mcp-policy/internal/lexical"
+
+// Contains answers whether path p lies lexically inside directory dir
+// (equal counts as inside). Both must be absolute and evaluable, else
+// Unknown: anything a shell, a server or a file system could read as
+// another path than the text says ("~", "$HOME", a Windows drive, a
+// percent-encoded dot, ...) is unknown. Both are cleaned first, so
+// "/srv/../etc" is outside "/srv".
+func Contains(dir, p string) Match {
+	dir, dirOK := lexical.AbsClean(dir)
+	p, pOK := lexical.AbsClean(p)
+	if !dirOK || !pOK {
+		return Unknown
+	}
+	return yesNo(lexical.ContainsClean(dir, p))
+}
+
+// WithinAll is how an allow rule reads a call's paths: Yes when every
+// path is inside dir, No when any is outside (or there is no path at all —
+// a rule with "under" only matches calls that name a path), else Unknown.
+// An unresolvable path is passed as "".
+func WithinAll(dir string, paths []string) Match {
+	if len(paths) == 0 {
+		return No
+	}
+	all := Yes
+	for _, p := range paths {
+		if p == "" {
+			all = Unknown
+			continue
+		}
+		switch Contains(dir, p) {
+		case No:
+			return No
+		case Unknown:
+			all = Unknown
+		}
+	}
+	return all
+}
+
+// WithinAny is how a deny or ask rule reads a call's paths: Yes when any
+// path is inside dir, No when none is and every path is known (or there is
+// no path at all), else Unknown. An unresolvable path is passed as "".
+// dir and paths are clean absolute paths, folded (FoldPath): they are
+// compared as they are, since folding a clean path keeps it clean in shape
+// but may leave what a raw path would be refused for (a name that ends in
+// a space once a zero-width joiner is gone).
+func WithinAny(dir string, paths []string) Match {
+	any := No
+	for _, p := range paths {
+		if p == "" {
+			any = Unknown
+			continue
+		}
+		if lexical.ContainsClean(dir, p) {
+			return Yes
+		}
+	}
+	return any
+}
+
+// foldedContains is Contains with both paths folded: how deny and ask rules
+// and the floor compare one path (mcp.path.within_folded).
+func foldedContains(dir, p string) Match {
+	dir, dirOK := lexical.AbsClean(dir)
+	p, pOK := lexical.AbsClean(p)
+	if !dirOK || !pOK {
+		return Unknown
+	}
+	return yesNo(lexical.ContainsClean(lexical.FoldPath(dir), lexical.FoldPath(p)))
+}
+
+// MatchAnyHosts is how deny and ask rules read a call's hosts: Yes when
+// any host matches the pattern (from NormalizeHostPattern), No when none
+// does and every host is known (or there is none), else Unknown. An
+// unparseable URL's host is passed as "".
+func MatchAnyHosts(pattern string, hosts []string) Match {
+	any := No
+	for _, h := range hosts {
+		if h == "" {
+			any = Unknown
+			continue
+		}
+		if lexical.MatchHost(pattern, h) {
+			return Yes
+		}
+	}
+	return any
+}
+
+// MatchAllHosts is how an allow rule reads a call's hosts: Yes when every
+// host matches the pattern (from NormalizeHostPattern), No when any does
+// not (or there is none: a rule with "host" only matches calls that name a
+// URL), else Unknown. An unparseable URL's host is passed as "".
+func MatchAllHosts(pattern string, hosts []string) Match {
+	if len(hosts) == 0 {
+		return No
+	}
+	all := Yes
+	for _, h := range hosts {
+		if h == "" {
+			all = Unknown
+			continue
+		}
+		if !lexical.MatchHost(pattern, h) {
+			return No
+		}
+	}
+	return all
+}
+
+func yesNo(b bool) Match {
+	if b {
+		return Yes
+	}
+	return No
+}

@@ -1,0 +1,124 @@
+package lexical
+
+import (
+	"errors"
+	"strings"
+	"unicode/utf8"
+)
+
+// MatchTool reports whether a tool name matches a rule's tool glob: "*"
+// matches any run of characters (none included), "?" exactly one character
+// (rune), and "\" makes the character after it literal ("\*" is a star,
+// "\\" a backslash); nothing else is special. A pattern that ends in a lone
+// "\" matches nothing (ValidateToolGlob refuses it).
+func MatchTool(pattern, name string) bool {
+	// Iterative matching with single-star backtracking, over byte offsets
+	// and without allocating: linear in practice and never exponential,
+	// whatever a rule file contains.
+	if pattern == name && strings.IndexByte(pattern, '\\') < 0 {
+		return true // the commonest case: a rule found under its own tool's name
+	}
+	pi, ni := 0, 0
+	star, mark := -1, 0
+	for ni < len(name) {
+		if pi < len(pattern) {
+			pr, pw := utf8.DecodeRuneInString(pattern[pi:])
+			literal := false
+			if pr == '\\' {
+				if pi+pw == len(pattern) {
+					return false
+				}
+				literal = true
+				pi += pw
+				pr, pw = utf8.DecodeRuneInString(pattern[pi:])
+			}
+			nr, nw := utf8.DecodeRuneInString(name[ni:])
+			switch {
+			case pr == '*' && !literal:
+				star, mark = pi+pw, ni
+				pi += pw
+				continue
+			case pr == '?' && !literal || pr == nr && pw == nw && pattern[pi:pi+pw] == name[ni:ni+nw]:
+				pi += pw
+				ni += nw
+				continue
+			}
+		}
+		if star < 0 {
+			return false
+		}
+		// Let the last star swallow one more character and retry.
+		_, w := utf8.DecodeRuneInString(name[mark:])
+		mark += w
+		pi, ni = star, mark
+	}
+	for pi < len(pattern) && pattern[pi] == '*' {
+		pi++
+	}
+	return pi == len(pattern)
+}
+
+// IsGlob reports whether pattern has any wildcard that is not escaped, i.e.
+// whether it can match more than the one name it spells.
+func IsGlob(pattern string) bool {
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '\\':
+			i++ // the next byte is literal (a multi-byte rune's bytes are never special)
+		case '*', '?':
+			return true
+		}
+	}
+	return false
+}
+
+// EscapeTool is the glob that matches exactly the tool named name: "*",
+// "?" and "\" escaped. Suggestions and grants name a tool this way, so that
+// "always allow" on a tool called "fs_*" allows that tool and no other.
+func EscapeTool(name string) string {
+	if !strings.ContainsAny(name, `*?\`) {
+		return name
+	}
+	var b strings.Builder
+	b.Grow(len(name) + 2)
+	for _, r := range name {
+		if r == '*' || r == '?' || r == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// UnescapeTool is the name a glob without wildcards (IsGlob false) spells:
+// its escapes removed.
+func UnescapeTool(pattern string) string {
+	if strings.IndexByte(pattern, '\\') < 0 {
+		return pattern
+	}
+	var b strings.Builder
+	escaped := false
+	for _, r := range pattern {
+		if r == '\\' && !escaped {
+			escaped = true
+			continue
+		}
+		escaped = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// ValidateToolGlob refuses a glob that cannot mean what it says: one that
+// ends in a lone "\".
+func ValidateToolGlob(pattern string) error {
+	for i := 0; i < len(pattern); i++ {
+		if pattern[i] == '\\' {
+			if i+1 == len(pattern) {
+				return errors.New(`ends in a lone "\": write "\\" for a backslash`)
+			}
+			i++
+		}
+	}
+	return nil
+}

@@ -1,0 +1,442 @@
+package lexical
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
+)
+
+// hostProfile is the UTS #46 mapping browsers apply to a URL's host
+// (non-transitional, with the bidi and joiner checks). Hyphen and STD3 checks
+// are off, as in browsers; the forbidden-code-point check below replaces
+// STD3.
+var hostProfile = idna.New(
+	idna.MapForLookup(),
+	idna.Transitional(false),
+	idna.BidiRule(),
+	idna.CheckJoiners(true),
+	idna.CheckHyphens(false),
+	idna.StrictDomainName(false),
+	idna.VerifyDNSLength(false),
+)
+
+// URLHost extracts the host a browser would connect to for an http(s) URL:
+// after the last "@" of the authority, before the port, lower-cased, IDNA to
+// ASCII, trailing dot dropped, IPv4 in its canonical dotted form and IPv6 in
+// brackets. ok is false for anything else — another scheme, a URL a browser
+// would repair before using (backslashes, control characters, missing
+// slashes), a percent-encoded host: unknown, so callers fail closed.
+func URLHost(raw string) (string, bool) {
+	if !utf8.ValidString(raw) {
+		return "", false // no browser holds a URL that is not text
+	}
+	rest, ok := cutScheme(raw)
+	if !ok {
+		return "", false
+	}
+	for i := 0; i < len(rest); i++ {
+		if c := rest[i]; c <= ' ' || c == 0x7f || c == '\\' {
+			return "", false
+		}
+	}
+	authority := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authority = rest[:i]
+	}
+	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
+		authority = authority[i+1:]
+	}
+	host, err := hostOf(authority, true)
+	if err != nil {
+		return "", false
+	}
+	// A second opinion: Go's own URL parser must read the same host. Where
+	// two parsers of the same grammar disagree, so might a browser.
+	u, err := url.Parse(raw)
+	if err != nil || u.Opaque != "" {
+		return "", false
+	}
+	if other, err := hostOf(u.Host, true); err != nil || other != host {
+		return "", false
+	}
+	return host, true
+}
+
+// HostOf normalises a bare host as an argument names one ("docs.raku.org",
+// "10.0.0.1:8080", "::1", "[::ffff:127.0.0.1]"): as URLHost would the host
+// of a URL. ok is false for anything that is not one host.
+func HostOf(s string) (string, bool) {
+	if !utf8.ValidString(s) {
+		return "", false
+	}
+	if addr, err := netip.ParseAddr(s); err == nil && addr.Zone() == "" {
+		return canonicalIP(addr), true
+	}
+	h, err := hostOf(s, true)
+	if err != nil {
+		return "", false
+	}
+	return h, true
+}
+
+// cutScheme strips "http://" or "https://" (any case) and reports whether
+// raw had one of them followed by an authority.
+func cutScheme(raw string) (string, bool) {
+	for _, scheme := range []string{"http://", "https://"} {
+		if len(raw) > len(scheme) && strings.EqualFold(raw[:len(scheme)], scheme) {
+			rest := raw[len(scheme):]
+			// A third slash is something browsers forgive and Go does not
+			// read the same way; neither reading is ours to guess.
+			return rest, rest[0] != '/'
+		}
+	}
+	return "", false
+}
+
+// hostOf normalises "host[:port]". With allowPort false a port is an error.
+func hostOf(hostport string, allowPort bool) (string, error) {
+	host := hostport
+	if strings.HasPrefix(hostport, "[") {
+		end := strings.IndexByte(hostport, ']')
+		if end < 0 {
+			return "", errors.New("unterminated IPv6 literal")
+		}
+		host = hostport[:end+1]
+		if err := checkPort(hostport[end+1:], allowPort); err != nil {
+			return "", err
+		}
+		addr, err := netip.ParseAddr(host[1 : len(host)-1])
+		if err != nil || !addr.Is6() || addr.Zone() != "" {
+			return "", fmt.Errorf("bad IPv6 literal %q", host)
+		}
+		return canonicalIP(addr), nil
+	}
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 {
+		host = hostport[:i]
+		if err := checkPort(hostport[i:], allowPort); err != nil {
+			return "", err
+		}
+	}
+	return normalizeName(host)
+}
+
+func checkPort(s string, allowPort bool) error {
+	if s == "" {
+		return nil
+	}
+	if !allowPort && s != "" {
+		return errors.New("unexpected text after host")
+	}
+	if s[0] != ':' {
+		return errors.New("unexpected text after host")
+	}
+	for _, c := range s[1:] {
+		if c < '0' || c > '9' {
+			return fmt.Errorf("bad port %q", s[1:])
+		}
+	}
+	if len(s) > 1 {
+		if n, err := strconv.Atoi(s[1:]); err != nil || n > 65535 {
+			return fmt.Errorf("bad port %q", s[1:])
+		}
+	}
+	return nil
+}
+
+// canonicalIP is the one spelling of an IP address every rule and call is
+// compared in: an IPv6 address that stands for an IPv4 one — mapped
+// (::ffff:a.b.c.d), compatible (::a.b.c.d) or NAT64's well-known prefix
+// (64:ff9b::a.b.c.d) — is that IPv4 address, dotted; any other IPv6 address
+// is compressed, in brackets. So a deny on 127.0.0.1 also denies
+// [::ffff:127.0.0.1] and [::ffff:7f00:1].
+func canonicalIP(addr netip.Addr) string {
+	if v4, ok := embeddedIPv4(addr); ok {
+		return v4.String()
+	}
+	if addr.Is4() {
+		return addr.String()
+	}
+	return "[" + addr.String() + "]"
+}
+
+// nat64 is the well-known NAT64 prefix (RFC 6052).
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
+func embeddedIPv4(addr netip.Addr) (netip.Addr, bool) {
+	switch {
+	case addr.Is4():
+		return addr, true
+	case addr.Is4In6():
+		return addr.Unmap(), true
+	case !addr.Is6():
+		return netip.Addr{}, false
+	}
+	b := addr.As16()
+	var v4 [4]byte
+	copy(v4[:], b[12:])
+	for _, x := range b[:12] {
+		if x != 0 {
+			if nat64.Contains(addr) {
+				return netip.AddrFrom4(v4), true
+			}
+			return netip.Addr{}, false
+		}
+	}
+	// Compatible, but :: and ::1 are IPv6's own unspecified and loopback.
+	if addr == netip.IPv6Unspecified() || addr == netip.IPv6Loopback() {
+		return netip.Addr{}, false
+	}
+	return netip.AddrFrom4(v4), true
+}
+
+// forbiddenHostChars are the WHATWG forbidden host code points, plus "%":
+// a browser percent-decodes a host before use, which we refuse to guess at.
+const forbiddenHostChars = " #%/:<>?@[\\]^|*"
+
+// normalizeName lower-cases and IDNA-maps a domain name or IPv4 address.
+func normalizeName(host string) (string, error) {
+	if host == "" {
+		return "", errors.New("empty host")
+	}
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; c <= ' ' || c == 0x7f || strings.IndexByte(forbiddenHostChars, c) >= 0 {
+			return "", fmt.Errorf("forbidden character %q in host", c)
+		}
+	}
+	ascii, err := hostProfile.ToASCII(host)
+	if err != nil {
+		return "", fmt.Errorf("host %q: %v", host, err)
+	}
+	ascii = strings.ToLower(ascii)
+	// Only letters, digits, "-", "_" and "." survive: browsers would try to
+	// resolve stranger names, but no rule names them, and the mapping may
+	// produce characters the raw text did not have (fullwidth "％" is "%").
+	for i := 0; i < len(ascii); i++ {
+		if c := ascii[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return "", fmt.Errorf("character %q is not allowed in a host", c)
+		}
+	}
+	ascii = strings.TrimSuffix(ascii, ".")
+	labels := strings.Split(ascii, ".")
+	for _, l := range labels {
+		if l == "" {
+			return "", fmt.Errorf("host %q has an empty label", host)
+		}
+	}
+	if last := labels[len(labels)-1]; looksNumeric(last) {
+		ip, err := parseIPv4(labels)
+		if err != nil {
+			return "", err
+		}
+		return ip, nil
+	}
+	return ascii, nil
+}
+
+// looksNumeric is the WHATWG "ends in a number" test on the last label.
+func looksNumeric(label string) bool {
+	if label == "" {
+		return false
+	}
+	if strings.HasPrefix(label, "0x") || strings.HasPrefix(label, "0X") {
+		for _, c := range label[2:] {
+			if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, c := range label {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseIPv4 is the WHATWG IPv4 parser: up to four parts, each decimal,
+// octal (leading 0) or hex (0x); the last part fills the remaining bytes.
+func parseIPv4(labels []string) (string, error) {
+	if len(labels) > 4 {
+		return "", errors.New("too many IPv4 parts")
+	}
+	nums := make([]uint64, len(labels))
+	for i, l := range labels {
+		base, digits := 10, l
+		switch {
+		case strings.HasPrefix(l, "0x") || strings.HasPrefix(l, "0X"):
+			base, digits = 16, l[2:]
+		case len(l) > 1 && l[0] == '0':
+			base, digits = 8, l[1:]
+		}
+		if digits == "" {
+			nums[i] = 0
+			continue
+		}
+		n, err := strconv.ParseUint(digits, base, 64)
+		if err != nil || n > 0xFFFFFFFF {
+			return "", fmt.Errorf("bad IPv4 part %q", l)
+		}
+		nums[i] = n
+	}
+	var v uint64
+	for i, n := range nums[:len(nums)-1] {
+		if n > 255 {
+			return "", fmt.Errorf("IPv4 part %d out of range", i)
+		}
+		v |= n << (8 * (3 - i))
+	}
+	last := nums[len(nums)-1]
+	if last >= 1<<(8*(5-len(nums))) {
+		return "", errors.New("IPv4 address out of range")
+	}
+	v |= last
+	return fmt.Sprintf("%d.%d.%d.%d", v>>24, v>>16&0xff, v>>8&0xff, v&0xff), nil
+}
+
+// A range holding the loopback address also matches every name the machine
+// has (see IsLoopback), 0.0.0.0 and [::] included.
+
+// NormalizeHostPattern validates a rule's host: "docs.raku.org" (exact),
+// "*.raku.org" (any subdomain, not the apex), or an IP range in CIDR form
+// ("10.0.0.0/8", "fc00::/7"); normalised like URLHost's answer (case, IDNA,
+// trailing dot, port ignored, IP literals canonical, a range masked). It
+// returns the pattern in the form MatchHost expects.
+func NormalizeHostPattern(pattern string) (string, error) {
+	if prefix, ok, err := ipRange(pattern); ok || err != nil {
+		if err != nil {
+			return "", fmt.Errorf("host %q: %v", pattern, err)
+		}
+		return prefix.String(), nil
+	}
+	wild := strings.HasPrefix(pattern, "*.")
+	name := strings.TrimPrefix(pattern, "*.")
+	if strings.ContainsAny(name, "/@\\") || strings.Contains(pattern, "://") {
+		return "", fmt.Errorf("host %q must be a bare host name, not a URL", pattern)
+	}
+	if strings.Contains(name, "*") {
+		return "", fmt.Errorf("host %q: only a leading \"*.\" wildcard is allowed", pattern)
+	}
+	if !wild {
+		// A bare IPv6 address, as people write it in a rule.
+		if addr, err := netip.ParseAddr(name); err == nil && addr.Is6() && addr.Zone() == "" {
+			return canonicalIP(addr), nil
+		}
+	}
+	host, err := hostOf(name, true)
+	if err != nil {
+		return "", fmt.Errorf("host %q: %v", pattern, err)
+	}
+	if wild {
+		if strings.HasPrefix(host, "[") || looksNumeric(host[strings.LastIndexByte(host, '.')+1:]) {
+			return "", fmt.Errorf("host %q: a wildcard needs a domain name, not an address", pattern)
+		}
+		return "*." + host, nil
+	}
+	return host, nil
+}
+
+// ipRange reads a CIDR pattern. ok is false for a pattern with no "/";
+// err is set for one that has a "/" but is not a range.
+func ipRange(pattern string) (p netip.Prefix, ok bool, err error) {
+	if !strings.Contains(pattern, "/") || strings.Contains(pattern, "://") {
+		return netip.Prefix{}, false, nil
+	}
+	text := pattern
+	if strings.HasPrefix(text, "[") { // "[fc00::]/7"
+		if end := strings.Index(text, "]/"); end > 0 {
+			text = text[1:end] + text[end+1:]
+		}
+	}
+	p, err = netip.ParsePrefix(text)
+	if err != nil || p.Addr().Zone() != "" {
+		return netip.Prefix{}, false, errors.New("not a host name or an IP range (CIDR, as 10.0.0.0/8)")
+	}
+	if p.Addr().Is4In6() && p.Bits() >= 96 { // ::ffff:10.0.0.0/104 is 10.0.0.0/8
+		p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+	}
+	return p.Masked(), true, nil
+}
+
+// MatchHost reports whether a host from URLHost matches a pattern from
+// NormalizeHostPattern: exactly; for "*.S" any subdomain of S (not S); for
+// an IP range, an IP address in it, or "localhost" and its subdomains when
+// the range holds the loopback address (browsers resolve them there
+// without asking DNS). A range matches no other name: a name that DNS
+// resolves into a private range is beyond what a lexical rule can see.
+func MatchHost(pattern, host string) bool {
+	if suffix, ok := strings.CutPrefix(pattern, "*."); ok {
+		return strings.HasSuffix(host, "."+suffix) && len(host) > len(suffix)+1
+	}
+	if strings.IndexByte(pattern, '/') >= 0 {
+		return inRange(pattern, host)
+	}
+	if host == pattern {
+		return true
+	}
+	// The machine itself has many names: a rule on one is a rule on all.
+	return IsLoopback(pattern) && IsLoopback(host)
+}
+
+var (
+	loopback4 = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	// names /etc/hosts and browsers give the machine itself
+	loopbackNames = map[string]bool{"localhost": true, "localhost.localdomain": true, "ip6-localhost": true, "ip6-loopback": true}
+)
+
+// IsLoopback reports a host that names the machine itself: a loopback name
+// (localhost and its subdomains, the names /etc/hosts gives it), any
+// address in 127.0.0.0/8 (all of it reaches the machine), [::1], and the
+// unspecified addresses 0.0.0.0 and [::], which a connection reaches the
+// machine by too.
+func IsLoopback(host string) bool {
+	if loopbackNames[host] || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	if strings.HasPrefix(host, "127.") {
+		addr, err := netip.ParseAddr(host)
+		return err == nil && addr.Is4() && addr.IsLoopback()
+	}
+	switch host {
+	case "127.0.0.1", "[::1]", "0.0.0.0", "[::]":
+		return true
+	}
+	return false
+}
+
+func inRange(pattern, host string) bool {
+	p, err := netip.ParsePrefix(pattern)
+	if err != nil {
+		return false
+	}
+	if IsLoopback(host) && (p.Contains(loopback4) || p.Contains(netip.IPv6Loopback())) {
+		return true
+	}
+	addr, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
+	return err == nil && p.Contains(addr)
+}
+
+// IsHostRange reports whether a normalised host pattern is an IP range.
+func IsHostRange(pattern string) bool { return strings.IndexByte(pattern, '/') >= 0 }
+
+// HostSuffixes returns the wildcard suffixes a host falls under, nearest
+// first: "a.b.c" gives "b.c", "c". A pattern "*.S" matches the host exactly
+// when S is among them.
+func HostSuffixes(host string) []string {
+	if strings.HasPrefix(host, "[") {
+		return nil
+	}
+	var out []string
+	for i := strings.IndexByte(host, '.'); i >= 0; {
+		host = host[i+1:]
+		out = append(out, host)
+		i = strings.IndexByte(host, '.')
+	}
+	return out
+}

@@ -1,0 +1,153 @@
+package lexical_test
+
+import (
+	"net/netip"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/idna"
+
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
+)
+
+func TestURLHost(t *testing.T) {
+	cases := []struct{ url, host string }{
+		{"https://docs.raku.org/language", "docs.raku.org"},
+		{"HTTP://Docs.Raku.ORG:8080/x", "docs.raku.org"},
+		{"https://docs.raku.org./", "docs.raku.org"},           // trailing dot
+		{"http://good.example@evil.example/", "evil.example"},  // userinfo
+		{"http://a@b@evil.example/", "evil.example"},           // the last @ counts
+		{"http://evil.example#@good.example/", "evil.example"}, // fragment first
+		{"http://evil.example?@good.example/", "evil.example"}, // query first
+		{"https://bücher.de/", "xn--bcher-kva.de"},             // IDNA
+		{"https://evil。example/", "evil.example"},              // ideographic full stop maps to "."
+		{"http://0x7f.1/", "127.0.0.1"},                        // browser IPv4 forms
+		{"http://2130706433/", "127.0.0.1"},
+		{"http://[::FFFF:127.0.0.1]:80/", "127.0.0.1"},
+	}
+	for _, c := range cases {
+		h, ok := lexical.URLHost(c.url)
+		assert.True(t, ok, c.url)
+		assert.Equal(t, c.host, h, c.url)
+	}
+	for _, bad := range []string{
+		"ftp://example.com/", "file:///etc/passwd", "example.com", "//example.com/",
+		`http://evil.example\@good.example/`, // browsers read \ as /
+		"http:evil.example", "http:///evil.example", "http://",
+		"http://%65vil.example/", "http://ev\til.example/", " http://example.com",
+		"http://1.2.3.256/", "http://example.com:99999/", "http://[::1/", "http://a..b/",
+	} {
+		h, ok := lexical.URLHost(bad)
+		assert.False(t, ok, "%q gave %q", bad, h)
+	}
+}
+
+func TestHostPatterns(t *testing.T) {
+	p, err := lexical.NormalizeHostPattern("*.Raku.ORG.")
+	assert.NoError(t, err)
+	assert.Equal(t, "*.raku.org", p)
+	assert.True(t, lexical.MatchHost(p, "docs.raku.org"))
+	assert.True(t, lexical.MatchHost(p, "a.b.raku.org"))
+	assert.False(t, lexical.MatchHost(p, "raku.org"), "a wildcard is not the apex")
+	assert.False(t, lexical.MatchHost(p, "evilraku.org"))
+
+	p, err = lexical.NormalizeHostPattern("docs.raku.org:443")
+	assert.NoError(t, err)
+	assert.True(t, lexical.MatchHost(p, "docs.raku.org"))
+	assert.False(t, lexical.MatchHost(p, "x.docs.raku.org"))
+
+	for _, bad := range []string{"", "*", "a.*.org", "https://raku.org", "raku.org/x", "*.1.2.3.4", "user@raku.org", "ra ku.org"} {
+		_, err := lexical.NormalizeHostPattern(bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+// FuzzURLHost: whenever URLHost names a host, it is the host a browser
+// would connect to. Checked against Go's net/url, an independent parser of
+// the same grammar: the host is what follows the last "@" of the authority,
+// before any port, case-folded, IDNA-mapped and without a trailing dot.
+func FuzzURLHost(f *testing.F) {
+	for _, s := range []string{"https://docs.raku.org/x", "http://a@b.example", "http://b.example#@c", "http://b\\@c",
+		"http://bücher.de", "http://x.example.:80", "http://0x7f.1", "http://[::1]:8/", "http://a%2eb",
+		"http://䦴_", "http://[::ffff:7f00:1]/", "http://[::127.0.0.1]/", "http://[64:ff9b::a9fe:a9fe]/", "http://[::1]/",
+		"http://[::]/", "http://[2001:db8::1]/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		host, ok := lexical.URLHost(raw)
+		if !ok {
+			return
+		}
+		if host == "" || host != strings.ToLower(host) || strings.HasSuffix(host, ".") ||
+			strings.ContainsAny(host, "@#\\/?%: \t") && !strings.HasPrefix(host, "[") {
+			t.Fatalf("URLHost(%q) = %q: not a normalised host", raw, host)
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatalf("URLHost(%q) = %q, but net/url rejects it: %v", raw, host, err)
+		}
+		if s := strings.ToLower(u.Scheme); s != "http" && s != "https" {
+			t.Fatalf("URLHost(%q) = %q for scheme %q", raw, host, u.Scheme)
+		}
+		want := u.Hostname()
+		if ip, err := netip.ParseAddr(want); err == nil && ip.Is6() {
+			// One spelling per address: IPv6 compressed in brackets, or
+			// the IPv4 address an IPv6 one stands for (mapped, compatible
+			// but not :: or ::1, NAT64's 64:ff9b::/96), dotted.
+			b := ip.As16()
+			expect := "[" + ip.String() + "]"
+			zero := [12]byte{}
+			nat64 := [12]byte{0, 0x64, 0xff, 0x9b}
+			if ip.Is4In6() || [12]byte(b[:12]) == zero && !ip.IsLoopback() && !ip.IsUnspecified() || [12]byte(b[:12]) == nat64 {
+				expect = netip.AddrFrom4([4]byte(b[12:])).String()
+			}
+			if host != expect {
+				t.Fatalf("URLHost(%q) = %q, want %q", raw, host, expect)
+			}
+			return
+		}
+		mapped, err := whatwgDomainToASCII.ToASCII(strings.TrimSuffix(want, "."))
+		if err != nil {
+			t.Fatalf("URLHost(%q) = %q, but the WHATWG mapping of %q fails: %v", raw, host, want, err)
+		}
+		mapped = strings.TrimSuffix(strings.ToLower(mapped), ".")
+		if mapped != host && !numericHost(host) {
+			t.Fatalf("URLHost(%q) = %q, net/url says %q (%q)", raw, host, want, mapped)
+		}
+	})
+}
+
+// whatwgDomainToASCII is the WHATWG URL standard's "domain to ASCII", with
+// its options as the standard lists them: UseSTD3ASCIIRules, CheckHyphens
+// and VerifyDnsLength false, so "_" stays and "䦴_" is "xn--_-4u4a", which
+// idna.Lookup (STD3) would refuse.
+var whatwgDomainToASCII = idna.New(idna.MapForLookup(), idna.Transitional(false), idna.BidiRule(),
+	idna.CheckJoiners(true), idna.CheckHyphens(false), idna.StrictDomainName(false), idna.VerifyDNSLength(false))
+
+// numericHost: browsers canonicalise IPv4 forms net/url leaves alone.
+func numericHost(h string) bool {
+	return strings.Trim(h, "0123456789.") == ""
+}
+
+// Every name the machine has for itself is loopback, spelt any way a URL
+// may spell it, and nothing that merely looks like one is.
+func TestIsLoopback(t *testing.T) {
+	for _, h := range []string{"localhost", "LOCALHOST", "a.localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback",
+		"127.0.0.1", "127.1.2.3", "[::1]", "0.0.0.0", "[::]", "[::ffff:127.0.0.1]"} {
+		t.Run(h, func(t *testing.T) {
+			n, err := lexical.NormalizeHostPattern(h)
+			require.NoError(t, err)
+			assert.True(t, lexical.IsLoopback(n), "%s (normalised %s) names the machine itself", h, n)
+		})
+	}
+	for _, h := range []string{"localhost.example.com", "ip6-loopback.example", "128.0.0.1", "[::2]", "example.com", "mylocalhost"} {
+		t.Run(h, func(t *testing.T) {
+			n, err := lexical.NormalizeHostPattern(h)
+			require.NoError(t, err)
+			assert.False(t, lexical.IsLoopback(n), "%s (normalised %s) is another host", h, n)
+		})
+	}
+}

@@ -1,0 +1,580 @@
+package regoeval
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/argread"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
+
+	"github.com/mcp-policy/mcp-policy/verdict"
+)
+
+// Matcher is the part of a rule that decides whether it applies to a call:
+// its tool glob, directory, host pattern and annotation hints. Under is
+// clean, absolute or relative to the call's root; Host is normalised.
+//
+// Any is how a deny or ask rule (or a deny grant) reads a call: it matches
+// when any path is inside Under and any host matches Host, comparing tool
+// names and paths folded (FoldPath), so that a harmless extra path or
+// another spelling of a name cannot dodge it. Without Any (allow), every
+// path must be inside and every host match, compared exactly, and the
+// rule must name every dimension the call names: one with Under and no
+// Host covers no call that names a URL or host, one with Host and no Under
+// none that names a path (a decoy path beside a URL must not make a fetch
+// a local read). A rule with neither covers the whole tool. Use MatcherFor
+// to set Any from a decision.
+type Matcher struct {
+	Tool        string
+	Under       string
+	Host        string
+	Annotations map[string]bool
+	// Arguments are the top-level arguments the rule names, each with a
+	// glob over its value (see ArgumentGlobs and argumentsStatus); nil
+	// for none.
+	Arguments []ArgumentGlob
+	Any       bool
+}
+
+// ArgumentGlob is one argument a rule names: Name folded as the argument
+// reader compares names (argread.FoldName), Glob as the rule wrote it.
+type ArgumentGlob struct {
+	Name, Glob string
+}
+
+// foldArgumentName is how argument names are compared: as the reader of a
+// call's arguments compares them, so that a rule and the reader agree on
+// which spellings are one name.
+var foldArgumentName = argread.FoldName
+
+// ArgumentGlobs is a rule's arguments (name -> glob) as a Matcher holds
+// them: names folded, in order of their folded name. The globs must be
+// valid tool globs, and no two names may fold together.
+func ArgumentGlobs(args map[string]string) ([]ArgumentGlob, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	out := make([]ArgumentGlob, 0, len(args))
+	for name, glob := range args {
+		folded := foldArgumentName(name)
+		switch {
+		case folded == "":
+			return nil, fmt.Errorf("arguments: %q names no argument", name)
+		case glob == "":
+			return nil, fmt.Errorf("arguments: %q: the glob is empty", name)
+		}
+		if err := lexical.ValidateToolGlob(glob); err != nil {
+			return nil, fmt.Errorf("arguments: %q: glob %q %v", name, glob, err)
+		}
+		out = append(out, ArgumentGlob{Name: folded, Glob: glob})
+	}
+	slices.SortFunc(out, func(a, b ArgumentGlob) int { return strings.Compare(a.Name, b.Name) })
+	for i := 1; i < len(out); i++ {
+		if out[i].Name == out[i-1].Name {
+			return nil, fmt.Errorf("arguments: two names are one argument (%q)", out[i].Name)
+		}
+	}
+	return out, nil
+}
+
+// MatcherFor is the matcher of a rule with the given decision: Any for
+// deny and ask, every path and host for allow.
+func MatcherFor(decision verdict.Decision, tool, under, host string, annotations map[string]bool) Matcher {
+	return Matcher{Tool: tool, Under: under, Host: host, Annotations: annotations, Any: decision != verdict.Allow}
+}
+
+// Call is a call as matching sees it. Root and Paths are clean and
+// absolute (Root "" for none), Hosts normalised; "" stands for a path or
+// host that cannot be evaluated. Folded holds each path folded (FoldPath),
+// FoldedRoot and FoldedTool the same of the root and the tool's name.
+// Matching relies on all of it: build a Call with CallOf or NewCall.
+// Annotations nil means the tool's catalogue entry is unknown.
+type Call struct {
+	Tool        string
+	Root        string
+	Annotations map[string]bool
+	Paths       []string
+	Hosts       []string
+	// Arguments are the call's top-level arguments (name as written,
+	// value), the model's reason left out: what a rule's Arguments are
+	// matched against. Nil for none.
+	Arguments [][2]*ast.Term
+	// Dirs says which paths the tool acts on as directories (for the
+	// suggestion); nil for none.
+	Dirs []bool
+
+	FoldedTool string
+	FoldedRoot string
+	Folded     []string
+}
+
+// NewCall is a Call with its folded fields filled in. root and paths must
+// be clean and absolute, or "".
+func NewCall(tool, root string, annotations map[string]bool, paths, hosts []string) *Call {
+	c := &Call{Tool: tool, Root: root, Annotations: annotations, Paths: paths, Hosts: hosts}
+	c.fold()
+	return c
+}
+
+// fold fills in the folded fields from the others.
+func (c *Call) fold() {
+	c.FoldedTool, c.FoldedRoot = lexical.Fold(c.Tool), lexical.FoldPath(c.Root)
+	c.Folded = make([]string, len(c.Paths))
+	for i, p := range c.Paths {
+		c.Folded[i] = lexical.FoldPath(p)
+	}
+}
+
+// Status tests the rule against the call: Yes, No, or Unknown when the rule
+// matches only if an unevaluable path or URL (or a relative directory with
+// no root) is what it might be. Every condition must hold; any that fails
+// is No, else any unknown is Unknown.
+func (m *Matcher) Status(c *Call) builtins.Match {
+	// A deny or ask names a tool as written or folded: either matches (a
+	// "?" is one character, and folding can make one two: "ß" is "ss").
+	if !lexical.MatchTool(m.Tool, c.Tool) && (!m.Any || !lexical.MatchTool(lexical.Fold(m.Tool), c.FoldedTool)) {
+		return builtins.No
+	}
+	st := builtins.Yes
+	if len(m.Annotations) > 0 {
+		// An unknown catalogue never matches a rule that tests hints.
+		if c.Annotations == nil {
+			return builtins.No
+		}
+		for k, want := range m.Annotations {
+			if got, ok := c.Annotations[k]; !ok || got != want {
+				return builtins.No
+			}
+		}
+	}
+	// An allow covers a call only in the dimensions it names (see Any):
+	// a path or host the rule does not speak of, known or not, is not
+	// covered by it.
+	if !m.Any && (m.Host == "" && m.Under != "" && len(c.Hosts) > 0 || m.Under == "" && m.Host != "" && len(c.Paths) > 0) {
+		return builtins.No
+	}
+	if len(m.Arguments) > 0 {
+		switch m.argumentsStatus(c) {
+		case builtins.No:
+			return builtins.No
+		case builtins.Unknown:
+			st = builtins.Unknown
+		}
+	}
+	if m.Under != "" {
+		var in builtins.Match
+		switch dir, ok := m.dir(c.Root); {
+		case !ok && len(c.Paths) == 0:
+			in = builtins.No
+		case !ok:
+			in = builtins.Unknown // no root to say where the rule's directory is
+		case m.Any:
+			in = builtins.WithinAny(lexical.FoldPath(dir), c.Folded)
+		default:
+			in = builtins.WithinAll(dir, c.Paths)
+		}
+		switch in {
+		case builtins.No:
+			return builtins.No
+		case builtins.Unknown:
+			st = builtins.Unknown
+		}
+	}
+	if m.Host != "" {
+		match := builtins.MatchAllHosts
+		if m.Any {
+			match = builtins.MatchAnyHosts
+		}
+		switch match(m.Host, c.Hosts) {
+		case builtins.No:
+			return builtins.No
+		case builtins.Unknown:
+			st = builtins.Unknown
+		}
+	}
+	return st
+}
+
+// argumentsStatus is how the rule's Arguments relate to the call's
+// top-level arguments. Each argument of the call whose name folds to a
+// named one is read: a string as written, a number or boolean as its JSON
+// text; an object, array or null is no scalar. An allow matches only if
+// every named argument is there and every value under its name (each
+// spelling of it) is a scalar its glob matches, exactly. A deny or ask
+// matches if any value under any named argument is a scalar its glob
+// matches as written or folded (as it names a tool); else it might match
+// if one is no scalar (a server may read the value it holds), so the
+// call is asked rather than allowed.
+func (m *Matcher) argumentsStatus(c *Call) builtins.Match {
+	st := builtins.No
+	for _, a := range m.Arguments {
+		found := false
+		for _, item := range c.Arguments {
+			name, _ := item[0].Value.(ast.String)
+			if foldArgumentName(string(name)) != a.Name {
+				continue
+			}
+			found = true
+			text, scalar := scalarText(item[1].Value)
+			switch {
+			case !m.Any:
+				if !scalar || !lexical.MatchTool(a.Glob, text) {
+					return builtins.No
+				}
+			case !scalar:
+				st = builtins.Unknown
+			case lexical.MatchTool(a.Glob, text) || lexical.MatchTool(lexical.Fold(a.Glob), lexical.Fold(text)):
+				return builtins.Yes
+			}
+		}
+		if !found && !m.Any {
+			return builtins.No
+		}
+	}
+	if !m.Any {
+		return builtins.Yes
+	}
+	return st
+}
+
+// scalarText is a scalar argument's text as a rule's glob reads it: a
+// string as written, a number as its JSON text, a boolean as true or
+// false. Anything else is no scalar.
+func scalarText(v ast.Value) (string, bool) {
+	switch v := v.(type) {
+	case ast.String:
+		return string(v), true
+	case ast.Number:
+		return string(v), true
+	case ast.Boolean:
+		if v {
+			return "true", true
+		}
+		return "false", true
+	}
+	return "", false
+}
+
+// dir is the rule's directory for a call with the given root.
+func (m *Matcher) dir(root string) (string, bool) {
+	if path.IsAbs(m.Under) {
+		return m.Under, true
+	}
+	return lexical.Resolve(root, m.Under)
+}
+
+// keyKind is what a rule is filed under: the directory it is under
+// (absolute, or relative to the root), else its host (exact, the domain of
+// a wildcard, or any IP range), else nothing; plus the catch-alls that a
+// call with no known path, no root or no known host must still look at.
+// Kinds are bits, so that a tool's rules record which kinds they use and a
+// lookup skips the keys of any other kind.
+type keyKind uint16
+
+const (
+	kindPlain    keyKind = 1 << iota // neither under nor host
+	kindUnder                        // absolute under
+	kindRelative                     // under relative to the root
+	kindHost                         // exact host
+	kindDomain                       // "*.domain": the domain
+	kindRange                        // an IP range: any call naming a host
+	kindAnyPath                      // any under: for a call with an unknown path
+	kindAnyRoot                      // any relative under: for a call with no root
+	kindAnyHost                      // any host: for a call with an unknown host
+)
+
+// indexKey is a key within one tool's rules. A struct, not a joined
+// string, so that a lookup allocates nothing.
+type indexKey struct {
+	kind  keyKind
+	value string
+}
+
+// indexKeys are the keys a rule is filed under. A rule that reads a call
+// folded (Any) is filed under its folded directory.
+func indexKeys(m *Matcher) []indexKey {
+	under := m.Under
+	if m.Any {
+		under = lexical.FoldPath(under)
+	}
+	switch {
+	case under != "" && path.IsAbs(under):
+		return []indexKey{{kindUnder, under}, {kindAnyPath, ""}}
+	case under != "":
+		return []indexKey{{kindRelative, under}, {kindAnyPath, ""}, {kindAnyRoot, ""}}
+	case lexical.IsHostRange(m.Host) || lexical.IsLoopback(m.Host):
+		// A range, or one of the machine's own names (which match each
+		// other): looked up by every call that names a host.
+		return []indexKey{{kindRange, ""}, {kindAnyHost, ""}}
+	case strings.HasPrefix(m.Host, "*."):
+		return []indexKey{{kindDomain, m.Host[2:]}, {kindAnyHost, ""}}
+	case m.Host != "":
+		return []indexKey{{kindHost, m.Host}, {kindAnyHost, ""}}
+	}
+	return []indexKey{{kindPlain, ""}}
+}
+
+// callKeys appends to keys the keys to look a call up under for rules that
+// need every path and host (allow): those of the first known path and
+// host are enough, since a rule whose directory does not contain it, or
+// whose host does not match it, cannot match.
+func callKeys(c *Call, keys []indexKey) []indexKey {
+	keys = append(keys, indexKey{kind: kindPlain})
+	if len(c.Paths) > 0 {
+		if first := firstKnown(c.Paths); first == "" {
+			keys = append(keys, indexKey{kind: kindAnyPath})
+		} else {
+			keys = pathKeys(first, c.Root, keys)
+		}
+		if c.Root == "" {
+			keys = append(keys, indexKey{kind: kindAnyRoot})
+		}
+	}
+	if len(c.Hosts) > 0 {
+		keys = append(keys, indexKey{kind: kindRange})
+		if first := firstKnown(c.Hosts); first == "" {
+			keys = append(keys, indexKey{kind: kindAnyHost})
+		} else {
+			keys = hostKeys(first, keys)
+		}
+	}
+	return keys
+}
+
+func firstKnown(vs []string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func hostKeys(h string, keys []indexKey) []indexKey {
+	keys = append(keys, indexKey{kindHost, h})
+	for _, s := range lexical.HostSuffixes(h) {
+		keys = append(keys, indexKey{kindDomain, s})
+	}
+	return keys
+}
+
+// lookUpAny appends the positions of t's rules that may match the call
+// when any path or host may match them (deny and ask, folded): every
+// distinct path's ancestors and every distinct host's keys, each looked up
+// only when t holds a key of its kind and length, so a call of many long
+// paths costs a walk up each of them, not a list of every ancestor; and an
+// unknown path or host brings in every rule of its kind.
+func (t *toolRules) lookUpAny(c *Call, out []int) []int {
+	look := func(k indexKey) {
+		if t.mayHold(k) {
+			out = append(out, t.groups[k]...)
+		}
+	}
+	look(indexKey{kind: kindPlain})
+	if len(c.Folded) > 0 && t.kinds&(kindUnder|kindRelative|kindAnyPath|kindAnyRoot) != 0 {
+		unknown := false
+		for i, p := range c.Folded {
+			if p == "" {
+				unknown = true
+				continue
+			}
+			if seenBefore(c.Folded, i) {
+				continue
+			}
+			for a := p; ; a = lexical.Parent(a) {
+				look(indexKey{kindUnder, a})
+				if a == "/" || a == "." {
+					break
+				}
+			}
+			if root := c.FoldedRoot; root != "" && t.kinds&kindRelative != 0 && lexical.ContainsClean(root, p) {
+				for a := p; len(a) >= len(root); a = lexical.Parent(a) {
+					rel := strings.TrimPrefix(a[len(root):], "/")
+					if rel == "" {
+						rel = "."
+					}
+					look(indexKey{kindRelative, rel})
+					if a == "/" {
+						break
+					}
+				}
+			}
+		}
+		if unknown {
+			look(indexKey{kind: kindAnyPath})
+		}
+		if c.FoldedRoot == "" {
+			look(indexKey{kind: kindAnyRoot})
+		}
+	}
+	if len(c.Hosts) > 0 && t.kinds&(kindHost|kindDomain|kindRange|kindAnyHost) != 0 {
+		look(indexKey{kind: kindRange})
+		unknown := false
+		for i, h := range c.Hosts {
+			if h == "" {
+				unknown = true
+				continue
+			}
+			if seenBefore(c.Hosts, i) {
+				continue
+			}
+			look(indexKey{kindHost, h})
+			for _, s := range lexical.HostSuffixes(h) {
+				look(indexKey{kindDomain, s})
+			}
+		}
+		if unknown {
+			look(indexKey{kind: kindAnyHost})
+		}
+	}
+	return out
+}
+
+// seenBefore reports whether vs[i] is also at an earlier index: calls
+// repeat paths, and each distinct one is looked up once. Past a few
+// values it only compares with the one before, so it stays linear.
+func seenBefore(vs []string, i int) bool {
+	if i > 16 {
+		return vs[i] == vs[i-1]
+	}
+	for _, v := range vs[:i] {
+		if v == vs[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// pathKeys appends the keys of one clean absolute path: its ancestors, and
+// those inside the root named relative to it.
+func pathKeys(p, root string, keys []indexKey) []indexKey {
+	for a := p; ; a = lexical.Parent(a) {
+		keys = append(keys, indexKey{kindUnder, a})
+		if a == "/" || a == "." {
+			break
+		}
+	}
+	if root != "" && builtins.Contains(root, p) == builtins.Yes {
+		// The ancestors inside the root are the path's prefixes at least
+		// as long as the root, named from it.
+		for a := p; len(a) >= len(root); a = lexical.Parent(a) {
+			rel := strings.TrimPrefix(a[len(root):], "/")
+			if rel == "" {
+				rel = "."
+			}
+			keys = append(keys, indexKey{kindRelative, rel})
+			if a == "/" {
+				break
+			}
+		}
+	}
+	return keys
+}
+
+// index files rules by tool and key, so that a decision looks at the few
+// rules that can apply to a call, whatever the size of the rule set. Rules
+// that read calls exactly (allow) and folded (deny, ask) are filed apart,
+// each under the tool name and keys they compare.
+type index struct {
+	exact, folded toolIndex
+}
+
+// toolIndex files rules by tool name or pattern.
+type toolIndex struct {
+	byTool map[string]*toolRules
+	// globs are the distinct tool patterns with wildcards: each is tested
+	// against the call's tool, so a decision costs one match per distinct
+	// glob, not per rule.
+	globs []string
+}
+
+// toolRules are the rules of one tool name or pattern.
+type toolRules struct {
+	groups map[indexKey][]int // rule positions, in order
+	kinds  keyKind            // the kinds in groups
+	// lengths has bit n set when groups holds a key of n bytes (the last
+	// bit for any longer one): a call's ancestors of other lengths are not
+	// looked up, so a call deep in a tree probes one or two of them, not
+	// every level.
+	lengths uint64
+}
+
+func lengthBit(key string) uint64 { return 1 << min(len(key), 63) }
+
+// mayHold reports whether groups may hold k.
+func (t *toolRules) mayHold(k indexKey) bool {
+	return t.kinds&k.kind != 0 && t.lengths&lengthBit(k.value) != 0
+}
+
+func newIndex() index {
+	return index{exact: toolIndex{byTool: map[string]*toolRules{}}, folded: toolIndex{byTool: map[string]*toolRules{}}}
+}
+
+// add files rule i, whose matcher is m: amortised O(1), so a set of rules
+// (a fleet's grants) grows one at a time without being indexed again.
+func (ix *index) add(i int, m *Matcher) {
+	ti, tool := &ix.exact, m.Tool
+	if m.Any {
+		ti, tool = &ix.folded, lexical.Fold(m.Tool)
+	}
+	if !lexical.IsGlob(tool) {
+		tool = lexical.UnescapeTool(tool) // filed under the one name it matches
+	}
+	t := ti.byTool[tool]
+	if t == nil {
+		t = &toolRules{groups: map[indexKey][]int{}}
+		ti.byTool[tool] = t
+		if lexical.IsGlob(tool) {
+			ti.globs = append(ti.globs, tool) // the order of globs is no matter: candidates are sorted
+		}
+	}
+	for _, k := range indexKeys(m) {
+		t.groups[k] = append(t.groups[k], i)
+		t.kinds |= k.kind
+		t.lengths |= lengthBit(k.value)
+	}
+}
+
+// candidates appends to out the positions of the rules that may match the
+// call, ascending, without duplicates.
+func (ix *index) candidates(c *Call, out []int) []int {
+	var buf [32]indexKey
+	keys := callKeys(c, buf[:0])
+	ix.exact.each(c.Tool, "", func(t *toolRules) {
+		for _, k := range keys {
+			if t.mayHold(k) {
+				out = append(out, t.groups[k]...)
+			}
+		}
+	})
+	if len(ix.folded.byTool) > 0 {
+		also := ""
+		if c.Tool != c.FoldedTool {
+			also = c.Tool // a rule's glob may match the name only as written (see Status)
+		}
+		ix.folded.each(c.FoldedTool, also, func(t *toolRules) { out = t.lookUpAny(c, out) })
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// each calls f with the rules of tool, and of also when it is not "": the
+// rules filed under the name, and under every glob that matches it.
+func (ti *toolIndex) each(tool, also string, f func(*toolRules)) {
+	if t := ti.byTool[tool]; t != nil {
+		f(t)
+	}
+	if t := ti.byTool[also]; also != "" && t != nil {
+		f(t)
+	}
+	for _, g := range ti.globs {
+		if lexical.MatchTool(g, tool) || also != "" && lexical.MatchTool(g, also) {
+			f(ti.byTool[g])
+		}
+	}
+}

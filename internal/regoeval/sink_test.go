@@ -1,0 +1,40 @@
+package regoeval
+
+import (
+	"context"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-policy/mcp-policy/verdict"
+)
+
+// A sink answers only the call for the very input it was made for: an
+// equal input (a Rego test's, a copy) gets the decision document.
+func TestSinkIsForOneInput(t *testing.T) {
+	input := ast.MustParseTerm(`{"tool": "fs_write", "root": null, "annotations": null, "paths": [{"arg": "path", "raw": "/srv/x", "path": "/srv/x"}], "hosts": [], "arguments": {"path": "/srv/x"}}`)
+	data := ast.MustParseTerm(`{"rules": [{"tool": "fs_write", "decision": "allow", "under": "/srv", "host": "", "annotations": {}, "message": ""}]}`)
+	args := func(in *ast.Term) []*ast.Term {
+		return []*ast.Term{in, data, ast.SetTerm(), ast.SetTerm(), ast.SetTerm(), ast.SetTerm(), ast.SetTerm()}
+	}
+	call := CallOf(input.Value)
+	var o Outcome
+	ctx := WithSink(context.Background(), input.Value, &call, nil, &o)
+
+	doc, err := engineDecide(rego.BuiltinContext{Context: ctx}, args(input.Copy()))
+	require.NoError(t, err)
+	obj, ok := doc.Value.(ast.Object)
+	require.True(t, ok, "an equal input got %v, want the decision document", doc)
+	require.Empty(t, o.Decision, "an equal input filled the sink (%+v)", o)
+	got := obj.Get(keyDecision)
+	require.True(t, Key("allow").Equal(got), "the document decides %v, want allow", got)
+
+	res, err := engineDecide(rego.BuiltinContext{Context: ctx}, args(input))
+	require.NoError(t, err)
+	require.True(t, ast.InternedTerm(true).Equal(res), "the input itself got %v, want true (outcome %+v)", res, o)
+	require.Equal(t, verdict.Allow, o.Decision, "the input itself: outcome %+v", o)
+	require.NotNil(t, o.Rule, "the input itself: outcome %+v", o)
+	require.Equal(t, 0, o.Rule.Position, "the input itself: outcome %+v", o)
+}

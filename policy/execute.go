@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 	"github.com/mcp-policy/mcp-policy/verdict"
@@ -208,7 +209,8 @@ func (p *Policy) apply(tool, root string, d rules.Decision, a Answer, rec *Recor
 		}
 		offered[i] = v
 	}
-	if err := p.remember(offered); err != nil {
+	q := &grants.Question{Tool: tool, Paths: d.Paths, Hosts: d.Hosts, Reason: string(d.Reason)}
+	if err := p.remember(q, offered); err != nil {
 		return refuse(err.Error())
 	}
 	if rec != nil {

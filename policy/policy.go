@@ -355,11 +355,12 @@ func (p *Policy) grantSets() []*rules.GrantSet {
 	return []*rules.GrantSet{p.own}
 }
 
-// remember adds grants: to the store when there is one, else to this
-// policy's own list. All or nothing.
-func (p *Policy) remember(gs []rules.Rule) error {
+// remember adds the grants an answer to q left: to the store when there
+// is one (which records q), else to this policy's own list. All or
+// nothing.
+func (p *Policy) remember(q *grants.Question, gs []rules.Rule) error {
 	if s := p.opts.GrantsStore; s != nil {
-		return s.Add(gs...)
+		return s.Remember(q, gs...)
 	}
 	p.own.Add(gs...)
 	return nil

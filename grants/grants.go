@@ -395,10 +395,31 @@ func (s *Store) refresh() {
 		return
 	}
 	s.loadErr = nil
-	if changed && !slices.EqualFunc(gs, s.records, sameGrant) {
+	switch {
+	case !changed || slices.EqualFunc(gs, s.records, sameGrant):
+	case len(gs) > len(s.records) && slices.EqualFunc(gs[:len(s.records)], s.records, sameRecord):
+		// Grants were added, as they mostly are: index the new ones
+		// only, so a fleet's burst of answers does not rebuild the index
+		// once per answer.
+		t := now()
+		for _, g := range gs[len(s.records):] {
+			if !g.ExpiredAt(t) {
+				s.set.Add(g.Rule)
+				s.noteExpiry(g)
+			}
+		}
+		s.records, s.denies = gs, nil
+		s.version++
+	default:
 		s.setRecords(gs)
 		s.version++
 	}
+}
+
+// sameRecord reports whether a and b are one grant with one record, as
+// far as answering goes.
+func sameRecord(a, b Grant) bool {
+	return a.ID == b.ID && a.Expires.Equal(b.Expires) && a.GrantedAt.Equal(b.GrantedAt)
 }
 
 // expire drops from the index the grants that have expired.

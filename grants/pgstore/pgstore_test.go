@@ -45,8 +45,10 @@ func TestPostgresBackend(t *testing.T) {
 	}, grantstest.Eventually(time.Second))
 }
 
-func allow(tool string) rules.Rule { return rules.Rule{Tool: tool, Decision: rules.Allow, Under: "/srv"} }
-func deny(tool string) rules.Rule  { return rules.Rule{Tool: tool, Decision: rules.Deny} }
+func allow(tool string) rules.Rule {
+	return rules.Rule{Tool: tool, Decision: rules.Allow, Under: "/srv"}
+}
+func deny(tool string) rules.Rule { return rules.Rule{Tool: tool, Decision: rules.Deny} }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()

@@ -33,16 +33,19 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/decisionlog"
 	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/grants/pgstore"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/internal/proxy"
 )
 
 const usage = `usage:
   mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]...
-                   [--grants FILE] [--log FILE|-] [--log-arguments masked|full]
+                   [--grants FILE|URL] [--label KEY=VALUE]... [--grant-ttl DURATION]
+                   [--log FILE|-] [--log-arguments masked|full]
                    [--arguments NAME|FILE]... [--timeout DURATION]
                    [--ask elicit|refuse] [--ask-timeout DURATION] -- COMMAND [ARGS...]
   mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
+  mcp-policy grants list|show|revoke|add|prune --grants FILE|URL ...
   mcp-policy version
 
 The proxy's flags go before --; everything after the server's COMMAND is
@@ -73,6 +76,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "proxy":
 		return proxyCommand(args[1:], stdin, stdout, stderr)
+	case "grants":
+		return grantsCommand(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -85,10 +90,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
-type headers []string
+// stringList is a flag that may be given many times.
+type stringList struct{ list *[]string }
 
-func (h *headers) String() string     { return strings.Join(*h, ", ") }
-func (h *headers) Set(v string) error { *h = append(*h, v); return nil }
+func (s stringList) String() string {
+	if s.list == nil {
+		return ""
+	}
+	return strings.Join(*s.list, ", ")
+}
+func (s stringList) Set(v string) error { *s.list = append(*s.list, v); return nil }
 
 func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("proxy", flag.ContinueOnError)
@@ -100,8 +111,8 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	ask := fset.String("ask", proxy.AskElicit, "elicit: ask the human through the host; refuse: refuse what needs asking")
 	askTimeout := fset.Duration("ask-timeout", 10*time.Minute, "how long a question waits for the host's answer in a 2026-07-28 input-required round")
 	serverURL := fset.String("url", "", "a remote MCP server over streamable HTTP, instead of COMMAND")
-	var hdrs headers
-	fset.Var(&hdrs, "header", "'Name: value': an HTTP header for --url (repeatable)")
+	var hdrs []string
+	fset.Var(stringList{&hdrs}, "header", "'Name: value': an HTTP header for --url (repeatable)")
 	fset.Usage = func() { fmt.Fprint(stderr, usage, "\nflags:\n"); fset.PrintDefaults() }
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -195,7 +206,14 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 			proxy.GrowPipe(f) // the host's pipes, when they are pipes
 		}
 	}
-	return p.Run(server, stdin, signals())
+	code := p.Run(server, stdin, signals())
+	if err := store.Close(); err != nil {
+		fmt.Fprintf(stderr, "mcp-policy proxy: %v\n", err)
+		if code == exitOK {
+			code = exitFailure
+		}
+	}
+	return code
 }
 
 // signals delivers the number of a signal that ends the proxy. SIGPIPE is
@@ -281,6 +299,11 @@ func inForce(cfg *cliconfig.Config, store *grants.Store, logFile string) string 
 	grantsText := "in memory until the proxy exits (no --grants)"
 	if f := store.File(); f != "" {
 		grantsText = fmt.Sprintf("%s (%d held)", f, len(store.List()))
+	} else if cliconfig.IsPostgres(cfg.GrantsFile) {
+		grantsText = fmt.Sprintf("%s (%d held)", pgstore.Redact(cfg.GrantsFile), len(store.List()))
+	}
+	if cfg.GrantTTL > 0 {
+		grantsText += fmt.Sprintf(", each for %v", cfg.GrantTTL)
 	}
 	logText := "none"
 	switch logFile {

@@ -120,7 +120,7 @@ func OpenBackend(ctx context.Context, connString string, o Options) (*Backend, e
 	}
 	pcfg, err := pgxpool.ParseConfig(connString)
 	if err != nil {
-		return nil, fmt.Errorf("grants: postgres: %s: %w", redact(connString), err)
+		return nil, fmt.Errorf("grants: postgres: %s: %w", Redact(connString), err)
 	}
 	pcfg.MaxConns = 4
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
@@ -149,8 +149,8 @@ func OpenBackend(ctx context.Context, connString string, o Options) (*Backend, e
 	return b, nil
 }
 
-// redact is a connection string without its password, for messages.
-func redact(s string) string {
+// Redact is a connection URL without its password, for messages.
+func Redact(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || u.User == nil {
 		return s

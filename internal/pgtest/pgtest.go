@@ -53,11 +53,17 @@ var (
 // call it from TestMain.
 func Main(m *testing.M) {
 	code := m.Run()
+	Stop()
+	os.Exit(code)
+}
+
+// Stop stops the server the tests started, if any, and removes its
+// files: for a TestMain that does more than Main.
+func Stop() {
 	if shared != nil && shared.data != "" {
-		shared.stop("fast")
+		_ = shared.stop("fast")
 		os.RemoveAll(filepath.Dir(shared.data))
 	}
-	os.Exit(code)
 }
 
 // Get returns the package's server, starting it on first use, or skips t

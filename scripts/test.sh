@@ -10,6 +10,19 @@ step() { steps=$((steps + 1)); printf '\n== %s\n' "$*"; }
 step "npm: the official filesystem MCP server, for the end-to-end tests"
 (cd test/npm && npm ci --no-audit --no-fund --loglevel=error)
 
+step "PostgreSQL: the grants store's tests start their own server (internal/pgtest)"
+if [ -n "${MCP_POLICY_TEST_PG:-}" ]; then
+	echo "using the server MCP_POLICY_TEST_PG names"
+elif pg_bin=$(compgen -G '/usr/lib/postgresql/*/bin/initdb' | sort -V | tail -1) && [ -n "$pg_bin" ]; then
+	echo "from $(dirname "$pg_bin"), on a Unix socket in a temporary directory$([ "$(id -u)" = 0 ] && echo ", as nobody")"
+elif command -v initdb >/dev/null; then
+	echo "from $(dirname "$(command -v initdb)")"
+elif [ "${CI:-}" = true ]; then
+	echo "PostgreSQL is missing (apt-get install postgresql): CI does not skip its tests"; exit 1
+else
+	echo "PostgreSQL is missing (apt-get install postgresql): its tests will skip"
+fi
+
 step "gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then

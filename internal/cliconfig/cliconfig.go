@@ -353,11 +353,7 @@ func ruleFault(elem []byte) bool {
 }
 
 func grantFault(elem []byte) bool {
-	rs, err := rules.ParseRules(append(append([]byte("["), elem...), ']'), "")
-	if err != nil {
-		return true
-	}
-	_, err = grants.NewStore(rs)
+	_, err := grants.ParseGrants(append(append([]byte("["), elem...), ']'), "")
 	return err != nil
 }
 

@@ -412,7 +412,6 @@ func (b *Backend) Add(ctx context.Context, gs []grants.Grant) error {
 		return errors.New("grants: postgres: the store is closed")
 	}
 	err := b.insert(ctx, gs)
-	var pgErr *pgconn.PgError
 	switch {
 	case err == nil:
 		b.mu.Lock()
@@ -423,7 +422,7 @@ func (b *Backend) Add(ctx context.Context, gs []grants.Grant) error {
 		b.changed = true
 		b.mu.Unlock()
 		return nil
-	case errors.As(err, &pgErr):
+	case !outOfReach(err):
 		return fmt.Errorf("grants: postgres: adding grants: %w", err)
 	default:
 		b.mu.Lock()
@@ -578,4 +577,29 @@ func payload(ids []string) string {
 		return ""
 	}
 	return p
+}
+
+// outOfReach reports whether err says the database could not be reached
+// or could not take the add now — worth queuing and trying again — rather
+// than that it refused the add (a permission, a constraint): a connection
+// that failed (even with the server's own error, "the database system is
+// starting up"), a connection lost, or an error of the classes
+// PostgreSQL gives for those and for a transaction to retry.
+func outOfReach(err error) bool {
+	var connErr *pgconn.ConnectError
+	if errors.As(err, &connErr) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && len(pgErr.Code) == 5 {
+		switch pgErr.Code[:2] {
+		case "08", // connection exception
+			"40", // transaction rollback: serialization failure, deadlock
+			"53", // insufficient resources: too many connections
+			"57": // operator intervention: shutdown, cannot connect now
+			return true
+		}
+		return false
+	}
+	return true // no answer from the server at all
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"sync"
 	"testing"
 	"time"
@@ -118,33 +120,107 @@ func TestDatabaseDownFailsClosedAndQueuesAnswers(t *testing.T) {
 	}
 }
 
-// 8 stores × 200 always-deny answers at once: every one is kept.
-func TestManyStoresAddingAtOnceLoseNoDeny(t *testing.T) {
+// The database killed and restarted while answers keep coming: every
+// answer is written once, none lost or doubled, and while it is down no
+// allow grant answers past StaleAfter.
+func TestDatabaseKilledMidRunLosesNoAnswer(t *testing.T) {
 	url := pgtest.NewDatabase(t)
-	const stores, each = 8, 200
-	var wg sync.WaitGroup
-	errs := make(chan error, stores*each)
-	for i := range stores {
-		s := open(t, url, pgstore.Options{})
-		for j := range each {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := s.Add(deny(fmt.Sprintf("t%d_%d", i, j))); err != nil {
-					errs <- err
-				}
-			}()
-		}
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	srv := pgtest.Get(t)
+	o := pgstore.Options{StaleAfter: 200 * time.Millisecond}
+	a, b := open(t, url, o), open(t, url, o)
+	if err := a.Add(allow("write")); err != nil {
 		t.Fatal(err)
 	}
-	s := open(t, url, pgstore.Options{})
-	if n := len(s.List()); n != stores*each {
-		t.Fatalf("%d grants, want %d", n, stores*each)
+	waitFor(t, "b never saw a's grant", func() bool { return b.Grants().Has(allow("write")) })
+
+	const answers = 120
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range answers {
+			if err := a.Add(deny(fmt.Sprintf("live_%d", i))); err != nil {
+				t.Errorf("answer %d: %v", i, err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	srv.Kill(t)
+	waitFor(t, "an allow grant answered past StaleAfter with the database down", func() bool {
+		return !a.Grants().Has(allow("write")) && !b.Grants().Has(allow("write"))
+	})
+	srv.Restart(t)
+	<-done
+	for _, s := range []*grants.Store{a, b} {
+		waitFor(t, "answers lost across the restart", func() bool {
+			return len(s.List()) == answers+1 && s.Grants().Has(allow("write"))
+		})
 	}
+	c, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	var rows int
+	if err := c.QueryRow(context.Background(), "SELECT count(*) FROM mcp_policy_grants").Scan(&rows); err != nil || rows != answers+1 {
+		t.Fatalf("%d rows (%v), want %d: every answer once", rows, err, answers+1)
+	}
+}
+
+// 8 processes × 200 concurrent always-deny answers, on one database at
+// once: every one is kept, once.
+func TestManyProcessesAddingAtOnceLoseNoDeny(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	const procs = 8
+	cmds := make([]*exec.Cmd, procs)
+	for i := range procs {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperAddDenies$")
+		cmd.Env = append(os.Environ(), "PGSTORE_HELPER_URL="+url, fmt.Sprintf("PGSTORE_HELPER_PROC=%d", i))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds[i] = cmd
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("process %d: %v", i, err)
+		}
+	}
+	s := open(t, url, pgstore.Options{})
+	if n := len(s.List()); n != procs*helperAdds {
+		t.Fatalf("%d grants, want %d", n, procs*helperAdds)
+	}
+	c, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	var rows int
+	if err := c.QueryRow(context.Background(), "SELECT count(*) FROM mcp_policy_grants").Scan(&rows); err != nil || rows != procs*helperAdds {
+		t.Fatalf("%d rows (%v), want %d", rows, err, procs*helperAdds)
+	}
+}
+
+const helperAdds = 200
+
+// TestHelperAddDenies is one process of TestManyProcessesAddingAtOnceLoseNoDeny:
+// helperAdds always-deny answers at once, through one store.
+func TestHelperAddDenies(t *testing.T) {
+	url := os.Getenv("PGSTORE_HELPER_URL")
+	if url == "" {
+		t.Skip("a helper process")
+	}
+	proc := os.Getenv("PGSTORE_HELPER_PROC")
+	s := open(t, url, pgstore.Options{})
+	var wg sync.WaitGroup
+	for j := range helperAdds {
+		wg.Go(func() {
+			if err := s.Add(deny(fmt.Sprintf("p%s_%d", proc, j))); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // A database whose schema a newer program wrote is refused, naming both

@@ -202,7 +202,7 @@ func readMeta(g *Grant, k string, v json.RawMessage) error {
 // replaced by a new one, so "always" answered again after a grant expired
 // answers again. list is not modified.
 func merge(list, add []Grant, now time.Time) []Grant {
-	out := slices.Clone(list)
+	out := append(make([]Grant, 0, len(list)+len(add)), list...)
 	at := make(map[string]int, len(out)+len(add))
 	for i, g := range out {
 		at[g.ID] = i

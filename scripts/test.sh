@@ -43,7 +43,7 @@ bash scripts/lint.sh
 step "Rego tests (policy-eval test, builtins registered)"
 go run ./cmd/policy-eval test rego/
 
-step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader, argument discovery and the proxy's line reader briefly (the seeds also run in go test)"
+step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader, the grants reader, argument discovery and the proxy's line reader briefly (the seeds also run in go test)"
 # The budget is a count of runs, not a duration: Go 1.26's fuzz coordinator
 # can report "context deadline exceeded", and fail, when a duration runs out
 # while a worker is mid-run (golang/go#75804, fixed in Go 1.27). A count sets
@@ -54,6 +54,7 @@ for target in FuzzContains FuzzResolve FuzzScope FuzzCleanAbs FuzzURLHost FuzzMa
 	go test ./builtins/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done
 go test ./internal/strictjson/ -run '^$' -fuzz '^FuzzDecodeJSON$' -fuzztime "$fuzz_runs"
+go test ./grants/ -run '^$' -fuzz '^FuzzParseGrants$' -fuzztime "$fuzz_runs"
 go test ./internal/argread/ -run '^$' -fuzz '^FuzzArgumentsSeen$' -fuzztime "$fuzz_runs"
 for target in FuzzReadMessage FuzzEnvelope; do
 	go test ./internal/proxy/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"

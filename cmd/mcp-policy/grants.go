@@ -125,18 +125,13 @@ func grantsCommand(args []string, stdout, stderr io.Writer) int {
 		return fail(exitUsage, "name the grants to revoke by ID or filter (or --all for every grant)")
 	}
 
-	grantsPath := f.store
-	if !cliconfig.IsPostgres(grantsPath) {
-		if grantsPath, err = cliconfig.ExpandPath("--grants", grantsPath); err != nil {
-			return fail(exitUsage, "%v", err)
-		}
-	}
-	cfg := &cliconfig.Config{GrantsFile: grantsPath, Labels: labels, GrantTTL: f.ttl}
-	store, err := cfg.OpenGrants()
+	store, err := openGrants(f.store)
 	if err != nil {
 		return fail(exitFailure, "%v", err)
 	}
 	defer store.Close()
+	store.SetLabels(labels)
+	store.SetTTL(f.ttl)
 	now := time.Now()
 	ctx := context.Background()
 
@@ -198,6 +193,18 @@ func grantsCommand(args []string, stdout, stderr io.Writer) int {
 		return fail(exitFailure, "%v", err)
 	}
 	return exitOK
+}
+
+// openGrants opens the grants file (~ expanded) or database the grants
+// command works on, as the proxy opens it.
+func openGrants(store string) (*grants.Store, error) {
+	if !cliconfig.IsPostgres(store) {
+		var err error
+		if store, err = cliconfig.ExpandPath("--grants", store); err != nil {
+			return nil, err
+		}
+	}
+	return (&cliconfig.Config{GrantsFile: store}).OpenGrants()
 }
 
 // mustValidate is r as the store keeps it (the store validated it

@@ -13,12 +13,14 @@
 // doubled.
 //
 // When the database cannot be reached it fails closed. Deny grants go on
-// answering from the last grants read. Allow grants answer for StaleAfter
-// more, then stop (the call is asked, or refused headless), since one of
-// them may have been revoked where this process cannot see; they answer
-// again once the grants are read again. An answer given meanwhile is
-// queued in memory, answers here at once, and is written when the
-// database returns; Close reports any answer it still could not write.
+// answering from the last grants read. Allow grants stop answering
+// StaleAfter after the database last answered (the call is asked, or
+// refused headless), since one of them may have been revoked where this
+// process cannot see — a network cut that gives no error included, since
+// the reader checks the connection every StaleAfter/3; they answer again
+// once the grants are read again. An answer given meanwhile is queued in
+// memory (a deny answers here at once) and written when the database
+// returns; Close reports any answer it still could not write.
 package pgstore
 
 import (
@@ -43,8 +45,9 @@ import (
 
 // Options tune a store; the zero Options are the defaults.
 type Options struct {
-	// StaleAfter is how long allow grants go on answering once the
-	// database is out of reach. Default 5 s; negative: not at all.
+	// StaleAfter is how long after the database last answered allow
+	// grants go on answering. Default 5 s; negative: they stop as soon as
+	// the connection is seen to fail.
 	StaleAfter time.Duration
 	// Backstop is how often the grants are read again without being
 	// told of a change. Default 30 s.
@@ -89,9 +92,10 @@ type Backend struct {
 	readErr  error
 
 	// healthy is whether the listener is connected and has read the
-	// grants since; downSince (unix nanos) when it stopped being.
-	healthy   atomic.Bool
-	downSince atomic.Int64
+	// grants since; lastOK (unix nanos) when the database last answered
+	// it: a notification, a read or a liveness check.
+	healthy atomic.Bool
+	lastOK  atomic.Int64
 
 	wake   chan struct{} // asks the reader to read (or flush) now
 	stop   context.CancelFunc
@@ -143,6 +147,7 @@ func OpenBackend(ctx context.Context, connString string, o Options) (*Backend, e
 		return nil, err
 	}
 	b.healthy.Store(true)
+	b.touch()
 	rctx, cancel := context.WithCancel(context.Background())
 	b.stop = cancel
 	go b.run(rctx, listener)
@@ -184,7 +189,7 @@ func (b *Backend) run(ctx context.Context, listener *pgx.Conn) {
 	backoff := 50 * time.Millisecond
 	tick := b.o.Backstop
 	if b.o.StaleAfter > 0 {
-		tick = min(tick, b.o.StaleAfter/2)
+		tick = min(tick, b.o.StaleAfter/3) // heard from at least twice per StaleAfter
 	}
 	lastFull := time.Now()
 	for ctx.Err() == nil {
@@ -206,6 +211,7 @@ func (b *Backend) run(ctx context.Context, listener *pgx.Conn) {
 			}
 			listener, backoff, lastFull = c, 50*time.Millisecond, time.Now()
 			b.healthy.Store(true)
+			b.touch()
 			b.o.Logf("grants: postgres: back in touch; grants read again")
 		}
 		b.flush(ctx)
@@ -232,7 +238,9 @@ func (b *Backend) run(ctx context.Context, listener *pgx.Conn) {
 			b.down(err)
 			listener.Close(context.Background())
 			listener = nil
+			continue
 		}
+		b.touch()
 	}
 	if listener != nil {
 		listener.Close(context.Background())
@@ -293,8 +301,7 @@ func (b *Backend) wait(ctx context.Context, listener *pgx.Conn, tick time.Durati
 
 func (b *Backend) down(err error) {
 	if b.healthy.Swap(false) {
-		b.downSince.Store(time.Now().UnixNano())
-		b.o.Logf("grants: postgres: out of reach (%v); deny grants go on answering, allow grants stop after %v", err, b.o.StaleAfter)
+		b.o.Logf("grants: postgres: out of reach (%v); deny grants go on answering, allow grants stop %v after it last answered", err, b.o.StaleAfter)
 	}
 }
 
@@ -394,14 +401,18 @@ func (b *Backend) Latest() ([]grants.Grant, bool, error) {
 	return out, true, nil
 }
 
-// Current is whether allow grants may answer: the database is in touch,
-// or has been out of touch for less than StaleAfter.
+// Current is whether allow grants may answer: the database answered the
+// reader less than StaleAfter ago. The reader hears from it at least
+// every StaleAfter/3 while it is there, so a database gone, or a network
+// cut that gives no error, stops allow grants within StaleAfter.
 func (b *Backend) Current() bool {
-	if b.healthy.Load() {
-		return true
+	if b.o.StaleAfter < 0 {
+		return b.healthy.Load()
 	}
-	return b.o.StaleAfter > 0 && time.Since(time.Unix(0, b.downSince.Load())) < b.o.StaleAfter
+	return time.Since(time.Unix(0, b.lastOK.Load())) < b.o.StaleAfter
 }
+
+func (b *Backend) touch() { b.lastOK.Store(time.Now().UnixNano()) }
 
 // Add writes gs in one transaction and announces it. When the database
 // cannot be reached the grants are queued (see the package doc) and Add
@@ -501,6 +512,8 @@ func (b *Backend) flush(ctx context.Context) {
 // needs the database: a revocation that cannot be written is an error,
 // never queued, so whoever revokes knows it did not happen.
 func (b *Backend) Revoke(ctx context.Context, ids []string) ([]grants.Grant, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	var raws [][]byte
 	err := pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, "DELETE FROM mcp_policy_grants WHERE id = ANY($1) RETURNING grant_json", ids)

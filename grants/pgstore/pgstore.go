@@ -443,6 +443,7 @@ func (b *Backend) Add(ctx context.Context, gs []grants.Grant) error {
 		b.changed = true
 		b.mu.Unlock()
 		b.o.Logf("grants: postgres: %d grant(s) queued until the database is back: %v", len(gs), err)
+		b.wakeReader() // the database may only have been busy: try again soon
 		return nil
 	}
 }
@@ -572,9 +573,9 @@ func (b *Backend) Close() error {
 	return nil
 }
 
-// Wake asks the reader to read now rather than at its next notification:
-// for tests and tools that changed the database behind the store's back.
-func (b *Backend) Wake() {
+// wakeReader asks the reader to read and write what is queued now rather
+// than at its next tick.
+func (b *Backend) wakeReader() {
 	select {
 	case b.wake <- struct{}{}:
 	default:

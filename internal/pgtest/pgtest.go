@@ -193,7 +193,24 @@ func start() (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	s.watch(dir)
 	return s, nil
+}
+
+// watch starts a watchdog that stops the server and removes dir once this
+// process is gone, however it went: a test binary killed (a timeout, ^C,
+// a closed pipe) never runs Main's Stop, and would leave the server
+// running. It runs as this process's user, who may signal this process;
+// its own process group keeps it out of the test's signals.
+func (s *Server) watch(dir string) {
+	stop := s.command(filepath.Join(s.bin, "pg_ctl"), "stop", "-m", "immediate", "-D", s.data)
+	script := `while kill -0 "$0" 2>/dev/null; do sleep 1; done; "$@" >/dev/null 2>&1; rm -rf "$DIR"`
+	c := exec.Command("sh", append([]string{"-c", script, strconv.Itoa(os.Getpid())}, stop.Args...)...)
+	c.Env = append(os.Environ(), "DIR="+dir)
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if c.Start() == nil {
+		_ = c.Process.Release()
+	}
 }
 
 func (s *Server) stop(mode string) error {

@@ -16,7 +16,7 @@ import (
 )
 
 // TestProxyGrantsInPostgresAcrossTwoMachines: two proxy processes with
-// different labels, in front of servers with different roots that share
+// different labels (A's grants lasting a day), in front of servers with different roots that share
 // one directory, on one PostgreSQL, stand for two machines. An
 // always-allow answered through A allows the same write through B without
 // asking B's human; the grant records who answered what; a revocation
@@ -32,7 +32,7 @@ func TestProxyGrantsInPostgresAcrossTwoMachines(t *testing.T) {
 
 	personA := &human{answer: choose("always-allow")}
 	personB := &human{answer: choose("deny-once")}
-	a := startProxied(t, []string{"--grants", db, "--label", "machine-a"}, server, hostOptions{elicit: personA})
+	a := startProxied(t, []string{"--grants", db, "--label", "machine-a", "--grant-ttl", "24h"}, server, hostOptions{elicit: personA})
 	b := startProxied(t, []string{"--grants", db, "--label", "machine-b"}, serverB, hostOptions{elicit: personB})
 	assert.Contains(t, a.stderr.String(), "grants: postgres://", "the start-up line names the database")
 	write := func(ph *proxied, rel string) *mcp.CallToolResult {
@@ -67,7 +67,7 @@ func TestProxyGrantsInPostgresAcrossTwoMachines(t *testing.T) {
 	}
 	list := cli("list", "--grants", db, "--label", "machine-a", "--json")
 	for _, want := range []string{`"tool": "write_file"`, `"under": "` + filepath.Join(dir, "drafts") + `"`, `"id": "machine-a"`,
-		`"paths": [`, filepath.Join(dir, "drafts", "a.md"), `"granted_at"`} {
+		`"paths": [`, filepath.Join(dir, "drafts", "a.md"), `"granted_at"`, `"expires"`} {
 		assert.Contains(t, list, want, "the grant as listed")
 	}
 	assert.Equal(t, "[]\n", cli("list", "--grants", db, "--label", "machine-b", "--json"), "B made no grant")

@@ -135,6 +135,11 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 		Rule: cloneRule(d.Rule), Reason: d.Reason, Paths: d.Paths, Hosts: d.Hosts, Suggestion: cloneRule(d.Suggestion),
 		AllowGrantable: rules.AllowGrantCanAnswer(d),
 	}
+	if q.AllowGrantable {
+		// Where a grant could have answered, one that did not is worth
+		// showing; under an ask rule or the floor no grant answers anyway.
+		q.Near = p.near(tool)
+	}
 	if rec != nil {
 		rec.Question = &q
 	}

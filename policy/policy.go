@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -61,7 +62,13 @@ type Question struct {
 	// always-allow answer to any other question allows the call once and
 	// remembers nothing. "Always deny" can always be remembered.
 	AllowGrantable bool
-	Request        *provider.ElicitRequest // server-elicit only
+	// Near are allow grants for this tool that did not answer the call
+	// (at most maxNear): a grant for another directory or host, or one
+	// that does not answer now (it expired, or the grants store is out of
+	// touch). A host shows them so the human knows why the agent asks
+	// again about what they thought they had allowed.
+	Near    []rules.Rule
+	Request *provider.ElicitRequest // server-elicit only
 }
 
 // Action is what the human answered.
@@ -341,6 +348,25 @@ func (p *Policy) Grants() []rules.Rule {
 	out := p.own.List()
 	if s := p.opts.GrantsStore; s != nil {
 		out = append(out, s.List()...)
+	}
+	return out
+}
+
+// maxNear bounds Question.Near: enough to explain, not a listing.
+const maxNear = 3
+
+// near are the allow grants for tool (up to maxNear) that did not answer
+// the call just asked about: see Question.Near. It runs only when a human
+// is about to be asked, so reading every grant is cheap beside it.
+func (p *Policy) near(tool string) []rules.Rule {
+	var out []rules.Rule
+	for _, g := range p.Grants() {
+		if g.Decision == rules.Allow && builtins.MatchTool(g.Tool, tool) {
+			out = append(out, g)
+			if len(out) == maxNear {
+				break
+			}
+		}
 	}
 	return out
 }

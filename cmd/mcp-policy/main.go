@@ -106,6 +106,7 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	fset.SetOutput(stderr)
 	var pf cliconfig.Flags
 	pf.Register(fset)
+	pf.RegisterGrantRecord(fset)
 	logFile := fset.String("log", "", "write one JSON line per decision to FILE (- for stderr)")
 	logArgs := fset.String("log-arguments", "masked", "masked: leave out argument values that may hold file contents; full: keep them")
 	ask := fset.String("ask", proxy.AskElicit, "elicit: ask the human through the host; refuse: refuse what needs asking")

@@ -55,10 +55,15 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.Var(repeated{&f.Policies}, "policy", "a Rego module, or a directory of them (repeatable)")
 	fs.Var(repeated{&f.Roots}, "root", "KEY=DIR: relative paths of the tools named KEY or KEY_* resolve against DIR; KEY is a tool-name prefix, or * for every tool (repeatable)")
 	fs.StringVar(&f.Grants, "grants", "", "JSON file of grants (an array of allow/deny rules), or a postgres:// URL: grants shared by every process pointed at it")
-	fs.Var(repeated{&f.Labels}, "label", "KEY=VALUE (or NAME, for id=NAME): who is asking, recorded with each grant this process makes (repeatable)")
-	fs.DurationVar(&f.GrantTTL, "grant-ttl", 0, "how long an 'always' answer's grant lasts, e.g. 24h (0: until revoked)")
 	fs.Var(repeated{&f.Arguments}, "arguments", "argument specs: a reference server's name ("+strings.Join(rules.KnownServers(), ", ")+") or a JSON file of them (repeatable)")
 	fs.DurationVar(&f.Timeout, "timeout", 5*time.Second, "bound on each call's decision; past it the call fails closed (0: none)")
+}
+
+// RegisterGrantRecord defines the flags of a command that makes grants
+// (the proxy): what each grant records, and how long it lasts.
+func (f *Flags) RegisterGrantRecord(fs *flag.FlagSet) {
+	fs.Var(repeated{&f.Labels}, "label", "KEY=VALUE (or NAME, for id=NAME): who is asking, recorded with each grant this process makes (repeatable)")
+	fs.DurationVar(&f.GrantTTL, "grant-ttl", 0, "how long an 'always' answer's grant lasts, e.g. 24h (0: until revoked)")
 }
 
 // Config is what the flags name, read and validated (the Rego modules are

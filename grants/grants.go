@@ -2,47 +2,55 @@
 // agent and the children it spawned, each with its own policy, hand the same
 // Store to all of them, so the human answers a question once rather than
 // once per child. A Store opened on a file (Open) is shared the same way by
-// several processes: proxies, one per server in a host's configuration, or
-// one per agent.
+// several processes on one machine: proxies, one per server in a host's
+// configuration, or one per agent; a Store on PostgreSQL (package
+// grants/pgstore) by every machine that points at the database. Both sit
+// behind Backend.
 //
 // A grant is a rules.Rule whose decision is allow or deny — what an
-// always-allow or always-deny answer leaves behind. "ask" is refused: a
-// grant that asks again records nothing the human said. A grant's "under"
-// is absolute: policies sharing a store may have different roots, and a
-// relative directory would mean a different place to each of them.
+// always-allow or always-deny answer leaves behind — with a record of who
+// made it, when, in answer to what, and until when (Grant). "ask" is
+// refused: a grant that asks again records nothing the human said. A
+// grant's "under" is absolute: policies sharing a store may have different
+// roots, and a relative directory would mean a different place to each of
+// them.
 package grants
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
+	"context"
 	"fmt"
-	"io/fs"
-	"os"
+	"maps"
 	"path/filepath"
-	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/mcp-policy/mcp-policy/internal/realpath"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
 
 // Store holds grants. It is safe for concurrent use: every policy wired to
 // it reads it on every asked decision while an answer elsewhere may be
-// adding to it. Use NewStore or Open; the zero Store is not ready.
+// adding to it. Use NewStore, Open or New; the zero Store is not ready.
 type Store struct {
-	mu      sync.RWMutex // guards set (the pointer), version, seen, loadErr
-	set     *rules.GrantSet
-	version uint64
+	mu         sync.RWMutex // guards everything below it up to backend
+	records    []Grant      // every grant held, expired ones too, in order
+	set        *rules.GrantSet
+	denies     *rules.GrantSet // set's deny grants, built when first needed
+	nextExpiry time.Time       // when a grant of set expires next; zero: none does
+	version    uint64
+	loadErr    error // the backend's last reading failed: Add refuses until it reads again
 
-	// file is the file the store is backed by ("" for none), and seen what
-	// it was when last read, so a read notices another process's save.
-	file    string
-	seen    fileStamp
-	reads   uint64 // counts replace: a refresh that read the file before an Add wrote it must not put the older list back
-	loadErr error  // the file's last reading failed: Add refuses until it reads again
+	// backend is where the grants live beyond this process; nil for a
+	// store in memory. syncMu orders reading it with replacing the grants,
+	// so an older reading never replaces a newer one.
+	backend Backend
+	syncMu  sync.Mutex
+	file    string // the grants file, "" for none
+
+	stampMu sync.RWMutex
+	labels  map[string]string
+	ttl     time.Duration
 
 	saveMu sync.Mutex // orders Saves, so the last Save writes the newest list
 
@@ -51,19 +59,36 @@ type Store struct {
 	askLock chan struct{}
 }
 
-func newStore(list []rules.Rule) *Store {
-	return &Store{set: rules.NewGrantSet(list), version: 1, askLock: make(chan struct{}, 1)}
+// now is time.Now; tests of expiry move it.
+var now = time.Now
+
+func newStore(list []Grant) *Store {
+	s := &Store{version: 1, askLock: make(chan struct{}, 1)}
+	s.setRecords(list)
+	return s
 }
 
-// NewStore returns a store holding initial, validated ("grant N" in errors),
-// each grant once. Version starts at 1, so a cache can use 0 for "never
-// read".
+// NewStore returns a store in memory holding initial, validated ("grant
+// N" in errors), each grant once. Version starts at 1, so a cache can use
+// 0 for "never read".
 func NewStore(initial []rules.Rule) (*Store, error) {
-	rs, err := validate(initial, "grant")
+	gs, err := stamp(initial, Grant{})
 	if err != nil {
 		return nil, err
 	}
-	return newStore(rs), nil
+	return newStore(merge(nil, gs, now())), nil
+}
+
+// New returns a store on b, holding what b holds now. The store owns b:
+// Close closes it.
+func New(b Backend) (*Store, error) {
+	gs, _, err := b.Latest()
+	if err != nil {
+		return nil, err
+	}
+	s := newStore(gs)
+	s.backend = b
+	return s, nil
 }
 
 // Open returns a store backed by the grants file at path, which several
@@ -73,16 +98,16 @@ func NewStore(initial []rules.Rule) (*Store, error) {
 // or holds anything but a JSON array of valid allow and deny grants is an
 // error naming it, and the file is left as it is.
 //
-// Every Add then takes an advisory lock (a file beside it, path + ".lock"),
-// reads the file again, adds what is new to what it holds and writes the
-// result atomically, so no process's grant is lost to another's save. The
-// directory is made (mode 0700) if it does not exist yet. A path that goes
-// through a symbolic link is the file the link leads to, read, locked and
-// written there, so stores opened by the link and by the file it names are
-// one store; a link to nothing is an error. Every
-// read (List, Snapshot, Version, Grants) first checks whether the file
-// changed since it was last read, and reads it again if it did: a grant
-// another process saved is seen by the next decision here.
+// Every Add (and Revoke) then takes an advisory lock (a file beside it,
+// path + ".lock"), reads the file again, changes what it holds and writes
+// the result atomically, so no process's grant is lost to another's save.
+// The directory is made (mode 0700) if it does not exist yet. A path that
+// goes through a symbolic link is the file the link leads to, read, locked
+// and written there, so stores opened by the link and by the file it names
+// are one store; a link to nothing is an error. Every read (List,
+// Snapshot, Version, Grants) first checks whether the file changed since
+// it was last read, and reads it again if it did: a grant another process
+// saved, or revoked, is seen by the next decision here.
 func Open(path string) (*Store, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -91,17 +116,25 @@ func Open(path string) (*Store, error) {
 	if _, err := target(abs); err != nil {
 		return nil, err
 	}
-	rs, stamp, err := readFile(abs)
+	s, err := New(&fileBackend{path: abs})
 	if err != nil {
 		return nil, err
 	}
-	s := newStore(rs)
-	s.file, s.seen = abs, stamp
+	s.file = abs
 	return s, nil
 }
 
+// Close closes the store's backend (see Backend.Close); a store in memory
+// has nothing to close.
+func (s *Store) Close() error {
+	if s.backend == nil {
+		return nil
+	}
+	return s.backend.Close()
+}
+
 // File is the file the store was opened on, absolute, as it was named
-// (a link is not resolved here); "" for a store made by NewStore. A policy
+// (a link is not resolved here); "" for a store with no file. A policy
 // protects it (and its lock file), under its resolved path too: an agent
 // that could edit its own grants could grant itself anything.
 func (s *Store) File() string { return s.file }
@@ -118,24 +151,47 @@ func (s *Store) LockFile() string {
 	return s.file + ".lock"
 }
 
-// target is the file a grants path names once its links are resolved:
-// what is locked, read and replaced. Replacing the path itself would
-// replace a link with a file, and a store opened by the link's target
-// would never see another grant of this one's.
-func target(path string) (string, error) {
-	t, err := realpath.Resolve(path)
-	if err != nil {
-		return "", fmt.Errorf("grants: %s: %w", path, err)
-	}
-	return t, nil
-}
-
 // AskLock is the ask lock of the policies wired to the store: a channel
 // of one, held by whoever is putting a question to the human. A fleet that
 // shares grants shares the human who made them, so it puts its questions
 // one at a time, and a question waiting behind an always- answer is
 // decided by the grant it left.
 func (s *Store) AskLock() chan struct{} { return s.askLock }
+
+// SetLabels sets the labels each grant this store adds from now on
+// records: who asked (a proxy's --label, a config's labels).
+func (s *Store) SetLabels(labels map[string]string) {
+	s.stampMu.Lock()
+	s.labels = maps.Clone(labels)
+	s.stampMu.Unlock()
+}
+
+// SetTTL makes each grant this store adds from now on expire ttl after it
+// was made (0: never), so "always" means "for a while".
+func (s *Store) SetTTL(ttl time.Duration) {
+	s.stampMu.Lock()
+	s.ttl = ttl
+	s.stampMu.Unlock()
+}
+
+// stamp validates rs as grants and gives each the record of like, its ID
+// and, when like has no time, the time now.
+func stamp(rs []rules.Rule, like Grant) ([]Grant, error) {
+	v, err := validate(rs, "grant")
+	if err != nil {
+		return nil, err
+	}
+	if like.GrantedAt.IsZero() {
+		like.GrantedAt = now().UTC().Truncate(time.Microsecond) // what PostgreSQL keeps
+	}
+	out := make([]Grant, len(v))
+	for i, r := range v {
+		g := like.Clone()
+		g.Rule, g.ID = r, IDOf(r)
+		out[i] = g
+	}
+	return out, nil
+}
 
 // validate checks grants, names them "<what> N" and refuses ask and a
 // relative under.
@@ -169,183 +225,222 @@ func check(rs []rules.Rule, name func(int) string) error {
 // Add validates rs and adds them, all or nothing: one bad rule adds none,
 // because half of an answer is not what the human agreed to. A grant the
 // store already holds is not added again. Rules are named "grant N" by
-// their position in rs. Adding nothing new changes nothing. In memory, an
-// Add costs what the new grants cost, however many the store holds.
+// their position in rs. Adding nothing new changes nothing. Each grant
+// records the time, the store's labels and, with a TTL, its expiry (see
+// Remember for the question). In memory, an Add costs what the new grants
+// cost, however many the store holds.
 //
-// On a store opened on a file, the file is locked, read again and written
-// with the grants added, before Add returns; if it cannot be read (another
-// process or a human broke it) or written, nothing is added and the file is
-// left as it was.
-func (s *Store) Add(rs ...rules.Rule) error {
+// On a store with a backend, Add returns once the backend has them (see
+// Backend.Add; a grants file is locked, read again and written before Add
+// returns); if the backend's grants cannot be read (another process or a
+// human broke the file) or written, nothing is added.
+func (s *Store) Add(rs ...rules.Rule) error { return s.Remember(nil, rs...) }
+
+// Remember is Add for the grants an answer left, recording the question
+// they answered.
+func (s *Store) Remember(q *Question, rs ...rules.Rule) error {
 	if len(rs) == 0 {
 		return nil
 	}
+	s.stampMu.RLock()
+	like := Grant{Labels: s.labels, Question: q, GrantedAt: now().UTC().Truncate(time.Microsecond)} // what PostgreSQL keeps
+	ttl := s.ttl
+	s.stampMu.RUnlock()
+	if ttl > 0 {
+		like.Expires = like.GrantedAt.Add(ttl)
+	}
+	gs, err := stamp(rs, like)
+	if err != nil {
+		return err
+	}
+	return s.AddGrants(context.Background(), gs...)
+}
+
+// AddGrants adds grants with the records they carry (a human adding one
+// by hand, a copy from another store). Each rule is validated and its ID
+// derived from it, whatever ID it came with.
+func (s *Store) AddGrants(ctx context.Context, gs ...Grant) error {
+	if len(gs) == 0 {
+		return nil
+	}
+	rs := rulesOf(gs)
 	v, err := validate(rs, "grant")
 	if err != nil {
 		return err
 	}
-	if s.file == "" {
+	gs = slices.Clone(gs)
+	for i := range gs {
+		gs[i] = gs[i].Clone()
+		gs[i].Rule, gs[i].ID = v[i], IDOf(v[i])
+	}
+	if s.backend == nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if s.set.Add(v...) > 0 {
-			s.version++
-		}
+		s.addInMemory(gs)
 		return nil
 	}
-	return s.addToFile(v)
-}
-
-// addToFile is Add on a store backed by a file: under the file's lock,
-// what the file holds now plus v, written back when v added anything.
-func (s *Store) addToFile(v []rules.Rule) error {
-	file, unlock, err := lockTarget(s.file)
-	if err != nil {
+	if err := s.Err(); err != nil {
 		return err
 	}
-	defer unlock()
-	current, stamp, err := readFile(file)
-	if err != nil {
-		return err // the file is not ours to repair: nothing is written
+	if err := s.backend.Add(ctx, gs); err != nil {
+		return err
 	}
-	merged := rules.NewGrantSet(current)
-	if merged.Add(v...) > 0 {
-		if err := writeAtomic(file, merged.List()); err != nil {
-			return err
-		}
-		if stamp, err = stampOf(file); err != nil {
-			stamp = fileStamp{} // read it again next time
-		}
-	}
-	s.mu.Lock()
-	s.replace(merged, stamp)
-	s.mu.Unlock()
+	s.refresh()
 	return nil
 }
 
-// Remove takes r (as Validate reads it) out of the store and says whether
-// it held it: a human's revoke of an always- answer. The next decision
-// asks again, or follows the rules. On a store opened on a file, the file
-// is locked, read again and written without r, as Add writes it; a file
-// that cannot be read is an error, and is left as it was.
-func (s *Store) Remove(r rules.Rule) (bool, error) {
-	v, err := validate([]rules.Rule{r}, "grant")
-	if err != nil {
-		return false, err
+// addInMemory adds gs to a store without a backend, costing what they
+// cost. s.mu is held.
+func (s *Store) addInMemory(gs []Grant) {
+	t := now()
+	held := make(map[string]int, len(gs))
+	for i, g := range s.records {
+		held[g.ID] = i
 	}
-	gone := rules.NewGrantSet(v)
-	without := func(list []rules.Rule) ([]rules.Rule, bool) {
-		out := make([]rules.Rule, 0, len(list))
-		for _, g := range list {
-			if !gone.Has(g) {
-				out = append(out, g)
+	changed := false
+	for _, g := range gs {
+		i, ok := held[g.ID]
+		switch {
+		case !ok:
+			held[g.ID] = len(s.records)
+			s.records = append(s.records, g)
+			if !g.ExpiredAt(t) {
+				s.set.Add(g.Rule)
+				s.noteExpiry(g)
+				if s.denies != nil && g.Rule.Decision == rules.Deny {
+					s.denies.Add(g.Rule)
+				}
 			}
-		}
-		return out, len(out) < len(list)
-	}
-	if s.file == "" {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		kept, removed := without(s.set.List())
-		if removed {
-			s.set = rules.NewGrantSet(kept)
-			s.version++
-		}
-		return removed, nil
-	}
-	file, unlock, err := lockTarget(s.file)
-	if err != nil {
-		return false, err
-	}
-	defer unlock()
-	current, stamp, err := readFile(file)
-	if err != nil {
-		return false, err
-	}
-	kept, removed := without(current)
-	if removed {
-		if err := writeAtomic(file, kept); err != nil {
-			return false, err
-		}
-		if stamp, err = stampOf(file); err != nil {
-			stamp = fileStamp{}
+			changed = true
+		case s.records[i].ExpiredAt(t) && !g.ExpiredAt(t):
+			s.records[i] = g
+			s.rebuild(t)
+			changed = true
 		}
 	}
-	s.mu.Lock()
-	s.replace(rules.NewGrantSet(kept), stamp)
-	s.mu.Unlock()
-	return removed, nil
-}
-
-// lockTarget takes the advisory lock of the file path resolves to (see
-// target), making its directory first if need be, and returns that file.
-func lockTarget(path string) (file string, unlock func(), err error) {
-	if file, err = target(path); err != nil {
-		return "", nil, err
-	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		return "", nil, fmt.Errorf("grants: saving %s: %w", path, err)
-	}
-	if unlock, err = lockFile(file + ".lock"); err != nil {
-		return "", nil, fmt.Errorf("grants: locking %s: %w", path, err)
-	}
-	return file, unlock, nil
-}
-
-// replace sets the grants, moving the version only when they changed.
-// s.mu is held.
-func (s *Store) replace(set *rules.GrantSet, stamp fileStamp) {
-	s.reads++
-	s.seen, s.loadErr = stamp, nil
-	if !sameList(s.set.List(), set.List()) {
-		s.set = set
+	if changed {
 		s.version++
 	}
 }
 
-func sameList(a, b []rules.Rule) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !reflect.DeepEqual(a[i], b[i]) {
+// Revoke removes the grants whose IDs are ids, from the backend and so
+// from every store sharing it, and returns those it removed. A revoked
+// grant answers nothing from the next decision on.
+func (s *Store) Revoke(ctx context.Context, ids ...string) ([]Grant, error) {
+	if s.backend == nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		var removed []Grant
+		s.records = slices.DeleteFunc(s.records, func(g Grant) bool {
+			if slices.Contains(ids, g.ID) {
+				removed = append(removed, g)
+				return true
+			}
 			return false
+		})
+		if len(removed) > 0 {
+			s.rebuild(now())
+			s.version++
 		}
+		return removed, nil
 	}
-	return true
+	removed, err := s.backend.Revoke(ctx, ids)
+	s.refresh()
+	return removed, err
 }
 
-// refresh reads the file again when it changed since it was last read. A
-// file that cannot be read keeps the grants last read (an edit half made
-// by a human must not make every decision fail) and makes Add refuse until
-// it can be read again.
+// setRecords replaces the grants. s.mu is held (or s is new).
+func (s *Store) setRecords(list []Grant) {
+	s.records = list
+	s.rebuild(now())
+}
+
+// rebuild indexes the grants of records that have not expired at t.
+// s.mu is held.
+func (s *Store) rebuild(t time.Time) {
+	s.nextExpiry = time.Time{}
+	live := make([]rules.Rule, 0, len(s.records))
+	for _, g := range s.records {
+		if g.ExpiredAt(t) {
+			continue
+		}
+		live = append(live, g.Rule)
+		s.noteExpiry(g)
+	}
+	s.set = rules.NewGrantSet(live)
+	s.denies = nil
+}
+
+func (s *Store) noteExpiry(g Grant) {
+	if !g.Expires.IsZero() && (s.nextExpiry.IsZero() || g.Expires.Before(s.nextExpiry)) {
+		s.nextExpiry = g.Expires
+	}
+}
+
+// refresh takes what the backend has when it changed. A backend that
+// cannot be read keeps the grants last read (an edit half made by a human
+// must not make every decision fail) and makes Add refuse until it can be
+// read again.
 func (s *Store) refresh() {
-	if s.file == "" {
+	if s.backend == nil {
 		return
 	}
-	stamp, err := stampOf(s.file)
-	s.mu.RLock()
-	same := err == nil && stamp == s.seen
-	reads := s.reads
-	s.mu.RUnlock()
-	if same {
-		return
-	}
-	rs, stamp, err := readFile(s.file)
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	gs, changed, err := s.backend.Latest()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.reads != reads {
-		return // an Add here read and wrote the file meanwhile: what this read may be older
-	}
 	if err != nil {
 		s.loadErr = err
 		return
 	}
-	s.replace(rules.NewGrantSet(rs), stamp)
+	s.loadErr = nil
+	switch {
+	case !changed || slices.EqualFunc(gs, s.records, sameGrant):
+	case len(gs) > len(s.records) && slices.EqualFunc(gs[:len(s.records)], s.records, sameRecord):
+		// Grants were added, as they mostly are: index the new ones
+		// only, so a fleet's burst of answers does not rebuild the index
+		// once per answer.
+		t := now()
+		for _, g := range gs[len(s.records):] {
+			if !g.ExpiredAt(t) {
+				s.set.Add(g.Rule)
+				s.noteExpiry(g)
+			}
+		}
+		s.records, s.denies = gs, nil
+		s.version++
+	default:
+		s.setRecords(gs)
+		s.version++
+	}
 }
 
-// Err is why the store's file could not be read the last time it changed,
-// nil when it could (or the store has no file). The grants read before
-// stay in force meanwhile; Add fails with this error.
+// sameRecord reports whether a and b are one grant with one record, as
+// far as answering goes.
+func sameRecord(a, b Grant) bool {
+	return a.ID == b.ID && a.Expires.Equal(b.Expires) && a.GrantedAt.Equal(b.GrantedAt)
+}
+
+// expire drops from the index the grants that have expired.
+func (s *Store) expire() {
+	s.mu.RLock()
+	next := s.nextExpiry
+	s.mu.RUnlock()
+	if next.IsZero() || now().Before(next) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := now(); !s.nextExpiry.IsZero() && !t.Before(s.nextExpiry) {
+		s.rebuild(t)
+		s.version++
+	}
+}
+
+// Err is why the store's backend could not be read the last time it
+// changed, nil when it could (or the store has none). The grants read
+// before stay in force meanwhile; Add fails with this error.
 func (s *Store) Err() error {
 	s.refresh()
 	s.mu.RLock()
@@ -354,26 +449,57 @@ func (s *Store) Err() error {
 }
 
 // Grants is the store's grants as a policy matches them, indexed: current
-// as of this call (a store on a file reads it again if it changed). The
-// set may grow after it is returned; it is never changed otherwise.
+// as of this call (a store on a file reads it again if it changed), less
+// those that have expired. While the backend is not Current, only the
+// deny grants answer: an allow grant may have been revoked where this
+// process cannot see. The set may grow after it is returned; it is never
+// changed otherwise.
 func (s *Store) Grants() *rules.GrantSet {
 	s.refresh()
+	s.expire()
+	if s.backend != nil && !s.backend.Current() {
+		return s.denyGrants()
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.set
 }
 
-// List returns a deep copy of the grants, in the order they were added.
+func (s *Store) denyGrants() *rules.GrantSet {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.denies == nil {
+		s.denies = rules.NewGrantSet(slices.DeleteFunc(s.set.List(), func(r rules.Rule) bool { return r.Decision != rules.Deny }))
+	}
+	return s.denies
+}
+
+// List returns a deep copy of the grants that answer (those that have not
+// expired), in the order they were added.
 func (s *Store) List() []rules.Rule {
 	l, _ := s.Snapshot()
 	return l
 }
 
-// Version increases on every change (Add with new rules, Load, another
-// process's save of the file), so a host can cache what it derived from
-// List and rebuild only when Version moves.
+// Records returns a deep copy of every grant the store holds with its
+// record, expired ones included, in the order they were added.
+func (s *Store) Records() []Grant {
+	s.refresh()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Grant, len(s.records))
+	for i, g := range s.records {
+		out[i] = g.Clone()
+	}
+	return out
+}
+
+// Version increases on every change (Add with new rules, Revoke, Load,
+// another process's change, a grant expiring), so a host can cache what
+// it derived from List and rebuild only when Version moves.
 func (s *Store) Version() uint64 {
 	s.refresh()
+	s.expire()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.version
@@ -383,6 +509,7 @@ func (s *Store) Version() uint64 {
 // one version with another version's list.
 func (s *Store) Snapshot() ([]rules.Rule, uint64) {
 	s.refresh()
+	s.expire()
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := s.set.List()
@@ -392,112 +519,22 @@ func (s *Store) Snapshot() ([]rules.Rule, uint64) {
 	return out, s.version
 }
 
-// LoadFile reads a JSON array of grants. A missing file is an error wrapping
-// fs.ErrNotExist, so a host can tell "first run" from "broken file"; an
-// empty file (or one of only white space) is no grants; a
-// corrupt file, a file holding anything but an array (null included), an
-// invalid rule, an ask or a relative under is an error naming the file (and
-// the rule).
-func LoadFile(path string) ([]rules.Rule, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("grants: %w", err)
-	}
-	return parse(data, path)
-}
-
-func parse(data []byte, path string) ([]rules.Rule, error) {
-	t := bytes.TrimSpace(data)
-	if len(t) == 0 {
-		return []rules.Rule{}, nil // made by touch: no grants yet
-	}
-	if t[0] != '[' {
-		return nil, fmt.Errorf("grants: %s: must be a JSON array of grants (null or an object is not)", path)
-	}
-	rs, err := rules.ParseRules(data, path)
-	if err != nil {
-		return nil, fmt.Errorf("grants: %w", err)
-	}
-	if err := check(rs, func(i int) string { return fmt.Sprintf("%s: rule %d", path, i+1) }); err != nil {
-		return nil, fmt.Errorf("grants: %w", err)
-	}
-	if rs == nil {
-		rs = []rules.Rule{}
-	}
-	return rs, nil
-}
-
-// readFile is LoadFile for a store's own file, where a missing file is no
-// grants yet, with the file's stamp as it was read.
-func readFile(path string) ([]rules.Rule, fileStamp, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return []rules.Rule{}, fileStamp{}, nil
-	}
-	if err != nil {
-		return nil, fileStamp{}, fmt.Errorf("grants: %w", err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fileStamp{}, fmt.Errorf("grants: %w", err)
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fileStamp{}, fmt.Errorf("grants: %s is not a regular file", path)
-	}
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, fileStamp{}, fmt.Errorf("grants: %w", err)
-	}
-	rs, err := parse(buf.Bytes(), path)
-	if err != nil {
-		return nil, fileStamp{}, err
-	}
-	return rs, stampFrom(info), nil
-}
-
-// fileStamp tells one version of a file from another without reading it:
-// a save replaces the file (a rename), so its identity changes.
-type fileStamp struct {
-	exists  bool
-	size    int64
-	modTime time.Time
-	id      fileID
-}
-
-func stampOf(path string) (fileStamp, error) {
-	info, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fileStamp{}, nil
-	}
-	if err != nil {
-		return fileStamp{}, err
-	}
-	return stampFrom(info), nil
-}
-
-func stampFrom(info fs.FileInfo) fileStamp {
-	return fileStamp{exists: true, size: info.Size(), modTime: info.ModTime(), id: idOf(info)}
-}
-
-// Load replaces the store's grants with the file's. It replaces rather than
-// appends so that loading the same file twice, or re-loading after an edit,
-// gives the file's contents rather than duplicates; a host that wants to
-// merge calls LoadFile and Add. On any error the store is left unchanged.
+// Load replaces the store's grants (in memory) with the file's. It
+// replaces rather than appends so that loading the same file twice, or
+// re-loading after an edit, gives the file's contents rather than
+// duplicates; a host that wants to merge calls LoadFile and Add. On any
+// error the store is left unchanged.
 func (s *Store) Load(path string) error {
-	rs, err := LoadFile(path)
+	gs, err := LoadGrantsFile(path)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
-	s.set = rules.NewGrantSet(rs)
+	s.setRecords(gs)
 	s.version++
 	s.mu.Unlock()
 	return nil
 }
-
-// rename is os.Rename; tests replace it to interrupt a Save.
-var rename = os.Rename
 
 // Save writes the grants to path, merged with what the file already holds,
 // under the same advisory lock Open's stores take: the file's grants first,
@@ -525,66 +562,5 @@ func (s *Store) Save(path string) error {
 	if err != nil {
 		return fmt.Errorf("grants: not saving over %s, which cannot be read: %w", path, err)
 	}
-	merged := rules.NewGrantSet(current)
-	merged.Add(s.List()...)
-	return writeAtomic(file, merged.List())
-}
-
-// writeAtomic writes list to path as an indented JSON array, atomically
-// (see Save).
-func writeAtomic(path string, list []rules.Rule) error {
-	if list == nil {
-		list = []rules.Rule{}
-	}
-	data, err := json.MarshalIndent(list, "", "  ")
-	if err != nil {
-		return fmt.Errorf("grants: encoding: %w", err)
-	}
-	data = append(data, '\n')
-
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("grants: saving %s: %w", path, err)
-	}
-	renamed := false
-	defer func() {
-		if !renamed {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = tmp.Chmod(0o600); err != nil {
-		return fmt.Errorf("grants: saving %s: %w", path, err)
-	}
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("grants: saving %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("grants: saving %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("grants: saving %s: %w", path, err)
-	}
-	if err = rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("grants: saving %s: %w", path, err)
-	}
-	renamed = true
-	if derr := syncDir(dir); derr != nil {
-		// The new file is in place; only its durability is in doubt.
-		return fmt.Errorf("grants: saved %s, but syncing its directory failed: %w", path, derr)
-	}
-	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return writeAtomic(file, merge(current, s.Records(), now()))
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
+	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 	"github.com/mcp-policy/mcp-policy/verdict"
@@ -134,6 +135,11 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 		Rule: cloneRule(d.Rule), Reason: d.Reason, Paths: d.Paths, Hosts: d.Hosts, Suggestion: cloneRule(d.Suggestion),
 		AllowGrantable: rules.AllowGrantCanAnswer(d),
 	}
+	if q.AllowGrantable {
+		// Where a grant could have answered, one that did not is worth
+		// showing; under an ask rule or the floor no grant answers anyway.
+		q.Near = p.near(tool)
+	}
 	if rec != nil {
 		rec.Question = &q
 	}
@@ -211,7 +217,8 @@ func (p *Policy) apply(tool, root string, d rules.Decision, a Answer, rec *Recor
 		}
 		offered[i] = v
 	}
-	if err := p.remember(offered); err != nil {
+	q := &grants.Question{Tool: tool, Paths: d.Paths, Hosts: d.Hosts, Reason: string(d.Reason)}
+	if err := p.remember(q, offered); err != nil {
 		return refuse(err.Error())
 	}
 	if rec != nil {

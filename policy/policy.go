@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -61,7 +62,13 @@ type Question struct {
 	// always-allow answer to any other question allows the call once and
 	// remembers nothing. "Always deny" can always be remembered.
 	AllowGrantable bool
-	Request        *provider.ElicitRequest // server-elicit only
+	// Near are allow grants for this tool that did not answer the call
+	// (at most maxNear): a grant for another directory or host, or one
+	// that does not answer now (it expired, or the grants store is out of
+	// touch). A host shows them so the human knows why the agent asks
+	// again about what they thought they had allowed.
+	Near    []rules.Rule
+	Request *provider.ElicitRequest // server-elicit only
 }
 
 // Action is what the human answered.
@@ -350,6 +357,25 @@ func (p *Policy) Grants() []rules.Rule {
 	return out
 }
 
+// maxNear bounds Question.Near: enough to explain, not a listing.
+const maxNear = 3
+
+// near are the allow grants for tool (up to maxNear) that did not answer
+// the call just asked about: see Question.Near. It runs only when a human
+// is about to be asked, so reading every grant is cheap beside it.
+func (p *Policy) near(tool string) []rules.Rule {
+	var out []rules.Rule
+	for _, g := range p.Grants() {
+		if g.Decision == rules.Allow && builtins.MatchTool(g.Tool, tool) {
+			out = append(out, g)
+			if len(out) == maxNear {
+				break
+			}
+		}
+	}
+	return out
+}
+
 // grantSets are the grants an asked call is answered by, in order: this
 // policy's own, then the store's (as of now: a store on a file is read
 // again if another process changed it).
@@ -360,11 +386,12 @@ func (p *Policy) grantSets() []*rules.GrantSet {
 	return []*rules.GrantSet{p.own}
 }
 
-// remember adds grants: to the store when there is one, else to this
-// policy's own list. All or nothing.
-func (p *Policy) remember(gs []rules.Rule) error {
+// remember adds the grants an answer to q left: to the store when there
+// is one (which records q), else to this policy's own list. All or
+// nothing.
+func (p *Policy) remember(q *grants.Question, gs []rules.Rule) error {
 	if s := p.opts.GrantsStore; s != nil {
-		return s.Add(gs...)
+		return s.Remember(q, gs...)
 	}
 	p.own.Add(gs...)
 	return nil

@@ -13,8 +13,23 @@ step "npm: the official filesystem MCP server, for the end-to-end tests"
 step "chromium, for the approvals page's browser test"
 if command -v chromium >/dev/null 2>&1 || [ -n "${CHROMIUM:-}" ]; then
 	echo "found: ${CHROMIUM:-$(command -v chromium)}"
+elif [ "${CI:-}" = true ]; then
+	echo "chromium is missing (apt-get install chromium): CI does not skip its test"; exit 1
 else
 	echo "not found: the browser test is skipped (apt-get install chromium, or set CHROMIUM; .ci/run installs it)"
+fi
+
+step "PostgreSQL: the grants store's tests start their own server (internal/pgtest)"
+if [ -n "${MCP_POLICY_TEST_PG:-}" ]; then
+	echo "using the server MCP_POLICY_TEST_PG names"
+elif pg_bin=$(compgen -G '/usr/lib/postgresql/*/bin/initdb' | sort -V | tail -1) && [ -n "$pg_bin" ]; then
+	echo "from $(dirname "$pg_bin"), on a Unix socket in a temporary directory$([ "$(id -u)" = 0 ] && echo ", as nobody")"
+elif command -v initdb >/dev/null; then
+	echo "from $(dirname "$(command -v initdb)")"
+elif [ "${CI:-}" = true ]; then
+	echo "PostgreSQL is missing (apt-get install postgresql): CI does not skip its tests"; exit 1
+else
+	echo "PostgreSQL is missing (apt-get install postgresql): its tests will skip"
 fi
 
 step "gofmt"
@@ -47,7 +62,7 @@ go run ./test/tour >/dev/null
 step "Rego tests (policy-eval test, builtins registered)"
 go run ./cmd/policy-eval test rego/
 
-step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader, argument discovery, the approvals digest and the proxy's line reader briefly (the seeds also run in go test)"
+step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader, the grants reader, argument discovery, the approvals digest and the proxy's line reader briefly (the seeds also run in go test)"
 # The budget is a count of runs, not a duration: Go 1.26's fuzz coordinator
 # can report "context deadline exceeded", and fail, when a duration runs out
 # while a worker is mid-run (golang/go#75804, fixed in Go 1.27). A count sets
@@ -59,6 +74,7 @@ for target in FuzzResolve FuzzScope FuzzCleanAbs FuzzURLHost FuzzMatchTool FuzzF
 	go test ./internal/lexical/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done
 go test ./internal/strictjson/ -run '^$' -fuzz '^FuzzDecodeJSON$' -fuzztime "$fuzz_runs"
+go test ./grants/ -run '^$' -fuzz '^FuzzParseGrants$' -fuzztime "$fuzz_runs"
 go test ./internal/argread/ -run '^$' -fuzz '^FuzzArgumentsSeen$' -fuzztime "$fuzz_runs"
 go test ./internal/approvals/ -run '^$' -fuzz '^FuzzDigest$' -fuzztime "$fuzz_runs"
 for target in FuzzReadMessage FuzzEnvelope; do

@@ -37,6 +37,7 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/decisionlog"
 	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/grants/pgstore"
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/internal/proxy"
@@ -44,13 +45,15 @@ import (
 
 const usage = `usage:
   mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]...
-                   [--grants FILE] [--log FILE|-] [--log-arguments masked|full]
+                   [--grants FILE|URL] [--label KEY=VALUE]... [--grant-ttl DURATION]
+                   [--log FILE|-] [--log-arguments masked|full]
                    [--arguments NAME|FILE]... [--timeout DURATION]
                    [--ask elicit|approvals|elicit,approvals|refuse] [--ask-timeout DURATION]
                    -- COMMAND [ARGS...]
   mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
   mcp-policy approvals --grants FILE [--listen ADDR]
   mcp-policy approve --grants FILE [list | allow|deny|always-allow|always-deny ID]
+  mcp-policy grants list|show|revoke|add|prune --grants FILE|URL ...
   mcp-policy version
 
 The proxy's flags go before --; everything after the server's COMMAND is
@@ -85,6 +88,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return approvalsCommand(args[1:], stdout, stderr, signals())
 	case "approve":
 		return approveCommand(args[1:], stdout, stderr)
+	case "grants":
+		return grantsCommand(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -97,24 +102,31 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
-type headers []string
+// stringList is a flag that may be given many times.
+type stringList struct{ list *[]string }
 
-func (h *headers) String() string     { return strings.Join(*h, ", ") }
-func (h *headers) Set(v string) error { *h = append(*h, v); return nil }
+func (s stringList) String() string {
+	if s.list == nil {
+		return ""
+	}
+	return strings.Join(*s.list, ", ")
+}
+func (s stringList) Set(v string) error { *s.list = append(*s.list, v); return nil }
 
 func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("proxy", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	var pf cliconfig.Flags
 	pf.Register(fset)
+	pf.RegisterGrantRecord(fset)
 	logFile := fset.String("log", "", "write one JSON line per decision to FILE (- for stderr)")
 	logArgs := fset.String("log-arguments", "masked", "masked: leave out argument values that may hold file contents; full: keep them")
 	ask := fset.String("ask", proxy.AskElicitApprovals, "where questions go: elicit (the human, through the host), approvals (the page of mcp-policy approvals, beside --grants), "+
 		"elicit,approvals (the host when it can elicit, else approvals), refuse (refuse what needs asking)")
 	askTimeout := fset.Duration("ask-timeout", 10*time.Minute, "how long a question waits for an answer, the host's (by elicitation or in an input-required round) or an approver's")
 	serverURL := fset.String("url", "", "a remote MCP server over streamable HTTP, instead of COMMAND")
-	var hdrs headers
-	fset.Var(&hdrs, "header", "'Name: value': an HTTP header for --url (repeatable)")
+	var hdrs []string
+	fset.Var(stringList{&hdrs}, "header", "'Name: value': an HTTP header for --url (repeatable)")
 	fset.Usage = func() { fmt.Fprint(stderr, usage, "\nflags:\n"); fset.PrintDefaults() }
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -222,7 +234,14 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 			proxy.GrowPipe(f) // the host's pipes, when they are pipes
 		}
 	}
-	return p.Run(server, stdin, signals())
+	code := p.Run(server, stdin, signals())
+	if err := store.Close(); err != nil {
+		fmt.Fprintf(stderr, "mcp-policy proxy: %v\n", err)
+		if code == exitOK {
+			code = exitFailure
+		}
+	}
+	return code
 }
 
 // signals delivers the number of a signal that ends the proxy. SIGPIPE is
@@ -308,6 +327,11 @@ func inForce(cfg *cliconfig.Config, store *grants.Store, logFile string) string 
 	grantsText := "in memory until the proxy exits (no --grants)"
 	if f := store.File(); f != "" {
 		grantsText = fmt.Sprintf("%s (%d held)", f, len(store.List()))
+	} else if cliconfig.IsPostgres(cfg.GrantsFile) {
+		grantsText = fmt.Sprintf("%s (%d held)", pgstore.Redact(cfg.GrantsFile), len(store.List()))
+	}
+	if cfg.GrantTTL > 0 {
+		grantsText += fmt.Sprintf(", each for %v", cfg.GrantTTL)
 	}
 	logText := "none"
 	switch logFile {

@@ -176,11 +176,11 @@ func (p *Page) revoke(r *http.Request) (string, error) {
 	if err := d.Decode(&g); err != nil {
 		return "", fmt.Errorf("the grant to revoke: %w", err)
 	}
-	removed, err := p.grants.Remove(g)
+	revoked, err := p.grants.Revoke(r.Context(), grants.IDOf(g))
 	if err != nil {
 		return "", err
 	}
-	if !removed {
+	if len(revoked) == 0 {
 		return "That grant was not in force (revoked already?).", nil
 	}
 	return "Revoked " + describeGrant(g) + ".", nil

@@ -6,6 +6,7 @@ package cliconfig
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/grants/pgstore"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
 
@@ -28,7 +30,9 @@ type Flags struct {
 	NoDefaults bool     // --no-default-rules
 	Policies   []string // --policy PATH (repeatable): a Rego module or a directory of them
 	Roots      []string // --root KEY=DIR (repeatable)
-	Grants     string   // --grants FILE
+	Grants     string   // --grants FILE or postgres:// URL
+	Labels     []string // --label KEY=VALUE or NAME (repeatable): recorded with each grant
+	GrantTTL   time.Duration
 	Arguments  []string // --arguments NAME|FILE (repeatable): argument specs
 	Timeout    time.Duration
 }
@@ -50,9 +54,16 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.NoDefaults, "no-default-rules", false, "leave out the embedded default rules")
 	fs.Var(repeated{&f.Policies}, "policy", "a Rego module, or a directory of them (repeatable)")
 	fs.Var(repeated{&f.Roots}, "root", "KEY=DIR: relative paths of the tools named KEY or KEY_* resolve against DIR; KEY is a tool-name prefix, or * for every tool (repeatable)")
-	fs.StringVar(&f.Grants, "grants", "", "JSON file of grants (an array of allow/deny rules)")
+	fs.StringVar(&f.Grants, "grants", "", "JSON file of grants (an array of allow/deny rules), or a postgres:// URL: grants shared by every process pointed at it")
 	fs.Var(repeated{&f.Arguments}, "arguments", "argument specs: a reference server's name ("+strings.Join(rules.KnownServers(), ", ")+") or a JSON file of them (repeatable)")
 	fs.DurationVar(&f.Timeout, "timeout", 5*time.Second, "bound on each call's decision; past it the call fails closed (0: none)")
+}
+
+// RegisterGrantRecord defines the flags of a command that makes grants
+// (the proxy): what each grant records, and how long it lasts.
+func (f *Flags) RegisterGrantRecord(fs *flag.FlagSet) {
+	fs.Var(repeated{&f.Labels}, "label", "KEY=VALUE (or NAME, for id=NAME): who is asking, recorded with each grant this process makes (repeatable)")
+	fs.DurationVar(&f.GrantTTL, "grant-ttl", 0, "how long an 'always' answer's grant lasts, e.g. 24h (0: until revoked)")
 }
 
 // Config is what the flags name, read and validated (the Rego modules are
@@ -65,8 +76,13 @@ type Config struct {
 	// Protected are the rules file and every --policy path, absolute: the
 	// danger floor guards them (policy.Options.Protected).
 	Protected []string
-	// GrantsFile is --grants as given (~ expanded), "" for none.
+	// GrantsFile is --grants as given (~ expanded), "" for none: a file,
+	// or a PostgreSQL URL (IsPostgres).
 	GrantsFile string
+	// Labels are --label's, recorded with each grant made; GrantTTL is
+	// how long one lasts (0: until revoked).
+	Labels   map[string]string
+	GrantTTL time.Duration
 	// RulesFile is --rules as given (~ expanded), "" for none; Defaults
 	// says whether Rules start with the default rules.
 	RulesFile string
@@ -93,11 +109,18 @@ func (f Flags) Load() (*Config, error) {
 	if f.Timeout < 0 {
 		return nil, errors.New("--timeout must not be negative")
 	}
+	if f.GrantTTL < 0 {
+		return nil, errors.New("--grant-ttl must not be negative")
+	}
+	labels, err := ParseLabels(f.Labels)
+	if err != nil {
+		return nil, err
+	}
 	if err := f.expand(); err != nil {
 		return nil, err
 	}
 	c := &Config{GrantsFile: f.Grants, RulesFile: f.Rules, Defaults: !f.NoDefaults, PolicyPaths: f.Policies,
-		Roots: map[string]string{}, Timeout: f.Timeout}
+		Roots: map[string]string{}, Timeout: f.Timeout, Labels: labels, GrantTTL: f.GrantTTL}
 	if !f.NoDefaults {
 		c.Rules = rules.DefaultRules()
 	}
@@ -157,7 +180,9 @@ func (f *Flags) expand() error {
 		}
 	}
 	one("--rules", &f.Rules)
-	one("--grants", &f.Grants)
+	if !IsPostgres(f.Grants) {
+		one("--grants", &f.Grants)
+	}
 	f.Policies = slices.Clone(f.Policies)
 	for i := range f.Policies {
 		one("--policy", &f.Policies[i])
@@ -237,11 +262,45 @@ func LoadArguments(values []string) ([]rules.ArgumentSpec, error) {
 	return out, nil
 }
 
-// LoadGrants reads the grants file as a list, for a command that only
-// reads it; nil when there is none. The file is added to Protected.
+// IsPostgres reports whether a --grants value names a PostgreSQL database
+// rather than a file.
+func IsPostgres(grants string) bool {
+	return strings.HasPrefix(grants, "postgres://") || strings.HasPrefix(grants, "postgresql://")
+}
+
+// ParseLabels reads --label values: KEY=VALUE, or NAME alone for
+// id=NAME (OPA's name for an agent's identity label).
+func ParseLabels(list []string) (map[string]string, error) {
+	if len(list) == 0 {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, l := range list {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok {
+			k, v = "id", l
+		}
+		if k == "" || v == "" {
+			return nil, fmt.Errorf("--label %q: want KEY=VALUE or NAME", l)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// LoadGrants reads the grants as a list, for a command that only reads
+// them; nil when there are none. A grants file is added to Protected.
 func (c *Config) LoadGrants() ([]rules.Rule, error) {
 	if c.GrantsFile == "" {
 		return nil, nil
+	}
+	if IsPostgres(c.GrantsFile) {
+		s, err := c.OpenGrants()
+		if err != nil {
+			return nil, err
+		}
+		defer s.Close()
+		return s.List(), nil
 	}
 	gs, err := grants.LoadFile(c.GrantsFile)
 	if err != nil {
@@ -251,18 +310,32 @@ func (c *Config) LoadGrants() ([]rules.Rule, error) {
 	return gs, nil
 }
 
-// OpenGrants opens the grants file as a store several processes share
-// (grants.Open: a missing file is an empty store, created by the first
-// grant); with no --grants, a store in memory. A policy wired to the store
-// protects its file itself.
+// OpenGrants opens the grants as a store several processes share: a
+// file (grants.Open: a missing file is an empty store, created by the
+// first grant) or a PostgreSQL database (pgstore.Open: it must be
+// reachable now); with no --grants, a store in memory. The store records
+// Labels with each grant and gives it GrantTTL. A policy wired to the
+// store protects its file itself. The caller closes the store.
 func (c *Config) OpenGrants() (*grants.Store, error) {
-	if c.GrantsFile == "" {
-		return grants.NewStore(nil)
+	var s *grants.Store
+	var err error
+	switch {
+	case c.GrantsFile == "":
+		s, err = grants.NewStore(nil)
+	case IsPostgres(c.GrantsFile):
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		s, err = pgstore.Open(ctx, c.GrantsFile, pgstore.Options{})
+	default:
+		if s, err = grants.Open(c.GrantsFile); err != nil {
+			err = withLine(c.GrantsFile, err, grantFault)
+		}
 	}
-	s, err := grants.Open(c.GrantsFile)
 	if err != nil {
-		return nil, withLine(c.GrantsFile, err, grantFault)
+		return nil, err
 	}
+	s.SetLabels(c.Labels)
+	s.SetTTL(c.GrantTTL)
 	return s, nil
 }
 
@@ -285,11 +358,7 @@ func ruleFault(elem []byte) bool {
 }
 
 func grantFault(elem []byte) bool {
-	rs, err := rules.ParseRules(append(append([]byte("["), elem...), ']'), "")
-	if err != nil {
-		return true
-	}
-	_, err = grants.NewStore(rs)
+	_, err := grants.ParseGrants(append(append([]byte("["), elem...), ']'), "")
 	return err != nil
 }
 

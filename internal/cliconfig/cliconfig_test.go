@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -187,4 +188,39 @@ func TestCheckRootDirs(t *testing.T) {
 		require.NoError(t, err, "policy-eval decide takes roots of another machine")
 		assert.EqualError(t, c.CheckRootDirs(), tc.want)
 	}
+}
+
+// --label and --grant-ttl reach every grant the store makes; a bad label
+// or a negative TTL is refused; a postgres:// --grants is a URL, not a
+// path to expand.
+func TestGrantRecordFlags(t *testing.T) {
+	parse := func(args ...string) (*cliconfig.Config, error) {
+		var f cliconfig.Flags
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		f.Register(fs)
+		f.RegisterGrantRecord(fs)
+		require.NoError(t, fs.Parse(args))
+		return f.Load()
+	}
+	cfg, err := parse("--label", "laptop-3", "--label", "team=web", "--grant-ttl", "24h")
+	require.NoError(t, err)
+	s, err := cfg.OpenGrants()
+	require.NoError(t, err)
+	require.NoError(t, s.Add(rules.Rule{Tool: "x", Decision: rules.Deny}))
+	g := s.Records()[0]
+	assert.Equal(t, map[string]string{"id": "laptop-3", "team": "web"}, g.Labels)
+	assert.Equal(t, 24*time.Hour, g.Expires.Sub(g.GrantedAt))
+
+	for args, want := range map[string]string{"--label==v": "want KEY=VALUE or NAME", "--label=k=": "want KEY=VALUE or NAME",
+		"--grant-ttl=-1h": "--grant-ttl must not be negative"} {
+		_, err := parse(args)
+		if assert.Error(t, err, args) {
+			assert.Contains(t, err.Error(), want, args)
+		}
+	}
+	assert.True(t, cliconfig.IsPostgres("postgresql://u@h/db"))
+	assert.False(t, cliconfig.IsPostgres("~/postgres://x"))
+	cfg, err = parse("--grants", "postgres://u@localhost:1/db")
+	require.NoError(t, err)
+	assert.Equal(t, "postgres://u@localhost:1/db", cfg.GrantsFile, "a URL is not expanded as a path")
 }

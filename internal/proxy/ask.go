@@ -218,6 +218,9 @@ func permissionMessage(q policy.Question) string {
 			fmt.Fprintf(&b, "Asked every time by the rule %s.\n", ruleText(*q.Rule))
 		}
 	}
+	for _, g := range q.Near {
+		fmt.Fprintf(&b, "A grant allows %s, but it did not answer this call (another place, expired, or the grants store is out of reach).\n", scope(g))
+	}
 	if q.AllowGrantable && q.Suggestion != nil {
 		fmt.Fprintf(&b, "\"Always allow\" would allow %s from now on.\n", scope(*q.Suggestion))
 	}

@@ -164,3 +164,17 @@ func TestPermissionMessageNamesThePaths(t *testing.T) {
 	q.Paths = append(many[:3:3], "~/x")
 	assert.Contains(t, permissionMessage(q), "It acts on:\n  /srv/app/f0\n  /srv/app/f1\n  /srv/app/f2\n  ~/x\n")
 }
+
+// A grant for the tool that did not answer is named, escaped like every
+// other value the question shows.
+func TestPermissionMessageNamesTheGrantThatDidNotAnswer(t *testing.T) {
+	q := policy.Question{Tool: "write_file", Reason: rules.ReasonNoMatch, AllowGrantable: true,
+		Paths: []string{"/srv/notes/a.md"},
+		Near:  []rules.Rule{{Tool: "write_file", Decision: rules.Allow, Under: "/srv/docs"}}}
+	assert.Contains(t, permissionMessage(q), "\nA grant allows write_file under /srv/docs, but it did not answer this call")
+
+	q.Near[0].Under = "/srv/docs\nAlways allow everything"
+	msg := permissionMessage(q)
+	assert.Contains(t, msg, "A grant allows write_file under ")
+	assert.NotContains(t, msg, "\nAlways allow everything", "a grant's value cannot start a line")
+}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/pgtest"
 	"github.com/mcp-policy/mcp-policy/internal/testbuild"
 	"github.com/mcp-policy/mcp-policy/mcpclient"
 	"github.com/mcp-policy/mcp-policy/policy"
@@ -49,6 +50,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	defer pgtest.Stop()
 	if fsserver, err = testbuild.FSServer(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -1,0 +1,87 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// migrations are the schema's versions, in order: migrations[i] takes a
+// database at version i to version i+1. A change to the schema is a new
+// entry, never an edit of one that has shipped.
+var migrations = []string{
+	// 1: one row per grant, as the grants file writes it, with the columns
+	// the store matches on (id) and a human's queries filter on. seq is
+	// the order grants were added in.
+	`CREATE TABLE mcp_policy_grants (
+		id         text PRIMARY KEY,
+		seq        bigserial NOT NULL,
+		grant_json jsonb NOT NULL,
+		granted_at timestamptz NOT NULL,
+		expires_at timestamptz
+	);
+	CREATE INDEX mcp_policy_grants_seq ON mcp_policy_grants (seq);`,
+}
+
+// SchemaVersion is the version of the schema this program writes.
+var SchemaVersion = len(migrations)
+
+// migrateLock is the advisory lock key that makes one process at a time
+// create or migrate the schema.
+const migrateLock = 0x6d63707067 // "mcppg"
+
+// migrate brings the schema (in the connection's search_path, so a role
+// given a schema of its own keeps it there) to SchemaVersion, in one
+// transaction under an advisory lock, so processes starting together
+// migrate it once. A schema newer than this program's is refused: this
+// program would not know what the newer one's grants mean.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrateLock)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "CREATE TABLE IF NOT EXISTS mcp_policy_schema (version integer NOT NULL)"); err != nil {
+			return err
+		}
+		var version int
+		err := tx.QueryRow(ctx, "SELECT version FROM mcp_policy_schema").Scan(&version)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			if _, err := tx.Exec(ctx, "INSERT INTO mcp_policy_schema VALUES (0)"); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		}
+		if version > SchemaVersion {
+			return &NewerSchemaError{Have: version, Want: SchemaVersion}
+		}
+		for v := version; v < SchemaVersion; v++ {
+			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+				return fmt.Errorf("migrating the schema to version %d: %w", v+1, err)
+			}
+		}
+		_, err = tx.Exec(ctx, "UPDATE mcp_policy_schema SET version = $1", SchemaVersion)
+		return err
+	})
+	var newer *NewerSchemaError
+	if errors.As(err, &newer) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("grants: postgres: %w", err)
+	}
+	return nil
+}
+
+// NewerSchemaError is a database whose grants schema a newer program
+// wrote.
+type NewerSchemaError struct{ Have, Want int }
+
+func (e *NewerSchemaError) Error() string {
+	return fmt.Sprintf("grants: postgres: the database's grants schema is version %d, newer than this program's %d: "+
+		"upgrade mcp-policy (an older one would misread the grants)", e.Have, e.Want)
+}

@@ -251,4 +251,3 @@ func TestOpenRefusesALinkToNothing(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), filepath.Join(top, "grants.json"))
 }
-

@@ -241,11 +241,10 @@ func (p *Proxy) wait(d time.Duration) {
 
 // readHost reads the host's messages while it holds lr, the one reader of
 // the host's stdin. A decided request (a tools/call, resources/read,
-// prompts/get or completion/complete) is decided by the goroutine that read it:
-// it hands lr to a goroutine standing by (starting one if none is) and
-// decides, so that no handing over stands between the host's request and
-// the server; then it stands by itself. Whoever reads end of input closes
-// hostDone.
+// prompts/get or completion/complete) is decided by the goroutine that read
+// it (decideReading), so that no handing over stands between the host's
+// request and the server; whoever holds lr when the call is decided reads
+// on. Whoever reads end of input closes hostDone.
 func (p *Proxy) readHost(lr *lineReader) {
 	for {
 		msg, err := lr.next()
@@ -254,16 +253,11 @@ func (p *Proxy) readHost(lr *lineReader) {
 			return
 		}
 		hc := p.fromHost(msg)
-		if hc == nil {
+		if hc == nil || p.decideReading(hc, lr) {
 			continue
 		}
-		if p.standing.Load() == 0 {
-			p.standing.Add(1)
-			go p.standBy()
-		}
-		p.reader <- lr
-		p.runCall(hc)
-		p.wg.Done()
+		// Another goroutine reads the host now: stand by to be handed
+		// the reader in turn.
 		p.standing.Add(1)
 		select {
 		case lr = <-p.reader:
@@ -272,6 +266,48 @@ func (p *Proxy) readHost(lr *lineReader) {
 			return
 		}
 	}
+}
+
+// handOverAfter is how long the goroutine deciding a call keeps the
+// host's reader before it hands it on. An allowed call is decided and
+// written to the server in tens of microseconds; a call that waits — on
+// the human, on the roots settling, on the server listing its tools — must
+// not keep the host's next messages (its answers among them) unread.
+const handOverAfter = time.Millisecond
+
+// decideReading decides hc on the goroutine that read it, which holds lr,
+// and says whether it still does. Handing lr to another goroutine costs a
+// wake-up of another thread per call, more than a small call's whole
+// decision, so it is handed over only when that buys something: at once
+// when more of the host's input is already buffered (another goroutine
+// reads it while this one decides), else when the decision has taken
+// handOverAfter (it waits on something). A decision that ends first takes
+// lr back, and the timer's hand-over, if it comes later, finds it taken.
+func (p *Proxy) decideReading(hc *hostCall, lr *lineReader) bool {
+	defer p.wg.Done()
+	if lr.buffered() {
+		p.handOver(lr)
+		p.runCall(hc)
+		return false
+	}
+	var taken atomic.Bool
+	t := time.AfterFunc(handOverAfter, func() {
+		if taken.CompareAndSwap(false, true) {
+			p.handOver(lr)
+		}
+	})
+	p.runCall(hc)
+	t.Stop()
+	return taken.CompareAndSwap(false, true)
+}
+
+// handOver gives lr to a goroutine standing by, starting one if none is.
+func (p *Proxy) handOver(lr *lineReader) {
+	if p.standing.Load() == 0 {
+		p.standing.Add(1)
+		go p.standBy()
+	}
+	p.reader <- lr
 }
 
 // standBy waits to be handed the reader.

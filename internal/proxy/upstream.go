@@ -97,6 +97,10 @@ func (lr *lineReader) next() ([]byte, error) {
 	}
 }
 
+// buffered says bytes of the stream are read and not yet returned: the
+// start of a message, at least, is already here.
+func (lr *lineReader) buffered() bool { return lr.start < lr.end }
+
 // lineWriter writes whole messages, one at a time.
 type lineWriter struct {
 	mu    sync.Mutex

@@ -248,8 +248,9 @@ func BenchmarkRelayCall(b *testing.B) {
 				for j := range hosts {
 					k := (i + j) % len(hosts)
 					start := time.Now()
-					checkRead(b, hosts[k].roundTrip(b, benchRead(i)), i, size)
+					line := hosts[k].roundTrip(b, benchRead(i))
 					times[k] = append(times[k], time.Since(start))
+					checkRead(b, line, i, size)
 				}
 			}
 			µs := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }

@@ -374,9 +374,12 @@ func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 			return provider.Result{Role: "tool", ToolCallID: hc.call.ID}
 		}
 		var r upReply
+		p.waitStarts()
 		select {
 		case r = <-hc.resp:
+			p.waitEnds()
 		case <-ctx.Done():
+			p.waitEnds()
 			p.mu.Lock()
 			if hr := p.pending[key]; hr != nil && hr.call == hc {
 				delete(p.pending, key)
@@ -500,6 +503,8 @@ func (p *Proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string
 	p.toHost(responseMessage(id, map[string]any{"resultType": "input_required", "inputRequests": requests, "requestState": token}))
 	timer := time.NewTimer(p.opt.askTimeout)
 	defer timer.Stop()
+	p.waitStarts()
+	defer p.waitEnds()
 	select {
 	case a := <-r.ch:
 		if a.err != nil {

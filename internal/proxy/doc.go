@@ -23,9 +23,9 @@ package proxy
 //
 // Goroutines: one reads the host (readHost). It decides a call itself and
 // reads on once the call is written to the server; it hands its reader on
-// to a goroutine standing by only when more input is already waiting or
-// the decision outlasts handOverAfter (it waits on the human, the roots or
-// the server), so that an allowed call crosses no goroutine between the
+// to a goroutine standing by only when more input is already waiting, or
+// when anything waits — on the human, the roots or the server —
+// (waitStarts), so that an allowed call crosses no goroutine between the
 // host's pipe and the server's. One reads the
 // server (run's loop over up.recv, then serverGone), one per call being
 // decided (runCall, on a worker or the reading goroutine), one per

@@ -142,8 +142,12 @@ type Proxy struct {
 
 	reader   chan *lineReader // the host's stdin, handed to whoever reads on
 	standing atomic.Int32     // goroutines waiting to be handed it
-	hostDone chan struct{}    // closed at the end of the host's input
-	doneOnce sync.Once
+	// heldReader is the host's stdin while the goroutine that read a call
+	// decides it, for freeHostReader to hand on; nil otherwise.
+	heldReader atomic.Pointer[lineReader]
+	waiting    atomic.Int32  // waits under way while calls are decided or answered (waitStarts)
+	hostDone   chan struct{} // closed at the end of the host's input
+	doneOnce   sync.Once
 }
 
 func newProxy(opt options, up upstream, hostOut io.Writer) *Proxy {
@@ -268,21 +272,15 @@ func (p *Proxy) readHost(lr *lineReader) {
 	}
 }
 
-// handOverAfter is how long the goroutine deciding a call keeps the
-// host's reader before it hands it on. An allowed call is decided and
-// written to the server in tens of microseconds; a call that waits — on
-// the human, on the roots settling, on the server listing its tools — must
-// not keep the host's next messages (its answers among them) unread.
-const handOverAfter = time.Millisecond
-
 // decideReading decides hc on the goroutine that read it, which holds lr,
 // and says whether it still does. Handing lr to another goroutine costs a
 // wake-up of another thread per call, more than a small call's whole
-// decision, so it is handed over only when that buys something: at once
+// decision, so lr is handed over only when that buys something: at once
 // when more of the host's input is already buffered (another goroutine
-// reads it while this one decides), else when the decision has taken
-// handOverAfter (it waits on something). A decision that ends first takes
-// lr back, and the timer's hand-over, if it comes later, finds it taken.
+// reads it while this one decides) or when anything is waiting (see
+// waitStarts), and otherwise as soon as anything starts waiting: nothing
+// the host sends — the human's answer above all — waits behind a call
+// that waits.
 func (p *Proxy) decideReading(hc *hostCall, lr *lineReader) bool {
 	defer p.wg.Done()
 	if lr.buffered() {
@@ -290,15 +288,38 @@ func (p *Proxy) decideReading(hc *hostCall, lr *lineReader) bool {
 		p.runCall(hc)
 		return false
 	}
-	var taken atomic.Bool
-	t := time.AfterFunc(handOverAfter, func() {
-		if taken.CompareAndSwap(false, true) {
-			p.handOver(lr)
-		}
-	})
+	// Held first, then the count read: a wait that starts after the
+	// count is read finds lr held, and hands it over itself.
+	p.heldReader.Store(lr)
+	if p.waiting.Load() > 0 {
+		p.freeHostReader()
+	}
 	p.runCall(hc)
-	t.Stop()
-	return taken.CompareAndSwap(false, true)
+	return p.heldReader.CompareAndSwap(lr, nil)
+}
+
+// waitStarts is said by whatever is about to wait while a call is decided
+// or answered — for the roots to settle (awaitRoots), for an answer of the
+// host's or the server's (request, hostRound, forwardCall) — and waitEnds
+// when it has done: meanwhile no call is decided holding the host's
+// reader, and a call that holds it now hands it over, so the host is read
+// while anything waits. That covers the one wait the proxy cannot mark,
+// the policy's ask lock, inside package policy: a call waits on it only
+// while another call holds it, and a call holds it to ask the human,
+// through request or hostRound, that is, waiting.
+func (p *Proxy) waitStarts() {
+	p.waiting.Add(1)
+	p.freeHostReader()
+}
+
+func (p *Proxy) waitEnds() { p.waiting.Add(-1) }
+
+// freeHostReader hands the host's reader on if a goroutine deciding a
+// call holds it (decideReading).
+func (p *Proxy) freeHostReader() {
+	if lr := p.heldReader.Swap(nil); lr != nil {
+		p.handOver(lr)
+	}
 }
 
 // handOver gives lr to a goroutine standing by, starting one if none is.
@@ -806,6 +827,8 @@ func (p *Proxy) request(ctx context.Context, to *peer, method string, params any
 	to.own[key] = ch
 	p.mu.Unlock()
 	to.write(requestMessage(id, method, params))
+	p.waitStarts()
+	defer p.waitEnds()
 	forget := func() {
 		p.mu.Lock()
 		to.take(key)

@@ -48,6 +48,10 @@ type hostCall struct {
 
 	answered atomic.Bool // the one answer has been given (or the server's passed through)
 
+	// keyReading is keyReading of the key hc is filed under in p.calls,
+	// once refusedID needs it, "" until then; under p.mu.
+	keyReading string
+
 	// root is the host's root the call was decided with ("" for none),
 	// set and read by the goroutine deciding it.
 	root string
@@ -562,6 +566,7 @@ func (p *Proxy) resumeRound(env envelope, req callRequest) {
 	hc.mu.Unlock()
 	p.mu.Lock()
 	p.calls[idKey(env.id)] = hc
+	hc.keyReading = "" // filed under another key
 	p.mu.Unlock()
 	r.ch <- roundAnswer{responses: bytes.Clone(req.inputResponses)}
 }

@@ -82,6 +82,8 @@ type reply struct {
 type forwardedRequest struct {
 	method string
 	id     []byte
+	// reading is idReading(id), once refusedID needs it; under p.mu.
+	reading string
 	call   *hostCall           // a decided request (decidedMethods)
 	snoop  func(result []byte) // reads the result on its way to the host
 }
@@ -464,13 +466,24 @@ func (p *Proxy) refusedID(id []byte, fromHost bool) string {
 		}
 		return ""
 	}
+	// Each open request's reading is worked out once, not for every
+	// request after it: this runs under p.mu, on every request.
 	for _, hr := range p.pending {
-		if idReading(hr.id) == reading {
+		if hr.reading == "" {
+			hr.reading = idReading(hr.id)
+		}
+		if hr.reading == reading {
 			return inUse
 		}
 	}
 	for key, hc := range p.calls {
-		if !hc.answered.Load() && keyReading(key) == reading {
+		if hc.answered.Load() {
+			continue
+		}
+		if hc.keyReading == "" {
+			hc.keyReading = keyReading(key)
+		}
+		if hc.keyReading == reading {
 			return inUse
 		}
 	}

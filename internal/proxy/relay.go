@@ -84,8 +84,8 @@ type forwardedRequest struct {
 	id     []byte
 	// reading is idReading(id), once refusedID needs it; under p.mu.
 	reading string
-	call   *hostCall           // a decided request (decidedMethods)
-	snoop  func(result []byte) // reads the result on its way to the host
+	call    *hostCall           // a decided request (decidedMethods)
+	snoop   func(result []byte) // reads the result on its way to the host
 }
 
 // serverRequest is a request of the server's still open: relayed to the

@@ -21,17 +21,23 @@ package proxy
 
 // # Concurrency
 //
-// Goroutines: one reads the host (readHost). It decides a call itself and
-// reads on once the call is written to the server; it hands its reader on
-// to a goroutine standing by only when more input is already waiting, or
-// when anything waits — on the human, the roots or the server —
-// (waitStarts), so that an allowed call crosses no goroutine between the
-// host's pipe and the server's. One reads the
-// server (run's loop over up.recv, then serverGone), one per call being
-// decided (runCall, on a worker or the reading goroutine), one per
-// question of the server's put to the human (serverElicit), and the
-// timers that settle a new host root. Anything may write to the host or
-// the server.
+// Goroutines: one reads the host (readHost), and decides the calls it
+// reads itself (decideReading), reading on once a call is written to the
+// server, so that an allowed call crosses no goroutine between the host's
+// pipe and the server's: a hand-over woke another thread per call, the
+// largest part of the proxy's cost over a copy relay. It hands its reader
+// to a goroutine standing by only when more input is already buffered, or
+// when anything waits while calls are decided or answered — on the human,
+// the roots or the server (waitStarts) — so the host is always read while
+// anything waits. One reads the server (run's loop over up.recv, then
+// serverGone); a call the reader handed over is decided on the goroutine
+// it was read on, and a batch's on workers (runCall); one per question of
+// the server's put to the human (serverElicit), and the timers that
+// settle a new host root. Anything may write to the host or the server.
+//
+// No lock is on the way of the reader's hand-over: heldReader and waiting
+// are atomics, and the reader's channel holds the one reader there is, so
+// a hand-over never waits.
 //
 // What each lock guards:
 //

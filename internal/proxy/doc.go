@@ -47,10 +47,13 @@ package proxy
 //     sendDecided's check and their writing.
 //   - p.mu (Proxy.mu): the relay's tables — pending, calls, the proxy's
 //     own requests to each side (hostPeer.own, srvPeer.own), fromSrv, rounds — and
-//     info (the host's session) and dead.
+//     dead, and the changes of info (the host's session, which every call
+//     reads without it: an atomic pointer to a value never changed once
+//     stored).
 //   - hc.mu (hostCall.mu): one decided request's answering state: id,
 //     moved, live, extra, byHost, diedWith, atServer.
-//   - cat.mu (catalogue.mu): the server's tools as last listed.
+//   - cat.mu (catalogue.mu): the server's tools as last listed, and the
+//     changes of their version (an atomic every call reads without it).
 //   - lineWriter.mu: one stream's writes, so that messages are whole; it is
 //     the lock of the writing itself. The upstreams' own mu guard their
 //     process state or waiting table.

@@ -132,8 +132,8 @@ type Proxy struct {
 	srvPeer  peer                         // the proxy's own requests to the server
 	fromSrv  map[string]*serverRequest    // the server's open requests, by id
 	rounds   map[string]*round            // rounds the host owes an answer, by requestState
-	info     hostSession
-	dead     string // why the server is gone; "" while it serves
+	info     atomic.Pointer[hostSession]  // changed under p.mu (setSession), read without it
+	dead     string                       // why the server is gone; "" while it serves
 	// serverSpecs are the argument specs of the server by the name it
 	// gave in initialize (useServerSpecs).
 	serverSpecs []rules.ArgumentSpec
@@ -544,10 +544,7 @@ func (p *Proxy) readInitialize(params []byte) {
 		return
 	}
 	caps := in.Capabilities.seen()
-	p.mu.Lock()
-	p.info.protocol = in.ProtocolVersion
-	p.info.caps = caps
-	p.mu.Unlock()
+	p.setSession(func(s *hostSession) { s.protocol, s.caps = in.ProtocolVersion, caps })
 	host := "the host"
 	if n := strings.TrimSpace(in.ClientInfo.Name + " " + in.ClientInfo.Version); n != "" {
 		host = fmt.Sprintf("the host %.60q", n)
@@ -573,18 +570,28 @@ func (p *Proxy) readInitializeResult(result []byte) {
 		return
 	}
 	if out.ProtocolVersion != "" {
-		p.mu.Lock()
-		p.info.protocol = out.ProtocolVersion
-		p.mu.Unlock()
+		p.setSession(func(s *hostSession) { s.protocol = out.ProtocolVersion })
 	}
 	p.useServerSpecs(out.ServerInfo.Name)
 }
 
-// session is what the host said of itself in initialize.
+// session is what the host said of itself in initialize. Every decided
+// request reads it, without a lock.
 func (p *Proxy) session() hostSession {
+	if s := p.info.Load(); s != nil {
+		return *s
+	}
+	return hostSession{}
+}
+
+// setSession changes the session with change, under p.mu, so that two
+// changes do not lose either.
+func (p *Proxy) setSession(change func(*hostSession)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.info
+	s := p.session()
+	change(&s)
+	p.info.Store(&s)
 }
 
 // hostCancelled stops a decided request the host gave up on: it is answered no

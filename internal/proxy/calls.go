@@ -48,6 +48,10 @@ type hostCall struct {
 
 	answered atomic.Bool // the one answer has been given (or the server's passed through)
 
+	// keyReading is keyReading of the key hc is filed under in p.calls,
+	// once refusedID needs it, "" until then; under p.mu.
+	keyReading string
+
 	// root is the host's root the call was decided with ("" for none),
 	// set and read by the goroutine deciding it.
 	root string
@@ -374,9 +378,12 @@ func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 			return provider.Result{Role: "tool", ToolCallID: hc.call.ID}
 		}
 		var r upReply
+		p.waitStarts()
 		select {
 		case r = <-hc.resp:
+			p.waitEnds()
 		case <-ctx.Done():
+			p.waitEnds()
 			p.mu.Lock()
 			if hr := p.pending[key]; hr != nil && hr.call == hc {
 				delete(p.pending, key)
@@ -500,6 +507,8 @@ func (p *Proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string
 	p.toHost(responseMessage(id, map[string]any{"resultType": "input_required", "inputRequests": requests, "requestState": token}))
 	timer := time.NewTimer(p.opt.askTimeout)
 	defer timer.Stop()
+	p.waitStarts()
+	defer p.waitEnds()
 	select {
 	case a := <-r.ch:
 		if a.err != nil {
@@ -557,6 +566,7 @@ func (p *Proxy) resumeRound(env envelope, req callRequest) {
 	hc.mu.Unlock()
 	p.mu.Lock()
 	p.calls[idKey(env.id)] = hc
+	hc.keyReading = "" // filed under another key
 	p.mu.Unlock()
 	r.ch <- roundAnswer{responses: bytes.Clone(req.inputResponses)}
 }

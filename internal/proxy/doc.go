@@ -23,13 +23,23 @@ package proxy
 
 // # Concurrency
 //
-// Goroutines: one reads the host (readHost, handing its reader on to a
-// goroutine standing by whenever it decides a call itself), one reads the
-// server (run's loop over up.recv, then serverGone), one per call being
-// decided (runCall, on a worker or the reading goroutine), one per
-// question of the server's put to the human (serverElicit), and the
-// timers that settle a new host root. Anything may write to the host or
-// the server.
+// Goroutines: one reads the host (readHost), and decides the calls it
+// reads itself (decideReading), reading on once a call is written to the
+// server, so that an allowed call crosses no goroutine between the host's
+// pipe and the server's: a hand-over woke another thread per call, the
+// largest part of the proxy's cost over a copy relay. It hands its reader
+// to a goroutine standing by only when more input is already buffered, or
+// when anything waits while calls are decided or answered — on the human,
+// the roots or the server (waitStarts) — so the host is always read while
+// anything waits. One reads the server (run's loop over up.recv, then
+// serverGone); a call the reader handed over is decided on the goroutine
+// it was read on, and a batch's on workers (runCall); one per question of
+// the server's put to the human (serverElicit), and the timers that
+// settle a new host root. Anything may write to the host or the server.
+//
+// No lock is on the way of the reader's hand-over: heldReader and waiting
+// are atomics, and the reader's channel holds the one reader there is, so
+// a hand-over never waits.
 //
 // What each lock guards:
 //
@@ -39,10 +49,13 @@ package proxy
 //     sendDecided's check and their writing.
 //   - p.mu (Proxy.mu): the relay's tables — pending, calls, the proxy's
 //     own requests to each side (hostPeer.own, srvPeer.own), fromSrv, rounds — and
-//     info (the host's session) and dead.
+//     dead, and the changes of info (the host's session, which every call
+//     reads without it: an atomic pointer to a value never changed once
+//     stored).
 //   - hc.mu (hostCall.mu): one decided request's answering state: id,
 //     moved, live, extra, byHost, diedWith, atServer.
-//   - cat.mu (catalogue.mu): the server's tools as last listed.
+//   - cat.mu (catalogue.mu): the server's tools as last listed, and the
+//     changes of their version (an atomic every call reads without it).
 //   - lineWriter.mu: one stream's writes, so that messages are whole; it is
 //     the lock of the writing itself. The upstreams' own mu guard their
 //     process state or waiting table.

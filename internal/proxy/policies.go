@@ -137,29 +137,27 @@ func (s *policySet) refresh(ctx context.Context, p *Proxy, pol *policy.Policy) {
 // catalogue is the server's tools as last listed, for the policy's
 // annotations and schemas.
 type catalogue struct {
-	mu      sync.Mutex
-	tools   []provider.Tool
-	fresh   bool
-	version uint64 // moves on every listing and every change notice
+	mu    sync.Mutex
+	tools []provider.Tool
+	fresh bool
+	// version moves on every listing and every change notice, under mu;
+	// every call reads it (refresh), without the lock.
+	version atomic.Uint64
 }
 
-func (c *catalogue) currentVersion() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.version
-}
+func (c *catalogue) currentVersion() uint64 { return c.version.Load() }
 
 func (c *catalogue) set(tools []provider.Tool) {
 	c.mu.Lock()
 	c.tools, c.fresh = tools, true
-	c.version++
+	c.version.Add(1)
 	c.mu.Unlock()
 }
 
 func (c *catalogue) invalidate() {
 	c.mu.Lock()
 	c.fresh = false
-	c.version++
+	c.version.Add(1)
 	c.mu.Unlock()
 }
 

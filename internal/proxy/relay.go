@@ -82,8 +82,10 @@ type reply struct {
 type forwardedRequest struct {
 	method string
 	id     []byte
-	call   *hostCall           // a decided request (decidedMethods)
-	snoop  func(result []byte) // reads the result on its way to the host
+	// reading is idReading(id), once refusedID needs it; under p.mu.
+	reading string
+	call    *hostCall           // a decided request (decidedMethods)
+	snoop   func(result []byte) // reads the result on its way to the host
 }
 
 // serverRequest is a request of the server's still open: relayed to the
@@ -131,8 +133,8 @@ type Proxy struct {
 	srvPeer  peer                         // the proxy's own requests to the server
 	fromSrv  map[string]*serverRequest    // the server's open requests, by id
 	rounds   map[string]*round            // rounds the host owes an answer, by requestState
-	info     hostSession
-	dead     string // why the server is gone; "" while it serves
+	info     atomic.Pointer[hostSession]  // changed under p.mu (setSession), read without it
+	dead     string                       // why the server is gone; "" while it serves
 	// serverSpecs are the argument specs of the server by the name it
 	// gave in initialize (useServerSpecs).
 	serverSpecs []rules.ArgumentSpec
@@ -143,8 +145,12 @@ type Proxy struct {
 
 	reader   chan *lineReader // the host's stdin, handed to whoever reads on
 	standing atomic.Int32     // goroutines waiting to be handed it
-	hostDone chan struct{}    // closed at the end of the host's input
-	doneOnce sync.Once
+	// heldReader is the host's stdin while the goroutine that read a call
+	// decides it, for freeHostReader to hand on; nil otherwise.
+	heldReader atomic.Pointer[lineReader]
+	waiting    atomic.Int32  // waits under way while calls are decided or answered (waitStarts)
+	hostDone   chan struct{} // closed at the end of the host's input
+	doneOnce   sync.Once
 }
 
 func newProxy(opt options, up upstream, hostOut io.Writer) *Proxy {
@@ -242,11 +248,10 @@ func (p *Proxy) wait(d time.Duration) {
 
 // readHost reads the host's messages while it holds lr, the one reader of
 // the host's stdin. A decided request (a tools/call, resources/read,
-// prompts/get or completion/complete) is decided by the goroutine that read it:
-// it hands lr to a goroutine standing by (starting one if none is) and
-// decides, so that no handing over stands between the host's request and
-// the server; then it stands by itself. Whoever reads end of input closes
-// hostDone.
+// prompts/get or completion/complete) is decided by the goroutine that read
+// it (decideReading), so that no handing over stands between the host's
+// request and the server; whoever holds lr when the call is decided reads
+// on. Whoever reads end of input closes hostDone.
 func (p *Proxy) readHost(lr *lineReader) {
 	for {
 		msg, err := lr.next()
@@ -255,16 +260,11 @@ func (p *Proxy) readHost(lr *lineReader) {
 			return
 		}
 		hc := p.fromHost(msg)
-		if hc == nil {
+		if hc == nil || p.decideReading(hc, lr) {
 			continue
 		}
-		if p.standing.Load() == 0 {
-			p.standing.Add(1)
-			go p.standBy()
-		}
-		p.reader <- lr
-		p.runCall(hc)
-		p.wg.Done()
+		// Another goroutine reads the host now: stand by to be handed
+		// the reader in turn.
 		p.standing.Add(1)
 		select {
 		case lr = <-p.reader:
@@ -273,6 +273,65 @@ func (p *Proxy) readHost(lr *lineReader) {
 			return
 		}
 	}
+}
+
+// decideReading decides hc on the goroutine that read it, which holds lr,
+// and says whether it still does. Handing lr to another goroutine costs a
+// wake-up of another thread per call, more than a small call's whole
+// decision, so lr is handed over only when that buys something: at once
+// when more of the host's input is already buffered (another goroutine
+// reads it while this one decides) or when anything is waiting (see
+// waitStarts), and otherwise as soon as anything starts waiting: nothing
+// the host sends — the human's answer above all — waits behind a call
+// that waits.
+func (p *Proxy) decideReading(hc *hostCall, lr *lineReader) bool {
+	defer p.wg.Done()
+	if lr.buffered() {
+		p.handOver(lr)
+		p.runCall(hc)
+		return false
+	}
+	// Held first, then the count read: a wait that starts after the
+	// count is read finds lr held, and hands it over itself.
+	p.heldReader.Store(lr)
+	if p.waiting.Load() > 0 {
+		p.freeHostReader()
+	}
+	p.runCall(hc)
+	return p.heldReader.CompareAndSwap(lr, nil)
+}
+
+// waitStarts is said by whatever is about to wait while a call is decided
+// or answered — for the roots to settle (awaitRoots), for an answer of the
+// host's or the server's (request, hostRound, forwardCall) — and waitEnds
+// when it has done: meanwhile no call is decided holding the host's
+// reader, and a call that holds it now hands it over, so the host is read
+// while anything waits. That covers the one wait the proxy cannot mark,
+// the policy's ask lock, inside package policy: a call waits on it only
+// while another call holds it, and a call holds it to ask the human,
+// through request or hostRound, that is, waiting.
+func (p *Proxy) waitStarts() {
+	p.waiting.Add(1)
+	p.freeHostReader()
+}
+
+func (p *Proxy) waitEnds() { p.waiting.Add(-1) }
+
+// freeHostReader hands the host's reader on if a goroutine deciding a
+// call holds it (decideReading).
+func (p *Proxy) freeHostReader() {
+	if lr := p.heldReader.Swap(nil); lr != nil {
+		p.handOver(lr)
+	}
+}
+
+// handOver gives lr to a goroutine standing by, starting one if none is.
+func (p *Proxy) handOver(lr *lineReader) {
+	if p.standing.Load() == 0 {
+		p.standing.Add(1)
+		go p.standBy()
+	}
+	p.reader <- lr
 }
 
 // standBy waits to be handed the reader.
@@ -408,13 +467,24 @@ func (p *Proxy) refusedID(id []byte, fromHost bool) string {
 		}
 		return ""
 	}
+	// Each open request's reading is worked out once, not for every
+	// request after it: this runs under p.mu, on every request.
 	for _, hr := range p.pending {
-		if idReading(hr.id) == reading {
+		if hr.reading == "" {
+			hr.reading = idReading(hr.id)
+		}
+		if hr.reading == reading {
 			return inUse
 		}
 	}
 	for key, hc := range p.calls {
-		if !hc.answered.Load() && keyReading(key) == reading {
+		if hc.answered.Load() {
+			continue
+		}
+		if hc.keyReading == "" {
+			hc.keyReading = keyReading(key)
+		}
+		if hc.keyReading == reading {
 			return inUse
 		}
 	}
@@ -476,11 +546,7 @@ func (p *Proxy) readInitialize(params []byte) {
 	}
 	caps := in.Capabilities.seen()
 	client := strings.TrimSpace(in.ClientInfo.Name + " " + in.ClientInfo.Version)
-	p.mu.Lock()
-	p.info.protocol = in.ProtocolVersion
-	p.info.caps = caps
-	p.info.client = client
-	p.mu.Unlock()
+	p.setSession(func(s *hostSession) { s.protocol, s.caps, s.client = in.ProtocolVersion, caps, client })
 	host := "the host"
 	if client != "" {
 		host = fmt.Sprintf("the host %.60q", client)
@@ -499,18 +565,28 @@ func (p *Proxy) readInitializeResult(result []byte) {
 		return
 	}
 	if out.ProtocolVersion != "" {
-		p.mu.Lock()
-		p.info.protocol = out.ProtocolVersion
-		p.mu.Unlock()
+		p.setSession(func(s *hostSession) { s.protocol = out.ProtocolVersion })
 	}
 	p.useServerSpecs(out.ServerInfo.Name)
 }
 
-// session is what the host said of itself in initialize.
+// session is what the host said of itself in initialize. Every decided
+// request reads it, without a lock.
 func (p *Proxy) session() hostSession {
+	if s := p.info.Load(); s != nil {
+		return *s
+	}
+	return hostSession{}
+}
+
+// setSession changes the session with change, under p.mu, so that two
+// changes do not lose either.
+func (p *Proxy) setSession(change func(*hostSession)) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.info
+	s := p.session()
+	change(&s)
+	p.info.Store(&s)
 }
 
 // hostCancelled stops a decided request the host gave up on: it is answered no
@@ -766,6 +842,8 @@ func (p *Proxy) request(ctx context.Context, to *peer, method string, params any
 	to.own[key] = ch
 	p.mu.Unlock()
 	to.write(requestMessage(id, method, params))
+	p.waitStarts()
+	defer p.waitEnds()
 	forget := func() {
 		p.mu.Lock()
 		to.take(key)

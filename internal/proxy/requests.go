@@ -98,6 +98,18 @@ type callRequest struct {
 	inputResponses  []byte
 }
 
+// callOf makes r the call of a tools/call naming tool with arguments.
+func (r *callRequest) callOf(tool string, arguments json.RawMessage) error {
+	if isRequestTool(tool) {
+		return fmt.Errorf("no MCP tool is named %q: rules name the host's %s requests so", tool, tool)
+	}
+	r.name, r.arguments = tool, string(arguments)
+	if provider.NoArguments(r.arguments) || r.arguments == "null" {
+		r.arguments = "{}"
+	}
+	return nil
+}
+
 // readCallRequest reads params of a request of one of decidedMethods, held
 // to the one reading the proxy holds every message to: an object, no
 // member twice (exactly, escaped or in another case), none the protocol
@@ -113,6 +125,25 @@ func readCallRequest(method string, params []byte) (callRequest, error) {
 			return r, errors.New("must be an object")
 		}
 		return r, err
+	}
+	if method == methodToolsCall {
+		// The common case in one decoding (which holds params to be valid
+		// JSON first); any error is read again the long way, below, for
+		// the message that names it.
+		var call struct {
+			Name           string          `json:"name"`
+			Arguments      json.RawMessage `json:"arguments"`
+			Meta           json.RawMessage `json:"_meta"`
+			RequestState   *string         `json:"requestState"`
+			InputResponses json.RawMessage `json:"inputResponses"`
+		}
+		if json.Unmarshal(params, &call) == nil && call.Name != "" {
+			r.meta, r.inputResponses = call.Meta, call.InputResponses
+			if call.RequestState != nil {
+				r.requestState = *call.RequestState
+			}
+			return r, r.callOf(call.Name, call.Arguments)
+		}
 	}
 	if !json.Valid(params) {
 		return r, errors.New("not valid JSON")
@@ -137,14 +168,7 @@ func readCallRequest(method string, params []byte) (callRequest, error) {
 		if err := json.Unmarshal(params, &call); err != nil || call.Name == "" {
 			return r, errors.New("must name the tool")
 		}
-		if isRequestTool(call.Name) {
-			return r, fmt.Errorf("no MCP tool is named %q: rules name the host's %s requests so", call.Name, call.Name)
-		}
-		r.name, r.arguments = call.Name, string(call.Arguments)
-		if provider.NoArguments(r.arguments) || r.arguments == "null" {
-			r.arguments = "{}"
-		}
-		return r, nil
+		return r, r.callOf(call.Name, call.Arguments)
 	}
 	var args bytes.Buffer
 	args.WriteByte('{')

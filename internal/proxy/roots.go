@@ -261,6 +261,7 @@ func (p *Proxy) awaitRoots(ctx context.Context) {
 		if settled || wait <= 0 {
 			return
 		}
+		p.waitStarts() // the host's answer to roots/list may be what settles them
 		t := time.NewTimer(wait)
 		select {
 		case <-wake:
@@ -268,6 +269,7 @@ func (p *Proxy) awaitRoots(ctx context.Context) {
 		case <-ctx.Done():
 		}
 		t.Stop()
+		p.waitEnds()
 		if ctx.Err() != nil {
 			return
 		}

@@ -58,7 +58,7 @@ func readEnvelope(msg []byte, i int) (envelope, int, error) {
 	names := memberNames{known: envelopeMembers}
 	var ambiguous error // the first; the rest is read, for an answer by id
 	end, err := eachMemberEnd(msg, i, func(key, val []byte) error {
-		if err := names.add(string(key)); err != nil && ambiguous == nil {
+		if err := names.addKey(key); err != nil && ambiguous == nil {
 			ambiguous = err
 		}
 		switch string(key) {
@@ -139,27 +139,63 @@ func skipBlank(b []byte, i int) int {
 // twice, exactly or in another case, or one of known spelt in another case.
 type memberNames struct {
 	known []string
-	seen  map[string]string // folded name -> as spelt
+	// seen are the names so far, folded and as spelt: in few, an object's
+	// first names, looked through (a message's envelope and a call's
+	// params have a handful, and every message is read: no map for them),
+	// and in many the rest.
+	few  [8]seenName
+	nFew int
+	many map[string]string
+}
+
+type seenName struct{ folded, spelt string }
+
+// addKey is add for a key as eachMember gives it: a name of known is
+// taken as known spells it, without a copy.
+func (m *memberNames) addKey(key []byte) error {
+	for _, name := range m.known {
+		if string(key) == name {
+			return m.add(name)
+		}
+	}
+	return m.add(string(key))
 }
 
 func (m *memberNames) add(k string) error {
-	if m.seen == nil {
-		m.seen = map[string]string{}
-	}
 	folded := lexical.Fold(k)
-	if first, dup := m.seen[folded]; dup {
+	first, dup := m.lookup(folded)
+	if dup {
 		if first == k {
 			return fmt.Errorf("member %q appears twice", k)
 		}
 		return fmt.Errorf("members %q and %q differ only in case", first, k)
 	}
-	m.seen[folded] = k
+	switch {
+	case m.nFew < len(m.few):
+		m.few[m.nFew] = seenName{folded, k}
+		m.nFew++
+	case m.many == nil:
+		m.many = map[string]string{folded: k}
+	default:
+		m.many[folded] = k
+	}
 	for _, name := range m.known {
 		if k != name && lexical.Fold(name) == folded {
 			return fmt.Errorf("member %q must be spelt %q", k, name)
 		}
 	}
 	return nil
+}
+
+// lookup returns the spelling of the name seen that folds to folded.
+func (m *memberNames) lookup(folded string) (string, bool) {
+	for _, n := range m.few[:m.nFew] {
+		if n.folded == folded {
+			return n.spelt, true
+		}
+	}
+	spelt, ok := m.many[folded]
+	return spelt, ok
 }
 
 // The members of a JSON-RPC envelope, and of a tools/call's params.
@@ -178,7 +214,7 @@ var (
 // another.
 func unambiguous(obj []byte, known []string) error {
 	names := memberNames{known: known}
-	return eachMember(obj, func(key, _ []byte) error { return names.add(string(key)) })
+	return eachMember(obj, func(key, _ []byte) error { return names.addKey(key) })
 }
 
 // member returns the raw value of key in the JSON object obj, nil when

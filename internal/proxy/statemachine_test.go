@@ -226,3 +226,34 @@ func TestRelayAskTimeoutBoundsAnElicitation(t *testing.T) {
 	assert.NotContains(t, string(text), "declined")
 	nothing(t, rt.server, "an unanswered call")
 }
+
+// The goroutine that reads a call decides it holding the host's reader;
+// a call that waits on the policy's ask lock, behind another call's
+// question, must not keep the host's answer to that question unread. Two
+// calls asked about at once are both answered, one question after the
+// other.
+func TestRelayReadsTheHostWhileACallWaitsItsTurn(t *testing.T) {
+	rt := newRelayTest(t, testRules, true)
+	rt.initialize(`{"elicitation":{}}`)
+	rt.fromHost(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask_me","arguments":{"a":1}}}`)
+	first := next(t, rt.host, "the first question")
+	require.Equal(t, "elicitation/create", first["method"])
+	// The second call waits for the human's attention.
+	rt.fromHost(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ask_me","arguments":{"a":2}}}`)
+	nothing(t, rt.host, "a second question while the first is open")
+	for i, q := range []map[string]any{first, nil} {
+		if q == nil {
+			q = next(t, rt.host, "the second question")
+			require.Equal(t, "elicitation/create", q["method"])
+		}
+		answer, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": q["id"],
+			"result": map[string]any{"action": "accept", "content": map[string]any{answerField: "allow-once"}}})
+		require.NoError(t, err)
+		// Written aside: io.Pipe holds nothing, and a proxy that read no
+		// more would hold the write, and the test, forever.
+		go func() { _, _ = rt.hostIn.Write(append(answer, '\n')) }()
+		m := next(t, rt.server, "the call allowed once")
+		assert.Equal(t, "tools/call", m["method"])
+		assert.EqualValues(t, i+1, m["id"])
+	}
+}

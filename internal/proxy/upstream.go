@@ -75,8 +75,13 @@ func (lr *lineReader) next() ([]byte, error) {
 			}
 			return nil, lr.err
 		}
-		if lr.start == lr.end && len(lr.buf) > keepBuffer {
-			lr.buf, lr.start, lr.end, lr.scanned = make([]byte, readSize), 0, 0, 0
+		if lr.start == lr.end {
+			// Nothing unread: the next message starts at the front, and
+			// is not moved there when the buffer's end is reached.
+			lr.start, lr.end, lr.scanned = 0, 0, 0
+			if len(lr.buf) > keepBuffer {
+				lr.buf = make([]byte, readSize)
+			}
 		}
 		if lr.end == len(lr.buf) {
 			if lr.start > 0 {
@@ -96,6 +101,10 @@ func (lr *lineReader) next() ([]byte, error) {
 		}
 	}
 }
+
+// buffered says bytes of the stream are read and not yet returned: the
+// start of a message, at least, is already here.
+func (lr *lineReader) buffered() bool { return lr.start < lr.end }
 
 // lineWriter writes whole messages, one at a time.
 type lineWriter struct {

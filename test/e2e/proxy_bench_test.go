@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -196,4 +197,89 @@ func relayBinary(b *testing.B) string {
 		b.Fatalf("building the copy relay: %v\n%s", err, out)
 	}
 	return filepath.Join(dir, "relay")
+}
+
+// BenchmarkProxyConcurrent: allowed read_text_file calls of an 18-byte
+// file with 1, 2, 8 and 64 in flight at once (the host keeps that many
+// requests, with distinct ids, written and not yet answered), straight to
+// the official filesystem server, through mcp-policy proxy, and through
+// the copy relay, each in turn. It reports each one's calls per second.
+// The server (one node process) bounds them all; the proxy's calls per
+// second staying with the relay's as calls are added shows that no lock
+// of the proxy's serialises allowed calls. internal/proxy's
+// BenchmarkConcurrent measures the proxy alone, with -mutexprofile.
+//
+//	npm ci --prefix test/npm && go test ./test/e2e/ -run '^$' -bench ProxyConcurrent -benchtime 2000x
+func BenchmarkProxyConcurrent(b *testing.B) {
+	node, entry := needOfficialFS(b)
+	dir, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "small.txt"), []byte("eighteen bytes. :)"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	server := []string{node, entry, dir}
+	hosts := []*pipeHost{
+		startPipeHost(b, server),
+		startPipeHost(b, append([]string{proxyBinary(b), "proxy", "--"}, server...)),
+		startPipeHost(b, append([]string{relayBinary(b)}, server...)),
+	}
+	path, _ := json.Marshal(filepath.Join(dir, "small.txt"))
+	request := func(id int) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":` + string(path) + `}}}` + "\n")
+	}
+	// run has h answer n calls with inFlight open at once, and returns
+	// how long they took.
+	run := func(b *testing.B, h *pipeHost, n, inFlight int) time.Duration {
+		tokens := make(chan struct{}, inFlight)
+		for range inFlight {
+			tokens <- struct{}{}
+		}
+		start := time.Now()
+		writeErr := make(chan error, 1)
+		go func() {
+			for i := range n {
+				<-tokens
+				if _, err := h.in.Write(request(i)); err != nil {
+					writeErr <- err
+					return
+				}
+			}
+			writeErr <- nil
+		}()
+		for range n {
+			line, err := h.out.ReadBytes('\n')
+			if err != nil || bytes.Contains(line, []byte(`"isError":true`)) || !bytes.Contains(line, []byte("eighteen bytes")) {
+				b.Fatalf("answer %.300s (%v)", line, err)
+			}
+			tokens <- struct{}{}
+		}
+		elapsed := time.Since(start)
+		if err := <-writeErr; err != nil {
+			b.Fatal(err)
+		}
+		return elapsed
+	}
+	for _, h := range hosts {
+		run(b, h, 2000, 8) // node compiles its hot paths as it runs
+	}
+	for _, inFlight := range []int{1, 2, 8, 64} {
+		b.Run(fmt.Sprintf("inflight=%d", inFlight), func(b *testing.B) {
+			var took [3]time.Duration
+			// In turn, in slices, so that a slow moment of the machine's
+			// falls on all three.
+			for done := 0; done < b.N; {
+				n := min(200, b.N-done)
+				for k, h := range hosts {
+					took[k] += run(b, h, n, inFlight)
+				}
+				done += n
+			}
+			perSecond := func(d time.Duration) float64 { return float64(b.N) / d.Seconds() }
+			b.ReportMetric(perSecond(took[0]), "direct-calls/s")
+			b.ReportMetric(perSecond(took[1]), "proxy-calls/s")
+			b.ReportMetric(perSecond(took[2]), "relay-calls/s")
+		})
+	}
 }

@@ -19,7 +19,11 @@ type Record struct {
 	Time time.Time
 	// Policy is the policy's Name.
 	Policy string
-	Call   provider.Call
+	// Revisions name the rule sets the call was decided under: each
+	// bundle's name and revision, as Options.Source gave them; nil
+	// without a Source.
+	Revisions map[string]string
+	Call      provider.Call
 	// Arguments is the parsed copy of the call's arguments, reason
 	// included; nil when the call could not be read.
 	Arguments map[string]any

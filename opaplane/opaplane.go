@@ -1,0 +1,411 @@
+// Package opaplane runs OPA's management plane for mcp-policy: an OPA
+// configuration file (services, bundles, decision_logs, status, keys,
+// labels) read and run by OPA's own plugin manager, with its bundle,
+// decision-log and status plugins. Nothing here downloads, verifies,
+// batches or uploads: OPA's plugins do, as they do for OPA.
+//
+// A Plane is a policy.RuleSource: each bundle activation is read out of
+// the manager's store — the Rego modules, and the data rules at
+// data.mcp.rules — validated and compiled, and swapped in; a set that
+// does not validate is refused and the rules in force stay. Its Log is a
+// policy.Options.OnDecision: each decision goes to OPA's decision-log
+// plugin in OPA's event shape, its arguments masked as package
+// decisionlog masks them.
+//
+//	plane, err := opaplane.New(ctx, opaplane.Options{Config: raw})
+//	…
+//	p, err := policy.New(policy.Options{…, Source: plane, OnDecision: plane.Log})
+package opaplane
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/plugins"
+	"github.com/open-policy-agent/opa/v1/plugins/bundle"
+	"github.com/open-policy-agent/opa/v1/plugins/discovery"
+	"github.com/open-policy-agent/opa/v1/plugins/logs"
+	"github.com/open-policy-agent/opa/v1/server"
+	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/util"
+
+	"github.com/mcp-policy/mcp-policy/decisionlog"
+	"github.com/mcp-policy/mcp-policy/internal/engine"
+	"github.com/mcp-policy/mcp-policy/policy"
+	"github.com/mcp-policy/mcp-policy/policy/rules"
+)
+
+// RulesPath is where in a bundle's data the data rules live: a JSON array
+// of rules, in the shape of a --rules file, at data.mcp.rules (the file
+// mcp/rules/data.json of the bundle's directory, or "rules" in
+// mcp/data.json).
+var RulesPath = storage.Path{"mcp", "rules"}
+
+// StatusName is the name this package reports under in OPA's status
+// plugin: OK with the revisions in force, or an error saying why a bundle
+// OPA activated was refused by the policy.
+const StatusName = "mcp-policy"
+
+// Options configure a Plane.
+type Options struct {
+	// Config is the OPA configuration, YAML or JSON, in OPA's schema.
+	Config []byte
+	// ID names this instance to the services (OPA's instance id); a random
+	// one when empty.
+	ID string
+	// Stderr gets the plugins' messages and the plane's own (a bundle
+	// refused, and why). Default os.Stderr.
+	Stderr io.Writer
+	// Log configures the decision-log events as decisionlog.Options
+	// configures the local log: arguments masked unless FullArguments.
+	// Labels are OPA's (the config's labels, id and version).
+	Log decisionlog.Options
+}
+
+// Plane is OPA's plugin manager running one configuration. It is safe for
+// concurrent use.
+type Plane struct {
+	manager *plugins.Manager
+	logs    *logs.Plugin // nil without decision_logs
+	masker  *decisionlog.Logger
+	stderr  io.Writer
+	bundles []string // configured bundle names, sorted
+
+	mu       sync.Mutex
+	current  *policy.RuleSet      // nil until every bundle has been activated once
+	seen     map[string]time.Time // each bundle's activation last read
+	watchers map[int]func(policy.RuleSet) error
+	nextID   int
+	stopped  bool
+}
+
+// New parses the configuration, starts OPA's plugins and returns at once:
+// bundles download in the background (Ready says when the first set is
+// active). An invalid configuration is an error naming what is wrong.
+func New(ctx context.Context, o Options) (*Plane, error) {
+	engine.Register() // a bundle's modules may call the policy's builtins: OPA's compiler must know them
+	stderr := o.Stderr
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	id := o.ID
+	if id == "" {
+		id = randomID()
+	}
+	var boot map[string]any
+	if err := util.Unmarshal(o.Config, &boot); err != nil {
+		return nil, fmt.Errorf("opa config: %w", err)
+	}
+	logger := newLineLogger(stderr)
+	manager, err := plugins.New(o.Config, id, inmem.New(), plugins.Logger(logger), plugins.ConsoleLogger(logger))
+	if err != nil {
+		return nil, fmt.Errorf("opa config: %w", err)
+	}
+	// Discovery without a discovery service registers the plugins the boot
+	// configuration names, exactly as the opa binary and OPA's SDK do.
+	d, err := discovery.New(manager, discovery.BootConfig(boot))
+	if err != nil {
+		return nil, fmt.Errorf("opa config: %w", err)
+	}
+	manager.Register(discovery.Name, d)
+	p := &Plane{manager: manager, logs: logs.Lookup(manager), masker: decisionlog.New(io.Discard, o.Log), stderr: stderr,
+		seen: map[string]time.Time{}, watchers: map[int]func(policy.RuleSet) error{}}
+	if b := bundle.Lookup(manager); b != nil {
+		p.bundles = slices.Sorted(maps.Keys(b.Config().Bundles))
+		manager.UpdatePluginStatus(StatusName, &plugins.Status{State: plugins.StateNotReady, Message: "no bundle activated yet"})
+		b.RegisterBulkListener(p, p.bundlesChanged)
+	}
+	if err := manager.Start(ctx); err != nil {
+		return nil, fmt.Errorf("opa plugins: %w", err)
+	}
+	return p, nil
+}
+
+// Manager is OPA's plugin manager the plane runs, for a caller that adds
+// plugins of its own or reads their status.
+func (p *Plane) Manager() *plugins.Manager { return p.manager }
+
+// HasBundles reports whether the configuration names bundles: then the
+// rules come from them, and a policy fed by the plane refuses every call
+// until they are active.
+func (p *Plane) HasBundles() bool { return len(p.bundles) > 0 }
+
+// HasDecisionLogs reports whether the configuration sends decisions
+// somewhere (decision_logs with a service, the console or a plugin).
+func (p *Plane) HasDecisionLogs() bool { return p.logs != nil }
+
+// Stop stops the plugins, uploading what the decision-log buffer holds
+// first, as OPA does on shutdown; ctx bounds the wait.
+func (p *Plane) Stop(ctx context.Context) {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+	p.manager.Stop(ctx)
+}
+
+// Watch is policy.RuleSource's: activate gets the current set, if every
+// bundle has been activated, and each set after. Calls are made one at a
+// time, in the order of activation.
+func (p *Plane) Watch(activate func(policy.RuleSet) error) (stop func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	id := p.nextID
+	p.nextID++
+	p.watchers[id] = activate
+	if p.current != nil {
+		_ = activate(*p.current) // validated once already: the plane's own check passed
+	}
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		delete(p.watchers, id)
+	}
+}
+
+// Current is the rule set in force, and false until every bundle has been
+// activated once.
+func (p *Plane) Current() (policy.RuleSet, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.current == nil {
+		return policy.RuleSet{}, false
+	}
+	return *p.current, true
+}
+
+// Ready returns once a rule set is in force, or with ctx's error.
+func (p *Plane) Ready(ctx context.Context) error {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, ok := p.Current(); ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no rule bundle activated: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// bundlesChanged is the bundle plugin's listener, called after each
+// download attempt with every bundle's status. When every bundle has been
+// activated and one of them anew, the set is read from the store,
+// validated, and handed to the watchers.
+func (p *Plane) bundlesChanged(status map[string]*bundle.Status) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return
+	}
+	fresh := false
+	revisions := map[string]string{}
+	for _, name := range p.bundles {
+		s := status[name]
+		if s == nil || s.LastSuccessfulActivation.IsZero() {
+			return // not every bundle yet: the policy keeps refusing
+		}
+		revisions[name] = s.ActiveRevision
+		if !s.LastSuccessfulActivation.Equal(p.seen[name]) {
+			fresh = true
+		}
+	}
+	if !fresh {
+		return
+	}
+	for _, name := range p.bundles {
+		p.seen[name] = status[name].LastSuccessfulActivation
+	}
+	set, err := p.readSet(revisions)
+	if err == nil {
+		err = validate(set)
+	}
+	if err != nil {
+		p.refused(revisions, err)
+		return
+	}
+	for _, id := range slices.Sorted(maps.Keys(p.watchers)) {
+		if werr := p.watchers[id](set); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		p.refused(revisions, err)
+		return
+	}
+	p.current = &set
+	p.manager.UpdatePluginStatus(StatusName, &plugins.Status{State: plugins.StateOK,
+		Message: "rules in force: " + describeRevisions(revisions)})
+	fmt.Fprintf(p.stderr, "mcp-policy: rules in force from bundle %s\n", describeRevisions(revisions))
+}
+
+// refused says, on stderr and through OPA's status plugin, that the
+// bundles OPA activated were not taken, and why.
+func (p *Plane) refused(revisions map[string]string, err error) {
+	stay := "no rules: every call is refused until a bundle validates"
+	if p.current != nil {
+		stay = "the rules of " + describeRevisions(p.current.Revisions) + " stay in force"
+	}
+	msg := fmt.Sprintf("bundle %s refused: %v; %s", describeRevisions(revisions), err, stay)
+	fmt.Fprintf(p.stderr, "mcp-policy: %s\n", msg)
+	p.manager.UpdatePluginStatus(StatusName, &plugins.Status{State: plugins.StateErr, Message: msg})
+}
+
+// readSet reads every module and the data rules out of the store, as the
+// bundle plugin left it.
+func (p *Plane) readSet(revisions map[string]string) (policy.RuleSet, error) {
+	set := policy.RuleSet{Revisions: revisions}
+	ctx := context.Background()
+	err := storage.Txn(ctx, p.manager.Store, storage.TransactionParams{}, func(txn storage.Transaction) error {
+		ids, err := p.manager.Store.ListPolicies(ctx, txn)
+		if err != nil {
+			return err
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			src, err := p.manager.Store.GetPolicy(ctx, txn, id)
+			if err != nil {
+				return err
+			}
+			set.Modules = append(set.Modules, rules.Module{Name: id, Source: string(src)})
+		}
+		data, err := p.manager.Store.Read(ctx, txn, RulesPath)
+		if storage.IsNotFound(err) {
+			return nil // modules only
+		}
+		if err != nil {
+			return err
+		}
+		if v, ok := data.(ast.Value); ok {
+			if data, err = ast.JSON(v); err != nil {
+				return err
+			}
+		}
+		raw, err := json.Marshal(data)
+		if err != nil {
+			return err
+		}
+		set.Rules, err = rules.ParseRules(raw, "data."+strings.Join(RulesPath, "."))
+		return err
+	})
+	return set, err
+}
+
+// validate compiles set on its own, so that a set that cannot decide is
+// refused once, before any policy is handed it.
+func validate(set policy.RuleSet) error {
+	_, err := rules.NewEngine(context.Background(), rules.Config{Rules: set.Rules, Modules: set.Modules})
+	return err
+}
+
+func describeRevisions(revisions map[string]string) string {
+	if len(revisions) == 0 {
+		return "(none)"
+	}
+	parts := make([]string, 0, len(revisions))
+	for _, name := range slices.Sorted(maps.Keys(revisions)) {
+		r := revisions[name]
+		if r == "" {
+			r = "(no revision)"
+		}
+		parts = append(parts, fmt.Sprintf("%s revision %s", name, r))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Log sends rec to OPA's decision-log plugin: the function to give
+// policy.Options.OnDecision. It only queues the event: the plugin batches,
+// compresses and uploads it in the background, and drops (and counts)
+// what its buffer cannot hold, so a collector down or slow never holds a
+// decision up. Without decision_logs it does nothing.
+func (p *Plane) Log(rec policy.Record) {
+	if p.logs == nil {
+		return
+	}
+	info, err := p.event(rec)
+	if err == nil {
+		err = p.logs.Log(context.Background(), info)
+	}
+	if err != nil {
+		fmt.Fprintf(p.stderr, "mcp-policy: decision %s not logged: %v\n", rec.ID, err)
+	}
+}
+
+// event is rec as OPA's decision log carries it: the input (the call,
+// arguments masked), the result (the rules' and grants' decision
+// document), the bundles' revisions, and this project's fields — the
+// question, answer, grants remembered, whether the call ran — under
+// "custom".
+func (p *Plane) event(rec policy.Record) (*server.Info, error) {
+	e := p.masker.Entry(rec)
+	input, err := roundTrip(e.Input)
+	if err != nil {
+		return nil, err
+	}
+	custom := map[string]any{"allowed": e.Allowed, "policy": rec.Policy}
+	add := func(k string, v any, present bool) {
+		if present {
+			custom[k] = v
+		}
+	}
+	add("erased", e.Erased, len(e.Erased) > 0)
+	add("question", e.Question, e.Question != nil)
+	add("answer", e.Answer, e.Answer != nil)
+	add("remembered", e.Remembered, len(e.Remembered) > 0)
+	add("refusal", e.Refusal, e.Refusal != "")
+	add("error", e.Error, e.Error != "")
+	add("warnings", e.Warnings, len(e.Warnings) > 0)
+	cv, err := roundTrip(custom)
+	if err != nil {
+		return nil, err
+	}
+	info := &server.Info{DecisionID: rec.ID, Path: decisionlog.Path, Timestamp: rec.Time, Input: &input,
+		Custom: cv.(map[string]any)}
+	if e.Result != nil {
+		result, err := roundTrip(e.Result)
+		if err != nil {
+			return nil, err
+		}
+		info.Results = &result
+	}
+	if len(rec.Revisions) > 0 {
+		info.Bundles = make(map[string]server.BundleInfo, len(rec.Revisions))
+		for name, r := range rec.Revisions {
+			info.Bundles[name] = server.BundleInfo{Revision: r}
+		}
+	}
+	return info, nil
+}
+
+// roundTrip is v as JSON decodes it: what OPA's event encoder and mask
+// policies read.
+func roundTrip(v any) (any, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	if err := util.UnmarshalJSON(raw, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func randomID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

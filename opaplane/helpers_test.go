@@ -274,12 +274,16 @@ func allowUnder(dir string) string {
 }
 
 // eventually polls cond until it holds or d passes.
-func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool, show ...func() string) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("after %v: %s", d, what)
+			var seen []string
+			for _, f := range show {
+				seen = append(seen, f())
+			}
+			t.Fatalf("after %v: %s %s", d, what, strings.Join(seen, "\n"))
 		}
 		time.Sleep(25 * time.Millisecond)
 	}

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/metrics"
 	"github.com/open-policy-agent/opa/v1/plugins"
 	"github.com/open-policy-agent/opa/v1/plugins/bundle"
 	"github.com/open-policy-agent/opa/v1/plugins/discovery"
@@ -78,6 +79,7 @@ type Options struct {
 // concurrent use.
 type Plane struct {
 	manager *plugins.Manager
+	metrics metrics.Metrics
 	logs    *logs.Plugin // nil without decision_logs
 	masker  *decisionlog.Logger
 	stderr  io.Writer
@@ -115,12 +117,15 @@ func New(ctx context.Context, o Options) (*Plane, error) {
 	}
 	// Discovery without a discovery service registers the plugins the boot
 	// configuration names, exactly as the opa binary and OPA's SDK do.
-	d, err := discovery.New(manager, discovery.BootConfig(boot))
+	// One metrics registry for every plugin: the status plugin reports it,
+	// the decision-log plugin's dropped-event counters included.
+	m := metrics.New()
+	d, err := discovery.New(manager, discovery.BootConfig(boot), discovery.Metrics(m))
 	if err != nil {
 		return nil, fmt.Errorf("opa config: %w", err)
 	}
 	manager.Register(discovery.Name, d)
-	p := &Plane{manager: manager, logs: logs.Lookup(manager), masker: decisionlog.New(io.Discard, o.Log), stderr: stderr,
+	p := &Plane{manager: manager, metrics: m, logs: logs.Lookup(manager), masker: decisionlog.New(io.Discard, o.Log), stderr: stderr,
 		seen: map[string]time.Time{}, watchers: map[int]func(policy.RuleSet) error{}}
 	if b := bundle.Lookup(manager); b != nil {
 		p.bundles = slices.Sorted(maps.Keys(b.Config().Bundles))
@@ -145,6 +150,21 @@ func (p *Plane) HasBundles() bool { return len(p.bundles) > 0 }
 // HasDecisionLogs reports whether the configuration sends decisions
 // somewhere (decision_logs with a service, the console or a plugin).
 func (p *Plane) HasDecisionLogs() bool { return p.logs != nil }
+
+// DroppedDecisions is how many decision-log events OPA's plugin dropped
+// because its buffer was full (buffer_size_limit_bytes or
+// buffer_size_limit_events) or its rate limit exceeded: the collector was
+// down or slow for longer than the buffer holds. The status plugin reports
+// the same counters.
+func (p *Plane) DroppedDecisions() uint64 {
+	var n uint64
+	for name, v := range p.metrics.All() {
+		if c, ok := v.(uint64); ok && strings.HasPrefix(name, "counter_decision_logs_dropped_") {
+			n += c
+		}
+	}
+	return n
+}
 
 // Stop stops the plugins, uploading what the decision-log buffer holds
 // first, as OPA does on shutdown; ctx bounds the wait.

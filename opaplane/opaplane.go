@@ -19,7 +19,6 @@ package opaplane
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -104,7 +103,7 @@ func New(ctx context.Context, o Options) (*Plane, error) {
 	}
 	id := o.ID
 	if id == "" {
-		id = randomID()
+		id = policy.NewID()
 	}
 	var boot map[string]any
 	if err := util.Unmarshal(o.Config, &boot); err != nil {
@@ -422,10 +421,4 @@ func roundTrip(v any) (any, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-func randomID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

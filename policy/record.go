@@ -55,13 +55,14 @@ func (p *Policy) record(rec *Record) {
 	if rec == nil || p.opts.OnDecision == nil {
 		return
 	}
-	rec.ID, rec.Time, rec.Policy = newID(), time.Now(), p.name
+	rec.ID, rec.Time, rec.Policy = NewID(), time.Now(), p.name
 	defer func() { _ = recover() }()
 	p.opts.OnDecision(*rec)
 }
 
-// newID is a random (version 4) UUID.
-func newID() string {
+// NewID is a random (version 4) UUID, as Record.ID is: for a caller that
+// records decisions of its own in the same shape.
+func NewID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	b[6] = b[6]&0x0f | 0x40

@@ -2,7 +2,7 @@
 // of any MCP server, for any MCP host.
 //
 //	mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]...
-//	                 [--grants FILE] [--log FILE] [--log-arguments masked|full]
+//	                 [--config FILE] [--grants FILE] [--log FILE] [--log-arguments masked|full]
 //	                 [--arguments NAME|FILE]... [--timeout D]
 //	                 [--ask elicit|refuse] [--ask-timeout D] -- COMMAND [ARGS...]
 //	mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
@@ -14,6 +14,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -34,12 +35,13 @@ import (
 	"github.com/mcp-policy/mcp-policy/decisionlog"
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
+	"github.com/mcp-policy/mcp-policy/internal/managed"
 	"github.com/mcp-policy/mcp-policy/internal/proxy"
 )
 
 const usage = `usage:
   mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]...
-                   [--grants FILE] [--log FILE|-] [--log-arguments masked|full]
+                   [--config FILE] [--grants FILE] [--log FILE|-] [--log-arguments masked|full]
                    [--arguments NAME|FILE]... [--timeout DURATION]
                    [--ask elicit|refuse] [--ask-timeout DURATION] -- COMMAND [ARGS...]
   mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
@@ -49,6 +51,9 @@ The proxy's flags go before --; everything after the server's COMMAND is
 the server's. --root KEY=DIR: relative paths of the tools named KEY or
 KEY_* resolve against DIR (KEY is a tool-name prefix, or * for every tool).
 Paths may start with ~ or $HOME (hosts run no shell to expand them).
+--config FILE is an OPA configuration: rules from its bundles, decisions
+to its decision-log service (docs/fleet.md). Without bundles, the --rules
+and --policy files are read again when they change, and on SIGHUP.
 "mcp-policy proxy --help" says what each flag means.
 `
 
@@ -147,9 +152,22 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail("%v", err)
 	}
-	opt := proxy.Options{Config: cfg, Grants: store, Ask: *ask, AskTimeout: *askTimeout, Stderr: stderr}
+	logOpts := decisionlog.Options{FullArguments: *logArgs == "full"}
+	say := func(line string) { fmt.Fprintf(stderr, "mcp-policy proxy: %s\n", line) }
+	live, err := managed.Start(context.Background(), cfg, true, say, stderr, logOpts)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer func() {
+		// The decisions OPA's plugin still holds go up before the proxy exits.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		live.Stop(ctx)
+	}()
+	opt := proxy.Options{Config: cfg, Grants: store, Ask: *ask, AskTimeout: *askTimeout, Stderr: stderr,
+		Source: live.Source(), Decisions: live.Decisions()}
 	if logPath != "" {
-		l, err := openLog(logPath, decisionlog.Options{FullArguments: *logArgs == "full"})
+		l, err := openLog(logPath, logOpts)
 		if err != nil {
 			return fail("--log: %v", err)
 		}
@@ -166,7 +184,9 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 				strings.Join(own, ", "))
 		}
 	}
-	fmt.Fprintf(stderr, "mcp-policy proxy: %s\n", inForce(cfg, store, logPath))
+	fmt.Fprintf(stderr, "mcp-policy proxy: %s\n", inForce(cfg, live, store, logPath))
+	stopReload := reloadOnSignal(live, say)
+	defer stopReload()
 
 	// Everything checked: only now is the server started.
 	var server proxy.Server
@@ -214,6 +234,38 @@ func signals() <-chan int {
 		}
 	}()
 	return out
+}
+
+// reloadOnSignal reads the rule files again on each SIGHUP, until the
+// returned function is called.
+func reloadOnSignal(live *managed.Managed, say func(string)) (stop func()) {
+	if len(reloadSignals) == 0 {
+		return func() {}
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, reloadSignals...)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-ch:
+				switch {
+				case live.Files != nil:
+					live.Files.Reload()
+				case live.Plane != nil && live.Plane.HasBundles():
+					say("SIGHUP: the rules come from the bundles of --config, which OPA polls; nothing to reload")
+				default:
+					say("SIGHUP: no --rules or --policy files to reload")
+				}
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
 }
 
 // ownFiles are the proxy's files beyond its rules and grants, which the
@@ -264,7 +316,7 @@ func ownFlagsAfter(fset *flag.FlagSet, command []string) []string {
 
 // inForce is the start-up line: the rules, grants, log and roots the
 // proxy runs with.
-func inForce(cfg *cliconfig.Config, store *grants.Store, logFile string) string {
+func inForce(cfg *cliconfig.Config, live *managed.Managed, store *grants.Store, logFile string) string {
 	var rules []string
 	if cfg.Defaults {
 		rules = append(rules, "default")
@@ -274,6 +326,12 @@ func inForce(cfg *cliconfig.Config, store *grants.Store, logFile string) string 
 	}
 	for _, p := range cfg.PolicyPaths {
 		rules = append(rules, absPath(p))
+	}
+	switch {
+	case live.Plane != nil && live.Plane.HasBundles():
+		rules = append(rules, "the bundles of "+absPath(cfg.OPAConfigFile)+" (every call refused until they are active)")
+	case live.Files != nil:
+		rules[len(rules)-1] += " (watched)"
 	}
 	if len(rules) == 0 {
 		rules = append(rules, "none")
@@ -289,6 +347,9 @@ func inForce(cfg *cliconfig.Config, store *grants.Store, logFile string) string 
 		logText = "stderr"
 	default:
 		logText = absPath(logFile)
+	}
+	if live.Decisions() != nil {
+		logText += " + OPA decision logs (" + absPath(cfg.OPAConfigFile) + ")"
 	}
 	rootsText := "the host's"
 	if len(cfg.Roots) > 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/decisionlog"
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
+	"github.com/mcp-policy/mcp-policy/policy"
 )
 
 // The values of Options.Ask.
@@ -21,6 +22,13 @@ type Options struct {
 	Config *cliconfig.Config
 	Grants *grants.Store
 	Log    *decisionlog.Logger // nil: no decision log
+	// Source feeds the rules while the proxy runs (OPA bundles, or the
+	// rule files watched), after Config's Rules and Modules; nil for
+	// Config's alone.
+	Source policy.RuleSource
+	// Decisions is told every decision beside Log (OPA's decision-log
+	// plugin); nil for none.
+	Decisions func(policy.Record)
 	// Ask is AskElicit or AskRefuse.
 	Ask string
 	// AskTimeout bounds how long a question waits for the host's answer
@@ -34,6 +42,8 @@ type options struct {
 	cfg        *cliconfig.Config
 	store      *grants.Store
 	log        *decisionlog.Logger
+	source     policy.RuleSource
+	decisions  func(policy.Record)
 	askMode    string
 	askTimeout time.Duration
 	rootsFixed bool // --root given: the host's roots are passed up, not used
@@ -43,7 +53,7 @@ type options struct {
 // New compiles the policies and returns a proxy that writes to the host on
 // hostOut. No server is started yet.
 func New(o Options, hostOut io.Writer) (*Proxy, error) {
-	opt := options{cfg: o.Config, store: o.Grants, log: o.Log, askMode: o.Ask, askTimeout: o.AskTimeout,
+	opt := options{cfg: o.Config, store: o.Grants, log: o.Log, source: o.Source, decisions: o.Decisions, askMode: o.Ask, askTimeout: o.AskTimeout,
 		rootsFixed: len(o.Config.Roots) > 0, stderr: o.Stderr}
 	p := newProxy(opt, nil, hostOut)
 	set, err := p.buildPolicies(o.Config.Roots)

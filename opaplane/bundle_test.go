@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-policy/mcp-policy/internal/bundletest"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -44,8 +45,8 @@ func decision(t *testing.T, p *policy.Policy, path string) rules.Decision {
 // new signed revision then changes decisions without a restart, and the
 // decisions name the revision they were made under.
 func TestSignedRevisionsChangeDecisionsLive(t *testing.T) {
-	h, s := newHub(t), newSigner(t)
-	plane := startPlane(t, h.config(s, ""), nil)
+	h, s := bundletest.NewHub(t), bundletest.NewSigner(t)
+	plane := startPlane(t, h.Config(s, ""), nil)
 	f := &files{}
 	var mu sync.Mutex
 	var recs []policy.Record
@@ -64,7 +65,7 @@ func TestSignedRevisionsChangeDecisionsLive(t *testing.T) {
 	assert.ErrorIs(t, err, policy.ErrNotLoaded)
 	assert.Empty(t, f.ran, "nothing runs before the rules are in")
 
-	h.serveBundle(teamBundle{revision: "r1", rules: allowUnder("/srv/a")}.build(t, &s))
+	h.Serve(bundletest.Bundle{Revision: "r1", Rules: allowUnder("/srv/a")}.Build(t, &s))
 	eventually(t, 10*time.Second, "revision r1 in force", func() bool {
 		d, err := p.Decide(context.Background(), write("/srv/a/x"))
 		return err == nil && d.Decision == rules.Allow
@@ -73,9 +74,9 @@ func TestSignedRevisionsChangeDecisionsLive(t *testing.T) {
 	res = p.ExecuteToolCalls(context.Background(), []provider.Call{write("/srv/a/x")})
 	assert.False(t, res[0].IsError, res[0].Content)
 
-	h.serveBundle(teamBundle{revision: "r2", rules: allowUnder("/srv/b"), modules: map[string]string{
+	h.Serve(bundletest.Bundle{Revision: "r2", Rules: allowUnder("/srv/b"), Modules: map[string]string{
 		"mcp/custom.rego": "package mcp.custom\n\ndeny contains \"no temp files\" if endswith(input.arguments.path, \".tmp\")\n",
-	}}.build(t, &s))
+	}}.Build(t, &s))
 	eventually(t, 10*time.Second, "revision r2 in force", func() bool {
 		return decision(t, p, "/srv/b/x").Decision == rules.Allow
 	})
@@ -96,44 +97,44 @@ func TestSignedRevisionsChangeDecisionsLive(t *testing.T) {
 // compile, or holds rules that do not validate is refused: the revision
 // before keeps deciding, and the refusal is reported.
 func TestBadRevisionsAreRefusedAndTheOldOneKeepsDeciding(t *testing.T) {
-	h, s := newHub(t), newSigner(t)
+	h, s := bundletest.NewHub(t), bundletest.NewSigner(t)
 	stderr := &syncBuffer{}
-	plane := startPlane(t, h.config(s, logsAndStatus), stderr)
+	plane := startPlane(t, h.Config(s, bundletest.LogsAndStatus), stderr)
 	p := headless(t, plane, &files{})
-	h.serveBundle(teamBundle{revision: "good", rules: allowUnder("/srv/a")}.build(t, &s))
+	h.Serve(bundletest.Bundle{Revision: "good", Rules: allowUnder("/srv/a")}.Build(t, &s))
 	eventually(t, 10*time.Second, "the good revision in force", func() bool {
 		d, err := p.Decide(context.Background(), write("/srv/a/x"))
 		return err == nil && d.Decision == rules.Allow
 	})
-	other := newSigner(t)
+	other := bundletest.NewSigner(t)
 	allowB := allowUnder("/srv/b")
 	for _, bad := range []struct {
 		name   string
 		body   []byte
 		stderr string // what the operator is told
 	}{
-		{"unsigned", teamBundle{revision: "unsigned", rules: allowB}.build(t, nil), "bundle missing .signatures.json file"},
-		{"another key", teamBundle{revision: "forged", rules: allowB}.build(t, &other), "verification error"},
+		{"unsigned", bundletest.Bundle{Revision: "unsigned", Rules: allowB}.Build(t, nil), "bundle missing .signatures.json file"},
+		{"another key", bundletest.Bundle{Revision: "forged", Rules: allowB}.Build(t, &other), "verification error"},
 		{"corrupt", []byte("\x1f\x8b\x08\x00 this is not a bundle"), "Bundle load failed"},
-		{"uncompilable", teamBundle{revision: "uncompilable", rules: allowB, modules: map[string]string{
+		{"uncompilable", bundletest.Bundle{Revision: "uncompilable", Rules: allowB, Modules: map[string]string{
 			"mcp/custom.rego": "package mcp.custom\n\ndeny contains x if x := undefined_function(1)\n",
-		}}.build(t, &s), "undefined function undefined_function"},
-		{"invalid rules", teamBundle{revision: "invalid", rules: `[{"tool":"fs_write","decision":"maybe"}]`}.build(t, &s),
+		}}.Build(t, &s), "undefined function undefined_function"},
+		{"invalid rules", bundletest.Bundle{Revision: "invalid", Rules: `[{"tool":"fs_write","decision":"maybe"}]`}.Build(t, &s),
 			"bundle team revision invalid refused"},
-		{"engine package", teamBundle{revision: "engine", rules: allowB, modules: map[string]string{
+		{"engine package", bundletest.Bundle{Revision: "engine", Rules: allowB, Modules: map[string]string{
 			"mcp/engine.rego": "package mcp.engine\n\nx := 1\n",
-		}}.build(t, &s), "bundle team revision engine refused"},
+		}}.Build(t, &s), "bundle team revision engine refused"},
 	} {
 		t.Run(bad.name, func(t *testing.T) {
-			h.mu.Lock()
-			before := len(h.requests)
-			h.mu.Unlock()
+			h.Mu.Lock()
+			before := len(h.Requests)
+			h.Mu.Unlock()
 			said := len(stderr.String())
-			h.serveBundle(bad.body)
+			h.Serve(bad.body)
 			eventually(t, 10*time.Second, "the bad revision fetched and refused: "+bad.stderr, func() bool {
-				h.mu.Lock()
-				fetched := len(h.requests) > before+1
-				h.mu.Unlock()
+				h.Mu.Lock()
+				fetched := len(h.Requests) > before+1
+				h.Mu.Unlock()
 				return fetched && bytes.Contains([]byte(stderr.String()[said:]), []byte(bad.stderr))
 			})
 			assert.Equal(t, rules.Allow, decision(t, p, "/srv/a/x").Decision, "the good revision keeps deciding")
@@ -145,14 +146,14 @@ func TestBadRevisionsAreRefusedAndTheOldOneKeepsDeciding(t *testing.T) {
 	// The status plugin tells the control plane: the policy's own status
 	// says which revision was refused and which stays.
 	eventually(t, 10*time.Second, "the refusal in the status report", func() bool {
-		st := h.lastStatus()
+		st := h.LastStatus()
 		pl, _ := st["plugins"].(map[string]any)
 		mine, _ := pl["mcp-policy"].(map[string]any)
 		msg, _ := mine["message"].(string)
 		return mine["state"] == "ERROR" && bytes.Contains([]byte(msg), []byte("the rules of team revision good stay in force"))
 	})
 
-	h.serveBundle(teamBundle{revision: "fixed", rules: allowB}.build(t, &s))
+	h.Serve(bundletest.Bundle{Revision: "fixed", Rules: allowB}.Build(t, &s))
 	eventually(t, 10*time.Second, "a good revision after the bad ones is taken", func() bool {
 		return decision(t, p, "/srv/b/x").Decision == rules.Allow
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-policy/mcp-policy/internal/bundletest"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -22,11 +23,11 @@ import (
 // agent's labels, the arguments masked, and what the rules and the human
 // decided.
 func TestEveryDecisionReachesTheCollectorMasked(t *testing.T) {
-	h, s := newHub(t), newSigner(t)
-	plane := startPlane(t, h.config(s, logsAndStatus), nil)
-	h.serveBundle(teamBundle{revision: "r1", rules: `[
+	h, s := bundletest.NewHub(t), bundletest.NewSigner(t)
+	plane := startPlane(t, h.Config(s, bundletest.LogsAndStatus), nil)
+	h.Serve(bundletest.Bundle{Revision: "r1", Rules: `[
 		{"tool":"fs_write","decision":"allow","under":"/srv/a"},
-		{"tool":"fs_write","decision":"deny","under":"/srv/secret","message":"not there"}]`}.build(t, &s))
+		{"tool":"fs_write","decision":"deny","under":"/srv/secret","message":"not there"}]`}.Build(t, &s))
 	require.NoError(t, plane.Ready(ctxFor(t, 10*time.Second)))
 	var mu sync.Mutex
 	ids := map[string]policy.Record{}
@@ -46,12 +47,12 @@ func TestEveryDecisionReachesTheCollectorMasked(t *testing.T) {
 	assert.True(t, res[1].IsError)
 	assert.False(t, res[2].IsError, "answered always-allow")
 
-	eventually(t, 10*time.Second, "three events at the collector", func() bool { return len(h.events()) >= 3 })
-	events := h.events()
+	eventually(t, 10*time.Second, "three events at the collector", func() bool { return len(h.Events()) >= 3 })
+	events := h.Events()
 	require.Len(t, events, 3)
-	h.mu.Lock()
-	assert.Len(t, h.batches, 1, "the three decisions of one batch go up in one upload")
-	h.mu.Unlock()
+	h.Mu.Lock()
+	assert.Len(t, h.Batches, 1, "the three decisions of one batch go up in one upload")
+	h.Mu.Unlock()
 	byPath := map[string]map[string]any{}
 	for _, e := range events {
 		raw, _ := json.Marshal(e)
@@ -93,11 +94,11 @@ func TestEveryDecisionReachesTheCollectorMasked(t *testing.T) {
 // OPA's plugin keeps the events and uploads them when it is back, and
 // drops (and counts) what its buffer cannot hold.
 func TestCollectorDownHoldsNoDecisionUp(t *testing.T) {
-	h, s := newHub(t), newSigner(t)
-	h.mu.Lock()
-	h.logsDown = true
-	h.mu.Unlock()
-	plane := startPlane(t, h.config(s, `
+	h, s := bundletest.NewHub(t), bundletest.NewSigner(t)
+	h.Mu.Lock()
+	h.LogsDown = true
+	h.Mu.Unlock()
+	plane := startPlane(t, h.Config(s, `
 decision_logs:
   service: hub
   reporting:
@@ -106,7 +107,7 @@ decision_logs:
     buffer_type: event
     buffer_size_limit_events: 5
 `), nil)
-	h.serveBundle(teamBundle{revision: "r1", rules: allowUnder("/srv/a")}.build(t, &s))
+	h.Serve(bundletest.Bundle{Revision: "r1", Rules: allowUnder("/srv/a")}.Build(t, &s))
 	require.NoError(t, plane.Ready(ctxFor(t, 10*time.Second)))
 	p := headless(t, plane, &files{})
 	for i := 0; i < 8; i++ {
@@ -114,13 +115,13 @@ decision_logs:
 		require.False(t, res[0].IsError, res[0].Content)
 	}
 	eventually(t, 10*time.Second, "the overflow counted", func() bool { return plane.DroppedDecisions() >= 3 })
-	h.mu.Lock()
-	h.logsDown = false
-	h.mu.Unlock()
+	h.Mu.Lock()
+	h.LogsDown = false
+	h.Mu.Unlock()
 	eventually(t, 10*time.Second, "what the buffer held, uploaded once the collector is back", func() bool {
-		return len(h.events()) >= 5
+		return len(h.Events()) >= 5
 	})
-	assert.Len(t, h.events(), 5, "the buffer held its limit; the rest were dropped")
+	assert.Len(t, h.Events(), 5, "the buffer held its limit; the rest were dropped")
 	assert.EqualValues(t, 3, plane.DroppedDecisions())
 }
 
@@ -139,20 +140,20 @@ func TestBundleServiceFailuresBackOff(t *testing.T) {
 		{name: "timeout", hang: 3 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h, s := newHub(t), newSigner(t)
+			h, s := bundletest.NewHub(t), bundletest.NewSigner(t)
 			stderr := &syncBuffer{}
-			plane := startPlane(t, h.config(s, "status:\n  service: hub\n"), stderr)
+			plane := startPlane(t, h.Config(s, "status:\n  service: hub\n"), stderr)
 			p := headless(t, plane, &files{})
-			h.serveBundle(teamBundle{revision: "r1", rules: allowUnder("/srv/a")}.build(t, &s))
+			h.Serve(bundletest.Bundle{Revision: "r1", Rules: allowUnder("/srv/a")}.Build(t, &s))
 			require.NoError(t, plane.Ready(ctxFor(t, 10*time.Second)))
-			h.mu.Lock()
-			h.fail, h.hang = tc.fail, tc.hang
-			start := len(h.requests)
-			h.mu.Unlock()
+			h.Mu.Lock()
+			h.Fail, h.Hang = tc.fail, tc.hang
+			start := len(h.Requests)
+			h.Mu.Unlock()
 			time.Sleep(6 * time.Second)
-			h.mu.Lock()
-			times := append([]time.Time(nil), h.requests[start:]...)
-			h.mu.Unlock()
+			h.Mu.Lock()
+			times := append([]time.Time(nil), h.Requests[start:]...)
+			h.Mu.Unlock()
 			assert.Equal(t, rules.Allow, decision(t, p, "/srv/a/x").Decision, "r1 keeps deciding")
 			require.GreaterOrEqual(t, len(times), 4, "retried")
 			var gaps []time.Duration
@@ -165,7 +166,7 @@ func TestBundleServiceFailuresBackOff(t *testing.T) {
 				assert.LessOrEqual(t, len(times), 12, "not hammered: %v", gaps)
 			}
 			eventually(t, 10*time.Second, "the failure in the status report", func() bool {
-				st := h.lastStatus()
+				st := h.LastStatus()
 				bs, _ := st["bundles"].(map[string]any)
 				team, _ := bs["team"].(map[string]any)
 				if team == nil || team["active_revision"] != "r1" {
@@ -176,7 +177,7 @@ func TestBundleServiceFailuresBackOff(t *testing.T) {
 				}
 				msg, _ := team["message"].(string)
 				return team["code"] == "bundle_error" && strings.Contains(msg, "timeout awaiting response headers")
-			}, func() string { raw, _ := json.Marshal(h.lastStatus()); return string(raw) + "\n" + stderr.String() })
+			}, func() string { raw, _ := json.Marshal(h.LastStatus()); return string(raw) + "\n" + stderr.String() })
 		})
 	}
 }

@@ -80,6 +80,14 @@ type Plane struct {
 	manager *plugins.Manager
 	metrics metrics.Metrics
 	logs    *logs.Plugin // nil without decision_logs
+	// queue hands decisions to the one goroutine that gives them to the
+	// logs plugin, in order: its Log masks, runs the mask and drop
+	// policies and encodes each event, which costs several times a
+	// decision, so the decision does not wait for it.
+	queue    chan policy.Record
+	quit     chan struct{}
+	drained  chan struct{}
+	stopOnce sync.Once
 	masker  *decisionlog.Logger
 	stderr  io.Writer
 	bundles []string // configured bundle names, sorted
@@ -134,6 +142,13 @@ func New(ctx context.Context, o Options) (*Plane, error) {
 	if err := manager.Start(ctx); err != nil {
 		return nil, fmt.Errorf("opa plugins: %w", err)
 	}
+	p.quit, p.drained = make(chan struct{}), make(chan struct{})
+	if p.logs != nil {
+		p.queue = make(chan policy.Record, QueueLength)
+		go p.drain()
+	} else {
+		close(p.drained)
+	}
 	return p, nil
 }
 
@@ -171,6 +186,11 @@ func (p *Plane) Stop(ctx context.Context) {
 	p.mu.Lock()
 	p.stopped = true
 	p.mu.Unlock()
+	p.stopOnce.Do(func() { close(p.quit) })
+	select {
+	case <-p.drained: // every queued decision is in the plugin's buffer
+	case <-ctx.Done():
+	}
 	p.manager.Stop(ctx)
 }
 
@@ -345,15 +365,51 @@ func describeRevisions(revisions map[string]string) string {
 	return strings.Join(parts, ", ")
 }
 
+// QueueLength is how many decisions wait for the decision-log plugin
+// before more are dropped (and counted as
+// decision_logs_dropped_queue_full).
+const QueueLength = 4096
+
 // Log sends rec to OPA's decision-log plugin: the function to give
-// policy.Options.OnDecision. It only queues the event: the plugin batches,
-// compresses and uploads it in the background, and drops (and counts)
-// what its buffer cannot hold, so a collector down or slow never holds a
-// decision up. Without decision_logs it does nothing.
+// policy.Options.OnDecision. It only queues the decision: a goroutine hands
+// it to the plugin, which batches, compresses and uploads in the
+// background, and drops (and counts) what its buffer cannot hold, so a
+// collector down or slow never holds a decision up. Without decision_logs
+// it does nothing.
 func (p *Plane) Log(rec policy.Record) {
-	if p.logs == nil {
+	if p.queue == nil {
 		return
 	}
+	select {
+	case p.queue <- rec:
+	default:
+		p.metrics.Counter("decision_logs_dropped_queue_full").Incr()
+	}
+}
+
+// drain gives queued decisions to the plugin until Stop, and then those
+// still queued.
+func (p *Plane) drain() {
+	defer close(p.drained)
+	for {
+		select {
+		case rec := <-p.queue:
+			p.send(rec)
+		case <-p.quit:
+			for {
+				select {
+				case rec := <-p.queue:
+					p.send(rec)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// send gives rec to the plugin.
+func (p *Plane) send(rec policy.Record) {
 	info, err := p.event(rec)
 	if err == nil {
 		err = p.logs.Log(context.Background(), info)

@@ -88,9 +88,9 @@ type Plane struct {
 	quit     chan struct{}
 	drained  chan struct{}
 	stopOnce sync.Once
-	masker  *decisionlog.Logger
-	stderr  io.Writer
-	bundles []string // configured bundle names, sorted
+	masker   *decisionlog.Logger
+	stderr   io.Writer
+	bundles  []string // configured bundle names, sorted
 
 	mu       sync.Mutex
 	current  *policy.RuleSet      // nil until every bundle has been activated once

@@ -456,10 +456,10 @@ func (p *Plane) event(rec policy.Record) (*server.Info, error) {
 		}
 		info.Results = &result
 	}
-	if len(rec.Revisions) > 0 {
-		info.Bundles = make(map[string]server.BundleInfo, len(rec.Revisions))
-		for name, r := range rec.Revisions {
-			info.Bundles[name] = server.BundleInfo{Revision: r}
+	if len(e.Bundles) > 0 {
+		info.Bundles = make(map[string]server.BundleInfo, len(e.Bundles))
+		for name, b := range e.Bundles {
+			info.Bundles[name] = server.BundleInfo{Revision: b.Revision}
 		}
 	}
 	return info, nil

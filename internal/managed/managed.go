@@ -62,9 +62,9 @@ func (m *Managed) Stop(ctx context.Context) {
 }
 
 // Start starts OPA's plugins for --config and, when watch is set
-// and the rules come from files, watches them. Either way c's Rules and
-// Modules become the part that does not change (the default rules, if
-// any): the rest comes from the Source. With bundles, --rules and
+// and the rules come from files, watches them: c's Rules and Modules then
+// become the part that does not change (the default rules, if any), the
+// rest coming from the Source. With bundles, --rules and
 // --policy are refused: one team's rules, from one place. log says how
 // decisions sent to OPA are masked.
 func Start(ctx context.Context, c *cliconfig.Config, watch bool, say func(string), stderr io.Writer, log decisionlog.Options) (*Managed, error) {
@@ -83,8 +83,8 @@ func Start(ctx context.Context, c *cliconfig.Config, watch bool, say func(string
 			return m, nil
 		}
 	}
-	if c.RulesFile == "" && len(c.PolicyPaths) == 0 {
-		return m, nil
+	if !watch || c.RulesFile == "" && len(c.PolicyPaths) == 0 {
+		return m, nil // the files are read once, as c holds them
 	}
 	files, err := rulefiles.Open(c.RulesFile, c.PolicyPaths, say)
 	if err != nil {

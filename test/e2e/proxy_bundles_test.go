@@ -89,8 +89,13 @@ func TestProxyRulesFromSignedBundles(t *testing.T) {
 	}
 	require.Len(t, events, len(local))
 	for _, l := range local {
-		_, ok := ids[l["decision_id"].(string)]
+		rev, ok := ids[l["decision_id"].(string)]
 		assert.True(t, ok, "decision %v at the collector", l["decision_id"])
+		if rev != "" {
+			assert.Equal(t, map[string]any{"team": map[string]any{"revision": rev}}, l["bundles"], "the local log names the revision too")
+		} else {
+			assert.NotContains(t, l, "bundles")
+		}
 	}
 	// In the order they were made: refusals before any bundle (naming
 	// none), then r1's, then r2's; the unsigned r3 never decided.

@@ -12,17 +12,19 @@ import (
 )
 
 // lineLogger writes OPA's plugin messages as the proxy writes its own, one
-// line each on stderr ("mcp-policy: opa: ..."), Info and above: an
-// operator sees bundles activated, refused and failing to download.
+// line each on stderr ("mcp-policy: opa: ..."), warnings and errors only:
+// an operator sees bundles refused and failing to download, and the
+// plane's own line says when a set comes into force. OPA's info messages
+// (a status report sent on every poll) would be a line a minute in the
+// host's log saying nothing happened.
 type lineLogger struct {
-	mu     *sync.Mutex
-	w      io.Writer
+	w      *lockedWriter
 	level  logging.Level
 	fields map[string]any
 }
 
-func newLineLogger(w io.Writer) *lineLogger {
-	return &lineLogger{mu: &sync.Mutex{}, w: w, level: logging.Info}
+func newLineLogger(w *lockedWriter) *lineLogger {
+	return &lineLogger{w: w, level: logging.Warn}
 }
 
 func (l *lineLogger) Debug(f string, a ...any) { l.write(logging.Debug, "debug", f, a) }
@@ -54,7 +56,18 @@ func (l *lineLogger) write(level logging.Level, name, f string, a []any) {
 		fmt.Fprintf(&b, " %s=%v", k, l.fields[k])
 	}
 	b.WriteByte('\n')
+	_, _ = io.WriteString(l.w, b.String())
+}
+
+// lockedWriter is stderr for the plugins' goroutines and the plane's own:
+// one line at a time, whatever the writer underneath.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, _ = io.WriteString(l.w, b.String())
+	return l.w.Write(p)
 }

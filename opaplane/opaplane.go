@@ -105,9 +105,9 @@ type Plane struct {
 // active). An invalid configuration is an error naming what is wrong.
 func New(ctx context.Context, o Options) (*Plane, error) {
 	engine.Register() // a bundle's modules may call the policy's builtins: OPA's compiler must know them
-	stderr := o.Stderr
-	if stderr == nil {
-		stderr = os.Stderr
+	stderr := &lockedWriter{w: o.Stderr}
+	if o.Stderr == nil {
+		stderr.w = os.Stderr
 	}
 	id := o.ID
 	if id == "" {

@@ -223,7 +223,28 @@ func New(o Options) (*Policy, error) {
 	}
 	p.current.Store(&ruleState{engine: engine, loaded: o.Source == nil})
 	if o.Source != nil {
-		p.stopWatch = o.Source.Watch(p.activate)
+		// The source's current set, if it has one, comes now: one that does
+		// not compile with these options is this policy's error, not a
+		// policy that refuses everything without saying why.
+		var first error
+		firstCall := true
+		stop := o.Source.Watch(func(set RuleSet) error {
+			err := p.activate(set)
+			p.reload.Lock()
+			if firstCall {
+				first, firstCall = err, false
+			}
+			p.reload.Unlock()
+			return err
+		})
+		p.reload.Lock()
+		p.stopWatch = stop
+		failed := first != nil && p.fed == nil
+		p.reload.Unlock()
+		if failed {
+			stop()
+			return nil, fmt.Errorf("policy: the source's rules: %w", first)
+		}
 	}
 	return p, nil
 }

@@ -44,3 +44,18 @@ func TestSourceFollowsSetRulesAndCloseStopsIt(t *testing.T) {
 	assert.Equal(t, rules.Allow, decision("b/x"), "closed: the source's edit did not reach the policy")
 	assert.Equal(t, rules.Ask, decision("d/x"))
 }
+
+// A source whose current set does not compile beside the policy's own
+// modules is New's error, naming the module: not a policy that refuses
+// every call without saying why.
+func TestSourceSetThatDoesNotCompileWithTheOptionsIsNewsError(t *testing.T) {
+	mod := filepath.Join(t.TempDir(), "limit.rego")
+	require.NoError(t, os.WriteFile(mod, []byte("package mcp.custom\n\nlimit(x) := x\n"), 0o600))
+	src, err := rulefiles.Open("", []string{mod}, nil)
+	require.NoError(t, err, "on its own the module compiles")
+	_, err = policy.New(policy.Options{Provider: newFake(), Source: src,
+		Modules: []rules.Module{{Name: "own.rego", Source: "package mcp.custom\n\nlimit := 1\n"}}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the source's rules")
+	assert.Contains(t, err.Error(), mod+":3:", "the module's file and line")
+}

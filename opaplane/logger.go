@@ -18,12 +18,12 @@ import (
 // (a status report sent on every poll) would be a line a minute in the
 // host's log saying nothing happened.
 type lineLogger struct {
-	w      *lockedWriter
+	w      io.Writer // a lockedWriter: one line at a time
 	level  logging.Level
 	fields map[string]any
 }
 
-func newLineLogger(w *lockedWriter) *lineLogger {
+func newLineLogger(w io.Writer) *lineLogger {
 	return &lineLogger{w: w, level: logging.Warn}
 }
 

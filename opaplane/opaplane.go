@@ -62,6 +62,14 @@ const StatusName = "mcp-policy"
 type Options struct {
 	// Config is the OPA configuration, YAML or JSON, in OPA's schema.
 	Config []byte
+	// Manager, instead of Config, is a plugin manager the caller runs,
+	// built with OPA's plugins.New and its plugins registered (as OPA's
+	// SDK or runtime does): the rules come from every bundle of its bundle
+	// plugin, decisions go to its decision-log plugin. The caller starts
+	// and stops it; the plane's Stop then only hands over the decisions
+	// it holds. Register the plane before starting it; a bundle already
+	// active is taken at the plugin's next download attempt.
+	Manager *plugins.Manager
 	// ID names this instance to the services (OPA's instance id); a random
 	// one when empty.
 	ID string
@@ -78,6 +86,7 @@ type Options struct {
 // concurrent use.
 type Plane struct {
 	manager *plugins.Manager
+	owned   bool // made here from Options.Config: started and stopped here
 	metrics metrics.Metrics
 	logs    *logs.Plugin // nil without decision_logs
 	// queue hands decisions to the one goroutine that gives them to the
@@ -113,34 +122,25 @@ func New(ctx context.Context, o Options) (*Plane, error) {
 	if id == "" {
 		id = policy.NewID()
 	}
-	var boot map[string]any
-	if err := util.Unmarshal(o.Config, &boot); err != nil {
-		return nil, fmt.Errorf("opa config: %w", err)
-	}
-	logger := newLineLogger(stderr)
-	manager, err := plugins.New(o.Config, id, inmem.New(), plugins.Logger(logger), plugins.ConsoleLogger(logger))
-	if err != nil {
-		return nil, fmt.Errorf("opa config: %w", err)
-	}
-	// Discovery without a discovery service registers the plugins the boot
-	// configuration names, exactly as the opa binary and OPA's SDK do.
-	// One metrics registry for every plugin: the status plugin reports it,
-	// the decision-log plugin's dropped-event counters included.
 	m := metrics.New()
-	d, err := discovery.New(manager, discovery.BootConfig(boot), discovery.Metrics(m))
-	if err != nil {
-		return nil, fmt.Errorf("opa config: %w", err)
+	manager, owned := o.Manager, o.Manager == nil
+	if owned {
+		var err error
+		if manager, err = newManager(o.Config, id, stderr, m); err != nil {
+			return nil, err
+		}
 	}
-	manager.Register(discovery.Name, d)
-	p := &Plane{manager: manager, metrics: m, logs: logs.Lookup(manager), masker: decisionlog.New(io.Discard, o.Log), stderr: stderr,
+	p := &Plane{manager: manager, owned: owned, metrics: m, logs: logs.Lookup(manager), masker: decisionlog.New(io.Discard, o.Log), stderr: stderr,
 		seen: map[string]time.Time{}, watchers: map[int]func(policy.RuleSet) error{}}
 	if b := bundle.Lookup(manager); b != nil {
 		p.bundles = slices.Sorted(maps.Keys(b.Config().Bundles))
 		manager.UpdatePluginStatus(StatusName, &plugins.Status{State: plugins.StateNotReady, Message: "no bundle activated yet"})
 		b.RegisterBulkListener(p, p.bundlesChanged)
 	}
-	if err := manager.Start(ctx); err != nil {
-		return nil, fmt.Errorf("opa plugins: %w", err)
+	if owned {
+		if err := manager.Start(ctx); err != nil {
+			return nil, fmt.Errorf("opa plugins: %w", err)
+		}
 	}
 	p.quit, p.drained = make(chan struct{}), make(chan struct{})
 	if p.logs != nil {
@@ -150,6 +150,30 @@ func New(ctx context.Context, o Options) (*Plane, error) {
 		close(p.drained)
 	}
 	return p, nil
+}
+
+// newManager is OPA's plugin manager for config, its plugins registered
+// and not yet started.
+func newManager(config []byte, id string, stderr io.Writer, m metrics.Metrics) (*plugins.Manager, error) {
+	var boot map[string]any
+	if err := util.Unmarshal(config, &boot); err != nil {
+		return nil, fmt.Errorf("opa config: %w", err)
+	}
+	logger := newLineLogger(stderr)
+	manager, err := plugins.New(config, id, inmem.New(), plugins.Logger(logger), plugins.ConsoleLogger(logger))
+	if err != nil {
+		return nil, fmt.Errorf("opa config: %w", err)
+	}
+	// Discovery without a discovery service registers the plugins the boot
+	// configuration names, exactly as the opa binary and OPA's SDK do.
+	// One metrics registry for every plugin: the status plugin reports it,
+	// the decision-log plugin's dropped-event counters included.
+	d, err := discovery.New(manager, discovery.BootConfig(boot), discovery.Metrics(m))
+	if err != nil {
+		return nil, fmt.Errorf("opa config: %w", err)
+	}
+	manager.Register(discovery.Name, d)
+	return manager, nil
 }
 
 // Manager is OPA's plugin manager the plane runs, for a caller that adds
@@ -191,7 +215,9 @@ func (p *Plane) Stop(ctx context.Context) {
 	case <-p.drained: // every queued decision is in the plugin's buffer
 	case <-ctx.Done():
 	}
-	p.manager.Stop(ctx)
+	if p.owned {
+		p.manager.Stop(ctx)
+	}
 }
 
 // Watch is policy.RuleSource's: activate gets the current set, if every

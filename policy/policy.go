@@ -200,8 +200,19 @@ func New(o Options) (*Policy, error) {
 	if o.Provider == nil {
 		return nil, errors.New("policy: Options.Provider is required")
 	}
-	engine, err := rules.NewEngine(context.Background(), engineConfig(o))
+	cfg := engineConfig(o)
+	var initial *RuleSet
+	if o.Source != nil {
+		if set, ok := o.Source.Current(); ok {
+			initial = &set
+			cfg = engineConfig(withSet(o, set))
+		}
+	}
+	engine, err := rules.NewEngine(context.Background(), cfg)
 	if err != nil {
+		if initial != nil {
+			return nil, fmt.Errorf("policy: with the source's rules: %w", err)
+		}
 		return nil, fmt.Errorf("policy: %w", err)
 	}
 	own, err := validateGrants(o.Grants)
@@ -221,30 +232,19 @@ func New(o Options) (*Policy, error) {
 		// answer left.
 		p.askLock = o.GrantsStore.AskLock()
 	}
-	p.current.Store(&ruleState{engine: engine, loaded: o.Source == nil})
+	state := &ruleState{engine: engine, loaded: o.Source == nil || initial != nil}
+	if initial != nil {
+		p.fed = initial
+		state.revisions = cloneMap(initial.Revisions)
+	}
+	p.current.Store(state)
 	if o.Source != nil {
-		// The source's current set, if it has one, comes now: one that does
-		// not compile with these options is this policy's error, not a
-		// policy that refuses everything without saying why.
-		var first error
-		firstCall := true
-		stop := o.Source.Watch(func(set RuleSet) error {
-			err := p.activate(set)
-			p.reload.Lock()
-			if firstCall {
-				first, firstCall = err, false
-			}
-			p.reload.Unlock()
-			return err
-		})
+		// Watch hands over the current set again (a cheap reload: the
+		// modules are compiled already), and every set after.
+		stop := o.Source.Watch(p.activate)
 		p.reload.Lock()
 		p.stopWatch = stop
-		failed := first != nil && p.fed == nil
 		p.reload.Unlock()
-		if failed {
-			stop()
-			return nil, fmt.Errorf("policy: the source's rules: %w", first)
-		}
 	}
 	return p, nil
 }

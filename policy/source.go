@@ -13,6 +13,9 @@ import (
 // RuleSource feeds a policy rule sets while it runs (Options.Source): a
 // bundle service's, or files watched for edits.
 type RuleSource interface {
+	// Current is the set in force, and false before the source has one.
+	// New compiles it with the policy's own rules, once.
+	Current() (RuleSet, bool)
 	// Watch calls activate with the source's current set, if it has one,
 	// and then with each set the source activates, one call at a time,
 	// until stop is called. An error from activate means the set was
@@ -67,8 +70,7 @@ func (p *Policy) swap(base RuleSet, fed *RuleSet) error {
 	o.Rules, o.Modules = base.Rules, base.Modules
 	var revisions map[string]string
 	if fed != nil {
-		o.Rules = append(slices.Clone(base.Rules), fed.Rules...)
-		o.Modules = append(slices.Clone(base.Modules), fed.Modules...)
+		o = withSet(o, *fed)
 		revisions = fed.Revisions
 	}
 	engine, err := p.current.Load().engine.Reload(context.Background(), engineConfig(o))
@@ -78,6 +80,13 @@ func (p *Policy) swap(base RuleSet, fed *RuleSet) error {
 	p.base = base
 	p.current.Store(&ruleState{engine: engine, revisions: revisions, loaded: p.opts.Source == nil || fed != nil})
 	return nil
+}
+
+// withSet is o with set's rules and modules after its own.
+func withSet(o Options, set RuleSet) Options {
+	o.Rules = append(slices.Clone(o.Rules), set.Rules...)
+	o.Modules = append(slices.Clone(o.Modules), set.Modules...)
+	return o
 }
 
 // notLoaded is the refusal of a call made before the Source's first set.

@@ -178,6 +178,13 @@ func (s *Source) Stop() {
 	})
 }
 
+// Current is policy.RuleSource's: the files' set in force.
+func (s *Source) Current() (policy.RuleSet, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.current, true
+}
+
 // Watch is policy.RuleSource's.
 func (s *Source) Watch(activate func(policy.RuleSet) error) (stop func()) {
 	s.mu.Lock()

@@ -71,7 +71,10 @@ func BenchmarkDecisionRulesFrom(b *testing.B) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		require.NoError(b, plane.Ready(ctx))
-		decideLoop(b, headless(b, plane, &files{}))
+		p, err := policy.New(policy.Options{Provider: &files{}, Source: plane}) // no decision log, as for the file
+		require.NoError(b, err)
+		defer p.Close()
+		decideLoop(b, p)
 	})
 }
 

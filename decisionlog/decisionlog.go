@@ -129,7 +129,10 @@ type Entry struct {
 	Timestamp  string            `json:"timestamp"`
 	Path       string            `json:"path"`
 	Labels     map[string]string `json:"labels,omitempty"`
-	Input      Input             `json:"input"`
+	// Bundles name the OPA bundles the rules came from, with the revision
+	// each decision was made under, as OPA's decision log does.
+	Bundles map[string]Bundle `json:"bundles,omitempty"`
+	Input   Input             `json:"input"`
 	// Result is the rules' and grants' decision document, before anyone
 	// was asked; null when the call could not be decided (see Error).
 	Result *rules.Decision `json:"result"`
@@ -146,6 +149,11 @@ type Entry struct {
 	// Warnings are failures that did not change the call's fate (a
 	// panicking OnGrant).
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Bundle is one bundle's part in a decision.
+type Bundle struct {
+	Revision string `json:"revision"`
 }
 
 // Input is the call as the log shows it.
@@ -214,6 +222,12 @@ func (l *Logger) Entry(rec policy.Record) Entry {
 		Refusal:    rec.Refusal,
 		Error:      rec.Error,
 		Warnings:   rec.Warnings,
+	}
+	if len(rec.Revisions) > 0 {
+		e.Bundles = make(map[string]Bundle, len(rec.Revisions))
+		for name, r := range rec.Revisions {
+			e.Bundles[name] = Bundle{Revision: r}
+		}
 	}
 	if len(l.labels) > 0 || rec.Policy != "" {
 		e.Labels = make(map[string]string, len(l.labels)+1)

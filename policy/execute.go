@@ -23,13 +23,15 @@ func (p *Policy) ExecuteToolCalls(ctx context.Context, calls []provider.Call) []
 	results := make([]provider.Result, len(calls))
 	var forward []provider.Call
 	var slots []int
-	engine := p.engine.Load() // one rule set for the whole batch, whatever SetRules does meanwhile
+	set := p.current.Load() // one rule set for the whole batch, whatever SetRules does meanwhile
 	for i, call := range calls {
 		var rec *Record // nil without a decision log: an allowed call builds nothing for it
 		if p.opts.OnDecision != nil {
-			rec = &Record{Call: call}
+			rec = &Record{Call: call, Revisions: set.revisions}
 		}
-		if allowed, refusal := p.resolve(ctx, engine, call, rec); allowed {
+		if !set.loaded {
+			results[i] = provider.ErrorResult(call.ID, p.notLoaded(call, rec))
+		} else if allowed, refusal := p.resolve(ctx, set.engine, call, rec); allowed {
 			forward = append(forward, call)
 			slots = append(slots, i)
 		} else {

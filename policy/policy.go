@@ -157,6 +157,12 @@ type Options struct {
 	ClaimElicits bool
 	// Name says who refused, in messages. Default "mcp-policy".
 	Name string
+	// Source, when set, feeds rule sets while the policy runs: each set it
+	// activates is added after Rules and Modules, replacing the one before.
+	// Until the first set arrives every call is refused (see
+	// ErrNotLoaded). Package opaplane's Plane (OPA bundles) is one; Close
+	// stops listening to it.
+	Source RuleSource
 }
 
 // Policy is the stateful wrapper. It is safe for concurrent use.
@@ -164,11 +170,16 @@ type Policy struct {
 	opts Options
 	name string
 
-	// engine decides by the static rules. SetRules swaps it whole; a batch
-	// is decided by the one it started with.
-	engine atomic.Pointer[rules.Engine]
-	// reload orders SetRules.
+	// current decides by the static rules. SetRules and the Source swap it
+	// whole; a batch is decided by the one it started with.
+	current atomic.Pointer[ruleState]
+	// reload orders SetRules and the Source's sets, and guards base and fed.
 	reload sync.Mutex
+	// base are the rules and modules SetRules (or Options) gave; fed is
+	// the Source's latest set, nil until it has given one.
+	base      RuleSet
+	fed       *RuleSet
+	stopWatch func()
 
 	// askLock is the one human's attention: permission questions and server
 	// elicitations take it in turn, a channel of one so waiting can honour
@@ -201,8 +212,19 @@ func New(o Options) (*Policy, error) {
 	if o.Provider == nil {
 		return nil, errors.New("policy: Options.Provider is required")
 	}
-	engine, err := rules.NewEngine(context.Background(), engineConfig(o))
+	cfg := engineConfig(o)
+	var initial *RuleSet
+	if o.Source != nil {
+		if set, ok := o.Source.Current(); ok {
+			initial = &set
+			cfg = engineConfig(withSet(o, set))
+		}
+	}
+	engine, err := rules.NewEngine(context.Background(), cfg)
 	if err != nil {
+		if initial != nil {
+			return nil, fmt.Errorf("policy: with the source's rules: %w", err)
+		}
 		return nil, fmt.Errorf("policy: %w", err)
 	}
 	own, err := validateGrants(o.Grants)
@@ -213,7 +235,8 @@ func New(o Options) (*Policy, error) {
 	if name == "" {
 		name = "mcp-policy"
 	}
-	p := &Policy{opts: o, name: name, own: rules.NewGrantSet(own), askLock: make(chan struct{}, 1)}
+	p := &Policy{opts: o, name: name, own: rules.NewGrantSet(own), askLock: make(chan struct{}, 1),
+		base: RuleSet{Rules: o.Rules, Modules: o.Modules}}
 	if o.GrantsStore != nil {
 		// A fleet sharing a store shares one human, so it shares one lock:
 		// otherwise each policy would put the same question at once, and a
@@ -221,7 +244,20 @@ func New(o Options) (*Policy, error) {
 		// answer left.
 		p.askLock = o.GrantsStore.AskLock()
 	}
-	p.engine.Store(engine)
+	state := &ruleState{engine: engine, loaded: o.Source == nil || initial != nil}
+	if initial != nil {
+		p.fed = initial
+		state.revisions = cloneMap(initial.Revisions)
+	}
+	p.current.Store(state)
+	if o.Source != nil {
+		// Watch hands over the current set again (a cheap reload: the
+		// modules are compiled already), and every set after.
+		stop := o.Source.Watch(p.activate)
+		p.reload.Lock()
+		p.stopWatch = stop
+		p.reload.Unlock()
+	}
 	return p, nil
 }
 
@@ -245,16 +281,15 @@ func engineConfig(o Options) rules.Config {
 // compiled first; one that fails is refused and the old one kept. Calls
 // decided after SetRules returns use the new rules; a batch already being
 // decided finishes on the rules it started with.
+//
+// With a Source, rs and modules replace Rules and Modules: the Source's
+// set still follows them.
 func (p *Policy) SetRules(rs []rules.Rule, modules []rules.Module) error {
 	p.reload.Lock()
 	defer p.reload.Unlock()
-	o := p.opts
-	o.Rules, o.Modules = rs, modules
-	engine, err := p.engine.Load().Reload(context.Background(), engineConfig(o))
-	if err != nil {
+	if err := p.swap(RuleSet{Rules: rs, Modules: modules}, p.fed); err != nil {
 		return fmt.Errorf("policy: rules not changed: %w", err)
 	}
-	p.engine.Store(engine)
 	return nil
 }
 
@@ -400,7 +435,11 @@ func (p *Policy) remember(q *grants.Question, gs []rules.Rule) error {
 // Decide is the static decision plus the grants, as a call would get it
 // before anyone is asked. It never asks.
 func (p *Policy) Decide(ctx context.Context, call provider.Call) (rules.Decision, error) {
-	d, _, err := p.decide(ctx, p.engine.Load(), call)
+	set := p.current.Load()
+	if !set.loaded {
+		return rules.Decision{}, ErrNotLoaded
+	}
+	d, _, err := p.decide(ctx, set.engine, call)
 	return d, err
 }
 

@@ -19,7 +19,11 @@ type Record struct {
 	Time time.Time
 	// Policy is the policy's Name.
 	Policy string
-	Call   provider.Call
+	// Revisions name the rule sets the call was decided under: each
+	// bundle's name and revision, as Options.Source gave them; nil
+	// without a Source.
+	Revisions map[string]string
+	Call      provider.Call
 	// Arguments is the parsed copy of the call's arguments, reason
 	// included; nil when the call could not be read.
 	Arguments map[string]any
@@ -51,13 +55,14 @@ func (p *Policy) record(rec *Record) {
 	if rec == nil || p.opts.OnDecision == nil {
 		return
 	}
-	rec.ID, rec.Time, rec.Policy = newID(), time.Now(), p.name
+	rec.ID, rec.Time, rec.Policy = NewID(), time.Now(), p.name
 	defer func() { _ = recover() }()
 	p.opts.OnDecision(*rec)
 }
 
-// newID is a random (version 4) UUID.
-func newID() string {
+// NewID is a random (version 4) UUID, as Record.ID is: for a caller that
+// records decisions of its own in the same shape.
+func NewID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	b[6] = b[6]&0x0f | 0x40

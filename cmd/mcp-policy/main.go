@@ -2,7 +2,7 @@
 // of any MCP server, for any MCP host.
 //
 //	mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]...
-//	                 [--grants FILE] [--log FILE] [--log-arguments masked|full]
+//	                 [--config FILE] [--grants FILE] [--log FILE] [--log-arguments masked|full]
 //	                 [--arguments NAME|FILE]... [--timeout D]
 //	                 [--ask elicit|approvals|elicit,approvals|refuse] [--ask-timeout D] -- COMMAND [ARGS...]
 //	mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
@@ -18,6 +18,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -40,12 +41,13 @@ import (
 	"github.com/mcp-policy/mcp-policy/grants/pgstore"
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
+	"github.com/mcp-policy/mcp-policy/internal/managed"
 	"github.com/mcp-policy/mcp-policy/internal/proxy"
 )
 
 const usage = `usage:
   mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]...
-                   [--grants FILE|URL] [--label KEY=VALUE]... [--grant-ttl DURATION]
+                   [--config FILE] [--grants FILE|URL] [--label KEY=VALUE]... [--grant-ttl DURATION]
                    [--log FILE|-] [--log-arguments masked|full]
                    [--arguments NAME|FILE]... [--timeout DURATION]
                    [--ask elicit|approvals|elicit,approvals|refuse] [--ask-timeout DURATION]
@@ -60,6 +62,9 @@ The proxy's flags go before --; everything after the server's COMMAND is
 the server's. --root KEY=DIR: relative paths of the tools named KEY or
 KEY_* resolve against DIR (KEY is a tool-name prefix, or * for every tool).
 Paths may start with ~ or $HOME (hosts run no shell to expand them).
+--config FILE is an OPA configuration: rules from its bundles, decisions
+to its decision-log service (docs/fleet.md). Without bundles, the --rules
+and --policy files are read again when they change, and on SIGHUP.
 "mcp-policy proxy --help" says what each flag means.
 `
 
@@ -186,9 +191,22 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if serverText == "" {
 		serverText = strings.Join(command, " ")
 	}
-	opt := proxy.Options{Config: cfg, Grants: store, Ask: *ask, Approvals: queue, Server: serverText, AskTimeout: *askTimeout, Stderr: stderr}
+	logOpts := decisionlog.Options{FullArguments: *logArgs == "full"}
+	say := func(line string) { fmt.Fprintf(stderr, "mcp-policy proxy: %s\n", line) }
+	live, err := managed.Start(context.Background(), cfg, true, say, stderr, logOpts)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer func() {
+		// The decisions OPA's plugin still holds go up before the proxy exits.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		live.Stop(ctx)
+	}()
+	opt := proxy.Options{Config: cfg, Grants: store, Ask: *ask, Approvals: queue, Server: serverText, AskTimeout: *askTimeout, Stderr: stderr,
+		Source: live.Source(), Decisions: live.Decisions()}
 	if logPath != "" {
-		l, err := openLog(logPath, decisionlog.Options{FullArguments: *logArgs == "full"})
+		l, err := openLog(logPath, logOpts)
 		if err != nil {
 			return fail("--log: %v", err)
 		}
@@ -205,7 +223,9 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 				strings.Join(own, ", "))
 		}
 	}
-	fmt.Fprintf(stderr, "mcp-policy proxy: %s; questions: %s\n", inForce(cfg, store, logPath), questionsGo(*ask, queue))
+	fmt.Fprintf(stderr, "mcp-policy proxy: %s; questions: %s\n", inForce(cfg, live, store, logPath), questionsGo(*ask, queue))
+	stopReload := reloadOnSignal(live, say)
+	defer stopReload()
 
 	// Everything checked: only now is the server started.
 	var server proxy.Server
@@ -262,6 +282,38 @@ func signals() <-chan int {
 	return out
 }
 
+// reloadOnSignal reads the rule files again on each SIGHUP, until the
+// returned function is called.
+func reloadOnSignal(live *managed.Managed, say func(string)) (stop func()) {
+	if len(reloadSignals) == 0 {
+		return func() {}
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, reloadSignals...)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-ch:
+				switch {
+				case live.Files != nil:
+					live.Files.Reload()
+				case live.Plane != nil && live.Plane.HasBundles():
+					say("SIGHUP: the rules come from the bundles of --config, which OPA polls; nothing to reload")
+				default:
+					say("SIGHUP: no --rules or --policy files to reload")
+				}
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
 // ownFiles are the proxy's files beyond its rules and grants, which the
 // floor guards too: its own program, by the name the host started it by and
 // the file that is (an agent that could replace it would be the policy
@@ -310,7 +362,7 @@ func ownFlagsAfter(fset *flag.FlagSet, command []string) []string {
 
 // inForce is the start-up line: the rules, grants, log and roots the
 // proxy runs with.
-func inForce(cfg *cliconfig.Config, store *grants.Store, logFile string) string {
+func inForce(cfg *cliconfig.Config, live *managed.Managed, store *grants.Store, logFile string) string {
 	var rules []string
 	if cfg.Defaults {
 		rules = append(rules, "default")
@@ -320,6 +372,12 @@ func inForce(cfg *cliconfig.Config, store *grants.Store, logFile string) string 
 	}
 	for _, p := range cfg.PolicyPaths {
 		rules = append(rules, absPath(p))
+	}
+	switch {
+	case live.Plane != nil && live.Plane.HasBundles():
+		rules = append(rules, "the bundles of "+absPath(cfg.OPAConfigFile)+" (every call refused until they are active)")
+	case live.Files != nil:
+		rules[len(rules)-1] += " (watched)"
 	}
 	if len(rules) == 0 {
 		rules = append(rules, "none")
@@ -340,6 +398,9 @@ func inForce(cfg *cliconfig.Config, store *grants.Store, logFile string) string 
 		logText = "stderr"
 	default:
 		logText = absPath(logFile)
+	}
+	if live.Decisions() != nil {
+		logText += " + OPA decision logs (" + absPath(cfg.OPAConfigFile) + ")"
 	}
 	rootsText := "the host's"
 	if len(cfg.Roots) > 0 {

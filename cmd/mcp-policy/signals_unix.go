@@ -7,6 +7,9 @@ import (
 	"syscall"
 )
 
-var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE}
+var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGPIPE}
+
+// reloadSignals read the rule files again, as daemons do on SIGHUP.
+var reloadSignals = []os.Signal{syscall.SIGHUP}
 
 func isPipe(s syscall.Signal) bool { return s == syscall.SIGPIPE }

@@ -13,9 +13,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 
+	"github.com/mcp-policy/mcp-policy/decisionlog"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
+	"github.com/mcp-policy/mcp-policy/internal/managed"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
+	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 	"github.com/mcp-policy/mcp-policy/verdict"
@@ -54,9 +59,19 @@ type failure struct {
 
 type decider struct {
 	explain bool
-	engine  *rules.Engine
-	grants  *rules.GrantSet
-	tools   map[string]*provider.Tool
+	// engine decides; a rule source (--config's bundles) swaps it while
+	// lines are being decided, each line by the one in force when it
+	// starts. revisions name the bundles it was built from.
+	engine    atomic.Pointer[revisioned]
+	grants    *rules.GrantSet
+	tools     map[string]*provider.Tool
+	decisions func(policy.Record) // OPA's decision-log plugin; nil for none
+	protected []string
+}
+
+type revisioned struct {
+	engine    *rules.Engine
+	revisions map[string]string
 }
 
 // maxLine bounds one line of calls: the arguments a call may have, written
@@ -70,6 +85,7 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	pf.Register(fs)
 	toolsFile := fs.String("tools", "", "a tools/list result or a []Tool, for annotations and schemas")
 	explain := fs.Bool("explain", false, "show each path and host read, the argument it came from and where in the arguments")
+	wait := fs.Duration("wait", 30*time.Second, "with --config's bundles: how long to wait for the first to be active before giving up")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK // asked for, and printed
@@ -80,11 +96,17 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "policy-eval decide: at most one CALL (give several as JSON lines on stdin)")
 		return exitUsage
 	}
-	d, err := newDecider(pf, *toolsFile)
+	d, live, err := newDecider(pf, *toolsFile, *wait, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "policy-eval decide: %v\n", err)
 		return exitUsage
 	}
+	defer func() {
+		// The decisions OPA's plugin still holds go up before exiting.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		live.Stop(ctx)
+	}()
 	d.explain = *explain
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
@@ -144,11 +166,55 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 	}
 }
 
-func newDecider(pf cliconfig.Flags, toolsFile string) (*decider, error) {
+// newDecider loads the flags and, with --config, starts OPA's plugins:
+// the rules then come from the bundles, the first awaited for wait, and
+// decisions go to the decision-log service. The files of --rules and
+// --policy are read once: decide is not a daemon.
+func newDecider(pf cliconfig.Flags, toolsFile string, wait time.Duration, stderr io.Writer) (*decider, *managed.Managed, error) {
 	cfg, err := pf.Load()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	d, err := loadDecider(cfg, toolsFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	live := &managed.Managed{}
+	if cfg.OPAConfigFile == "" {
+		return d, live, nil
+	}
+	say := func(line string) { fmt.Fprintf(stderr, "policy-eval decide: %s\n", line) }
+	if live, err = managed.Start(context.Background(), cfg, false, say, stderr, decisionlog.Options{}); err != nil {
+		return nil, nil, err
+	}
+	d.decisions = live.Decisions()
+	if live.Plane == nil || !live.Plane.HasBundles() {
+		return d, live, nil
+	}
+	base := d.engine.Load().engine
+	live.Plane.Watch(func(set policy.RuleSet) error {
+		e, err := base.Reload(context.Background(), rules.Config{
+			Rules: append(slices.Clone(cfg.Rules), set.Rules...), Modules: append(slices.Clone(cfg.Modules), set.Modules...),
+			Roots: cfg.Roots, Protected: d.protected, Arguments: cfg.Arguments, DecisionTimeout: cfg.Timeout,
+		})
+		if err != nil {
+			return err
+		}
+		d.engine.Store(&revisioned{engine: e, revisions: set.Revisions})
+		return nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := live.Plane.Ready(ctx); err != nil {
+		live.Stop(context.Background())
+		return nil, nil, fmt.Errorf("--config %s: %v within --wait %v: nothing is decided without the team's rules", cfg.OPAConfigFile, err, wait)
+	}
+	return d, live, nil
+}
+
+// loadDecider is the decider for the rules, grants and tools the flags
+// name.
+func loadDecider(cfg *cliconfig.Config, toolsFile string) (*decider, error) {
 	gs, err := cfg.LoadGrants()
 	if err != nil {
 		return nil, err
@@ -172,7 +238,9 @@ func newDecider(pf cliconfig.Flags, toolsFile string) (*decider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &decider{engine: engine, grants: rules.NewGrantSet(gs), tools: tools}, nil
+	d := &decider{grants: rules.NewGrantSet(gs), tools: tools, protected: protected}
+	d.engine.Store(&revisioned{engine: engine})
+	return d, nil
 }
 
 func absPath(p string) string {
@@ -242,11 +310,17 @@ func (d *decider) decideLine(line []byte) any {
 	if err != nil {
 		return failure{ID: idOf(line), Error: err.Error()}
 	}
-	dec, in, err := d.engine.Decide(context.Background(), call, d.tools[call.Function.Name])
+	current := d.engine.Load()
+	dec, in, err := current.engine.Decide(context.Background(), call, d.tools[call.Function.Name])
 	if err != nil {
+		d.log(policy.Record{Call: call, Revisions: current.revisions, Error: err.Error()})
 		return failure{ID: &call.ID, Error: err.Error()}
 	}
 	dec = rules.ApplyGrants(dec, in, d.grants)
+	// decide answers for a caller that runs the call itself: "allowed"
+	// in the log means the answer let it.
+	d.log(policy.Record{Call: call, Revisions: current.revisions, Arguments: in.Arguments(), Decision: &dec,
+		Allowed: dec.Decision == rules.Allow})
 	o := output{ID: call.ID, Tool: call.Function.Name, Decision: dec.Decision, Reason: dec.Reason,
 		Rule: dec.Rule, Grant: dec.Grant, Paths: dec.Paths, Hosts: dec.Hosts, Suggestion: dec.Suggestion}
 	if d.explain {
@@ -259,6 +333,15 @@ func (d *decider) decideLine(line []byte) any {
 		slices.SortStableFunc(o.Read, func(a, b reading) int { return strings.Compare(a.Kind+a.Pointer, b.Kind+b.Pointer) })
 	}
 	return o
+}
+
+// log sends rec to OPA's decision-log plugin, when --config has one.
+func (d *decider) log(rec policy.Record) {
+	if d.decisions == nil {
+		return
+	}
+	rec.ID, rec.Time, rec.Policy = policy.NewID(), time.Now(), "policy-eval"
+	d.decisions(rec)
 }
 
 // parseCall reads {"id", "function": {"name", "arguments"}}, arguments a

@@ -4,7 +4,8 @@
 //
 //	policy-eval decide [--rules FILE] [--no-default-rules] [--policy PATH]...
 //	                   [--root KEY=DIR]... [--grants FILE] [--tools FILE]
-//	                   [--arguments NAME|FILE]... [--timeout D] [CALL]
+//	                   [--arguments NAME|FILE]... [--timeout D]
+//	                   [--config FILE [--wait D]] [CALL]
 //	policy-eval test [opa test flags] [PATH...]
 //	policy-eval capabilities
 package main
@@ -18,7 +19,8 @@ import (
 const usage = `usage:
   policy-eval decide [--rules FILE] [--no-default-rules] [--policy PATH]...
                      [--root KEY=DIR]... [--grants FILE] [--tools FILE]
-                     [--arguments NAME|FILE]... [--timeout D] [CALL]
+                     [--arguments NAME|FILE]... [--timeout D]
+                     [--config FILE [--wait D]] [CALL]
   policy-eval test [-v] [--coverage] [PATH...]
   policy-eval capabilities
 `

@@ -1,6 +1,6 @@
 // Package cliconfig loads what the commands' policy flags name — --rules,
-// --no-default-rules, --policy, --root, --grants, --arguments and
-// --timeout — the same way for every command (policy-eval decide, mcp-policy proxy), with errors that
+// --no-default-rules, --policy, --root, --grants, --arguments, --timeout
+// and --config — the same way for every command (policy-eval decide, mcp-policy proxy), with errors that
 // name the file and, where the file has lines, the line.
 package cliconfig
 
@@ -35,6 +35,7 @@ type Flags struct {
 	GrantTTL   time.Duration
 	Arguments  []string // --arguments NAME|FILE (repeatable): argument specs
 	Timeout    time.Duration
+	OPAConfig  string // --config FILE: an OPA configuration (bundles, decision logs, status)
 }
 
 // repeated is a flag that may be given many times.
@@ -57,6 +58,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Grants, "grants", "", "JSON file of grants (an array of allow/deny rules), or a postgres:// URL: grants shared by every process pointed at it")
 	fs.Var(repeated{&f.Arguments}, "arguments", "argument specs: a reference server's name ("+strings.Join(rules.KnownServers(), ", ")+") or a JSON file of them (repeatable)")
 	fs.DurationVar(&f.Timeout, "timeout", 5*time.Second, "bound on each call's decision; past it the call fails closed (0: none)")
+	fs.StringVar(&f.OPAConfig, "config", "", "an OPA configuration file (services, bundles, decision_logs, status, keys, labels), run by OPA's plugins")
 }
 
 // RegisterGrantRecord defines the flags of a command that makes grants
@@ -93,6 +95,10 @@ type Config struct {
 	Arguments []rules.ArgumentSpec
 	// Timeout bounds a decision; 0 for none.
 	Timeout time.Duration
+	// OPAConfigFile is --config as given (~ expanded), "" for none;
+	// OPAConfig its contents.
+	OPAConfigFile string
+	OPAConfig     []byte
 }
 
 // DecisionTimeout is Timeout as policy.Options.DecisionTimeout reads it
@@ -160,6 +166,15 @@ func (f Flags) Load() (*Config, error) {
 	if c.Arguments, err = LoadArguments(f.Arguments); err != nil {
 		return nil, err
 	}
+	if f.OPAConfig != "" {
+		if c.OPAConfig, err = os.ReadFile(f.OPAConfig); err != nil {
+			return nil, fileError("--config", err)
+		}
+		c.OPAConfigFile = f.OPAConfig
+		// It names the keys bundles are verified with and the services'
+		// credentials: an agent that could edit it could serve its own rules.
+		c.Protected = append(c.Protected, absPath(f.OPAConfig))
+	}
 	// What says which arguments are paths is as much the policy as its
 	// rules: an agent that could edit it could hide a path.
 	for _, a := range f.Arguments {
@@ -183,6 +198,7 @@ func (f *Flags) expand() error {
 	if !IsPostgres(f.Grants) {
 		one("--grants", &f.Grants)
 	}
+	one("--config", &f.OPAConfig)
 	f.Policies = slices.Clone(f.Policies)
 	for i := range f.Policies {
 		one("--policy", &f.Policies[i])

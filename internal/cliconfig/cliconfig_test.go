@@ -224,3 +224,21 @@ func TestGrantRecordFlags(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "postgres://u@localhost:1/db", cfg.GrantsFile, "a URL is not expanded as a path")
 }
+
+// --config is read at start, its path expanded like the others, and
+// guarded by the floor: it names the keys bundles are verified with. One
+// that cannot be read is refused naming the flag.
+func TestLoadOPAConfig(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	write(t, home, "opa.yaml", "labels:\n  team: platform\n")
+	c, err := parse(t, "--config", "~/opa.yaml").Load()
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(home, "opa.yaml"), c.OPAConfigFile)
+	assert.Equal(t, "labels:\n  team: platform\n", string(c.OPAConfig))
+	assert.Contains(t, c.Protected, filepath.Join(home, "opa.yaml"))
+
+	_, err = parse(t, "--config", "~/none.yaml").Load()
+	require.Error(t, err)
+	assert.Equal(t, "--config "+filepath.Join(home, "none.yaml")+": no such file or directory", err.Error())
+}

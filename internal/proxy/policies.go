@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/mcp-policy/mcp-policy/decisionlog"
 	"github.com/mcp-policy/mcp-policy/internal/toolslist"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
@@ -38,11 +39,9 @@ func (p *Proxy) buildPolicies(roots map[string]string) (*policySet, error) {
 	o := policy.Options{
 		Provider: serverProvider{p}, Rules: p.opt.cfg.Rules, Modules: p.opt.cfg.Modules, Roots: roots,
 		Protected: p.opt.cfg.Protected, GrantsStore: p.opt.store, Name: "mcp-policy",
-		Arguments: arguments, DecisionTimeout: p.opt.cfg.DecisionTimeout(),
+		Arguments: arguments, DecisionTimeout: p.opt.cfg.DecisionTimeout(), Source: p.opt.source,
 	}
-	if p.opt.log != nil {
-		o.OnDecision = p.opt.log.Log
-	}
+	o.OnDecision = decisionSinks(p.opt.log, p.opt.decisions)
 	headless, err := policy.New(o)
 	if err != nil {
 		return nil, err
@@ -50,6 +49,7 @@ func (p *Proxy) buildPolicies(roots map[string]string) (*policySet, error) {
 	o.OnAsk = p.onAsk
 	interactive, err := policy.New(o)
 	if err != nil {
+		_ = headless.Close()
 		return nil, err
 	}
 	return &policySet{interactive: interactive, headless: headless, roots: roots}, nil
@@ -87,11 +87,33 @@ func (p *Proxy) useServerSpecs(serverName string) {
 		}
 		set.hostRoot = old.hostRoot
 		rs.sets[dir] = set
+		old.close() // no longer fed: calls deciding on it finish with the rules they have
 		if dir == rs.dir {
 			p.pols.Store(set)
 		}
 	}
 	p.warnf("the server calls itself %q: its arguments are read with the %s argument specs (--arguments %s)", serverName, name, name)
+}
+
+// close stops the set's policies listening to the rules' source.
+func (s *policySet) close() {
+	_ = s.interactive.Close()
+	_ = s.headless.Close()
+}
+
+// decisionSinks is the OnDecision that tells the local log and the other
+// sink (OPA's decision-log plugin) each decision; nil for neither.
+func decisionSinks(log *decisionlog.Logger, other func(policy.Record)) func(policy.Record) {
+	switch {
+	case log == nil:
+		return other
+	case other == nil:
+		return log.Log
+	}
+	return func(r policy.Record) {
+		log.Log(r)
+		other(r)
+	}
 }
 
 // forCall is the policy that decides hc: headless when no one can be

@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
+	"github.com/mcp-policy/mcp-policy/policy"
 )
 
 // The values of Options.Ask.
@@ -22,6 +23,13 @@ type Options struct {
 	Config *cliconfig.Config
 	Grants *grants.Store
 	Log    *decisionlog.Logger // nil: no decision log
+	// Source feeds the rules while the proxy runs (OPA bundles, or the
+	// rule files watched), after Config's Rules and Modules; nil for
+	// Config's alone.
+	Source policy.RuleSource
+	// Decisions is told every decision beside Log (OPA's decision-log
+	// plugin); nil for none.
+	Decisions func(policy.Record)
 	// Ask is AskElicit, AskApprovals, AskElicitApprovals or AskRefuse.
 	Ask string
 	// Approvals is the queue questions wait in for an approver (when Ask
@@ -41,6 +49,8 @@ type options struct {
 	cfg        *cliconfig.Config
 	store      *grants.Store
 	log        *decisionlog.Logger
+	source     policy.RuleSource
+	decisions  func(policy.Record)
 	askMode    string
 	approvals  *approvals.Queue
 	server     string
@@ -52,7 +62,7 @@ type options struct {
 // New compiles the policies and returns a proxy that writes to the host on
 // hostOut. No server is started yet.
 func New(o Options, hostOut io.Writer) (*Proxy, error) {
-	opt := options{cfg: o.Config, store: o.Grants, log: o.Log, askMode: o.Ask, askTimeout: o.AskTimeout,
+	opt := options{cfg: o.Config, store: o.Grants, log: o.Log, source: o.Source, decisions: o.Decisions, askMode: o.Ask, askTimeout: o.AskTimeout,
 		approvals: o.Approvals, server: o.Server,
 		rootsFixed: len(o.Config.Roots) > 0, stderr: o.Stderr}
 	p := newProxy(opt, nil, hostOut)

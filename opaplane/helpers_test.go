@@ -1,0 +1,92 @@
+package opaplane_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-policy/mcp-policy/internal/bundletest"
+	"github.com/mcp-policy/mcp-policy/opaplane"
+	"github.com/mcp-policy/mcp-policy/policy"
+	"github.com/mcp-policy/mcp-policy/provider"
+)
+
+func startPlane(t testing.TB, config []byte, stderr io.Writer) *opaplane.Plane {
+	t.Helper()
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	plane, err := opaplane.New(context.Background(), opaplane.Options{Config: config, Stderr: stderr})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		plane.Stop(ctx)
+	})
+	return plane
+}
+
+// files is a provider with a file-writing tool: what the policy decides
+// over.
+type files struct {
+	mu  sync.Mutex
+	ran []string
+}
+
+func (*files) ToolsForLLM(context.Context) ([]provider.Tool, error) {
+	no := false
+	return []provider.Tool{{Type: "function", Function: provider.ToolFunction{Name: "fs_write", Parameters: json.RawMessage(`{"type":"object"}`)},
+		Annotations: &provider.Annotations{ReadOnlyHint: &no}}}, nil
+}
+
+func (f *files) ExecuteToolCalls(_ context.Context, calls []provider.Call) []provider.Result {
+	out := make([]provider.Result, len(calls))
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, c := range calls {
+		f.ran = append(f.ran, c.Function.Arguments)
+		out[i] = provider.TextResult(c.ID, "written")
+	}
+	return out
+}
+
+func write(path string) provider.Call {
+	return provider.Call{ID: "c1", Type: "function", Function: provider.CallFunction{Name: "fs_write",
+		Arguments: fmt.Sprintf(`{"path":%q,"content":"the secret text"}`, path)}}
+}
+
+// allowUnder is a rules document allowing fs_write under dir.
+func allowUnder(dir string) string { return bundletest.AllowUnder("fs_write", dir) }
+
+// eventually polls cond until it holds or d passes.
+func eventually(t testing.TB, d time.Duration, what string, cond func() bool, show ...func() string) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			var seen []string
+			for _, f := range show {
+				seen = append(seen, f())
+			}
+			t.Fatalf("after %v: %s %s", d, what, strings.Join(seen, "\n"))
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// headless is a policy over files whose rules come from plane, decisions
+// to plane's log.
+func headless(t testing.TB, plane *opaplane.Plane, f *files) *policy.Policy {
+	t.Helper()
+	p, err := policy.New(policy.Options{Provider: f, Source: plane, OnDecision: plane.Log, Name: "mcp-policy"})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	return p
+}

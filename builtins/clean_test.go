@@ -13,7 +13,8 @@ import (
 // costs time, but is checked too so that the shortcut stays the common way.
 func FuzzCleanAbs(f *testing.F) {
 	for _, s := range []string{"/", "/a", "/a/b", "/a/", "//a", "/a/./b", "/a/../b", "/a/..", "/.", "/..",
-		"/.a", "/a..", "/a/.b/c", "/.vol/1/2", "/.NOFOLLOW/x", "/Volumes/Macintosh HD", "/$HOME", `/a\b`, "/a\x00", "a", "", "/a//b", "/..."} {
+		"/.a", "/a..", "/a/.b/c", "/.vol/1/2", "/.NOFOLLOW/x", "/Volumes/Macintosh HD", "/$HOME", `/a\b`, "/a\x00", "a", "", "/a//b", "/...",
+		"/proc/self/root", "/proc/x", "/dev/fd/3", "/dev/null", "/System/Volumes/Data/x", "/sYstem/x", "/volumes/Macintosh HD/x", "/C:/x", "/pa", "/d"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {

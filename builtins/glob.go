@@ -18,6 +18,9 @@ func MatchTool(pattern, name string) bool {
 	if pattern == name && strings.IndexByte(pattern, '\\') < 0 {
 		return true // the commonest case: a rule found under its own tool's name
 	}
+	if !literalEnds(pattern, name) {
+		return false // the next commonest: a glob tested against every call ("*_user_ask")
+	}
 	pi, ni := 0, 0
 	star, mark := -1, 0
 	for ni < len(name) {
@@ -56,6 +59,22 @@ func MatchTool(pattern, name string) bool {
 		pi++
 	}
 	return pi == len(pattern)
+}
+
+// literalEnds is false when a pattern whose only wildcard is "*" cannot
+// match name because name does not start with the text before its first
+// star, or end with the text after its last: a quick no, without the
+// backtracking walk. True means the walk must decide (and for any pattern
+// with "?" or "\\", always). A match consumes those texts byte for byte, so
+// a mismatch here is a mismatch there.
+func literalEnds(pattern, name string) bool {
+	first := strings.IndexByte(pattern, '*')
+	if first < 0 || strings.IndexByte(pattern, '?') >= 0 || strings.IndexByte(pattern, '\\') >= 0 {
+		return true
+	}
+	last := strings.LastIndexByte(pattern, '*')
+	prefix, suffix := pattern[:first], pattern[last+1:]
+	return len(name) >= len(prefix)+len(suffix) && strings.HasPrefix(name, prefix) && strings.HasSuffix(name, suffix)
 }
 
 // IsGlob reports whether pattern has any wildcard that is not escaped, i.e.

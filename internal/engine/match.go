@@ -38,6 +38,11 @@ type Matcher struct {
 	// for none.
 	Arguments []ArgumentGlob
 	Any       bool
+
+	// foldedUnder is Under folded (FoldPath), when it is absolute and the
+	// rule reads calls folded: made once, as the rule is added to a
+	// RuleSet, instead of on every call the rule is a candidate for.
+	foldedUnder string
 }
 
 // ArgumentGlob is one argument a rule names: Name folded as the argument
@@ -192,6 +197,8 @@ func (m *Matcher) Status(c *Call) Status {
 			in = builtins.Outside
 		case !ok:
 			in = builtins.Unknown // no root to say where the rule's directory is
+		case m.Any && m.foldedUnder != "":
+			in = builtins.WithinAny(m.foldedUnder, c.Folded)
 		case m.Any:
 			in = builtins.WithinAny(builtins.FoldPath(dir), c.Folded)
 		default:
@@ -319,7 +326,10 @@ type indexKey struct {
 func indexKeys(m *Matcher) []indexKey {
 	under := m.Under
 	if m.Any {
-		under = builtins.FoldPath(under)
+		under = m.foldedUnder
+		if under == "" {
+			under = builtins.FoldPath(m.Under)
+		}
 	}
 	switch {
 	case under != "" && path.IsAbs(under):

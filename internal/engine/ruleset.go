@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
+	"path"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
@@ -33,6 +35,9 @@ func NewRuleSet() *RuleSet { return &RuleSet{index: newIndex()} }
 // allow, ask or deny, and indexes it: amortised O(1).
 func (rs *RuleSet) Add(m Matcher, decision verdict.Decision) {
 	i := len(rs.matchers)
+	if m.Any && path.IsAbs(m.Under) {
+		m.foldedUnder = builtins.FoldPath(m.Under)
+	}
 	rs.matchers = append(rs.matchers, m)
 	rs.decisions = append(rs.decisions, decision)
 	rs.index.add(i, &rs.matchers[i])

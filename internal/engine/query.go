@@ -188,7 +188,7 @@ func (d *Decider) evalPlain(ctx context.Context, input ast.Value, timeout time.D
 	if !ok {
 		return Outcome{}, errors.New("rego: the decision document is not an object")
 	}
-	return outcomeOf(obj)
+	return outcomeOf(obj, d.rules.position)
 }
 
 // lateness cancels an evaluation that runs past its timeout, and says it
@@ -212,6 +212,24 @@ type ruleCache struct {
 }
 
 type ruleCacheKey struct{}
+
+// position is the index of a data rule, as a decision document shows it,
+// in the list last read: the plain path names the rule that decided by its
+// position, as the fast path does. Equal rules are one rule to the caller,
+// so the first equal one is it.
+func (c *ruleCache) position(rule ast.Value) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.set == nil {
+		return 0, false
+	}
+	for i, t := range c.set.terms {
+		if t != nil && t.Value.Compare(rule) == 0 {
+			return i, true
+		}
+	}
+	return 0, false
+}
 
 func (c *ruleCache) get(arr *ast.Array) *RuleSet {
 	c.mu.Lock()

@@ -107,7 +107,7 @@ func (rs *ruleSet) matching(call *Call) ([]entry, error) {
 	}
 	var out []entry
 	rs.Match(call, func(pos int, decision verdict.Decision, st Status) {
-		out = append(out, entry{decision, "rule", pos, nil, st == MaybeMatches})
+		out = append(out, entry{RuleRef{Kind: DataRule, Position: pos, Decision: decision}, st == MaybeMatches})
 	})
 	return out, nil
 }

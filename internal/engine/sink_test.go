@@ -36,5 +36,6 @@ func TestSinkIsForOneInput(t *testing.T) {
 	require.True(t, ast.InternedTerm(true).Equal(res), "the input itself got %v, want true (outcome %+v)", res, o)
 	require.Equal(t, verdict.Allow, o.Decision, "the input itself: outcome %+v", o)
 	require.NotNil(t, o.Rule, "the input itself: outcome %+v", o)
-	require.Equal(t, 0, o.Rule.Position, "the input itself: outcome %+v", o)
+	require.Equal(t, RuleRef{Kind: DataRule, Position: 0, Decision: verdict.Allow}, *o.Rule, "the input itself: outcome %+v", o)
+	require.Equal(t, ReasonRule, o.Reason, "the input itself: outcome %+v", o)
 }

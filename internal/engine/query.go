@@ -48,6 +48,13 @@ type Spec struct {
 type Decider struct {
 	fast  *residualQuery
 	plain *rego.PreparedEvalQuery
+	// hinted are residuals made for each tool's hints (see hints.go);
+	// nil when the rules are in data, where partial evaluation for each
+	// combination would read every rule again.
+	hinted *hintedResiduals
+	// virtualCache makes each evaluation's virtual-document cache; nil is
+	// newRefCache. A guard test counts what OPA puts in it through this.
+	virtualCache func() topdown.VirtualCache
 	// rulesInData says the rules are read from data.mcp_data, not handed
 	// to Eval; then rules caches their RuleSet, read once per array.
 	rulesInData bool
@@ -84,8 +91,11 @@ func Compile(ctx context.Context, s Spec) (*Decider, error) {
 		d.plain = &pq
 		return d, nil
 	}
-	if d.fast, err = prepareResidual(ctx, compiler, modules, store, []func(*rego.Rego){strict}); err != nil {
+	if d.fast, err = prepareResidual(ctx, compiler, modules, store, []func(*rego.Rego){strict}, nil); err != nil {
 		return nil, err
+	}
+	if !d.rulesInData {
+		d.hinted = &hintedResiduals{compiler: compiler, modules: modules, store: store, evalOptions: []func(*rego.Rego){strict}}
 	}
 	return d, nil
 }
@@ -143,8 +153,18 @@ func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *
 	}
 	// The engine's builtin hands its outcome to this call directly (see
 	// WithSink) instead of as a document to read back.
+	query := d.fast
+	if d.hinted != nil {
+		if obj, ok := input.(ast.Object); ok {
+			if ann := obj.Get(keyAnnotations); ann != nil {
+				if q := d.hinted.residual(ctx, ann); q != nil {
+					query = q
+				}
+			}
+		}
+	}
 	var o Outcome
-	results, err := d.fast.eval(WithSink(ctx, input, call, rules, &o), input, cancel)
+	results, err := query.eval(WithSink(ctx, input, call, rules, &o), input, cancel, d.virtualCache)
 	if err != nil {
 		return fail(err)
 	}
@@ -298,15 +318,18 @@ func ModulesReadData(modules map[string]*ast.Module) bool {
 // decision. Its last expression is the engine's builtin call, whose outcome
 // Evaluate takes through a sink (WithSink).
 func prepareResidual(ctx context.Context, compiler *ast.Compiler, modules map[string]*ast.Module,
-	store storage.Store, evalOptions []func(*rego.Rego)) (*residualQuery, error) {
-	partial, err := rego.New(append([]func(*rego.Rego){
+	store storage.Store, evalOptions []func(*rego.Rego), annotations *ast.Term) (*residualQuery, error) {
+	known := []func(*rego.Rego){rego.Unknowns([]string{"input"})}
+	if annotations != nil {
+		known = []func(*rego.Rego){rego.Unknowns(inputUnknowns), rego.ParsedInput(ast.NewObject(ast.Item(keyAnnotations, annotations)))}
+	}
+	partial, err := rego.New(append(append([]func(*rego.Rego){
 		rego.Query("data.mcp.engine.decision"),
 		rego.Compiler(compiler),
 		rego.Store(store),
 		rego.StoreReadAST(true),
-		rego.Unknowns([]string{"input"}),
 		rego.PartialNamespace(partialNamespace),
-	}, evalOptions...)...).Partial(ctx)
+	}, known...), evalOptions...)...).Partial(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("rego: %v", err)
 	}
@@ -359,24 +382,22 @@ type residualQuery struct {
 	queries  ast.QueryCompiler
 	compiler *ast.Compiler
 	store    storage.Store
-	// virtualCache makes each evaluation's virtual-document cache; nil is
-	// newRefCache. A guard test counts what OPA puts in it through this.
-	virtualCache func() topdown.VirtualCache
 }
 
 // eval runs the query on input, as rego.PreparedEvalQuery.Eval would with
 // strict builtin errors: in a read transaction of its own, cancelled by
 // cancel, with the engine's virtual-document cache and no metrics. results
 // is how many results the query had: one, or the decision is not sound.
-func (q *residualQuery) eval(ctx context.Context, input ast.Value, cancel topdown.Cancel) (results int, err error) {
+func (q *residualQuery) eval(ctx context.Context, input ast.Value, cancel topdown.Cancel,
+	virtualCache func() topdown.VirtualCache) (results int, err error) {
 	txn, err := q.store.NewTransaction(ctx)
 	if err != nil {
 		return 0, err
 	}
 	defer q.store.Abort(ctx, txn)
 	var cache topdown.VirtualCache = newRefCache()
-	if q.virtualCache != nil {
-		cache = q.virtualCache()
+	if virtualCache != nil {
+		cache = virtualCache()
 	}
 	err = topdown.NewQuery(q.body).
 		WithQueryCompiler(q.queries).
@@ -405,6 +426,10 @@ func calledIn(expr *ast.Expr) string {
 	}
 	return ""
 }
+
+// inputUnknowns are the input document's fields other than annotations:
+// what a residual made for one tool's hints leaves unknown.
+var inputUnknowns = []string{"input.tool", "input.root", "input.paths", "input.hosts", "input.arguments"}
 
 // partialNamespace is where partial evaluation puts the rules it leaves.
 const partialNamespace = "mcp_engine_partial"

@@ -60,6 +60,15 @@ const MaxPathBytes = 4095
 // its link /Volumes/Macintosh HD to /, and its lookup anchors /.nofollow,
 // /.resolve, /.vol and /.file (darwinAnchor).
 func Unevaluable(p string) string {
+	if cleanAbs(p) {
+		return "" // the common case, settled in one pass: a clean absolute path
+	}
+	return unevaluable(p)
+}
+
+// unevaluable is Unevaluable without cleanAbs's shortcut (which itself
+// falls back on this for any path it cannot settle).
+func unevaluable(p string) string {
 	switch {
 	case p == "":
 		return "empty path"
@@ -317,7 +326,13 @@ func IsFileURI(s string) bool { return len(s) >= 5 && strings.EqualFold(s[:5], "
 // (absolute, evaluable) root.
 func Resolve(root, p string) (string, bool) {
 	p, ok := FromFileURI(p)
-	if !ok || Unevaluable(p) != "" {
+	if !ok {
+		return "", false
+	}
+	if cleanAbs(p) {
+		return p, true // what the reader nearly always meets: nothing to resolve
+	}
+	if unevaluable(p) != "" {
 		return "", false
 	}
 	var r string
@@ -405,7 +420,7 @@ func cleanAbs(p string) bool {
 	}
 	// Rare: too long, a drive, a link to elsewhere, or a dot-name in /.
 	if len(p) > MaxPathBytes || len(p) >= 3 && p[2] == ':' || needsFullTest(p) {
-		return Unevaluable(p) == "" && path.Clean(p) == p
+		return unevaluable(p) == "" && path.Clean(p) == p
 	}
 	// Track the current segment from its start: "", "." and ".." segments
 	// (and so "//", a trailing "/", "/./", "/../") are what Clean would
@@ -416,7 +431,7 @@ func cleanAbs(p string) bool {
 		case pathByte:
 			continue
 		case pathOther: // rare: let the full test decide
-			return Unevaluable(p) == "" && path.Clean(p) == p
+			return unevaluable(p) == "" && path.Clean(p) == p
 		}
 		if !cleanSegment(p[seg:i]) {
 			return false
@@ -432,9 +447,16 @@ func cleanAbs(p string) bool {
 // is compared.
 func needsFullTest(p string) bool {
 	switch p[1] {
-	case 'p', 'd', 's', 'S', 'v', 'V', '.':
-		return strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/dev/") ||
-			len(p) >= 8 && strings.EqualFold(p[:8], "/system/") || len(p) >= 9 && strings.EqualFold(p[:9], "/volumes/") || p[1] == '.'
+	case 'p':
+		return strings.HasPrefix(p, "/proc/")
+	case 'd':
+		return strings.HasPrefix(p, "/dev/")
+	case 's', 'S':
+		return len(p) >= 8 && strings.EqualFold(p[:8], "/system/")
+	case 'v', 'V':
+		return len(p) >= 9 && strings.EqualFold(p[:9], "/volumes/")
+	case '.':
+		return true
 	}
 	return false
 }

@@ -208,24 +208,38 @@ func stringOf(v ast.Value) string { s, _ := v.(ast.String); return string(s) }
 // as Go already, so the builtin need not read it out of the input. A sink
 // is for the one input document it was made for: a call of the builtin
 // with any other input (a Rego test's) returns the document as always.
+//
+// A sink is itself the context the query is evaluated under (it answers
+// for sinkKey and defers every other key to the caller's context), and it
+// holds the outcome: one allocation per decision, not a context value, a
+// sink and an outcome apart.
 type sink struct {
+	context.Context
 	input   ast.Value
 	call    *Call
 	rules   *RuleSet // nil: read the rules from data
-	outcome *Outcome
+	outcome Outcome
 }
 
 type sinkKey struct{}
 
-// WithSink returns a context under which the engine builtin, called with
-// input (the very value, not an equal one) and c (what CallOf(input)
+// Value is the sink for sinkKey, else the caller's context's value.
+func (s *sink) Value(key any) any {
+	if _, ok := key.(sinkKey); ok {
+		return s
+	}
+	return s.Context.Value(key)
+}
+
+// withSink returns a sink: a context under which the engine builtin, called
+// with input (the very value, not an equal one) and c (what CallOf(input)
 // reads), matches the call against rules (when not nil, in place of the
-// rules in data), stores its outcome in o and returns true instead of the
-// document. Only the engine's own query may be evaluated under it: modules
-// cannot call the builtin (the engine refuses them), so its one call is
-// the decision's.
-func WithSink(ctx context.Context, input ast.Value, c *Call, rules *RuleSet, o *Outcome) context.Context {
-	return context.WithValue(ctx, sinkKey{}, &sink{input: input, call: c, rules: rules, outcome: o})
+// rules in data), stores its outcome in the sink and returns true instead
+// of the document. Only the engine's own query may be evaluated under it:
+// modules cannot call the builtin (the engine refuses them), so its one
+// call is the decision's.
+func withSink(ctx context.Context, input ast.Value, c *Call, rules *RuleSet) *sink {
+	return &sink{Context: ctx, input: input, call: c, rules: rules}
 }
 
 func sinkFor(ctx context.Context, input ast.Value) *sink {
@@ -262,14 +276,15 @@ func engineDecide(bctx rego.BuiltinContext, args []*ast.Term) (*ast.Term, error)
 		return nil, err
 	}
 	if sink != nil {
-		*sink.outcome = o
+		sink.outcome = o
 		return ast.InternedTerm(true), nil
 	}
 	return o.document(call.Tool, rules), nil
 }
 
 func decide(call *Call, in ast.Value, rules *ruleSet, sets []*ast.Term) (Outcome, error) {
-	var entries []entry
+	var buf [8]entry // most calls match a few entries: no allocation for them
+	entries := buf[:0]
 	floor := false
 	for i, s := range moduleSets {
 		set, ok := sets[i].Value.(ast.Set)
@@ -295,11 +310,10 @@ func decide(call *Call, in ast.Value, rules *ruleSet, sets []*ast.Term) (Outcome
 			entries = append(entries, entry{rule, maybe})
 		}
 	}
-	matched, err := rules.matching(call)
+	entries, err := rules.matching(call, entries)
 	if err != nil {
 		return Outcome{}, err
 	}
-	entries = append(entries, matched...)
 
 	var t verdict.Tally
 	for _, e := range entries {

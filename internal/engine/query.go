@@ -152,7 +152,7 @@ func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *
 		rules = nil // read from data, as the module that reads them does
 	}
 	// The engine's builtin hands its outcome to this call directly (see
-	// WithSink) instead of as a document to read back.
+	// withSink) instead of as a document to read back.
 	query := d.fast
 	if d.hinted != nil {
 		if obj, ok := input.(ast.Object); ok {
@@ -163,8 +163,8 @@ func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *
 			}
 		}
 	}
-	var o Outcome
-	results, err := query.eval(WithSink(ctx, input, call, rules, &o), input, cancel, d.virtualCache)
+	sink := withSink(ctx, input, call, rules)
+	results, err := query.eval(sink, input, cancel, d.virtualCache)
 	if err != nil {
 		return fail(err)
 	}
@@ -174,10 +174,10 @@ func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *
 	case results > 1: // the builtin ran more than once: which outcome stands is not known
 		return Outcome{}, fmt.Errorf("rego: the decision has %d results, not one", results)
 	}
-	if o.Decision == "" {
+	if sink.outcome.Decision == "" {
 		return Outcome{}, errors.New("rego: the engine's builtin did not decide")
 	}
-	return o, nil
+	return sink.outcome, nil
 }
 
 // evalPlain is Eval on the plain path: OPA's prepared query, which watches
@@ -316,7 +316,7 @@ func ModulesReadData(modules map[string]*ast.Module) bool {
 // The residual query is prepared as it is, not as the body of a rule (as
 // rego.PartialResult does): evaluating that rule was a twentieth of a
 // decision. Its last expression is the engine's builtin call, whose outcome
-// Evaluate takes through a sink (WithSink).
+// Evaluate takes through a sink (withSink).
 func prepareResidual(ctx context.Context, compiler *ast.Compiler, modules map[string]*ast.Module,
 	store storage.Store, evalOptions []func(*rego.Rego), annotations *ast.Term) (*residualQuery, error) {
 	known := []func(*rego.Rego){rego.Unknowns([]string{"input"})}
@@ -493,7 +493,7 @@ func parseModules(extra []mcprego.Module, prune bool) (map[string]*ast.Module, e
 
 // engineBuiltinIn is where a module refers to the engine's builtin, nil if
 // nowhere. The engine takes the outcome of the builtin's call in its query
-// directly (WithSink), so a module's own call of it, with the same
+// directly (withSink), so a module's own call of it, with the same
 // input, would get no document: a deny built on it would quietly drop.
 func engineBuiltinIn(m *ast.Module) *ast.Location {
 	found, at := false, &ast.Location{}

@@ -99,13 +99,12 @@ func readRuleSet(arr *ast.Array) *ruleSet {
 	return rs
 }
 
-// matching is the entries of the rules that match the call or might, in
-// order.
-func (rs *ruleSet) matching(call *Call) ([]entry, error) {
+// matching appends to out the entries of the rules that match the call or
+// might, in order.
+func (rs *ruleSet) matching(call *Call, out []entry) ([]entry, error) {
 	if rs.err != nil {
 		return nil, rs.err
 	}
-	var out []entry
 	rs.Match(call, func(pos int, decision verdict.Decision, st Status) {
 		out = append(out, entry{RuleRef{Kind: DataRule, Position: pos, Decision: decision}, st == MaybeMatches})
 	})

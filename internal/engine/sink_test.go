@@ -20,8 +20,8 @@ func TestSinkIsForOneInput(t *testing.T) {
 		return []*ast.Term{in, data, ast.SetTerm(), ast.SetTerm(), ast.SetTerm(), ast.SetTerm(), ast.SetTerm()}
 	}
 	call := CallOf(input.Value)
-	var o Outcome
-	ctx := WithSink(context.Background(), input.Value, &call, nil, &o)
+	ctx := withSink(context.Background(), input.Value, &call, nil)
+	o := &ctx.outcome
 
 	doc, err := engineDecide(rego.BuiltinContext{Context: ctx}, args(input.Copy()))
 	require.NoError(t, err)

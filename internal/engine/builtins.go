@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -79,6 +80,36 @@ func def1(d *rego.Function, f func(a *ast.Term) (*ast.Term, error)) builtin {
 	return builtin{decl: d, register: func() {
 		rego.RegisterBuiltin1(d, func(_ rego.BuiltinContext, a *ast.Term) (*ast.Term, error) { return f(a) })
 	}}
+}
+
+// def1ctx passes the evaluation's context on: the path builtins find the
+// call's folded paths there (foldedPath).
+func def1ctx(d *rego.Function, f func(ctx context.Context, a *ast.Term) (*ast.Term, error)) builtin {
+	return builtin{decl: d, register: func() {
+		rego.RegisterBuiltin1(d, func(bctx rego.BuiltinContext, a *ast.Term) (*ast.Term, error) { return f(bctx.Context, a) })
+	}}
+}
+
+// foldedPath is p cleaned and folded (FoldPath of AbsClean), false when p
+// is not absolute and evaluable. Each path of the call a decision is made
+// for was folded once already, for matching (Call.Folded): under the
+// decision's sink it is taken from there, not folded again by each floor
+// rule that asks.
+func foldedPath(ctx context.Context, p string) (string, bool) {
+	if ctx != nil {
+		if s, ok := ctx.Value(sinkKey{}).(*sink); ok {
+			for i, cp := range s.call.Paths {
+				if cp == p && cp != "" {
+					return s.call.Folded[i], true
+				}
+			}
+		}
+	}
+	clean, ok := builtins.AbsClean(p)
+	if !ok {
+		return "", false
+	}
+	return builtins.FoldPath(clean), true
 }
 
 func def3(d *rego.Function, f func(a, b, c *ast.Term) (*ast.Term, error)) builtin {
@@ -178,33 +209,34 @@ var all = []builtin{
 			}
 			return ast.StringTerm(builtins.WithinAny(builtins.FoldPath(d), folded).String()), nil
 		}),
-	def1(fn(NamePathFold,
+	def1ctx(fn(NamePathFold,
 		"An absolute path, cleaned, as a file system that ignores case and Unicode normalisation compares it: each name case-folded, NFC, HFS+ ignorable code points removed; null for a path that is not absolute and evaluable, or a non-string.",
 		types.Args(anyOrNull), stringOrNull),
-		func(p *ast.Term) (*ast.Term, error) {
+		func(ctx context.Context, p *ast.Term) (*ast.Term, error) {
 			ps, ok := str(p)
 			if !ok {
 				return ast.NullTerm(), nil
 			}
-			clean, ok := builtins.AbsClean(ps)
+			f, ok := foldedPath(ctx, ps)
 			if !ok {
 				return ast.NullTerm(), nil
 			}
-			if f := builtins.FoldPath(clean); f != ps {
+			if f != ps {
 				return ast.StringTerm(f), nil
 			}
 			return p, nil // the common case: already clean and folded
 		}),
-	def1(fn(NamePathSensitive,
+	def1ctx(fn(NamePathSensitive,
 		`The danger floor's entry for a path whose change runs code or leaks access (see the table in docs/floor.md), compared folded: {"id", "why"}; null for any other path, a path that cannot be evaluated or is not absolute, or a non-string.`,
 		types.Args(anyOrNull), types.NewAny(types.Nl, types.NewObject([]*types.StaticProperty{
 			types.NewStaticProperty("id", types.S), types.NewStaticProperty("why", types.S)}, nil))),
-		func(p *ast.Term) (*ast.Term, error) {
-			ps, ok := str(p)
-			if ps, ok = builtins.AbsClean(ps); !ok {
+		func(ctx context.Context, p *ast.Term) (*ast.Term, error) {
+			ps, _ := str(p)
+			f, ok := foldedPath(ctx, ps)
+			if !ok {
 				return ast.NullTerm(), nil
 			}
-			e := builtins.SensitiveFile(builtins.FoldPath(ps))
+			e := builtins.SensitiveFile(f)
 			if e == nil {
 				return ast.NullTerm(), nil
 			}

@@ -39,3 +39,23 @@ func TestSinkIsForOneInput(t *testing.T) {
 	require.Equal(t, RuleRef{Kind: DataRule, Position: 0, Decision: verdict.Allow}, *o.Rule, "the input itself: outcome %+v", o)
 	require.Equal(t, ReasonRule, o.Reason, "the input itself: outcome %+v", o)
 }
+
+// Each path of the call is folded once: under the decision's sink the
+// floor's path builtins take the call's folded path instead of folding
+// the path again. (The folded path planted here is not what folding
+// gives, to show which one is used; a real call's always is.)
+func TestPathsAreFoldedOnce(t *testing.T) {
+	input := ast.MustParseTerm(`{"tool": "fs_write", "root": null, "annotations": null, "paths": [{"arg": "path", "raw": "/SRV/X", "path": "/SRV/X"}], "hosts": [], "arguments": {"path": "/SRV/X"}}`)
+	call := CallOf(input.Value)
+	require.Equal(t, []string{"/srv/x"}, call.Folded)
+	call.Folded = []string{"/planted"}
+	ctx := withSink(context.Background(), input.Value, &call, nil)
+	got, ok := foldedPath(ctx, "/SRV/X")
+	require.True(t, ok)
+	require.Equal(t, "/planted", got, "the path was folded again")
+	got, ok = foldedPath(ctx, "/SRV/Y")
+	require.True(t, ok)
+	require.Equal(t, "/srv/y", got, "a path the call does not name is folded")
+	_, ok = foldedPath(context.Background(), "relative")
+	require.False(t, ok)
+}

@@ -488,7 +488,9 @@ func pathKeys(p, root string, keys []indexKey) []indexKey {
 			break
 		}
 	}
-	if root != "" && builtins.Contains(root, p) == builtins.Inside {
+	// Both are clean and absolute (see Call): the lexical test is all
+	// Contains would do after checking that again.
+	if root != "" && builtins.ContainsFolded(root, p) {
 		// The ancestors inside the root are the path's prefixes at least
 		// as long as the root, named from it.
 		for a := p; len(a) >= len(root); a = builtins.Parent(a) {

@@ -5,9 +5,10 @@ package engine
 // tests of input.annotations that the generic residual evaluates, negated,
 // on every call, each a child evaluation. A tool's hints are known as soon
 // as its catalogue is, and there are few combinations of them (each of the
-// four MCP hints absent, false or true, or no catalogue: 82), so the
-// decision is also partially evaluated with input.annotations known, once
-// per combination a call brings: a read-only tool's residual has no floor
+// four MCP hints absent, false or true, or no catalogue: 82, of which a
+// server's tools use a few), so the decision is also partially evaluated
+// with input.annotations known, once per combination a call brings (up to
+// maxHinted of them): a read-only tool's residual has no floor
 // left at all, and a writing tool's has no hint tests.
 
 import (
@@ -20,9 +21,11 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 )
 
-// maxHinted bounds the residuals a Decider keeps: every combination of the
-// MCP hints provider.Annotations carries, and the unknown catalogue.
-const maxHinted = 82
+// maxHinted bounds the residuals a Decider keeps. Each holds a compiler of
+// its own (about 300 KB, and 4 ms to make), and a server's tools use a few
+// of the 82 combinations: the first sixteen a Decider meets get theirs, and
+// any later one is decided by the generic residual.
+const maxHinted = 16
 
 // hintedResiduals makes and keeps the residuals for each tool's hints. A
 // decision reads the kept ones without a lock (an immutable map, replaced

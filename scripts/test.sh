@@ -37,7 +37,7 @@ step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader, argume
 # no deadline, so a loaded machine only makes the run slower. 30,000 runs
 # take 5-15 s per target on this project's 2-core machine.
 fuzz_runs="${FUZZTIME:-30000x}"
-for target in FuzzContains FuzzResolve FuzzScope FuzzCleanAbs FuzzURLHost FuzzMatchTool FuzzFoldPath FuzzIPSpellings FuzzSensitiveFile; do
+for target in FuzzContains FuzzResolve FuzzScope FuzzCleanAbs FuzzUnevaluable FuzzURLHost FuzzMatchTool FuzzFoldPath FuzzIPSpellings FuzzSensitiveFile; do
 	go test ./builtins/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done
 go test ./internal/strictjson/ -run '^$' -fuzz '^FuzzDecodeJSON$' -fuzztime "$fuzz_runs"

@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -75,6 +76,34 @@ func def1(d *rego.Function, f func(a *ast.Term) (*ast.Term, error)) builtin {
 	return builtin{decl: d, register: func() {
 		rego.RegisterBuiltin1(d, func(_ rego.BuiltinContext, a *ast.Term) (*ast.Term, error) { return f(a) })
 	}}
+}
+
+// def1ctx passes the evaluation's context on: the path builtins find the
+// call's folded paths there (foldedPath).
+func def1ctx(d *rego.Function, f func(ctx context.Context, a *ast.Term) (*ast.Term, error)) builtin {
+	return builtin{decl: d, register: func() {
+		rego.RegisterBuiltin1(d, func(bctx rego.BuiltinContext, a *ast.Term) (*ast.Term, error) { return f(bctx.Context, a) })
+	}}
+}
+
+// foldedPath is p cleaned and folded (FoldPath of AbsClean), false when p
+// is not absolute and evaluable. Each path of the call a decision is made
+// for was folded once already, for matching: the decision's context holds
+// those (lexical.FoldedPaths), and the floor's rules that ask about a path
+// take it from there rather than fold it again.
+func foldedPath(ctx context.Context, p string) (string, bool) {
+	if ctx != nil && p != "" {
+		if fp, ok := ctx.Value(lexical.FoldedPathsKey{}).(lexical.FoldedPaths); ok {
+			if f, ok := fp.FoldedPath(p); ok {
+				return f, true
+			}
+		}
+	}
+	clean, ok := lexical.AbsClean(p)
+	if !ok {
+		return "", false
+	}
+	return lexical.FoldPath(clean), true
 }
 
 func def2(d *rego.Function, f func(a, b *ast.Term) (*ast.Term, error)) builtin {
@@ -162,34 +191,34 @@ var all = []builtin{
 			}
 			return pathWord(WithinAny(lexical.FoldPath(d), folded)), nil
 		}),
-	def1(fn(namePathFold,
+	def1ctx(fn(namePathFold,
 		"An absolute path, cleaned, as a file system that ignores case and Unicode normalisation compares it: each name case-folded, NFC, HFS+ ignorable code points removed; null for a path that is not absolute and evaluable, or a non-string.",
 		types.Args(anyOrNull), stringOrNull),
-		func(p *ast.Term) (*ast.Term, error) {
+		func(ctx context.Context, p *ast.Term) (*ast.Term, error) {
 			ps, ok := str(p)
 			if !ok {
 				return ast.NullTerm(), nil
 			}
-			clean, ok := lexical.AbsClean(ps)
+			f, ok := foldedPath(ctx, ps)
 			if !ok {
 				return ast.NullTerm(), nil
 			}
-			if f := lexical.FoldPath(clean); f != ps {
+			if f != ps {
 				return ast.StringTerm(f), nil
 			}
 			return p, nil // the common case: already clean and folded
 		}),
-	def1(fn(namePathSensitive,
+	def1ctx(fn(namePathSensitive,
 		`The danger floor's entry for a path whose change runs code or leaks access (see the table in docs/floor.md), compared folded: {"id", "why"}; null for any other path, a path that cannot be evaluated or is not absolute, or a non-string.`,
 		types.Args(anyOrNull), types.NewAny(types.Nl, types.NewObject([]*types.StaticProperty{
 			types.NewStaticProperty("id", types.S), types.NewStaticProperty("why", types.S)}, nil))),
-		func(p *ast.Term) (*ast.Term, error) {
+		func(ctx context.Context, p *ast.Term) (*ast.Term, error) {
 			ps, _ := str(p)
-			ps, ok := lexical.AbsClean(ps)
+			f, ok := foldedPath(ctx, ps)
 			if !ok {
 				return ast.NullTerm(), nil
 			}
-			e := lexical.SensitiveFile(lexical.FoldPath(ps))
+			e := lexical.SensitiveFile(f)
 			if e == nil {
 				return ast.NullTerm(), nil
 			}

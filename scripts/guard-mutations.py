@@ -11,6 +11,7 @@ muts = [
  ("prune does not recognise", "prune.go", "	if len(c.Body) != 1 {\n		return nil", "	if true || len(c.Body) != 1 {\n		return nil"),
  ("no prune", "query.go", "	modules, err := parseModules(s.Modules, !s.Plain)", "	modules, err := parseModules(s.Modules, false)"),
  ("OPA cache", "query.go", "		WithVirtualCache(cache).\n", "		WithVirtualCache(topdown.NewVirtualCache()).WithStrictBuiltinErrors(cache != nil).\n"),
+ ("hints not known", "query.go", "known = []func(*rego.Rego){rego.Unknowns(inputUnknowns), rego.ParsedInput(", "known = []func(*rego.Rego){rego.Unknowns([]string{\"input\"}), rego.ParsedInput("),
  ("no interning", "values.go", "var fieldsInterned = func() bool { ast.InternStringTerm(fieldNames...); return true }()", "var fieldsInterned = func() bool { return true }()"),
 ]
 bad = []

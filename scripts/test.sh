@@ -70,7 +70,7 @@ step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader, the gr
 # take 5-15 s per target on this project's 2-core machine.
 fuzz_runs="${FUZZTIME:-30000x}"
 go test ./builtins/ -run '^$' -fuzz '^FuzzContains$' -fuzztime "$fuzz_runs"
-for target in FuzzResolve FuzzScope FuzzCleanAbs FuzzURLHost FuzzMatchTool FuzzFoldPath FuzzIPSpellings FuzzSensitiveFile; do
+for target in FuzzResolve FuzzScope FuzzCleanAbs FuzzUnevaluable FuzzURLHost FuzzMatchTool FuzzFoldPath FuzzIPSpellings FuzzSensitiveFile; do
 	go test ./internal/lexical/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done
 go test ./internal/strictjson/ -run '^$' -fuzz '^FuzzDecodeJSON$' -fuzztime "$fuzz_runs"

@@ -18,6 +18,12 @@ func MatchTool(pattern, name string) bool {
 	if pattern == name && strings.IndexByte(pattern, '\\') < 0 {
 		return true // the commonest case: a rule found under its own tool's name
 	}
+	switch literalEnds(pattern, name) {
+	case noMatch:
+		return false // the next commonest: a glob tested against every call ("*_user_ask")
+	case match:
+		return true
+	}
 	pi, ni := 0, 0
 	star, mark := -1, 0
 	for ni < len(name) {
@@ -56,6 +62,46 @@ func MatchTool(pattern, name string) bool {
 		pi++
 	}
 	return pi == len(pattern)
+}
+
+// literalEnds answers for a pattern whose only wildcard is "*" from the
+// text before its first star and after its last, without the backtracking
+// walk: noMatch when name does not start and end with them (a match
+// consumes them byte for byte), match when the pattern is ASCII with one
+// star and name does (the star takes what is between, whole characters,
+// since an ASCII byte always starts one), else undecided (any "?" or "\\",
+// more stars, or non-ASCII text): the walk decides.
+func literalEnds(pattern, name string) globAnswer {
+	first := strings.IndexByte(pattern, '*')
+	if first < 0 || strings.IndexByte(pattern, '?') >= 0 || strings.IndexByte(pattern, '\\') >= 0 {
+		return undecided
+	}
+	last := strings.LastIndexByte(pattern, '*')
+	prefix, suffix := pattern[:first], pattern[last+1:]
+	if len(name) < len(prefix)+len(suffix) || !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, suffix) {
+		return noMatch
+	}
+	if first == last && isASCII(pattern) {
+		return match
+	}
+	return undecided
+}
+
+type globAnswer uint8
+
+const (
+	undecided globAnswer = iota
+	noMatch
+	match
+)
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // IsGlob reports whether pattern has any wildcard that is not escaped, i.e.

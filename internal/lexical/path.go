@@ -37,6 +37,15 @@ const MaxPathBytes = 4095
 // its link /Volumes/Macintosh HD to /, and its lookup anchors /.nofollow,
 // /.resolve, /.vol and /.file (darwinAnchor).
 func Unevaluable(p string) string {
+	if cleanAbs(p) {
+		return "" // the common case, settled in one pass: a clean absolute path
+	}
+	return unevaluable(p)
+}
+
+// unevaluable is Unevaluable without cleanAbs's shortcut (which itself
+// falls back on this for any path it cannot settle).
+func unevaluable(p string) string {
 	switch {
 	case p == "":
 		return "empty path"
@@ -294,7 +303,13 @@ func IsFileURI(s string) bool { return len(s) >= 5 && strings.EqualFold(s[:5], "
 // (absolute, evaluable) root.
 func Resolve(root, p string) (string, bool) {
 	p, ok := FromFileURI(p)
-	if !ok || Unevaluable(p) != "" {
+	if !ok {
+		return "", false
+	}
+	if cleanAbs(p) {
+		return p, true // what the reader nearly always meets: nothing to resolve
+	}
+	if unevaluable(p) != "" {
 		return "", false
 	}
 	var r string
@@ -355,6 +370,9 @@ func AbsClean(p string) (string, bool) {
 // one pass over its bytes: the paths a decision compares nearly always are
 // (resolution cleaned them), and cleaning a clean path again is most of
 // what a comparison would cost. False sends the caller the long way round.
+// It runs several times per decision, so each byte costs one table lookup
+// (pathBytes) and the prefixes that need the full test are only compared
+// when the first name starts with one of their letters.
 func cleanAbs(p string) bool {
 	if p == "" || p[0] != '/' {
 		return false
@@ -362,32 +380,71 @@ func cleanAbs(p string) bool {
 	if len(p) == 1 {
 		return true
 	}
+	// Rare: too long, a drive, a link to elsewhere, or a dot-name in /.
+	if len(p) > MaxPathBytes || len(p) >= 3 && p[2] == ':' || needsFullTest(p) {
+		return unevaluable(p) == "" && path.Clean(p) == p
+	}
 	// Track the current segment from its start: "", "." and ".." segments
 	// (and so "//", a trailing "/", "/./", "/../") are what Clean would
 	// change.
-	if len(p) > MaxPathBytes || len(p) >= 3 && p[2] == ':' || strings.HasPrefix(p, "/proc/") || strings.HasPrefix(p, "/dev/") ||
-		len(p) >= 8 && strings.EqualFold(p[:8], "/system/") || len(p) >= 9 && strings.EqualFold(p[:9], "/volumes/") || p[1] == '.' {
-		return Unevaluable(p) == "" && path.Clean(p) == p // rare: too long, a drive, a link to elsewhere, or a dot-name in /
-	}
 	seg := 1
-	for i := 1; i <= len(p); i++ {
-		if i < len(p) {
-			switch c := p[i]; {
-			case c == '/':
-			case evaluableByte(c):
-				continue
-			default: // rare: let the full test decide
-				return Unevaluable(p) == "" && path.Clean(p) == p
-			}
+	for i := 1; i < len(p); i++ {
+		switch pathBytes[p[i]] {
+		case pathByte:
+			continue
+		case pathOther: // rare: let the full test decide
+			return unevaluable(p) == "" && path.Clean(p) == p
 		}
-		switch p[seg:i] {
-		case "", ".", "..":
+		if !cleanSegment(p[seg:i]) {
 			return false
 		}
 		seg = i + 1
 	}
-	return true
+	return cleanSegment(p[seg:])
 }
+
+// needsFullTest reports an absolute path whose start Unevaluable reads
+// specially (see procLink, underFold, darwinAnchor): cleanAbs's shortcut
+// would not see it. Only a first name starting with one of their letters
+// is compared.
+func needsFullTest(p string) bool {
+	switch p[1] {
+	case 'p':
+		return strings.HasPrefix(p, "/proc/")
+	case 'd':
+		return strings.HasPrefix(p, "/dev/")
+	case 's', 'S':
+		return len(p) >= 8 && strings.EqualFold(p[:8], "/system/")
+	case 'v', 'V':
+		return len(p) >= 9 && strings.EqualFold(p[:9], "/volumes/")
+	case '.':
+		return true
+	}
+	return false
+}
+
+// cleanSegment reports whether one name of a path is one Clean keeps.
+func cleanSegment(s string) bool { return s != "" && s != "." && s != ".." }
+
+// The classes of pathBytes.
+const (
+	pathByte  = iota // evaluable anywhere in a name (evaluableByte)
+	pathSlash        // "/"
+	pathOther        // anything the full test must look at
+)
+
+// pathBytes is each byte's class, for cleanAbs.
+var pathBytes = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c == '/':
+			t[c] = pathSlash
+		case !evaluableByte(byte(c)):
+			t[c] = pathOther
+		}
+	}
+	return t
+}()
 
 // Ancestors returns clean absolute p and every directory above it, nearest
 // first, ending with "/".

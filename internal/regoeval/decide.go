@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 
@@ -28,15 +29,14 @@ const NameEngineDecide = "mcp.engine.decide"
 // A module's entry sets, in the order they take part (the floor first, then
 // security teams' modules; the data rules follow them) and are passed.
 var moduleSets = []struct {
-	module   string
+	kind     RuleKind
 	decision verdict.Decision
-	reason   string
 }{
-	{"floor", verdict.Deny, "floor"},
-	{"floor", verdict.Ask, "floor"},
-	{"custom", verdict.Deny, "rule"},
-	{"custom", verdict.Ask, "rule"},
-	{"custom", verdict.Allow, "rule"},
+	{FloorEntry, verdict.Deny},
+	{FloorEntry, verdict.Ask},
+	{ModuleEntry, verdict.Deny},
+	{ModuleEntry, verdict.Ask},
+	{ModuleEntry, verdict.Allow},
 }
 
 var engineBuiltins = []builtin{
@@ -46,15 +46,11 @@ var engineBuiltins = []builtin{
 		engineDecide),
 }
 
-// entry is one thing that matched: its decision, the reason it is reported
-// with, and whether it only might match. The rule it is shown as is a data
-// rule's position, or (position -1) a module's message.
+// entry is one thing that matched: the rule it is shown as (which says
+// its decision) and whether it only might match.
 type entry struct {
-	decision verdict.Decision
-	reason   string
-	position int
-	message  *ast.Term
-	maybe    bool
+	rule  RuleRef
+	maybe bool
 }
 
 // Outcome is a decision as the builtin reaches it, before it is a
@@ -63,8 +59,8 @@ type entry struct {
 // suggestion's, "" when it has none.
 type Outcome struct {
 	Decision     verdict.Decision
-	Reason       string
-	Rule         *OutcomeRule
+	Reason       Reason
+	Rule         *RuleRef
 	Paths, Hosts []*ast.Term
 	Under, Host  string
 	Floor        bool
@@ -74,36 +70,98 @@ type Outcome struct {
 	Might verdict.Decision
 }
 
-// OutcomeRule is the rule a decision reports: the data rule at Position;
-// when Position is -1, a module's entry with its decision and message; when
-// it is -2 (the plain path, which reads the document), the data rule as
-// Data holds it.
-type OutcomeRule struct {
-	Position int
+// Reason says why a decision was reached. Its words (String) are the
+// decision document's "reason"; in Go it stays this type from the tally
+// to the caller.
+type Reason uint8
+
+// The reasons. The zero value is none: an outcome always has one of the
+// others.
+const (
+	_                 Reason = iota
+	ReasonRule               // a data rule or a team's module entry decided
+	ReasonFloor              // an entry of the danger floor decided
+	ReasonNoMatch            // nothing matched in either world: asked
+	ReasonUnevaluable        // the worlds disagree, or agree only by a maybe: asked
+)
+
+// reasonWords are the reasons as the decision document spells them.
+var reasonWords = [...]string{ReasonRule: "rule", ReasonFloor: "floor", ReasonNoMatch: "no-match", ReasonUnevaluable: "unevaluable-path"}
+
+func (r Reason) String() string {
+	if int(r) < len(reasonWords) && reasonWords[r] != "" {
+		return reasonWords[r]
+	}
+	return "Reason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// reasonNamed is the reason a decision document spells word; false for
+// none.
+func reasonNamed(word string) (Reason, bool) {
+	for r, w := range reasonWords {
+		if w != "" && w == word {
+			return Reason(r), true
+		}
+	}
+	return 0, false
+}
+
+// RuleKind is what a RuleRef names.
+type RuleKind uint8
+
+// The kinds of rule a decision can name.
+const (
+	_           RuleKind = iota
+	DataRule             // a data rule, by its position in the rule list
+	FloorEntry           // an entry of the danger floor's deny or ask set
+	ModuleEntry          // an entry of a team's module (package mcp.custom)
+)
+
+// ruleKindWords name the kinds in errors: the module a set of entries is
+// from, or the rules.
+var ruleKindWords = [...]string{DataRule: "rules", FloorEntry: "floor", ModuleEntry: "custom"}
+
+func (k RuleKind) String() string {
+	if int(k) < len(ruleKindWords) && ruleKindWords[k] != "" {
+		return ruleKindWords[k]
+	}
+	return "RuleKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// RuleRef is the rule an outcome names: a data rule by its Position in the
+// list the Decider was given, or a module's entry by its Decision and
+// Message. Decision is set for every kind.
+type RuleRef struct {
+	Kind     RuleKind
+	Position int // DataRule: the rule's index
 	Decision verdict.Decision
-	Message  string // Message is "" for a message that is not a string
-	Data     *RuleData
+	Message  string // a module entry's message; "" for a message that is not a string
 	message  *ast.Term
 }
 
-// RuleData is a data rule as the decision document shows it.
-type RuleData struct {
-	Tool                 string
-	Decision             verdict.Decision
-	Under, Host, Message string
-	Annotations          map[string]bool
-	Arguments            map[string]string
+// reason is why a decision this rule won was reached.
+func (r *RuleRef) reason() Reason {
+	if r.Kind == FloorEntry {
+		return ReasonFloor
+	}
+	return ReasonRule
 }
 
 // outcomeOf reads a decision document back into an Outcome: what the plain
-// path decides by, and what the fast path's outcome is held to.
-func outcomeOf(doc ast.Object) (Outcome, error) {
-	o := Outcome{Decision: verdict.Decision(stringAt(doc, keyDecision)), Reason: stringAt(doc, keyReason)}
+// path decides by, and what the fast path's outcome is held to. position
+// finds a data rule, as the document shows it, in the rule list.
+func outcomeOf(doc ast.Object, position func(rule ast.Value) (int, bool)) (Outcome, error) {
+	o := Outcome{Decision: verdict.Decision(stringAt(doc, keyDecision))}
 	switch o.Decision {
 	case verdict.Allow, verdict.Ask, verdict.Deny:
 	default:
 		return Outcome{}, fmt.Errorf("rego: the decision document has decision %q", o.Decision)
 	}
+	reason, ok := reasonNamed(stringAt(doc, keyReason))
+	if !ok {
+		return Outcome{}, fmt.Errorf("rego: the decision document has reason %v", valueAt(doc, keyReason))
+	}
+	o.Reason = reason
 	if b, ok := valueAt(doc, keyFloor).(ast.Boolean); ok {
 		o.Floor = bool(b)
 	}
@@ -125,23 +183,17 @@ func outcomeOf(doc ast.Object) (Outcome, error) {
 	sugg := valueAt(doc, keySuggestion)
 	o.Under, o.Host = stringAt(sugg, keyUnder), stringAt(sugg, keyHost)
 	if rule, ok := valueAt(doc, keyRule).(ast.Object); ok {
-		r := &OutcomeRule{Position: -1, Decision: verdict.Decision(stringAt(rule, keyDecision)), Message: stringAt(rule, keyMessage)}
-		if rule.Get(keyUnder) != nil { // a data rule: every field is there
-			r.Position = -2
-			r.Data = &RuleData{Tool: stringAt(rule, keyTool), Decision: r.Decision, Under: stringAt(rule, keyUnder),
-				Host: stringAt(rule, keyHost), Message: r.Message}
-			if args, ok := valueAt(rule, keyArguments).(ast.Object); ok && args.Len() > 0 {
-				r.Data.Arguments = map[string]string{}
-				args.Foreach(func(k, v *ast.Term) { r.Data.Arguments[stringOf(k.Value)] = stringOf(v.Value) })
+		r := &RuleRef{Decision: verdict.Decision(stringAt(rule, keyDecision))}
+		switch {
+		case rule.Get(keyUnder) != nil: // a data rule: every field is there
+			if r.Position, ok = position(rule); !ok {
+				return Outcome{}, fmt.Errorf("rego: the decision names a rule that is not in the list: %v", rule)
 			}
-			if ann, ok := valueAt(rule, keyAnnotations).(ast.Object); ok && ann.Len() > 0 {
-				r.Data.Annotations = map[string]bool{}
-				ann.Foreach(func(k, v *ast.Term) {
-					if b, ok := v.Value.(ast.Boolean); ok {
-						r.Data.Annotations[stringOf(k.Value)] = bool(b)
-					}
-				})
-			}
+			r.Kind = DataRule
+		case o.Reason == ReasonFloor:
+			r.Kind, r.Message = FloorEntry, stringAt(rule, keyMessage)
+		default:
+			r.Kind, r.Message = ModuleEntry, stringAt(rule, keyMessage)
 		}
 		o.Rule = r
 	}
@@ -156,24 +208,52 @@ func stringOf(v ast.Value) string { s, _ := v.(ast.String); return string(s) }
 // as Go already, so the builtin need not read it out of the input. A sink
 // is for the one input document it was made for: a call of the builtin
 // with any other input (a Rego test's) returns the document as always.
+//
+// A sink is itself the context the query is evaluated under (it answers
+// for sinkKey and defers every other key to the caller's context), and it
+// holds the outcome: one allocation per decision, not a context value, a
+// sink and an outcome apart.
 type sink struct {
+	context.Context
 	input   ast.Value
 	call    *Call
 	rules   *RuleSet // nil: read the rules from data
-	outcome *Outcome
+	outcome Outcome
 }
 
 type sinkKey struct{}
 
-// WithSink returns a context under which the engine builtin, called with
-// input (the very value, not an equal one) and c (what CallOf(input)
+// Value is the sink for sinkKey and for lexical.FoldedPathsKey (the path
+// builtins read the call's folded paths from it), else the caller's
+// context's value.
+func (s *sink) Value(key any) any {
+	switch key.(type) {
+	case sinkKey, lexical.FoldedPathsKey:
+		return s
+	}
+	return s.Context.Value(key)
+}
+
+// FoldedPath is the folded spelling of p when p is one of the call's
+// paths, as matching folded it (Call.Folded).
+func (s *sink) FoldedPath(p string) (string, bool) {
+	for i, cp := range s.call.Paths {
+		if cp == p && s.call.Folded[i] != "" {
+			return s.call.Folded[i], true
+		}
+	}
+	return "", false
+}
+
+// withSink returns a sink: a context under which the engine builtin, called
+// with input (the very value, not an equal one) and c (what CallOf(input)
 // reads), matches the call against rules (when not nil, in place of the
-// rules in data), stores its outcome in o and returns true instead of the
-// document. Only the engine's own query may be evaluated under it: modules
-// cannot call the builtin (the engine refuses them), so its one call is
-// the decision's.
-func WithSink(ctx context.Context, input ast.Value, c *Call, rules *RuleSet, o *Outcome) context.Context {
-	return context.WithValue(ctx, sinkKey{}, &sink{input: input, call: c, rules: rules, outcome: o})
+// rules in data), stores its outcome in the sink and returns true instead
+// of the document. Only the engine's own query may be evaluated under it:
+// modules cannot call the builtin (the engine refuses them), so its one
+// call is the decision's.
+func withSink(ctx context.Context, input ast.Value, c *Call, rules *RuleSet) *sink {
+	return &sink{Context: ctx, input: input, call: c, rules: rules}
 }
 
 func sinkFor(ctx context.Context, input ast.Value) *sink {
@@ -210,19 +290,20 @@ func engineDecide(bctx rego.BuiltinContext, args []*ast.Term) (*ast.Term, error)
 		return nil, err
 	}
 	if sink != nil {
-		*sink.outcome = o
+		sink.outcome = o
 		return ast.InternedTerm(true), nil
 	}
 	return o.document(call.Tool, rules), nil
 }
 
 func decide(call *Call, in ast.Value, rules *ruleSet, sets []*ast.Term) (Outcome, error) {
-	var entries []entry
+	var buf [8]entry // most calls match a few entries: no allocation for them
+	entries := buf[:0]
 	floor := false
 	for i, s := range moduleSets {
 		set, ok := sets[i].Value.(ast.Set)
 		if !ok {
-			return Outcome{}, fmt.Errorf("%s %s: expected a set of entries, got %v", s.module, s.decision, ast.ValueName(sets[i].Value))
+			return Outcome{}, fmt.Errorf("%s %s: expected a set of entries, got %v", s.kind, s.decision, ast.ValueName(sets[i].Value))
 		}
 		if set.Len() == 0 {
 			continue // most sets, on most calls: no copy to sort
@@ -232,40 +313,37 @@ func decide(call *Call, in ast.Value, rules *ruleSet, sets []*ast.Term) (Outcome
 			e := sorted.Elem(j)
 			message, maybe, counts, err := moduleEntry(e)
 			if err != nil {
-				return Outcome{}, fmt.Errorf("%s %s entry %v: %v", s.module, s.decision, e, err)
+				return Outcome{}, fmt.Errorf("%s %s entry %v: %v", s.kind, s.decision, e, err)
 			}
 			if !counts {
 				continue
 			}
-			floor = floor || s.module == "floor"
-			entries = append(entries, entry{s.decision, s.reason, -1, message, maybe})
+			floor = floor || s.kind == FloorEntry
+			rule := RuleRef{Kind: s.kind, Decision: s.decision, message: message}
+			rule.Message, _ = str(message)
+			entries = append(entries, entry{rule, maybe})
 		}
 	}
-	matched, err := rules.matching(call)
+	entries, err := rules.matching(call, entries)
 	if err != nil {
 		return Outcome{}, err
 	}
-	entries = append(entries, matched...)
 
 	var t verdict.Tally
 	for _, e := range entries {
-		t.Add(e.decision, e.maybe)
+		t.Add(e.rule.Decision, e.maybe)
 	}
 	o := Outcome{Decision: verdict.Ask, Floor: floor, Might: t.Might(),
 		Paths: shown(valueAt(in, keyPaths), keyPath), Hosts: shown(valueAt(in, keyHosts), keyHost)}
 	o.Under, o.Host = Suggest(call)
 	switch outcome, i := t.Result(); outcome {
 	case verdict.Decided:
-		win := entries[i]
-		o.Decision, o.Reason = win.decision, win.reason
-		o.Rule = &OutcomeRule{Position: win.position, Decision: win.decision, message: win.message}
-		if win.position < 0 {
-			o.Rule.Message, _ = str(win.message)
-		}
+		win := entries[i].rule
+		o.Decision, o.Reason, o.Rule = win.Decision, win.reason(), &win
 	case verdict.Unevaluable:
-		o.Reason = "unevaluable-path"
+		o.Reason = ReasonUnevaluable
 	default:
-		o.Reason = "no-match"
+		o.Reason = ReasonNoMatch
 	}
 	return o, nil
 }
@@ -275,7 +353,7 @@ func decide(call *Call, in ast.Value, rules *ruleSet, sets []*ast.Term) (Outcome
 // paths, hosts, suggestion and floor.
 func (o *Outcome) document(tool string, rules *ruleSet) *ast.Term {
 	rule := ast.NullTerm()
-	if r := o.Rule; r != nil && r.Position >= 0 {
+	if r := o.Rule; r != nil && r.Kind == DataRule {
 		rule = rules.terms[r.Position]
 	} else if r != nil {
 		rule = ast.ObjectTerm(
@@ -294,7 +372,7 @@ func (o *Outcome) document(tool string, rules *ruleSet) *ast.Term {
 	}
 	return ast.ObjectTerm(
 		ast.Item(keyDecision, Key(string(o.Decision))),
-		ast.Item(keyReason, Key(o.Reason)),
+		ast.Item(keyReason, Key(o.Reason.String())),
 		ast.Item(keyRule, rule),
 		ast.Item(keyPaths, ast.ArrayTerm(o.Paths...)),
 		ast.Item(keyHosts, ast.ArrayTerm(o.Hosts...)),

@@ -151,7 +151,7 @@ deny contains "secret" if secret
 ask contains "secret, again" if secret
 `}}})
 	var puts int
-	d.fast.virtualCache = func() topdown.VirtualCache { return &countingCache{refCache: newRefCache(), puts: &puts} }
+	d.virtualCache = func() topdown.VirtualCache { return &countingCache{refCache: newRefCache(), puts: &puts} }
 	in, c := guardCall(t, "/srv/secret/k")
 	o, err := d.Eval(context.Background(), in, c, nil, 0)
 	require.NoError(t, err)

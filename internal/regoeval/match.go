@@ -39,6 +39,11 @@ type Matcher struct {
 	// for none.
 	Arguments []ArgumentGlob
 	Any       bool
+
+	// foldedUnder is Under folded (FoldPath), when it is absolute and the
+	// rule reads calls folded: made once, as the rule is added to a
+	// RuleSet, instead of on every call the rule is a candidate for.
+	foldedUnder string
 }
 
 // ArgumentGlob is one argument a rule names: Name folded as the argument
@@ -173,6 +178,8 @@ func (m *Matcher) Status(c *Call) builtins.Match {
 			in = builtins.No
 		case !ok:
 			in = builtins.Unknown // no root to say where the rule's directory is
+		case m.Any && m.foldedUnder != "":
+			in = builtins.WithinAny(m.foldedUnder, c.Folded)
 		case m.Any:
 			in = builtins.WithinAny(lexical.FoldPath(dir), c.Folded)
 		default:
@@ -300,7 +307,10 @@ type indexKey struct {
 func indexKeys(m *Matcher) []indexKey {
 	under := m.Under
 	if m.Any {
-		under = lexical.FoldPath(under)
+		under = m.foldedUnder
+		if under == "" {
+			under = lexical.FoldPath(m.Under)
+		}
 	}
 	switch {
 	case under != "" && path.IsAbs(under):
@@ -459,7 +469,9 @@ func pathKeys(p, root string, keys []indexKey) []indexKey {
 			break
 		}
 	}
-	if root != "" && builtins.Contains(root, p) == builtins.Yes {
+	// Both are clean and absolute (see Call): the lexical test is all
+	// Contains would do after checking that again.
+	if root != "" && lexical.ContainsClean(root, p) {
 		// The ancestors inside the root are the path's prefixes at least
 		// as long as the root, named from it.
 		for a := p; len(a) >= len(root); a = lexical.Parent(a) {

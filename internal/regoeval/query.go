@@ -48,6 +48,13 @@ type Spec struct {
 type Decider struct {
 	fast  *residualQuery
 	plain *rego.PreparedEvalQuery
+	// hinted are residuals made for each tool's hints (see hints.go);
+	// nil when the rules are in data, where partial evaluation for each
+	// combination would read every rule again.
+	hinted *hintedResiduals
+	// virtualCache makes each evaluation's virtual-document cache; nil is
+	// newRefCache. A guard test counts what OPA puts in it through this.
+	virtualCache func() topdown.VirtualCache
 	// rulesInData says the rules are read from data.mcp_data, not handed
 	// to Eval; then rules caches their RuleSet, read once per array.
 	rulesInData bool
@@ -84,8 +91,11 @@ func Compile(ctx context.Context, s Spec) (*Decider, error) {
 		d.plain = &pq
 		return d, nil
 	}
-	if d.fast, err = prepareResidual(ctx, compiler, modules, store, []func(*rego.Rego){strict}); err != nil {
+	if d.fast, err = prepareResidual(ctx, compiler, modules, store, []func(*rego.Rego){strict}, nil); err != nil {
 		return nil, err
+	}
+	if !d.rulesInData {
+		d.hinted = &hintedResiduals{compiler: compiler, modules: modules, store: store, evalOptions: []func(*rego.Rego){strict}}
 	}
 	return d, nil
 }
@@ -142,9 +152,19 @@ func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *
 		rules = nil // read from data, as the module that reads them does
 	}
 	// The engine's builtin hands its outcome to this call directly (see
-	// WithSink) instead of as a document to read back.
-	var o Outcome
-	results, err := d.fast.eval(WithSink(ctx, input, call, rules, &o), input, cancel)
+	// withSink) instead of as a document to read back.
+	query := d.fast
+	if d.hinted != nil {
+		if obj, ok := input.(ast.Object); ok {
+			if ann := obj.Get(keyAnnotations); ann != nil {
+				if q := d.hinted.residual(ctx, ann); q != nil {
+					query = q
+				}
+			}
+		}
+	}
+	sink := withSink(ctx, input, call, rules)
+	results, err := query.eval(sink, input, cancel, d.virtualCache)
 	if err != nil {
 		return fail(err)
 	}
@@ -154,10 +174,10 @@ func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *
 	case results > 1: // the builtin ran more than once: which outcome stands is not known
 		return Outcome{}, fmt.Errorf("rego: the decision has %d results, not one", results)
 	}
-	if o.Decision == "" {
+	if sink.outcome.Decision == "" {
 		return Outcome{}, errors.New("rego: the engine's builtin did not decide")
 	}
-	return o, nil
+	return sink.outcome, nil
 }
 
 // evalPlain is Eval on the plain path: OPA's prepared query, which watches
@@ -188,7 +208,7 @@ func (d *Decider) evalPlain(ctx context.Context, input ast.Value, timeout time.D
 	if !ok {
 		return Outcome{}, errors.New("rego: the decision document is not an object")
 	}
-	return outcomeOf(obj)
+	return outcomeOf(obj, d.rules.position)
 }
 
 // lateness cancels an evaluation that runs past its timeout, and says it
@@ -212,6 +232,24 @@ type ruleCache struct {
 }
 
 type ruleCacheKey struct{}
+
+// position is the index of a data rule, as a decision document shows it,
+// in the list last read: the plain path names the rule that decided by its
+// position, as the fast path does. Equal rules are one rule to the caller,
+// so the first equal one is it.
+func (c *ruleCache) position(rule ast.Value) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.set == nil {
+		return 0, false
+	}
+	for i, t := range c.set.terms {
+		if t != nil && t.Value.Compare(rule) == 0 {
+			return i, true
+		}
+	}
+	return 0, false
+}
 
 func (c *ruleCache) get(arr *ast.Array) *RuleSet {
 	c.mu.Lock()
@@ -278,17 +316,20 @@ func ModulesReadData(modules map[string]*ast.Module) bool {
 // The residual query is prepared as it is, not as the body of a rule (as
 // rego.PartialResult does): evaluating that rule was a twentieth of a
 // decision. Its last expression is the engine's builtin call, whose outcome
-// Evaluate takes through a sink (WithSink).
+// Evaluate takes through a sink (withSink).
 func prepareResidual(ctx context.Context, compiler *ast.Compiler, modules map[string]*ast.Module,
-	store storage.Store, evalOptions []func(*rego.Rego)) (*residualQuery, error) {
-	partial, err := rego.New(append([]func(*rego.Rego){
+	store storage.Store, evalOptions []func(*rego.Rego), annotations *ast.Term) (*residualQuery, error) {
+	known := []func(*rego.Rego){rego.Unknowns([]string{"input"})}
+	if annotations != nil {
+		known = []func(*rego.Rego){rego.Unknowns(inputUnknowns), rego.ParsedInput(ast.NewObject(ast.Item(keyAnnotations, annotations)))}
+	}
+	partial, err := rego.New(append(append([]func(*rego.Rego){
 		rego.Query("data.mcp.engine.decision"),
 		rego.Compiler(compiler),
 		rego.Store(store),
 		rego.StoreReadAST(true),
-		rego.Unknowns([]string{"input"}),
 		rego.PartialNamespace(partialNamespace),
-	}, evalOptions...)...).Partial(ctx)
+	}, known...), evalOptions...)...).Partial(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("rego: %v", err)
 	}
@@ -341,24 +382,22 @@ type residualQuery struct {
 	queries  ast.QueryCompiler
 	compiler *ast.Compiler
 	store    storage.Store
-	// virtualCache makes each evaluation's virtual-document cache; nil is
-	// newRefCache. A guard test counts what OPA puts in it through this.
-	virtualCache func() topdown.VirtualCache
 }
 
 // eval runs the query on input, as rego.PreparedEvalQuery.Eval would with
 // strict builtin errors: in a read transaction of its own, cancelled by
 // cancel, with the engine's virtual-document cache and no metrics. results
 // is how many results the query had: one, or the decision is not sound.
-func (q *residualQuery) eval(ctx context.Context, input ast.Value, cancel topdown.Cancel) (results int, err error) {
+func (q *residualQuery) eval(ctx context.Context, input ast.Value, cancel topdown.Cancel,
+	virtualCache func() topdown.VirtualCache) (results int, err error) {
 	txn, err := q.store.NewTransaction(ctx)
 	if err != nil {
 		return 0, err
 	}
 	defer q.store.Abort(ctx, txn)
 	var cache topdown.VirtualCache = newRefCache()
-	if q.virtualCache != nil {
-		cache = q.virtualCache()
+	if virtualCache != nil {
+		cache = virtualCache()
 	}
 	err = topdown.NewQuery(q.body).
 		WithQueryCompiler(q.queries).
@@ -387,6 +426,10 @@ func calledIn(expr *ast.Expr) string {
 	}
 	return ""
 }
+
+// inputUnknowns are the input document's fields other than annotations:
+// what a residual made for one tool's hints leaves unknown.
+var inputUnknowns = []string{"input.tool", "input.root", "input.paths", "input.hosts", "input.arguments"}
 
 // partialNamespace is where partial evaluation puts the rules it leaves.
 const partialNamespace = "mcp_engine_partial"
@@ -450,7 +493,7 @@ func parseModules(extra []mcprego.Module, prune bool) (map[string]*ast.Module, e
 
 // engineBuiltinIn is where a module refers to the engine's builtin, nil if
 // nowhere. The engine takes the outcome of the builtin's call in its query
-// directly (WithSink), so a module's own call of it, with the same
+// directly (withSink), so a module's own call of it, with the same
 // input, would get no document: a deny built on it would quietly drop.
 func engineBuiltinIn(m *ast.Module) *ast.Location {
 	found, at := false, &ast.Location{}

@@ -15,6 +15,7 @@ import (
 // and indexes them by hash only once a frame holds many.
 type refCache struct {
 	frames []refFrame
+	first  [4]refFrame // frames' first backing array: one allocation per evaluation, not two
 }
 
 type refFrame struct {
@@ -35,7 +36,9 @@ type cachedRef struct {
 const indexFrom = 16
 
 func newRefCache() *refCache {
-	return &refCache{frames: make([]refFrame, 1, 4)}
+	c := &refCache{}
+	c.frames = c.first[:1]
+	return c
 }
 
 func (c *refCache) Push() { c.frames = append(c.frames, refFrame{}) }

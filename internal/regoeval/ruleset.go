@@ -3,6 +3,7 @@ package regoeval
 import (
 	"context"
 	"fmt"
+	"path"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -34,6 +35,9 @@ func NewRuleSet() *RuleSet { return &RuleSet{index: newIndex()} }
 // allow, ask or deny, and indexes it: amortised O(1).
 func (rs *RuleSet) Add(m Matcher, decision verdict.Decision) {
 	i := len(rs.matchers)
+	if m.Any && path.IsAbs(m.Under) {
+		m.foldedUnder = builtins.FoldPath(m.Under)
+	}
 	rs.matchers = append(rs.matchers, m)
 	rs.decisions = append(rs.decisions, decision)
 	rs.index.add(i, &rs.matchers[i])
@@ -95,15 +99,14 @@ func readRuleSet(arr *ast.Array) *ruleSet {
 	return rs
 }
 
-// matching is the entries of the rules that match the call or might, in
-// order.
-func (rs *ruleSet) matching(call *Call) ([]entry, error) {
+// matching appends to out the entries of the rules that match the call or
+// might, in order.
+func (rs *ruleSet) matching(call *Call, out []entry) ([]entry, error) {
 	if rs.err != nil {
 		return nil, rs.err
 	}
-	var out []entry
 	rs.Match(call, func(pos int, decision verdict.Decision, st builtins.Match) {
-		out = append(out, entry{decision, "rule", pos, nil, st == builtins.Unknown})
+		out = append(out, entry{RuleRef{Kind: DataRule, Position: pos, Decision: decision}, st == builtins.Unknown})
 	})
 	return out, nil
 }

@@ -30,29 +30,38 @@ type Decision struct {
 }
 
 // decisionOf is the engine's outcome for a call as a Decision: on the fast
-// path read from the builtin, on the plain path from the decision document
-// (a differential test holds the two to one answer).
+// path as the builtin reached it, on the plain path as read from the
+// decision document (a differential test holds the two to one answer).
 func (e *Engine) decisionOf(in *Input, o *regoeval.Outcome) (Decision, error) {
-	d := Decision{Decision: o.Decision, Reason: Reason(o.Reason), Floor: o.Floor, Might: o.Might,
+	if int(o.Reason) >= len(reasons) || reasons[o.Reason] == "" {
+		return Decision{}, fmt.Errorf("rego: the decision has no reason (%v)", o.Reason)
+	}
+	reason := reasons[o.Reason]
+	d := Decision{Decision: o.Decision, Reason: reason, Floor: o.Floor, Might: o.Might,
 		Paths: stringsOf(o.Paths), Hosts: stringsOf(o.Hosts),
 		Suggestion: &Rule{Tool: lexical.EscapeTool(in.Tool), Under: o.Under, Host: o.Host}}
 	switch r := o.Rule; {
 	case r == nil:
-	case r.Position >= len(e.rules):
+	case r.Kind != regoeval.DataRule:
+		d.Rule = &Rule{Tool: lexical.EscapeTool(in.Tool), Decision: r.Decision, Message: r.Message}
+	case r.Position < 0 || r.Position >= len(e.rules):
 		return Decision{}, fmt.Errorf("rego: the decision names data rule %d of %d", r.Position+1, len(e.rules))
-	case r.Position >= 0:
+	default:
 		rule := e.rules[r.Position].Clone() // the data rules are e.rules, in order
 		if len(rule.Annotations) == 0 {
 			rule.Annotations = nil // no hints, however the rule spelt it
 		}
 		d.Rule = &rule
-	case r.Data != nil: // the plain path: the rule as the document shows it
-		d.Rule = &Rule{Tool: r.Data.Tool, Decision: r.Data.Decision, Under: r.Data.Under, Host: r.Data.Host,
-			Annotations: r.Data.Annotations, Arguments: r.Data.Arguments, Message: r.Data.Message}
-	default:
-		d.Rule = &Rule{Tool: lexical.EscapeTool(in.Tool), Decision: r.Decision, Message: r.Message}
 	}
 	return d, nil
+}
+
+// reasons are the engine's reasons as a Decision gives them.
+var reasons = [...]Reason{
+	regoeval.ReasonRule:        ReasonRule,
+	regoeval.ReasonFloor:       ReasonFloor,
+	regoeval.ReasonNoMatch:     ReasonNoMatch,
+	regoeval.ReasonUnevaluable: ReasonUnevaluable,
 }
 
 // stringsOf reads the strings among terms.

@@ -196,8 +196,8 @@ func (in *Input) value() ast.Value {
 		ast.Item(keyTool, ast.StringTerm(in.Tool)),
 		ast.Item(keyRoot, root),
 		ast.Item(keyAnnotations, ann),
-		ast.Item(keyPaths, valuesTerm(in.Paths, keyPath)),
-		ast.Item(keyHosts, valuesTerm(in.Hosts, keyHost)),
+		ast.Item(keyPaths, valuesTerm(in.Paths, keyPath, in.arguments)),
+		ast.Item(keyHosts, valuesTerm(in.Hosts, keyHost, in.arguments)),
 		ast.Item(keyArguments, ast.ObjectTerm(in.arguments...)),
 	)
 	return in.doc
@@ -206,9 +206,9 @@ func (in *Input) value() ast.Value {
 // valuesTerm is the input's paths or hosts: {arg, raw, path or host},
 // and "dir": true for a path the tool acts on as a directory. The
 // terms the arguments already hold are shared (terms are immutable): the
-// raw value, and the raw value again when it is what it resolves to, as an
-// absolute clean path is.
-func valuesTerm(vs []Value, field *ast.Term) *ast.Term {
+// name of a top-level argument, the raw value, and the raw value again
+// when it is what it resolves to, as an absolute clean path is.
+func valuesTerm(vs []Value, field *ast.Term, args [][2]*ast.Term) *ast.Term {
 	if len(vs) == 0 {
 		return ast.InternedEmptyArray
 	}
@@ -224,7 +224,7 @@ func valuesTerm(vs []Value, field *ast.Term) *ast.Term {
 			res = ast.StringTerm(v.Resolved)
 		}
 		items := [][2]*ast.Term{
-			ast.Item(keyArg, ast.StringTerm(v.Arg)),
+			ast.Item(keyArg, nameTerm(args, v.Arg)),
 			ast.Item(keyRaw, v.raw),
 			ast.Item(field, res),
 		}
@@ -234,6 +234,17 @@ func valuesTerm(vs []Value, field *ast.Term) *ast.Term {
 		terms[i] = ast.ObjectTerm(items...)
 	}
 	return ast.ArrayTerm(terms...)
+}
+
+// nameTerm is the term of a top-level argument's name among args, or a new
+// one for a nested argument's.
+func nameTerm(args [][2]*ast.Term, name string) *ast.Term {
+	for _, item := range args {
+		if s, ok := item[0].Value.(ast.String); ok && string(s) == name {
+			return item[0]
+		}
+	}
+	return ast.StringTerm(name)
 }
 
 // rootTerm is a tool's root in the input: its directory, or null for none.

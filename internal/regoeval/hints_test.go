@@ -1,0 +1,112 @@
+package regoeval
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	mcprego "github.com/mcp-policy/mcp-policy/rego"
+)
+
+// hintsCall is a call's input with the given annotations (a Rego term) and
+// one path, and what CallOf reads of it.
+func hintsCall(t *testing.T, tool, annotations, path string) (ast.Value, *Call) {
+	t.Helper()
+	in := ast.MustParseTerm(fmt.Sprintf(`{"tool": %q, "root": "/srv", "annotations": %s, "hosts": [], "arguments": {"path": %q},
+		"paths": [{"arg": "path", "raw": %q, "path": %s}]}`, tool, annotations, path, path, pathTerm(path))).Value
+	c := CallOf(in)
+	return in, &c
+}
+
+func pathTerm(p string) string {
+	if p == "" {
+		return "null"
+	}
+	return fmt.Sprintf("%q", p)
+}
+
+// A residual made for a tool's hints decides every call as the generic
+// residual does: the floor's sensitive files, whole trees and unknown
+// paths, for tools that read, write and destroy, and for an unknown
+// catalogue.
+func TestHintedResidualsDecideAsTheGenericOne(t *testing.T) {
+	ctx := context.Background()
+	team := mcprego.Module{Name: "team.rego", Source: `package mcp.custom
+
+deny contains "idempotent tmp" if {
+	input.annotations.idempotentHint == true
+	some p in input.paths
+	startswith(p.path, "/tmp")
+}
+`}
+	hinted := guardDecider(t, Spec{Modules: []mcprego.Module{team}})
+	require.NotNil(t, hinted.hinted, "rules not in data: residuals are made per hints")
+	generic := guardDecider(t, Spec{Modules: []mcprego.Module{team}})
+	generic.hinted = nil
+	set := readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array))
+	hints := []string{"null", "{}", `{"readOnlyHint": true}`, `{"readOnlyHint": false}`, `{"destructiveHint": false}`,
+		`{"readOnlyHint": false, "destructiveHint": true}`, `{"idempotentHint": true}`, `{"openWorldHint": false, "readOnlyHint": true}`}
+	paths := []string{"/srv/a", "/srv/secret/k", "/srv", "/", "/home/u/.ssh/authorized_keys", "/srv/.git/config", "/tmp/x", ""}
+	for _, tool := range []string{"fs_write", "fs_delete", "fs_read"} {
+		for _, ann := range hints {
+			for _, p := range paths {
+				in, c := hintsCall(t, tool, ann, p)
+				want, werr := generic.Eval(ctx, in, c, set, 0)
+				got, gerr := hinted.Eval(ctx, in, c, set, 0)
+				require.Equal(t, werr, gerr, "%s %s %q", tool, ann, p)
+				require.Equal(t, want, got, "%s %s %q", tool, ann, p)
+			}
+		}
+	}
+	kept := hinted.hinted.kept.Load()
+	require.NotNil(t, kept)
+	n := 0
+	for _, es := range *kept {
+		for _, e := range es {
+			n++
+			assert.NotNil(t, e.query, "no residual was made for %v", e.annotations)
+		}
+	}
+	assert.Equal(t, len(hints), n, "one residual per hints value")
+}
+
+// A read-only tool's residual has no floor left: partial evaluation with
+// input.annotations known drops the floor's hint tests and every rule
+// behind them, so a read costs no floor rule at all. If OPA stopped
+// evaluating the known part of a partially unknown input, every call
+// would still pay for them.
+func TestGuardReadOnlyResidualHasNoFloor(t *testing.T) {
+	d := guardDecider(t, Spec{})
+	q := d.hinted.residual(context.Background(), ast.MustParseTerm(`{"readOnlyHint": true}`))
+	require.NotNil(t, q)
+	ast.WalkRefs(q.body, func(r ast.Ref) bool {
+		assert.False(t, r.HasPrefix(ast.MustParseRef("data."+partialNamespace)), "the read-only residual reads %v: %v", r, q.body)
+		return false
+	})
+	generic := false
+	ast.WalkRefs(d.fast.body, func(r ast.Ref) bool {
+		generic = generic || r.HasPrefix(ast.MustParseRef("data."+partialNamespace))
+		return false
+	})
+	assert.True(t, generic, "the generic residual reads the floor's ask set: %v", d.fast.body)
+}
+
+// Past maxHinted values (annotations no provider gives), calls are decided
+// by the generic residual, and decided right.
+func TestHintedResidualsAreBounded(t *testing.T) {
+	ctx := context.Background()
+	d := guardDecider(t, Spec{})
+	set := readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array))
+	for i := range maxHinted + 3 {
+		in, c := hintsCall(t, "fs_write", fmt.Sprintf(`{"x%d": true}`, i), "/srv/.git/config")
+		o, err := d.Eval(ctx, in, c, set, 0)
+		require.NoError(t, err)
+		assert.Equal(t, ReasonFloor, o.Reason, "call %d: the floor asks about .git/config: %+v", i, o)
+	}
+	_, ok := d.hinted.find(ast.MustParseTerm(fmt.Sprintf(`{"x%d": true}`, maxHinted+1)))
+	assert.False(t, ok, "a value past the bound was kept")
+}

@@ -1,15 +1,17 @@
 package approvals
 
 import (
-	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/mcp-policy/mcp-policy/internal/visible"
 )
 
 // Question is a pending question as the approver sees it: the words the
@@ -91,25 +93,58 @@ func CheckID(id string) error {
 // Arguments that are not JSON are an error: such a call is refused before
 // it is asked about.
 func Digest(tool, arguments string) (string, error) {
-	canon := []byte("{}")
-	if strings.Trim(arguments, " \t\r\n") != "" { // JSON's white space only
-		d := json.NewDecoder(bytes.NewReader([]byte(arguments)))
-		d.UseNumber()
-		var v any
-		if err := d.Decode(&v); err != nil {
-			return "", fmt.Errorf("the call's arguments: %w", err)
-		}
-		if d.More() {
-			return "", fmt.Errorf("the call's arguments: more than one JSON value")
-		}
-		var err error
-		if canon, err = json.Marshal(v); err != nil {
-			return "", fmt.Errorf("the call's arguments: %w", err)
-		}
+	v, err := decodeArguments(arguments)
+	if err != nil {
+		return "", err
+	}
+	canon, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("the call's arguments: %w", err)
 	}
 	h := sha256.New()
 	quoted, _ := json.Marshal(tool) // quoted: no name can run into the arguments
 	h.Write(quoted)
 	h.Write(canon)
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ShowArguments is a call's arguments as an approver sees them: all of
+// them, indented JSON, numbers as written (1e400 stays 1e400, and
+// 9007199254740993 is not rounded), with every character that is not
+// plainly seen escaped, and nothing cut however long. It reads the
+// arguments as Digest does, so what is shown is what the digest binds.
+func ShowArguments(arguments string) (string, error) {
+	v, err := decodeArguments(arguments)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // the page escapes markup; a terminal has none
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return "", fmt.Errorf("the call's arguments: %w", err)
+	}
+	// Line breaks are the indentation's own (inside strings JSON escaped
+	// them); the rest of what cannot be seen is escaped.
+	return visible.Lines(strings.TrimRight(b.String(), "\n")), nil
+}
+
+// decodeArguments is the one reading of a call's arguments that its digest
+// and its display share: numbers kept as written (UseNumber), one JSON
+// value and nothing after it, and no arguments at all read as {}.
+func decodeArguments(arguments string) (any, error) {
+	if strings.Trim(arguments, " \t\r\n") == "" { // JSON's white space only
+		return map[string]any{}, nil
+	}
+	d := json.NewDecoder(strings.NewReader(arguments))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, fmt.Errorf("the call's arguments: %w", err)
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, fmt.Errorf("the call's arguments: more than one JSON value")
+	}
+	return v, nil
 }

@@ -82,7 +82,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "proxy":
 		return proxyCommand(args[1:], stdin, stdout, stderr)
 	case "approvals":
-		return approvalsCommand(args[1:], stdout, stderr, signals())
+		return approvalsCommand(args[1:], stdin, stdout, stderr, signals())
 	case "approve":
 		return approveCommand(args[1:], stdout, stderr)
 	case "-h", "--help", "help":

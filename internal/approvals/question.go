@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -56,6 +57,66 @@ type Answer struct {
 	Action string    `json:"action"`
 	By     string    `json:"by"` // "approvals page" or "approve command", and the user
 	At     time.Time `json:"at"`
+}
+
+// The four answers: the action a question file and an answer name, the
+// word approve takes, and the label a button or a line starts with. One
+// table, so what a button says is what it does, whatever a question file
+// holds as its title.
+var answers = []struct{ action, word, label string }{
+	{"allow-once", "allow", "Allow once"},
+	{"always-allow", "always-allow", "Always allow"},
+	{"deny-once", "deny", "Deny once"},
+	{"always-deny", "always-deny", "Always deny"},
+}
+
+// ActionOf is the action approve's word names (allow → allow-once).
+func ActionOf(word string) (string, bool) {
+	for _, a := range answers {
+		if a.word == word {
+			return a.action, true
+		}
+	}
+	return "", false
+}
+
+// Word is the word approve takes for action.
+func (o Option) Word() string {
+	for _, a := range answers {
+		if a.action == o.Action {
+			return a.word
+		}
+	}
+	return ""
+}
+
+// Label is what the option's button or line says: the action's label from
+// the table, then the scope the title gives it (what an "always" answer
+// covers), escaped; a title that does not start with the label gives no
+// scope, so no title can make an allow read as a deny.
+func (o Option) Label() string {
+	for _, a := range answers {
+		if a.action == o.Action {
+			if rest, ok := strings.CutPrefix(o.Title, a.label); ok && rest != "" {
+				return a.label + " " + visible.Whole(strings.TrimPrefix(rest, " "))
+			}
+			return a.label
+		}
+	}
+	return visible.Whole(o.Action) // not offered: read refuses such a question
+}
+
+// known says every option of q is one of the four answers.
+func (q Question) known() error {
+	if len(q.Options) == 0 {
+		return errors.New("it offers no answer")
+	}
+	for _, o := range q.Options {
+		if o.Word() == "" {
+			return fmt.Errorf("it offers %s, which is no answer", visible.Whole(o.Action))
+		}
+	}
+	return nil
 }
 
 // offers says whether action is one of q's answers.

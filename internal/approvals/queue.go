@@ -98,7 +98,7 @@ func (q *Queue) read(file string) (Question, error) {
 	}
 	data, err := readSafe(file, maxQuestion)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Question{}, fmt.Errorf("no question %s is pending (answered, withdrawn, or its proxy is gone)", strings.TrimSuffix(filepath.Base(file), ".json"))
+		return Question{}, fmt.Errorf("no question %s is pending: too late (its time ran out and the call was refused), answered already, or its proxy is gone", strings.TrimSuffix(filepath.Base(file), ".json"))
 	}
 	if err != nil {
 		return Question{}, fmt.Errorf("approvals: %w", err)
@@ -109,6 +109,9 @@ func (q *Queue) read(file string) (Question, error) {
 	}
 	if filepath.Base(file) != qu.ID+".json" {
 		return Question{}, fmt.Errorf("approvals: %s holds question %q", file, qu.ID)
+	}
+	if err := qu.known(); err != nil {
+		return Question{}, fmt.Errorf("approvals: %s: %w", file, err)
 	}
 	return qu, nil
 }

@@ -345,11 +345,3 @@ func ends(pieces []string, n int) string {
 	}
 	return strings.Join(pieces[:head], "") + "…" + strings.Join(pieces[tail:], "")
 }
-
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
-}

@@ -102,6 +102,9 @@ func approvalsCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, 
 		return fail(exitFailure, "--listen: %v", err)
 	}
 	addr := ln.Addr().(*net.TCPAddr)
+	if *listen != "" && (addr.IP.Equal(net.IPv4(127, 0, 0, 1)) || addr.IP.Equal(net.IPv6loopback)) {
+		fmt.Fprintf(stderr, "mcp-policy approvals: warning: on %s, which every local service shares, the page's cookie also reaches them all (browsers keep cookies apart by host, not port); without --listen the page gets an address of its own\n", addr.IP)
+	}
 	if !addr.IP.IsLoopback() {
 		fmt.Fprintf(stderr, "mcp-policy approvals: warning: listening on %s, which other machines can reach; the page is plain HTTP, so its link and cookie cross the network readable\n", addr)
 	}

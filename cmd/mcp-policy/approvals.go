@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -14,6 +15,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
+	"github.com/mcp-policy/mcp-policy/internal/visible"
 )
 
 // openQueue reads --grants for approvals and approve: the grants store
@@ -56,14 +58,16 @@ func parseInterleaved(fset *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// approvalsCommand serves the approvals page until a signal comes.
-func approvalsCommand(args []string, stdout, stderr io.Writer, signals <-chan int) int {
+// approvalsCommand serves the approvals page until a signal comes,
+// printing a fresh single-use link whenever a line is read from stdin.
+func approvalsCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-chan int) int {
 	fset := flag.NewFlagSet("approvals", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	grantsFile := fset.String("grants", "", "the grants file the proxies share (required)")
-	listen := fset.String("listen", "127.0.0.1:0", "the address to serve the page on (port 0: any free port); loopback unless you mean otherwise")
+	listen := fset.String("listen", "", "the address to serve the page on (port 0: any free port); by default a random address in 127.0.0.0/8, so that no other local service receives the page's cookie")
 	fset.Usage = func() {
-		fmt.Fprint(stderr, "usage: mcp-policy approvals --grants FILE [--listen ADDR]\n\nServes a page of the questions proxies with --grants FILE hold for an approver, and the grants in force.\n\nflags:\n")
+		fmt.Fprint(stderr, "usage: mcp-policy approvals --grants FILE [--listen ADDR]\n\nServes a page of the questions proxies with --grants FILE hold for an approver, and the grants in force.\n"+
+			"It prints a link that opens the page once; press Enter for another (a new browser, or a session past 12 hours).\n\nflags:\n")
 		fset.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fset, args)
@@ -84,20 +88,42 @@ func approvalsCommand(args []string, stdout, stderr io.Writer, signals <-chan in
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	ln, err := net.Listen("tcp", *listen)
+	var ln net.Listener
+	if *listen == "" {
+		var note string
+		ln, note, err = approvals.Listen()
+		if note != "" {
+			fmt.Fprintf(stderr, "mcp-policy approvals: warning: %s\n", note)
+		}
+	} else {
+		ln, err = net.Listen("tcp", *listen)
+	}
 	if err != nil {
 		return fail(exitFailure, "--listen: %v", err)
 	}
 	addr := ln.Addr().(*net.TCPAddr)
-	if !addr.IP.IsLoopback() {
-		fmt.Fprintf(stderr, "mcp-policy approvals: warning: listening on %s, which other machines can reach; the page is plain HTTP, so its token crosses the network readable\n", addr)
+	if *listen != "" && (addr.IP.Equal(net.IPv4(127, 0, 0, 1)) || addr.IP.Equal(net.IPv6loopback)) {
+		fmt.Fprintf(stderr, "mcp-policy approvals: warning: on %s, which every local service shares, the page's cookie also reaches them all (browsers keep cookies apart by host, not port); without --listen the page gets an address of its own\n", addr.IP)
 	}
-	page := approvals.NewPage(queue, store)
+	if !addr.IP.IsLoopback() {
+		fmt.Fprintf(stderr, "mcp-policy approvals: warning: listening on %s, which other machines can reach; the page is plain HTTP, so its link and cookie cross the network readable\n", addr)
+	}
+	host := addr.String() // the one Host the page answers to...
+	if addr.IP.IsUnspecified() {
+		host = "" // ...unless it listens everywhere: then any IP address
+	}
+	page := approvals.NewPage(queue, store, host)
 	srv := &http.Server{Handler: page, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stderr, "mcp-policy approvals: the questions of every proxy with --grants %s, and its grants; open this URL (it holds the page's token), Ctrl-C to stop:\n", store.File())
-	fmt.Fprintln(stdout, page.URL(addr.String()))
+	fmt.Fprintf(stderr, "mcp-policy approvals: the questions of every proxy with --grants %s, and its grants. Open this link; it works once (press Enter for another), Ctrl-C to stop:\n", store.File())
+	fmt.Fprintln(stdout, page.NewLink(addr.String()))
+	go func() {
+		lines := bufio.NewScanner(stdin)
+		for lines.Scan() {
+			fmt.Fprintln(stdout, page.NewLink(addr.String()))
+		}
+	}()
 	select {
 	case err := <-served:
 		return fail(exitFailure, "%v", err)
@@ -109,20 +135,17 @@ func approvalsCommand(args []string, stdout, stderr io.Writer, signals <-chan in
 	}
 }
 
-// answerActions are approve's words for the four answers.
-var answerActions = map[string]string{
-	"allow": "allow-once", "deny": "deny-once", "always-allow": "always-allow", "always-deny": "always-deny",
-}
-
-// approveCommand lists the pending questions, or answers one.
+// approveCommand lists the pending questions, shows one in full, or
+// answers one.
 func approveCommand(args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("approve", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	grantsFile := fset.String("grants", "", "the grants file the proxies share (required)")
 	fset.Usage = func() {
-		fmt.Fprint(stderr, "usage: mcp-policy approve --grants FILE [list | allow|deny|always-allow|always-deny ID]\n\n"+
-			"Lists the questions proxies with --grants FILE hold for an approver, or answers one: allow or deny\n"+
-			"once, or always (the proxy remembers the grant the question names).\n\nflags:\n")
+		fmt.Fprint(stderr, "usage: mcp-policy approve --grants FILE [list | show ID | allow|deny|always-allow|always-deny ID]\n\n"+
+			"Lists the questions proxies with --grants FILE hold for an approver, shows one with all its\n"+
+			"arguments (read it before you answer), or answers one: allow or deny once, or always (the\n"+
+			"proxy remembers the grant the question names).\n\nflags:\n")
 		fset.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fset, args)
@@ -149,11 +172,19 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "No question is waiting.")
 		}
 		for _, q := range qs {
-			writeQuestion(stdout, q, *grantsFile)
+			writeQuestion(stdout, q, *grantsFile, false)
 		}
 		return exitOK
 	}
-	action, ok := answerActions[pos[0]]
+	if len(pos) == 2 && pos[0] == "show" {
+		q, err := queue.Get(pos[1])
+		if err != nil {
+			return fail(exitFailure, "%v", err)
+		}
+		writeQuestion(stdout, q, *grantsFile, true)
+		return exitOK
+	}
+	action, ok := approvals.ActionOf(pos[0])
 	if !ok || len(pos) != 2 {
 		fset.Usage()
 		return exitUsage
@@ -167,30 +198,39 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, o := range q.Options {
 		if o.Action == action {
-			fmt.Fprintf(stdout, "Answered %s: %s.\n", q.Tool, o.Title)
+			fmt.Fprintf(stdout, "Answered %s: %s.\n", visible.Whole(q.Tool), o.Label())
 		}
 	}
 	return exitOK
 }
 
-// writeQuestion writes a pending question as approve lists it.
-func writeQuestion(w io.Writer, q approvals.Question, grantsFile string) {
-	fmt.Fprintf(w, "%s  %s, asked %s ago by process %d on %s (server: %s)\n", q.ID, q.Tool,
-		time.Since(q.Asked).Round(time.Second), q.Asker.PID, q.Asker.Machine, q.Asker.Server)
-	for _, line := range strings.Split(q.Message, "\n") {
+// writeQuestion writes a pending question as approve lists it (a summary:
+// the question's message) or shows it (full: every argument too).
+// Everything from the question file is escaped for the terminal: no
+// escape sequence in it can move the cursor, retitle the window or
+// redraw the lines of another question.
+func writeQuestion(w io.Writer, q approvals.Question, grantsFile string, full bool) {
+	fmt.Fprintf(w, "%s  %s, asked %s ago by process %d on %s (server: %s)\n", q.ID, visible.Whole(q.Tool),
+		time.Since(q.Asked).Round(time.Second), q.Asker.PID, visible.Whole(q.Asker.Machine), visible.Whole(q.Asker.Server))
+	for _, line := range strings.Split(visible.Lines(q.Message), "\n") {
 		fmt.Fprintf(w, "    %s\n", line)
 	}
-	words := map[string]string{}
-	for word, action := range answerActions {
-		words[action] = word
+	if full {
+		fmt.Fprintln(w, "  All its arguments, in full (this is what runs):")
+		for _, line := range strings.Split(visible.Lines(q.Arguments), "\n") {
+			fmt.Fprintf(w, "    %s\n", line)
+		}
+	} else {
+		fmt.Fprintf(w, "  Its arguments in full: mcp-policy approve --grants %s show %s\n", shellQuote(grantsFile), q.ID)
 	}
 	for _, o := range q.Options {
-		fmt.Fprintf(w, "  mcp-policy approve --grants %s %s %s   # %s\n", shellQuote(grantsFile), words[o.Action], q.ID, o.Title)
+		fmt.Fprintf(w, "  mcp-policy approve --grants %s %s %s   # %s\n", shellQuote(grantsFile), o.Word(), q.ID, o.Label())
 	}
 	fmt.Fprintln(w)
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
+// shellQuote quotes s for a POSIX shell when it needs it. (s is the
+// grants file the user named, not words of a model's.)
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+~") == "" {
 		return s

@@ -7,7 +7,7 @@
 //	                 [--ask elicit|approvals|elicit,approvals|refuse] [--ask-timeout D] -- COMMAND [ARGS...]
 //	mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
 //	mcp-policy approvals --grants FILE [--listen ADDR]
-//	mcp-policy approve --grants FILE [list | allow|deny|always-allow|always-deny ID]
+//	mcp-policy approve --grants FILE [list | show ID | allow|deny|always-allow|always-deny ID]
 //	mcp-policy version
 //
 // The proxy is an MCP server on stdio to the host and a client of the
@@ -54,7 +54,7 @@ const usage = `usage:
                    -- COMMAND [ARGS...]
   mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
   mcp-policy approvals --grants FILE [--listen ADDR]
-  mcp-policy approve --grants FILE [list | allow|deny|always-allow|always-deny ID]
+  mcp-policy approve --grants FILE [list | show ID | allow|deny|always-allow|always-deny ID]
   mcp-policy grants list|show|revoke|add|prune --grants FILE|URL ...
   mcp-policy version
 
@@ -90,7 +90,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "proxy":
 		return proxyCommand(args[1:], stdin, stdout, stderr)
 	case "approvals":
-		return approvalsCommand(args[1:], stdout, stderr, signals())
+		return approvalsCommand(args[1:], stdin, stdout, stderr, signals())
 	case "approve":
 		return approveCommand(args[1:], stdout, stderr)
 	case "grants":

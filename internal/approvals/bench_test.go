@@ -34,10 +34,12 @@ func BenchmarkPageRender(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	page := approvals.NewPage(q, store)
-	srv := httptest.NewServer(page)
+	srv := httptest.NewUnstartedServer(nil)
+	page := approvals.NewPage(q, store, srv.Listener.Addr().String())
+	srv.Config.Handler = page
+	srv.Start()
 	defer srv.Close()
-	login, _ := http.NewRequest(http.MethodGet, page.URL(strings.TrimPrefix(srv.URL, "http://")), nil)
+	login, _ := http.NewRequest(http.MethodGet, page.NewLink(strings.TrimPrefix(srv.URL, "http://")), nil)
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(login)
 	if err != nil {

@@ -8,7 +8,10 @@
 // The queue is a directory, <grants file>.pending: one JSON file per
 // question, written by the proxy that holds the call, and one answer file
 // beside it, written by the approver. Every proxy sharing the grants file
-// shares the queue, so an approver sees the questions of all of them.
+// shares the queue, so an approver sees the questions of all of them. The
+// directory is used only when it is the user's alone (mode 0700, theirs),
+// and its files are read as possibly planted: no links followed, no
+// FIFOs, regular files of bounded size.
 //
 // An answer names the question's id and the digest of the call it was
 // shown (the tool and its arguments, canonical JSON, SHA-256): the proxy

@@ -3,7 +3,6 @@ package approvals
 import (
 	"bytes"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	_ "embed"
 	"encoding/hex"
@@ -12,11 +11,12 @@ import (
 	"html/template"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/internal/visible"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
 
@@ -27,31 +27,66 @@ var pageHTML string
 var pageCSS []byte
 
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"ago":  func(t time.Time) string { return time.Since(t).Round(time.Second).String() },
-	"left": func(t time.Time) string { return time.Until(t).Round(time.Second).String() },
-	"kind": optionKind,
+	"ago":   func(t time.Time) string { return time.Since(t).Round(time.Second).String() },
+	"left":  func(t time.Time) string { return time.Until(t).Round(time.Second).String() },
+	"kind":  optionKind,
+	"whole": visible.Whole,
+	"lines": visible.Lines,
 }).Parse(pageHTML))
 
+// How long the page's credentials last: a link until it is opened (or
+// linkLife passes), the session it is exchanged for sessionLife.
+const (
+	linkLife    = time.Hour
+	sessionLife = 12 * time.Hour
+)
+
 // Page is the approvals web page: the pending questions with their
-// answers, and the grants in force with revoke. It is reached by a URL
-// holding a random token, which becomes a cookie on the first visit; every
-// form carries a CSRF token, a request is refused unless its Host is an
-// IP address or localhost (a DNS-rebinding page names its own host), and
-// a form posted from another origin is refused.
+// answers (/), and the grants in force with revoke (/grants).
+//
+// Who may use it: the holder of a link NewLink made. A link's token is
+// single-use: the first visit exchanges it for a session, a different
+// random value in a cookie that lasts sessionLife, so the link left in
+// the browser's history opens nothing. The server listens on an address
+// of its own in 127.0.0.0/8 (see Listen) and answers only requests whose
+// Host is exactly that address: a browser keeps cookies apart by host,
+// not by port, so a service on another port of 127.0.0.1 never receives
+// the cookie, and a DNS-rebinding page, which sends its own name, is
+// refused. Every form carries the session's CSRF token, and a form posted
+// from another origin is refused.
 type Page struct {
 	queue  *Queue
 	grants *grants.Store
-	token  string // in the printed URL, then the cookie
-	csrf   string // in every form
-	cookie string // the cookie's name: one per server, so two on one machine do not evict each other
+	host   string        // the one Host served; "" when listening on every address
+	cookie string        // the cookie's name: one per server, so two on one machine do not evict each other
+	life   time.Duration // a session's: sessionLife
+
+	mu       sync.Mutex
+	links    map[string]time.Time // unused link tokens, and when they lapse
+	sessions map[string]*session  // by cookie value
 }
 
-// NewPage returns the page for queue and store, with a fresh token.
-func NewPage(queue *Queue, store *grants.Store) *Page {
-	p := &Page{queue: queue, grants: store, token: randomToken(), csrf: randomToken()}
-	sum := sha256.Sum256([]byte(p.token))
-	p.cookie = "mcp-policy-approvals-" + hex.EncodeToString(sum[:4])
-	return p
+// session is one browser's access, got by opening a link.
+type session struct {
+	expires time.Time
+	csrf    string  // in every form
+	notice  *notice // what the last form did, shown once
+}
+
+// notice is what a form did, said on the next page shown, then dropped.
+// It is made here, from the question and the grant acted on, never read
+// from the address: no link can make the page say something.
+type notice struct {
+	failed bool
+	text   string
+}
+
+// NewPage returns the page for queue and store, served at host
+// ("127.1.2.3:4567", the listener's address; "" accepts any IP address
+// or localhost, for a server listening on every address).
+func NewPage(queue *Queue, store *grants.Store, host string) *Page {
+	return &Page{queue: queue, grants: store, host: host, cookie: "mcp-policy-approvals-" + randomToken()[:8], life: sessionLife,
+		links: map[string]time.Time{}, sessions: map[string]*session{}}
 }
 
 func randomToken() string {
@@ -60,13 +95,23 @@ func randomToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-// URL is the page's address on a server listening at addr: the one to
-// open, which carries the token.
-func (p *Page) URL(addr string) string {
-	return "http://" + addr + "/?token=" + p.token
+// NewLink is a fresh link to the page on a server listening at addr: it
+// opens the page once, within linkLife.
+func (p *Page) NewLink(addr string) string {
+	token := randomToken()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	for t, lapse := range p.links {
+		if now.After(lapse) {
+			delete(p.links, t)
+		}
+	}
+	p.links[token] = now.Add(linkLife)
+	return "http://" + addr + "/?token=" + token
 }
 
-// ServeHTTP serves the page, its style sheet and its two forms.
+// ServeHTTP serves the page, its style sheet and its forms.
 func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
@@ -74,11 +119,11 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	// Not no-referrer: under it a browser sends "Origin: null" with the
 	// page's own forms, and the origin check could not tell them from
-	// another site's. The token never stays in an address to leak.
+	// another site's. No address of the page's holds a live token.
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
-	if !directHost(r.Host) {
-		http.Error(w, "mcp-policy approvals answers only to an IP address or localhost in the URL (Host "+r.Host+" refused)", http.StatusMisdirectedRequest)
+	if !p.hostServed(r.Host) {
+		http.Error(w, "mcp-policy approvals answers only at the address it printed (Host "+visible.Whole(r.Host)+" refused)", http.StatusMisdirectedRequest)
 		return
 	}
 	if r.URL.Path == "/page.css" {
@@ -87,36 +132,72 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t := r.URL.Query().Get("token"); t != "" {
-		if !same(t, p.token) {
-			http.Error(w, "this link's token is not this server's: open the URL mcp-policy approvals printed", http.StatusForbidden)
-			return
-		}
-		http.SetCookie(w, &http.Cookie{Name: p.cookie, Value: p.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		http.Redirect(w, r, "/", http.StatusSeeOther) // the token leaves the address bar and the history
+		p.open(w, r, t)
 		return
 	}
-	if c, err := r.Cookie(p.cookie); err != nil || !same(c.Value, p.token) {
-		http.Error(w, "open the URL mcp-policy approvals printed (it holds the page's token)", http.StatusForbidden)
+	s := p.session(r)
+	if s == nil {
+		http.Error(w, "no session, or it expired: press Enter in the terminal running mcp-policy approvals for a new link, and open it", http.StatusForbidden)
 		return
 	}
 	switch {
-	case r.URL.Path == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
-		p.show(w, r.URL.Query().Get("said"), r.URL.Query().Get("error"))
+	case (r.URL.Path == "/" || r.URL.Path == "/grants") && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		p.show(w, s, r.URL.Path == "/grants")
 	case r.URL.Path == "/answer" && r.Method == http.MethodPost:
-		p.post(w, r, p.answer)
+		p.post(w, r, s, "/", p.answer)
 	case r.URL.Path == "/revoke" && r.Method == http.MethodPost:
-		p.post(w, r, p.revoke)
+		p.post(w, r, s, "/grants", p.revoke)
 	default:
 		http.NotFound(w, r)
 	}
 }
 
+// open exchanges a link's token, once, for a session: a cookie of another
+// value, bound to this host (no Domain) and to the whole page.
+func (p *Page) open(w http.ResponseWriter, r *http.Request, token string) {
+	p.mu.Lock()
+	lapse, ok := p.links[token]
+	delete(p.links, token)
+	var value string
+	if ok && time.Now().Before(lapse) {
+		value = randomToken()
+		p.sessions[value] = &session{expires: time.Now().Add(p.life), csrf: randomToken()}
+	}
+	p.mu.Unlock()
+	if value == "" {
+		http.Error(w, "this link was opened already, or is not this server's: press Enter in the terminal running mcp-policy approvals for a new link", http.StatusForbidden)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: p.cookie, Value: value, Path: "/", MaxAge: int(p.life / time.Second),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// session is the request's session, nil when it has none or it expired.
+func (p *Page) session(r *http.Request) *session {
+	c, err := r.Cookie(p.cookie)
+	if err != nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.sessions[c.Value]
+	if s != nil && time.Now().After(s.expires) {
+		delete(p.sessions, c.Value)
+		return nil
+	}
+	return s
+}
+
 func same(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
 
-// directHost says the Host a request names is an IP address or localhost:
-// a page of another site that rebinds its name to this address sends its
-// own name.
-func directHost(host string) bool {
+// hostServed says a request's Host is the page's own address exactly; on
+// a server listening on every address, any IP address or localhost (a
+// page of another site that rebinds its name sends its own name).
+func (p *Page) hostServed(host string) bool {
+	if p.host != "" {
+		return host == p.host
+	}
 	name := host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		name = h
@@ -125,11 +206,12 @@ func directHost(host string) bool {
 	return name == "localhost" || net.ParseIP(name) != nil
 }
 
-// post checks a form's origin and CSRF token, runs do, and goes back to
-// the page with what was done or what went wrong.
-func (p *Page) post(w http.ResponseWriter, r *http.Request, do func(*http.Request) (string, error)) {
+// post checks a form's origin and CSRF token, runs do, keeps what was
+// done or what went wrong as the session's notice, and goes back to the
+// page at back.
+func (p *Page) post(w http.ResponseWriter, r *http.Request, s *session, back string, do func(*http.Request) (string, error)) {
 	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
-		http.Error(w, "a form from another site ("+o+") is refused", http.StatusForbidden)
+		http.Error(w, "a form from another site ("+visible.Whole(o)+") is refused", http.StatusForbidden)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
@@ -137,18 +219,19 @@ func (p *Page) post(w http.ResponseWriter, r *http.Request, do func(*http.Reques
 		http.Error(w, "the form: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	if !same(r.PostForm.Get("csrf"), p.csrf) {
+	if !same(r.PostForm.Get("csrf"), s.csrf) {
 		http.Error(w, "the form's token is not this page's: reload the page and answer again", http.StatusForbidden)
 		return
 	}
 	said, err := do(r)
-	v := url.Values{}
+	n := &notice{text: said}
 	if err != nil {
-		v.Set("error", err.Error())
-	} else {
-		v.Set("said", said)
+		n = &notice{failed: true, text: err.Error()}
 	}
-	http.Redirect(w, r, "/?"+v.Encode(), http.StatusSeeOther)
+	p.mu.Lock()
+	s.notice = n
+	p.mu.Unlock()
+	http.Redirect(w, r, back, http.StatusSeeOther)
 }
 
 func (p *Page) answer(r *http.Request) (string, error) {
@@ -160,13 +243,12 @@ func (p *Page) answer(r *http.Request) (string, error) {
 	if err := p.queue.Answer(id, r.PostForm.Get("digest"), action, "the approvals page"); err != nil {
 		return "", err
 	}
-	title := action
 	for _, o := range qu.Options {
 		if o.Action == action {
-			title = o.Title
+			return "Answered " + visible.Whole(qu.Tool) + ": " + o.Label() + ".", nil
 		}
 	}
-	return "Answered " + qu.Tool + ": " + title + ".", nil
+	return "", fmt.Errorf("question %s does not offer %s", id, visible.Whole(action)) // Answer refused it already
 }
 
 func (p *Page) revoke(r *http.Request) (string, error) {
@@ -192,22 +274,33 @@ type grantRow struct {
 	JSON                              string // what the revoke form sends back
 }
 
-func (p *Page) show(w http.ResponseWriter, said, failed string) {
+func (p *Page) show(w http.ResponseWriter, s *session, grantsView bool) {
+	p.mu.Lock()
+	n := s.notice
+	s.notice = nil // said once: a reload does not say it again
+	csrf := s.csrf
+	p.mu.Unlock()
 	data := struct {
+		GrantsView      bool
 		Questions       []Question
 		Grants          []grantRow
 		GrantsFile      string
 		Said, Error     string
 		CSRF            string
 		QueueErr, GrErr string
-	}{GrantsFile: p.grants.File(), Said: said, Error: failed, CSRF: p.csrf}
+	}{GrantsView: grantsView, GrantsFile: visible.Whole(p.grants.File()), CSRF: csrf}
+	if n != nil && n.failed {
+		data.Error = visible.Lines(n.text)
+	} else if n != nil {
+		data.Said = visible.Lines(n.text)
+	}
 	qs, err := p.queue.Pending()
 	if err != nil {
-		data.QueueErr = err.Error()
+		data.QueueErr = visible.Lines(err.Error())
 	}
 	data.Questions = qs
 	if err := p.grants.Err(); err != nil {
-		data.GrErr = err.Error()
+		data.GrErr = visible.Lines(err.Error())
 	}
 	for _, g := range p.grants.List() {
 		data.Grants = append(data.Grants, rowOf(g))
@@ -223,7 +316,15 @@ func (p *Page) show(w http.ResponseWriter, said, failed string) {
 
 func rowOf(g rules.Rule) grantRow {
 	full, _ := json.Marshal(g)
-	row := grantRow{Decision: string(g.Decision), Tool: g.Tool, Under: g.Under, Host: g.Host, JSON: string(full)}
+	// Escaped as a question escapes them: a grant made from a server's
+	// tool name reads as the question read.
+	row := grantRow{Decision: visible.Whole(string(g.Decision)), Tool: visible.Whole(g.Tool), JSON: visible.JSON(string(full))}
+	if g.Under != "" {
+		row.Under = visible.Whole(g.Under)
+	}
+	if g.Host != "" {
+		row.Host = visible.Whole(g.Host)
+	}
 	// The rest of the grant, whatever fields rules.Rule grows: none may
 	// be hidden from the person deciding whether to revoke it.
 	var rest map[string]any
@@ -233,19 +334,19 @@ func rowOf(g rules.Rule) grantRow {
 		}
 		if len(rest) > 0 {
 			b, _ := json.Marshal(rest)
-			row.Rest = string(b)
+			row.Rest = visible.JSON(string(b))
 		}
 	}
 	return row
 }
 
 func describeGrant(g rules.Rule) string {
-	s := string(g.Decision) + " " + g.Tool
+	s := visible.Whole(string(g.Decision)) + " " + visible.Whole(g.Tool)
 	if g.Under != "" {
-		s += " under " + g.Under
+		s += " under " + visible.Whole(g.Under)
 	}
 	if g.Host != "" {
-		s += " on " + g.Host
+		s += " on " + visible.Whole(g.Host)
 	}
 	return s
 }

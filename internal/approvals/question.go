@@ -1,15 +1,18 @@
 package approvals
 
 import (
-	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/mcp-policy/mcp-policy/internal/visible"
 )
 
 // Question is a pending question as the approver sees it: the words the
@@ -56,6 +59,66 @@ type Answer struct {
 	At     time.Time `json:"at"`
 }
 
+// The four answers: the action a question file and an answer name, the
+// word approve takes, and the label a button or a line starts with. One
+// table, so what a button says is what it does, whatever a question file
+// holds as its title.
+var answers = []struct{ action, word, label string }{
+	{"allow-once", "allow", "Allow once"},
+	{"always-allow", "always-allow", "Always allow"},
+	{"deny-once", "deny", "Deny once"},
+	{"always-deny", "always-deny", "Always deny"},
+}
+
+// ActionOf is the action approve's word names (allow → allow-once).
+func ActionOf(word string) (string, bool) {
+	for _, a := range answers {
+		if a.word == word {
+			return a.action, true
+		}
+	}
+	return "", false
+}
+
+// Word is the word approve takes for action.
+func (o Option) Word() string {
+	for _, a := range answers {
+		if a.action == o.Action {
+			return a.word
+		}
+	}
+	return ""
+}
+
+// Label is what the option's button or line says: the action's label from
+// the table, then the scope the title gives it (what an "always" answer
+// covers), escaped; a title that does not start with the label gives no
+// scope, so no title can make an allow read as a deny.
+func (o Option) Label() string {
+	for _, a := range answers {
+		if a.action == o.Action {
+			if rest, ok := strings.CutPrefix(o.Title, a.label); ok && rest != "" {
+				return a.label + " " + visible.Whole(strings.TrimPrefix(rest, " "))
+			}
+			return a.label
+		}
+	}
+	return visible.Whole(o.Action) // not offered: read refuses such a question
+}
+
+// known says every option of q is one of the four answers.
+func (q Question) known() error {
+	if len(q.Options) == 0 {
+		return errors.New("it offers no answer")
+	}
+	for _, o := range q.Options {
+		if o.Word() == "" {
+			return fmt.Errorf("it offers %s, which is no answer", visible.Whole(o.Action))
+		}
+	}
+	return nil
+}
+
 // offers says whether action is one of q's answers.
 func (q Question) offers(action string) bool {
 	for _, o := range q.Options {
@@ -91,25 +154,58 @@ func CheckID(id string) error {
 // Arguments that are not JSON are an error: such a call is refused before
 // it is asked about.
 func Digest(tool, arguments string) (string, error) {
-	canon := []byte("{}")
-	if strings.Trim(arguments, " \t\r\n") != "" { // JSON's white space only
-		d := json.NewDecoder(bytes.NewReader([]byte(arguments)))
-		d.UseNumber()
-		var v any
-		if err := d.Decode(&v); err != nil {
-			return "", fmt.Errorf("the call's arguments: %w", err)
-		}
-		if d.More() {
-			return "", fmt.Errorf("the call's arguments: more than one JSON value")
-		}
-		var err error
-		if canon, err = json.Marshal(v); err != nil {
-			return "", fmt.Errorf("the call's arguments: %w", err)
-		}
+	v, err := decodeArguments(arguments)
+	if err != nil {
+		return "", err
+	}
+	canon, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("the call's arguments: %w", err)
 	}
 	h := sha256.New()
 	quoted, _ := json.Marshal(tool) // quoted: no name can run into the arguments
 	h.Write(quoted)
 	h.Write(canon)
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ShowArguments is a call's arguments as an approver sees them: all of
+// them, indented JSON, numbers as written (1e400 stays 1e400, and
+// 9007199254740993 is not rounded), with every character that is not
+// plainly seen escaped, and nothing cut however long. It reads the
+// arguments as Digest does, so what is shown is what the digest binds.
+func ShowArguments(arguments string) (string, error) {
+	v, err := decodeArguments(arguments)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // the page escapes markup; a terminal has none
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return "", fmt.Errorf("the call's arguments: %w", err)
+	}
+	// Line breaks are the indentation's own (inside strings JSON escaped
+	// them); the rest of what cannot be seen is escaped.
+	return visible.Lines(strings.TrimRight(b.String(), "\n")), nil
+}
+
+// decodeArguments is the one reading of a call's arguments that its digest
+// and its display share: numbers kept as written (UseNumber), one JSON
+// value and nothing after it, and no arguments at all read as {}.
+func decodeArguments(arguments string) (any, error) {
+	if strings.Trim(arguments, " \t\r\n") == "" { // JSON's white space only
+		return map[string]any{}, nil
+	}
+	d := json.NewDecoder(strings.NewReader(arguments))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, fmt.Errorf("the call's arguments: %w", err)
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, fmt.Errorf("the call's arguments: more than one JSON value")
+	}
+	return v, nil
 }

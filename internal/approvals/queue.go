@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -61,8 +62,11 @@ func (q *Queue) Put(qu Question) error {
 	if err := CheckID(qu.ID); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(q.dir, 0o700); err != nil {
+	if err := os.Mkdir(q.dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("approvals: %w", err)
+	}
+	if err := q.checkDir(); err != nil {
+		return err
 	}
 	data, err := json.MarshalIndent(qu, "", "  ")
 	if err != nil {
@@ -89,9 +93,12 @@ func (q *Queue) Get(id string) (Question, error) {
 }
 
 func (q *Queue) read(file string) (Question, error) {
-	data, err := os.ReadFile(file)
+	if err := q.checkDir(); err != nil {
+		return Question{}, err
+	}
+	data, err := readSafe(file, maxQuestion)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Question{}, fmt.Errorf("no question %s is pending (answered, withdrawn, or its proxy is gone)", strings.TrimSuffix(filepath.Base(file), ".json"))
+		return Question{}, fmt.Errorf("no question %s is pending: too late (its time ran out and the call was refused), answered already, or its proxy is gone", strings.TrimSuffix(filepath.Base(file), ".json"))
 	}
 	if err != nil {
 		return Question{}, fmt.Errorf("approvals: %w", err)
@@ -103,6 +110,9 @@ func (q *Queue) read(file string) (Question, error) {
 	if filepath.Base(file) != qu.ID+".json" {
 		return Question{}, fmt.Errorf("approvals: %s holds question %q", file, qu.ID)
 	}
+	if err := qu.known(); err != nil {
+		return Question{}, fmt.Errorf("approvals: %s: %w", file, err)
+	}
 	return qu, nil
 }
 
@@ -110,6 +120,11 @@ func (q *Queue) read(file string) (Question, error) {
 // questions of proxies gone (untouched for StaleAfter) are removed; an
 // unreadable file is skipped (a proxy may be writing it).
 func (q *Queue) Pending() ([]Question, error) {
+	if err := q.checkDir(); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
 	es, err := os.ReadDir(q.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -170,6 +185,9 @@ func (q *Queue) Answer(id, digest, action, by string) error {
 	if err != nil {
 		return err
 	}
+	if !time.Now().Before(qu.Deadline) {
+		return fmt.Errorf("%w: question %s was refused unanswered at %s, when its time ran out", ErrTooLate, id, qu.Deadline.Local().Format(time.TimeOnly))
+	}
 	if qu.Digest != digest {
 		return fmt.Errorf("question %s is not the call you were shown (its arguments' digest differs): not answered", id)
 	}
@@ -218,6 +236,14 @@ func (q *Queue) Await(ctx context.Context, qu Question, warn func(error)) (Answe
 		}
 		select {
 		case <-ctx.Done():
+			// An answer given before the deadline counts even when it
+			// landed after the last poll: Answer refuses any later one,
+			// so an approver is never told "answered" in vain.
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				if a, err := q.answerOf(qu); err == nil {
+					return a, nil
+				}
+			}
 			return Answer{}, context.Cause(ctx)
 		case now := <-tick.C:
 			if now.Sub(lastBeat) >= Heartbeat {
@@ -236,7 +262,11 @@ func (q *Queue) Await(ctx context.Context, qu Question, warn func(error)) (Answe
 
 // answerOf reads qu's answer: fs.ErrNotExist while there is none.
 func (q *Queue) answerOf(qu Question) (Answer, error) {
-	data, err := os.ReadFile(q.answerFile(qu.ID))
+	data, err := readSafe(q.answerFile(qu.ID), maxAnswer)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// A link, a FIFO, a file too big: planted, not written by Answer.
+		return Answer{}, fmt.Errorf("%w: %v", ErrBadAnswer, err)
+	}
 	if err != nil {
 		return Answer{}, err
 	}
@@ -253,6 +283,65 @@ func (q *Queue) answerOf(qu Question) (Answer, error) {
 		return Answer{}, fmt.Errorf("%w: %.40q is not one of its answers", ErrBadAnswer, a.Action)
 	}
 	return a, nil
+}
+
+// ErrTooLate is wrapped by Answer's error for a question whose deadline
+// has passed: its proxy refused the call, or is about to.
+var ErrTooLate = errors.New("too late")
+
+// checkDir refuses a queue directory that is not a directory of the
+// user's own, closed to others (see checkOwner): a queue another user
+// made beforehand would let them read every question and answer them.
+func (q *Queue) checkDir() error {
+	info, err := os.Lstat(q.dir)
+	if err != nil {
+		return err
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("approvals: %s is not a directory (a link or a file stands where the queue goes): remove it", q.dir)
+	}
+	return checkOwner(q.dir, info)
+}
+
+// How big a queue file may be: a question holds the call's arguments
+// whole, an answer a few words.
+const (
+	maxQuestion = 32 << 20
+	maxAnswer   = 64 << 10
+)
+
+var (
+	errNotRegular = errors.New("not a regular file")
+	errTooBig     = errors.New("too big")
+)
+
+// readSafe reads a queue file that may have been planted: never through a
+// link, never blocking on a FIFO or a device, a regular file only, and at
+// most max bytes.
+func readSafe(file string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(file, openFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w", file, errNotRegular)
+	}
+	if info.Size() > max {
+		return nil, fmt.Errorf("%s: %w (%d bytes, at most %d)", file, errTooBig, info.Size(), max)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: %w (grew past %d bytes)", file, errTooBig, max)
+	}
+	return data, nil
 }
 
 // writeNew writes data to file (mode 0600) whole or not at all, and only

@@ -208,3 +208,36 @@ func TestOpenResolvesLinks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, a.Dir(), b.Dir())
 }
+
+// deadlineCtx is a context whose deadline passes when the test says.
+type deadlineCtx struct {
+	context.Context
+	done chan struct{}
+}
+
+func (c deadlineCtx) Done() <-chan struct{} { return c.done }
+func (c deadlineCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// TestAnAnswerJustBeforeTheDeadlineCounts: an answer that lands after the
+// proxy's last poll but before its deadline is taken (the approver was
+// told "answered"), not dropped.
+func TestAnAnswerJustBeforeTheDeadlineCounts(t *testing.T) {
+	q := newQueue(t)
+	qu := question(t, "write_file", `{}`)
+	require.NoError(t, q.Put(qu))
+	ctx := deadlineCtx{Context: context.Background(), done: make(chan struct{})}
+	a := startAwait(ctx, q, qu)
+	time.Sleep(20 * time.Millisecond) // its first look found nothing
+	require.NoError(t, q.Answer(qu.ID, qu.Digest, "allow-once", "test"))
+	close(ctx.done) // the deadline passes before its next poll
+	<-a.done
+	require.NoError(t, a.err)
+	assert.Equal(t, "allow-once", a.answer.Action)
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
+	"github.com/mcp-policy/mcp-policy/internal/visible"
 	"github.com/mcp-policy/mcp-policy/policy"
 )
 
@@ -98,10 +99,16 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 	if err != nil {
 		return policy.Answer{Unanswered: err}
 	}
+	// All the arguments, whole: the digest binds all of them, so the
+	// approver sees all of them.
+	arguments, err := approvals.ShowArguments(q.Call.Function.Arguments)
+	if err != nil {
+		return policy.Answer{Unanswered: err}
+	}
 	now := time.Now().UTC()
 	aq := approvals.Question{
-		ID: approvals.NewID(), Digest: digest, Tool: shown(q.Tool, maxShown),
-		Message: permissionMessage(q), Arguments: shownArguments(q.Call.Function.Arguments),
+		ID: approvals.NewID(), Digest: digest, Tool: visible.Whole(q.Tool),
+		Message: permissionMessage(q), Arguments: arguments,
 		Asker: p.asker(), Asked: now, Deadline: now.Add(p.opt.askTimeout),
 	}
 	for _, c := range choices(q) {
@@ -111,7 +118,7 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 		return policy.Answer{Unanswered: fmt.Errorf("the question could not be put to the approvers: %w", err)}
 	}
 	defer p.opt.approvals.Withdraw(aq.ID)
-	p.warnf("%s waits for an answer (question %s): `%s`", shown(q.Tool, maxShown), aq.ID, p.approvalsCommand("approvals"))
+	p.warnf("%s waits for an answer (question %s): `%s`", visible.Shown(q.Tool, maxShown), aq.ID, p.approvalsCommand("approvals"))
 
 	wait, cancel := context.WithTimeoutCause(ctx, p.opt.askTimeout, errAskTimeout)
 	defer cancel()
@@ -133,35 +140,7 @@ var errAskTimeout = errors.New("--ask-timeout passed")
 // asker is this proxy as an approver sees it.
 func (p *Proxy) asker() approvals.Asker {
 	machine, _ := os.Hostname()
-	return approvals.Asker{Machine: shown(machine, maxShown), PID: os.Getpid(), Server: shown(p.opt.server, maxShownPath), Client: shown(p.session().client, maxShown)}
-}
-
-// shownArguments is a call's arguments as the approvals page shows them
-// whole: indented JSON (markup left as it is: the page escapes it), with
-// every character that is not plainly seen escaped, cut at 64 KiB.
-func shownArguments(arguments string) string {
-	var v any
-	if err := json.Unmarshal([]byte(arguments), &v); err != nil {
-		return quote(arguments, 200)
-	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return quote(arguments, 200)
-	}
-	// Line breaks and runs of spaces are the indentation's own: inside
-	// strings JSON escaped the line breaks, and spaces are seen in a <pre>.
-	var out strings.Builder
-	for _, r := range strings.TrimRight(b.String(), "\n") {
-		if r == '\n' || !unseen(r) {
-			out.WriteRune(r)
-		} else {
-			out.WriteString(escapeRune(r, 0, false))
-		}
-	}
-	return clip(out.String(), 64<<10)
+	return approvals.Asker{Machine: visible.Shown(machine, maxShown), PID: os.Getpid(), Server: visible.Shown(p.opt.server, maxShownPath), Client: visible.Shown(p.session().client, maxShown)}
 }
 
 // progress sends the host a progress notification every Heartbeat while

@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
+	"github.com/mcp-policy/mcp-policy/internal/visible"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -172,18 +171,19 @@ func (f permissionForm) answer(res provider.ElicitResult) policy.Answer {
 }
 
 // scope says what an always- answer covers. The tool's name and the
-// directory or host come from the model's call: they are shown as the
-// model's words are (shown).
+// directory or host come from the model's call: they are escaped as the
+// model's words are, and never cut (visible.Whole): two tools or two
+// directories sharing a long prefix must not look like one grant.
 func scope(r rules.Rule) string {
 	switch {
 	case r.Under != "" && r.Host != "":
-		return shown(r.Tool, maxShown) + " under " + shown(r.Under, maxShownPath) + " on " + shown(r.Host, maxShown)
+		return visible.Whole(r.Tool) + " under " + visible.Whole(r.Under) + " on " + visible.Whole(r.Host)
 	case r.Under != "":
-		return shown(r.Tool, maxShown) + " under " + shown(r.Under, maxShownPath)
+		return visible.Whole(r.Tool) + " under " + visible.Whole(r.Under)
 	case r.Host != "":
-		return shown(r.Tool, maxShown) + " on " + shown(r.Host, maxShown)
+		return visible.Whole(r.Tool) + " on " + visible.Whole(r.Host)
 	default:
-		return "every " + shown(r.Tool, maxShown) + " call"
+		return "every " + visible.Whole(r.Tool) + " call"
 	}
 }
 
@@ -205,7 +205,7 @@ const (
 // bounds the length).
 func permissionMessage(q policy.Question) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The agent wants to run %s.\n", shown(q.Tool, maxShown))
+	fmt.Fprintf(&b, "The agent wants to run %s.\n", visible.Shown(q.Tool, maxShown))
 	switch q.Reason {
 	case rules.ReasonNoMatch:
 		b.WriteString("Asked because no rule covers this call.\n")
@@ -245,10 +245,10 @@ func permissionMessage(q policy.Question) string {
 			fmt.Fprintf(&b, "  … and %d more\n", len(keys)-maxArgs)
 			break
 		}
-		fmt.Fprintf(&b, "  %s: %s\n", shown(k, maxShown), compact(q.Arguments[k]))
+		fmt.Fprintf(&b, "  %s: %s\n", visible.Shown(k, maxShown), compact(q.Arguments[k]))
 	}
 	if r, ok := q.Arguments[reasons.Argument].(string); ok && r != "" {
-		fmt.Fprintf(&b, "Its reason: %s\n", shown(r, maxReason))
+		fmt.Fprintf(&b, "Its reason: %s\n", visible.Shown(r, maxReason))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -264,11 +264,11 @@ func reach(b *strings.Builder, lead, what string, list []string) {
 	switch {
 	case len(list) == 0:
 	case len(list) == 1:
-		fmt.Fprintf(b, "%s %s\n", lead, shown(list[0], maxShown))
+		fmt.Fprintf(b, "%s %s\n", lead, visible.Shown(list[0], maxShown))
 	case len(list) <= maxReach:
 		fmt.Fprintf(b, "%s:\n", lead)
 		for _, p := range list {
-			fmt.Fprintf(b, "  %s\n", shown(p, maxShown))
+			fmt.Fprintf(b, "  %s\n", visible.Shown(p, maxShown))
 		}
 	case what == "paths":
 		var clean []string
@@ -279,7 +279,7 @@ func reach(b *strings.Builder, lead, what string, list []string) {
 		}
 		where := "some of which cannot be checked"
 		if len(clean) == len(list) {
-			where = "under " + shown(lexical.CommonDir(clean), maxShown)
+			where = "under " + visible.Shown(lexical.CommonDir(clean), maxShown)
 		}
 		fmt.Fprintf(b, "%s %d paths, %s.\n", lead, len(list), where)
 	default:
@@ -290,7 +290,7 @@ func reach(b *strings.Builder, lead, what string, list []string) {
 func ruleText(r rules.Rule) string {
 	r.Message = ""
 	b, _ := json.Marshal(r)
-	return escapeUnseen(string(b))
+	return visible.JSON(string(b))
 }
 
 // compact renders an argument value on one line: a short plain string as
@@ -300,7 +300,7 @@ func ruleText(r rules.Rule) string {
 // with its length after them.
 func compact(v any) string {
 	if s, ok := v.(string); ok {
-		if utf8.RuneCountInString(s) <= maxShown && plain(s) {
+		if utf8.RuneCountInString(s) <= maxShown && visible.Plain(s) {
 			return s
 		}
 		return quoteEnds(s, maxShownValue)
@@ -309,59 +309,21 @@ func compact(v any) string {
 	if err != nil {
 		return quoteEnds(fmt.Sprint(v), maxShownValue)
 	}
-	pieces := strings.Split(escapeUnseen(string(b)), "")
+	pieces := strings.Split(visible.JSON(string(b)), "")
 	if len(pieces) <= maxShownValue {
 		return strings.Join(pieces, "")
 	}
 	return ends(pieces, maxShownValue) + fmt.Sprintf(" (%d characters)", len(pieces))
 }
 
-// shown renders words of the model's (a name, a value, a key, a reason, a
-// path from its arguments) for one line of a question: as they are when
-// they are at most max characters and plain, else quoted as a JSON string
-// with every character that is not plainly seen escaped, cut at max*3/4
-// characters with their length after.
-func shown(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max && plain(s) {
-		return s
-	}
-	return quote(s, max*3/4)
-}
-
-// quote is s as a JSON string, every character that is not plainly seen
-// escaped (escapeRune), cut at n characters as shown, with the length of s
-// after it when it was cut.
-func quote(s string, n int) string {
-	pieces := escaped(s)
-	width := 0
-	for i, piece := range pieces {
-		if width+utf8.RuneCountInString(piece) > n {
-			return fmt.Sprintf("\"%s…\" (%d characters)", strings.Join(pieces[:i], ""), len(pieces))
-		}
-		width += utf8.RuneCountInString(piece)
-	}
-	return `"` + strings.Join(pieces, "") + `"`
-}
-
 // quoteEnds is s as quote writes it, whole when it is at most n characters
 // as shown, else its head and its tail, with the length of s after it.
 func quoteEnds(s string, n int) string {
-	pieces := escaped(s)
+	pieces := visible.Pieces(s)
 	if width(pieces) <= n {
 		return `"` + strings.Join(pieces, "") + `"`
 	}
 	return fmt.Sprintf(`"%s" (%d characters)`, ends(pieces, n), len(pieces))
-}
-
-// escaped is each character of s as a question shows it in a JSON string.
-func escaped(s string) []string {
-	var pieces []string
-	prev := rune(0)
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		pieces = append(pieces, escapeRune(r, prev, true))
-		prev = r
-	}
-	return pieces
 }
 
 func width(pieces []string) int {
@@ -385,82 +347,4 @@ func ends(pieces []string, n int) string {
 		w += utf8.RuneCountInString(pieces[tail-1])
 	}
 	return strings.Join(pieces[:head], "") + "…" + strings.Join(pieces[tail:], "")
-}
-
-// escapeRune is r as a question shows it, prev the character before it:
-// itself, or escaped as in a JSON string when it is not plainly seen
-// (unseen), or a space after a space (a run of spaces, wrapped, makes
-// what follows look like a line of its own). inString escapes the quote
-// and the backslash too.
-func escapeRune(r, prev rune, inString bool) string {
-	switch {
-	case inString && r == '"':
-		return `\"`
-	case inString && r == '\\':
-		return `\\`
-	case r == '\n':
-		return `\n`
-	case r == '\r':
-		return `\r`
-	case r == '\t':
-		return `\t`
-	case r == ' ' && prev == ' ':
-		return `\u0020`
-	case r == ' ' || !unseen(r):
-		return string(r)
-	case r > 0xFFFF:
-		r1, r2 := utf16.EncodeRune(r)
-		return fmt.Sprintf(`\u%04x\u%04x`, r1, r2)
-	default:
-		return fmt.Sprintf(`\u%04x`, r)
-	}
-}
-
-// plain says s can be shown as it is: no character in it is unseen, and it
-// has no run of spaces and none at either end (a run of spaces, wrapped,
-// makes what follows look like a line of its own).
-func plain(s string) bool {
-	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' || strings.Contains(s, "  ") || !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if unseen(r) {
-			return false
-		}
-	}
-	return true
-}
-
-// unseen says r is not plainly seen where it stands: control characters
-// (line breaks among them), format characters (the bidi controls U+202A–
-// U+202E and U+2066–U+2069, zero-width characters, tags), separators and
-// spaces other than the ASCII space, and the characters Unicode says to
-// show as nothing (variation selectors, Hangul fillers, …).
-func unseen(r rune) bool {
-	if r == ' ' {
-		return false
-	}
-	return !unicode.IsPrint(r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) ||
-		unicode.Is(unicode.Variation_Selector, r) || r == utf8.RuneError
-}
-
-// escapeUnseen escapes, in JSON text as json.Marshal writes it, each
-// character that is not plainly seen, and each space after a space: there
-// are none outside its strings, so the text means what it meant.
-func escapeUnseen(s string) string {
-	var b strings.Builder
-	prev := rune(0)
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		b.WriteString(escapeRune(r, prev, false))
-		prev = r
-	}
-	return b.String()
-}
-
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
 }

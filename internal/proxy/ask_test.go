@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-policy/mcp-policy/internal/visible"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
@@ -84,7 +85,7 @@ func TestShown(t *testing.T) {
 		"tag \U000e0041":                  `"tag \udb40\udc41"`,
 		"x" + strings.Repeat("\u00a0", 3): `"x\u00a0\u00a0\u00a0"`,
 	} {
-		assert.Equal(t, want, shown(in, maxShown), "shown(%q)", in)
+		assert.Equal(t, want, visible.Shown(in, maxShown), "shown(%q)", in)
 	}
 	assert.Equal(t, `{"a":"b \u0020c","d\u202e":[1,2]}`, compact(map[string]any{"a": "b  c", "d\u202e": []any{1, 2}}))
 }

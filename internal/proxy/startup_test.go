@@ -86,8 +86,3 @@ func TestInitializeSaysWhereQuestionsGo(t *testing.T) {
 		assert.Equal(t, c.route, p.route(p.session().caps), "%s %s", c.ask, c.caps)
 	}
 }
-
-func TestShownArgumentsKeepIndentationAndEscapeTheUnseen(t *testing.T) {
-	got := shownArguments(`{"content":"<b>hi</b>\n","path":"a\u202eb"}`)
-	assert.Equal(t, "{\n  \"content\": \"<b>hi</b>\\n\",\n  \"path\": \"a\\u202eb\"\n}", got)
-}

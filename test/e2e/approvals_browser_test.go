@@ -5,10 +5,14 @@ package e2e_test
 import (
 	"bufio"
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,37 +45,63 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// startApprovals runs `mcp-policy approvals --grants FILE` and returns the
-// URL it printed.
-func startApprovals(t *testing.T, grantsFile string) string {
+// approvalsPage is a running `mcp-policy approvals --grants FILE`.
+type approvalsPage struct {
+	link  string         // the first link it printed
+	links chan string    // the links it prints next
+	enter io.WriteCloser // its stdin: a line asks for a new link
+}
+
+// newLink presses Enter in the approvals terminal and returns the fresh
+// link it prints.
+func (a *approvalsPage) newLink(t *testing.T) string {
+	t.Helper()
+	_, err := io.WriteString(a.enter, "\n")
+	require.NoError(t, err)
+	select {
+	case u := <-a.links:
+		return u
+	case <-time.After(30 * time.Second):
+		t.Fatal("no new link printed after Enter")
+		return ""
+	}
+}
+
+// startApprovals runs `mcp-policy approvals --grants FILE` and returns it,
+// with the link it printed.
+func startApprovals(t *testing.T, grantsFile string) *approvalsPage {
 	t.Helper()
 	cmd := exec.Command(proxyBinary(t), "approvals", "--grants", grantsFile)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
+	in, err := cmd.StdinPipe()
+	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
 		_ = cmd.Wait()
 	})
-	lines := make(chan string, 1)
+	a := &approvalsPage{links: make(chan string, 10), enter: in}
 	go func() {
 		sc := bufio.NewScanner(out)
-		if sc.Scan() {
-			lines <- sc.Text()
+		for sc.Scan() {
+			a.links <- sc.Text()
 		}
-		close(lines)
+		close(a.links)
 	}()
 	select {
-	case u, ok := <-lines:
+	case u, ok := <-a.links:
 		require.True(t, ok, "mcp-policy approvals printed no URL\n%s", stderr)
-		require.True(t, strings.HasPrefix(u, "http://127.0.0.1:"), "loopback by default: %s", u)
+		require.True(t, strings.HasPrefix(u, "http://127."), "loopback by default: %s", u)
+		require.False(t, strings.HasPrefix(u, "http://127.0.0.1:"), "an address of its own, not the one every local service shares: %s", u)
 		require.Contains(t, u, "token=")
-		return u
+		a.link = u
+		return a
 	case <-time.After(30 * time.Second):
 		t.Fatalf("mcp-policy approvals printed no URL in 30s\n%s", stderr)
-		return ""
+		return nil
 	}
 }
 
@@ -127,7 +157,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 func TestApprovalsPageInABrowser(t *testing.T) {
 	server, dir := officialFSServer(t)
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
-	url := startApprovals(t, grantsFile)
+	url := startApprovals(t, grantsFile).link
 	page := strings.SplitN(url, "?", 2)[0]                                         // the address once the token is a cookie
 	ph := startProxied(t, []string{"--grants", grantsFile}, server, hostOptions{}) // no elicitation capability
 	assert.Contains(t, ph.stderr.String(), "questions: to the host, or to `mcp-policy approvals` if it cannot elicit")
@@ -179,7 +209,7 @@ func TestApprovalsPageInABrowser(t *testing.T) {
 	assert.Equal(t, []rules.Rule{grant}, store.List(), "the grant the answer named, written by the proxy")
 
 	steps(t, ctx, "see the grant",
-		chromedp.Navigate(page),
+		chromedp.Navigate(page+"grants"),
 		chromedp.WaitVisible(chromedp.CSS(`#grants table`)))
 	grantsText := bounded(t, ctx, "the grants", chromedp.Text(chromedp.CSS(`#grants table`)))
 	assert.Contains(t, grantsText, "write_file")
@@ -212,4 +242,66 @@ func TestApprovalsPageInABrowser(t *testing.T) {
 	}
 	wantAbsent(t, again)
 	assert.Equal(t, "No question is waiting.", bounded(t, ctx, "nothing waits", chromedp.Text(chromedp.CSS(`#pending p.empty`))))
+}
+
+// TestApprovalsCredentialStaysWithThePage: in a real browser, the page's
+// cookie does not reach another local service on 127.0.0.1 (a dev server
+// the agent wrote, another user's program): the page has an address of
+// its own, and cookies are kept apart by host. Its link opens the page
+// once — the copy in the history opens nothing — and Enter in the
+// approvals terminal gives a fresh one.
+func TestApprovalsCredentialStaysWithThePage(t *testing.T) {
+	grantsFile := filepath.Join(t.TempDir(), "grants.json")
+	a := startApprovals(t, grantsFile)
+	ctx := browser(t)
+	steps(t, ctx, "open the link",
+		chromedp.Navigate(a.link),
+		chromedp.WaitVisible(chromedp.CSS(`#pending`)))
+
+	// A local service on 127.0.0.1, on the page's own port if it is free
+	// there, that logs every cookie it gets; its page loads an image from
+	// itself, as the red team's did.
+	var mu sync.Mutex
+	var cookies []string
+	svc := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		cookies = append(cookies, r.Header.Get("Cookie"))
+		mu.Unlock()
+		if r.URL.Path == "/" {
+			_, _ = io.WriteString(w, `<!doctype html><title>dev server</title><img id="i" src="/img.png"><p id="done">dev server</p>`)
+		}
+	})}
+	port := a.link[strings.LastIndex(a.link, ":")+1 : strings.Index(a.link, "/?")]
+	ln, err := net.Listen("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+	}
+	go func() { _ = svc.Serve(ln) }()
+	t.Cleanup(func() { _ = svc.Close() })
+	steps(t, ctx, "visit the local service",
+		chromedp.Navigate("http://"+ln.Addr().String()+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`#done`)),
+		chromedp.Poll[chromedp.Void](`document.getElementById("i").complete`))
+	mu.Lock()
+	got := append([]string(nil), cookies...)
+	mu.Unlock()
+	require.NotEmpty(t, got, "the local service was visited")
+	for _, c := range got {
+		assert.NotContains(t, c, "mcp-policy-approvals", "the page's cookie reached a local service on 127.0.0.1")
+	}
+
+	page := strings.SplitN(a.link, "?", 2)[0]
+	steps(t, ctx, "the page still opens in its session",
+		chromedp.Navigate(page),
+		chromedp.WaitVisible(chromedp.CSS(`#pending`)))
+
+	// The link as the history keeps it, opened in another profile.
+	other := browser(t)
+	steps(t, other, "open the used link", chromedp.Navigate(a.link))
+	body := bounded(t, other, "the refusal", chromedp.Text(chromedp.CSS(`body`)))
+	assert.Contains(t, body, "this link was opened already")
+	steps(t, other, "a fresh link",
+		chromedp.Navigate(a.newLink(t)),
+		chromedp.WaitVisible(chromedp.CSS(`#pending`)))
 }

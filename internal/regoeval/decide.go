@@ -200,8 +200,6 @@ func outcomeOf(doc ast.Object, position func(rule ast.Value) (int, bool)) (Outco
 	return o, nil
 }
 
-func stringOf(v ast.Value) string { s, _ := v.(ast.String); return string(s) }
-
 // A sink lets the engine's Go caller take the Outcome instead of the
 // document. Building the document and reading it back was a tenth of a
 // decision, for a value only the caller reads; and the caller has the call

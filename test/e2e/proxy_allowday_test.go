@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -27,12 +28,8 @@ func TestProxyAllowForADay(t *testing.T) {
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
 	person := &human{answer: choose("allow-for-a-day")}
 	ph := startProxied(t, []string{"--grants", grantsFile}, server, hostOptions{elicit: person})
-	write := func(path string) error {
-		r := ph.call("write_file", map[string]any{"path": path, "content": "x"})
-		if r.IsError {
-			return assert.AnError
-		}
-		return nil
+	write := func(path string) *mcp.CallToolResult {
+		return ph.call("write_file", map[string]any{"path": path, "content": "x"})
 	}
 
 	progress(t, "answer allow for a day")
@@ -60,7 +57,7 @@ func TestProxyAllowForADay(t *testing.T) {
 	assert.Equal(t, 24*time.Hour, g.Expires.Sub(g.GrantedAt), "the grant's lifetime")
 
 	progress(t, "the grant answers the next write")
-	require.NoError(t, write(filepath.Join(drafts, "b.md")), "a write the day grant covers")
+	wantCallOK(t, write(filepath.Join(drafts, "b.md")))
 	wantFile(t, filepath.Join(drafts, "b.md"), "x")
 	require.Len(t, person.asked(), 1, "asked about a write the day grant covers")
 
@@ -75,7 +72,7 @@ func TestProxyAllowForADay(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(data), old, "the expired grant is in the grants file")
 	person.answer = choose("deny-once")
-	require.Error(t, write(filepath.Join(old, "c.md")), "a write only an expired grant covers was run")
+	wantCallError(t, write(filepath.Join(old, "c.md")), "The user declined")
 	wantAbsent(t, filepath.Join(old, "c.md"))
 	qs = person.asked()
 	require.Len(t, qs, 2, "the write an expired grant covers is asked")

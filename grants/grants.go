@@ -239,12 +239,25 @@ func (s *Store) Add(rs ...rules.Rule) error { return s.Remember(nil, rs...) }
 // Remember is Add for the grants an answer left, recording the question
 // they answered.
 func (s *Store) Remember(q *Question, rs ...rules.Rule) error {
+	return s.RememberFor(q, 0, rs...)
+}
+
+// RememberFor is Remember for grants that expire ttl after now (0: the
+// store's TTL, if any): an answer that says how long it holds, such as
+// "allow for a day". The store's TTL (SetTTL) still bounds it: an answer
+// can shorten a grant the operator limited, never lengthen it.
+func (s *Store) RememberFor(q *Question, ttl time.Duration, rs ...rules.Rule) error {
 	if len(rs) == 0 {
 		return nil
 	}
+	if ttl < 0 {
+		return fmt.Errorf("grant lifetime %v is negative", ttl)
+	}
 	s.stampMu.RLock()
 	like := Grant{Labels: s.labels, Question: q, GrantedAt: now().UTC().Truncate(time.Microsecond)} // what PostgreSQL keeps
-	ttl := s.ttl
+	if ttl == 0 || (s.ttl > 0 && s.ttl < ttl) {
+		ttl = s.ttl
+	}
 	s.stampMu.RUnlock()
 	if ttl > 0 {
 		like.Expires = like.GrantedAt.Add(ttl)

@@ -7,6 +7,7 @@ import (
 	"log"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
@@ -169,22 +170,26 @@ func (p *Policy) apply(tool, root string, d rules.Decision, a Answer, rec *Recor
 			"ask the user to answer again.", p.name, tool, why)
 	}
 	var decision verdict.Decision
+	var ttl time.Duration // 0: the store's
 	switch a.Action {
 	case AllowOnce:
 		return true, ""
 	case DenyOnce:
 		return false, fmt.Sprintf("The user declined '%s' this time (%s). The call was not run; do not retry it unchanged.", tool, p.name)
-	case AlwaysAllow:
+	case AlwaysAllow, AllowForADay:
 		if !rules.AllowGrantCanAnswer(d) {
 			// A grant that would never answer is not worth keeping, and
 			// would widen silently if the rule asking were ever removed.
 			return true, ""
 		}
 		decision = rules.Allow
+		if a.Action == AllowForADay {
+			ttl = ADay
+		}
 	case AlwaysDeny:
 		decision = rules.Deny
 	default:
-		return refuse(fmt.Sprintf("unknown action %q (want %s, %s, %s or %s)", a.Action, AllowOnce, DenyOnce, AlwaysAllow, AlwaysDeny))
+		return refuse(fmt.Sprintf("unknown action %q (want %s, %s, %s, %s or %s)", a.Action, AllowOnce, DenyOnce, AlwaysAllow, AllowForADay, AlwaysDeny))
 	}
 	var offered []rules.Rule
 	switch {
@@ -220,7 +225,7 @@ func (p *Policy) apply(tool, root string, d rules.Decision, a Answer, rec *Recor
 		offered[i] = v
 	}
 	q := &grants.Question{Tool: tool, Paths: d.Paths, Hosts: d.Hosts, Reason: string(d.Reason)}
-	if err := p.remember(q, offered); err != nil {
+	if err := p.remember(q, ttl, offered); err != nil {
 		return refuse(err.Error())
 	}
 	if rec != nil {

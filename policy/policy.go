@@ -80,7 +80,17 @@ const (
 	DenyOnce    Action = "deny-once"
 	AlwaysAllow Action = "always-allow" // and remember a grant
 	AlwaysDeny  Action = "always-deny"  // and remember a grant
+	// AllowForADay is AlwaysAllow whose grant expires after ADay (sooner
+	// when the store's TTL is shorter): "yes to this, for today's work".
+	// Offered and refused exactly where AlwaysAllow is (AllowGrantable),
+	// and, like it, only allows once where no allow grant can answer. It
+	// needs Options.GrantsStore: a policy's own grant list keeps no expiry,
+	// so without a store the answer is refused rather than kept for ever.
+	AllowForADay Action = "allow-for-a-day"
 )
+
+// ADay is how long an AllowForADay grant lasts.
+const ADay = 24 * time.Hour
 
 // Answer actions to a server's question: MCP's elicitation actions.
 const (
@@ -90,7 +100,7 @@ const (
 )
 
 // Answer is the human's answer. For a permission question, Action is one
-// of AllowOnce, DenyOnce, AlwaysAllow, AlwaysDeny; Rule (default: the
+// of AllowOnce, DenyOnce, AlwaysAllow, AllowForADay, AlwaysDeny; Rule (default: the
 // suggestion) or Rules say what "always" covers, their decision taken from
 // the action. For a server elicitation, Action is Accept, Decline or Cancel
 // and Content the form's values.
@@ -421,12 +431,15 @@ func (p *Policy) grantSets() []*rules.GrantSet {
 	return []*rules.GrantSet{p.own}
 }
 
-// remember adds the grants an answer to q left: to the store when there
-// is one (which records q), else to this policy's own list. All or
-// nothing.
-func (p *Policy) remember(q *grants.Question, gs []rules.Rule) error {
+// remember adds the grants an answer to q left, expiring after ttl (0:
+// the store's TTL): to the store when there is one (which records q), else
+// to this policy's own list, which keeps no expiry. All or nothing.
+func (p *Policy) remember(q *grants.Question, ttl time.Duration, gs []rules.Rule) error {
 	if s := p.opts.GrantsStore; s != nil {
-		return s.Remember(q, gs...)
+		return s.RememberFor(q, ttl, gs...)
+	}
+	if ttl > 0 {
+		return fmt.Errorf("a grant that expires needs a grants store (Options.GrantsStore); without one nothing expires")
 	}
 	p.own.Add(gs...)
 	return nil

@@ -30,6 +30,7 @@ func Run(t *testing.T, newSource func(t *testing.T) Opener, within Eventually) {
 		"AddSeenByTheOther":           addSeenByTheOther,
 		"RevokeStopsAnsweringInBoth":  revokeStopsAnsweringInBoth,
 		"RecordSurvivesTheRoundTrip":  recordSurvivesTheRoundTrip,
+		"AnswerLifetimeWithinTheTTL":  answerLifetimeWithinTheTTL,
 		"ExpiredGrantAnswersNothing":  expiredGrantAnswersNothing,
 		"ConcurrentAddsLoseNothing":   concurrentAddsLoseNothing,
 		"AddIsIdempotentAndAllOrNone": addIsIdempotentAndAllOrNone,
@@ -188,5 +189,30 @@ func addIsIdempotentAndAllOrNone(t *testing.T, open Opener, within time.Duration
 	}
 	if holds(a, deny("other")) {
 		t.Fatal("half of a refused Add was kept")
+	}
+}
+
+// answerLifetimeWithinTheTTL: a grant remembered for a while (an "allow
+// for a day" answer) carries that expiry to the other store; the store's
+// TTL, when shorter, bounds it; a negative lifetime is refused.
+func answerLifetimeWithinTheTTL(t *testing.T, open Opener, within time.Duration) {
+	a, b := open(t), open(t)
+	if err := a.RememberFor(nil, 24*time.Hour, allow("fs_write", "/srv/day")); err != nil {
+		t.Fatal(err)
+	}
+	a.SetTTL(time.Hour)
+	if err := a.RememberFor(nil, 24*time.Hour, allow("fs_write", "/srv/hour")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.RememberFor(nil, -time.Hour, allow("fs_write", "/srv/never")); err == nil {
+		t.Fatal("a negative lifetime was accepted")
+	}
+	var got []grants.Grant
+	wait(t, within, "b never saw the grants", func() bool { got = b.Records(); return len(got) == 2 })
+	want := map[string]time.Duration{"/srv/day": 24 * time.Hour, "/srv/hour": time.Hour}
+	for _, g := range got {
+		if d := g.Expires.Sub(g.GrantedAt); d != want[g.Rule.Under] {
+			t.Errorf("%s expires %v after it was granted, want %v", g.Rule.Under, d, want[g.Rule.Under])
+		}
 	}
 }

@@ -114,11 +114,15 @@ type choice struct {
 }
 
 // choices are the answers q offers, in the order shown: the host's form
-// and the approvals page offer the same ones under the same titles.
+// and the approvals page offer the same ones under the same titles (the
+// page all but "Allow for a day", see askApprovers). "Allow for a day" is
+// an allow grant too, so it is offered exactly where "Always allow" is.
 func choices(q policy.Question) []choice {
 	opts := []choice{{policy.AllowOnce, "Allow once"}}
 	if q.AllowGrantable && q.Suggestion != nil {
-		opts = append(opts, choice{policy.AlwaysAllow, "Always allow " + scope(*q.Suggestion)})
+		opts = append(opts,
+			choice{policy.AlwaysAllow, "Always allow " + scope(*q.Suggestion)},
+			choice{policy.AllowForADay, "Allow for a day " + scope(*q.Suggestion)})
 	}
 	opts = append(opts, choice{policy.DenyOnce, "Deny once"})
 	if q.Suggestion != nil {
@@ -222,7 +226,7 @@ func permissionMessage(q policy.Question) string {
 		fmt.Fprintf(&b, "A grant allows %s, but it did not answer this call (another place, expired, or the grants store is out of reach).\n", scope(g))
 	}
 	if q.AllowGrantable && q.Suggestion != nil {
-		fmt.Fprintf(&b, "\"Always allow\" would allow %s from now on.\n", scope(*q.Suggestion))
+		fmt.Fprintf(&b, "\"Always allow\" would allow %s from now on; \"Allow for a day\", for the next 24 hours.\n", scope(*q.Suggestion))
 	}
 	// What the decision is about, as the policy read it (a relative path
 	// resolved), before any argument: extra arguments the model adds

@@ -42,7 +42,7 @@ func TestPermissionMessageCannotBeForged(t *testing.T) {
 	require.Len(t, lines, 4+5+1, "one line for each of the proxy's, the arguments' and the reason:\n%s", msg)
 	assert.Equal(t, "The agent wants to run write_file.", lines[0])
 	assert.Equal(t, "Asked because no rule covers this call.", lines[1])
-	assert.Equal(t, `"Always allow" would allow write_file under "/wide/\u202e\u2066\u200b\u2028\ufeff\u00a0\u3164\ufe0f\udb40\udc41\u0000\u001b\nx" from now on.`, lines[2])
+	assert.Equal(t, `"Always allow" would allow write_file under "/wide/\u202e\u2066\u200b\u2028\ufeff\u00a0\u3164\ufe0f\udb40\udc41\u0000\u001b\nx" from now on; "Allow for a day", for the next 24 hours.`, lines[2])
 	assert.Equal(t, "Its arguments:", lines[3])
 	for _, line := range lines[4:9] {
 		assert.True(t, strings.HasPrefix(line, "  "), "an argument's line is indented: %q", line)

@@ -141,7 +141,7 @@ func TestProxyFilesystemAskThroughHost(t *testing.T) {
 		assert.Contains(t, msg, want, "the question")
 	}
 	values, titles := permissionChoices(t, qs[0])
-	require.Equal(t, []string{"allow-once", "always-allow", "deny-once", "always-deny"}, values, "choices (titles %v)", titles)
+	require.Equal(t, []string{"allow-once", "always-allow", "allow-for-a-day", "deny-once", "always-deny"}, values, "choices (titles %v)", titles)
 	require.Len(t, titles, len(values), "titles %v", titles)
 	require.Equal(t, "Always allow write_file under "+filepath.Join(dir, "drafts"), titles[1], "the always-allow choice's title")
 	gs0, err := grants.Open(grantsFile)

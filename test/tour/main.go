@@ -45,7 +45,7 @@ type step struct {
 	arguments map[string]any
 	answer    string // the human's choice when asked; "" expects no question
 	wantError bool   // the call is refused
-	noAlways  bool   // the question must not offer "Always allow"
+	noAlways  bool   // the question must not offer "Always allow" (nor "Allow for a day")
 }
 
 func run() error {
@@ -364,7 +364,7 @@ func (h *host) play(n int, s step) error {
 			if strings.HasPrefix(o.Title, s.answer) && s.answer != "" {
 				choice = o.Const
 			}
-			if s.noAlways && strings.HasPrefix(o.Title, "Always allow") {
+			if s.noAlways && (strings.HasPrefix(o.Title, "Always allow") || strings.HasPrefix(o.Title, "Allow for a day")) {
 				return nil, fmt.Errorf("offered %q", o.Title)
 			}
 		}

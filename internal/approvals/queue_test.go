@@ -15,7 +15,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
 )
 
-func newQueue(t *testing.T) *approvals.Queue {
+func newQueue(t *testing.T) *approvals.FileQueue {
 	t.Helper()
 	q, err := approvals.Open(filepath.Join(t.TempDir(), "grants.json"))
 	require.NoError(t, err)
@@ -41,7 +41,7 @@ type await struct {
 	warnings []error
 }
 
-func startAwait(ctx context.Context, q *approvals.Queue, qu approvals.Question) *await {
+func startAwait(ctx context.Context, q *approvals.FileQueue, qu approvals.Question) *await {
 	a := &await{done: make(chan struct{})}
 	go func() {
 		defer close(a.done)

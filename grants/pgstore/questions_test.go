@@ -17,7 +17,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/internal/pgtest"
 )
 
-func openQuestions(t *testing.T, url string, o pgstore.QuestionOptions) *pgstore.Questions {
+func openQuestions(t testing.TB, url string, o pgstore.QuestionOptions) *pgstore.Questions {
 	t.Helper()
 	q, err := pgstore.OpenQuestions(context.Background(), url, o)
 	if err != nil {

@@ -241,3 +241,19 @@ func TestAnAnswerJustBeforeTheDeadlineCounts(t *testing.T) {
 	require.NoError(t, a.err)
 	assert.Equal(t, "allow-once", a.answer.Action)
 }
+
+// A queue no proxy has put a question in says so (approve and the page
+// then warn that their --grants may not be the proxies'); the first
+// question, even withdrawn since, makes it used.
+func TestQueueIsUsedOnceAQuestionWasPut(t *testing.T) {
+	q := newQueue(t)
+	used, err := q.Used()
+	require.NoError(t, err)
+	assert.False(t, used)
+	qu := question(t, "write_file", `{"path":"/srv/a"}`)
+	require.NoError(t, q.Put(qu))
+	q.Withdraw(qu.ID)
+	used, err = q.Used()
+	require.NoError(t, err)
+	assert.True(t, used)
+}

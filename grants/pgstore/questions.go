@@ -143,7 +143,10 @@ func (q *Questions) notify(ctx context.Context, tx pgx.Tx, id string) error {
 	return err
 }
 
-// Put adds the question and announces it.
+// Put adds the question and announces it. Its deadline is kept by the
+// database's clock (now plus the time it has left by the proxy's), so an
+// approver whose clock is off is refused as too late exactly when the
+// proxy gives up.
 func (q *Questions) Put(qu approvals.Question) error {
 	if err := approvals.CheckQuestion(qu); err != nil {
 		return err
@@ -155,7 +158,8 @@ func (q *Questions) Put(qu approvals.Question) error {
 	ctx, cancel := opContext()
 	defer cancel()
 	err = pgx.BeginFunc(ctx, q.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "INSERT INTO mcp_policy_questions (id, digest, question_json) VALUES ($1, $2, $3)", qu.ID, qu.Digest, data); err != nil {
+		if _, err := tx.Exec(ctx, "INSERT INTO mcp_policy_questions (id, digest, question_json, deadline_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))",
+			qu.ID, qu.Digest, data, time.Until(qu.Deadline).Seconds()); err != nil {
 			return err
 		}
 		return q.notify(ctx, tx, qu.ID)
@@ -273,8 +277,9 @@ func (q *Questions) Answer(id, digest, action, by string) error {
 	return pgx.BeginFunc(ctx, q.pool, func(tx pgx.Tx) error {
 		var data []byte
 		var answered bool
-		err := tx.QueryRow(ctx, "SELECT question_json, answer_json IS NOT NULL FROM mcp_policy_questions WHERE id = $1 AND "+alive+" FOR UPDATE",
-			id, q.stale()).Scan(&data, &answered)
+		var left float64 // seconds, by the database's clock
+		err := tx.QueryRow(ctx, "SELECT question_json, answer_json IS NOT NULL, extract(epoch FROM deadline_at - now())::float8 FROM mcp_policy_questions WHERE id = $1 AND "+alive+" FOR UPDATE",
+			id, q.stale()).Scan(&data, &answered, &left)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return approvals.NotPending(id)
 		}
@@ -288,7 +293,7 @@ func (q *Questions) Answer(id, digest, action, by string) error {
 		if err != nil {
 			return err
 		}
-		a, err := approvals.NewAnswer(qu, digest, action, by)
+		a, err := approvals.NewAnswer(qu, time.Duration(left*float64(time.Second)), digest, action, by)
 		if err != nil {
 			return err
 		}

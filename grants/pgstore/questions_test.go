@@ -281,3 +281,26 @@ func TestMigrationAddsTheQueueKeepingGrants(t *testing.T) {
 		t.Fatal("the migration lost a grant")
 	}
 }
+
+// The deadline that counts is the database's: a question whose time ran
+// out there is too late to answer, whatever the question's own deadline
+// (written by the proxy's clock) says to an approver whose clock is off.
+func TestTheDeadlineIsTheDatabases(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	q := openQuestions(t, url, pgstore.QuestionOptions{})
+	qu := question(time.Hour)
+	if err := q.Put(qu); err != nil {
+		t.Fatal(err)
+	}
+	c, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	if _, err := c.Exec(context.Background(), "UPDATE mcp_policy_questions SET deadline_at = now() - interval '1 second'"); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Answer(qu.ID, qu.Digest, "allow-once", "x"); !errors.Is(err, approvals.ErrTooLate) {
+		t.Fatalf("past the database's deadline: %v", err)
+	}
+}

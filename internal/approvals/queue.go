@@ -233,7 +233,7 @@ func (q *FileQueue) Answer(id, digest, action, by string) error {
 	if err != nil {
 		return err
 	}
-	a, err := NewAnswer(qu, digest, action, by)
+	a, err := NewAnswer(qu, time.Until(qu.Deadline), digest, action, by)
 	if err != nil {
 		return err
 	}
@@ -250,10 +250,12 @@ func (q *FileQueue) Answer(id, digest, action, by string) error {
 }
 
 // NewAnswer is the answer to qu as shown with digest, or why there can be
-// none: its time ran out (ErrTooLate), digest is another call's, or
-// action is not one of its answers. Every queue answers through it.
-func NewAnswer(qu Question, digest, action, by string) (Answer, error) {
-	if !time.Now().Before(qu.Deadline) {
+// none: its time ran out (left, the time it has left by the clock of
+// whatever keeps the queue, is not positive: ErrTooLate), digest is
+// another call's, or action is not one of its answers. Every queue
+// answers through it.
+func NewAnswer(qu Question, left time.Duration, digest, action, by string) (Answer, error) {
+	if left <= 0 {
 		return Answer{}, fmt.Errorf("%w: question %s was refused unanswered at %s, when its time ran out", ErrTooLate, qu.ID, qu.Deadline.Local().Format(time.TimeOnly))
 	}
 	if qu.Digest != digest {

@@ -98,7 +98,7 @@ func approvalsCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, 
 	grantsFile := fset.String("grants", "", "the grants file or postgres:// URL the proxies share (required)")
 	listen := fset.String("listen", "", "the address to serve the page on (port 0: any free port); by default a random address in 127.0.0.0/8, so that no other local service receives the page's cookie")
 	fset.Usage = func() {
-		fmt.Fprint(stderr, "usage: mcp-policy approvals --grants FILE [--listen ADDR]\n\nServes a page of the questions proxies with --grants FILE hold for an approver, and the grants in force.\n"+
+		fmt.Fprint(stderr, "usage: mcp-policy approvals --grants FILE|URL [--listen ADDR]\n\nServes a page of the questions proxies with that --grants (a file or a postgres:// URL) hold for an approver, and the grants in force.\n"+
 			"It prints a link that opens the page once; press Enter for another (a new browser, or a session past 12 hours).\n\nflags:\n")
 		fset.PrintDefaults()
 	}
@@ -176,8 +176,8 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 	fset.SetOutput(stderr)
 	grantsFile := fset.String("grants", "", "the grants file or postgres:// URL the proxies share (required)")
 	fset.Usage = func() {
-		fmt.Fprint(stderr, "usage: mcp-policy approve --grants FILE [list | show ID | allow|deny|always-allow|always-deny ID]\n\n"+
-			"Lists the questions proxies with --grants FILE hold for an approver, shows one with all its\n"+
+		fmt.Fprint(stderr, "usage: mcp-policy approve --grants FILE|URL [list | show ID | allow|deny|always-allow|always-deny ID]\n\n"+
+			"Lists the questions proxies with that --grants (a file or a postgres:// URL) hold for an approver, shows one with all its\n"+
 			"arguments (read it before you answer), or answers one: allow or deny once, or always (the\n"+
 			"proxy remembers the grant the question names).\n\nflags:\n")
 		fset.PrintDefaults()

@@ -288,7 +288,7 @@ func (p *Page) show(w http.ResponseWriter, s *session, grantsView bool) {
 		Said, Error     string
 		CSRF            string
 		QueueErr, GrErr string
-	}{GrantsView: grantsView, GrantsFile: visible.Whole(p.grants.File()), CSRF: csrf}
+	}{GrantsView: grantsView, GrantsFile: visible.Whole(p.queue.Grants()), CSRF: csrf}
 	if n != nil && n.failed {
 		data.Error = visible.Lines(n.text)
 	} else if n != nil {

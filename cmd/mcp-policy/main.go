@@ -459,7 +459,7 @@ func questionsGo(ask string, queue approvals.Queue) string {
 	case queue == nil && ask == proxy.AskElicit:
 		return "to the host (refused if it cannot elicit)"
 	case queue == nil:
-		return "to the host (refused if it cannot elicit; give --grants FILE or a postgres:// URL to approve with `mcp-policy approvals` instead)"
+		return "to the host (refused if it cannot elicit; give --grants FILE to approve with `mcp-policy approvals` instead)"
 	case ask == proxy.AskApprovals:
 		return "to `mcp-policy approvals` (--ask approvals)"
 	case ask == proxy.AskElicit:

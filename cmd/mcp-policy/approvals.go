@@ -13,30 +13,62 @@ import (
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/grants/pgstore"
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/internal/visible"
 )
 
 // openQueue reads --grants for approvals and approve: the grants store
-// and the queue beside it.
-func openQueue(file string) (*grants.Store, *approvals.Queue, error) {
+// and the queue where the grants are (beside the file, or in the
+// database), and what closes them.
+func openQueue(file string) (*grants.Store, approvals.Queue, func(), error) {
 	path, err := cliconfig.ExpandPath("--grants", file)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if path == "" {
-		return nil, nil, errors.New("give --grants FILE: the grants file the proxies were started with (their questions wait beside it)")
+		return nil, nil, nil, errors.New("give --grants FILE or postgres:// URL: the grants the proxies were started with (their questions wait there)")
+	}
+	if cliconfig.IsPostgres(path) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		store, err := pgstore.Open(ctx, path, pgstore.Options{})
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("--grants: %w", err)
+		}
+		queue, err := openPostgresQueue(path)
+		if err != nil {
+			store.Close()
+			return nil, nil, nil, fmt.Errorf("--grants: %w", err)
+		}
+		return store, queue, func() { queue.Close(); store.Close() }, nil
 	}
 	store, err := grants.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--grants: %w", err)
+		return nil, nil, nil, fmt.Errorf("--grants: %w", err)
 	}
 	queue, err := approvals.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--grants: %w", err)
+		return nil, nil, nil, fmt.Errorf("--grants: %w", err)
 	}
-	return store, queue, nil
+	return store, queue, func() { store.Close() }, nil
+}
+
+// openPostgresQueue is the queue in the grants database at url.
+func openPostgresQueue(url string) (*pgstore.Questions, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return pgstore.OpenQuestions(ctx, url, pgstore.QuestionOptions{})
+}
+
+// warnUnused tells the human when no proxy has ever put a question in
+// queue: they most likely named another grants file or database than
+// their proxies'.
+func warnUnused(queue approvals.Queue, stderr io.Writer, cmd string) {
+	if used, err := queue.Used(); err == nil && !used {
+		fmt.Fprintf(stderr, "mcp-policy %s: warning: no proxy has put a question in %s yet: is this the --grants your proxies use?\n", cmd, queue.Grants())
+	}
 }
 
 // parseInterleaved parses fset's flags wherever they stand among the
@@ -63,10 +95,10 @@ func parseInterleaved(fset *flag.FlagSet, args []string) ([]string, error) {
 func approvalsCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, signals <-chan int) int {
 	fset := flag.NewFlagSet("approvals", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	grantsFile := fset.String("grants", "", "the grants file the proxies share (required)")
+	grantsFile := fset.String("grants", "", "the grants file or postgres:// URL the proxies share (required)")
 	listen := fset.String("listen", "", "the address to serve the page on (port 0: any free port); by default a random address in 127.0.0.0/8, so that no other local service receives the page's cookie")
 	fset.Usage = func() {
-		fmt.Fprint(stderr, "usage: mcp-policy approvals --grants FILE [--listen ADDR]\n\nServes a page of the questions proxies with --grants FILE hold for an approver, and the grants in force.\n"+
+		fmt.Fprint(stderr, "usage: mcp-policy approvals --grants FILE|URL [--listen ADDR]\n\nServes a page of the questions proxies with that --grants (a file or a postgres:// URL) hold for an approver, and the grants in force.\n"+
 			"It prints a link that opens the page once; press Enter for another (a new browser, or a session past 12 hours).\n\nflags:\n")
 		fset.PrintDefaults()
 	}
@@ -84,10 +116,12 @@ func approvalsCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, 
 	if len(pos) > 0 {
 		return fail(exitUsage, "unexpected argument %q", pos[0])
 	}
-	store, queue, err := openQueue(*grantsFile)
+	store, queue, closeQueue, err := openQueue(*grantsFile)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
+	defer closeQueue()
+	warnUnused(queue, stderr, "approvals")
 	var ln net.Listener
 	if *listen == "" {
 		var note string
@@ -116,7 +150,7 @@ func approvalsCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, 
 	srv := &http.Server{Handler: page, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stderr, "mcp-policy approvals: the questions of every proxy with --grants %s, and its grants. Open this link; it works once (press Enter for another), Ctrl-C to stop:\n", store.File())
+	fmt.Fprintf(stderr, "mcp-policy approvals: the questions of every proxy with --grants %s, and its grants. Open this link; it works once (press Enter for another), Ctrl-C to stop:\n", queue.Grants())
 	fmt.Fprintln(stdout, page.NewLink(addr.String()))
 	go func() {
 		lines := bufio.NewScanner(stdin)
@@ -140,10 +174,10 @@ func approvalsCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, 
 func approveCommand(args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("approve", flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	grantsFile := fset.String("grants", "", "the grants file the proxies share (required)")
+	grantsFile := fset.String("grants", "", "the grants file or postgres:// URL the proxies share (required)")
 	fset.Usage = func() {
-		fmt.Fprint(stderr, "usage: mcp-policy approve --grants FILE [list | show ID | allow|deny|always-allow|always-deny ID]\n\n"+
-			"Lists the questions proxies with --grants FILE hold for an approver, shows one with all its\n"+
+		fmt.Fprint(stderr, "usage: mcp-policy approve --grants FILE|URL [list | show ID | allow|deny|always-allow|always-deny ID]\n\n"+
+			"Lists the questions proxies with that --grants (a file or a postgres:// URL) hold for an approver, shows one with all its\n"+
 			"arguments (read it before you answer), or answers one: allow or deny once, or always (the\n"+
 			"proxy remembers the grant the question names).\n\nflags:\n")
 		fset.PrintDefaults()
@@ -159,10 +193,11 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcp-policy approve: "+format+"\n", a...)
 		return code
 	}
-	_, queue, err := openQueue(*grantsFile)
+	_, queue, closeQueue, err := openQueue(*grantsFile)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
+	defer closeQueue()
 	if len(pos) == 0 || (len(pos) == 1 && pos[0] == "list") {
 		qs, err := queue.Pending()
 		if err != nil {
@@ -170,6 +205,7 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		if len(qs) == 0 {
 			fmt.Fprintln(stdout, "No question is waiting.")
+			warnUnused(queue, stderr, "approve")
 		}
 		for _, q := range qs {
 			writeQuestion(stdout, q, *grantsFile, false)

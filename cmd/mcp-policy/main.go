@@ -177,15 +177,25 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail("%v", err)
 	}
-	var queue *approvals.Queue
-	if store.File() != "" {
-		if queue, err = approvals.Open(store.File()); err != nil {
+	var queue approvals.Queue
+	switch {
+	case cliconfig.IsPostgres(cfg.GrantsFile):
+		pq, err := openPostgresQueue(cfg.GrantsFile)
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer pq.Close()
+		queue = pq
+	case store.File() != "":
+		fq, err := approvals.Open(store.File())
+		if err != nil {
 			return fail("%v", err)
 		}
 		// Whoever can write an answer there approves calls.
-		cfg.Protected = append(cfg.Protected, queue.Dir())
-	} else if given(fset, "ask") && strings.Contains(*ask, proxy.AskApprovals) {
-		return fail("--ask %s needs --grants FILE: questions wait for an approver beside the grants file", *ask)
+		cfg.Protected = append(cfg.Protected, fq.Dir())
+		queue = fq
+	case given(fset, "ask") && strings.Contains(*ask, proxy.AskApprovals):
+		return fail("--ask %s needs --grants (a file or a postgres:// URL): questions wait for an approver where the grants are", *ask)
 	}
 	serverText := *serverURL
 	if serverText == "" {
@@ -442,7 +452,7 @@ func given(fset *flag.FlagSet, name string) bool {
 }
 
 // questionsGo says where the proxy's questions go, for the start-up line.
-func questionsGo(ask string, queue *approvals.Queue) string {
+func questionsGo(ask string, queue approvals.Queue) string {
 	switch {
 	case ask == proxy.AskRefuse:
 		return "refused (--ask refuse)"

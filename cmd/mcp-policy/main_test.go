@@ -32,7 +32,7 @@ func TestProxyCommandRefusesBadFlags(t *testing.T) {
 		{[]string{"proxy", "--policy", "nope/", "--", "srv"}, "--policy nope/: no such file or directory"},
 		{[]string{"proxy", "--root", "fs=/no/such/dir", "--", "srv"}, `--root fs: directory "/no/such/dir": no such file or directory`},
 		{[]string{"proxy", "--root", "*=" + os.Args[0], "--", "srv"}, `is not a directory`},
-		{[]string{"proxy", "--ask", "elicit,approvals", "--", "srv"}, "--ask elicit,approvals needs --grants FILE"},
+		{[]string{"proxy", "--ask", "elicit,approvals", "--", "srv"}, "--ask elicit,approvals needs --grants (a file or a postgres:// URL)"},
 		{[]string{"approvals"}, "give --grants FILE"},
 		{[]string{"approvals", "--grants", "g.json", "stray"}, `unexpected argument "stray"`},
 		{[]string{"approve", "list"}, "give --grants FILE"},

@@ -21,6 +21,9 @@
 // once the grants are read again. An answer given meanwhile is queued in
 // memory (a deny answers here at once) and written when the database
 // returns; Close reports any answer it still could not write.
+//
+// Questions is the approvals queue in the same database: the questions
+// proxies hold calls on, answered by approvers on any machine.
 package pgstore
 
 import (

@@ -24,6 +24,22 @@ var migrations = []string{
 		expires_at timestamptz
 	);
 	CREATE INDEX mcp_policy_grants_seq ON mcp_policy_grants (seq);`,
+	// 2: the approvals queue (Questions): one row per pending question,
+	// the question as approvals.Question writes it, the digest its answer
+	// must name, its answer once given (NULL until then: the first answer
+	// wins), its deadline and when its proxy last showed it is alive
+	// (both by the database's clock, so the machines' clocks need not
+	// agree).
+	`CREATE TABLE mcp_policy_questions (
+		id            text PRIMARY KEY,
+		seq           bigserial NOT NULL,
+		digest        text NOT NULL,
+		question_json jsonb NOT NULL,
+		deadline_at   timestamptz NOT NULL,
+		heartbeat     timestamptz NOT NULL DEFAULT now(),
+		answer_json   jsonb
+	);
+	CREATE INDEX mcp_policy_questions_seq ON mcp_policy_questions (seq);`,
 }
 
 // SchemaVersion is the version of the schema this program writes.

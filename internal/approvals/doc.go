@@ -5,7 +5,13 @@
 // answering need not be the one driving the agent, and a host that cannot
 // elicit can still have its calls approved.
 //
-// The queue is a directory, <grants file>.pending: one JSON file per
+// Queue is what a proxy and an approver need of the queue; it lives where
+// the grants live. FileQueue, here, is a directory beside the grants file;
+// package grants/pgstore keeps one in the grants database, for approvers
+// on other machines. The checks on an answer (NewAnswer, CheckAnswer) are
+// this package's, whichever keeps the queue.
+//
+// The file queue is a directory, <grants file>.pending: one JSON file per
 // question, written by the proxy that holds the call, and one answer file
 // beside it, written by the approver. Every proxy sharing the grants file
 // shares the queue, so an approver sees the questions of all of them. The

@@ -55,7 +55,7 @@ const (
 // refused. Every form carries the session's CSRF token, and a form posted
 // from another origin is refused.
 type Page struct {
-	queue  *Queue
+	queue  Queue
 	grants *grants.Store
 	host   string        // the one Host served; "" when listening on every address
 	cookie string        // the cookie's name: one per server, so two on one machine do not evict each other
@@ -84,7 +84,7 @@ type notice struct {
 // NewPage returns the page for queue and store, served at host
 // ("127.1.2.3:4567", the listener's address; "" accepts any IP address
 // or localhost, for a server listening on every address).
-func NewPage(queue *Queue, store *grants.Store, host string) *Page {
+func NewPage(queue Queue, store *grants.Store, host string) *Page {
 	return &Page{queue: queue, grants: store, host: host, cookie: "mcp-policy-approvals-" + randomToken()[:8], life: sessionLife,
 		links: map[string]time.Time{}, sessions: map[string]*session{}}
 }
@@ -288,7 +288,7 @@ func (p *Page) show(w http.ResponseWriter, s *session, grantsView bool) {
 		Said, Error     string
 		CSRF            string
 		QueueErr, GrErr string
-	}{GrantsView: grantsView, GrantsFile: visible.Whole(p.grants.File()), CSRF: csrf}
+	}{GrantsView: grantsView, GrantsFile: visible.Whole(p.queue.Grants()), CSRF: csrf}
 	if n != nil && n.failed {
 		data.Error = visible.Lines(n.text)
 	} else if n != nil {

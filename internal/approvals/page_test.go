@@ -25,7 +25,7 @@ import (
 type served struct {
 	srv    *httptest.Server
 	page   *approvals.Page
-	queue  *approvals.Queue
+	queue  *approvals.FileQueue
 	store  *grants.Store
 	client *http.Client
 }

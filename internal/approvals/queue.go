@@ -26,14 +26,49 @@ const (
 	poll = 100 * time.Millisecond
 )
 
-// Queue is the pending questions of the proxies sharing one grants file.
-type Queue struct{ dir string }
+// Queue is where the proxies sharing one grants store put the questions
+// they hold calls on, and approvers answer them: a directory beside a
+// grants file (FileQueue), or a table beside grants in PostgreSQL
+// (package grants/pgstore). Whatever keeps it, an answer is bound to the
+// question's id and digest, the first answer wins, an answer after the
+// deadline is refused (ErrTooLate), and the questions of proxies gone
+// (untouched for StaleAfter) are dropped.
+type Queue interface {
+	// Put adds a question, to be answered; the proxy calls Withdraw when
+	// it is done with it, answered or not.
+	Put(Question) error
+	// Withdraw removes a question and its answer.
+	Withdraw(id string)
+	// Await waits for qu's answer until ctx ends, keeping qu alive.
+	// Answers that do not answer qu (CheckAnswer) are removed and
+	// reported to warn, and the wait goes on.
+	Await(ctx context.Context, qu Question, warn func(error)) (Answer, error)
+	// Answer answers question id as shown with digest (CheckAnswer), by
+	// whom ("the approvals page"); only the first answer is taken.
+	Answer(id, digest, action, by string) error
+	// Get reads one pending question.
+	Get(id string) (Question, error)
+	// Pending lists the questions waiting for an answer, oldest first.
+	Pending() ([]Question, error)
+	// Used says whether any proxy has put a question here yet: an
+	// approver pointed at a store no proxy uses is told so.
+	Used() (bool, error)
+	// Grants is the --grants value that names this queue, for the
+	// commands messages tell the human to run.
+	Grants() string
+}
+
+// FileQueue is the pending questions of the proxies sharing one grants
+// file, as files in a directory beside it.
+type FileQueue struct{ dir, grants string }
+
+var _ Queue = (*FileQueue)(nil)
 
 // Open is the queue beside the grants file (its directory is made by the
 // first question): <file>.pending, where file is the grants file with its
 // links resolved, so proxies naming one file by different links share
 // one queue.
-func Open(grantsFile string) (*Queue, error) {
+func Open(grantsFile string) (*FileQueue, error) {
 	if grantsFile == "" {
 		return nil, errors.New("approvals need a grants file (--grants FILE): the questions wait beside it")
 	}
@@ -45,20 +80,33 @@ func Open(grantsFile string) (*Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("approvals: %s: %w", grantsFile, err)
 	}
-	return &Queue{dir: file + ".pending"}, nil
+	return &FileQueue{dir: file + ".pending", grants: grantsFile}, nil
+}
+
+// Grants is the grants file as it was named.
+func (q *FileQueue) Grants() string { return q.grants }
+
+// Used says whether the queue's directory exists: the first question
+// makes it.
+func (q *FileQueue) Used() (bool, error) {
+	if err := q.checkDir(); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // Dir is the queue's directory. The policy protects it as it protects the
 // grants file: an agent that could write an answer there could approve
 // its own calls.
-func (q *Queue) Dir() string { return q.dir }
+func (q *FileQueue) Dir() string { return q.dir }
 
-func (q *Queue) questionFile(id string) string { return filepath.Join(q.dir, id+".json") }
-func (q *Queue) answerFile(id string) string   { return filepath.Join(q.dir, id+".answer") }
+func (q *FileQueue) questionFile(id string) string { return filepath.Join(q.dir, id+".json") }
+func (q *FileQueue) answerFile(id string) string   { return filepath.Join(q.dir, id+".answer") }
 
-// Put adds a question, to be answered; the proxy calls Withdraw when it is
-// done with it, answered or not.
-func (q *Queue) Put(qu Question) error {
+// Put writes the question's file.
+func (q *FileQueue) Put(qu Question) error {
 	if err := CheckID(qu.ID); err != nil {
 		return err
 	}
@@ -76,7 +124,7 @@ func (q *Queue) Put(qu Question) error {
 }
 
 // Withdraw removes a question and its answer.
-func (q *Queue) Withdraw(id string) {
+func (q *FileQueue) Withdraw(id string) {
 	if CheckID(id) != nil {
 		return
 	}
@@ -85,20 +133,20 @@ func (q *Queue) Withdraw(id string) {
 }
 
 // Get reads one pending question.
-func (q *Queue) Get(id string) (Question, error) {
+func (q *FileQueue) Get(id string) (Question, error) {
 	if err := CheckID(id); err != nil {
 		return Question{}, err
 	}
 	return q.read(q.questionFile(id))
 }
 
-func (q *Queue) read(file string) (Question, error) {
+func (q *FileQueue) read(file string) (Question, error) {
 	if err := q.checkDir(); err != nil {
 		return Question{}, err
 	}
 	data, err := readSafe(file, maxQuestion)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Question{}, fmt.Errorf("no question %s is pending: too late (its time ran out and the call was refused), answered already, or its proxy is gone", strings.TrimSuffix(filepath.Base(file), ".json"))
+		return Question{}, NotPending(strings.TrimSuffix(filepath.Base(file), ".json"))
 	}
 	if err != nil {
 		return Question{}, fmt.Errorf("approvals: %w", err)
@@ -119,7 +167,7 @@ func (q *Queue) read(file string) (Question, error) {
 // Pending lists the questions waiting for an answer, oldest first. The
 // questions of proxies gone (untouched for StaleAfter) are removed; an
 // unreadable file is skipped (a proxy may be writing it).
-func (q *Queue) Pending() ([]Question, error) {
+func (q *FileQueue) Pending() ([]Question, error) {
 	if err := q.checkDir(); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	} else if err != nil {
@@ -159,7 +207,7 @@ func (q *Queue) Pending() ([]Question, error) {
 // removeOrphan removes, once it is StaleAfter old, an answer whose
 // question is gone (its proxy withdrew it as the approver wrote) or a
 // temporary file a crash left: nothing reads them.
-func (q *Queue) removeOrphan(e fs.DirEntry) {
+func (q *FileQueue) removeOrphan(e fs.DirEntry) {
 	name := e.Name()
 	id, isAnswer := strings.CutSuffix(name, ".answer")
 	switch {
@@ -180,30 +228,76 @@ func (q *Queue) removeOrphan(e fs.DirEntry) {
 // the question is no longer pending, when its digest is not the one shown
 // (it is another call), when action is not one of its answers, or when
 // someone answered first.
-func (q *Queue) Answer(id, digest, action, by string) error {
+func (q *FileQueue) Answer(id, digest, action, by string) error {
 	qu, err := q.Get(id)
 	if err != nil {
 		return err
 	}
-	if !time.Now().Before(qu.Deadline) {
-		return fmt.Errorf("%w: question %s was refused unanswered at %s, when its time ran out", ErrTooLate, id, qu.Deadline.Local().Format(time.TimeOnly))
+	a, err := NewAnswer(qu, time.Until(qu.Deadline), digest, action, by)
+	if err != nil {
+		return err
 	}
-	if qu.Digest != digest {
-		return fmt.Errorf("question %s is not the call you were shown (its arguments' digest differs): not answered", id)
-	}
-	if !qu.offers(action) {
-		return fmt.Errorf("question %s does not offer %q (its answers: %s)", id, action, actions(qu))
-	}
-	data, err := json.Marshal(Answer{ID: id, Digest: digest, Action: action, By: by, At: time.Now().UTC()})
+	data, err := json.Marshal(a)
 	if err != nil {
 		return err
 	}
 	if err := writeNew(q.answerFile(id), data); errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("question %s was answered already", id)
+		return AnsweredAlready(id)
 	} else if err != nil {
 		return err
 	}
 	return nil
+}
+
+// NewAnswer is the answer to qu as shown with digest, or why there can be
+// none: its time ran out (left, the time it has left by the clock of
+// whatever keeps the queue, is not positive: ErrTooLate), digest is
+// another call's, or action is not one of its answers. Every queue
+// answers through it.
+func NewAnswer(qu Question, left time.Duration, digest, action, by string) (Answer, error) {
+	if left <= 0 {
+		return Answer{}, fmt.Errorf("%w: question %s was refused unanswered at %s, when its time ran out", ErrTooLate, qu.ID, qu.Deadline.Local().Format(time.TimeOnly))
+	}
+	if qu.Digest != digest {
+		return Answer{}, fmt.Errorf("question %s is not the call you were shown (its arguments' digest differs): not answered", qu.ID)
+	}
+	if !qu.offers(action) {
+		return Answer{}, fmt.Errorf("question %s does not offer %q (its answers: %s)", qu.ID, action, actions(qu))
+	}
+	return Answer{ID: qu.ID, Digest: digest, Action: action, By: by, At: time.Now().UTC()}, nil
+}
+
+// AnsweredAlready is the error for an answer that came second.
+func AnsweredAlready(id string) error { return fmt.Errorf("question %s was answered already", id) }
+
+// NotPending is the error for a question that is not (or no longer)
+// waiting.
+func NotPending(id string) error {
+	return fmt.Errorf("no question %s is pending: too late (its time ran out and the call was refused), answered already, or its proxy is gone", id)
+}
+
+// CheckAnswer says whether a is an answer to qu — its id, its digest, one
+// of its actions — wrapping ErrBadAnswer when it is not: a waiting proxy
+// takes no other.
+func CheckAnswer(qu Question, a Answer) error {
+	switch {
+	case a.ID != qu.ID:
+		return fmt.Errorf("%w: it answers question %.40q", ErrBadAnswer, a.ID)
+	case a.Digest != qu.Digest:
+		return fmt.Errorf("%w: it was given for another call (digest %.16s…, this call's %.16s…)", ErrBadAnswer, a.Digest, qu.Digest)
+	case !qu.offers(a.Action):
+		return fmt.Errorf("%w: %.40q is not one of its answers", ErrBadAnswer, a.Action)
+	}
+	return nil
+}
+
+// CheckQuestion refuses a question read from a queue that offers an
+// answer that is none of the four.
+func CheckQuestion(qu Question) error {
+	if err := CheckID(qu.ID); err != nil {
+		return err
+	}
+	return qu.known()
 }
 
 func actions(qu Question) string {
@@ -223,7 +317,7 @@ var ErrBadAnswer = errors.New("an answer that does not answer this question")
 // Await waits for qu's answer until ctx ends, keeping qu alive
 // (Heartbeat). Answers that are not to qu — its id and digest, one of its
 // actions — are removed and reported to warn, and the wait goes on.
-func (q *Queue) Await(ctx context.Context, qu Question, warn func(error)) (Answer, error) {
+func (q *FileQueue) Await(ctx context.Context, qu Question, warn func(error)) (Answer, error) {
 	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	lastBeat := time.Now()
@@ -261,7 +355,7 @@ func (q *Queue) Await(ctx context.Context, qu Question, warn func(error)) (Answe
 }
 
 // answerOf reads qu's answer: fs.ErrNotExist while there is none.
-func (q *Queue) answerOf(qu Question) (Answer, error) {
+func (q *FileQueue) answerOf(qu Question) (Answer, error) {
 	data, err := readSafe(q.answerFile(qu.ID), maxAnswer)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		// A link, a FIFO, a file too big: planted, not written by Answer.
@@ -274,13 +368,8 @@ func (q *Queue) answerOf(qu Question) (Answer, error) {
 	if err := json.Unmarshal(data, &a); err != nil {
 		return Answer{}, fmt.Errorf("%w: %v", ErrBadAnswer, err)
 	}
-	switch {
-	case a.ID != qu.ID:
-		return Answer{}, fmt.Errorf("%w: it answers question %.40q", ErrBadAnswer, a.ID)
-	case a.Digest != qu.Digest:
-		return Answer{}, fmt.Errorf("%w: it was given for another call (digest %.16s…, this call's %.16s…)", ErrBadAnswer, a.Digest, qu.Digest)
-	case !qu.offers(a.Action):
-		return Answer{}, fmt.Errorf("%w: %.40q is not one of its answers", ErrBadAnswer, a.Action)
+	if err := CheckAnswer(qu, a); err != nil {
+		return Answer{}, err
 	}
 	return a, nil
 }
@@ -292,7 +381,7 @@ var ErrTooLate = errors.New("too late")
 // checkDir refuses a queue directory that is not a directory of the
 // user's own, closed to others (see checkOwner): a queue another user
 // made beforehand would let them read every question and answer them.
-func (q *Queue) checkDir() error {
+func (q *FileQueue) checkDir() error {
 	info, err := os.Lstat(q.dir)
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
 )
 
-func newQueue(t *testing.T) *approvals.Queue {
+func newQueue(t *testing.T) *approvals.FileQueue {
 	t.Helper()
 	q, err := approvals.Open(filepath.Join(t.TempDir(), "grants.json"))
 	require.NoError(t, err)
@@ -41,7 +41,7 @@ type await struct {
 	warnings []error
 }
 
-func startAwait(ctx context.Context, q *approvals.Queue, qu approvals.Question) *await {
+func startAwait(ctx context.Context, q *approvals.FileQueue, qu approvals.Question) *await {
 	a := &await{done: make(chan struct{})}
 	go func() {
 		defer close(a.done)
@@ -240,4 +240,20 @@ func TestAnAnswerJustBeforeTheDeadlineCounts(t *testing.T) {
 	<-a.done
 	require.NoError(t, a.err)
 	assert.Equal(t, "allow-once", a.answer.Action)
+}
+
+// A queue no proxy has put a question in says so (approve and the page
+// then warn that their --grants may not be the proxies'); the first
+// question, even withdrawn since, makes it used.
+func TestQueueIsUsedOnceAQuestionWasPut(t *testing.T) {
+	q := newQueue(t)
+	used, err := q.Used()
+	require.NoError(t, err)
+	assert.False(t, used)
+	qu := question(t, "write_file", `{"path":"/srv/a"}`)
+	require.NoError(t, q.Put(qu))
+	q.Withdraw(qu.ID)
+	used, err = q.Used()
+	require.NoError(t, err)
+	assert.True(t, used)
 }

@@ -78,9 +78,11 @@ func (p *Proxy) routeLine(host string, caps capsSeen) string {
 	return fmt.Sprintf("%s cannot elicit (no form elicitation in its capabilities): what needs asking is refused%s", host, hint)
 }
 
-// approvalsCommand is the command that answers this proxy's questions.
+// approvalsCommand is the command that answers this proxy's questions:
+// its queue's --grants (a file, or a postgres:// URL without its
+// password).
 func (p *Proxy) approvalsCommand(cmd string) string {
-	return "mcp-policy " + cmd + " --grants " + shellWord(p.opt.store.File())
+	return "mcp-policy " + cmd + " --grants " + shellWord(p.opt.approvals.Grants())
 }
 
 // shellWord quotes s for a POSIX shell when it needs it.
@@ -135,6 +137,8 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 	if err != nil {
 		return policy.Answer{Unanswered: err}
 	}
+	// The wait was logged; so is its end, and who ended it.
+	p.warnf("question %s answered %s by %s", aq.ID, a.Action, visible.Shown(a.By, maxShown))
 	return policy.Answer{Action: policy.Action(a.Action)}
 }
 

@@ -34,7 +34,7 @@ type Options struct {
 	Ask string
 	// Approvals is the queue questions wait in for an approver (when Ask
 	// names approvals); nil for none, and then no question goes there.
-	Approvals *approvals.Queue
+	Approvals approvals.Queue
 	// Server is the server as an approver is told of it: its command or
 	// URL.
 	Server string
@@ -52,7 +52,7 @@ type options struct {
 	source     policy.RuleSource
 	decisions  func(policy.Record)
 	askMode    string
-	approvals  *approvals.Queue
+	approvals  approvals.Queue
 	server     string
 	askTimeout time.Duration
 	rootsFixed bool // --root given: the host's roots are passed up, not used

@@ -67,7 +67,7 @@ func TestInitializeSaysWhereQuestionsGo(t *testing.T) {
 	approvalsCmd := "`mcp-policy approvals --grants " + file + "` (or `mcp-policy approve --grants " + file + "`)"
 	for _, c := range []struct {
 		ask   string
-		queue *approvals.Queue
+		queue approvals.Queue
 		caps  string
 		want  string
 		route asked

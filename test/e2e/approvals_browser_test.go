@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/internal/pgtest"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
 
@@ -304,4 +305,40 @@ func TestApprovalsCredentialStaysWithThePage(t *testing.T) {
 	steps(t, other, "a fresh link",
 		chromedp.Navigate(a.newLink(t)),
 		chromedp.WaitVisible(chromedp.CSS(`#pending`)))
+}
+
+// TestApprovalsPageAnswersThroughPostgres: with --grants postgres://, the
+// page `mcp-policy approvals` serves (another process, on another machine
+// as far as the database knows) shows the proxy's held question; Always
+// allow lets the call finish, the proxy logs that the page answered, and
+// the grant is in the database.
+func TestApprovalsPageAnswersThroughPostgres(t *testing.T) {
+	server, dir := officialFSServer(t)
+	db := pgtest.NewDatabase(t)
+	url := startApprovals(t, db).link
+	ph := startProxied(t, []string{"--grants", db}, server, hostOptions{}) // no elicitation capability
+	ctx := browser(t)
+	notes := filepath.Join(dir, "notes.md")
+	held := make(chan *mcp.CallToolResult, 1)
+	go func() { held <- ph.call("write_file", map[string]any{"path": notes, "content": "hi"}) }()
+
+	steps(t, ctx, "open the printed URL and see the question",
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.CSS(`article.question`)))
+	assert.Contains(t, bounded(t, ctx, "the question", chromedp.Text(chromedp.CSS(`article.question`))), notes)
+	steps(t, ctx, "click Always allow",
+		chromedp.Click(chromedp.CSS(`article.question button[value="always-allow"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`p.notice, p.error`)))
+	require.Empty(t, bounded(t, ctx, "no error", chromedp.Evaluate[string](`document.querySelector("p.error")?.textContent ?? ""`)))
+	select {
+	case r := <-held:
+		wantCallOK(t, r)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the held call did not finish after the answer\n%s", ph.stderr)
+	}
+	wantFile(t, notes, "hi")
+	assert.Contains(t, ph.stderr.String(), "answered always-allow by the approvals page")
+	out, err := exec.Command(proxyBinary(t), "grants", "list", "--grants", db).CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "write_file", "the grant, in the database")
 }

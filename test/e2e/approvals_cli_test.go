@@ -50,6 +50,9 @@ func waitQuestion(t *testing.T, grantsFile, tool string) string {
 func TestApproveCommandAnswersAHeldCall(t *testing.T) {
 	dir := t.TempDir()
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
+	out, err := approve(t, grantsFile, "list")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "no proxy has put a question in "+grantsFile+" yet: is this the --grants your proxies use?")
 	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile}, []string{fsserver, dir}, nil)
 	h.initialize(map[string]any{})
 	h.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
@@ -57,7 +60,7 @@ func TestApproveCommandAnswersAHeldCall(t *testing.T) {
 		"_meta": map[string]any{"progressToken": "p1"}}})
 
 	id := waitQuestion(t, grantsFile, "fs_write")
-	out, err := approve(t, grantsFile, "list")
+	out, err = approve(t, grantsFile, "list")
 	require.NoError(t, err)
 	assert.Contains(t, out, "The agent wants to run fs_write.")
 	assert.Contains(t, out, "mcp-policy approve --grants "+grantsFile+" allow "+id+"   # Allow once")
@@ -82,6 +85,7 @@ func TestApproveCommandAnswersAHeldCall(t *testing.T) {
 	require.True(t, ok, "%v", r)
 	assert.NotEqual(t, true, result["isError"], "%v", r)
 	wantFile(t, filepath.Join(dir, "notes.md"), "hi")
+	h.waitStderr("question " + id + " answered allow-once by the approve command")
 	store, err := grants.Open(grantsFile)
 	require.NoError(t, err)
 	assert.Empty(t, store.List(), "allow once remembers nothing")

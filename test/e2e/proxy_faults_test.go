@@ -299,7 +299,7 @@ func TestProxyBadConfigStopsBeforeTheServer(t *testing.T) {
 		{"rego", []string{"--policy", badRego}, badRego + ":4: rego_type_error: undefined function undefined_fn"},
 		{"grants", []string{"--grants", badGrants}, badGrants + ":3: rule 2"},
 		{"ask", []string{"--ask", "sometimes"}, `--ask "sometimes": want elicit, approvals, elicit,approvals or refuse`},
-		{"approvals-without-grants", []string{"--ask", "approvals"}, "--ask approvals needs --grants FILE"},
+		{"approvals-without-grants", []string{"--ask", "approvals"}, "--ask approvals needs --grants (a file or a postgres:// URL)"},
 		{"root", []string{"--root", "fs"}, `--root "fs": want KEY=DIR`},
 		{"unknown-flag", []string{"--no-such-flag"}, "flag provided but not defined"},
 	} {

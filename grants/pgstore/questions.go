@@ -1,0 +1,384 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mcp-policy/mcp-policy/internal/approvals"
+)
+
+// questionsChannel is the NOTIFY channel a question put, answered or
+// withdrawn is announced on (the payload is its id).
+const questionsChannel = "mcp_policy_questions"
+
+// maxQuestionJSON bounds a question row as the file queue bounds a
+// question file: a question holds the call's arguments whole.
+const maxQuestionJSON = 32 << 20
+
+// QuestionOptions tune a Questions queue; the zero value is the default.
+type QuestionOptions struct {
+	// Heartbeat is how often a waiting proxy marks its question alive;
+	// StaleAfter how long unmarked a question is taken for a dead
+	// proxy's. Defaults approvals.Heartbeat and approvals.StaleAfter.
+	Heartbeat, StaleAfter time.Duration
+}
+
+// Questions is the approvals queue in PostgreSQL, beside the grants: the
+// questions of every proxy pointed at the database, answered by
+// `mcp-policy approvals` or `approve` on any machine. The answer is
+// written in the transaction that reads the question (FOR UPDATE), so of
+// two approvers answering at once one wins and the other is told; a
+// NOTIFY wakes the waiting proxy.
+type Questions struct {
+	pool   *pgxpool.Pool
+	cfg    *pgx.ConnConfig
+	grants string // the URL, redacted
+	o      QuestionOptions
+
+	mu      sync.Mutex
+	changed chan struct{} // closed (and replaced) on every notification
+
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+var _ approvals.Queue = (*Questions)(nil)
+
+// OpenQuestions connects to the database at connString, creates or
+// migrates the schema (the grants' and the queue's are one), and listens
+// for the queue's notifications. Close it when done.
+func OpenQuestions(ctx context.Context, connString string, o QuestionOptions) (*Questions, error) {
+	if o.Heartbeat <= 0 {
+		o.Heartbeat = approvals.Heartbeat
+	}
+	if o.StaleAfter <= 0 {
+		o.StaleAfter = approvals.StaleAfter
+	}
+	pcfg, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		return nil, fmt.Errorf("approvals: postgres: %s: %w", Redact(connString), err)
+	}
+	pcfg.MaxConns = 4
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("approvals: postgres: %w", err)
+	}
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	rctx, cancel := context.WithCancel(context.Background())
+	q := &Questions{pool: pool, cfg: pcfg.ConnConfig.Copy(), grants: Redact(connString), o: o,
+		changed: make(chan struct{}), stop: cancel, done: make(chan struct{})}
+	go q.listen(rctx)
+	return q, nil
+}
+
+// Close stops listening and closes the connections.
+func (q *Questions) Close() {
+	q.stop()
+	<-q.done
+	q.pool.Close()
+}
+
+// Grants is the database's URL, its password hidden.
+func (q *Questions) Grants() string { return q.grants }
+
+// listen wakes the waiting proxies on every notification, and also when
+// the connection breaks (a notification may have been lost with it), in
+// which case it reconnects, backing off up to a second. Await re-reads
+// every Heartbeat in any case.
+func (q *Questions) listen(ctx context.Context) {
+	defer close(q.done)
+	backoff := 50 * time.Millisecond
+	for ctx.Err() == nil {
+		c, err := pgx.ConnectConfig(ctx, q.cfg)
+		if err == nil {
+			if _, err = c.Exec(ctx, "LISTEN "+questionsChannel); err == nil {
+				backoff = 50 * time.Millisecond
+				q.wake()
+				for err == nil {
+					_, err = c.WaitForNotification(ctx)
+					q.wake()
+				}
+			}
+			c.Close(context.Background())
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, time.Second)
+	}
+}
+
+func (q *Questions) wake() {
+	q.mu.Lock()
+	close(q.changed)
+	q.changed = make(chan struct{})
+	q.mu.Unlock()
+}
+
+func (q *Questions) changes() <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.changed
+}
+
+// opContext bounds one of the queue's statements: a database out of
+// reach is an error, not a hang.
+func opContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 10*time.Second)
+}
+
+func (q *Questions) notify(ctx context.Context, tx pgx.Tx, id string) error {
+	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", questionsChannel, id)
+	return err
+}
+
+// Put adds the question and announces it. Its deadline is kept by the
+// database's clock (now plus the time it has left by the proxy's), so an
+// approver whose clock is off is refused as too late exactly when the
+// proxy gives up.
+func (q *Questions) Put(qu approvals.Question) error {
+	if err := approvals.CheckQuestion(qu); err != nil {
+		return err
+	}
+	data, err := json.Marshal(qu)
+	if err != nil {
+		return fmt.Errorf("approvals: %w", err)
+	}
+	ctx, cancel := opContext()
+	defer cancel()
+	err = pgx.BeginFunc(ctx, q.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "INSERT INTO mcp_policy_questions (id, digest, question_json, deadline_at) VALUES ($1, $2, $3, now() + make_interval(secs => $4))",
+			qu.ID, qu.Digest, data, time.Until(qu.Deadline).Seconds()); err != nil {
+			return err
+		}
+		return q.notify(ctx, tx, qu.ID)
+	})
+	if err != nil {
+		return fmt.Errorf("approvals: postgres: %w", err)
+	}
+	return nil
+}
+
+// Withdraw removes the question and its answer, and announces it.
+func (q *Questions) Withdraw(id string) {
+	ctx, cancel := opContext()
+	defer cancel()
+	_ = pgx.BeginFunc(ctx, q.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "DELETE FROM mcp_policy_questions WHERE id = $1", id); err != nil {
+			return err
+		}
+		return q.notify(ctx, tx, id)
+	})
+}
+
+// alive is the condition a question of a living proxy meets.
+const alive = "heartbeat >= now() - make_interval(secs => $2)"
+
+func (q *Questions) stale() float64 { return q.o.StaleAfter.Seconds() }
+
+// Get reads one pending question: not one answered already, nor one
+// whose proxy is gone.
+func (q *Questions) Get(id string) (approvals.Question, error) {
+	if err := approvals.CheckID(id); err != nil {
+		return approvals.Question{}, err
+	}
+	ctx, cancel := opContext()
+	defer cancel()
+	var data []byte
+	err := q.pool.QueryRow(ctx, "SELECT question_json FROM mcp_policy_questions WHERE id = $1 AND answer_json IS NULL AND "+alive, id, q.stale()).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return approvals.Question{}, approvals.NotPending(id)
+	}
+	if err != nil {
+		return approvals.Question{}, fmt.Errorf("approvals: postgres: %w", err)
+	}
+	return decodeQuestion(id, data)
+}
+
+// decodeQuestion reads a question row as the file queue reads a question
+// file: bounded, its id the row's, its answers the four known ones.
+func decodeQuestion(id string, data []byte) (approvals.Question, error) {
+	if len(data) > maxQuestionJSON {
+		return approvals.Question{}, fmt.Errorf("approvals: question %s is too big (%d bytes, at most %d)", id, len(data), maxQuestionJSON)
+	}
+	var qu approvals.Question
+	if err := json.Unmarshal(data, &qu); err != nil {
+		return approvals.Question{}, fmt.Errorf("approvals: question %s: %w", id, err)
+	}
+	if qu.ID != id {
+		return approvals.Question{}, fmt.Errorf("approvals: row %s holds question %.40q", id, qu.ID)
+	}
+	if err := approvals.CheckQuestion(qu); err != nil {
+		return approvals.Question{}, fmt.Errorf("approvals: question %s: %w", id, err)
+	}
+	return qu, nil
+}
+
+// Pending lists the questions waiting for an answer, oldest first, after
+// removing those of proxies gone; a row that is not a question is
+// skipped.
+func (q *Questions) Pending() ([]approvals.Question, error) {
+	ctx, cancel := opContext()
+	defer cancel()
+	if _, err := q.pool.Exec(ctx, "DELETE FROM mcp_policy_questions WHERE heartbeat < now() - make_interval(secs => $1)", q.stale()); err != nil {
+		return nil, fmt.Errorf("approvals: postgres: %w", err)
+	}
+	rows, err := q.pool.Query(ctx, "SELECT id, question_json FROM mcp_policy_questions WHERE answer_json IS NULL ORDER BY seq")
+	if err != nil {
+		return nil, fmt.Errorf("approvals: postgres: %w", err)
+	}
+	var out []approvals.Question
+	var id string
+	var data []byte
+	_, err = pgx.ForEachRow(rows, []any{&id, &data}, func() error {
+		if qu, err := decodeQuestion(id, data); err == nil {
+			out = append(out, qu)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("approvals: postgres: %w", err)
+	}
+	return out, nil
+}
+
+// Used says whether a question was ever put in this database.
+func (q *Questions) Used() (bool, error) {
+	ctx, cancel := opContext()
+	defer cancel()
+	var used bool
+	if err := q.pool.QueryRow(ctx, "SELECT is_called FROM mcp_policy_questions_seq_seq").Scan(&used); err != nil {
+		return false, fmt.Errorf("approvals: postgres: %w", err)
+	}
+	return used, nil
+}
+
+// Answer answers the question id, as shown with digest, in one
+// transaction holding the question's row: refused when it is not pending
+// (answered first by someone else included), out of time, another call,
+// or not offering action.
+func (q *Questions) Answer(id, digest, action, by string) error {
+	if err := approvals.CheckID(id); err != nil {
+		return err
+	}
+	ctx, cancel := opContext()
+	defer cancel()
+	return pgx.BeginFunc(ctx, q.pool, func(tx pgx.Tx) error {
+		var data []byte
+		var answered bool
+		var left float64 // seconds, by the database's clock
+		err := tx.QueryRow(ctx, "SELECT question_json, answer_json IS NOT NULL, extract(epoch FROM deadline_at - now())::float8 FROM mcp_policy_questions WHERE id = $1 AND "+alive+" FOR UPDATE",
+			id, q.stale()).Scan(&data, &answered, &left)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return approvals.NotPending(id)
+		}
+		if err != nil {
+			return fmt.Errorf("approvals: postgres: %w", err)
+		}
+		if answered {
+			return approvals.AnsweredAlready(id)
+		}
+		qu, err := decodeQuestion(id, data)
+		if err != nil {
+			return err
+		}
+		a, err := approvals.NewAnswer(qu, time.Duration(left*float64(time.Second)), digest, action, by)
+		if err != nil {
+			return err
+		}
+		adata, err := json.Marshal(a)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "UPDATE mcp_policy_questions SET answer_json = $2 WHERE id = $1", id, adata); err != nil {
+			return fmt.Errorf("approvals: postgres: %w", err)
+		}
+		if err := q.notify(ctx, tx, id); err != nil {
+			return fmt.Errorf("approvals: postgres: %w", err)
+		}
+		return nil
+	})
+}
+
+// Await waits for qu's answer until ctx ends: woken by the queue's
+// notifications, and re-reading at every heartbeat besides (a
+// notification lost with a connection is then late, not lost). An answer
+// that is not qu's (approvals.CheckAnswer: only a hand-written row can
+// be) is cleared and reported to warn. A question removed under it (a
+// reader took it for dead after a long stop) is put back.
+func (q *Questions) Await(ctx context.Context, qu approvals.Question, warn func(error)) (approvals.Answer, error) {
+	beat := time.NewTicker(q.o.Heartbeat)
+	defer beat.Stop()
+	for {
+		woken := q.changes() // before reading: no notification falls between
+		if a, ok := q.answerOf(qu, warn); ok {
+			return a, nil
+		}
+		select {
+		case <-ctx.Done():
+			// An answer given before the deadline counts even when it
+			// landed after the last read: Answer refuses any later one.
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				if a, ok := q.answerOf(qu, warn); ok {
+					return a, nil
+				}
+			}
+			return approvals.Answer{}, context.Cause(ctx)
+		case <-woken:
+		case <-beat.C:
+			if err := q.heartbeat(qu); err != nil {
+				return approvals.Answer{}, err
+			}
+		}
+	}
+}
+
+// answerOf reads qu's answer; false while there is none (or the database
+// cannot say: the call waits on, and is refused at its deadline).
+func (q *Questions) answerOf(qu approvals.Question, warn func(error)) (approvals.Answer, bool) {
+	ctx, cancel := opContext()
+	defer cancel()
+	var data []byte
+	err := q.pool.QueryRow(ctx, "SELECT answer_json FROM mcp_policy_questions WHERE id = $1 AND answer_json IS NOT NULL", qu.ID).Scan(&data)
+	if err != nil {
+		return approvals.Answer{}, false
+	}
+	var a approvals.Answer
+	err = json.Unmarshal(data, &a)
+	if err != nil {
+		err = fmt.Errorf("%w: %v", approvals.ErrBadAnswer, err)
+	} else {
+		err = approvals.CheckAnswer(qu, a)
+	}
+	if err != nil {
+		_, _ = q.pool.Exec(ctx, "UPDATE mcp_policy_questions SET answer_json = NULL WHERE id = $1", qu.ID)
+		warn(err)
+		return approvals.Answer{}, false
+	}
+	return a, true
+}
+
+// heartbeat marks qu alive, putting it back if it was removed.
+func (q *Questions) heartbeat(qu approvals.Question) error {
+	ctx, cancel := opContext()
+	defer cancel()
+	tag, err := q.pool.Exec(ctx, "UPDATE mcp_policy_questions SET heartbeat = now() WHERE id = $1", qu.ID)
+	if err != nil {
+		return nil // out of reach: the next beat tries again
+	}
+	if tag.RowsAffected() == 0 {
+		return q.Put(qu)
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+//go:build unix
+
+package e2e_test
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-policy/mcp-policy/internal/pgtest"
+)
+
+// TestApproveAnswersAProxyThroughPostgres: with --grants postgres://, a
+// proxy whose host cannot elicit holds a write and says where to answer;
+// `mcp-policy approve` — another process, on another machine as far as
+// the database knows — lists the question, refuses an unknown id, and its
+// allow lets the held call run; the proxy logs who answered. Before any
+// question, approve warns that no proxy has used the database.
+func TestApproveAnswersAProxyThroughPostgres(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	out, err := approve(t, db, "list")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "No question is waiting.")
+	assert.Contains(t, out, "no proxy has put a question in postgres://", "an unused database is pointed out")
+
+	dir := t.TempDir()
+	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", db}, []string{fsserver, dir}, nil)
+	h.initialize(map[string]any{})
+	h.waitStderr("waits for an answer at `mcp-policy approvals --grants 'postgres://")
+	h.callTool(1, "fs_write", map[string]any{"path": "notes.md", "content": "hi"})
+
+	id := waitQuestion(t, db, "fs_write")
+	out, err = approve(t, db, "list")
+	require.NoError(t, err)
+	assert.Contains(t, out, "The agent wants to run fs_write.")
+	assert.NotContains(t, out, "no proxy has put a question")
+
+	out, err = approve(t, db, "allow", "0123456789abcdef01234567")
+	assert.Error(t, err)
+	assert.Contains(t, out, "no question 0123456789abcdef01234567 is pending")
+	out, err = approve(t, db, "allow", id)
+	require.NoError(t, err, out)
+	assert.Equal(t, "Answered fs_write: Allow once.\n", out)
+
+	r := h.response(1, 20*time.Second)
+	result, ok := r["result"].(map[string]any)
+	require.True(t, ok, "%v", r)
+	assert.NotEqual(t, true, result["isError"], "%v", r)
+	wantFile(t, filepath.Join(dir, "notes.md"), "hi")
+	h.waitStderr("question " + id + " answered allow-once by the approve command")
+
+	out, err = approve(t, db, "allow", id)
+	assert.Error(t, err, "answered and withdrawn")
+	assert.Contains(t, out, "is pending")
+	out, err = approve(t, db)
+	require.NoError(t, err)
+	assert.Equal(t, "No question is waiting.\n", out)
+}

@@ -22,23 +22,7 @@ func Contains(dir, p string) Match {
 // a rule with "under" only matches calls that name a path), else Unknown.
 // An unresolvable path is passed as "".
 func WithinAll(dir string, paths []string) Match {
-	if len(paths) == 0 {
-		return No
-	}
-	all := Yes
-	for _, p := range paths {
-		if p == "" {
-			all = Unknown
-			continue
-		}
-		switch Contains(dir, p) {
-		case No:
-			return No
-		case Unknown:
-			all = Unknown
-		}
-	}
-	return all
+	return allOf(paths, func(p string) Match { return Contains(dir, p) })
 }
 
 // WithinAny is how a deny or ask rule reads a call's paths: Yes when any
@@ -49,28 +33,18 @@ func WithinAll(dir string, paths []string) Match {
 // but may leave what a raw path would be refused for (a name that ends in
 // a space once a zero-width joiner is gone).
 func WithinAny(dir string, paths []string) Match {
-	any := No
-	for _, p := range paths {
-		if p == "" {
-			any = Unknown
-			continue
-		}
-		if lexical.ContainsClean(dir, p) {
-			return Yes
-		}
-	}
-	return any
+	return anyOf(paths, func(p string) bool { return lexical.ContainsClean(dir, p) })
 }
 
 // foldedContains is Contains with both paths folded: how deny and ask rules
 // and the floor compare one path (mcp.path.within_folded).
 func foldedContains(dir, p string) Match {
-	dir, dirOK := lexical.AbsClean(dir)
-	p, pOK := lexical.AbsClean(p)
+	dir, dirOK := cleanFolded(dir)
+	p, pOK := cleanFolded(p)
 	if !dirOK || !pOK {
 		return Unknown
 	}
-	return yesNo(lexical.ContainsClean(lexical.FoldPath(dir), lexical.FoldPath(p)))
+	return yesNo(lexical.ContainsClean(dir, p))
 }
 
 // MatchAnyHosts is how deny and ask rules read a call's hosts: Yes when
@@ -78,17 +52,7 @@ func foldedContains(dir, p string) Match {
 // does and every host is known (or there is none), else Unknown. An
 // unparseable URL's host is passed as "".
 func MatchAnyHosts(pattern string, hosts []string) Match {
-	any := No
-	for _, h := range hosts {
-		if h == "" {
-			any = Unknown
-			continue
-		}
-		if lexical.MatchHost(pattern, h) {
-			return Yes
-		}
-	}
-	return any
+	return anyOf(hosts, func(h string) bool { return lexical.MatchHost(pattern, h) })
 }
 
 // MatchAllHosts is how an allow rule reads a call's hosts: Yes when every
@@ -96,20 +60,47 @@ func MatchAnyHosts(pattern string, hosts []string) Match {
 // not (or there is none: a rule with "host" only matches calls that name a
 // URL), else Unknown. An unparseable URL's host is passed as "".
 func MatchAllHosts(pattern string, hosts []string) Match {
-	if len(hosts) == 0 {
+	return allOf(hosts, func(h string) Match { return yesNo(lexical.MatchHost(pattern, h)) })
+}
+
+// allOf is how an allow reads a call's paths or hosts: No when there are
+// none or test says No of one, else Unknown when an item is "" (it could
+// not be read) or test cannot tell, else Yes.
+func allOf(items []string, test func(string) Match) Match {
+	if len(items) == 0 {
 		return No
 	}
 	all := Yes
-	for _, h := range hosts {
-		if h == "" {
+	for _, it := range items {
+		if it == "" {
 			all = Unknown
 			continue
 		}
-		if !lexical.MatchHost(pattern, h) {
+		switch test(it) {
+		case No:
 			return No
+		case Unknown:
+			all = Unknown
 		}
 	}
 	return all
+}
+
+// anyOf is how a deny or ask reads a call's paths or hosts: Yes when test
+// holds of one, else Unknown when an item is "" (it could not be read),
+// else No (none at all included).
+func anyOf(items []string, test func(string) bool) Match {
+	any := No
+	for _, it := range items {
+		if it == "" {
+			any = Unknown
+			continue
+		}
+		if test(it) {
+			return Yes
+		}
+	}
+	return any
 }
 
 func yesNo(b bool) Match {

@@ -86,6 +86,16 @@ func def1ctx(d *rego.Function, f func(ctx context.Context, a *ast.Term) (*ast.Te
 	}}
 }
 
+// noDir is the containment of paths in a directory that is no string or
+// cannot be evaluated: it contains nothing we can name, but it cannot
+// exclude anything either, so "unknown" unless there is no path at all.
+func noDir(paths []string) *ast.Term {
+	if len(paths) == 0 {
+		return pathWord(No)
+	}
+	return pathWord(Unknown)
+}
+
 // foldedPath is p cleaned and folded (FoldPath of AbsClean), false when p
 // is not absolute and evaluable. Each path of the call a decision is made
 // for was folded once already, for matching: the decision's context holds
@@ -99,6 +109,12 @@ func foldedPath(ctx context.Context, p string) (string, bool) {
 			}
 		}
 	}
+	return cleanFolded(p)
+}
+
+// cleanFolded is p cleaned and folded (FoldPath of AbsClean); "" and false
+// when p is not absolute and evaluable.
+func cleanFolded(p string) (string, bool) {
 	clean, ok := lexical.AbsClean(p)
 	if !ok {
 		return "", false
@@ -153,12 +169,7 @@ var all = []builtin{
 				return nil, err
 			}
 			if !ok {
-				// An unresolvable directory contains nothing we can name,
-				// but it can't exclude anything either.
-				if len(paths) == 0 {
-					return pathWord(No), nil
-				}
-				return pathWord(Unknown), nil
+				return noDir(paths), nil
 			}
 			return pathWord(WithinAll(d, paths)), nil
 		}),
@@ -171,25 +182,17 @@ var all = []builtin{
 			if err != nil {
 				return nil, err
 			}
+			if ok {
+				d, ok = cleanFolded(d)
+			}
 			if !ok {
-				if len(paths) == 0 {
-					return pathWord(No), nil
-				}
-				return pathWord(Unknown), nil
+				return noDir(paths), nil
 			}
 			folded := make([]string, len(paths))
 			for i, p := range paths {
-				if q, ok := lexical.AbsClean(p); ok {
-					folded[i] = lexical.FoldPath(q)
-				}
+				folded[i], _ = cleanFolded(p) // "" when it cannot be evaluated
 			}
-			if d, ok = lexical.AbsClean(d); !ok {
-				if len(paths) == 0 {
-					return pathWord(No), nil
-				}
-				return pathWord(Unknown), nil
-			}
-			return pathWord(WithinAny(lexical.FoldPath(d), folded)), nil
+			return pathWord(WithinAny(d, folded)), nil
 		}),
 	def1ctx(fn(namePathFold,
 		"An absolute path, cleaned, as a file system that ignores case and Unicode normalisation compares it: each name case-folded, NFC, HFS+ ignorable code points removed; null for a path that is not absolute and evaluable, or a non-string.",

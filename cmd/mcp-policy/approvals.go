@@ -257,19 +257,10 @@ func writeQuestion(w io.Writer, q approvals.Question, grantsFile string, full bo
 			fmt.Fprintf(w, "    %s\n", line)
 		}
 	} else {
-		fmt.Fprintf(w, "  Its arguments in full: mcp-policy approve --grants %s show %s\n", shellQuote(grantsFile), q.ID)
+		fmt.Fprintf(w, "  Its arguments in full: %s show %s\n", approvals.Command("approve", grantsFile), q.ID)
 	}
 	for _, o := range q.Options {
-		fmt.Fprintf(w, "  mcp-policy approve --grants %s %s %s   # %s\n", shellQuote(grantsFile), o.Word(), q.ID, o.Label())
+		fmt.Fprintf(w, "  %s %s %s   # %s\n", approvals.Command("approve", grantsFile), o.Word(), q.ID, o.Label())
 	}
 	fmt.Fprintln(w)
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it. (s is the
-// grants file the user named, not words of a model's.)
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+~") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -209,3 +209,14 @@ func decodeArguments(arguments string) (any, error) {
 	}
 	return v, nil
 }
+
+// Command is the command line of mcp-policy's sub (approvals or approve)
+// for the store grants names, grants quoted for a POSIX shell when it
+// needs it: what the proxy tells the human to run, and what approve prints
+// for each answer.
+func Command(sub, grants string) string {
+	if grants == "" || strings.Trim(grants, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+~") != "" {
+		grants = "'" + strings.ReplaceAll(grants, "'", `'\''`) + "'"
+	}
+	return "mcp-policy " + sub + " --grants " + grants
+}

@@ -122,3 +122,16 @@ func TestShowArgumentsKeepIndentationAndEscapeTheUnseen(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "{\n  \"content\": \"<b>hi</b>\\n\",\n  \"path\": \"a\\u202eb\"\n}", got)
 }
+
+// The command a human is told to run names the store as one shell word,
+// whatever its path holds.
+func TestCommandQuotesTheStore(t *testing.T) {
+	for grants, want := range map[string]string{
+		"/home/you/.config/mcp-policy/grants.json": "mcp-policy approve --grants /home/you/.config/mcp-policy/grants.json",
+		"/tmp/my grants.json":                      "mcp-policy approve --grants '/tmp/my grants.json'",
+		"/tmp/it's; rm -rf ~":                      `mcp-policy approve --grants '/tmp/it'\''s; rm -rf ~'`,
+		"":                                         "mcp-policy approve --grants ''",
+	} {
+		assert.Equal(t, want, approvals.Command("approve", grants), grants)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
@@ -82,15 +81,7 @@ func (p *Proxy) routeLine(host string, caps capsSeen) string {
 // its queue's --grants (a file, or a postgres:// URL without its
 // password).
 func (p *Proxy) approvalsCommand(cmd string) string {
-	return "mcp-policy " + cmd + " --grants " + shellWord(p.opt.approvals.Grants())
-}
-
-// shellWord quotes s for a POSIX shell when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+~") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return approvals.Command(cmd, p.opt.approvals.Grants())
 }
 
 // askApprovers puts q in the approvals queue and holds the call until an

@@ -73,19 +73,7 @@ func TestApproveCommandAnswersAHeldCall(t *testing.T) {
 	assert.Equal(t, "p1", params["progressToken"])
 	assert.Contains(t, params["message"], "waiting for an approver to answer about fs_write (question "+id+")")
 
-	out, err = approve(t, grantsFile, "allow", "0123456789abcdef01234567")
-	assert.Error(t, err)
-	assert.Contains(t, out, "no question 0123456789abcdef01234567 is pending")
-	out, err = approve(t, grantsFile, "allow", id)
-	require.NoError(t, err, out)
-	assert.Equal(t, "Answered fs_write: Allow once.\n", out)
-
-	r := h.response(1, 20*time.Second)
-	result, ok := r["result"].(map[string]any)
-	require.True(t, ok, "%v", r)
-	assert.NotEqual(t, true, result["isError"], "%v", r)
-	wantFile(t, filepath.Join(dir, "notes.md"), "hi")
-	h.waitStderr("question " + id + " answered allow-once by the approve command")
+	approveOnce(t, h, grantsFile, id, dir)
 	store, err := grants.Open(grantsFile)
 	require.NoError(t, err)
 	assert.Empty(t, store.List(), "allow once remembers nothing")
@@ -219,4 +207,25 @@ func TestApproveRefusesAQueueOthersCanWrite(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, out, grantsFile+".pending has mode 0777")
 	assert.Contains(t, out, "chmod 700")
+}
+
+// approveOnce answers the held fs_write call's question id "allow once"
+// with the approve command against store (a grants file or a postgres://
+// URL), after an id no proxy asked is refused; the call then runs (it
+// writes "hi" to notes.md in dir) and the proxy says who answered.
+func approveOnce(t *testing.T, h *rawHost, store, id, dir string) {
+	t.Helper()
+	out, err := approve(t, store, "allow", "0123456789abcdef01234567")
+	assert.Error(t, err)
+	assert.Contains(t, out, "no question 0123456789abcdef01234567 is pending")
+	out, err = approve(t, store, "allow", id)
+	require.NoError(t, err, out)
+	assert.Equal(t, "Answered fs_write: Allow once.\n", out)
+
+	r := h.response(1, 20*time.Second)
+	result, ok := r["result"].(map[string]any)
+	require.True(t, ok, "%v", r)
+	assert.NotEqual(t, true, result["isError"], "%v", r)
+	wantFile(t, filepath.Join(dir, "notes.md"), "hi")
+	h.waitStderr("question " + id + " answered allow-once by the approve command")
 }

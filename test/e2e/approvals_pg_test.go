@@ -3,9 +3,7 @@
 package e2e_test
 
 import (
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -38,19 +36,7 @@ func TestApproveAnswersAProxyThroughPostgres(t *testing.T) {
 	assert.Contains(t, out, "The agent wants to run fs_write.")
 	assert.NotContains(t, out, "no proxy has put a question")
 
-	out, err = approve(t, db, "allow", "0123456789abcdef01234567")
-	assert.Error(t, err)
-	assert.Contains(t, out, "no question 0123456789abcdef01234567 is pending")
-	out, err = approve(t, db, "allow", id)
-	require.NoError(t, err, out)
-	assert.Equal(t, "Answered fs_write: Allow once.\n", out)
-
-	r := h.response(1, 20*time.Second)
-	result, ok := r["result"].(map[string]any)
-	require.True(t, ok, "%v", r)
-	assert.NotEqual(t, true, result["isError"], "%v", r)
-	wantFile(t, filepath.Join(dir, "notes.md"), "hi")
-	h.waitStderr("question " + id + " answered allow-once by the approve command")
+	approveOnce(t, h, db, id, dir)
 
 	out, err = approve(t, db, "allow", id)
 	assert.Error(t, err, "answered and withdrawn")

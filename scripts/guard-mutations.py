@@ -12,6 +12,7 @@ muts = [
  ("no prune", "query.go", "	modules, err := parseModules(s.Modules, !s.Plain)", "	modules, err := parseModules(s.Modules, false)"),
  ("OPA cache", "query.go", "		WithVirtualCache(cache).\n", "		WithVirtualCache(topdown.NewVirtualCache()).WithStrictBuiltinErrors(cache != nil).\n"),
  ("hints not known", "query.go", "known = []func(*rego.Rego){rego.Unknowns(inputUnknowns), rego.ParsedInput(", "known = []func(*rego.Rego){rego.Unknowns([]string{\"input\"}), rego.ParsedInput("),
+ ("residual shape not recognised", "direct.go", "func isInput(t *ast.Term) bool { return t.Value.Compare(ast.InputRootRef) == 0 }", "func isInput(t *ast.Term) bool { return t.Value.Compare(ast.InputRootDocument.Value) == 0 }"),
  ("no interning", "values.go", "var fieldsInterned = func() bool { ast.InternStringTerm(fieldNames...); return true }()", "var fieldsInterned = func() bool { return true }()"),
 ]
 bad = []

@@ -267,31 +267,39 @@ func sinkFor(ctx context.Context, input ast.Value) *sink {
 
 func engineDecide(bctx rego.BuiltinContext, args []*ast.Term) (*ast.Term, error) {
 	in, data, sets := args[0], args[1], args[2:]
-	sink := sinkFor(bctx.Context, in.Value)
-	var call Call
-	if sink != nil {
-		call = *sink.call
-	} else {
-		call = CallOf(in.Value)
-	}
-	var rules *RuleSet
-	if sink != nil && sink.rules != nil {
-		rules = sink.rules
-	} else {
-		var err error
-		if rules, err = dataRuleSet(bctx.Context, valueAt(data.Value, keyRules)); err != nil {
+	if sink := sinkFor(bctx.Context, in.Value); sink != nil {
+		o, err := sink.decide(data, sets)
+		if err != nil {
 			return nil, err
 		}
+		sink.outcome = o
+		return ast.InternedTerm(true), nil
+	}
+	call := CallOf(in.Value)
+	rules, err := dataRuleSet(bctx.Context, valueAt(data.Value, keyRules))
+	if err != nil {
+		return nil, err
 	}
 	o, err := decide(&call, in.Value, rules, sets)
 	if err != nil {
 		return nil, err
 	}
-	if sink != nil {
-		sink.outcome = o
-		return ast.InternedTerm(true), nil
-	}
 	return o.document(call.Tool, rules), nil
+}
+
+// decide is the builtin's outcome for the sink's call, given the builtin's
+// data and entry sets: matched against the sink's rules, or data's when
+// it has none.
+func (s *sink) decide(data *ast.Term, sets []*ast.Term) (Outcome, error) {
+	rules := s.rules
+	if rules == nil {
+		var err error
+		if rules, err = dataRuleSet(s, valueAt(data.Value, keyRules)); err != nil {
+			return Outcome{}, err
+		}
+	}
+	call := *s.call
+	return decide(&call, s.input, rules, sets)
 }
 
 func decide(call *Call, in ast.Value, rules *ruleSet, sets []*ast.Term) (Outcome, error) {

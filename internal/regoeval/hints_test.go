@@ -110,3 +110,32 @@ func TestHintedResidualsAreBounded(t *testing.T) {
 	_, ok := d.hinted.find(ast.MustParseTerm(fmt.Sprintf(`{"x%d": true}`, maxHinted+1)))
 	assert.False(t, ok, "a value past the bound was kept")
 }
+
+// A read-only tool's residual, under the embedded modules alone, is the
+// builtin's call and nothing else, and is decided without the evaluator
+// (direct.go); a writing tool's keeps the floor's rules, and a team's
+// module that tests a read's input keeps its own, so both stay on the
+// evaluator. Each decides as the generic residual does
+// (TestHintedResidualsDecideAsTheGenericOne, and policy/rules'
+// TestFastPathIsThePlainPath against OPA's own prepared query).
+func TestGuardReadOnlyResidualIsDirect(t *testing.T) {
+	ctx := context.Background()
+	readOnly := ast.MustParseTerm(`{"readOnlyHint": true}`)
+	d := guardDecider(t, Spec{})
+	q := d.hinted.residual(ctx, readOnly)
+	require.NotNil(t, q)
+	assert.NotNil(t, q.direct, "the read-only residual is the builtin's call alone: %v", q.body)
+	w := d.hinted.residual(ctx, ast.MustParseTerm(`{"readOnlyHint": false}`))
+	require.NotNil(t, w)
+	assert.Nil(t, w.direct, "a writing tool's residual has the floor's rules to evaluate: %v", w.body)
+
+	team := mcprego.Module{Name: "team.rego", Source: "package mcp.custom\n\ndeny contains \"no tmp\" if {\n\tsome p in input.paths\n\tstartswith(p.path, \"/tmp\")\n}\n"}
+	m := guardDecider(t, Spec{Modules: []mcprego.Module{team}})
+	r := m.hinted.residual(ctx, readOnly)
+	require.NotNil(t, r)
+	assert.Nil(t, r.direct, "a module's rule on a read is left to the evaluator: %v", r.body)
+	in, c := hintsCall(t, "fs_read", `{"readOnlyHint": true}`, "/tmp/x")
+	o, err := m.Eval(ctx, in, c, readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array)), 0)
+	require.NoError(t, err)
+	assert.Equal(t, "no tmp", o.Rule.Message, "the module's deny decided the read: %+v", o)
+}

@@ -123,6 +123,29 @@ func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *
 	if d.plain != nil {
 		return d.evalPlain(ctx, input, timeout)
 	}
+	if d.rulesInData {
+		rules = nil // read from data, as the module that reads them does
+	}
+	// The engine's builtin hands its outcome to this call directly (see
+	// withSink) instead of as a document to read back.
+	query := d.fast
+	if d.hinted != nil {
+		if obj, ok := input.(ast.Object); ok {
+			if ann := obj.Get(keyAnnotations); ann != nil {
+				if q := d.hinted.residual(ctx, ann); q != nil {
+					query = q
+				}
+			}
+		}
+	}
+	sink := withSink(ctx, input, call, rules)
+	if query.direct != nil {
+		// Nothing left for the evaluator but the builtin's call (see
+		// direct.go). An error is left to the evaluator to word.
+		if o, err := query.direct.decide(sink); err == nil {
+			return o, nil
+		}
+	}
 	cancel := topdown.NewCancel()
 	// Without a canceller of ours, OPA starts a goroutine and a channel
 	// per evaluation to watch ctx; context.AfterFunc watches it with a
@@ -148,22 +171,6 @@ func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *
 		}
 		return Outcome{}, fmt.Errorf("rego: %v", err)
 	}
-	if d.rulesInData {
-		rules = nil // read from data, as the module that reads them does
-	}
-	// The engine's builtin hands its outcome to this call directly (see
-	// withSink) instead of as a document to read back.
-	query := d.fast
-	if d.hinted != nil {
-		if obj, ok := input.(ast.Object); ok {
-			if ann := obj.Get(keyAnnotations); ann != nil {
-				if q := d.hinted.residual(ctx, ann); q != nil {
-					query = q
-				}
-			}
-		}
-	}
-	sink := withSink(ctx, input, call, rules)
 	results, err := query.eval(sink, input, cancel, d.virtualCache)
 	if err != nil {
 		return fail(err)
@@ -369,7 +376,7 @@ func prepareResidual(ctx context.Context, compiler *ast.Compiler, modules map[st
 	if err != nil {
 		return nil, fmt.Errorf("rego: %v", err)
 	}
-	return &residualQuery{body: body, queries: queries, compiler: residual, store: store}, nil
+	return &residualQuery{body: body, queries: queries, compiler: residual, store: store, direct: directCallOf(body)}, nil
 }
 
 // residualQuery is the decision, compiled, run by OPA's evaluator (topdown)
@@ -382,6 +389,9 @@ type residualQuery struct {
 	queries  ast.QueryCompiler
 	compiler *ast.Compiler
 	store    storage.Store
+	// direct is the builtin's call when it is all the query is (see
+	// direct.go), nil otherwise.
+	direct *directCall
 }
 
 // eval runs the query on input, as rego.PreparedEvalQuery.Eval would with

@@ -1,0 +1,80 @@
+package regoeval
+
+// A residual with nothing left to evaluate but the engine's builtin. With
+// a tool's hints known, partial evaluation leaves a read-only tool's
+// decision, when no module of a team's adds rules, as one call of the
+// builtin on input and constants (the roots, the protected files, and the
+// floor's and modules' entry sets, all empty):
+//
+//	__localq0__ = input; mcp.engine.decide(__localq0__, {"roots": …}, set(), …, _)
+//
+// OPA's evaluator would bind input and call the builtin with those
+// arguments; the direct call does the same without the evaluator — its
+// transaction, bindings and cancellation, most of a read's decision and
+// more in place, where each of them is a cache miss. Partial evaluation
+// still decides what is left: any rule it could not evaluate away (the
+// floor's for a writing tool, a module's) keeps the query on the
+// evaluator, and an error the builtin returns is given its words by the
+// evaluator, so both paths fail alike.
+
+import (
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// directCall is a residual that is one call of the engine's builtin with
+// input and ground arguments.
+type directCall struct {
+	data *ast.Term   // the builtin's second argument: data.mcp_data's value
+	sets []*ast.Term // its entry sets
+}
+
+// directCallOf is body's builtin call when body is nothing else, nil
+// otherwise: every expression before the last binds a variable to input,
+// and the last calls the builtin with input (or such a variable) first,
+// ground terms after it, and a wildcard for its output.
+func directCallOf(body ast.Body) *directCall {
+	if len(body) == 0 {
+		return nil
+	}
+	inputVars := map[ast.Var]bool{}
+	for _, e := range body[:len(body)-1] {
+		if e.Negated || len(e.With) > 0 || !e.IsEquality() {
+			return nil
+		}
+		v, ok := e.Operand(0).Value.(ast.Var)
+		if !ok || !isInput(e.Operand(1)) {
+			return nil
+		}
+		inputVars[v] = true
+	}
+	last := body[len(body)-1]
+	if last.Negated || len(last.With) > 0 || !last.IsCall() || last.Operator().String() != NameEngineDecide {
+		return nil
+	}
+	ops := last.Operands()
+	// input, data, the entry sets, and the output.
+	if len(ops) != 2+len(moduleSets)+1 {
+		return nil
+	}
+	if in := ops[0]; !isInput(in) {
+		if v, ok := in.Value.(ast.Var); !ok || !inputVars[v] {
+			return nil
+		}
+	}
+	if out, ok := ops[len(ops)-1].Value.(ast.Var); !ok || !(out.IsWildcard() || out == ast.Wildcard.Value) {
+		return nil
+	}
+	args := ops[1 : len(ops)-1]
+	for _, a := range args {
+		if !a.IsGround() {
+			return nil
+		}
+	}
+	return &directCall{data: args[0], sets: args[1:]}
+}
+
+// isInput says t is the input document itself.
+func isInput(t *ast.Term) bool { return t.Value.Compare(ast.InputRootRef) == 0 }
+
+// decide is the builtin's outcome for the sink's call.
+func (d *directCall) decide(s *sink) (Outcome, error) { return s.decide(d.data, d.sets) }

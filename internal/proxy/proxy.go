@@ -104,6 +104,9 @@ func DialServer(url string, headers []string) (Server, error) {
 // ended on its own.
 func (p *Proxy) Run(s Server, hostIn io.Reader, signals <-chan int) int {
 	p.up = s
+	if f, ok := hostIn.(*os.File); ok {
+		hostIn = polled(f)
+	}
 	return p.run(hostIn, signals)
 }
 

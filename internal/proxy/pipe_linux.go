@@ -27,16 +27,11 @@ func growPipe(f *os.File) {
 // poller (polled), so that the two readers never hold a thread in read(2)
 // each.
 func blocking(f *os.File) *os.File {
-	fd, err := unix.Dup(int(f.Fd()))
-	if err != nil {
-		return f
+	g := reopened(f, false)
+	if g != f {
+		f.Close()
 	}
-	if err := unix.SetNonblock(fd, false); err != nil {
-		unix.Close(fd)
-		return f
-	}
-	f.Close()
-	return os.NewFile(uintptr(fd), "mcp server stdout")
+	return g
 }
 
 // polled returns f read through the runtime's poller when it is a pipe (a
@@ -56,11 +51,17 @@ func polled(f *os.File) *os.File {
 	if err := unix.Fstat(int(f.Fd()), &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO {
 		return f
 	}
+	return reopened(f, true)
+}
+
+// reopened is a new descriptor of what f opens, non-blocking or not (os
+// decides by that whether the poller reads it); f when one cannot be made.
+func reopened(f *os.File, nonblocking bool) *os.File {
 	fd, err := unix.Dup(int(f.Fd()))
 	if err != nil {
 		return f
 	}
-	if err := unix.SetNonblock(fd, true); err != nil {
+	if err := unix.SetNonblock(fd, nonblocking); err != nil {
 		unix.Close(fd)
 		return f
 	}

@@ -22,7 +22,7 @@ import (
 )
 
 // directCall is a residual that is one call of the engine's builtin with
-// input and ground arguments.
+// input and constant arguments.
 type directCall struct {
 	data *ast.Term   // the builtin's second argument: data.mcp_data's value
 	sets []*ast.Term // its entry sets
@@ -31,7 +31,7 @@ type directCall struct {
 // directCallOf is body's builtin call when body is nothing else, nil
 // otherwise: every expression before the last binds a variable to input,
 // and the last calls the builtin with input (or such a variable) first,
-// ground terms after it, and a wildcard for its output.
+// constants after it, and a wildcard for its output.
 func directCallOf(body ast.Body) *directCall {
 	if len(body) == 0 {
 		return nil
@@ -66,7 +66,9 @@ func directCallOf(body ast.Body) *directCall {
 	}
 	args := ops[1 : len(ops)-1]
 	for _, a := range args {
-		if !a.IsGround() {
+		// Constants: no variable, and no reference or call either, which
+		// OPA would count as ground and evaluate.
+		if !ast.IsConstant(a.Value) {
 			return nil
 		}
 	}

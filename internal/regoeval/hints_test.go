@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/stretchr/testify/assert"
@@ -138,4 +139,20 @@ func TestGuardReadOnlyResidualIsDirect(t *testing.T) {
 	o, err := m.Eval(ctx, in, c, readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array)), 0)
 	require.NoError(t, err)
 	assert.Equal(t, "no tmp", o.Rule.Message, "the module's deny decided the read: %+v", o)
+}
+
+// A call decided without the evaluator is still bounded by the decision's
+// timeout: nothing can stop it midway, but past its bound it fails closed
+// as the evaluator's would, never as an allow.
+func TestDirectCallKeepsTheTimeout(t *testing.T) {
+	ctx := context.Background()
+	d := guardDecider(t, Spec{})
+	set := readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array))
+	in, c := hintsCall(t, "fs_read", `{"readOnlyHint": true}`, "/srv/a")
+	_, err := d.Eval(ctx, in, c, set, time.Hour)
+	require.NoError(t, err)
+	require.NotNil(t, d.hinted.residual(ctx, ast.MustParseTerm(`{"readOnlyHint": true}`)).direct, "decided directly")
+	_, err = d.Eval(ctx, in, c, set, time.Nanosecond)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not decided: the decision took longer than 1ns")
 }

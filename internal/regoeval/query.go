@@ -141,8 +141,20 @@ func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *
 	sink := withSink(ctx, input, call, rules)
 	if query.direct != nil {
 		// Nothing left for the evaluator but the builtin's call (see
-		// direct.go). An error is left to the evaluator to word.
+		// direct.go). An error is left to the evaluator to word. Nothing
+		// can cancel the call midway, so the bound is checked after it: a
+		// decision that took too long fails as the evaluator's would.
+		var start time.Time
+		if timeout > 0 {
+			start = time.Now()
+		}
 		if o, err := query.direct.decide(sink); err == nil {
+			switch {
+			case ctx.Err() != nil:
+				return Outcome{}, fmt.Errorf("not decided: %w", context.Cause(ctx))
+			case timeout > 0 && time.Since(start) > timeout:
+				return Outcome{}, fmt.Errorf("not decided: the decision took longer than %v", timeout)
+			}
 			return o, nil
 		}
 	}

@@ -129,6 +129,7 @@ var (
 		{Annotations: &provider.Annotations{}},
 		{Annotations: &provider.Annotations{DestructiveHint: ptr(false)}},
 		{Annotations: &provider.Annotations{ReadOnlyHint: ptr(false), DestructiveHint: ptr(true)}},
+		{Annotations: &provider.Annotations{ReadOnlyHint: ptr(true), DestructiveHint: ptr(true)}},
 		{Annotations: &provider.Annotations{}, Function: provider.ToolFunction{
 			Parameters: []byte(`{"type":"object","properties":{"where":{"type":"string","format":"path"}}}`)}}}
 )

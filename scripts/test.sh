@@ -80,7 +80,7 @@ for target in FuzzDigest FuzzShowArguments; do
 	go test ./internal/approvals/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done
 go test ./internal/visible/ -run '^$' -fuzz '^FuzzLines$' -fuzztime "$fuzz_runs"
-for target in FuzzReadMessage FuzzEnvelope; do
+for target in FuzzReadMessage FuzzEnvelope FuzzReadToolsCallParams; do
 	go test ./internal/proxy/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/mcp-policy/mcp-policy/provider"
 )
@@ -98,6 +99,20 @@ type callRequest struct {
 	inputResponses  []byte
 }
 
+// literalString is a JSON string literal's text, as encoding/json decodes
+// it; ok is false for any other value, and for a string that is not valid
+// UTF-8 as written (left to encoding/json, which replaces what is not).
+func literalString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	s, err := stringValue(raw)
+	if err != nil || !utf8.ValidString(s) {
+		return "", false
+	}
+	return s, true
+}
+
 // callOf makes r the call of a tools/call naming tool with arguments.
 func (r *callRequest) callOf(tool string, arguments json.RawMessage) error {
 	if isRequestTool(tool) {
@@ -120,31 +135,47 @@ func (r *callRequest) callOf(tool string, arguments json.RawMessage) error {
 // inputResponses (what an argument of a tools/call never holds).
 func readCallRequest(method string, params []byte) (callRequest, error) {
 	var r callRequest
-	if err := unambiguous(params, decidedMethods[method].members); err != nil {
+	var name, arguments, meta, state, responses []byte // a tools/call's members, as written
+	err := unambiguousEach(params, decidedMethods[method].members, func(key, val []byte) {
+		switch string(key) { // exact: unambiguous refuses these spelt otherwise
+		case "name":
+			name = val
+		case "arguments":
+			arguments = val
+		case "_meta":
+			meta = val
+		case "requestState":
+			state = val
+		case "inputResponses":
+			responses = val
+		}
+	})
+	if err != nil {
 		if errors.Is(err, errNotObject) {
 			return r, errors.New("must be an object")
 		}
 		return r, err
 	}
-	if method == methodToolsCall {
-		// The common case in one decoding (which holds params to be valid
-		// JSON first); any error is read again the long way, below, for
-		// the message that names it.
-		var call struct {
-			Name           string          `json:"name"`
-			Arguments      json.RawMessage `json:"arguments"`
-			Meta           json.RawMessage `json:"_meta"`
-			RequestState   *string         `json:"requestState"`
-			InputResponses json.RawMessage `json:"inputResponses"`
-		}
-		if json.Unmarshal(params, &call) == nil && call.Name != "" {
-			r.meta, r.inputResponses = call.Meta, call.InputResponses
-			if call.RequestState != nil {
-				r.requestState = *call.RequestState
-			}
-			return r, r.callOf(call.Name, call.Arguments)
+	if method == methodToolsCall && json.Valid(params) {
+		// The common case, from the members taken in that one pass: a
+		// name that is a string, a requestState that is one or null.
+		// Read so, they are what encoding/json reads of them; anything
+		// else is read again the long way, below, for the message that
+		// names it.
+		tool, ok := literalString(name)
+		stateValue, stateOK := literalString(state)
+		if ok && tool != "" && (stateOK || state == nil || string(state) == "null") {
+			r.meta, r.inputResponses, r.requestState = bytes.Clone(meta), bytes.Clone(responses), stateValue
+			return r, r.callOf(tool, arguments)
 		}
 	}
+	return readParams(method, params)
+}
+
+// readParams is readCallRequest the long way, each member read by
+// encoding/json, for params already held unambiguous.
+func readParams(method string, params []byte) (callRequest, error) {
+	var r callRequest
 	if !json.Valid(params) {
 		return r, errors.New("not valid JSON")
 	}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -154,4 +155,61 @@ func TestAnswerRefused(t *testing.T) {
 	gone := &hostCall{method: methodPromptsGet, failCode: errServerGone}
 	require.NoError(t, json.Unmarshal(gone.answerRefused([]byte(`7`), r), &msg))
 	assert.Equal(t, errServerGone, msg.Error.Code)
+}
+
+// readByEncodingJSON is a tools/call's params read as the proxy read them
+// before its one-pass reading: unambiguous, then encoding/json, then the
+// long way for anything it does not take.
+func readByEncodingJSON(params []byte) (callRequest, error) {
+	var r callRequest
+	if err := unambiguous(params, callMembers); err != nil {
+		if errors.Is(err, errNotObject) {
+			return r, errors.New("must be an object")
+		}
+		return r, err
+	}
+	var call struct {
+		Name           string          `json:"name"`
+		Arguments      json.RawMessage `json:"arguments"`
+		Meta           json.RawMessage `json:"_meta"`
+		RequestState   *string         `json:"requestState"`
+		InputResponses json.RawMessage `json:"inputResponses"`
+	}
+	if json.Unmarshal(params, &call) == nil && call.Name != "" {
+		r.meta, r.inputResponses = call.Meta, call.InputResponses
+		if call.RequestState != nil {
+			r.requestState = *call.RequestState
+		}
+		return r, r.callOf(call.Name, call.Arguments)
+	}
+	return readParams(methodToolsCall, params)
+}
+
+// A tools/call's params are read in one pass as encoding/json reads them:
+// the same tool, arguments, _meta, requestState and inputResponses, and
+// the same refusals, for odd spellings, escapes, invalid UTF-8, nulls and
+// values of the wrong type. The proxy decides the call it reads and
+// forwards the bytes the host wrote, so a reading of its own that differed
+// from a server's would decide another call than the one run.
+func FuzzReadToolsCallParams(f *testing.F) {
+	for _, s := range []string{
+		`{"name":"fs_read","arguments":{"path":"a"},"_meta":{"progressToken":1}}`,
+		`{"name":"fs_read"}`, `{"name":"fs_read","arguments":null}`, `{"name":null}`, `{"name":7}`, `{"name":""}`,
+		`{"name":"a\u0062","arguments":{"p":"\u00e9"}}`, `{"n\u0061me":"x"}`, "{\"name\":\"a\xff\"}", `{"name":"a\ud800"}`,
+		`{"name":"x","requestState":null}`, `{"name":"x","requestState":"s"}`, `{"name":"x","requestState":1}`,
+		"{\"name\":\"x\",\"requestState\":\"\xfe\"}", `{"name":"x","inputResponses":{"k":{}},"task":{}}`,
+		`{"name":"x","arguments":[1,2]}`, `{"name":"x","arguments":tru}`, `{"name":"x" , "arguments" : { } }`,
+		`{"name":"resources/read"}`, `{"name":"x","NAME":"y"}`, `{"name":"x","extra":{"a":"b\"c"}}`, `[]`, `"x"`, `{}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		want, werr := readByEncodingJSON(params)
+		got, gerr := readCallRequest(methodToolsCall, params)
+		require.Equal(t, werr, gerr, "%q", params)
+		if werr != nil {
+			return
+		}
+		require.Equal(t, want, got, "%q", params)
+	})
 }

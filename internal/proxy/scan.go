@@ -212,9 +212,21 @@ var (
 // JavaScript and Python take the last exact one. Were "name" and "NAME"
 // both allowed, the proxy could decide one tool while the server runs
 // another.
-func unambiguous(obj []byte, known []string) error {
+func unambiguous(obj []byte, known []string) error { return unambiguousEach(obj, known, nil) }
+
+// unambiguousEach is unambiguous, calling each (when not nil) with each
+// member it has taken: a reader's one pass over obj.
+func unambiguousEach(obj []byte, known []string, each func(key, val []byte)) error {
 	names := memberNames{known: known}
-	return eachMember(obj, func(key, _ []byte) error { return names.addKey(key) })
+	return eachMember(obj, func(key, val []byte) error {
+		if err := names.addKey(key); err != nil {
+			return err
+		}
+		if each != nil {
+			each(key, val)
+		}
+		return nil
+	})
 }
 
 // member returns the raw value of key in the JSON object obj, nil when

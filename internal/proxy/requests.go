@@ -113,6 +113,50 @@ func literalString(raw []byte) (string, bool) {
 	return s, true
 }
 
+// unpairedSurrogate says the JSON string literal raw has a \u escape of
+// a UTF-16 surrogate that is not half of a pair (a high one followed by a
+// low one).
+func unpairedSurrogate(raw []byte) bool {
+	for i := 0; i+1 < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // an escaped character, a backslash among them
+			continue
+		}
+		u, ok := hex4(raw, i+2)
+		switch {
+		case !ok || u < 0xD800 || u > 0xDFFF:
+		case u >= 0xDC00:
+			return true // a low half with no high half before it
+		default:
+			if low, ok := hex4(raw, i+8); !ok || raw[i+6] != '\\' || raw[i+7] != 'u' || low < 0xDC00 || low > 0xDFFF {
+				return true
+			}
+			i += 6 // the pair's low half
+		}
+		i += 5
+	}
+	return false
+}
+
+// hex4 is the four hex digits at raw[i:].
+func hex4(raw []byte, i int) (rune, bool) {
+	if i+4 > len(raw) {
+		return 0, false
+	}
+	var u rune
+	for _, c := range raw[i : i+4] {
+		d := digitValue(rune(c))
+		if d < 0 {
+			return 0, false
+		}
+		u = u<<4 | rune(d)
+	}
+	return u, true
+}
+
 // callOf makes r the call of a tools/call naming tool with arguments.
 func (r *callRequest) callOf(tool string, arguments json.RawMessage) error {
 	if isRequestTool(tool) {
@@ -155,6 +199,11 @@ func readCallRequest(method string, params []byte) (callRequest, error) {
 			return r, errors.New("must be an object")
 		}
 		return r, err
+	}
+	if method == methodToolsCall && unpairedSurrogate(name) {
+		// encoding/json reads it as U+FFFD, JavaScript keeps it: the
+		// proxy would decide one tool and the server run another.
+		return r, errors.New("the tool's name has an unpaired surrogate escape (\\uD800 to \\uDFFF), which readers read differently")
 	}
 	if method == methodToolsCall && json.Valid(params) {
 		// The common case, from the members taken in that one pass: a

@@ -35,6 +35,7 @@ func TestReadCallRequest(t *testing.T) {
 		{"completion/complete", `{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"E"},"context":{"arguments":{"b":"c"}}}`,
 			"completion/complete", `{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"E"},"context":{"arguments":{"b":"c"}}}`, "", ""},
 		{"resources/read", `{"uri":"x","a<b":1}`, "resources/read", `{"uri":"x","a\u003cb":1}`, "", ""},
+		{"tools/call", `{"name":"smile\ud83d\ude00","arguments":{"p":"\\ud800"}}`, "smile\U0001F600", `{"p":"\\ud800"}`, "", ""},
 	} {
 		r, err := readCallRequest(c.method, []byte(c.params))
 		require.NoError(t, err, "%s %s", c.method, c.params)
@@ -66,6 +67,10 @@ func TestReadCallRequestRefuses(t *testing.T) {
 		{"tools/call", `{"name":"prompts/get"}`},
 		{"tools/call", `{"arguments":{}}`},
 		{"tools/call", `{"name":"a","NAME":"b"}`},
+		{"tools/call", `{"name":"fs_read\ud800"}`},
+		{"tools/call", `{"name":"\udc00fs_read"}`},
+		{"tools/call", `{"name":"fs\ud83d\u0041read"}`},
+		{"tools/call", `{"name":"fs\uD83Dread"}`},
 	} {
 		_, err := readCallRequest(c[0], []byte(c[1]))
 		assert.Error(t, err, "%s %s", c[0], c[1])
@@ -168,6 +173,9 @@ func readByEncodingJSON(params []byte) (callRequest, error) {
 		}
 		return r, err
 	}
+	if unpairedSurrogate(member(params, "name")) {
+		return r, errors.New("the tool's name has an unpaired surrogate escape (\\uD800 to \\uDFFF), which readers read differently")
+	}
 	var call struct {
 		Name           string          `json:"name"`
 		Arguments      json.RawMessage `json:"arguments"`
@@ -212,4 +220,17 @@ func FuzzReadToolsCallParams(f *testing.F) {
 		}
 		require.Equal(t, want, got, "%q", params)
 	})
+}
+
+// A surrogate escape is unpaired unless a high half is followed at once by
+// a low half; an escaped backslash before "u" is no escape.
+func TestUnpairedSurrogate(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`"\ud800"`: true, `"\udc00"`: true, `"a\udfffb"`: true, `"\ud800\u0041"`: true, `"\ud800\ud800"`: true,
+		`"\ud800\udc00\udc00"`: true, `"\\\ud800"`: true, `"\ud800x\udc00"`: true, `"\uDBFF"`: true,
+		`"\ud83d\ude00"`: false, `"\uD83D\uDE00"`: false, `"\\ud800"`: false, `"\\\\ud800"`: false,
+		`"abc"`: false, `"\u00e9\n"`: false, `"\ud7ff\ue000"`: false, `"\ud8"`: false, ``: false,
+	} {
+		assert.Equal(t, want, unpairedSurrogate([]byte(raw)), raw)
+	}
 }

@@ -279,34 +279,12 @@ var all = []builtin{
 			hs, _ := str(h)
 			return hostWord(MatchAllHosts(p, []string{hs})), nil
 		}),
-	def2(fn(nameHostMatchAll,
+	callHosts(nameHostMatchAll,
 		`Matches every host of a call: "match" if all do, "mismatch" if any does not (or there are none), else "unknown".`,
-		types.Args(types.S, arrayOfAny), types.S),
-		func(pat, hs *ast.Term) (*ast.Term, error) {
-			p, err := hostPattern(pat)
-			if err != nil {
-				return nil, err
-			}
-			hosts, err := strs(hs)
-			if err != nil {
-				return nil, err
-			}
-			return hostWord(MatchAllHosts(p, hosts)), nil
-		}),
-	def2(fn(nameHostMatchAny,
+		MatchAllHosts),
+	callHosts(nameHostMatchAny,
 		`Matches any host of a call: "match" if any does, "mismatch" if none does and all are known (or there are none), else "unknown". How deny and ask rules read a call.`,
-		types.Args(types.S, arrayOfAny), types.S),
-		func(pat, hs *ast.Term) (*ast.Term, error) {
-			p, err := hostPattern(pat)
-			if err != nil {
-				return nil, err
-			}
-			hosts, err := strs(hs)
-			if err != nil {
-				return nil, err
-			}
-			return hostWord(MatchAnyHosts(p, hosts)), nil
-		}),
+		MatchAnyHosts),
 	def1(fn(nameHostSuffixes,
 		`The domains a host is a subdomain of, nearest first: "a.b.c" gives ["b.c", "c"].`,
 		types.Args(anyOrNull), arrayOfStr),
@@ -383,5 +361,22 @@ var (
 )
 
 func pathWord(m Match) *ast.Term { return ast.StringTerm(pathWords[m]) }
+
+// callHosts is a builtin that matches a rule host against a call's hosts,
+// as match reads them (all of them, or any).
+func callHosts(name, desc string, match func(pattern string, hosts []string) Match) builtin {
+	return def2(fn(name, desc, types.Args(types.S, arrayOfAny), types.S),
+		func(pat, hs *ast.Term) (*ast.Term, error) {
+			p, err := hostPattern(pat)
+			if err != nil {
+				return nil, err
+			}
+			hosts, err := strs(hs)
+			if err != nil {
+				return nil, err
+			}
+			return hostWord(match(p, hosts)), nil
+		})
+}
 
 func hostWord(m Match) *ast.Term { return ast.StringTerm(hostWords[m]) }

@@ -103,16 +103,10 @@ func approvalsCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, 
 		fset.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fset, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "mcp-policy approvals: "+format+"\n", a...)
+	if code, ok := parsed(err); !ok {
 		return code
 	}
+	fail := failer(stderr, "approvals")
 	if len(pos) > 0 {
 		return fail(exitUsage, "unexpected argument %q", pos[0])
 	}
@@ -183,16 +177,10 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 		fset.PrintDefaults()
 	}
 	pos, err := parseInterleaved(fset, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "mcp-policy approve: "+format+"\n", a...)
+	if code, ok := parsed(err); !ok {
 		return code
 	}
+	fail := failer(stderr, "approve")
 	_, queue, closeQueue, err := openQueue(*grantsFile)
 	if err != nil {
 		return fail(exitUsage, "%v", err)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -59,10 +58,7 @@ func grantsCommand(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	sub := args[0]
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "mcp-policy grants %s: "+format+"\n", append([]any{sub}, a...)...)
-		return code
-	}
+	fail := failer(stderr, "grants "+sub)
 	fset := flag.NewFlagSet("grants "+sub, flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	var f grantsFlags
@@ -92,11 +88,8 @@ func grantsCommand(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fset.Usage = func() { fmt.Fprint(stderr, grantsUsage, "\nflags:\n"); fset.PrintDefaults() }
-	if err := fset.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parsed(fset.Parse(args[1:])); !ok {
+		return code
 	}
 	if f.store == "" {
 		return fail(exitUsage, "--grants is required: the grants file or postgres:// URL")

@@ -133,11 +133,8 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	var hdrs []string
 	fset.Var(stringList{&hdrs}, "header", "'Name: value': an HTTP header for --url (repeatable)")
 	fset.Usage = func() { fmt.Fprint(stderr, usage, "\nflags:\n"); fset.PrintDefaults() }
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parsed(fset.Parse(args)); !ok {
+		return code
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "mcp-policy proxy: "+format+"\n", a...)

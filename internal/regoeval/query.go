@@ -149,11 +149,8 @@ func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *
 			start = time.Now()
 		}
 		if o, err := query.direct.decide(sink); err == nil {
-			switch {
-			case ctx.Err() != nil:
-				return Outcome{}, fmt.Errorf("not decided: %w", context.Cause(ctx))
-			case timeout > 0 && time.Since(start) > timeout:
-				return Outcome{}, fmt.Errorf("not decided: the decision took longer than %v", timeout)
+			if err := stopped(ctx, timeout, timeout > 0 && time.Since(start) > timeout); err != nil {
+				return Outcome{}, err
 			}
 			return o, nil
 		}
@@ -175,11 +172,8 @@ func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *
 		defer t.Stop()
 	}
 	fail := func(err error) (Outcome, error) {
-		switch {
-		case ctx.Err() != nil:
-			return Outcome{}, fmt.Errorf("not decided: %w", context.Cause(ctx))
-		case late != nil && late.fired.Load():
-			return Outcome{}, fmt.Errorf("not decided: the decision took longer than %v", timeout)
+		if err := stopped(ctx, timeout, late != nil && late.fired.Load()); err != nil {
+			return Outcome{}, err
 		}
 		return Outcome{}, fmt.Errorf("rego: %v", err)
 	}
@@ -228,6 +222,18 @@ func (d *Decider) evalPlain(ctx context.Context, input ast.Value, timeout time.D
 		return Outcome{}, errors.New("rego: the decision document is not an object")
 	}
 	return outcomeOf(obj, d.rules.position)
+}
+
+// stopped says why a decision was not made, nil when nothing stopped it:
+// ctx ended, or it overran its timeout.
+func stopped(ctx context.Context, timeout time.Duration, overran bool) error {
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("not decided: %w", context.Cause(ctx))
+	case overran:
+		return fmt.Errorf("not decided: the decision took longer than %v", timeout)
+	}
+	return nil
 }
 
 // lateness cancels an evaluation that runs past its timeout, and says it

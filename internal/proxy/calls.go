@@ -48,10 +48,6 @@ type hostCall struct {
 
 	answered atomic.Bool // the one answer has been given (or the server's passed through)
 
-	// keyReading is keyReading of the key hc is filed under in p.calls,
-	// once refusedID needs it, "" until then; under p.mu.
-	keyReading string
-
 	// root is the host's root the call was decided with ("" for none),
 	// set and read by the goroutine deciding it.
 	root string
@@ -77,6 +73,12 @@ func (hc *hostCall) cancelledByHost() {
 	hc.byHost = true
 	hc.mu.Unlock()
 	hc.cancel(errCancelledByHost)
+}
+
+func (hc *hostCall) setAtServer(at bool) {
+	hc.mu.Lock()
+	hc.atServer = at
+	hc.mu.Unlock()
 }
 
 // isAtServer says the call was sent on and waits on the server alone.
@@ -157,10 +159,8 @@ func (p *Proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
 	}
 	hc.call = provider.Call{ID: callID(env.id), Type: "function", Function: provider.CallFunction{Name: req.name, Arguments: req.arguments}}
 	hc.ctx, hc.cancel = context.WithCancelCause(p.ctx)
-	p.mu.Lock()
-	p.calls[idKey(env.id)] = hc
-	p.wg.Add(1)
-	p.mu.Unlock()
+	p.calls.file(env.id, hc)
+	p.answering.Add(1)
 	return hc
 }
 
@@ -177,7 +177,7 @@ func (p *Proxy) dispatch(hc *hostCall) {
 func (p *Proxy) worker(hc *hostCall) {
 	for {
 		p.runCall(hc)
-		p.wg.Done()
+		p.answering.Add(-1)
 		select {
 		case hc = <-p.work:
 		case <-p.ctx.Done():
@@ -188,13 +188,10 @@ func (p *Proxy) worker(hc *hostCall) {
 
 // done forgets a call that is over: answered, or gone with the server.
 func (p *Proxy) done(hc *hostCall) {
-	p.mu.Lock()
-	for k, c := range p.calls {
-		if c == hc {
-			delete(p.calls, k)
-		}
-	}
-	p.mu.Unlock()
+	hc.mu.Lock()
+	id := hc.id // the id it is filed under, if it is (hostRound, resumeRound)
+	hc.mu.Unlock()
+	p.calls.forget(id, hc)
 	hc.cancel(context.Canceled)
 }
 
@@ -346,23 +343,26 @@ func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 	}
 	for round := 0; ; round++ {
 		line, id := hc.requestLine()
-		key := idKey(id)
+		fr := &forwardedRequest{method: hc.method, id: id, call: hc}
 		dead := ""
 		sent := p.sendDecided(hc, func() {
-			p.mu.Lock()
-			if dead = p.dead; dead != "" {
-				p.mu.Unlock()
+			// Before 2026-07-28 nothing in the server's answer is for the
+			// proxy: it goes to the host as it comes (callAnswered), and
+			// this worker need not wait for it. Said before the call is
+			// filed, so that whoever takes it from p.pending answers the
+			// host (failPending).
+			hc.setAtServer(!hc.modern)
+			p.pending.file(id, fr)
+			// Filed first, then the server's state read: serverGone
+			// stores dead first, then takes what is filed, so a call
+			// either sees dead here or is taken there (or both).
+			if dead = p.deadReason(); dead != "" {
+				if p.pending.forget(id, fr) {
+					hc.setAtServer(false) // not taken: answered by this worker
+				} else {
+					dead = "" // taken: serverGone answers it
+				}
 				return
-			}
-			p.pending[key] = &forwardedRequest{method: hc.method, id: id, call: hc}
-			p.mu.Unlock()
-			if !hc.modern {
-				// Before 2026-07-28 nothing in the server's answer is for
-				// the proxy: it goes to the host as it comes
-				// (callAnswered), and this worker need not wait for it.
-				hc.mu.Lock()
-				hc.atServer = true
-				hc.mu.Unlock()
 			}
 			p.toUpstream(line)
 		})
@@ -375,6 +375,7 @@ func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 			hc.failCode = errServerGone
 			return r
 		case !hc.modern:
+			// Or taken by serverGone, which answers it.
 			return provider.Result{Role: "tool", ToolCallID: hc.call.ID}
 		}
 		var r upReply
@@ -384,11 +385,7 @@ func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 			p.waitEnds()
 		case <-ctx.Done():
 			p.waitEnds()
-			p.mu.Lock()
-			if hr := p.pending[key]; hr != nil && hr.call == hc {
-				delete(p.pending, key)
-			}
-			p.mu.Unlock()
+			p.pending.forget(id, fr)
 			return fail(fmt.Sprintf("mcp-policy: the call was stopped: %v", context.Cause(ctx)))
 		}
 		switch {
@@ -495,9 +492,9 @@ func (p *Proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string
 		return nil, errors.New("the host is no longer waiting for this call")
 	}
 	r := &round{hc: hc, onKey: idKey(id), ch: make(chan roundAnswer, 1)}
+	p.calls.forget(id, hc)
 	p.mu.Lock()
 	p.rounds[token] = r
-	delete(p.calls, idKey(id))
 	p.mu.Unlock()
 	defer func() {
 		p.mu.Lock()
@@ -564,10 +561,7 @@ func (p *Proxy) resumeRound(env envelope, req callRequest) {
 	hc.mu.Lock()
 	hc.id, hc.moved, hc.live = bytes.Clone(env.id), true, true
 	hc.mu.Unlock()
-	p.mu.Lock()
-	p.calls[idKey(env.id)] = hc
-	hc.keyReading = "" // filed under another key
-	p.mu.Unlock()
+	p.calls.file(env.id, hc)
 	r.ch <- roundAnswer{responses: bytes.Clone(req.inputResponses)}
 }
 
@@ -613,7 +607,7 @@ func sameJSON(a, b []byte) bool {
 // serverElicit puts the server's question to the human through the
 // policy's elicit hook, under the ask lock, and answers the server.
 func (p *Proxy) serverElicit(id, params []byte) {
-	defer p.wg.Done()
+	defer p.answering.Add(-1)
 	ctx := p.ctx
 	hc := p.onlyCallAtServer()
 	if hc != nil {
@@ -639,17 +633,15 @@ func (p *Proxy) serverElicit(id, params []byte) {
 // onlyCallAtServer is the decided request waiting on the server, when exactly
 // one does.
 func (p *Proxy) onlyCallAtServer() *hostCall {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	var only *hostCall
-	for _, hr := range p.pending {
-		if hr.call == nil {
-			continue
+	calls := 0
+	p.pending.each(func(hr *forwardedRequest) {
+		if hr.call != nil {
+			only, calls = hr.call, calls+1
 		}
-		if only != nil {
-			return nil
-		}
-		only = hr.call
+	})
+	if calls != 1 {
+		return nil
 	}
 	return only
 }

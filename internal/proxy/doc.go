@@ -41,17 +41,32 @@ package proxy
 // are atomics, and the reader's channel holds the one reader there is, so
 // a hand-over never waits.
 //
+// No lock shared by all calls is on an allowed call's way either, but the
+// one that keeps the server's stream whole (its lineWriter's). What a call
+// reads of the proxy's state is published for it: the host's session
+// (info), the policies (pols), the catalogue's version, the roots' state
+// (rs.now) and the server's death (dead) are atomic pointers to values
+// never changed once stored; the host's open requests are filed in tables
+// of their own (pending and calls, openRequests), which lock no more than
+// a node of a hash trie; a call with a host root is counted in rs.sending,
+// an atomic. The orders that matter between those steps, each said where
+// it is made:
+//
+//   - a call is filed at the server (pending), then reads dead;
+//     serverGone stores dead, then takes what is filed (forwardCall);
+//   - a call is counted in rs.sending, then reads rs.now; the roots are
+//     unsettled before the host can answer them, and the answer then
+//     waits for the count (sendDecided).
+//
 // What each lock guards:
 //
 //   - rs.mu (Proxy.roots.mu): the roots state, rootsState's fields (what
 //     the server asked, what the host answered, what is settled, the
-//     policy sets by host root) and rs.sending, the decided calls between
-//     sendDecided's check and their writing.
-//   - p.mu (Proxy.mu): the relay's tables — pending, calls, the proxy's
-//     own requests to each side (hostPeer.own, srvPeer.own), fromSrv, rounds — and
-//     dead, and the changes of info (the host's session, which every call
-//     reads without it: an atomic pointer to a value never changed once
-//     stored).
+//     policy sets by host root), and the publishing of rs.now.
+//   - p.mu (Proxy.mu): the proxy's own requests to each side
+//     (hostPeer.own, srvPeer.own), fromSrv and rounds, the storing of
+//     dead, and the changes of info. An answer from the server takes p.mu
+//     only when its id is one of the proxy's own (ownAnswered).
 //   - hc.mu (hostCall.mu): one decided request's answering state: id,
 //     moved, live, extra, byHost, diedWith, atServer.
 //   - cat.mu (catalogue.mu): the server's tools as last listed, and the
@@ -74,11 +89,10 @@ package proxy
 // under the lock, and the write follows it: a roots/list of the server's
 // takes the policy's root away before the host sees it; a host's
 // list_changed before the server does. The one ordering that needs more is
-// sendDecided's: a decided call passes its roots check under rs.mu and is
-// written after it, counted in rs.sending meanwhile, and hostAnswersRoots
-// waits (sync.Cond on rs.mu, which lets the lock go while it waits) for
-// that count to fall to 0 before it relays an answer that could change
-// the server's root. Replies to the proxy's own requests go through
+// sendDecided's: a decided call is counted in rs.sending from before its
+// roots check until it is written, and hostAnswersRoots waits (sync.Cond
+// on rs.mu, which lets the lock go while it waits) for that count to fall
+// to 0 before it relays an answer that could change the server's root. Replies to the proxy's own requests go through
 // channels of one buffered slot, filled once, after the lock is let go.
 //
 // Before, sendDecided and the roots relaying held rs.mu across their

@@ -223,7 +223,7 @@ func (rt *relayTest) rootsNow() (dir string, settled bool, sending int) {
 	rs := &rt.p.roots
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	return rs.dir, rs.settled(), rs.sending
+	return rs.dir, rs.settled(), int(rs.sending.Load())
 }
 
 // giveRoot has the server ask for roots and the host answer with dir, and

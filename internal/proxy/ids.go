@@ -140,14 +140,3 @@ func jsSpace(r rune) bool {
 	}
 	return unicode.Is(unicode.Zs, r)
 }
-
-// keyReading is idReading for an id known by its idKey.
-func keyReading(key string) string {
-	if strings.HasPrefix(key, "s") {
-		if f, ok := jsNumber(key[1:]); ok {
-			return numberReading(f)
-		}
-		return key
-	}
-	return idReading([]byte(strings.TrimPrefix(key, "n")))
-}

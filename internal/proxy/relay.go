@@ -82,10 +82,8 @@ type reply struct {
 type forwardedRequest struct {
 	method string
 	id     []byte
-	// reading is idReading(id), once refusedID needs it; under p.mu.
-	reading string
-	call    *hostCall           // a decided request (decidedMethods)
-	snoop   func(result []byte) // reads the result on its way to the host
+	call   *hostCall           // a decided request (decidedMethods)
+	snoop  func(result []byte) // reads the result on its way to the host
 }
 
 // serverRequest is a request of the server's still open: relayed to the
@@ -126,22 +124,32 @@ type Proxy struct {
 	hostGone chan struct{} // closed when stdout breaks
 	goneOnce sync.Once
 
+	// The host's open requests: at the server, and being decided (by the
+	// host id they answer on). Tables of their own, with no lock shared
+	// by all calls (openRequests).
+	pending openRequests[*forwardedRequest]
+	calls   openRequests[*hostCall]
+	// dead is why the server is gone, nil while it serves: stored once,
+	// under p.mu (serverGone), read without it.
+	dead atomic.Pointer[string]
+
 	mu       sync.Mutex
-	pending  map[string]*forwardedRequest // the host's requests at the server, by id
-	calls    map[string]*hostCall         // decided requests, by the host id they answer on
-	hostPeer peer                         // the proxy's own requests to the host
-	srvPeer  peer                         // the proxy's own requests to the server
-	fromSrv  map[string]*serverRequest    // the server's open requests, by id
-	rounds   map[string]*round            // rounds the host owes an answer, by requestState
-	info     atomic.Pointer[hostSession]  // changed under p.mu (setSession), read without it
-	dead     string                       // why the server is gone; "" while it serves
+	hostPeer peer                        // the proxy's own requests to the host
+	srvPeer  peer                        // the proxy's own requests to the server
+	fromSrv  map[string]*serverRequest   // the server's open requests, by id
+	rounds   map[string]*round           // rounds the host owes an answer, by requestState
+	info     atomic.Pointer[hostSession] // changed under p.mu (setSession), read without it
 	// serverSpecs are the argument specs of the server by the name it
 	// gave in initialize (useServerSpecs).
 	serverSpecs []rules.ArgumentSpec
 
 	roots rootsState
-	wg    sync.WaitGroup // calls being decided, questions being answered
-	work  chan *hostCall // to an idle worker
+	// answering counts the calls being decided and the questions being
+	// answered, for the proxy's end to wait on (wait). Not a
+	// sync.WaitGroup, whose Add may not race its Wait at 0: a call read
+	// as the server goes is counted while serverGone waits.
+	answering atomic.Int64
+	work      chan *hostCall // to an idle worker
 
 	reader   chan *lineReader // the host's stdin, handed to whoever reads on
 	standing atomic.Int32     // goroutines waiting to be handed it
@@ -160,7 +168,6 @@ func newProxy(opt options, up upstream, hostOut io.Writer) *Proxy {
 		opt: opt, up: up, stderr: opt.stderr,
 		prefix: "mcp-policy-" + tag + "-", roundPrefix: "mcp-policy/" + tag + "/",
 		ctx: ctx, cancel: cancel, hostGone: make(chan struct{}),
-		pending: map[string]*forwardedRequest{}, calls: map[string]*hostCall{},
 		fromSrv: map[string]*serverRequest{}, rounds: map[string]*round{},
 		work:   make(chan *hostCall),
 		reader: make(chan *lineReader, 1), hostDone: make(chan struct{}),
@@ -179,7 +186,7 @@ func newProxy(opt options, up upstream, hostOut io.Writer) *Proxy {
 			}
 		}}
 	// The server's going (serverGone) fails the requests waiting on it.
-	p.srvPeer = peer{name: "the server", write: p.toUpstream, own: map[string]chan reply{}, goneWhy: func() string { return p.dead }}
+	p.srvPeer = peer{name: "the server", write: p.toUpstream, own: map[string]chan reply{}, goneWhy: p.deadReason}
 	return p
 }
 
@@ -234,13 +241,11 @@ func (p *Proxy) run(hostIn io.Reader, signals <-chan int) int {
 	return code
 }
 
-// wait waits for the goroutines answering calls, at most d.
+// wait waits for the goroutines answering calls, at most d. It looks
+// every millisecond: it runs once, at the end.
 func (p *Proxy) wait(d time.Duration) {
-	done := make(chan struct{})
-	go func() { p.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(d):
+	for deadline := time.Now().Add(d); p.answering.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -285,7 +290,7 @@ func (p *Proxy) readHost(lr *lineReader) {
 // the host sends — the human's answer above all — waits behind a call
 // that waits.
 func (p *Proxy) decideReading(hc *hostCall, lr *lineReader) bool {
-	defer p.wg.Done()
+	defer p.answering.Add(-1)
 	if lr.buffered() {
 		p.handOver(lr)
 		p.runCall(hc)
@@ -457,34 +462,19 @@ func (p *Proxy) refusedID(id []byte, fromHost bool) string {
 	// to either could be taken for the other's.
 	reading := idReading(id)
 	inUse := "request id " + string(id) + " is in use by a request not yet answered"
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !fromHost {
-		for _, sr := range p.fromSrv {
-			if idReading(sr.id) == reading {
-				return inUse
-			}
+	if fromHost {
+		// The host's open requests are filed by reading: two lookups.
+		_, forwarded := p.pending.underReading(reading)
+		hc, deciding := p.calls.underReading(reading)
+		if forwarded || deciding && !hc.answered.Load() {
+			return inUse
 		}
 		return ""
 	}
-	// Each open request's reading is worked out once, not for every
-	// request after it: this runs under p.mu, on every request.
-	for _, hr := range p.pending {
-		if hr.reading == "" {
-			hr.reading = idReading(hr.id)
-		}
-		if hr.reading == reading {
-			return inUse
-		}
-	}
-	for key, hc := range p.calls {
-		if hc.answered.Load() {
-			continue
-		}
-		if hc.keyReading == "" {
-			hc.keyReading = keyReading(key)
-		}
-		if hc.keyReading == reading {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, sr := range p.fromSrv {
+		if idReading(sr.id) == reading {
 			return inUse
 		}
 	}
@@ -494,10 +484,7 @@ func (p *Proxy) refusedID(id []byte, fromHost bool) string {
 // forward sends a host request to the server, to be answered by the
 // server's response.
 func (p *Proxy) forward(msg []byte, env envelope, snoop func([]byte)) {
-	key := idKey(env.id)
-	p.mu.Lock()
-	p.pending[key] = &forwardedRequest{method: env.method, id: bytes.Clone(env.id), snoop: snoop}
-	p.mu.Unlock()
+	p.pending.file(env.id, &forwardedRequest{method: env.method, id: bytes.Clone(env.id), snoop: snoop})
 	p.toUpstream(msg)
 }
 
@@ -515,10 +502,12 @@ func (p *Proxy) ownID(raw []byte) bool {
 	return len(raw) > 0 && raw[0] == '"' && strings.HasPrefix(idKey(raw), "s"+p.prefix)
 }
 
+// deadReason is why the server is gone, "" while it serves.
 func (p *Proxy) deadReason() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.dead
+	if why := p.dead.Load(); why != nil {
+		return *why
+	}
+	return ""
 }
 
 // answerDead answers a request the server can no longer answer.
@@ -599,21 +588,15 @@ func (p *Proxy) hostCancelled(params []byte) {
 	if raw == nil {
 		return
 	}
-	key := idKey(raw)
-	p.mu.Lock()
-	hc := p.calls[key]
-	p.mu.Unlock()
-	atServer := hc != nil && hc.isAtServer() // hc.mu, not under p.mu
-	p.mu.Lock()
-	if atServer {
+	hc, _ := p.calls.find(raw)
+	if hc != nil && hc.isAtServer() {
 		// The server was told too (the notification went on); if it
 		// answers anyway, the answer is dropped.
-		if hr := p.pending[key]; hr != nil && hr.call == hc {
-			delete(p.pending, key)
+		if hr, _ := p.pending.find(raw); hr != nil && hr.call == hc {
+			p.pending.forget(raw, hr)
 		}
 	}
-	_, open := p.pending[key]
-	p.mu.Unlock()
+	_, open := p.pending.find(raw)
 	if hc != nil {
 		hc.cancelledByHost()
 		if hc.isAtServer() {
@@ -622,6 +605,7 @@ func (p *Proxy) hostCancelled(params []byte) {
 		return
 	}
 	if !open {
+		key := idKey(raw)
 		p.withdrawRounds(func(r *round) bool { return r.onKey == key }, "the host cancelled the call")
 	}
 }
@@ -642,16 +626,11 @@ func (p *Proxy) fromUpstream(msg []byte) {
 	}
 	switch {
 	case env.isResponse():
-		key := idKey(env.id)
-		p.mu.Lock()
-		if ch, ours := p.srvPeer.take(key); ours {
-			p.mu.Unlock()
+		if ch, ours := p.ownAnswered(&p.srvPeer, env.id); ours {
 			ch <- reply{result: bytes.Clone(env.result), err: bytes.Clone(env.err)}
 			return
 		}
-		hr := p.pending[key]
-		delete(p.pending, key)
-		p.mu.Unlock()
+		hr, _ := p.pending.take(env.id)
 		switch {
 		case hr == nil:
 			// Not the answer to a request of the host's at the server: a
@@ -683,7 +662,7 @@ func (p *Proxy) fromUpstream(msg []byte) {
 		p.mu.Unlock()
 		switch {
 		case sr.kept:
-			p.wg.Add(1)
+			p.answering.Add(1)
 			go p.serverElicit(sr.id, bytes.Clone(env.params))
 		case env.method == methodRootsList && !p.opt.rootsFixed:
 			p.serverAsksRoots(idKey(env.id), msg)
@@ -731,12 +710,11 @@ func (p *Proxy) refuseFromServer(env envelope, msg []byte, err error) {
 			p.toUpstream(errorMessage(env.id, -32600, "mcp-policy: invalid request: "+err.Error()+"; not passed on"))
 		}
 	default: // it would answer something
-		key := idKey(env.id)
-		p.mu.Lock()
-		ch, ours := p.srvPeer.take(key)
-		hr := p.pending[key]
-		delete(p.pending, key)
-		p.mu.Unlock()
+		ch, ours := p.ownAnswered(&p.srvPeer, env.id)
+		var hr *forwardedRequest
+		if !ours {
+			hr, _ = p.pending.take(env.id)
+		}
 		switch {
 		case ours:
 			ch <- reply{fail: why}
@@ -767,15 +745,17 @@ func (p *Proxy) failPending(hr *forwardedRequest, code int, why string) {
 func (p *Proxy) serverGone() int {
 	code, why := p.up.exit()
 	p.mu.Lock()
-	p.dead = why
-	pending, ownUp := p.pending, p.srvPeer.own
-	// A copy: done deletes from p.calls as the calls end.
-	calls := make([]*hostCall, 0, len(p.calls))
-	for _, hc := range p.calls {
-		calls = append(calls, hc)
-	}
-	p.pending, p.srvPeer.own, p.fromSrv = map[string]*forwardedRequest{}, map[string]chan reply{}, map[string]*serverRequest{}
+	// Stored before the requests at the server are taken: a call filed at
+	// the server after this sees it (forwardCall), and one filed before is
+	// taken here.
+	p.dead.Store(&why)
+	ownUp := p.srvPeer.own
+	p.srvPeer.own, p.fromSrv = map[string]chan reply{}, map[string]*serverRequest{}
 	p.mu.Unlock()
+	pending := p.pending.takeAll()
+	// Not taken: done forgets the calls as they end.
+	var calls []*hostCall
+	p.calls.each(func(hc *hostCall) { calls = append(calls, hc) })
 	for _, hr := range pending {
 		p.failPending(hr, errServerGone, why)
 	}
@@ -816,6 +796,19 @@ type peer struct {
 	gone    <-chan struct{}
 	goneWhy func() string
 	own     map[string]chan reply // the requests awaiting an answer, by idKey; under p.mu
+}
+
+// ownAnswered takes the channel of the proxy's own request to side that
+// a response with id answers. Only an id of the proxy's can be one
+// (ownID), so any other response passes without p.mu: the answers to the
+// host's calls are most of what the server sends.
+func (p *Proxy) ownAnswered(side *peer, id []byte) (chan reply, bool) {
+	if !p.ownID(id) {
+		return nil, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return side.take(idKey(id))
 }
 
 // take removes and returns the channel of the request key answers, when

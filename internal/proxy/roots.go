@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -38,11 +39,12 @@ import (
 //     that unsettled it; after that it is decided with no root.
 //   - A call decided with a root is sent to the server only if that root is
 //     still settled when it is sent (sendDecided): else it is refused, to be
-//     called again. The check is made under rs.mu and the sending after it,
-//     with the call counted in rs.sending meanwhile; a host's roots answer
-//     is relayed only once no call so counted is still being written, so
-//     the server has every call decided with a root before any answer that
-//     could change it. rs.mu is never held across the writing itself.
+//     called again. The call is counted in rs.sending, then checks the
+//     roots as last published (rs.now), then is written; a host's roots
+//     answer is relayed only once no call so counted is still being
+//     written, so the server has every call decided with a root before any
+//     answer that could change it. No lock is taken by a call whose roots
+//     are settled, and rs.mu is never held across the writing itself.
 //
 // With --root none of this applies: the policy's roots are the flags'.
 
@@ -68,9 +70,26 @@ type rootsState struct {
 	dir      string    // the policy's host root now, "" for none
 	until    time.Time // calls wait for the roots to settle until then
 	wake     chan struct{}
-	sending  int                   // calls past sendDecided's check, being written to the server
-	sent     *sync.Cond            // on rs.mu: sending fell to 0
 	sets     map[string]*policySet // by host root; "" is the set with no host root
+
+	// now is settled() and dir as notify last published them, for the
+	// calls to read without rs.mu. Every change that could settle the
+	// roots or change dir ends in notify, and every change that could
+	// unsettle them starts with unsettle, which ends in notify.
+	now atomic.Pointer[rootsNow]
+	// sending counts the calls between sendDecided's check and the end of
+	// their writing to the server; draining, the roots answers waiting on
+	// rs.sent (under rs.mu) for it to fall to 0, which the last of those
+	// calls then signals.
+	sending  atomic.Int64
+	draining atomic.Int32
+	sent     *sync.Cond
+}
+
+// rootsNow is the state a call reads of the roots.
+type rootsNow struct {
+	settled bool
+	dir     string
 }
 
 func (rs *rootsState) init(base *policySet) {
@@ -78,6 +97,7 @@ func (rs *rootsState) init(base *policySet) {
 	rs.wake = make(chan struct{})
 	rs.sent = sync.NewCond(&rs.mu)
 	rs.sets = map[string]*policySet{"": base}
+	rs.now.Store(&rootsNow{settled: true})
 }
 
 // settled says the policy's root is the server's: nothing in flight,
@@ -86,8 +106,10 @@ func (rs *rootsState) settled() bool {
 	return len(rs.inFlight) == 0 && !rs.stale && rs.settling == 0
 }
 
-// notify wakes the calls waiting for the roots.
+// notify publishes the roots' state to the calls (rs.now), and wakes
+// those waiting for it.
 func (rs *rootsState) notify() {
+	rs.now.Store(&rootsNow{settled: rs.settled(), dir: rs.dir})
 	close(rs.wake)
 	rs.wake = make(chan struct{})
 }
@@ -196,9 +218,11 @@ func (p *Proxy) hostAnswersRoots(key string, msg []byte, result []byte) {
 		// The request is in flight, so the root is not settled and no
 		// call passes sendDecided's check: wait for those that passed
 		// it before, which the server must have before this answer.
-		for rs.sending > 0 {
+		rs.draining.Add(1)
+		for rs.sending.Load() > 0 {
 			rs.sent.Wait()
 		}
+		rs.draining.Add(-1)
 	}
 	delete(rs.inFlight, key)
 	settle := uint64(0) // the settle to start once the server has the answer
@@ -249,10 +273,10 @@ func (p *Proxy) hostAnswersRoots(key string, msg []byte, result []byte) {
 // awaitRoots holds a call while the policy's root is not the server's,
 // at most until rootsWait after what unsettled it.
 func (p *Proxy) awaitRoots(ctx context.Context) {
-	if p.opt.rootsFixed {
+	rs := &p.roots
+	if p.opt.rootsFixed || rs.now.Load().settled {
 		return
 	}
-	rs := &p.roots
 	for {
 		rs.mu.Lock()
 		settled, until, wake := rs.settled(), rs.until, rs.wake
@@ -277,33 +301,40 @@ func (p *Proxy) awaitRoots(ctx context.Context) {
 }
 
 // sendDecided sends a decided call to the server unless the host root it
-// was decided with is no longer the server's settled root. The check is
-// made under rs.mu and the sending after it; the call is counted in
-// rs.sending until it is written, and hostAnswersRoots relays no answer
-// that could change the server's root before then, so no change of roots
+// was decided with is no longer the server's settled root. The call is
+// counted in rs.sending first, then checks, then is sent, and is counted
+// until it is written; hostAnswersRoots relays no answer that could
+// change the server's root before the count is 0, so no change of roots
 // reaches the server between the check and the call.
+//
+// Counted first, then checked: the roots are unsettled (rs.now) before
+// the host is sent the server's roots/list, and so before any answer to
+// it is read; an answer then reads the count. A call that saw the roots
+// settled was counted before they were unsettled, so the answer sees it
+// counted, and waits.
 func (p *Proxy) sendDecided(hc *hostCall, send func()) bool {
 	if hc.root == "" {
 		send()
 		return true
 	}
 	rs := &p.roots
-	rs.mu.Lock()
-	if !rs.settled() || rs.dir != hc.root {
-		rs.mu.Unlock()
+	rs.sending.Add(1)
+	defer rs.sendingDone()
+	if now := rs.now.Load(); !now.settled || now.dir != hc.root {
 		return false
 	}
-	rs.sending++
-	rs.mu.Unlock()
-	defer func() {
-		rs.mu.Lock()
-		if rs.sending--; rs.sending == 0 {
-			rs.sent.Broadcast()
-		}
-		rs.mu.Unlock()
-	}()
 	send()
 	return true
+}
+
+// sendingDone ends a call's count in rs.sending, and wakes the roots
+// answers waiting for it to fall to 0.
+func (rs *rootsState) sendingDone() {
+	if rs.sending.Add(-1) == 0 && rs.draining.Load() > 0 {
+		rs.mu.Lock()
+		rs.sent.Broadcast()
+		rs.mu.Unlock()
+	}
 }
 
 // rootBase is the directory relative paths resolve against, read from a

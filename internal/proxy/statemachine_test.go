@@ -2,7 +2,9 @@ package proxy
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -82,9 +84,7 @@ func TestRelayHostCancelsACall(t *testing.T) {
 	m := next(t, rt.server, "the cancellation")
 	assert.Equal(t, "notifications/cancelled", m["method"])
 	eventually(t, "the call is forgotten", func() bool {
-		rt.p.mu.Lock()
-		defer rt.p.mu.Unlock()
-		return len(rt.p.calls) == 0 && len(rt.p.pending) == 0
+		return rt.p.calls.empty() && rt.p.pending.empty()
 	})
 	rt.fromServer(`{"jsonrpc":"2.0","id":4,"result":{"content":[]}}`)
 	nothing(t, rt.host, "an answer to a cancelled call")
@@ -255,5 +255,38 @@ func TestRelayReadsTheHostWhileACallWaitsItsTurn(t *testing.T) {
 		m := next(t, rt.server, "the call allowed once")
 		assert.Equal(t, "tools/call", m["method"])
 		assert.EqualValues(t, i+1, m["id"])
+	}
+}
+
+// Every call the host sent is answered once when the server goes while
+// calls are read, decided and written: those filed at the server by the
+// server's going (serverGone takes them), those filed after it (they see
+// it, forwardCall), and those still being decided. Run many times, so
+// that the server goes at every step of a call's way.
+func TestEveryCallAnsweredWhenTheServerGoes(t *testing.T) {
+	for run := range 20 {
+		rt := newRelayTest(t, testRules, true)
+		rt.initialize(`{}`)
+		const calls = 40
+		var batch []string
+		for id := range calls {
+			batch = append(batch, `{"jsonrpc":"2.0","id":`+strconv.Itoa(id)+`,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+		}
+		rt.fromHost("[" + strings.Join(batch, ",") + "]")
+		for range run % 5 { // the server goes after 0 to 4 of them reached it
+			next(t, rt.server, "a call at the server")
+		}
+		rt.srv.stop()
+		answered := map[float64]int{}
+		for len(answered) < calls {
+			m := next(t, rt.host, fmt.Sprintf("run %d: the answers, %d of %d so far", run, len(answered), calls))
+			if id, ok := m["id"].(float64); ok {
+				answered[id]++
+				assert.True(t, isErrorResult(m), "run %d: call %v ran with no server: %v", run, id, m)
+			}
+		}
+		for id, n := range answered {
+			assert.Equal(t, 1, n, "run %d: answers to call %v", run, id)
+		}
 	}
 }

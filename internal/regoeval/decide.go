@@ -213,7 +213,10 @@ func outcomeOf(doc ast.Object, position func(rule ast.Value) (int, bool)) (Outco
 // sink and an outcome apart.
 type sink struct {
 	context.Context
-	input   ast.Value
+	input Input
+	// doc is input's document once the evaluator is given it: the value
+	// the builtin recognises. nil for a direct call, which needs none.
+	doc     ast.Value
 	call    *Call
 	rules   *RuleSet // nil: read the rules from data
 	outcome Outcome
@@ -244,14 +247,21 @@ func (s *sink) FoldedPath(p string) (string, bool) {
 }
 
 // withSink returns a sink: a context under which the engine builtin, called
-// with input (the very value, not an equal one) and c (what CallOf(input)
-// reads), matches the call against rules (when not nil, in place of the
-// rules in data), stores its outcome in the sink and returns true instead
-// of the document. Only the engine's own query may be evaluated under it:
-// modules cannot call the builtin (the engine refuses them), so its one
-// call is the decision's.
-func withSink(ctx context.Context, input ast.Value, c *Call, rules *RuleSet) *sink {
+// with input's document (the very value sink.doc, not an equal one) and c
+// (what CallOf reads of it), matches the call against rules (when not nil,
+// in place of the rules in data), stores its outcome in the sink and
+// returns true instead of the document. Only the engine's own query may
+// be evaluated under it: modules cannot call the builtin (the engine
+// refuses them), so its one call is the decision's.
+func withSink(ctx context.Context, input Input, c *Call, rules *RuleSet) *sink {
 	return &sink{Context: ctx, input: input, call: c, rules: rules}
+}
+
+// document is the input document the evaluator is given, which the
+// builtin then recognises as the sink's.
+func (s *sink) document() ast.Value {
+	s.doc = s.input.Document()
+	return s.doc
 }
 
 func sinkFor(ctx context.Context, input ast.Value) *sink {
@@ -259,7 +269,7 @@ func sinkFor(ctx context.Context, input ast.Value) *sink {
 		return nil
 	}
 	s, _ := ctx.Value(sinkKey{}).(*sink)
-	if s == nil || s.input != input {
+	if s == nil || s.doc == nil || s.doc != input {
 		return nil
 	}
 	return s
@@ -280,7 +290,7 @@ func engineDecide(bctx rego.BuiltinContext, args []*ast.Term) (*ast.Term, error)
 	if err != nil {
 		return nil, err
 	}
-	o, err := decide(&call, in.Value, rules, sets)
+	o, err := decide(&call, DocumentInput(in.Value), rules, sets)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +312,7 @@ func (s *sink) decide(data *ast.Term, sets []*ast.Term) (Outcome, error) {
 	return decide(&call, s.input, rules, sets)
 }
 
-func decide(call *Call, in ast.Value, rules *ruleSet, sets []*ast.Term) (Outcome, error) {
+func decide(call *Call, in Input, rules *ruleSet, sets []*ast.Term) (Outcome, error) {
 	var buf [8]entry // most calls match a few entries: no allocation for them
 	entries := buf[:0]
 	floor := false
@@ -340,7 +350,7 @@ func decide(call *Call, in ast.Value, rules *ruleSet, sets []*ast.Term) (Outcome
 		t.Add(e.rule.Decision, e.maybe)
 	}
 	o := Outcome{Decision: verdict.Ask, Floor: floor, Might: t.Might(),
-		Paths: shown(valueAt(in, keyPaths), keyPath), Hosts: shown(valueAt(in, keyHosts), keyHost)}
+		Paths: shown(in.Paths(), keyPath), Hosts: shown(in.Hosts(), keyHost)}
 	o.Under, o.Host = Suggest(call)
 	switch outcome, i := t.Result(); outcome {
 	case verdict.Decided:

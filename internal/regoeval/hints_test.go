@@ -56,8 +56,8 @@ deny contains "idempotent tmp" if {
 		for _, ann := range hints {
 			for _, p := range paths {
 				in, c := hintsCall(t, tool, ann, p)
-				want, werr := generic.Eval(ctx, in, c, set, 0)
-				got, gerr := hinted.Eval(ctx, in, c, set, 0)
+				want, werr := generic.Eval(ctx, DocumentInput(in), c, set, 0)
+				got, gerr := hinted.Eval(ctx, DocumentInput(in), c, set, 0)
 				require.Equal(t, werr, gerr, "%s %s %q", tool, ann, p)
 				require.Equal(t, want, got, "%s %s %q", tool, ann, p)
 			}
@@ -104,7 +104,7 @@ func TestHintedResidualsAreBounded(t *testing.T) {
 	set := readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array))
 	for i := range maxHinted + 3 {
 		in, c := hintsCall(t, "fs_write", fmt.Sprintf(`{"x%d": true}`, i), "/srv/.git/config")
-		o, err := d.Eval(ctx, in, c, set, 0)
+		o, err := d.Eval(ctx, DocumentInput(in), c, set, 0)
 		require.NoError(t, err)
 		assert.Equal(t, ReasonFloor, o.Reason, "call %d: the floor asks about .git/config: %+v", i, o)
 	}
@@ -136,7 +136,7 @@ func TestGuardReadOnlyResidualIsDirect(t *testing.T) {
 	require.NotNil(t, r)
 	assert.Nil(t, r.direct, "a module's rule on a read is left to the evaluator: %v", r.body)
 	in, c := hintsCall(t, "fs_read", `{"readOnlyHint": true}`, "/tmp/x")
-	o, err := m.Eval(ctx, in, c, readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array)), 0)
+	o, err := m.Eval(ctx, DocumentInput(in), c, readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array)), 0)
 	require.NoError(t, err)
 	assert.Equal(t, "no tmp", o.Rule.Message, "the module's deny decided the read: %+v", o)
 }
@@ -149,10 +149,10 @@ func TestDirectCallKeepsTheTimeout(t *testing.T) {
 	d := guardDecider(t, Spec{})
 	set := readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array))
 	in, c := hintsCall(t, "fs_read", `{"readOnlyHint": true}`, "/srv/a")
-	_, err := d.Eval(ctx, in, c, set, time.Hour)
+	_, err := d.Eval(ctx, DocumentInput(in), c, set, time.Hour)
 	require.NoError(t, err)
 	require.NotNil(t, d.hinted.residual(ctx, ast.MustParseTerm(`{"readOnlyHint": true}`)).direct, "decided directly")
-	_, err = d.Eval(ctx, in, c, set, time.Nanosecond)
+	_, err = d.Eval(ctx, DocumentInput(in), c, set, time.Nanosecond)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not decided: the decision took longer than 1ns")
 }

@@ -110,7 +110,7 @@ func (d *Decider) Plain() bool { return d.plain != nil }
 // Eval decides one call: input is its input document and call what CallOf
 // reads of it; rules are the data rules, indexed (ignored when they are in
 // data). timeout bounds the evaluation, 0 for none; ctx bounds it too.
-func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *RuleSet, timeout time.Duration) (Outcome, error) {
+func (d *Decider) Eval(ctx context.Context, input Input, call *Call, rules *RuleSet, timeout time.Duration) (Outcome, error) {
 	if ctx.Err() != nil {
 		return Outcome{}, fmt.Errorf("not decided: %w", context.Cause(ctx))
 	}
@@ -121,7 +121,7 @@ func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *
 		ctx = context.WithValue(ctx, ruleCacheKey{}, &d.rules)
 	}
 	if d.plain != nil {
-		return d.evalPlain(ctx, input, timeout)
+		return d.evalPlain(ctx, input.Document(), timeout)
 	}
 	if d.rulesInData {
 		rules = nil // read from data, as the module that reads them does
@@ -130,11 +130,9 @@ func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *
 	// withSink) instead of as a document to read back.
 	query := d.fast
 	if d.hinted != nil {
-		if obj, ok := input.(ast.Object); ok {
-			if ann := obj.Get(keyAnnotations); ann != nil {
-				if q := d.hinted.residual(ctx, ann); q != nil {
-					query = q
-				}
+		if ann := input.Annotations(); ann != nil {
+			if q := d.hinted.residual(ctx, ann); q != nil {
+				query = q
 			}
 		}
 	}
@@ -177,7 +175,7 @@ func (d *Decider) Eval(ctx context.Context, input ast.Value, call *Call, rules *
 		}
 		return Outcome{}, fmt.Errorf("rego: %v", err)
 	}
-	results, err := query.eval(sink, input, cancel, d.virtualCache)
+	results, err := query.eval(sink, sink.document(), cancel, d.virtualCache)
 	if err != nil {
 		return fail(err)
 	}

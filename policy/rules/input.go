@@ -41,8 +41,11 @@ type Input struct {
 	annTerm   *ast.Term      // Annotations as a term the engine keeps, nil to make one
 	arguments [][2]*ast.Term // reason excluded: the rules' copy
 	reason    *ast.Term      // nil when the call gave none
-	doc       ast.Value      // the Rego input document, built once
-	matchCall *regoeval.Call
+	// The Rego input document, and its paths and hosts, each built once
+	// when first read (see regoeval.Input).
+	doc                ast.Value
+	pathsDoc, hostsDoc *ast.Term
+	matchCall          *regoeval.Call
 }
 
 // BadCallError is a call that cannot be decided at all: it is refused alone.
@@ -179,8 +182,35 @@ var (
 	keyTool        = regoeval.Key("tool")
 )
 
-// value is the Rego input document, built once.
-func (in *Input) value() ast.Value {
+// document is in as the decider reads it: the parts of the Rego input
+// document, each built when first read. The methods are on a type of
+// their own so that Input's fields keep their names.
+type document struct{ in *Input }
+
+func (d document) Annotations() *ast.Term {
+	if d.in.annTerm == nil {
+		d.in.annTerm = annotationsTerm(d.in.Annotations)
+	}
+	return d.in.annTerm
+}
+
+func (d document) Paths() ast.Value {
+	if d.in.pathsDoc == nil {
+		d.in.pathsDoc = valuesTerm(d.in.Paths, keyPath, d.in.arguments)
+	}
+	return d.in.pathsDoc.Value
+}
+
+func (d document) Hosts() ast.Value {
+	if d.in.hostsDoc == nil {
+		d.in.hostsDoc = valuesTerm(d.in.Hosts, keyHost, d.in.arguments)
+	}
+	return d.in.hostsDoc.Value
+}
+
+// Document is the Rego input document, built once.
+func (d document) Document() ast.Value {
+	in := d.in
 	if in.doc != nil {
 		return in.doc
 	}
@@ -188,16 +218,14 @@ func (in *Input) value() ast.Value {
 	if root == nil {
 		root = rootTerm(in.Root)
 	}
-	ann := in.annTerm
-	if ann == nil {
-		ann = annotationsTerm(in.Annotations)
-	}
+	d.Paths()
+	d.Hosts()
 	in.doc = ast.NewObject(
 		ast.Item(keyTool, ast.StringTerm(in.Tool)),
 		ast.Item(keyRoot, root),
-		ast.Item(keyAnnotations, ann),
-		ast.Item(keyPaths, valuesTerm(in.Paths, keyPath, in.arguments)),
-		ast.Item(keyHosts, valuesTerm(in.Hosts, keyHost, in.arguments)),
+		ast.Item(keyAnnotations, d.Annotations()),
+		ast.Item(keyPaths, in.pathsDoc),
+		ast.Item(keyHosts, in.hostsDoc),
 		ast.Item(keyArguments, ast.ObjectTerm(in.arguments...)),
 	)
 	return in.doc

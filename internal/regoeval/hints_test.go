@@ -141,6 +141,39 @@ func TestGuardReadOnlyResidualIsDirect(t *testing.T) {
 	assert.Equal(t, "no tmp", o.Rule.Message, "the module's deny decided the read: %+v", o)
 }
 
+// A call decided without the evaluator builds no input document: the
+// direct call reads the annotations, paths and hosts alone. The evaluator
+// is given the document, once.
+func TestDirectCallBuildsNoDocument(t *testing.T) {
+	ctx := context.Background()
+	d := guardDecider(t, Spec{})
+	set := readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array))
+	doc, c := hintsCall(t, "fs_read", `{"readOnlyHint": true}`, "/srv/a")
+	read := &countedInput{Input: DocumentInput(doc)}
+	o, err := d.Eval(ctx, read, c, set, 0)
+	require.NoError(t, err)
+	assert.Zero(t, read.documents, "a read-only tool's call, decided directly")
+	require.Len(t, o.Paths, 1)
+	assert.Equal(t, ast.String("/srv/a"), o.Paths[0].Value, "the path it shows")
+
+	doc, c = hintsCall(t, "fs_write", `{"readOnlyHint": false}`, "/srv/a")
+	write := &countedInput{Input: DocumentInput(doc)}
+	_, err = d.Eval(ctx, write, c, set, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 1, write.documents, "a writing tool's call, which the floor's rules evaluate")
+}
+
+// countedInput counts the documents asked of it.
+type countedInput struct {
+	Input
+	documents int
+}
+
+func (c *countedInput) Document() ast.Value {
+	c.documents++
+	return c.Input.Document()
+}
+
 // A call decided without the evaluator is still bounded by the decision's
 // timeout: nothing can stop it midway, but past its bound it fails closed
 // as the evaluator's would, never as an allow.

@@ -144,7 +144,7 @@ func TestGuardReadOnlyResidualIsDirect(t *testing.T) {
 // A call decided without the evaluator builds no input document: the
 // direct call reads the annotations, paths and hosts alone. The evaluator
 // is given the document, once.
-func TestDirectCallBuildsNoDocument(t *testing.T) {
+func TestGuardDirectCallBuildsNoDocument(t *testing.T) {
 	ctx := context.Background()
 	d := guardDecider(t, Spec{})
 	set := readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array))

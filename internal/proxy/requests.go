@@ -38,7 +38,7 @@ const (
 type decidedMethod struct {
 	// members are the params' members the protocol defines: one spelt in
 	// another case is refused (the one-reading rule).
-	members []string
+	members memberSet
 	// rounds: on protocol 2026-07-28 an input-required round may answer
 	// the request (tools/call, prompts/get and resources/read), so the
 	// proxy can put its question in one.
@@ -48,9 +48,9 @@ type decidedMethod struct {
 // decidedMethods are the host's requests the policy decides.
 var decidedMethods = map[string]decidedMethod{
 	methodToolsCall:     {members: callMembers, rounds: true},
-	methodResourcesRead: {members: []string{"uri", "_meta", "requestState", "inputResponses"}, rounds: true},
-	methodPromptsGet:    {members: []string{"name", "arguments", "_meta", "requestState", "inputResponses"}, rounds: true},
-	methodComplete:      {members: []string{"ref", "argument", "context", "_meta"}},
+	methodResourcesRead: {members: members("uri", "_meta", "requestState", "inputResponses"), rounds: true},
+	methodPromptsGet:    {members: members("name", "arguments", "_meta", "requestState", "inputResponses"), rounds: true},
+	methodComplete:      {members: members("ref", "argument", "context", "_meta")},
 }
 
 // requestTools are the catalogue entries of the requests decided as calls

@@ -378,8 +378,8 @@ func rootBase(result []byte) (dir, why string) {
 
 // The members of a roots/list result, and of one root in it.
 var (
-	rootsResultMembers = []string{"roots", "_meta"}
-	rootMembers        = []string{"uri", "name", "_meta"}
+	rootsResultMembers = members("roots", "_meta")
+	rootMembers        = members("uri", "name", "_meta")
 )
 
 // rootsResultAsTheSDKReadsIt refuses a roots/list result a server could

@@ -138,7 +138,7 @@ func skipBlank(b []byte, i int) int {
 // memberNames tells when an object's member names are ambiguous: a name
 // twice, exactly or in another case, or one of known spelt in another case.
 type memberNames struct {
-	known []string
+	known memberSet
 	// seen are the names so far, folded and as spelt: in few, an object's
 	// first names, looked through (a message's envelope and a call's
 	// params have a handful, and every message is read: no map for them),
@@ -153,7 +153,7 @@ type seenName struct{ folded, spelt string }
 // addKey is add for a key as eachMember gives it: a name of known is
 // taken as known spells it, without a copy.
 func (m *memberNames) addKey(key []byte) error {
-	for _, name := range m.known {
+	for _, name := range m.known.names {
 		if string(key) == name {
 			return m.add(name)
 		}
@@ -179,8 +179,8 @@ func (m *memberNames) add(k string) error {
 	default:
 		m.many[folded] = k
 	}
-	for _, name := range m.known {
-		if k != name && lexical.Fold(name) == folded {
+	for i, name := range m.known.names {
+		if k != name && m.known.folded[i] == folded {
 			return fmt.Errorf("member %q must be spelt %q", k, name)
 		}
 	}
@@ -198,10 +198,23 @@ func (m *memberNames) lookup(folded string) (string, bool) {
 	return spelt, ok
 }
 
+// memberSet is the members an object of the protocol's may have, each
+// with its folded spelling, folded once: every message is read against
+// them.
+type memberSet struct{ names, folded []string }
+
+func members(names ...string) memberSet {
+	s := memberSet{names: names, folded: make([]string, len(names))}
+	for i, n := range names {
+		s.folded[i] = lexical.Fold(n)
+	}
+	return s
+}
+
 // The members of a JSON-RPC envelope, and of a tools/call's params.
 var (
-	envelopeMembers = []string{"jsonrpc", "id", "method", "params", "result", "error"}
-	callMembers     = []string{"name", "arguments", "_meta", "requestState", "inputResponses", "task"}
+	envelopeMembers = members("jsonrpc", "id", "method", "params", "result", "error")
+	callMembers     = members("name", "arguments", "_meta", "requestState", "inputResponses", "task")
 )
 
 // unambiguous refuses an object a server could read otherwise than the
@@ -212,11 +225,11 @@ var (
 // JavaScript and Python take the last exact one. Were "name" and "NAME"
 // both allowed, the proxy could decide one tool while the server runs
 // another.
-func unambiguous(obj []byte, known []string) error { return unambiguousEach(obj, known, nil) }
+func unambiguous(obj []byte, known memberSet) error { return unambiguousEach(obj, known, nil) }
 
 // unambiguousEach is unambiguous, calling each (when not nil) with each
 // member it has taken: a reader's one pass over obj.
-func unambiguousEach(obj []byte, known []string, each func(key, val []byte)) error {
+func unambiguousEach(obj []byte, known memberSet, each func(key, val []byte)) error {
 	names := memberNames{known: known}
 	return eachMember(obj, func(key, val []byte) error {
 		if err := names.addKey(key); err != nil {

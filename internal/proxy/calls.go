@@ -39,6 +39,7 @@ type hostCall struct {
 
 	mu       sync.Mutex
 	id       []byte                     // where the answer goes
+	filed    openID                     // id, as p.calls files it
 	moved    bool                       // id is not the one in line
 	live     bool                       // the host waits for an answer on id
 	extra    map[string]json.RawMessage // params added for the server: an answered round of its own
@@ -99,19 +100,20 @@ func (hc *hostCall) serverDied(why string) {
 func (hc *hostCall) claim() bool { return hc.answered.CompareAndSwap(false, true) }
 
 // requestLine is the request to send the server now: as the host sent it,
-// or rebuilt once an input-required round moved its id or added answers.
-func (hc *hostCall) requestLine() ([]byte, []byte) {
+// or rebuilt once an input-required round moved its id or added answers;
+// and its id.
+func (hc *hostCall) requestLine() ([]byte, []byte, openID) {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
 	if !hc.moved && hc.extra == nil {
-		return hc.line, hc.id
+		return hc.line, hc.id, hc.filed
 	}
 	var params map[string]json.RawMessage
 	if err := json.Unmarshal(hc.params, &params); err != nil || params == nil {
 		params = map[string]json.RawMessage{}
 	}
 	maps.Copy(params, hc.extra)
-	return requestMessage(hc.id, hc.method, params), hc.id
+	return requestMessage(hc.id, hc.method, params), hc.id, hc.filed
 }
 
 // answerRefused is the host's answer when hc is not run, r saying why: for
@@ -150,7 +152,7 @@ func (p *Proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
 	}
 	info := p.session()
 	hc := &hostCall{method: env.method, line: bytes.Clone(msg), params: bytes.Clone(env.params), id: bytes.Clone(env.id), live: true,
-		caps: info.caps, protocol: info.protocol, resp: make(chan upReply, 1)}
+		filed: openIDOf(env.id), caps: info.caps, protocol: info.protocol, resp: make(chan upReply, 1)}
 	if version, caps, ok := modernMeta(req.meta); ok {
 		hc.modern, hc.meta, hc.protocol = true, bytes.Clone(req.meta), version
 		// On 2026-07-28 a question rides an input-required round on the
@@ -159,7 +161,7 @@ func (p *Proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
 	}
 	hc.call = provider.Call{ID: callID(env.id), Type: "function", Function: provider.CallFunction{Name: req.name, Arguments: req.arguments}}
 	hc.ctx, hc.cancel = context.WithCancelCause(p.ctx)
-	p.calls.file(env.id, hc)
+	p.calls.file(hc.filed, hc)
 	p.answering.Add(1)
 	return hc
 }
@@ -189,7 +191,7 @@ func (p *Proxy) worker(hc *hostCall) {
 // done forgets a call that is over: answered, or gone with the server.
 func (p *Proxy) done(hc *hostCall) {
 	hc.mu.Lock()
-	id := hc.id // the id it is filed under, if it is (hostRound, resumeRound)
+	id := hc.filed // the id it is filed under, if it is (hostRound, resumeRound)
 	hc.mu.Unlock()
 	p.calls.forget(id, hc)
 	hc.cancel(context.Canceled)
@@ -197,10 +199,12 @@ func (p *Proxy) done(hc *hostCall) {
 
 // callID is the call's id as the policy and the log see it.
 func callID(raw []byte) string {
-	if s, err := stringValue(raw); err == nil {
-		return s
+	if len(raw) > 0 && raw[0] == '"' {
+		if s, err := stringValue(raw); err == nil {
+			return s
+		}
 	}
-	return string(raw)
+	return string(raw) // a number, as written (json.Unmarshal's error for it allocates)
 }
 
 // capsSeen is what a host can be asked, as its capabilities say.
@@ -342,8 +346,8 @@ func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 		return provider.ErrorResult(hc.call.ID, msg)
 	}
 	for round := 0; ; round++ {
-		line, id := hc.requestLine()
-		fr := &forwardedRequest{method: hc.method, id: id, call: hc}
+		line, raw, id := hc.requestLine()
+		fr := &forwardedRequest{method: hc.method, id: raw, call: hc}
 		dead := ""
 		sent := p.sendDecided(hc, func() {
 			// Before 2026-07-28 nothing in the server's answer is for the
@@ -485,14 +489,14 @@ type roundAnswer struct {
 func (p *Proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string]json.RawMessage) (map[string]json.RawMessage, error) {
 	token := p.roundPrefix + randomHex(12)
 	hc.mu.Lock()
-	id, live := hc.id, hc.live
+	id, filed, live := hc.id, hc.filed, hc.live
 	hc.live = false
 	hc.mu.Unlock()
 	if !live {
 		return nil, errors.New("the host is no longer waiting for this call")
 	}
-	r := &round{hc: hc, onKey: idKey(id), ch: make(chan roundAnswer, 1)}
-	p.calls.forget(id, hc)
+	r := &round{hc: hc, onKey: filed.key, ch: make(chan roundAnswer, 1)}
+	p.calls.forget(filed, hc)
 	p.mu.Lock()
 	p.rounds[token] = r
 	p.mu.Unlock()
@@ -559,9 +563,10 @@ func (p *Proxy) resumeRound(env envelope, req callRequest) {
 	}
 	hc := r.hc
 	hc.mu.Lock()
-	hc.id, hc.moved, hc.live = bytes.Clone(env.id), true, true
+	hc.id, hc.filed, hc.moved, hc.live = bytes.Clone(env.id), openIDOf(env.id), true, true
+	filed := hc.filed
 	hc.mu.Unlock()
-	p.calls.file(env.id, hc)
+	p.calls.file(filed, hc)
 	r.ch <- roundAnswer{responses: bytes.Clone(req.inputResponses)}
 }
 

@@ -35,7 +35,8 @@ func numberReading(f float64) string {
 	if f == 0 {
 		f = 0 // -0 and 0 are one key in a JavaScript Map
 	}
-	return "n" + strconv.FormatFloat(f, 'g', -1, 64)
+	var buf [32]byte // one allocation, the string's
+	return string(strconv.AppendFloat(append(buf[:0], 'n'), f, 'g', -1, 64))
 }
 
 // jsNumber is JavaScript's Number(s) for a string, when that is a number

@@ -52,7 +52,7 @@ func TestIDReading(t *testing.T) {
 func TestRefusedIDFromEitherSide(t *testing.T) {
 	p := newProxy(options{}, nil, io.Discard)
 	p.fromSrv[idKey([]byte(`9`))] = &serverRequest{id: []byte(`9`)}
-	p.pending.file([]byte(`"a"`), &forwardedRequest{id: []byte(`"a"`)})
+	p.pending.file(openIDOf([]byte(`"a"`)), &forwardedRequest{id: []byte(`"a"`)})
 	for _, id := range []string{`9`, `"9"`, `"0x9"`, `" 9 "`} {
 		assert.NotEmpty(t, p.refusedID([]byte(id), false), "the server's %s beside its open 9", id)
 		assert.Empty(t, p.refusedID([]byte(id), true), "the host's %s: the server's ids are another space", id)

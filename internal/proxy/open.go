@@ -21,6 +21,12 @@ import "sync"
 // goroutines forgetting one request cannot both take it.
 type openRequests[V comparable] struct{ m sync.Map }
 
+// openID is an id as the tables file it: its reading (idReading) and its
+// exact key (idKey), each worked out once for a request.
+type openID struct{ reading, key string }
+
+func openIDOf(raw []byte) openID { return openID{idReading(raw), idKey(raw)} }
+
 // filed is an entry: the request and the exact key of the id it was filed
 // under.
 type filed[V comparable] struct {
@@ -30,8 +36,8 @@ type filed[V comparable] struct {
 
 // file files v under id, replacing what was filed under its reading.
 // Only the goroutine reading the host files, after refusedID.
-func (t *openRequests[V]) file(id []byte, v V) {
-	t.m.Store(idReading(id), filed[V]{idKey(id), v})
+func (t *openRequests[V]) file(id openID, v V) {
+	t.m.Store(id.reading, filed[V]{id.key, v})
 }
 
 // underReading is what is filed under reading, whatever its id's spelling.
@@ -45,9 +51,9 @@ func (t *openRequests[V]) underReading(reading string) (V, bool) {
 }
 
 // find is what is filed under id, spelt as it was filed.
-func (t *openRequests[V]) find(id []byte) (V, bool) {
-	e, ok := t.m.Load(idReading(id))
-	if !ok || e.(filed[V]).key != idKey(id) {
+func (t *openRequests[V]) find(id openID) (V, bool) {
+	e, ok := t.m.Load(id.reading)
+	if !ok || e.(filed[V]).key != id.key {
 		var zero V
 		return zero, false
 	}
@@ -56,7 +62,7 @@ func (t *openRequests[V]) find(id []byte) (V, bool) {
 
 // take finds and forgets what is filed under id, spelt as it was filed;
 // of two goroutines taking it, one has it.
-func (t *openRequests[V]) take(id []byte) (V, bool) {
+func (t *openRequests[V]) take(id openID) (V, bool) {
 	v, ok := t.find(id)
 	if !ok || !t.forget(id, v) {
 		var zero V
@@ -66,8 +72,8 @@ func (t *openRequests[V]) take(id []byte) (V, bool) {
 }
 
 // forget forgets v if it is still filed under id, and says whether it was.
-func (t *openRequests[V]) forget(id []byte, v V) bool {
-	return t.m.CompareAndDelete(idReading(id), filed[V]{idKey(id), v})
+func (t *openRequests[V]) forget(id openID, v V) bool {
+	return t.m.CompareAndDelete(id.reading, filed[V]{id.key, v})
 }
 
 // each calls f with every entry, as Range sees them.

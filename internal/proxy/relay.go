@@ -484,7 +484,7 @@ func (p *Proxy) refusedID(id []byte, fromHost bool) string {
 // forward sends a host request to the server, to be answered by the
 // server's response.
 func (p *Proxy) forward(msg []byte, env envelope, snoop func([]byte)) {
-	p.pending.file(env.id, &forwardedRequest{method: env.method, id: bytes.Clone(env.id), snoop: snoop})
+	p.pending.file(openIDOf(env.id), &forwardedRequest{method: env.method, id: bytes.Clone(env.id), snoop: snoop})
 	p.toUpstream(msg)
 }
 
@@ -588,15 +588,16 @@ func (p *Proxy) hostCancelled(params []byte) {
 	if raw == nil {
 		return
 	}
-	hc, _ := p.calls.find(raw)
+	id := openIDOf(raw)
+	hc, _ := p.calls.find(id)
 	if hc != nil && hc.isAtServer() {
 		// The server was told too (the notification went on); if it
 		// answers anyway, the answer is dropped.
-		if hr, _ := p.pending.find(raw); hr != nil && hr.call == hc {
-			p.pending.forget(raw, hr)
+		if hr, _ := p.pending.find(id); hr != nil && hr.call == hc {
+			p.pending.forget(id, hr)
 		}
 	}
-	_, open := p.pending.find(raw)
+	_, open := p.pending.find(id)
 	if hc != nil {
 		hc.cancelledByHost()
 		if hc.isAtServer() {
@@ -605,8 +606,7 @@ func (p *Proxy) hostCancelled(params []byte) {
 		return
 	}
 	if !open {
-		key := idKey(raw)
-		p.withdrawRounds(func(r *round) bool { return r.onKey == key }, "the host cancelled the call")
+		p.withdrawRounds(func(r *round) bool { return r.onKey == id.key }, "the host cancelled the call")
 	}
 }
 
@@ -630,7 +630,7 @@ func (p *Proxy) fromUpstream(msg []byte) {
 			ch <- reply{result: bytes.Clone(env.result), err: bytes.Clone(env.err)}
 			return
 		}
-		hr, _ := p.pending.take(env.id)
+		hr, _ := p.pending.take(openIDOf(env.id))
 		switch {
 		case hr == nil:
 			// Not the answer to a request of the host's at the server: a
@@ -713,7 +713,7 @@ func (p *Proxy) refuseFromServer(env envelope, msg []byte, err error) {
 		ch, ours := p.ownAnswered(&p.srvPeer, env.id)
 		var hr *forwardedRequest
 		if !ours {
-			hr, _ = p.pending.take(env.id)
+			hr, _ = p.pending.take(openIDOf(env.id))
 		}
 		switch {
 		case ours:

@@ -350,7 +350,7 @@ func decide(call *Call, in Input, rules *ruleSet, sets []*ast.Term) (Outcome, er
 		t.Add(e.rule.Decision, e.maybe)
 	}
 	o := Outcome{Decision: verdict.Ask, Floor: floor, Might: t.Might(),
-		Paths: shown(in.Paths(), keyPath), Hosts: shown(in.Hosts(), keyHost)}
+		Paths: in.ShownPaths(), Hosts: in.ShownHosts()}
 	o.Under, o.Host = Suggest(call)
 	switch outcome, i := t.Result(); outcome {
 	case verdict.Decided:
@@ -430,8 +430,8 @@ func moduleEntry(e *ast.Term) (message *ast.Term, maybe, counts bool, err error)
 	return nil, false, false, fmt.Errorf("an entry is a message or an object with message and status, not %v", ast.ValueName(e.Value))
 }
 
-// shown is how each path or URL is shown to the human: resolved if it could
-// be, else as written.
+// shown is Shown for each of the input's paths (field "path") or hosts
+// ("host").
 func shown(values ast.Value, field *ast.Term) []*ast.Term {
 	arr, _ := values.(*ast.Array)
 	if arr == nil {
@@ -444,21 +444,24 @@ func shown(values ast.Value, field *ast.Term) []*ast.Term {
 			out = append(out, keyNull)
 			continue
 		}
-		if t := obj.Get(field); t != nil && isString(t) {
-			out = append(out, t) // terms are immutable: shared, not copied
-			continue
-		}
-		rawTerm := obj.Get(keyRaw)
-		switch {
-		case rawTerm == nil:
-			out = append(out, keyNull)
-		case isString(rawTerm):
-			out = append(out, rawTerm)
-		default:
-			out = append(out, ast.StringTerm(marshal(rawTerm.Value)))
-		}
+		out = append(out, Shown(obj.Get(field), obj.Get(keyRaw)))
 	}
 	return out
+}
+
+// Shown is how a path or URL is shown to the human: resolved if it could
+// be (a string), else raw, as the model wrote it (a string as it is,
+// anything else as its JSON). Either may be nil.
+func Shown(resolved, raw *ast.Term) *ast.Term {
+	switch {
+	case resolved != nil && isString(resolved):
+		return resolved // terms are immutable: shared, not copied
+	case raw == nil:
+		return keyNull
+	case isString(raw):
+		return raw
+	}
+	return ast.StringTerm(marshal(raw.Value))
 }
 
 func mightTerm(might verdict.Decision) *ast.Term {

@@ -11,9 +11,10 @@ import "github.com/open-policy-agent/opa/v1/ast"
 type Input interface {
 	// Annotations is input.annotations (null for an unknown catalogue).
 	Annotations() *ast.Term
-	// Paths and Hosts are input.paths and input.hosts.
-	Paths() ast.Value
-	Hosts() ast.Value
+	// ShownPaths and ShownHosts are the input's paths and hosts as the
+	// outcome shows them: Shown of each.
+	ShownPaths() []*ast.Term
+	ShownHosts() []*ast.Term
 	// Document is the whole input document: the same value on every call,
 	// which the engine's builtin recognises (see withSink).
 	Document() ast.Value
@@ -31,6 +32,6 @@ func (d documentInput) Annotations() *ast.Term {
 	return nil
 }
 
-func (d documentInput) Paths() ast.Value    { return valueAt(d.doc, keyPaths) }
-func (d documentInput) Hosts() ast.Value    { return valueAt(d.doc, keyHosts) }
-func (d documentInput) Document() ast.Value { return d.doc }
+func (d documentInput) ShownPaths() []*ast.Term { return shown(valueAt(d.doc, keyPaths), keyPath) }
+func (d documentInput) ShownHosts() []*ast.Term { return shown(valueAt(d.doc, keyHosts), keyHost) }
+func (d documentInput) Document() ast.Value     { return d.doc }

@@ -41,11 +41,8 @@ type Input struct {
 	annTerm   *ast.Term      // Annotations as a term the engine keeps, nil to make one
 	arguments [][2]*ast.Term // reason excluded: the rules' copy
 	reason    *ast.Term      // nil when the call gave none
-	// The Rego input document, and its paths and hosts, each built once
-	// when first read (see regoeval.Input).
-	doc                ast.Value
-	pathsDoc, hostsDoc *ast.Term
-	matchCall          *regoeval.Call
+	doc       ast.Value      // the Rego input document, built once when first read (see regoeval.Input)
+	matchCall *regoeval.Call
 }
 
 // BadCallError is a call that cannot be decided at all: it is refused alone.
@@ -194,18 +191,20 @@ func (d document) Annotations() *ast.Term {
 	return d.in.annTerm
 }
 
-func (d document) Paths() ast.Value {
-	if d.in.pathsDoc == nil {
-		d.in.pathsDoc = valuesTerm(d.in.Paths, keyPath, d.in.arguments)
-	}
-	return d.in.pathsDoc.Value
-}
+func (d document) ShownPaths() []*ast.Term { return shownValues(d.in.Paths) }
+func (d document) ShownHosts() []*ast.Term { return shownValues(d.in.Hosts) }
 
-func (d document) Hosts() ast.Value {
-	if d.in.hostsDoc == nil {
-		d.in.hostsDoc = valuesTerm(d.in.Hosts, keyHost, d.in.arguments)
+// shownValues is regoeval.Shown of each value, read from the values
+// themselves: no input document is built for them.
+func shownValues(vs []Value) []*ast.Term {
+	if len(vs) == 0 {
+		return nil
 	}
-	return d.in.hostsDoc.Value
+	out := make([]*ast.Term, len(vs))
+	for i, v := range vs {
+		out[i] = regoeval.Shown(v.resolvedTerm(), v.raw)
+	}
+	return out
 }
 
 // Document is the Rego input document, built once.
@@ -218,14 +217,12 @@ func (d document) Document() ast.Value {
 	if root == nil {
 		root = rootTerm(in.Root)
 	}
-	d.Paths()
-	d.Hosts()
 	in.doc = ast.NewObject(
 		ast.Item(keyTool, ast.StringTerm(in.Tool)),
 		ast.Item(keyRoot, root),
 		ast.Item(keyAnnotations, d.Annotations()),
-		ast.Item(keyPaths, in.pathsDoc),
-		ast.Item(keyHosts, in.hostsDoc),
+		ast.Item(keyPaths, valuesTerm(in.Paths, keyPath, in.arguments)),
+		ast.Item(keyHosts, valuesTerm(in.Hosts, keyHost, in.arguments)),
 		ast.Item(keyArguments, ast.ObjectTerm(in.arguments...)),
 	)
 	return in.doc
@@ -242,19 +239,10 @@ func valuesTerm(vs []Value, field *ast.Term, args [][2]*ast.Term) *ast.Term {
 	}
 	terms := make([]*ast.Term, len(vs))
 	for i, v := range vs {
-		var res *ast.Term
-		switch raw, _ := v.raw.Value.(ast.String); {
-		case v.Resolved == "":
-			res = ast.InternedNullTerm
-		case string(raw) == v.Resolved:
-			res = v.raw
-		default:
-			res = ast.StringTerm(v.Resolved)
-		}
 		items := [][2]*ast.Term{
 			ast.Item(keyArg, nameTerm(args, v.Arg)),
 			ast.Item(keyRaw, v.raw),
-			ast.Item(field, res),
+			ast.Item(field, v.resolvedTerm()),
 		}
 		if v.Dir {
 			items = append(items, ast.Item(keyDir, ast.InternedTerm(true)))
@@ -262,6 +250,19 @@ func valuesTerm(vs []Value, field *ast.Term, args [][2]*ast.Term) *ast.Term {
 		terms[i] = ast.ObjectTerm(items...)
 	}
 	return ast.ArrayTerm(terms...)
+}
+
+// resolvedTerm is what v resolves to, as the input document has it: null
+// when it cannot be evaluated, and the raw term itself when it is what it
+// resolves to, as an absolute clean path is.
+func (v Value) resolvedTerm() *ast.Term {
+	switch raw, _ := v.raw.Value.(ast.String); {
+	case v.Resolved == "":
+		return ast.InternedNullTerm
+	case string(raw) == v.Resolved:
+		return v.raw
+	}
+	return ast.StringTerm(v.Resolved)
 }
 
 // nameTerm is the term of a top-level argument's name among args, or a new

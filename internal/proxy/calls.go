@@ -151,7 +151,8 @@ func (p *Proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
 		return nil
 	}
 	info := p.session()
-	hc := &hostCall{method: env.method, line: bytes.Clone(msg), params: bytes.Clone(env.params), id: bytes.Clone(env.id), live: true,
+	line := bytes.Clone(msg) // msg is the reader's buffer, read into again
+	hc := &hostCall{method: env.method, line: line, params: sameBytesIn(line, msg, env.params), id: sameBytesIn(line, msg, env.id), live: true,
 		filed: openIDOf(env.id), caps: info.caps, protocol: info.protocol, resp: make(chan upReply, 1)}
 	if version, caps, ok := modernMeta(req.meta); ok {
 		hc.modern, hc.meta, hc.protocol = true, bytes.Clone(req.meta), version
@@ -164,6 +165,20 @@ func (p *Proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
 	p.calls.file(hc.filed, hc)
 	p.answering.Add(1)
 	return hc
+}
+
+// sameBytesIn is part, a slice of msg, as the same bytes of clone, a copy
+// of msg: no second copy of a call's params, which can be megabytes. A
+// part that is not msg's own is copied.
+func sameBytesIn(clone, msg, part []byte) []byte {
+	if len(part) == 0 {
+		return bytes.Clone(part)
+	}
+	i := cap(msg) - cap(part) // part is msg[i:j], whose capacity runs to msg's end
+	if i < 0 || i+len(part) > len(msg) || &msg[i] != &part[0] {
+		return bytes.Clone(part)
+	}
+	return clone[i : i+len(part) : i+len(part)]
 }
 
 // dispatch hands hc to an idle worker, or to a new one (the calls of a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -233,4 +234,28 @@ func TestUnpairedSurrogate(t *testing.T) {
 	} {
 		assert.Equal(t, want, unpairedSurrogate([]byte(raw)), raw)
 	}
+}
+
+// A call's params and id are taken from its line's one copy when they are
+// slices of the line, and copied when they are not: never the reader's
+// buffer, which the next line overwrites.
+func TestSameBytesIn(t *testing.T) {
+	msg := []byte(`{"id":7,"params":{"a":1}}` + "\n")
+	clone := slices.Clone(msg)
+	kept := sameBytesIn(clone, msg, msg[17:24])
+	assert.Equal(t, `{"a":1}`, string(kept))
+	assert.Same(t, &clone[17], &kept[0], "a slice of the copy")
+	assert.Equal(t, len(kept), cap(kept), "appending to it cannot write over the copy's rest")
+
+	other := []byte(`{"a":1}`)
+	got := sameBytesIn(clone, msg, other)
+	assert.Equal(t, `{"a":1}`, string(got))
+	assert.NotSame(t, &other[0], &got[0], "a part of another buffer is copied")
+	assert.NotSame(t, &clone[17], &got[0])
+	assert.Nil(t, sameBytesIn(clone, msg, nil))
+
+	for i := range msg {
+		msg[i] = 'x' // the reader's buffer, read into again
+	}
+	assert.Equal(t, `{"a":1}`, string(kept))
 }

@@ -150,19 +150,30 @@ type memberNames struct {
 
 type seenName struct{ folded, spelt string }
 
-// addKey is add for a key as eachMember gives it: a name of known is
-// taken as known spells it, without a copy.
+// addKey adds a key as eachMember gives it. A name of known is taken as
+// known spells and folds it, with no copy and no folding; only another
+// name can be one of known spelt in another case.
 func (m *memberNames) addKey(key []byte) error {
-	for _, name := range m.known.names {
+	for i, name := range m.known.names {
 		if string(key) == name {
-			return m.add(name)
+			return m.add(name, m.known.folded[i])
 		}
 	}
-	return m.add(string(key))
+	k := string(key)
+	folded := lexical.Fold(k)
+	if err := m.add(k, folded); err != nil {
+		return err
+	}
+	for i, name := range m.known.names {
+		if m.known.folded[i] == folded {
+			return fmt.Errorf("member %q must be spelt %q", k, name)
+		}
+	}
+	return nil
 }
 
-func (m *memberNames) add(k string) error {
-	folded := lexical.Fold(k)
+// add records k, folded to folded, unless a name seen already folds alike.
+func (m *memberNames) add(k, folded string) error {
 	first, dup := m.lookup(folded)
 	if dup {
 		if first == k {
@@ -178,11 +189,6 @@ func (m *memberNames) add(k string) error {
 		m.many = map[string]string{folded: k}
 	default:
 		m.many[folded] = k
-	}
-	for i, name := range m.known.names {
-		if k != name && m.known.folded[i] == folded {
-			return fmt.Errorf("member %q must be spelt %q", k, name)
-		}
 	}
 	return nil
 }

@@ -69,11 +69,17 @@ type upReply struct {
 
 var errCancelledByHost = errors.New("the host cancelled the call")
 
-func (hc *hostCall) cancelledByHost() {
+// cancelledByHost marks the call cancelled by the host and says whether
+// it was at the server then. Under hc.mu, as forwardCall files it at the
+// server: a call is cancelled either before (and is never sent) or once
+// it is filed there.
+func (hc *hostCall) cancelledByHost() (atServer bool) {
 	hc.mu.Lock()
 	hc.byHost = true
+	atServer = hc.atServer
 	hc.mu.Unlock()
 	hc.cancel(errCancelledByHost)
+	return atServer
 }
 
 func (hc *hostCall) setAtServer(at bool) {
@@ -363,15 +369,22 @@ func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 	for round := 0; ; round++ {
 		line, raw, id := hc.requestLine()
 		fr := &forwardedRequest{method: hc.method, id: raw, call: hc}
-		dead := ""
+		dead, cancelled := "", false
 		sent := p.sendDecided(hc, func() {
-			// Before 2026-07-28 nothing in the server's answer is for the
-			// proxy: it goes to the host as it comes (callAnswered), and
-			// this worker need not wait for it. Said before the call is
-			// filed, so that whoever takes it from p.pending answers the
-			// host (failPending).
-			hc.setAtServer(!hc.modern)
+			// Filed at the server under hc.mu, as hostCancelled reads it:
+			// a call the host cancelled first is not sent at all. Before
+			// 2026-07-28 nothing in the server's answer is for the proxy:
+			// it goes to the host as it comes (callAnswered), and this
+			// worker need not wait for it; whoever takes the call from
+			// p.pending then answers the host (failPending).
+			hc.mu.Lock()
+			if cancelled = hc.byHost; cancelled {
+				hc.mu.Unlock()
+				return
+			}
+			hc.atServer = !hc.modern
 			p.pending.file(id, fr)
+			hc.mu.Unlock()
 			// Filed first, then the server's state read: serverGone
 			// stores dead first, then takes what is filed, so a call
 			// either sees dead here or is taken there (or both).
@@ -393,6 +406,8 @@ func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 			r := fail("mcp-policy: " + dead + "; the call was not run.")
 			hc.failCode = errServerGone
 			return r
+		case cancelled:
+			return fail("mcp-policy: the host cancelled the call; it was not run.")
 		case !hc.modern:
 			// Or taken by serverGone, which answers it.
 			return provider.Result{Role: "tool", ToolCallID: hc.call.ID}
@@ -404,7 +419,9 @@ func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 			p.waitEnds()
 		case <-ctx.Done():
 			p.waitEnds()
-			p.pending.forget(id, fr)
+			// The server may answer still: until it does, the id stays
+			// in use, and its answer is dropped.
+			p.pending.replace(id, fr, fr.cancelled())
 			return fail(fmt.Sprintf("mcp-policy: the call was stopped: %v", context.Cause(ctx)))
 		}
 		switch {
@@ -511,10 +528,12 @@ func (p *Proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string
 		return nil, errors.New("the host is no longer waiting for this call")
 	}
 	r := &round{hc: hc, onKey: filed.key, ch: make(chan roundAnswer, 1)}
-	p.calls.forget(filed, hc)
+	// The round first, then the call forgotten: a cancellation of the id
+	// finds one of them (hostCancelled), never neither.
 	p.mu.Lock()
 	p.rounds[token] = r
 	p.mu.Unlock()
+	p.calls.forget(filed, hc)
 	defer func() {
 		p.mu.Lock()
 		delete(p.rounds, token)

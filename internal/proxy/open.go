@@ -34,8 +34,10 @@ type filed[V comparable] struct {
 	v   V
 }
 
-// file files v under id, replacing what was filed under its reading.
-// Only the goroutine reading the host files, after refusedID.
+// file files v under id, replacing what was filed under its reading. The
+// id is one refusedID took: the goroutine reading the host files the
+// request (calls, or pending for one it forwards), and the goroutine
+// deciding a call files it in pending, its id held in calls meanwhile.
 func (t *openRequests[V]) file(id openID, v V) {
 	t.m.Store(id.reading, filed[V]{id.key, v})
 }
@@ -69,6 +71,11 @@ func (t *openRequests[V]) take(id openID) (V, bool) {
 		return zero, false
 	}
 	return v, true
+}
+
+// replace files by in place of v, if v is still filed under id.
+func (t *openRequests[V]) replace(id openID, v, by V) bool {
+	return t.m.CompareAndSwap(id.reading, filed[V]{id.key, v}, filed[V]{id.key, by})
 }
 
 // forget forgets v if it is still filed under id, and says whether it was.

@@ -84,6 +84,17 @@ type forwardedRequest struct {
 	id     []byte
 	call   *hostCall           // a decided request (decidedMethods)
 	snoop  func(result []byte) // reads the result on its way to the host
+	// withdrawn: the host cancelled the decided call. The server's answer,
+	// should it come, is dropped; until it comes the id stays in use, so
+	// that it cannot be taken for the answer to a request of the host's
+	// reusing the id (which JSON-RPC forbids, and refusedID refuses).
+	withdrawn bool
+}
+
+// cancelled is hr as the host's cancellation leaves it: the request
+// alone, the call let go.
+func (hr *forwardedRequest) cancelled() *forwardedRequest {
+	return &forwardedRequest{method: hr.method, id: hr.id, withdrawn: true}
 }
 
 // serverRequest is a request of the server's still open: relayed to the
@@ -589,23 +600,18 @@ func (p *Proxy) hostCancelled(params []byte) {
 		return
 	}
 	id := openIDOf(raw)
-	hc, _ := p.calls.find(id)
-	if hc != nil && hc.isAtServer() {
-		// The server was told too (the notification went on); if it
-		// answers anyway, the answer is dropped.
-		if hr, _ := p.pending.find(id); hr != nil && hr.call == hc {
-			p.pending.forget(id, hr)
-		}
-	}
-	_, open := p.pending.find(id)
-	if hc != nil {
-		hc.cancelledByHost()
-		if hc.isAtServer() {
+	if hc, _ := p.calls.find(id); hc != nil {
+		if hc.cancelledByHost() {
+			// The server was told too (the notification went on); if it
+			// answers anyway, the answer is dropped.
+			if hr, _ := p.pending.find(id); hr != nil && hr.call == hc {
+				p.pending.replace(id, hr, hr.cancelled())
+			}
 			p.done(hc)
 		}
 		return
 	}
-	if !open {
+	if _, open := p.pending.find(id); !open {
 		p.withdrawRounds(func(r *round) bool { return r.onKey == id.key }, "the host cancelled the call")
 	}
 }
@@ -637,6 +643,8 @@ func (p *Proxy) fromUpstream(msg []byte) {
 			// call still being decided, or refused, or answered already,
 			// or an id the host reads as another's (2.0 or "2" for 2).
 			p.warnf("the MCP server answered id %.40s, which is no request of the host's awaiting the server's answer; dropped", env.id)
+		case hr.withdrawn:
+			// The host cancelled it: nobody waits for the answer.
 		case hr.call != nil:
 			p.callAnswered(hr.call, msg, env)
 		default:
@@ -728,6 +736,8 @@ func (p *Proxy) refuseFromServer(env envelope, msg []byte, err error) {
 // not answer: with code and why, or for a call with an error result.
 func (p *Proxy) failPending(hr *forwardedRequest, code int, why string) {
 	switch hc := hr.call; {
+	case hr.withdrawn:
+		// The host cancelled it: nobody waits for an answer.
 	case hc != nil && hc.isAtServer():
 		if hc.claim() {
 			p.toHost(hc.answerFailed(hr.id, code, errorResult("mcp-policy: "+why+"; the call may not have finished.")))

@@ -74,7 +74,9 @@ func TestRelayRefusesIDsInUse(t *testing.T) {
 }
 
 // The host's cancellation of a call at the server goes on to the server,
-// and the server's answer, should it come, is dropped.
+// and the server's answer, should it come, is dropped. Until it comes the
+// id stays in use: were the host to reuse it (JSON-RPC forbids that), the
+// late answer would be taken for the new request's.
 func TestRelayHostCancelsACall(t *testing.T) {
 	rt := newRelayTest(t, testRules, true)
 	rt.initialize(`{}`)
@@ -83,11 +85,15 @@ func TestRelayHostCancelsACall(t *testing.T) {
 	rt.fromHost(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`)
 	m := next(t, rt.server, "the cancellation")
 	assert.Equal(t, "notifications/cancelled", m["method"])
-	eventually(t, "the call is forgotten", func() bool {
-		return rt.p.calls.empty() && rt.p.pending.empty()
-	})
+	eventually(t, "the call is forgotten", func() bool { return rt.p.calls.empty() })
+
+	rt.fromHost(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"again":true}}}`)
+	assert.EqualValues(t, -32600, errorCode(next(t, rt.host, "the id reused before the server answered")))
 	rt.fromServer(`{"jsonrpc":"2.0","id":4,"result":{"content":[]}}`)
 	nothing(t, rt.host, "an answer to a cancelled call")
+	eventually(t, "the id is free", func() bool { return rt.p.pending.empty() })
+	rt.fromHost(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"again":true}}}`)
+	assert.EqualValues(t, 4, next(t, rt.server, "the id reused once the server answered")["id"])
 }
 
 // On 2026-07-28 the proxy's question rides an input-required round on the

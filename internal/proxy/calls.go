@@ -533,6 +533,9 @@ func (p *Proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string
 	p.mu.Lock()
 	p.rounds[token] = r
 	p.mu.Unlock()
+	if p.testHookRound != nil {
+		p.testHookRound(filed)
+	}
 	p.calls.forget(filed, hc)
 	defer func() {
 		p.mu.Lock()

@@ -170,6 +170,10 @@ type Proxy struct {
 	waiting    atomic.Int32  // waits under way while calls are decided or answered (waitStarts)
 	hostDone   chan struct{} // closed at the end of the host's input
 	doneOnce   sync.Once
+
+	// testHookRound, for tests, runs in hostRound between the filing of
+	// the round and the forgetting of the call it moves out of p.calls.
+	testHookRound func(openID)
 }
 
 func newProxy(opt options, up upstream, hostOut io.Writer) *Proxy {

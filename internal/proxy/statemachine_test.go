@@ -296,3 +296,48 @@ func TestEveryCallAnsweredWhenTheServerGoes(t *testing.T) {
 		}
 	}
 }
+
+// A cancellation read while a call moves into an input-required round —
+// its round filed, the call not yet forgotten — withdraws the question at
+// once. (Forgotten first, the call was in neither table for a moment: a
+// cancellation then found nothing, and the question held the human, and
+// every other question, until --ask-timeout. Red team 26.)
+func TestCancelWhileACallMovesIntoARound(t *testing.T) {
+	rt := newRelayTest(t, testRules, true)
+	rt.initialize(`{}`)
+	cancelled := make(chan struct{})
+	rt.p.testHookRound = func(id openID) {
+		rt.p.hostCancelled([]byte(`{"requestId":5}`))
+		close(cancelled)
+	}
+	meta := `"_meta":{"` + metaProtocol + `":"2026-07-28","` + metaClientCaps + `":{"elicitation":{"form":{}}}}`
+	rt.fromHost(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ask_me","arguments":{"a":1},` + meta + `}}`)
+	<-cancelled
+	eventually(t, "the question is withdrawn", func() bool {
+		rt.p.mu.Lock()
+		defer rt.p.mu.Unlock()
+		return len(rt.p.rounds) == 0
+	})
+	eventually(t, "the call is over", func() bool { return rt.p.calls.empty() && rt.p.answering.Load() == 0 })
+	nothing(t, rt.server, "a cancelled call")
+}
+
+// A call the host cancelled before it was filed at the server is not sent
+// at all; one filed there stays filed, withdrawn, so that its id is not
+// taken again before the server answers (TestRelayHostCancelsACall).
+func TestCallCancelledBeforeItIsSentIsNotSent(t *testing.T) {
+	rt := newRelayTest(t, testRules, true)
+	rt.initialize(`{}`)
+	line := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{}}}` + "\n"
+	env, _, err := readMessage([]byte(line))
+	require.NoError(t, err)
+	hc := rt.p.hostCallRequest([]byte(line), env)
+	require.NotNil(t, hc)
+	defer rt.p.answering.Add(-1)
+	assert.False(t, hc.cancelledByHost(), "not at the server yet")
+	r := rt.p.forwardCall(hc.ctx, hc)
+	assert.True(t, r.IsError, "%+v", r)
+	assert.Contains(t, r.Content, "the host cancelled the call")
+	assert.True(t, rt.p.pending.empty(), "filed at the server")
+	nothing(t, rt.server, "a call cancelled before it was sent")
+}

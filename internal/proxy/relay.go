@@ -499,7 +499,17 @@ func (p *Proxy) refusedID(id []byte, fromHost bool) string {
 // forward sends a host request to the server, to be answered by the
 // server's response.
 func (p *Proxy) forward(msg []byte, env envelope, snoop func([]byte)) {
-	p.pending.file(openIDOf(env.id), &forwardedRequest{method: env.method, id: bytes.Clone(env.id), snoop: snoop})
+	id := openIDOf(env.id)
+	fr := &forwardedRequest{method: env.method, id: bytes.Clone(env.id), snoop: snoop}
+	p.pending.file(id, fr)
+	// Filed, then the server's state read, as forwardCall does: a request
+	// filed as the server goes is answered by serverGone or here.
+	if why := p.deadReason(); why != "" {
+		if p.pending.forget(id, fr) {
+			p.answerDead(env.method, env.id, why)
+		}
+		return
+	}
 	p.toUpstream(msg)
 }
 

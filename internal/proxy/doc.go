@@ -52,11 +52,19 @@ package proxy
 // an atomic. The orders that matter between those steps, each said where
 // it is made:
 //
-//   - a call is filed at the server (pending), then reads dead;
-//     serverGone stores dead, then takes what is filed (forwardCall);
+//   - a request is filed at the server (pending), then reads dead;
+//     serverGone stores dead, then takes what is filed (forward,
+//     forwardCall);
 //   - a call is counted in rs.sending, then reads rs.now; the roots are
 //     unsettled before the host can answer them, and the answer then
-//     waits for the count (sendDecided).
+//     waits for the count (sendDecided);
+//   - a decided call is filed at the server and marked so under hc.mu,
+//     which the host's cancellation reads: cancelled before, it is never
+//     sent; after, its entry stays filed, withdrawn, until the server
+//     answers (hostCancelled);
+//   - a call moving into an input-required round is filed in rounds
+//     before it is forgotten in calls, so that a cancellation finds it in
+//     one of them (hostRound).
 //
 // What each lock guards:
 //
@@ -68,7 +76,8 @@ package proxy
 //     dead, and the changes of info. An answer from the server takes p.mu
 //     only when its id is one of the proxy's own (ownAnswered).
 //   - hc.mu (hostCall.mu): one decided request's answering state: id,
-//     moved, live, extra, byHost, diedWith, atServer.
+//     filed, moved, live, extra, byHost, diedWith, atServer; and the
+//     filing of the call at the server, with atServer.
 //   - cat.mu (catalogue.mu): the server's tools as last listed, and the
 //     changes of their version (an atomic every call reads without it).
 //   - lineWriter.mu: one stream's writes, so that messages are whole; it is
@@ -79,7 +88,9 @@ package proxy
 // lineWriter's or an upstream's mu. A goroutine holding one may take only
 // those after it. Today no goroutine holds two of the first four at once:
 // each is taken, read or changed, and let go before the next is taken;
-// the order says which nesting a change may add.
+// the order says which nesting a change may add. (The tables' own locks,
+// a trie node's each, come after all of them: forwardCall files a call
+// in pending under hc.mu.)
 //
 // No lock is held across I/O: nothing is written to the host or the
 // server, to stderr or the decision log, and no channel is waited on, with

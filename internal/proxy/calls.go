@@ -419,9 +419,8 @@ func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 			p.waitEnds()
 		case <-ctx.Done():
 			p.waitEnds()
-			// The server may answer still: until it does, the id stays
-			// in use, and its answer is dropped.
-			p.pending.replace(id, fr, fr.cancelled())
+			// The server may answer still: the answer is dropped.
+			p.withdraw(id, fr)
 			return fail(fmt.Sprintf("mcp-policy: the call was stopped: %v", context.Cause(ctx)))
 		}
 		switch {

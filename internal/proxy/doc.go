@@ -60,8 +60,8 @@ package proxy
 //     waits for the count (sendDecided);
 //   - a decided call is filed at the server and marked so under hc.mu,
 //     which the host's cancellation reads: cancelled before, it is never
-//     sent; after, its entry stays filed, withdrawn, until the server
-//     answers (hostCancelled);
+//     sent; after, its entry stays filed, withdrawn, for the server's
+//     answer to be dropped (hostCancelled, withdraw);
 //   - a call moving into an input-required round is filed in rounds
 //     before it is forgotten in calls, so that a cancellation finds it in
 //     one of them (hostRound).

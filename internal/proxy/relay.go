@@ -84,17 +84,28 @@ type forwardedRequest struct {
 	id     []byte
 	call   *hostCall           // a decided request (decidedMethods)
 	snoop  func(result []byte) // reads the result on its way to the host
-	// withdrawn: the host cancelled the decided call. The server's answer,
-	// should it come, is dropped; until it comes the id stays in use, so
-	// that it cannot be taken for the answer to a request of the host's
-	// reusing the id (which JSON-RPC forbids, and refusedID refuses).
+	// withdrawn: the host cancelled the decided call (withdraw).
 	withdrawn bool
 }
 
-// cancelled is hr as the host's cancellation leaves it: the request
-// alone, the call let go.
-func (hr *forwardedRequest) cancelled() *forwardedRequest {
-	return &forwardedRequest{method: hr.method, id: hr.id, withdrawn: true}
+// cancelledGrace is how long a call the host cancelled at the server
+// keeps its id in use, for the server's answer to come and be dropped.
+// A server should not answer a cancelled request at all (MCP's
+// cancellation), so the entry cannot wait for the answer: that would
+// keep it, and refuse its id, for as long as the proxy runs.
+const cancelledGrace = 5 * time.Second
+
+// withdraw leaves hr, a call at the server that the host cancelled,
+// filed as withdrawn for p.cancelledGrace: the server's answer, should it
+// come meanwhile, is dropped, and cannot be taken for the answer to a
+// request reusing the id (which JSON-RPC forbids, and refusedID refuses
+// while the entry stands). The entry holds a copy of the id alone, not
+// the call and its line.
+func (p *Proxy) withdraw(id openID, hr *forwardedRequest) {
+	w := &forwardedRequest{method: hr.method, id: bytes.Clone(hr.id), withdrawn: true}
+	if p.pending.replace(id, hr, w) {
+		time.AfterFunc(p.cancelledGrace, func() { p.pending.forget(id, w) })
+	}
 }
 
 // serverRequest is a request of the server's still open: relayed to the
@@ -171,6 +182,7 @@ type Proxy struct {
 	hostDone   chan struct{} // closed at the end of the host's input
 	doneOnce   sync.Once
 
+	cancelledGrace time.Duration // cancelledGrace, but in tests
 	// testHookRound, for tests, runs in hostRound between the filing of
 	// the round and the forgetting of the call it moves out of p.calls.
 	testHookRound func(openID)
@@ -184,7 +196,7 @@ func newProxy(opt options, up upstream, hostOut io.Writer) *Proxy {
 		prefix: "mcp-policy-" + tag + "-", roundPrefix: "mcp-policy/" + tag + "/",
 		ctx: ctx, cancel: cancel, hostGone: make(chan struct{}),
 		fromSrv: map[string]*serverRequest{}, rounds: map[string]*round{},
-		work:   make(chan *hostCall),
+		work: make(chan *hostCall), cancelledGrace: cancelledGrace,
 		reader: make(chan *lineReader, 1), hostDone: make(chan struct{}),
 	}
 	if p.stderr == nil {
@@ -619,7 +631,7 @@ func (p *Proxy) hostCancelled(params []byte) {
 			// The server was told too (the notification went on); if it
 			// answers anyway, the answer is dropped.
 			if hr, _ := p.pending.find(id); hr != nil && hr.call == hc {
-				p.pending.replace(id, hr, hr.cancelled())
+				p.withdraw(id, hr)
 			}
 			p.done(hc)
 		}

@@ -74,11 +74,13 @@ func TestRelayRefusesIDsInUse(t *testing.T) {
 }
 
 // The host's cancellation of a call at the server goes on to the server,
-// and the server's answer, should it come, is dropped. Until it comes the
-// id stays in use: were the host to reuse it (JSON-RPC forbids that), the
-// late answer would be taken for the new request's.
+// and the server's answer, should it come, is dropped. For a while the id
+// stays in use: were the host to reuse it (JSON-RPC forbids that), a late
+// answer would be taken for the new request's. Not for ever: a server
+// should not answer a cancelled request at all.
 func TestRelayHostCancelsACall(t *testing.T) {
 	rt := newRelayTest(t, testRules, true)
+	rt.p.cancelledGrace = time.Hour
 	rt.initialize(`{}`)
 	rt.fromHost(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
 	assert.EqualValues(t, 4, next(t, rt.server, "the call")["id"])
@@ -86,6 +88,9 @@ func TestRelayHostCancelsACall(t *testing.T) {
 	m := next(t, rt.server, "the cancellation")
 	assert.Equal(t, "notifications/cancelled", m["method"])
 	eventually(t, "the call is forgotten", func() bool { return rt.p.calls.empty() })
+	rt.p.pending.each(func(hr *forwardedRequest) {
+		assert.Nil(t, hr.call, "the withdrawn entry holds the call (and its line)")
+	})
 
 	rt.fromHost(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"again":true}}}`)
 	assert.EqualValues(t, -32600, errorCode(next(t, rt.host, "the id reused before the server answered")))
@@ -94,6 +99,21 @@ func TestRelayHostCancelsACall(t *testing.T) {
 	eventually(t, "the id is free", func() bool { return rt.p.pending.empty() })
 	rt.fromHost(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"again":true}}}`)
 	assert.EqualValues(t, 4, next(t, rt.server, "the id reused once the server answered")["id"])
+}
+
+// A cancelled call's entry goes after cancelledGrace when the server,
+// as it should, never answers.
+func TestCancelledIDIsFreeAfterTheGrace(t *testing.T) {
+	rt := newRelayTest(t, testRules, true)
+	rt.p.cancelledGrace = 50 * time.Millisecond
+	rt.initialize(`{}`)
+	rt.fromHost(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	assert.EqualValues(t, 4, next(t, rt.server, "the call")["id"])
+	rt.fromHost(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`)
+	next(t, rt.server, "the cancellation")
+	eventually(t, "nothing is left of the call", func() bool { return rt.p.calls.empty() && rt.p.pending.empty() })
+	rt.fromHost(`{"jsonrpc":"2.0","id":"4","method":"ping"}`)
+	assert.Equal(t, "4", next(t, rt.server, "the id's reading, free again")["id"])
 }
 
 // On 2026-07-28 the proxy's question rides an input-required round on the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -117,44 +118,7 @@ func literalString(raw []byte) (string, bool) {
 // a UTF-16 surrogate that is not half of a pair (a high one followed by a
 // low one).
 func unpairedSurrogate(raw []byte) bool {
-	for i := 0; i+1 < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		if raw[i+1] != 'u' {
-			i++ // an escaped character, a backslash among them
-			continue
-		}
-		u, ok := hex4(raw, i+2)
-		switch {
-		case !ok || u < 0xD800 || u > 0xDFFF:
-		case u >= 0xDC00:
-			return true // a low half with no high half before it
-		default:
-			if low, ok := hex4(raw, i+8); !ok || raw[i+6] != '\\' || raw[i+7] != 'u' || low < 0xDC00 || low > 0xDFFF {
-				return true
-			}
-			i += 6 // the pair's low half
-		}
-		i += 5
-	}
-	return false
-}
-
-// hex4 is the four hex digits at raw[i:].
-func hex4(raw []byte, i int) (rune, bool) {
-	if i+4 > len(raw) {
-		return 0, false
-	}
-	var u rune
-	for _, c := range raw[i : i+4] {
-		d := digitValue(rune(c))
-		if d < 0 {
-			return 0, false
-		}
-		u = u<<4 | rune(d)
-	}
-	return u, true
+	return len(raw) >= 2 && raw[0] == '"' && strictjson.LoneSurrogate(raw[1:len(raw)-1])
 }
 
 // callOf makes r the call of a tools/call naming tool with arguments.

@@ -212,8 +212,8 @@ func (w *jsonWalker) str() (string, error) {
 	if !escaped {
 		return string(w.data[start+1 : w.i-1]), nil
 	}
-	if err := checkSurrogates(w.data[start+1 : w.i-1]); err != nil {
-		return "", err
+	if LoneSurrogate(w.data[start+1 : w.i-1]) {
+		return "", errors.New("a lone UTF-16 surrogate escape")
 	}
 	var s string
 	if err := json.Unmarshal(w.data[start:w.i], &s); err != nil {
@@ -222,18 +222,18 @@ func (w *jsonWalker) str() (string, error) {
 	return s, nil
 }
 
-// checkSurrogates refuses a \u escape of half a UTF-16 surrogate pair
-// that has no other half: encoding/json makes it U+FFFD, while a server
-// in JavaScript keeps the lone surrogate, so the two would read different
-// text.
-func checkSurrogates(body []byte) error {
-	lone := errors.New("a lone UTF-16 surrogate escape")
+// LoneSurrogate says the body of a JSON string (its text between the
+// quotes) has a \u escape of half a UTF-16 surrogate pair that has no
+// other half: encoding/json makes it U+FFFD, while a reader in JavaScript
+// keeps the lone surrogate, so the two would read different text. A \u
+// cut short is no escape (json.Valid refuses such text).
+func LoneSurrogate(body []byte) bool {
 	high := false // the last thing read was a high surrogate's escape
 	for i := 0; i < len(body); i++ {
 		var r rune = -1 // not an escaped code unit
-		if body[i] == '\\' {
+		if body[i] == '\\' && i+1 < len(body) {
 			i++
-			if body[i] == 'u' {
+			if body[i] == 'u' && i+5 <= len(body) {
 				r = 0
 				for _, c := range body[i+1 : i+5] {
 					r = r<<4 | rune(hexValue(c))
@@ -244,22 +244,19 @@ func checkSurrogates(body []byte) error {
 		switch {
 		case r >= 0xd800 && r < 0xdc00:
 			if high {
-				return lone
+				return true
 			}
 			high = true
 		case r >= 0xdc00 && r < 0xe000:
 			if !high {
-				return lone
+				return true
 			}
 			high = false
 		case high:
-			return lone
+			return true
 		}
 	}
-	if high {
-		return lone
-	}
-	return nil
+	return high
 }
 
 func hexValue(c byte) byte {

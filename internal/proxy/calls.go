@@ -385,14 +385,10 @@ func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 			hc.atServer = !hc.modern
 			p.pending.file(id, fr)
 			hc.mu.Unlock()
-			// Filed first, then the server's state read: serverGone
-			// stores dead first, then takes what is filed, so a call
-			// either sees dead here or is taken there (or both).
-			if dead = p.deadReason(); dead != "" {
-				if p.pending.forget(id, fr) {
-					hc.setAtServer(false) // not taken: answered by this worker
-				} else {
-					dead = "" // taken: serverGone answers it
+			if why, ours := p.goneSinceFiled(id, fr); why != "" {
+				if ours { // else serverGone took it, and answers it
+					dead = why
+					hc.setAtServer(false) // answered by this worker
 				}
 				return
 			}

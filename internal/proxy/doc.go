@@ -53,8 +53,8 @@ package proxy
 // it is made:
 //
 //   - a request is filed at the server (pending), then reads dead;
-//     serverGone stores dead, then takes what is filed (forward,
-//     forwardCall);
+//     serverGone stores dead, then takes what is filed (goneSinceFiled,
+//     for forward and forwardCall);
 //   - a call is counted in rs.sending, then reads rs.now; the roots are
 //     unsettled before the host can answer them, and the answer then
 //     waits for the count (sendDecided);

@@ -17,7 +17,7 @@ import "sync"
 // It is a sync.Map, so that no lock shared by all calls is on an allowed
 // call's way: since Go 1.24 one is a hash trie, whose lookups take no lock
 // and whose changes lock one node, and the keys are distinct ids. Each
-// change is one atomic step (LoadOrStore, CompareAndDelete), so two
+// change is one atomic step (CompareAndSwap, CompareAndDelete), so two
 // goroutines forgetting one request cannot both take it.
 type openRequests[V comparable] struct{ m sync.Map }
 

@@ -514,15 +514,26 @@ func (p *Proxy) forward(msg []byte, env envelope, snoop func([]byte)) {
 	id := openIDOf(env.id)
 	fr := &forwardedRequest{method: env.method, id: bytes.Clone(env.id), snoop: snoop}
 	p.pending.file(id, fr)
-	// Filed, then the server's state read, as forwardCall does: a request
-	// filed as the server goes is answered by serverGone or here.
-	if why := p.deadReason(); why != "" {
-		if p.pending.forget(id, fr) {
+	if why, ours := p.goneSinceFiled(id, fr); why != "" {
+		if ours {
 			p.answerDead(env.method, env.id, why)
 		}
 		return
 	}
 	p.toUpstream(msg)
+}
+
+// goneSinceFiled reads the server's state after fr was filed at it under
+// id: why the server is gone ("" while it serves), and whether fr is the
+// caller's to answer then. serverGone stores why first, then takes what
+// is filed; so a request filed first is either taken there, and answered
+// by serverGone, or forgotten here, and ours (or both were seen, and one
+// of them has it).
+func (p *Proxy) goneSinceFiled(id openID, fr *forwardedRequest) (why string, ours bool) {
+	if why = p.deadReason(); why == "" {
+		return "", false
+	}
+	return why, p.pending.forget(id, fr)
 }
 
 // toUpstream sends msg to the server. A server that cannot be written to is

@@ -234,6 +234,7 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 // escape sequence in it can move the cursor, retitle the window or
 // redraw the lines of another question.
 func writeQuestion(w io.Writer, q approvals.Question, grantsFile string, full bool) {
+	approve := approvals.Command("approve", grantsFile)
 	fmt.Fprintf(w, "%s  %s, asked %s ago by process %d on %s (server: %s)\n", q.ID, visible.Whole(q.Tool),
 		time.Since(q.Asked).Round(time.Second), q.Asker.PID, visible.Whole(q.Asker.Machine), visible.Whole(q.Asker.Server))
 	for _, line := range strings.Split(visible.Lines(q.Message), "\n") {
@@ -245,10 +246,10 @@ func writeQuestion(w io.Writer, q approvals.Question, grantsFile string, full bo
 			fmt.Fprintf(w, "    %s\n", line)
 		}
 	} else {
-		fmt.Fprintf(w, "  Its arguments in full: %s show %s\n", approvals.Command("approve", grantsFile), q.ID)
+		fmt.Fprintf(w, "  Its arguments in full: %s show %s\n", approve, q.ID)
 	}
 	for _, o := range q.Options {
-		fmt.Fprintf(w, "  %s %s %s   # %s\n", approvals.Command("approve", grantsFile), o.Word(), q.ID, o.Label())
+		fmt.Fprintf(w, "  %s %s %s   # %s\n", approve, o.Word(), q.ID, o.Label())
 	}
 	fmt.Fprintln(w)
 }

@@ -136,10 +136,8 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if code, ok := parsed(fset.Parse(args)); !ok {
 		return code
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "mcp-policy proxy: "+format+"\n", a...)
-		return exitUsage
-	}
+	usage := failer(stderr, "proxy")
+	fail := func(format string, a ...any) int { return usage(exitUsage, format, a...) }
 	command := fset.Args()
 	switch {
 	case *serverURL == "" && len(command) == 0:

@@ -14,6 +14,11 @@ muts = [
  ("OPA cache", "query.go", "		WithVirtualCache(cache).\n", "		WithVirtualCache(topdown.NewVirtualCache()).WithStrictBuiltinErrors(cache != nil).\n"),
  ("hints not known", "query.go", "known = []func(*rego.Rego){rego.Unknowns(inputUnknowns), rego.ParsedInput(", "known = []func(*rego.Rego){rego.Unknowns([]string{\"input\"}), rego.ParsedInput("),
  ("residual shape not recognised", "direct.go", "func isInput(t *ast.Term) bool { return t.Value.Compare(ast.InputRootRef) == 0 }", "func isInput(t *ast.Term) bool { return t.Value.Compare(ast.InputRootDocument.Value) == 0 }"),
+ ("refuter finds every set empty", "refute.go", "		if r.mayHold(b, 0) {", "		if false && r.mayHold(b, 0) {"),
+ ("refuter finds no set empty", "refute.go", "		if r.mayHold(b, 0) {", "		if true || r.mayHold(b, 0) {"),
+ ("refuter compares wrongly", "refute.go", "			return x.Value.Compare(y.Value) == 0 && then()", "			return x.Value.Compare(y.Value) != 0 && then()"),
+ ("refuter takes a builtin's false for true", "refute.go", "		return !ast.Boolean(false).Equal(result.Value) && then()", "		return then()"),
+ ("refuter skips what it cannot read", "refute.go", "	case e.Negated || len(e.With) > 0:\n		return true", "	case e.Negated || len(e.With) > 0:\n		return false"),
  ("no interning", "values.go", "var fieldsInterned = func() bool { ast.InternStringTerm(fieldNames...); return true }()", "var fieldsInterned = func() bool { return true }()"),
 ]
 bad = []

@@ -260,7 +260,9 @@ func withSink(ctx context.Context, input Input, c *Call, rules *RuleSet) *sink {
 // document is the input document the evaluator is given, which the
 // builtin then recognises as the sink's.
 func (s *sink) document() ast.Value {
-	s.doc = s.input.Document()
+	if s.doc == nil {
+		s.doc = s.input.Document()
+	}
 	return s.doc
 }
 

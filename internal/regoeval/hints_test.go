@@ -114,31 +114,76 @@ func TestHintedResidualsAreBounded(t *testing.T) {
 
 // A read-only tool's residual, under the embedded modules alone, is the
 // builtin's call and nothing else, and is decided without the evaluator
-// (direct.go); a writing tool's keeps the floor's rules, and a team's
-// module that tests a read's input keeps its own, so both stay on the
-// evaluator. Each decides as the generic residual does
-// (TestHintedResidualsDecideAsTheGenericOne, and policy/rules'
-// TestFastPathIsThePlainPath against OPA's own prepared query).
+// (direct.go). A writing tool's keeps the floor's ask rules, and a team's
+// module that tests a read's input keeps its own: each is a set the
+// direct call reads on the call (refute.go), and hands to the evaluator
+// when a rule of it may hold — here the module's deny, whose startswith
+// is no builtin the direct call reads. Each decides as the generic
+// residual does (TestHintedResidualsDecideAsTheGenericOne, and
+// policy/rules' TestFastPathIsThePlainPath against OPA's own prepared
+// query).
 func TestGuardReadOnlyResidualIsDirect(t *testing.T) {
 	ctx := context.Background()
 	readOnly := ast.MustParseTerm(`{"readOnlyHint": true}`)
 	d := guardDecider(t, Spec{})
 	q := d.hinted.residual(ctx, readOnly)
 	require.NotNil(t, q)
-	assert.NotNil(t, q.direct, "the read-only residual is the builtin's call alone: %v", q.body)
+	require.NotNil(t, q.direct, "the read-only residual is the builtin's call alone: %v", q.body)
+	assert.Empty(t, q.direct.refutable, "nothing to read on a read-only tool's call: %v", q.body)
 	w := d.hinted.residual(ctx, ast.MustParseTerm(`{"readOnlyHint": false}`))
 	require.NotNil(t, w)
-	assert.Nil(t, w.direct, "a writing tool's residual has the floor's rules to evaluate: %v", w.body)
+	require.NotNil(t, w.direct, "a writing tool's residual is the builtin's call on the floor's ask set: %v", w.body)
+	assert.Len(t, w.direct.refutable, 1, "the floor's ask set, read on the call: %v", w.body)
 
 	team := mcprego.Module{Name: "team.rego", Source: "package mcp.custom\n\ndeny contains \"no tmp\" if {\n\tsome p in input.paths\n\tstartswith(p.path, \"/tmp\")\n}\n"}
 	m := guardDecider(t, Spec{Modules: []mcprego.Module{team}})
 	r := m.hinted.residual(ctx, readOnly)
 	require.NotNil(t, r)
-	assert.Nil(t, r.direct, "a module's rule on a read is left to the evaluator: %v", r.body)
+	require.NotNil(t, r.direct, "the module's set is read on the call: %v", r.body)
 	in, c := hintsCall(t, "fs_read", `{"readOnlyHint": true}`, "/tmp/x")
+	_, err := r.direct.decide(withSink(ctx, DocumentInput(in), c, nil))
+	assert.ErrorIs(t, err, errNotDirect, "startswith is not read: the evaluator decides")
 	o, err := m.Eval(ctx, DocumentInput(in), c, readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array)), 0)
 	require.NoError(t, err)
+	require.NotNil(t, o.Rule, "the module's deny decided the read: %+v", o)
 	assert.Equal(t, "no tmp", o.Rule.Message, "the module's deny decided the read: %+v", o)
+}
+
+// A writing tool's call on an ordinary path is decided without OPA's
+// evaluator: each of the floor's ask rules fails at its first test of
+// the path. A sensitive file, a whole tree and a path that cannot be
+// checked each make a rule hold, and the evaluator decides those.
+func TestGuardWriteOnAnOrdinaryPathIsDirect(t *testing.T) {
+	ctx := context.Background()
+	d := guardDecider(t, Spec{})
+	set := readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array))
+	w := d.hinted.residual(ctx, ast.MustParseTerm(`{"readOnlyHint": false}`))
+	require.NotNil(t, w.direct)
+	for _, tc := range []struct {
+		path          string
+		direct, floor bool
+	}{
+		{"/srv/a/notes.md", true, false},
+		{"/srv/secret/x", true, false},
+		{"/srv/.git/config", false, true},
+		{"/", false, true},
+		{"", false, true},
+		// A root: the whole-tree rule holds as far as its test of the
+		// tool's name, which is the evaluator's to read; fs_write is no
+		// tree verb, so the floor does not ask.
+		{"/srv", false, false},
+	} {
+		in, c := hintsCall(t, "fs_write", `{"readOnlyHint": false}`, tc.path)
+		_, err := w.direct.decide(withSink(ctx, DocumentInput(in), c, set))
+		if tc.direct {
+			assert.NoError(t, err, "%q: decided directly", tc.path)
+		} else {
+			assert.ErrorIs(t, err, errNotDirect, "%q: a floor rule may hold, the evaluator decides", tc.path)
+		}
+		o, err := d.Eval(ctx, DocumentInput(in), c, set, 0)
+		require.NoError(t, err, tc.path)
+		assert.Equal(t, tc.floor, o.Floor, "%q: the floor asks: %+v", tc.path, o)
+	}
 }
 
 // A call decided without the evaluator builds no input document: the

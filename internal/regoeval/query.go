@@ -392,7 +392,7 @@ func prepareResidual(ctx context.Context, compiler *ast.Compiler, modules map[st
 	if err != nil {
 		return nil, fmt.Errorf("rego: %v", err)
 	}
-	return &residualQuery{body: body, queries: queries, compiler: residual, store: store, direct: directCallOf(body)}, nil
+	return &residualQuery{body: body, queries: queries, compiler: residual, store: store, direct: directCallOf(body, residual)}, nil
 }
 
 // residualQuery is the decision, compiled, run by OPA's evaluator (topdown)

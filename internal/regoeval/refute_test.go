@@ -1,0 +1,90 @@
+package regoeval
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/util"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// refuterCases are rule bodies of a partial set, each on inputs it fails
+// on and inputs it may hold on, one form of expression each. "empty" is
+// the refuter's finding that no rule holds; "may" that one may, or that
+// it does not read the form and leaves the set to the evaluator.
+var refuterCases = []struct {
+	name, body, input, want string
+}{
+	{"null test, not null", `some p in input.paths; p.path == null`, `{"paths": [{"path": "/a"}, {"path": "/b"}]}`, "empty"},
+	{"null test, null", `some p in input.paths; p.path == null`, `{"paths": [{"path": "/a"}, {"path": null}]}`, "may"},
+	{"no paths", `some p in input.paths; p.path == null`, `{"paths": []}`, "empty"},
+	{"paths not a collection", `some p in input.paths; p.path == null`, `{"paths": "x"}`, "empty"},
+	{"object values", `some k, v in input.args; v == "x"; k != ""`, `{"args": {"a": "y", "b": "z"}}`, "empty"},
+	{"object values, one holds", `some k, v in input.args; v == "x"; k != ""`, `{"args": {"a": "y", "b": "x"}}`, "may"},
+	{"constant set", `x := {"a", "b"}[_]; x == input.v`, `{"v": "c"}`, "empty"},
+	{"constant set, member", `x := {"a", "b"}[_]; x == input.v`, `{"v": "b"}`, "may"},
+	{"membership of a folded path", `mcp.path.fold(input.p) in {"/a", "/b"}`, `{"p": "/c"}`, "empty"},
+	{"membership of a folded path, folded", `mcp.path.fold(input.p) in {"/a", "/b"}`, `{"p": "/A"}`, "may"},
+	{"builtin output compared", `mcp.path.within_folded("/srv", input.p) == "inside"`, `{"p": "/etc/x"}`, "empty"},
+	{"builtin output compared, inside", `mcp.path.within_folded("/srv", input.p) == "inside"`, `{"p": "/SRV/x"}`, "may"},
+	{"sensitive entry's why", `some p in input.paths; e := mcp.path.sensitive(p.path); e.why != ""`, `{"paths": [{"path": "/srv/a"}]}`, "empty"},
+	{"sensitive entry's why, .git", `some p in input.paths; e := mcp.path.sensitive(p.path); e.why != ""`, `{"paths": [{"path": "/srv/.git/config"}]}`, "may"},
+	{"missing key", `input.missing.deep == "x"`, `{}`, "empty"},
+	{"key into a string", `input.s[0] == "a"`, `{"s": "abc"}`, "empty"},
+	{"scalars of two types", `input.n == "1"`, `{"n": 1}`, "empty"},
+	{"a bound index", `some i; input.a[i] == "x"; input.b[i] == "y"`, `{"a": ["x", "z"], "b": ["q", "y"]}`, "empty"},
+	{"a bound index, holds", `some i; input.a[i] == "x"; input.b[i] == "y"`, `{"a": ["x", "z"], "b": ["y", "q"]}`, "may"},
+	{"two bodies, one holds", `input.v == "a"`, `{"v": "a"}`, "may"},
+	// Forms the refuter leaves to the evaluator, whatever the input.
+	{"numbers", `input.n == 1`, `{"n": 2}`, "may"},
+	{"composites", `input.a == ["x"]`, `{"a": ["y"]}`, "may"},
+	{"negation", `not input.x`, `{"x": true}`, "may"},
+	{"a builtin not read", `startswith(input.p, "/tmp")`, `{"p": "/etc"}`, "may"},
+	{"data", `data.other.x == 1`, `{}`, "may"},
+	{"every", `every p in input.paths { p.path == null }`, `{"paths": [{"path": "/a"}]}`, "may"},
+	{"comprehension", `count([p | some p in input.paths]) > 5`, `{"paths": []}`, "may"},
+	{"a function of the module's", `f(input.p)`, `{"p": "/etc"}`, "may"},
+}
+
+// The refuter finds a set empty only where OPA's evaluator finds it
+// empty too, and for the forms it reads it does find it: each case is
+// evaluated both ways.
+func TestGuardRefuterAgreesWithTheEvaluator(t *testing.T) {
+	Register()
+	ctx := context.Background()
+	for _, tc := range refuterCases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := fmt.Sprintf("package t\n\nf(x) if x == \"/tmp\"\n\ns contains 1 if {\n\t%s\n}\n", tc.body)
+			if tc.name == "two bodies, one holds" {
+				src += "\ns contains 2 if input.v == \"b\"\n"
+			}
+			compiler := ast.MustCompileModules(map[string]string{"t.rego": src})
+			bodies := bodiesAt(t, compiler, "data.t.s")
+			input := ast.MustParseTerm(tc.input).Value
+			empty := emptyOn(ctx, input, bodies)
+			var doc any
+			require.NoError(t, util.UnmarshalJSON([]byte(tc.input), &doc))
+			rs, err := rego.New(rego.Compiler(compiler), rego.Query("count(data.t.s)"), rego.Input(doc), rego.StrictBuiltinErrors(true)).Eval(ctx)
+			require.NoError(t, err)
+			n := rs[0].Expressions[0].Value
+			if empty {
+				assert.EqualValues(t, "0", fmt.Sprint(n), "the refuter found the set empty; OPA's evaluator did not: %v", bodies)
+			}
+			assert.Equal(t, tc.want, map[bool]string{true: "empty", false: "may"}[empty], "%v (OPA: %v rules hold)", bodies, n)
+		})
+	}
+}
+
+func bodiesAt(t *testing.T, c *ast.Compiler, ref string) []ast.Body {
+	t.Helper()
+	var out []ast.Body
+	for _, r := range c.GetRulesExact(ast.MustParseRef(ref)) {
+		out = append(out, r.Body)
+	}
+	require.NotEmpty(t, out)
+	return out
+}

@@ -62,7 +62,7 @@ go run ./test/tour >/dev/null
 step "Rego tests (policy-eval test, builtins registered)"
 go run ./cmd/policy-eval test rego/
 
-step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader, the grants reader, argument discovery, the approvals digest and arguments shown, the escaping of what a human reads, and the proxy's line reader briefly (the seeds also run in go test)"
+step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader, the grants reader, argument discovery, the approvals digest and arguments shown, the escaping of what a human reads, the proxy's line reader, and the fast decision path against OPA's own, briefly (the seeds also run in go test)"
 # The budget is a count of runs, not a duration: Go 1.26's fuzz coordinator
 # can report "context deadline exceeded", and fail, when a duration runs out
 # while a worker is mid-run (golang/go#75804, fixed in Go 1.27). A count sets
@@ -74,6 +74,8 @@ for target in FuzzResolve FuzzScope FuzzCleanAbs FuzzUnevaluable FuzzURLHost Fuz
 	go test ./internal/lexical/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done
 go test ./internal/strictjson/ -run '^$' -fuzz '^FuzzDecodeJSON$' -fuzztime "$fuzz_runs"
+# Two engines per configuration decide each run: a third of the runs.
+go test ./policy/rules/ -run '^$' -fuzz '^FuzzFastPathIsThePlainPath$' -fuzztime "${FUZZTIME:-10000x}"
 go test ./grants/ -run '^$' -fuzz '^FuzzParseGrants$' -fuzztime "$fuzz_runs"
 go test ./internal/argread/ -run '^$' -fuzz '^FuzzArgumentsSeen$' -fuzztime "$fuzz_runs"
 for target in FuzzDigest FuzzShowArguments; do

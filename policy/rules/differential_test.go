@@ -165,3 +165,49 @@ func generatedCall(rnd *rand.Rand, i int) (provider.Call, *provider.Tool) {
 	}
 	return c, tool
 }
+
+// FuzzFastPathIsThePlainPath holds the fast path to the plain one on
+// arguments and tool names of any shape, under every configuration of
+// TestFastPathIsThePlainPath: above all, that a write whose floor or team
+// rules the fast path finds failing without OPA's evaluator is decided as
+// the evaluator decides it.
+func FuzzFastPathIsThePlainPath(f *testing.F) {
+	for _, p := range genPaths {
+		f.Add("fs_write", `{"path":`+p+`}`, uint8(0))
+		f.Add("fs_delete", `{"paths":[`+p+`,"/srv/projects/p1/a"]}`, uint8(5))
+	}
+	for _, u := range genURLs {
+		f.Add("web_fetch", `{"url":`+u+`}`, uint8(3))
+	}
+	f.Add("move_file", `{"source":"/srv/.env","destination":"/srv/x"}`, uint8(1))
+	f.Add("git_add", `{"repo_path":"/srv/repo","files":[".git/hooks/pre-commit"]}`, uint8(4))
+	ctx := context.Background()
+	type pair struct{ fast, plain *Engine }
+	var engines []pair
+	for _, cfg := range differentialConfigs() {
+		fast, err := NewEngine(ctx, cfg)
+		require.NoError(f, err)
+		cfg.Plain = true
+		plain, err := NewEngine(ctx, cfg)
+		require.NoError(f, err)
+		engines = append(engines, pair{fast, plain})
+	}
+	f.Fuzz(func(t *testing.T, tool, args string, catalogue uint8) {
+		c := provider.Call{ID: "1", Function: provider.CallFunction{Name: tool, Arguments: args}}
+		var entry *provider.Tool
+		if e := genCatalogue[int(catalogue)%len(genCatalogue)]; e != nil {
+			te := *e
+			te.Function.Name = tool
+			entry = &te
+		}
+		for _, e := range engines {
+			got, _, ferr := e.fast.Decide(ctx, c, entry)
+			want, _, perr := e.plain.Decide(ctx, c, entry)
+			if perr != nil || ferr != nil {
+				require.Equal(t, perr != nil, ferr != nil, "%s %s: plain %v, fast %v", tool, args, perr, ferr)
+				continue
+			}
+			require.Equal(t, want, got, "%s %s (tool %+v)", tool, args, entry)
+		}
+	})
+}

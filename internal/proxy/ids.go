@@ -14,6 +14,9 @@ import (
 // response, so the proxy keeps no two such open in one direction. raw is
 // an id the proxy took (validID) or a response's id.
 func idReading(raw []byte) string {
+	if asWritten(raw) {
+		return idKey(raw) // "n" and the digits: numberReading's spelling of them
+	}
 	if len(raw) > 0 && raw[0] == '"' {
 		s, err := stringValue(raw)
 		if err != nil {
@@ -29,6 +32,26 @@ func idReading(raw []byte) string {
 		return "?" + string(raw)
 	}
 	return numberReading(f)
+}
+
+// asWritten says raw is a number numberReading spells as written: an
+// integer of at most six digits (from 1e6 on, it writes an exponent),
+// with no leading zero, and a minus sign unless it is -0. Hosts number
+// their requests so: their ids are read without a float's round trip.
+func asWritten(raw []byte) bool {
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 6 || digits[0] == '0' && (len(digits) > 1 || len(raw) > 1) {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func numberReading(f float64) string {

@@ -3,9 +3,11 @@ package proxy
 import (
 	"io"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestJSNumber(t *testing.T) {
@@ -59,4 +61,36 @@ func TestRefusedIDFromEitherSide(t *testing.T) {
 	}
 	assert.NotEmpty(t, p.refusedID([]byte(`"\u0061"`), true), "the host's \"a\" again")
 	assert.Empty(t, p.refusedID([]byte(`10`), false))
+}
+
+// A number read as written is read as the float round trip reads it:
+// the integers up to ten thousand and around a million, a sample of those
+// between, signed, with leading zeros, and spellings that are no integer.
+func TestNumbersReadAsWritten(t *testing.T) {
+	slow := func(raw string) string {
+		f, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return "?" + raw
+		}
+		return numberReading(f)
+	}
+	check := func(raw string) {
+		if asWritten([]byte(raw)) {
+			require.Equal(t, slow(raw), idReading([]byte(raw)), "%s", raw)
+			require.Equal(t, openID{slow(raw), idKey([]byte(raw))}, openIDOf([]byte(raw)), "%s", raw)
+		}
+	}
+	for i := -1_000_100; i <= 1_000_100; i++ {
+		if -10_000 <= i && i <= 10_000 || i%997 == 0 || 999_900 <= i || i <= -999_900 {
+			check(strconv.Itoa(i))
+		}
+	}
+	taken := 0
+	for _, raw := range []string{"0", "-0", "00", "007", "-007", "1e3", "1.0", "1.5", "-", "", "+1", "999999", "1000000", "-999999", " 1", "1 ", "0x10", "1_000"} {
+		check(raw)
+		if asWritten([]byte(raw)) {
+			taken++
+		}
+	}
+	assert.Equal(t, 3, taken, "0, 999999 and -999999 alone are read as written")
 }

@@ -2,6 +2,8 @@ package policy_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -142,6 +144,42 @@ func TestCallsDuringReloads(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	stop.Store(true)
 	wg.Wait()
+}
+
+// A team's rule that ranges over an argument four times over takes time
+// in the fourth power of its length. Such a rule is one the fast path
+// reads on the call, without OPA's evaluator (it may find it failing and
+// decide at once), and that reading stops at a bound and hands the
+// decision to the evaluator, which DecisionTimeout stops: a hundred
+// elements (10^8 ways through) are refused in about the timeout.
+func TestARuleReadOnTheCallKeepsTheTimeout(t *testing.T) {
+	ranges := rules.Module{Name: "ranges.rego", Source: `package mcp.custom
+
+deny contains "never" if {
+	a := input.arguments.a[_]
+	b := input.arguments.a[_]
+	c := input.arguments.a[_]
+	d := input.arguments.a[_]
+	a != b
+	b != c
+	c != d
+	mcp.path.fold(d) == "/never"
+}
+`}
+	fake := newFake()
+	p := newPolicy(t, policy.Options{Provider: fake, Modules: []rules.Module{ranges}, DecisionTimeout: 100 * time.Millisecond})
+	a := make([]string, 100)
+	for i := range a {
+		a[i] = fmt.Sprintf("%q", fmt.Sprint("v", i))
+	}
+	call := provider.Call{ID: "1", Function: provider.CallFunction{Name: "fs_write", Arguments: `{"path":"a/x","a":[` + strings.Join(a, ",") + `]}`}}
+	var res []provider.Result
+	within(t, 20*time.Second, "a decision bounded to 100ms", func() {
+		res = p.ExecuteToolCalls(context.Background(), []provider.Call{call})
+	})
+	require.True(t, res[0].IsError)
+	assert.Contains(t, res[0].Content, "took longer than 100ms")
+	assert.Empty(t, fake.Calls(), "nothing ran")
 }
 
 // A team's module that never ends is stopped by DecisionTimeout: the call

@@ -72,12 +72,32 @@ func emptyOn(ctx context.Context, input ast.Value, bodies []ast.Body) bool {
 	return true
 }
 
+// refuteSteps bounds the reading of one call's rules, in expressions read
+// and variables bound. Rules that range over an argument several times
+// over take time in the power of their ranges, and nothing here is
+// cancelled midway: past the bound (milliseconds) the evaluator decides,
+// under the decision's timeout. The floor reads a few steps per path.
+const refuteSteps = 1 << 16
+
 // refuter reads rule bodies on one input. vars are the variables bound so
-// far on the way being read, a stack.
+// far on the way being read, a stack; steps counts what was read.
 type refuter struct {
 	ctx   context.Context
 	input *ast.Term
 	vars  []binding
+	steps int
+	out   bool // the bound is passed or the context ended
+}
+
+// spent counts a step and says whether the bound is passed, or the
+// decision's context ended: then whatever is read may hold, and the
+// evaluator decides (and says why it stopped).
+func (r *refuter) spent() bool {
+	if !r.out {
+		r.steps++
+		r.out = r.steps > refuteSteps || r.steps%1024 == 0 && r.ctx.Err() != nil
+	}
+	return r.out
 }
 
 type binding struct {
@@ -96,6 +116,9 @@ func (r *refuter) lookup(v ast.Var) *ast.Term {
 
 // with binds v to t while then runs.
 func (r *refuter) with(v ast.Var, t *ast.Term, then func() bool) bool {
+	if r.spent() {
+		return true
+	}
 	r.vars = append(r.vars, binding{v, t})
 	ok := then()
 	r.vars = r.vars[:len(r.vars)-1]
@@ -105,7 +128,7 @@ func (r *refuter) with(v ast.Var, t *ast.Term, then func() bool) bool {
 // mayHold says body[i:] may hold under the bindings so far: some way
 // through it holds, or reaches an expression not read here.
 func (r *refuter) mayHold(body ast.Body, i int) bool {
-	if i == len(body) {
+	if i == len(body) || r.spent() {
 		return true
 	}
 	e := body[i]

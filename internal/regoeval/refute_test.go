@@ -88,3 +88,26 @@ func bodiesAt(t *testing.T, c *ast.Compiler, ref string) []ast.Body {
 	require.NotEmpty(t, out)
 	return out
 }
+
+// Rules that range over an argument several times over are read up to a
+// bound, then left to the evaluator, which the decision's timeout bounds:
+// with a few elements the set is found empty, with seventy (24 million
+// ways through) the reading stops and says it may hold.
+func TestRefuterStopsAtItsBound(t *testing.T) {
+	Register()
+	src := "package t\n\ns contains 1 if {\n\ta := input.a[_]; b := input.a[_]; c := input.a[_]; d := input.a[_]\n\ta != b; b != c; c != d\n\tmcp.path.fold(d) == \"/never\"\n}\n"
+	bodies := bodiesAt(t, ast.MustCompileModules(map[string]string{"t.rego": src}), "data.t.s")
+	elements := func(n int) ast.Value {
+		a := make([]*ast.Term, n)
+		for i := range a {
+			a[i] = ast.StringTerm(fmt.Sprintf("v%d", i))
+		}
+		return ast.NewObject(ast.Item(ast.StringTerm("a"), ast.ArrayTerm(a...)))
+	}
+	assert.True(t, emptyOn(context.Background(), elements(5), bodies), "five elements: read to the end, empty")
+	assert.False(t, emptyOn(context.Background(), elements(70), bodies), "seventy: past the bound, left to the evaluator")
+	assert.True(t, emptyOn(context.Background(), elements(8), bodies), "eight: within the bound, empty")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.False(t, emptyOn(ctx, elements(8), bodies), "a decision whose context ended is left to the evaluator, which says so")
+}

@@ -167,8 +167,12 @@ func (p *Proxy) hostCallRequest(msg []byte, env envelope) *hostCall {
 		hc.caps = capsSeen{elicit: caps.elicit && m.rounds, anyElicit: caps.anyElicit && m.rounds}
 	}
 	hc.call = provider.Call{ID: callID(env.id), Type: "function", Function: provider.CallFunction{Name: req.name, Arguments: req.arguments}}
-	hc.ctx, hc.cancel = context.WithCancelCause(p.ctx)
+	// Not a child of p.ctx: a child is filed with its parent under the
+	// parent's lock, which every call would share. The proxy's stop
+	// reaches it through the tables instead (endCalls).
+	hc.ctx, hc.cancel = context.WithCancelCause(context.Background())
 	p.calls.file(hc.filed, hc)
+	p.endIfStopped(hc)
 	p.answering.Add(1)
 	return hc
 }
@@ -206,6 +210,32 @@ func (p *Proxy) worker(hc *hostCall) {
 		case <-p.ctx.Done():
 			return
 		}
+	}
+}
+
+// endCalls ends every call being decided or asked about when the proxy
+// stops, after p.ctx is cancelled: each is filed in calls, or in rounds
+// while the host answers a round. A call is filed in rounds before it is
+// forgotten in calls (hostRound), so calls then rounds finds it; one
+// filed in calls later (hostCallRequest, resumeRound) finds p.ctx ended
+// itself (endIfStopped).
+func (p *Proxy) endCalls() {
+	p.calls.each(func(hc *hostCall) { hc.cancel(context.Canceled) })
+	p.mu.Lock()
+	inRounds := make([]*hostCall, 0, len(p.rounds))
+	for _, r := range p.rounds {
+		inRounds = append(inRounds, r.hc)
+	}
+	p.mu.Unlock()
+	for _, hc := range inRounds {
+		hc.cancel(context.Canceled)
+	}
+}
+
+// endIfStopped ends hc, just filed in calls, if the proxy stopped.
+func (p *Proxy) endIfStopped(hc *hostCall) {
+	if p.ctx.Err() != nil {
+		hc.cancel(context.Canceled)
 	}
 }
 
@@ -599,6 +629,7 @@ func (p *Proxy) resumeRound(env envelope, req callRequest) {
 	filed := hc.filed
 	hc.mu.Unlock()
 	p.calls.file(filed, hc)
+	p.endIfStopped(hc)
 	r.ch <- roundAnswer{responses: bytes.Clone(req.inputResponses)}
 }
 

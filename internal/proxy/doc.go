@@ -64,7 +64,11 @@ package proxy
 //     answer to be dropped (hostCancelled, withdraw);
 //   - a call moving into an input-required round is filed in rounds
 //     before it is forgotten in calls, so that a cancellation finds it in
-//     one of them (hostRound).
+//     one of them (hostRound);
+//   - a call's context is no child of the proxy's (whose children are
+//     filed under its lock): the stop cancels p.ctx, then each call in
+//     calls and rounds, and a call filed in calls reads p.ctx after
+//     (endCalls, endIfStopped).
 //
 // What each lock guards:
 //

@@ -257,6 +257,7 @@ func (p *Proxy) run(hostIn io.Reader, signals <-chan int) int {
 	// The host is gone, or we were told to go: stop the server, and
 	// everything waiting on it or on the host.
 	p.cancel()
+	p.endCalls()
 	p.up.stop()
 	code := <-serverDone
 	if p.up.stoppedByUs() {

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -385,4 +386,33 @@ func TestRequestForwardedAsTheServerGoesIsAnswered(t *testing.T) {
 	assert.EqualValues(t, errServerGone, errorCode(m), "%v", m)
 	assert.True(t, rt.p.pending.empty())
 	nothing(t, rt.server, "a request to a server gone")
+}
+
+// A call's context is no child of the proxy's, so the proxy's stop ends
+// each call itself: those filed in calls and in rounds when it stops
+// (endCalls), and one filed after (endIfStopped). The host leaving ends
+// most calls in other ways too (their questions to the host fail, the
+// server is stopped); this is what ends one that waits on nothing else.
+func TestStopEndsEveryCallInFlight(t *testing.T) {
+	rt := newRelayTest(t, testRules, true)
+	p := rt.p
+	call := func() *hostCall {
+		hc := &hostCall{}
+		hc.ctx, hc.cancel = context.WithCancelCause(context.Background())
+		return hc
+	}
+	deciding, asking, late := call(), call(), call()
+	p.calls.file(openIDOf([]byte("901")), deciding)
+	p.mu.Lock()
+	p.rounds[p.roundPrefix+"test"] = &round{hc: asking, ch: make(chan roundAnswer, 1)}
+	p.mu.Unlock()
+	p.cancel()
+	p.endCalls()
+	assert.Error(t, deciding.ctx.Err(), "a call being decided")
+	assert.Error(t, asking.ctx.Err(), "a call in an input-required round")
+	p.calls.file(openIDOf([]byte("902")), late)
+	p.endIfStopped(late)
+	assert.Error(t, late.ctx.Err(), "a call filed after the stop")
+	p.calls.forget(openIDOf([]byte("901")), deciding)
+	p.calls.forget(openIDOf([]byte("902")), late)
 }

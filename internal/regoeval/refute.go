@@ -23,7 +23,6 @@ package regoeval
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/topdown"
@@ -312,9 +311,7 @@ var pureBuiltins = func() map[string]*ast.Builtin {
 		m[b.Name] = b
 	}
 	for _, b := range builtins.Declarations() {
-		if strings.HasPrefix(b.Name, "mcp.") {
-			m[b.Name] = b
-		}
+		m[b.Name] = b
 	}
 	return m
 }()

@@ -25,13 +25,7 @@ type openRequests[V comparable] struct{ m sync.Map }
 // exact key (idKey), each worked out once for a request.
 type openID struct{ reading, key string }
 
-func openIDOf(raw []byte) openID {
-	key := idKey(raw)
-	if asWritten(raw) {
-		return openID{key, key} // one string for both: a host's usual id
-	}
-	return openID{idReading(raw), key}
-}
+func openIDOf(raw []byte) openID { return openID{idReading(raw), idKey(raw)} }
 
 // filed is an entry: the request and the exact key of the id it was filed
 // under.

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -912,7 +913,9 @@ func (p *Proxy) request(ctx context.Context, to *peer, method string, params any
 // is not one JSON value (a line the proxy refuses can carry anything there;
 // JSON-RPC answers an id it cannot read with null).
 func rawID(id []byte) json.RawMessage {
-	if !json.Valid(id) {
+	// json.Valid takes invalid UTF-8 inside a string; a strict host does
+	// not, and would drop the whole answer.
+	if !json.Valid(id) || !utf8.Valid(id) {
 		return json.RawMessage("null")
 	}
 	return json.RawMessage(id)

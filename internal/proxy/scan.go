@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
@@ -70,6 +72,9 @@ func readEnvelope(msg []byte, i int) (envelope, int, error) {
 				return err
 			}
 			e.method, e.hasMethod = s, true
+			if strings.ContainsFunc(s, unreadableInName) && ambiguous == nil {
+				ambiguous = fmt.Errorf("method %q has a character no method name has, which readers repair or drop each their own way", s)
+			}
 		case "params":
 			e.params = val
 		case "result":
@@ -122,8 +127,20 @@ func readMessage(line []byte) (env envelope, batch [][]byte, err error) {
 		err = errors.New("a line feed inside the line")
 	case skipBlank(body, end) != len(body):
 		err = errors.New("text after the message, which some readers take for another message")
+	case !utf8.Valid(body):
+		// Readers repair invalid UTF-8 each their own way: Go's and
+		// Python's replace a byte, a lenient decoder drops it, so that
+		// "tools/c\xffall" is tools/call to one and no method to another.
+		err = errors.New("invalid UTF-8, which readers repair or drop each their own way")
 	}
 	return env, batch, err
+}
+
+// unreadableInName tells a character no protocol name has and readers
+// read differently: the replacement character (a lone surrogate's escape
+// decodes to it, and some readers drop it) and control characters.
+func unreadableInName(r rune) bool {
+	return r == utf8.RuneError || r < 0x20 || r == 0x7f
 }
 
 // skipBlank skips spaces and tabs: the only blanks a line may have around

@@ -115,6 +115,16 @@ func TestReadMessage(t *testing.T) {
 		"[[" + call + "]]\n",
 		`"x"` + "\n", "7\n", "null\n",
 		`{"jsonrpc":"2.0","id":1,"method":"ping","METHOD":"tools/call"}`,
+		// Invalid UTF-8 anywhere, which readers repair or drop each their
+		// own way: a method one drops a byte of is tools/call.
+		"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/c\xffall\",\"params\":{}}\n",
+		"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"ping\"}\n",
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"text\":\"a\xc0\xafb\"}}\n", // an overlong "/"
+		"[" + ping + ",{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/c\xedall\"}]\n",
+		// A method's escapes that decode to no character, or a control one.
+		`{"jsonrpc":"2.0","id":9,"method":"tools/c\ud800all","params":{}}`,
+		`{"jsonrpc":"2.0","id":9,"method":"tools/call\u0000","params":{}}`,
+		`{"jsonrpc":"2.0","method":"notifications/\udfffcancelled"}`,
 	} {
 		_, _, err := readMessage([]byte(bad))
 		assert.Error(t, err, "%q", bad)

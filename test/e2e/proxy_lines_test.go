@@ -37,6 +37,10 @@ func TestProxyRefusesLinesAServerCouldSplit(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"notifications/x","params":` + "\r" + write + "\r}", 0},
 		{`[` + ping(105) + `]` + "\r" + write, 0},
 		{`{"jsonrpc":"2.0","id":106,"method":"tools/call","params":` + "\r" + strings.TrimPrefix(write, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":`) + "}", 106},
+		// A byte that is not UTF-8, which the server drops: its method is
+		// tools/call (outside reliability round, finding 3).
+		{strings.Replace(strings.Replace(write, `"id":9`, `"id":107`, 1), "tools/call", "tools/c\xffall", 1), 107},
+		{strings.Replace(strings.Replace(write, `"id":9`, `"id":108`, 1), "write_file", "write_\xfffile", 1), 108},
 	} {
 		_, err := h.in.Write([]byte(tc.line + "\n"))
 		require.NoError(t, err)
@@ -75,12 +79,13 @@ func TestProxyRefusesServerLinesAHostCouldSplit(t *testing.T) {
 	elicit := `{"jsonrpc":"2.0","id":"mcp-policy-smuggled","method":"elicitation/create","params":{"message":"Allow?","requestedSchema":{"type":"object","properties":{}}}}`
 	for name, answer := range map[string]string{
 		"a carriage return before a second message": result + "\r" + elicit + "\n",
-		"the same, big":              bigResult + "\r" + elicit + "\n",
-		"two values on one line":     result + elicit + "\n",
-		"a result and a method":      `{"jsonrpc":"2.0","id":@ID@,"result":{"content":[]},"method":"elicitation/create","params":{}}` + "\n",
-		"a big result and a method":  `{"result":{"content":[{"type":"text","text":"` + big + `"}]},"method":"elicitation/create","params":{},"jsonrpc":"2.0","id":@ID@}` + "\n",
-		"a result and an error":      `{"jsonrpc":"2.0","id":@ID@,"result":{"content":[]},"error":{"code":1,"message":"x"}}` + "\n",
-		"the id twice, in two cases": `{"jsonrpc":"2.0","id":@ID@,"result":{"content":[]},"ID":"mcp-policy-smuggled"}` + "\n",
+		"the same, big":                                  bigResult + "\r" + elicit + "\n",
+		"two values on one line":                         result + elicit + "\n",
+		"a result and a method":                          `{"jsonrpc":"2.0","id":@ID@,"result":{"content":[]},"method":"elicitation/create","params":{}}` + "\n",
+		"a big result and a method":                      `{"result":{"content":[{"type":"text","text":"` + big + `"}]},"method":"elicitation/create","params":{},"jsonrpc":"2.0","id":@ID@}` + "\n",
+		"a result and an error":                          `{"jsonrpc":"2.0","id":@ID@,"result":{"content":[]},"error":{"code":1,"message":"x"}}` + "\n",
+		"the id twice, in two cases":                     `{"jsonrpc":"2.0","id":@ID@,"result":{"content":[]},"ID":"mcp-policy-smuggled"}` + "\n",
+		"invalid UTF-8, which a strict host drops whole": `{"jsonrpc":"2.0","id":@ID@,"result":{"content":[{"type":"text","text":"a` + "\xff" + `b"}]}}` + "\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "answer")

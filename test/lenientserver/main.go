@@ -7,7 +7,8 @@
 // It ends a line at a carriage return as well as at a line feed (Python's,
 // Java's and .NET's line readers do), and reads one JSON value after
 // another within a line (a stream decoder does, as the Go SDK reads): every
-// message a lenient server could find in the proxy's output, it runs.
+// message a lenient server could find in the proxy's output, it runs. It
+// drops bytes that are not UTF-8, as a decoder told to ignore errors does.
 //
 // Tools, inside DIR or anywhere (it enforces nothing; the proxy must):
 // write_file {path, content} writes a file, with no annotations;
@@ -69,7 +70,7 @@ func main() {
 	for {
 		line, err := in.ReadBytes('\n')
 		for _, piece := range bytes.FieldsFunc(line, func(r rune) bool { return r == '\n' || r == '\r' }) {
-			dec := json.NewDecoder(bytes.NewReader(piece))
+			dec := json.NewDecoder(bytes.NewReader(bytes.ToValidUTF8(piece, nil)))
 			for {
 				var m message
 				if dec.Decode(&m) != nil {

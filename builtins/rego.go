@@ -22,6 +22,7 @@ const (
 	namePathWithinF   = "mcp.path.within_folded"
 	namePathFold      = "mcp.path.fold"
 	namePathSensitive = "mcp.path.sensitive"
+	namePathSecret    = "mcp.path.secret"
 	namePathAncestors = "mcp.path.ancestors"
 	namePathCommonDir = "mcp.path.common_dir"
 	nameURLHost       = "mcp.url.host"
@@ -227,6 +228,22 @@ var all = []builtin{
 			}
 			return sensitiveTerms[e.ID], nil
 		}),
+	def1ctx(fn(namePathSecret,
+		`The danger floor's entry for a path that holds secrets, asked on any read (see the secrets table in docs/floor.md), compared folded: {"id", "why"}; null for any other path, a path that cannot be evaluated or is not absolute, or a non-string.`,
+		types.Args(anyOrNull), types.NewAny(types.Nl, types.NewObject([]*types.StaticProperty{
+			types.NewStaticProperty("id", types.S), types.NewStaticProperty("why", types.S)}, nil))),
+		func(ctx context.Context, p *ast.Term) (*ast.Term, error) {
+			ps, _ := str(p)
+			f, ok := foldedPath(ctx, ps)
+			if !ok {
+				return ast.NullTerm(), nil
+			}
+			e := lexical.SecretFile(f)
+			if e == nil {
+				return ast.NullTerm(), nil
+			}
+			return sensitiveTerms[e.ID], nil
+		}),
 	def1(fn(namePathAncestors,
 		"The clean absolute path and every directory above it, nearest first, ending with \"/\"; [] when the path is not absolute and evaluable.",
 		types.Args(anyOrNull), arrayOfStr),
@@ -305,11 +322,11 @@ var all = []builtin{
 		}),
 }
 
-// sensitiveTerms are what mcp.path.sensitive returns for each entry of the
-// floor's list: {"id", "why"}, made once.
+// sensitiveTerms are what mcp.path.sensitive and mcp.path.secret return
+// for each entry of the floor's lists: {"id", "why"}, made once.
 var sensitiveTerms = func() map[string]*ast.Term {
 	out := map[string]*ast.Term{}
-	for _, e := range lexical.SensitiveEntries() {
+	for _, e := range append(lexical.SensitiveEntries(), lexical.SecretEntries()...) {
 		out[e.ID] = ast.ObjectTerm(ast.Item(ast.StringTerm("id"), ast.StringTerm(e.ID)), ast.Item(ast.StringTerm("why"), ast.StringTerm(e.Why)))
 	}
 	return out

@@ -15,7 +15,7 @@ test_the_default_rules if {
 }
 
 test_a_read_only_tool_may_read_local_paths if {
-	every p in ["/etc/hosts", "/", "/home/u/.ssh/id_rsa"] {
+	every p in ["/etc/hosts", "/", "/home/u/README.md"] {
 		d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": [p]})
 			with data.mcp_data as h.mcp_data(defaults.rules)
 		d.decision == "allow"

@@ -36,6 +36,36 @@ ask contains sprintf("'%s' touches %s, %s, which always needs a human's approval
 	entry := mcp.path.sensitive(p.path) # null for any other path: entry.why is then undefined
 }
 
+# Files that hold secrets (keys, credentials, .env files, password stores,
+# histories: the secrets table in docs/floor.md), on any read as on any
+# change, by any tool: a secret read into the model's context can leave
+# through any later call, and a tool's read-only mark is its server's
+# claim (a "read-only" parser may upload what it reads).
+ask contains sprintf(secret_message, [input.tool, p.path, entry.why]) if {
+	some p in input.paths
+	entry := mcp.path.secret(p.path) # null for any other path: entry.why is then undefined
+}
+
+# A path that cannot be evaluated but names a secret however it resolves:
+# "~/.ssh/id_rsa", "$HOME/.env", "../../.aws/credentials". Read as if it
+# stood at "/", its names are matched as a known path's are, so an entry
+# that matches anywhere matches it wherever "~" or "$HOME" leads.
+ask contains sprintf(secret_message, [input.tool, p.raw, entry.why]) if {
+	some p in input.paths
+	p.path == null
+	is_string(p.raw)
+	entry := mcp.path.secret(concat("", ["/", p.raw]))
+}
+
+# The policy's own files, read: the grants say what is allowed, and the
+# approvals queue holds the questions a human answers.
+ask contains sprintf("'%s' would read the policy's own rules, grants or questions (%s)", [input.tool, p.path]) if {
+	read_only
+	some f in data.mcp_data.protected
+	some p in input.paths
+	mcp.path.within_folded(f, p.path) == "inside"
+}
+
 # The policy's own rules and grants files, and anything else the
 # application protects.
 ask contains sprintf("'%s' would change the policy's own rules or grants (%s)", [input.tool, p.path]) if {
@@ -129,3 +159,7 @@ holds_protected contains dir if {
 	some f in data.mcp_data.protected
 	some dir in array.slice(mcp.path.ancestors(mcp.path.fold(f)), 1, 4096)
 }
+
+# The secrets rules' question: a known path, or the raw one where it
+# cannot be evaluated.
+secret_message := "'%s' reads or touches %v, %s, which always needs a human's approval"

@@ -79,12 +79,90 @@ test_sensitive_paths_are_asked_for_a_tool_not_marked_read_only if {
 	}
 }
 
-test_sensitive_paths_are_not_asked_for_a_read_only_tool if {
-	every p in sensitive_paths {
+test_sensitive_paths_that_hold_no_secret_are_not_asked_for_a_read_only_tool if {
+	no_secret := [p | some p in sensitive_paths; mcp.path.secret(p) == null]
+	count(no_secret) > 10
+	every p in no_secret {
 		d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": [p]})
 			with data.mcp_data as h.mcp_data(allow_all)
 		d.decision == "allow"
 		d.reason == "rule"
+		d.floor == false
+	}
+}
+
+secret_paths := [
+	"/home/u/.ssh/id_rsa",
+	"/home/u/.ssh",
+	"/tmp/id_ed25519",
+	"/srv/app/.env",
+	"/srv/app/.env.local",
+	"/home/u/.aws/credentials",
+	"/home/u/.config/gcloud/application_default_credentials.json",
+	"/home/u/.kube/config",
+	"/home/u/.netrc",
+	"/home/u/.git-credentials",
+	"/home/u/.docker/config.json",
+	"/home/u/.npmrc",
+	"/srv/app/tls/server.key",
+	"/home/u/.bash_history",
+	"/home/u/.local/share/fish/fish_history",
+	"/home/u/.password-store/bank.gpg",
+	"/home/u/.mozilla/firefox/x.default/cookies.sqlite",
+	"/etc/shadow",
+	"/proc/self/environ",
+	"/proc/1/task/1/environ",
+	"/Users/u/Library/Keychains/login.keychain-db",
+	"/HOME/U/.SSH/ID_RSA",
+]
+
+not_secret_paths := [
+	"/srv/app/.env.example",
+	"/srv/app/.npmrc",
+	"/srv/app/tls/server.crt",
+	"/srv/app/ssh/notes.md",
+	"/srv/app/src/history.ts",
+	"/srv/app/keys.md",
+	"/etc/passwd",
+	"/proc/self/status",
+]
+
+test_secrets_are_asked_on_a_read if {
+	every p in secret_paths {
+		d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": [p]})
+			with data.mcp_data as h.mcp_data(allow_all)
+		d.decision == "ask"
+		d.reason == "floor"
+		d.floor == true
+		contains(d.rule.message, "reads or touches")
+	}
+}
+
+test_secrets_are_asked_whatever_the_tool_claims if {
+	every hints in [h.read_only, {"readOnlyHint": true, "openWorldHint": false}, h.harmless, {}] {
+		c := {"annotations": hints, "paths": ["/home/user/.ssh/id_ed25519"]}
+		d := engine.decision with input as h.call("firecrawl_parse", c)
+			with data.mcp_data as h.mcp_data(allow_all)
+		d.decision == "ask"
+		d.floor == true
+	}
+}
+
+test_a_secret_spelt_so_it_cannot_be_evaluated_is_asked if {
+	every raw in ["~/.ssh/id_rsa", "$HOME/.env", "../../.aws/credentials", "~user/.netrc"] {
+		d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": [raw]})
+			with data.mcp_data as h.mcp_data(allow_all)
+		d.decision == "ask"
+		d.reason == "floor"
+		contains(d.rule.message, raw)
+	}
+}
+
+test_harmless_reads_are_not_asked if {
+	every p in not_secret_paths {
+		d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": [p]})
+			with data.mcp_data as h.mcp_data(allow_all)
+		d.decision == "allow"
 		d.floor == false
 	}
 }
@@ -234,8 +312,15 @@ test_the_policy_files_are_asked if {
 	}
 }
 
-test_the_policy_files_are_not_asked_for_a_read_only_tool if {
-	d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": ["/etc/mcp/rules.json"]})
+test_the_policy_files_are_asked_on_a_read if {
+	every p in ["/etc/mcp/rules.json", "/etc/mcp/policies/team.rego"] {
+		d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": [p]})
+			with data.mcp_data as protected_data
+		d.decision == "ask"
+		d.reason == "floor"
+		contains(d.rule.message, "would read the policy's own")
+	}
+	d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": ["/etc/mcp/other.json"]})
 		with data.mcp_data as protected_data
 	d.decision == "allow"
 }
@@ -251,7 +336,7 @@ test_beside_the_policy_files_is_not_asked if {
 # --- paths that cannot be checked -------------------------------------------
 
 test_an_unevaluable_path_might_be_sensitive if {
-	d := engine.decision with input as h.call("fs_write", {"annotations": h.harmless, "paths": ["~/.ssh/id_rsa"]})
+	d := engine.decision with input as h.call("fs_write", {"annotations": h.harmless, "paths": ["~/.bashrc"]})
 		with data.mcp_data as h.mcp_data(allow_all)
 
 	# The data rule allows surely; the floor might ask: the worlds disagree.
@@ -261,7 +346,7 @@ test_an_unevaluable_path_might_be_sensitive if {
 }
 
 test_an_unevaluable_path_is_no_concern_of_the_floor_for_a_read_only_tool if {
-	d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": ["~/.ssh/id_rsa"]})
+	d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": ["~/.bashrc"]})
 		with data.mcp_data as h.mcp_data(allow_all)
 	d.decision == "allow"
 	d.floor == false
@@ -283,6 +368,7 @@ test_floor_entries_name_the_tool_and_path if {
 	asks == {
 		"'fs_write' touches /r/.git/config, version control configuration, which always needs a human's approval",
 		"'fs_write' touches /r/.env, an environment file, which always needs a human's approval",
+		"'fs_write' reads or touches /r/.env, an environment file, which always needs a human's approval",
 	}
 }
 

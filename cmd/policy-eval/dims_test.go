@@ -38,7 +38,7 @@ var dimensionCases = []attack{
 	{name: "host rule/the URL alone", rules: denyEvilHost, tool: "web_fetch",
 		args: `{"url":"https://docs.example/"}`, decision: "allow", reason: "rule"},
 	{name: "host rule/a decoy path", rules: `[{"tool": "web_fetch", "decision": "allow", "host": "*.example"}]`, tool: "web_fetch",
-		args: `{"url":"https://docs.example/","path":"/etc/shadow"}`, decision: "ask", reason: "no-match",
+		args: `{"url":"https://docs.example/","path":"/etc/hostname"}`, decision: "ask", reason: "no-match",
 		suggestion: `{"tool":"web_fetch","under":"/etc","host":"docs.example"}`},
 	{name: "host rule/an unknown decoy path", rules: `[{"tool": "web_fetch", "decision": "allow", "host": "*.example"}]`, tool: "web_fetch",
 		args: `{"url":"https://docs.example/","path":"~/.ssh/id_rsa"}`, decision: "ask", suggestion: `{"tool":"web_fetch"}`},

@@ -374,7 +374,15 @@ type wildDir struct {
 	literal string
 }
 
-var sensitive = func() *sensitiveIndex {
+// sensitive and secrets are the floor's two lists, indexed: what a change
+// of runs code or leaks access, and what a read of leaks a secret.
+var (
+	sensitive = newSensitiveIndex(sensitiveList)
+	secrets   = newSensitiveIndex(secretList)
+)
+
+// newSensitiveIndex indexes a list of entries for lookups by path.
+func newSensitiveIndex(list []SensitiveEntry) *sensitiveIndex {
 	ix := &sensitiveIndex{anyDir: map[string]*SensitiveEntry{}, anyFile: map[string]*SensitiveEntry{},
 		homeDir: map[string]*SensitiveEntry{}, homeFile: map[string]*SensitiveEntry{},
 		sysDir: map[string]*SensitiveEntry{}, sysFile: map[string]*SensitiveEntry{},
@@ -389,8 +397,8 @@ var sensitive = func() *sensitiveIndex {
 		}
 		ix.homes = append(ix.homes, spelt)
 	}
-	for i := range sensitiveList {
-		e := &sensitiveList[i]
+	for i := range list {
+		e := &list[i]
 		var names []string
 		for _, n := range e.Names {
 			if e.Where == System {
@@ -455,25 +463,25 @@ var sensitive = func() *sensitiveIndex {
 		}
 	}
 	return ix
-}()
+}
 
 // SensitiveFile is the floor's entry a path falls under, nil for none. p is
 // a clean absolute path, folded (FoldPath); anything else matches nothing.
 // It looks each of the path's runs of names up in maps: a handful of
 // lookups, whatever the length of the list. The entry is a copy.
 func SensitiveFile(p string) *SensitiveEntry {
-	if e := sensitiveFile(p); e != nil {
+	if e := sensitive.file(p); e != nil {
 		c := *e
 		return &c
 	}
 	return nil
 }
 
-func sensitiveFile(p string) *SensitiveEntry {
+// file is the entry of ix a path falls under, nil for none.
+func (ix *sensitiveIndex) file(p string) *SensitiveEntry {
 	if len(p) < 2 || p[0] != '/' {
 		return nil
 	}
-	ix := sensitive
 	// nameEnd is where the name starting at i ends: the next "/" or the end.
 	nameEnd := func(i int) int {
 		if j := strings.IndexByte(p[i:], '/'); j >= 0 {

@@ -237,24 +237,9 @@ func TestFloorPage(t *testing.T) {
 	require.NoError(t, err)
 	text := string(doc)
 	const how = " by `go test ./internal/lexical -run FloorPage -update` -->"
+	text = generated(t, text, "<!-- floor table: made from lexical.SensitiveEntries"+how, "<!-- end of floor table -->", entryTable(lexical.SensitiveEntries()))
+	text = generated(t, text, "<!-- secrets table: made from lexical.SecretEntries"+how, "<!-- end of secrets table -->", entryTable(lexical.SecretEntries()))
 	var b strings.Builder
-	b.WriteString("\n| entry | why | where | names |\n|---|---|---|---|\n")
-	for _, e := range lexical.SensitiveEntries() {
-		where := map[lexical.Where]string{lexical.Anywhere: "anywhere", lexical.Home: "in a home directory", lexical.System: "system"}[e.Where]
-		kind := map[lexical.Kind]string{lexical.File: "", lexical.Dir: " (and everything in it)", lexical.Prefix: " (a name starting so)",
-			lexical.Suffix: " (a name ending so)", lexical.InDirSuffix: " (a name ending so, in that directory)",
-			lexical.UnderSuffix: " (the second name, and everything in it, directly in a directory whose name ends with the first: repo.git/hooks)"}[e.Kind]
-		names := make([]string, len(e.Names))
-		for i, n := range e.Names {
-			names[i] = "`" + n + "`"
-			if t := lexical.SensitiveTemplates(n); len(t) > 0 {
-				kind += ", but not one ending in `" + strings.Join(t, "`, `") + "` (a template)"
-			}
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s%s |\n", e.ID, e.Why, where, strings.Join(names, ", "), kind)
-	}
-	b.WriteString("\n")
-	text = generated(t, text, "<!-- floor table: made from lexical.SensitiveEntries"+how, "<!-- end of floor table -->", b.String())
 	b.Reset()
 	b.WriteString("\n| alias | is the directory | where |\n|---|---|---|\n")
 	for _, a := range lexical.SensitiveAliases() {
@@ -279,6 +264,28 @@ func TestFloorPage(t *testing.T) {
 	}
 	assert.Equal(t, string(doc), text, "the floor page's tables differ from the list: run go test ./internal/lexical -run FloorPage -update")
 	assert.Equal(t, standardAliases, lexical.SensitiveAliases(), "the tests' copy of the aliases is the table")
+}
+
+// entryTable is the floor page's table of a list's entries.
+func entryTable(entries []lexical.SensitiveEntry) string {
+	var b strings.Builder
+	b.WriteString("\n| entry | why | where | names |\n|---|---|---|---|\n")
+	for _, e := range entries {
+		where := map[lexical.Where]string{lexical.Anywhere: "anywhere", lexical.Home: "in a home directory", lexical.System: "system"}[e.Where]
+		kind := map[lexical.Kind]string{lexical.File: "", lexical.Dir: " (and everything in it)", lexical.Prefix: " (a name starting so)",
+			lexical.Suffix: " (a name ending so)", lexical.InDirSuffix: " (a name ending so, in that directory)",
+			lexical.UnderSuffix: " (the second name, and everything in it, directly in a directory whose name ends with the first: repo.git/hooks)"}[e.Kind]
+		names := make([]string, len(e.Names))
+		for i, n := range e.Names {
+			names[i] = "`" + n + "`"
+			if t := lexical.SensitiveTemplates(n); len(t) > 0 {
+				kind += ", but not one ending in `" + strings.Join(t, "`, `") + "` (a template)"
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s%s |\n", e.ID, e.Why, where, strings.Join(names, ", "), kind)
+	}
+	b.WriteString("\n")
+	return b.String()
 }
 
 // generated is text with what stands between the markers begin and end

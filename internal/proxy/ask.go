@@ -216,7 +216,7 @@ func permissionMessage(q policy.Question) string {
 	case rules.ReasonUnevaluable:
 		b.WriteString("Asked because a path or address in it cannot be checked (~, $VAR, a relative path with no root, …).\n")
 	case rules.ReasonFloor:
-		b.WriteString("Asked because it touches a protected place (.git, .ssh, shell start-up files, .env, the policy's own files, or a whole root). This is asked every time.\n")
+		b.WriteString("Asked because it touches a protected place (.git, .ssh, shell start-up files, .env, the policy's own files, or a whole root) or reads a file that holds secrets (keys, credentials, .env, histories). This is asked every time.\n")
 	case rules.ReasonRule:
 		if q.Rule != nil {
 			fmt.Fprintf(&b, "Asked every time by the rule %s.\n", ruleText(*q.Rule))

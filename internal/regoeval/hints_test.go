@@ -80,20 +80,22 @@ deny contains "idempotent tmp" if {
 // behind them, so a read costs no floor rule at all. If OPA stopped
 // evaluating the known part of a partially unknown input, every call
 // would still pay for them.
-func TestGuardReadOnlyResidualHasNoFloor(t *testing.T) {
+func TestGuardReadOnlyResidualKeepsOnlyTheReadFloor(t *testing.T) {
 	d := guardDecider(t, Spec{})
-	q := d.hinted.residual(context.Background(), ast.MustParseTerm(`{"readOnlyHint": true}`))
-	require.NotNil(t, q)
-	ast.WalkRefs(q.body, func(r ast.Ref) bool {
-		assert.False(t, r.HasPrefix(ast.MustParseRef("data."+partialNamespace)), "the read-only residual reads %v: %v", r, q.body)
-		return false
-	})
-	generic := false
-	ast.WalkRefs(d.fast.body, func(r ast.Ref) bool {
-		generic = generic || r.HasPrefix(ast.MustParseRef("data."+partialNamespace))
-		return false
-	})
-	assert.True(t, generic, "the generic residual reads the floor's ask set: %v", d.fast.body)
+	ctx := context.Background()
+	r := d.hinted.residual(ctx, ast.MustParseTerm(`{"readOnlyHint": true}`))
+	w := d.hinted.residual(ctx, ast.MustParseTerm(`{"readOnlyHint": false}`))
+	require.NotNil(t, r)
+	require.NotNil(t, w)
+	require.NotNil(t, r.direct, "the read-only residual is the builtin's call on the floor's read rules: %v", r.body)
+	require.NotNil(t, w.direct)
+	require.Len(t, r.direct.refutable, 1, "the floor's ask set, read on a read: %v", r.body)
+	require.Len(t, w.direct.refutable, 1)
+	// A read keeps the secrets rule and the policy's own files, read
+	// (with no protected files, that rule is gone); a write keeps every
+	// rule of the floor's but those two's read-only halves.
+	assert.Len(t, r.direct.refutable[0].bodies, 2, "a read's floor is the two secrets rules: %v", r.body)
+	assert.Greater(t, len(w.direct.refutable[0].bodies), len(r.direct.refutable[0].bodies), "a write's floor has more rules than a read's")
 }
 
 // Past maxHinted values (annotations no provider gives), calls are decided
@@ -128,8 +130,8 @@ func TestGuardReadOnlyResidualIsDirect(t *testing.T) {
 	d := guardDecider(t, Spec{})
 	q := d.hinted.residual(ctx, readOnly)
 	require.NotNil(t, q)
-	require.NotNil(t, q.direct, "the read-only residual is the builtin's call alone: %v", q.body)
-	assert.Empty(t, q.direct.refutable, "nothing to read on a read-only tool's call: %v", q.body)
+	require.NotNil(t, q.direct, "the read-only residual is the builtin's call on the floor's read rules: %v", q.body)
+	assert.Len(t, q.direct.refutable, 1, "the floor's ask set, read on a read (the secrets): %v", q.body)
 	w := d.hinted.residual(ctx, ast.MustParseTerm(`{"readOnlyHint": false}`))
 	require.NotNil(t, w)
 	require.NotNil(t, w.direct, "a writing tool's residual is the builtin's call on the floor's ask set: %v", w.body)
@@ -193,13 +195,25 @@ func TestGuardDirectCallBuildsNoDocument(t *testing.T) {
 	ctx := context.Background()
 	d := guardDecider(t, Spec{})
 	set := readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array))
+	// A team's floor that asks nothing of a read leaves a read-only
+	// tool's residual the builtin's call alone: no rule to read, so no
+	// document.
+	writesOnly := mcprego.Module{Name: "floor.rego", Source: "package mcp.floor\n\nask contains \"unknown\" if {\n\tnot input.annotations.readOnlyHint\n\tsome p in input.paths\n\tp.path == null\n}\n"}
+	team := guardDecider(t, Spec{Modules: []mcprego.Module{writesOnly}})
 	doc, c := hintsCall(t, "fs_read", `{"readOnlyHint": true}`, "/srv/a")
 	read := &countedInput{Input: DocumentInput(doc)}
-	o, err := d.Eval(ctx, read, c, set, 0)
+	o, err := team.Eval(ctx, read, c, set, 0)
 	require.NoError(t, err)
 	assert.Zero(t, read.documents, "a read-only tool's call, decided directly")
 	require.Len(t, o.Paths, 1)
 	assert.Equal(t, ast.String("/srv/a"), o.Paths[0].Value, "the path it shows")
+
+	// The shipped floor reads every read's paths for secrets.
+	doc, c = hintsCall(t, "fs_read", `{"readOnlyHint": true}`, "/srv/a")
+	read = &countedInput{Input: DocumentInput(doc)}
+	_, err = d.Eval(ctx, read, c, set, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 1, read.documents, "a read-only tool's call, which the floor's secrets rule reads")
 
 	doc, c = hintsCall(t, "fs_write", `{"readOnlyHint": false}`, "/srv/a")
 	write := &countedInput{Input: DocumentInput(doc)}

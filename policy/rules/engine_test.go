@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 	"github.com/mcp-policy/mcp-policy/verdict"
@@ -223,8 +224,18 @@ func TestFloorHoldsAgainstAllowRules(t *testing.T) {
 		d := decide(t, e, call("fs_write", fmt.Sprintf(`{"path":%q}`, p)), nil)
 		assert.Equal(t, rules.Ask, d.Decision, p)
 		assert.True(t, d.Floor, p)
-		assert.Equal(t, rules.Allow, decide(t, e, call("fs_read", fmt.Sprintf(`{"path":%q}`, p)), readOnly).Decision,
-			"reads are not floored: %s", p)
+		read := decide(t, e, call("fs_read", fmt.Sprintf(`{"path":%q}`, p)), readOnly)
+		if secret := lexical.SecretFile(lexical.FoldPath(p)) != nil || p == "/etc/mcp/grants.json"; secret {
+			assert.Equal(t, rules.Ask, read.Decision, "a secret, or the policy's own file, is asked on a read: %s", p)
+			assert.True(t, read.Floor, p)
+		} else {
+			assert.Equal(t, rules.Allow, read.Decision, "reads of what holds no secret are not floored: %s", p)
+		}
+	}
+	for _, p := range []string{"/home/u/.ssh/id_rsa", "~/.ssh/id_rsa", "/srv/.env", "/home/u/.zsh_history", "/proc/self/environ"} {
+		read := decide(t, e, call("fs_read", fmt.Sprintf(`{"path":%q}`, p)), readOnly)
+		assert.Equal(t, rules.Ask, read.Decision, "a secret is asked on a read: %s", p)
+		assert.Equal(t, rules.ReasonFloor, read.Reason, p)
 	}
 	destructive := &provider.Tool{Function: provider.ToolFunction{Name: "fs_delete"}, Annotations: &provider.Annotations{DestructiveHint: ptr(true)}}
 	for _, p := range []string{"/", "/srv", "."} {

@@ -5,6 +5,7 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -358,4 +359,42 @@ func TestProxyFilesystemRootKeyNamesNoTool(t *testing.T) {
 	assert.Contains(t, stderr, "mcp-policy proxy: rules: default; grants: in memory until the proxy exits (no --grants); log: none; roots: fs="+dir+"; questions: to the host (refused if it cannot elicit; give --grants FILE to approve with `mcp-policy approvals` instead)\n")
 	assert.Contains(t, stderr, "cannot elicit", "the host line: this host declares no elicitation")
 	assert.Contains(t, stderr, warning)
+}
+
+// TestProxyFilesystemAsksBeforeReadingSecrets: with the default rules, the
+// official server's read-only read_text_file reads ordinary files without a
+// question, but a private key, a .env file or a shell history is asked on
+// every read (a key read into the model's context can leave through any
+// later call), and with nobody to ask the file is not read. The question
+// offers no "always allow".
+func TestProxyFilesystemAsksBeforeReadingSecrets(t *testing.T) {
+	server, dir := officialFSServer(t)
+	mkdir(t, dir, ".ssh")
+	for name, content := range map[string]string{"notes.md": "ordinary", ".env.example": "KEY=", ".ssh/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----",
+		".env": "STRIPE_KEY=sk_live_x", ".bash_history": "mysql -p hunter2"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600))
+	}
+	ph := startProxied(t, nil, server, hostOptions{})
+	for _, name := range []string{"notes.md", ".env.example"} {
+		r := ph.call("read_text_file", map[string]any{"path": filepath.Join(dir, name)})
+		assert.False(t, r.IsError, "%s: %s", name, text(r))
+	}
+	for _, name := range []string{".ssh/id_rsa", ".env", ".bash_history"} {
+		r := ph.call("read_text_file", map[string]any{"path": filepath.Join(dir, name)})
+		wantCallError(t, r, "Permission required: 'read_text_file' needs approval")
+		for _, secret := range []string{"PRIVATE KEY", "sk_live", "hunter2"} {
+			assert.NotContains(t, text(r), secret, name)
+		}
+	}
+
+	var offered []string
+	asker := &human{answer: func(req mcp.ElicitationRequest) *mcp.ElicitationResult {
+		offered = append(offered, fmt.Sprint(req.Params.RequestedSchema))
+		assert.Contains(t, req.Params.Message, "reads a file that holds secrets")
+		return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}
+	}}
+	ph = startProxied(t, nil, server, hostOptions{elicit: asker})
+	wantCallError(t, ph.call("read_text_file", map[string]any{"path": filepath.Join(dir, ".ssh", "id_rsa")}), "declined")
+	require.Len(t, offered, 1, "the human was asked once")
+	assert.NotContains(t, offered[0], "Always allow", "a secret's question offers no always allow")
 }

@@ -1,0 +1,86 @@
+package lexical
+
+// The floor's list of files that hold secrets: keys, tokens, passwords,
+// cookies, what a person typed. A read of one puts the secret into the
+// model's context, from where any later call can carry it anywhere, so the
+// floor asks on every read as well as every change, whatever the tool's
+// annotations claim (a "read-only" tool may upload what it reads). Entries
+// are matched as sensitiveList's are (see there), and the list is kept
+// short on purpose: each entry is a question on a read an agent rarely
+// makes on purpose. A project's .env.example is a template, not a secret;
+// a public certificate (.crt, a .pem that is not named a key) is public.
+//
+// docs/floor.md's secrets table is made from this list, and each entry has
+// its own test (testdata/floor/secrets.txt).
+var secretList = []SensitiveEntry{
+	// Private keys: SSH's by their default names anywhere (a key copied
+	// to /tmp is still a key), and key stores by their extensions.
+	{"KEY1", privateKey, Anywhere, Dir, []string{".ssh", ".gnupg"}},
+	{"KEY2", privateKey, Anywhere, File, []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
+		"privkey.pem", "private.pem", "private_key.pem", "secring.gpg"}},
+	{"KEY3", privateKey, Anywhere, Suffix, []string{".key", "-key.pem", "_key.pem", ".key.pem", ".p12", ".pfx", ".jks", ".keystore", ".p8", ".ppk", ".kdbx"}},
+	{"KEY4", privateKey, System, Dir, []string{"/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
+		"/etc/ssl/private", "/etc/letsencrypt/live", "/etc/letsencrypt/archive"}},
+
+	// Cloud, registry and service credentials.
+	{"CRD1", secretCredentials, Anywhere, Dir, []string{".aws", ".azure", ".config/gcloud", ".kube", ".config/gh", ".terraform.d", ".config/op", ".config/doctl",
+		".config/hub", ".oci", ".config/helm/registry", ".config/containers/auth.json"}},
+	{"CRD2", secretCredentials, Anywhere, File, []string{".netrc", "_netrc", ".pgpass", ".my.cnf", ".mylogin.cnf", ".git-credentials", ".config/git/credentials",
+		".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".vault-token", ".terraformrc", ".tofurc", ".docker/config.json",
+		".boto", ".s3cfg", ".databrickscfg", ".htpasswd", ".erlang.cookie", "credentials.json", "service-account.json", "serviceaccount.json",
+		".config/rclone/rclone.conf", ".config/composer/auth.json", ".composer/auth.json", ".gradle/gradle.properties", ".m2/settings-security.xml"}},
+	{"CRD3", secretCredentials, Home, File, []string{".npmrc", ".yarnrc.yml"}}, // a project's .npmrc names a registry; the home one holds its token
+	{"CRD4", secretCredentials, Anywhere, Prefix, []string{"client_secret"}},   // Google's client_secret_<id>.json
+	{"CRD5", secretCredentials, System, File, []string{"/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "/etc/security/opasswd"}},
+
+	// Environment files: a project's secrets, by convention outside git.
+	{"ENV1", secretEnv, Anywhere, Prefix, []string{".env"}},
+
+	// Keychains, password stores and browser profiles (cookies, saved
+	// passwords, session tokens).
+	{"VLT1", secretStore, Anywhere, Dir, []string{".password-store", ".local/share/keyrings", "library/keychains", ".mozilla", ".config/google-chrome",
+		".config/chromium", ".config/bravesoftware", ".config/microsoft-edge", ".config/vivaldi", ".config/opera",
+		"application support/google/chrome", "application support/firefox", "application support/bravesoftware", "application support/microsoft edge",
+		"library/cookies", ".thunderbird"}},
+
+	// What a person typed: shells' and REPLs' histories hold the passwords
+	// and tokens typed on command lines.
+	{"HIS1", secretHistory, Anywhere, File, []string{".bash_history", ".zsh_history", ".zhistory", ".history", ".sh_history", ".ksh_history",
+		".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history", ".rediscli_history", ".irb_history",
+		".ts_node_repl_history", "fish_history"}},
+
+	// A process's environment and memory.
+	{"PRC1", secretProcess, System, Dir, []string{"/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/mem", "/proc/*/task/*/mem"}},
+}
+
+// Why a path is on the secrets list, as the floor's question says it.
+const (
+	privateKey        = "a private key"
+	secretCredentials = "credentials"
+	secretEnv         = "an environment file"
+	secretStore       = "a password store, keychain or browser profile"
+	secretHistory     = "a shell or REPL history (what was typed)"
+	secretProcess     = "a process's environment or memory"
+)
+
+// SecretFile is the secrets list's entry a path falls under, nil for none;
+// p is a clean absolute path, folded (FoldPath), as for SensitiveFile. The
+// entry is a copy.
+func SecretFile(p string) *SensitiveEntry {
+	if e := secrets.file(p); e != nil {
+		c := *e
+		return &c
+	}
+	return nil
+}
+
+// SecretEntries returns a copy of the secrets list, in order: what the
+// floor page's secrets table is made from.
+func SecretEntries() []SensitiveEntry {
+	out := make([]SensitiveEntry, len(secretList))
+	for i, e := range secretList {
+		e.Names = append([]string(nil), e.Names...)
+		out[i] = e
+	}
+	return out
+}

@@ -42,6 +42,11 @@ const (
 	// name, an option's value) is an unknown path, relative to where the
 	// command runs.
 	Command
+	// Shell is a shell command line ("command": "cd /etc && cat shadow"),
+	// parsed as bash parses it and read command by command (shell.go); an
+	// array of strings under it is one command's words (argv), or under a
+	// plural name one command line each.
+	Shell
 )
 
 // Evidence is how a class is known, weakest first. Stronger evidence

@@ -60,6 +60,15 @@
 // other spellings under the root. It refuses a call past MaxDepth or
 // MaxValues.
 //
+// # Commands (shell.go, shellcommand.go, shellprograms.go)
+//
+// A shell command line is parsed with mvdan.cc/sh as bash parses it and
+// read statement by statement (shell.go), tracking the working directory
+// through cd; each simple command is read by its program's row in a table
+// (shellprograms.go) — wrappers, shells, interpreters, network programs,
+// git, containers, programs that take data — or by default, each operand
+// a path (shellcommand.go). A word the shell changes is unknown.
+//
 // # Reading a call (reader.go)
 //
 // Reader.Read is the entry point: it sets the model's reason argument

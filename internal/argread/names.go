@@ -60,6 +60,7 @@ var (
 	weakURLName  = Class{Kind: URL, Evidence: Weak}
 	labelName    = Class{Kind: Label, Evidence: Name}
 	commandName  = Class{Kind: Command, Evidence: Name}
+	shellName    = Class{Kind: Shell, Evidence: Name}
 )
 
 // nameTable is what argument names mean in any tool, compared folded. A
@@ -107,6 +108,9 @@ var nameTable = []nameRow{
 	{class: weakURLName, listed: []string{"origin", "origins"}},
 	// A command line's words, as a server passes them to a program.
 	{class: commandName, listed: []string{"args", "argv", "cmdargs", "extraargs", "flags"}},
+	// A shell command line, as a server hands it to a shell.
+	{class: shellName, listed: []string{"command", "commands", "cmd", "cmds", "commandline", "commandlines", "cmdline", "shellcommand",
+		"shellcommands", "bashcommand", "shellscript", "bashscript", "setupcommands"}},
 	// Names that hold names: an entity's, a page's, a label.
 	{class: labelName, listed: []string{"name", "names", "title", "titles", "label", "labels", "entityname", "entitynames",
 		"displayname"}},
@@ -292,6 +296,18 @@ func keySet(keys ...string) map[string]bool {
 var dirToolWords = keySet("directory", "directories", "dir", "dirs", "folder", "folders", "tree", "mkdir", "ls")
 
 // isDirTool reports whether a tool's name says it acts on directories.
+// isShellTool reports a tool whose name has a word that says it runs shell
+// commands: shell, bash, sh, zsh, terminal, command, cmd, exec.
+func isShellTool(name string) bool {
+	for _, w := range splitWords(name) {
+		switch w {
+		case "shell", "bash", "sh", "zsh", "terminal", "command", "commands", "cmd", "exec", "powershell", "pwsh":
+			return true
+		}
+	}
+	return false
+}
+
 func isDirTool(name string) bool {
 	for _, w := range splitWords(name) {
 		if dirToolWords[w] {

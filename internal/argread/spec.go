@@ -32,6 +32,10 @@ type Spec struct {
 	// read as an option ("--output=x") is checked. Ignoring a name read as
 	// a path by default is a widening; keep it to what you know.
 	Ignore []string `json:"ignore,omitempty"`
+	// Commands hold shell command lines, run by a shell where the server
+	// runs: each command in them is read (a list of strings, one line
+	// each under a plural name, else one command's words).
+	Commands []string `json:"commands,omitempty"`
 	// Relative maps a path argument to the top-level argument its relative
 	// paths are relative to (git_add's "files" to "repo_path"). When that
 	// argument is missing or cannot be evaluated, the paths are unknown.
@@ -102,6 +106,7 @@ func (s Spec) lists() []specList {
 		{"urls", s.URLs, Class{Kind: URL, Evidence: Specified}},
 		{"text", s.Text, Class{Kind: Text, Evidence: Specified}},
 		{"ignore", s.Ignore, Class{Kind: Ignore, Evidence: Specified}},
+		{"commands", s.Commands, Class{Kind: Shell, Evidence: Specified}},
 	}
 }
 
@@ -264,6 +269,16 @@ func compileTool(specs []Spec, name string, schema schemaKeys) *tool {
 		t.top = map[string]bool{}
 		for name := range schema.top {
 			t.top[FoldName(name)] = true
+		}
+	}
+	// A tool whose name says it runs shell commands (run_shell,
+	// execute_bash, terminal_exec) runs a script, code or input given by
+	// those names in a shell, unless its schema said otherwise.
+	if isShellTool(name) {
+		for _, n := range []string{"script", "code", "input", "line"} {
+			if _, ok := t.classes[n]; !ok {
+				set(n, shellName)
+			}
 		}
 	}
 	for _, s := range specs {

@@ -112,6 +112,9 @@ func (w *walker) walk(s site, t *ast.Term) {
 	case ast.String:
 		w.str(s, t, string(v))
 	case *ast.Array:
+		if s.class.Kind == Shell && w.shellArray(s, v) {
+			return
+		}
 		afterOption := false
 		for i := 0; i < v.Len(); i++ {
 			e := v.Elem(i)
@@ -217,6 +220,8 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		if r := trimReading(v); readsAsLocalName(r) && !looksLikePath(r) {
 			w.inDirectories(s.as(Class{Kind: Path, Evidence: Word}), t, v) // a file's name beside a folder: {"folder": "/srv", "name": "secret/key"}
 		}
+	case c.Kind == Shell:
+		w.shellLine(s, t, v)
 	case c.Kind == Command:
 		// One string of words ("-c 'cat x > .bashrc'"): each word, as in
 		// an array.

@@ -1,0 +1,504 @@
+package argread
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Shell command lines are parsed with mvdan.cc/sh (the parser behind
+// shfmt), as bash parses them, and read command by command: every simple
+// command in lists, pipelines, subshells, groups, functions, conditionals
+// and loops, in command and process substitutions, and in the strings a
+// shell is handed to run (sh -c). What a command names is read by its
+// program (shellprograms.go): a file a redirection writes or reads, each
+// word that is not an option as a path relative to the working directory
+// (cd changes it for what follows), a URL's or a network program's host.
+// What the shell would change before the program sees it (a variable, a
+// substitution, a glob, a brace, "~") is unknown, and so is code handed to
+// an interpreter (python -c) and a line that does not parse.
+
+// Bounds on one command line: past them it is unknown, not read at any
+// cost.
+const (
+	maxShellBytes    = 64 << 10 // the line, and each line a shell is handed
+	maxShellCommands = 1024     // simple commands in one argument, nested lines included
+	maxShellDepth    = 8        // lines inside lines (bash -c "sh -c '...'")
+	maxShellDirs     = 8        // working directories a command may run in
+)
+
+// shellReader reads the command lines of one argument.
+type shellReader struct {
+	w        *walker
+	s        site
+	commands int
+	depth    int
+	// ok is where the statement just read leaves the shell when it
+	// succeeds (nil: where stmt says).
+	ok   []string
+	seen map[[2]string]bool // paths kept, with their resolution: a loop read twice adds nothing
+}
+
+// shellLine reads v, a command line, at s. Relative paths are relative to
+// the directories the call's top level names (cwd, workdir), else to the
+// tool's root.
+func (w *walker) shellLine(s site, t *ast.Term, v string) {
+	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name})}
+	r.line(v, w.shellDirs())
+}
+
+// shellArgv reads words a server runs as one command, without a shell
+// (["bash", "-lc", "..."]): the same reading as a parsed command's.
+func (w *walker) shellArgv(s site, words []string) {
+	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name})}
+	ws := make([]shellWord, len(words))
+	for i, x := range words {
+		ws[i] = shellWord{text: x, known: true}
+	}
+	r.command(ws, w.shellDirs())
+}
+
+// shellArray reads an array under a shell command's name: under a plural
+// name ("commands"), each string a command line; else the command's words
+// (["bash", "-lc", "..."]), when they are all strings. It reports whether
+// it read the array.
+func (w *walker) shellArray(s site, v *ast.Array) bool {
+	words := make([]string, 0, v.Len())
+	for i := 0; i < v.Len(); i++ {
+		str, ok := v.Elem(i).Value.(ast.String)
+		if !ok {
+			return false
+		}
+		words = append(words, string(str))
+	}
+	if f := FoldName(s.arg); strings.HasSuffix(f, "s") && f != "args" && f != "cmdargs" {
+		for i, line := range words {
+			w.shellLine(site{s.arg, s.class, &pointer{up: s.at, index: i}, s.depth + 1}, v.Elem(i), line)
+		}
+		return true
+	}
+	if len(words) > 0 {
+		w.shellArgv(s, words)
+	}
+	return true
+}
+
+// shellDirs are the working directories a command starts in: each
+// directory the call's top level names, else the root; "" is unknown.
+func (w *walker) shellDirs() []string {
+	if !w.dirsRead {
+		w.dirs, w.dirsRead = w.dirsIn(w.out.Arguments), true
+	}
+	if len(w.dirs) == 0 {
+		return []string{w.root}
+	}
+	out := make([]string, 0, len(w.dirs))
+	for _, d := range w.dirs {
+		out = addDir(out, d.resolved)
+	}
+	return out
+}
+
+// addDir adds d to a set of working directories; past maxShellDirs the
+// set is unknown.
+func addDir(set []string, d string) []string {
+	for _, x := range set {
+		if x == d {
+			return set
+		}
+	}
+	if len(set) >= maxShellDirs {
+		return addDir(set[:0:0], "")
+	}
+	return append(set, d)
+}
+
+func unionDirs(sets ...[]string) []string {
+	var out []string
+	for _, s := range sets {
+		for _, d := range s {
+			out = addDir(out, d)
+		}
+	}
+	return out
+}
+
+// unknown keeps an unknown path: what the shell or a program will make of
+// word cannot be told here.
+func (r *shellReader) unknown(word string) {
+	r.w.addPath(r.s, ast.StringTerm(word), "")
+}
+
+// path keeps word, a path, resolved against each working directory.
+func (r *shellReader) path(word string, dirs []string, dir bool) {
+	s := r.s
+	if dir {
+		s = s.as(Class{Kind: Dir, Evidence: Name})
+	}
+	if word == "" || word == "-" {
+		return // no file, or standard input or output
+	}
+	if strings.HasPrefix(word, "/") {
+		dirs = []string{"/"}
+	}
+	for _, d := range dirs {
+		resolved := ""
+		if d != "" {
+			resolved = r.w.resolve(d, word)
+		}
+		key := [2]string{word, resolved}
+		if r.seen[key] {
+			continue
+		}
+		if r.seen == nil {
+			r.seen = map[[2]string]bool{}
+		}
+		r.seen[key] = true
+		r.w.addPath(s, ast.StringTerm(word), resolved)
+	}
+}
+
+// host keeps a host a network program reaches.
+func (r *shellReader) host(word, h string) {
+	r.w.addHost(r.s, ast.StringTerm(word), h)
+}
+
+// line parses src and reads its statements; it returns the working
+// directories its commands may leave the shell in.
+func (r *shellReader) line(src string, dirs []string) []string {
+	if len(src) > maxShellBytes || r.depth >= maxShellDepth {
+		r.unknown(src)
+		return []string{""}
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		r.unknown(src)
+		return []string{""}
+	}
+	r.depth++
+	defer func() { r.depth-- }()
+	return r.stmts(f.Stmts, dirs)
+}
+
+func (r *shellReader) stmts(list []*syntax.Stmt, dirs []string) []string {
+	for _, st := range list {
+		dirs = r.stmt(st, dirs)
+	}
+	return dirs
+}
+
+// stmt reads one statement run in dirs and returns the directories it may
+// leave the shell in. A command that may fail (cd to a missing directory)
+// leaves either, so both are kept; r.ok is then where it leaves the shell
+// when it succeeds, which is where "&&" runs what follows.
+func (r *shellReader) stmt(st *syntax.Stmt, dirs []string) []string {
+	r.ok = nil
+	out := r.statement(st, dirs)
+	if r.ok == nil {
+		r.ok = out
+	}
+	return out
+}
+
+func (r *shellReader) statement(st *syntax.Stmt, dirs []string) []string {
+	if r.w.err != nil {
+		return dirs
+	}
+	for _, rd := range st.Redirs {
+		r.redirect(rd, dirs)
+	}
+	r.ok = nil // a substitution read above ran in a subshell
+	switch x := st.Cmd.(type) {
+	case nil:
+		return dirs
+	case *syntax.CallExpr:
+		return r.call(x, dirs)
+	case *syntax.BinaryCmd:
+		switch x.Op {
+		case syntax.AndStmt:
+			first := r.stmt(x.X, dirs)
+			second := r.stmt(x.Y, r.ok) // only where the first succeeded
+			ok := r.ok
+			r.ok = ok
+			return unionDirs(first, second)
+		case syntax.OrStmt:
+			first := r.stmt(x.X, dirs)
+			okFirst := r.ok
+			second := r.stmt(x.Y, first)
+			r.ok = unionDirs(okFirst, r.ok)
+			return unionDirs(first, second)
+		default: // a pipeline: each side in a subshell of its own
+			r.stmt(x.X, dirs)
+			r.stmt(x.Y, dirs)
+			r.ok = dirs
+			return dirs
+		}
+	case *syntax.Subshell:
+		r.stmts(x.Stmts, dirs)
+		r.ok = nil
+		return dirs
+	case *syntax.Block:
+		return r.stmts(x.Stmts, dirs)
+	case *syntax.IfClause:
+		out := dirs
+		for c := x; c != nil; c = c.Else {
+			cond := r.stmts(c.Cond, out)
+			out = unionDirs(cond, r.stmts(c.Then, cond))
+		}
+		r.ok = nil
+		return out
+	case *syntax.WhileClause:
+		out := r.loop(x.Cond, x.Do, dirs)
+		r.ok = nil
+		return out
+	case *syntax.ForClause:
+		if it, ok := x.Loop.(*syntax.WordIter); ok {
+			for _, item := range it.Items {
+				r.data(item, dirs)
+			}
+		} else {
+			r.substitutions(x.Loop, dirs)
+		}
+		out := r.loop(nil, x.Do, dirs)
+		r.ok = nil
+		return out
+	case *syntax.CaseClause:
+		r.data(x.Word, dirs)
+		out := dirs
+		for _, item := range x.Items {
+			for _, p := range item.Patterns {
+				r.substitutions(p, dirs)
+			}
+			out = unionDirs(out, r.stmts(item.Stmts, dirs))
+		}
+		r.ok = nil
+		return out
+	case *syntax.FuncDecl:
+		// Its body runs wherever it is called: read it here, and let a
+		// cd in it make the directory unknown for what follows.
+		after := r.stmt(x.Body, dirs)
+		r.ok = nil
+		if !slices.Equal(after, dirs) {
+			return addDir(dirs, "")
+		}
+		return dirs
+	case *syntax.TimeClause:
+		if x.Stmt == nil {
+			return dirs
+		}
+		return r.stmt(x.Stmt, dirs)
+	case *syntax.CoprocClause:
+		r.stmt(x.Stmt, dirs)
+		return dirs
+	case *syntax.ArithmCmd, *syntax.TestClause, *syntax.LetClause:
+		r.substitutions(x, dirs) // what they compute runs nothing but their substitutions
+		return dirs
+	case *syntax.DeclClause:
+		for _, a := range x.Args {
+			r.assign(a, dirs)
+		}
+		return dirs
+	default:
+		r.unknown(syntaxString(st))
+		return addDir(dirs, "")
+	}
+}
+
+// loop reads a loop's condition and body twice: a second round starts in
+// whatever directory the first left.
+func (r *shellReader) loop(cond, body []*syntax.Stmt, dirs []string) []string {
+	out := dirs
+	for range 2 {
+		c := r.stmts(cond, out)
+		out = unionDirs(out, c, r.stmts(body, c))
+	}
+	return out
+}
+
+// redirect reads a redirection's target: a file read or written. A here-
+// document's or here-string's text is data, but what it substitutes runs.
+func (r *shellReader) redirect(rd *syntax.Redirect, dirs []string) {
+	if rd.Hdoc != nil {
+		r.substitutions(rd.Hdoc, dirs)
+	}
+	switch rd.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		return // the word is the delimiter
+	case syntax.WordHdoc:
+		r.data(rd.Word, dirs)
+		return
+	}
+	w := r.word(rd.Word, dirs)
+	if (rd.Op == syntax.DplIn || rd.Op == syntax.DplOut) && w.known && (w.text == "-" || isNumber(w.text)) {
+		return // a descriptor duplicated or closed
+	}
+	if rest, ok := strings.CutPrefix(w.text, "/dev/tcp/"); ok || strings.HasPrefix(w.text, "/dev/udp/") {
+		// bash opens a connection: /dev/tcp/HOST/PORT.
+		if !ok {
+			rest = strings.TrimPrefix(w.text, "/dev/udp/")
+		}
+		h, _, _ := strings.Cut(rest, "/")
+		if hv, ok := weakHostValue(h, false); ok && w.known {
+			r.host(w.text, hv)
+		} else {
+			r.host(w.text, "")
+		}
+		return
+	}
+	r.read(w, dirs)
+}
+
+// assign reads an assignment: what its value substitutes runs, and a
+// variable that makes a program run other code or load other libraries
+// makes the command unknown.
+func (r *shellReader) assign(a *syntax.Assign, dirs []string) {
+	if a.Value != nil {
+		r.substitutions(a.Value, dirs)
+	}
+	if a.Array != nil {
+		r.substitutions(a.Array, dirs)
+	}
+	if a.Name != nil && codeVariable(a.Name.Value) {
+		r.unknown(a.Name.Value + "=")
+	}
+}
+
+// call reads a simple command.
+func (r *shellReader) call(x *syntax.CallExpr, dirs []string) []string {
+	for _, a := range x.Assigns {
+		r.assign(a, dirs)
+	}
+	if len(x.Args) == 0 {
+		return dirs
+	}
+	words := make([]shellWord, len(x.Args))
+	for i, a := range x.Args {
+		words[i] = r.word(a, dirs)
+	}
+	r.ok = nil // the substitutions read above ran in subshells
+	return r.command(words, dirs)
+}
+
+// shellWord is a word of a command as the program will see it: its text
+// when the shell leaves it as written (quotes and escapes removed), else
+// known is false and text is the word as written.
+type shellWord struct {
+	text  string
+	known bool
+}
+
+// word is a word's reading; what it substitutes is read as commands.
+func (r *shellReader) word(w *syntax.Word, dirs []string) shellWord {
+	r.substitutions(w, dirs)
+	if s, ok := literalWord(w); ok {
+		return shellWord{text: s, known: true}
+	}
+	return shellWord{text: syntaxString(w)}
+}
+
+// data reads a word that is no path (a case's subject, a for loop's
+// items, a here-string): only what it substitutes.
+func (r *shellReader) data(w *syntax.Word, dirs []string) {
+	if w != nil {
+		r.substitutions(w, dirs)
+	}
+}
+
+// substitutions reads the commands node substitutes, each in a subshell.
+func (r *shellReader) substitutions(node syntax.Node, dirs []string) {
+	syntax.Walk(node, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.CmdSubst:
+			r.stmts(x.Stmts, dirs)
+			return false
+		case *syntax.ProcSubst:
+			r.stmts(x.Stmts, dirs)
+			return false
+		}
+		return true
+	})
+}
+
+// read keeps a word that is a path: unknown when the shell changes it.
+func (r *shellReader) read(w shellWord, dirs []string) {
+	if !w.known {
+		r.unknown(w.text)
+		return
+	}
+	r.path(w.text, dirs, false)
+}
+
+// literalWord is a word's text when the shell leaves it as written but for
+// its quotes and escapes: no expansion, no substitution, no glob, no brace
+// and no leading "~" (whose home is the server's).
+func literalWord(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	for i, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			if unquotedChanges(x.Value, i == 0) {
+				return "", false
+			}
+		case *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return "", false
+				}
+			}
+		default:
+			return "", false
+		}
+	}
+	fields, err := expand.Fields(nil, w) // quote removal, escapes; no globbing without a file system
+	if err != nil || len(fields) != 1 {
+		return "", false
+	}
+	return fields[0], true
+}
+
+// unquotedChanges reports an unquoted literal the shell would change: a
+// glob ("*", "?", a bracket expression), a brace expansion ("{a,b}",
+// "{1..3}"; a lone "{}" is find's and xargs' word), or "~" at the start
+// of a word.
+func unquotedChanges(lit string, first bool) bool {
+	if first && strings.HasPrefix(lit, "~") {
+		return true
+	}
+	brace, bracket := -1, false
+	for i := 0; i < len(lit); i++ {
+		switch lit[i] {
+		case '\\':
+			i++
+		case '*', '?':
+			return true
+		case '[':
+			bracket = true
+		case ']':
+			if bracket {
+				return true
+			}
+		case '{':
+			brace = i
+		case '}':
+			if brace >= 0 && (strings.Contains(lit[brace:i], ",") || strings.Contains(lit[brace:i], "..")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// syntaxString prints a node as the shell source it is.
+func syntaxString(n syntax.Node) string {
+	var b strings.Builder
+	if err := syntax.NewPrinter(syntax.Minify(true)).Print(&b, n); err != nil {
+		return "?"
+	}
+	return b.String()
+}

@@ -1,0 +1,947 @@
+package argread
+
+import "strings"
+
+// How each command is read, by its program's row in the table
+// (shellprograms.go): the options as getopt reads them, then the
+// program's own reading of its words.
+
+// shellArg is a word of a command after its program, as getopt reads it:
+// an option (opt, with its value when it takes one) or an operand.
+type shellArg struct {
+	opt      string // "" for an operand
+	value    shellWord
+	hasValue bool
+}
+
+// parseArgs reads words (after the program) by p's options. With stop,
+// the first operand ends the reading (a wrapper's command, an
+// interpreter's script): rest is its index, len(words) when none.
+func parseArgs(words []shellWord, p *program, stop bool) (args []shellArg, rest int) {
+	endOpts := false
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		s := w.text
+		operand := !w.known || endOpts || s == "-" || !strings.HasPrefix(s, "-") && !(p.kind == progShell && strings.HasPrefix(s, "+"))
+		if operand {
+			if stop {
+				return args, i
+			}
+			args = append(args, shellArg{value: w})
+			continue
+		}
+		if s == "--" {
+			endOpts = true
+			if stop {
+				return args, i + 1
+			}
+			continue
+		}
+		takes := p.values.has
+		if strings.HasPrefix(s, "--") || takes(s) || p.kind == progInterpreter && (p.code.has(s) || p.files.has(s)) {
+			name, val, has := strings.Cut(s, "=")
+			a := shellArg{opt: name}
+			switch {
+			case has:
+				a.value, a.hasValue = shellWord{text: val, known: true}, true
+			case takes(name) && i+1 < len(words):
+				i++
+				a.value, a.hasValue = words[i], true
+			}
+			args = append(args, a)
+			continue
+		}
+		// Short options, perhaps several in one word ("-lc", "-ofile").
+		for j := 1; j < len(s); j++ {
+			o := "-" + s[j:j+1]
+			if !takes(o) {
+				args = append(args, shellArg{opt: o})
+				continue
+			}
+			a := shellArg{opt: o, hasValue: true}
+			switch {
+			case j+1 < len(s):
+				a.value = shellWord{text: s[j+1:], known: true}
+			case i+1 < len(words):
+				i++
+				a.value = words[i]
+			default:
+				a.hasValue = false
+			}
+			args = append(args, a)
+			break
+		}
+	}
+	return args, len(words)
+}
+
+// has reports whether the set has o; a single-dash long option is also
+// compared in lower case (PowerShell's are case-blind: -Command).
+func (s set) has(o string) bool {
+	return s[o] || len(o) > 2 && o[1] != '-' && s[strings.ToLower(o)]
+}
+
+// command reads one simple command: words[0] is its program.
+func (r *shellReader) command(words []shellWord, dirs []string) []string {
+	if len(words) == 0 {
+		return dirs
+	}
+	if r.commands++; r.commands > maxShellCommands {
+		if r.commands == maxShellCommands+1 {
+			r.unknown(words[0].text) // once: more commands than are read
+		}
+		return addDir(dirs, "")
+	}
+	prog := words[0]
+	if !prog.known {
+		// A program the shell makes when it runs: any program, cd too.
+		r.unknown(prog.text)
+		r.operands(words[1:], dirs)
+		return addDir(dirs, "")
+	}
+	if strings.ContainsAny(prog.text, "/\\") {
+		r.path(prog.text, dirs, false) // a program named by its path is a file it runs
+	}
+	name := programName(prog.text)
+	p, ok := programs[name]
+	if !ok {
+		r.defaultCommand(words[1:], dirs)
+		return dirs
+	}
+	rest := words[1:]
+	switch p.kind {
+	case progWrapper:
+		return r.wrapper(&p, rest, dirs)
+	case progShell:
+		r.shell(&p, rest, dirs)
+	case progInterpreter:
+		r.interpreter(&p, name, rest, dirs)
+	case progScript:
+		r.script(&p, rest, dirs)
+	case progNetwork:
+		r.network(&p, rest, dirs)
+	case progRemote:
+		r.remote(&p, rest, dirs)
+	case progCopy:
+		r.copying(&p, rest, dirs)
+	case progCd:
+		return r.cd(rest, dirs)
+	case progUnknown:
+		r.unknown(prog.text)
+		r.operands(rest, dirs)
+		if name == "popd" || name == "source" || name == "." || name == "eval" {
+			return addDir(dirs, "")
+		}
+	case progContainer:
+		r.container(&p, rest, dirs)
+	case progGit:
+		r.git(&p, rest, dirs)
+	case progLookup:
+	case progData:
+		r.dataProgram(&p, rest, dirs)
+	case progPattern:
+		r.pattern(&p, rest, dirs)
+	case progFind:
+		r.find(rest, dirs)
+	case progJq:
+		r.jq(rest, dirs)
+	}
+	return dirs
+}
+
+// dataProgram reads a program that takes data: only its file options
+// (what its words substitute was read with them).
+func (r *shellReader) dataProgram(p *program, words []shellWord, dirs []string) {
+	args, _ := parseArgs(words, p, false)
+	r.options(p, args, dirs)
+}
+
+// pattern reads grep's and rg's words: the pattern (the first operand,
+// unless -e or -f gives it) is data, the other operands files.
+func (r *shellReader) pattern(p *program, words []shellWord, dirs []string) {
+	args, _ := parseArgs(words, p, false)
+	dirs = r.options(p, args, dirs)
+	given := false
+	for _, a := range args {
+		if a.opt == "-e" || a.opt == "--regexp" || a.opt == "-f" || a.opt == "--file" {
+			given = true
+		}
+	}
+	for _, a := range args {
+		switch {
+		case a.opt != "":
+		case !given:
+			given = true // the pattern
+		default:
+			r.read(a.value, dirs)
+		}
+	}
+}
+
+// findValues are find's tests and actions that take a value, and those
+// whose value is a file (read or written).
+var (
+	findValues = opts("-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -xtype -maxdepth -mindepth -perm -user -group -uid -gid " +
+		"-size -mtime -mmin -atime -amin -ctime -cmin -newer -anewer -cnewer -samefile -inum -links -fstype -printf -fprint -fprint0 -fprintf -fls " +
+		"-lname -ilname -context -used -regextype -newerXY -D -files0-from")
+	findFiles = opts("-newer -anewer -cnewer -samefile -fprint -fprint0 -fprintf -fls -files0-from")
+	findExec  = opts("-exec -execdir -ok -okdir")
+)
+
+// find reads find's words: its start points (paths; "." when none), its
+// file-valued tests, and each -exec's command, whose "{}" is a file found
+// under the start points (read as them).
+func (r *shellReader) find(words []shellWord, dirs []string) {
+	i := 0
+	for ; i < len(words); i++ {
+		w := words[i]
+		if w.known && (w.text == "-H" || w.text == "-L" || w.text == "-P" || strings.HasPrefix(w.text, "-O")) {
+			continue
+		}
+		if w.known && (strings.HasPrefix(w.text, "-") || w.text == "(" || w.text == "!" || w.text == ")") {
+			break
+		}
+		r.read(w, dirs)
+	}
+	for ; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case !w.known:
+			r.unknown(w.text)
+		case findExec[w.text]:
+			end := i + 1
+			for end < len(words) && !(words[end].known && (words[end].text == ";" || words[end].text == "+")) {
+				end++
+			}
+			cmd := make([]shellWord, 0, end-i-1)
+			for _, c := range words[i+1 : end] {
+				if c.known && strings.Contains(c.text, "{}") {
+					continue // a file found: under the start points, read above
+				}
+				cmd = append(cmd, c)
+			}
+			inner := dirs
+			if strings.HasSuffix(w.text, "dir") {
+				inner = []string{""} // run in each found file's directory
+			}
+			r.command(cmd, inner)
+			i = end
+		case findFiles[w.text] && i+1 < len(words):
+			i++
+			r.read(words[i], dirs)
+		case findValues[w.text] && i+1 < len(words):
+			i++
+			if !words[i].known {
+				r.unknown(words[i].text)
+			}
+		}
+		// Anything else is a test or an action on what was found (-delete
+		// among them): the start points were read.
+	}
+}
+
+// jq reads jq's words: the filter is data (a file with -f), the rest
+// files; --arg and --argjson take a name and a value, --slurpfile and
+// --rawfile a name and a file.
+func (r *shellReader) jq(words []shellWord, dirs []string) {
+	filter := false
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case !w.known:
+			r.unknown(w.text)
+		case w.text == "--arg" || w.text == "--argjson":
+			i += 2
+		case w.text == "--slurpfile" || w.text == "--rawfile":
+			if i+2 < len(words) {
+				r.read(words[i+2], dirs)
+			}
+			i += 2
+		case w.text == "-f" || w.text == "--from-file":
+			if i+1 < len(words) {
+				r.read(words[i+1], dirs)
+			}
+			i++
+			filter = true
+		case w.text == "--indent" || w.text == "-L":
+			i++
+		case w.text == "--args" || w.text == "--jsonargs":
+			return // the rest are values
+		case strings.HasPrefix(w.text, "-") && w.text != "-":
+		case !filter:
+			filter = true
+		default:
+			r.read(w, dirs)
+		}
+	}
+}
+
+// options reads the options of args by p's table: files, hosts, code and
+// lines; it returns the working directories after any chdir option.
+func (r *shellReader) options(p *program, args []shellArg, dirs []string) []string {
+	for _, a := range args {
+		switch {
+		case a.opt == "":
+		case p.code.has(a.opt):
+			r.unknown(a.opt + " " + a.value.text) // code run by the program
+		case p.lines.has(a.opt) && a.hasValue:
+			r.lineWord(a.value, dirs)
+		case p.chdir.has(a.opt):
+			r.read(a.value, dirs)
+			dirs = addDir(nil, "")
+		case p.files.has(a.opt) && a.hasValue:
+			r.read(a.value, dirs)
+		case p.hosts.has(a.opt) && a.hasValue:
+			r.hostWord(a.value)
+		}
+	}
+	return dirs
+}
+
+// lineWord reads a word that is itself a command line.
+func (r *shellReader) lineWord(w shellWord, dirs []string) {
+	if !w.known {
+		r.unknown(w.text)
+		return
+	}
+	r.line(w.text, dirs)
+}
+
+// wrapper reads a program that runs the command after its options.
+func (r *shellReader) wrapper(p *program, words []shellWord, dirs []string) []string {
+	args, rest := parseArgs(words, p, true)
+	if p.shellBuiltin {
+		for _, a := range args {
+			if a.opt == "-v" || a.opt == "-V" {
+				return dirs // command -v: a lookup
+			}
+		}
+	}
+	for _, a := range args {
+		if a.opt == "-s" || a.opt == "-i" || a.opt == "--shell" || a.opt == "--login" {
+			if p.privileged && rest == len(words) {
+				return dirs // an interactive shell: nothing run here
+			}
+		}
+	}
+	inner := r.options(p, args, dirs)
+	if p.skip < 0 {
+		// su's operands are a user and a shell's arguments: its command
+		// is the -c option's, read above.
+		for _, w := range words[rest:] {
+			if !w.known {
+				r.unknown(w.text)
+			}
+		}
+		return dirs
+	}
+	// env's assignments before the command.
+	for rest < len(words) && words[rest].known && strings.Contains(words[rest].text, "=") && !strings.HasPrefix(words[rest].text, "=") {
+		if name, _, _ := strings.Cut(words[rest].text, "="); codeVariable(name) {
+			r.unknown(words[rest].text)
+		}
+		rest++
+	}
+	for k := 0; k < p.skip && rest < len(words); k++ {
+		if p.skipPaths {
+			r.read(words[rest], dirs)
+		} else if !words[rest].known {
+			r.unknown(words[rest].text)
+		}
+		rest++
+	}
+	if p.skip > 0 && rest < len(words) {
+		// Options may follow what was skipped (flock FILE -c LINE).
+		more, after := parseArgs(words[rest:], p, true)
+		inner = r.options(p, more, inner)
+		for _, a := range more {
+			if p.lines.has(a.opt) {
+				return dirs
+			}
+		}
+		rest += after
+	}
+	if rest >= len(words) {
+		return dirs
+	}
+	if p.stdin {
+		r.unknown("the arguments it reads from its standard input")
+	}
+	if p.joined {
+		texts := make([]string, 0, len(words)-rest)
+		for _, w := range words[rest:] {
+			if !w.known {
+				r.unknown(w.text)
+				return dirs
+			}
+			texts = append(texts, w.text)
+		}
+		r.line(strings.Join(texts, " "), inner)
+		return dirs
+	}
+	after := r.command(words[rest:], inner)
+	if p.shellBuiltin {
+		return after // builtin cd, command cd: the shell's own
+	}
+	return dirs // the command's own cd changes nothing after it: it is a program, not the shell
+}
+
+// shell reads a shell's words: a command line after -c, else a script and
+// its arguments, else commands from standard input (unknown).
+func (r *shellReader) shell(p *program, words []shellWord, dirs []string) {
+	args, rest := parseArgs(words, p, true)
+	dirs = r.options(p, args, dirs)
+	command, stdin := false, false
+	for _, a := range args {
+		switch a.opt {
+		case "-c":
+			command = true
+		case "-s":
+			stdin = true
+		}
+	}
+	switch {
+	case command && rest < len(words):
+		r.lineWord(words[rest], dirs) // the words after it are $0, $1, ...: data
+		for _, w := range words[rest+1:] {
+			if !w.known {
+				r.unknown(w.text)
+			}
+		}
+	case command || stdin || rest >= len(words):
+		r.unknown("the commands " + "on standard input")
+	default:
+		r.read(words[rest], dirs) // the script
+		r.operands(words[rest+1:], dirs)
+	}
+}
+
+// interpreter reads an interpreter's words: code given inline is unknown;
+// a module is no path; a script and its arguments are.
+func (r *shellReader) interpreter(p *program, name string, words []shellWord, dirs []string) {
+	if name == "deno" && len(words) > 0 && words[0].known && words[0].text == "eval" {
+		r.unknown("deno eval")
+		return
+	}
+	args, rest := parseArgs(words, p, true)
+	dirs = r.options(p, args, dirs)
+	for _, a := range args {
+		if p.code.has(a.opt) {
+			return // the code is the command: unknown, read above
+		}
+		if a.opt == "-m" {
+			r.operands(words[rest:], dirs) // a module, then its arguments
+			return
+		}
+	}
+	if rest >= len(words) {
+		r.unknown("the code " + name + " reads from its standard input")
+		return
+	}
+	r.read(words[rest], dirs)
+	r.operands(words[rest+1:], dirs)
+}
+
+// script reads awk's and sed's words: the script, checked (run by -f, a
+// file), then the files it reads or edits.
+func (r *shellReader) script(p *program, words []shellWord, dirs []string) {
+	args, _ := parseArgs(words, p, false)
+	dirs = r.options(p, args, dirs)
+	haveScript := false
+	for _, a := range args {
+		if p.files.has(a.opt) {
+			haveScript = true // -f FILE: the script is a file, read above
+		}
+		if p.code.has(a.opt) {
+			haveScript = true
+		}
+	}
+	for _, a := range args {
+		switch {
+		case a.opt == "" && !haveScript:
+			haveScript = true
+			r.scriptText(p, a.value)
+		case a.opt == "" && a.value.known && p.check != nil && strings.Contains(a.value.text, "=") && !strings.ContainsAny(a.value.text, "/"):
+			// awk's var=value operand
+		case a.opt == "":
+			r.read(a.value, dirs)
+		}
+	}
+}
+
+// scriptText checks a script given inline.
+func (r *shellReader) scriptText(p *program, w shellWord) {
+	if !w.known || !p.check(w.text) {
+		r.unknown(w.text)
+	}
+}
+
+// network reads a network program's words: its operands are URLs or hosts,
+// its file options local paths.
+func (r *shellReader) network(p *program, words []shellWord, dirs []string) {
+	args, _ := parseArgs(words, p, false)
+	dirs = r.options(p, args, dirs)
+	for _, a := range args {
+		switch {
+		case a.opt == "":
+			r.networkOperand(a.value, dirs, p.sends)
+		case a.hasValue && a.value.known && (a.opt == "-d" || strings.HasPrefix(a.opt, "--data") || a.opt == "-F" || strings.HasPrefix(a.opt, "--form") || a.opt == "--json" || a.opt == "-T" || a.opt == "-b" || a.opt == "--cookie"):
+			r.uploads(a.value.text, dirs)
+		case a.opt == "--resolve" || a.opt == "--connect-to":
+			r.resolveForm(a.value)
+		case a.hasValue && !a.value.known:
+			r.unknown(a.value.text)
+		}
+	}
+}
+
+// networkOperand reads an operand of a network program: a URL (a file:
+// URL is a path), an HTTPie request item that sends a file ("f@x.txt",
+// "x=@file"), or a host.
+func (r *shellReader) networkOperand(w shellWord, dirs []string, sends bool) {
+	if !w.known {
+		r.unknown(w.text)
+		r.host(w.text, "")
+		return
+	}
+	t := w.text
+	switch {
+	case strings.HasPrefix(strings.ToLower(t), "file:"):
+		r.unknown(t)
+	case readsAsURL(t):
+		h, _ := urlHost(t)
+		r.host(t, h)
+	case strings.HasPrefix(t, "@") && !sends:
+		r.hostWord(shellWord{text: t[1:], known: true}) // dig's @server
+	case strings.Contains(t, "@") && sends:
+		r.uploads(t, dirs)
+	default:
+		if h, ok := schemelessHost(t); ok {
+			r.host(t, h)
+		} else if h, ok := weakHostValue(t, true); ok {
+			r.host(t, h)
+		}
+	}
+}
+
+// uploads reads the files a value sends: curl's "@file" and "name=@file",
+// "name=<file", HTTPie's "name@file".
+func (r *shellReader) uploads(v string, dirs []string) {
+	i := strings.IndexAny(v, "@<")
+	if i < 0 {
+		return
+	}
+	f := v[i+1:]
+	if j := strings.IndexByte(f, ';'); j >= 0 {
+		f = f[:j] // ";type=text/plain"
+	}
+	if f != "" && f != "-" {
+		r.path(f, dirs, false)
+	}
+}
+
+// resolveForm reads curl's --resolve and --connect-to: "host:port:addr",
+// "host:port:host2:port2", whose addresses are where curl connects.
+func (r *shellReader) resolveForm(w shellWord) {
+	if !w.known {
+		r.host(w.text, "")
+		return
+	}
+	parts := strings.Split(w.text, ":")
+	for _, part := range parts {
+		part = strings.Trim(part, "[]+")
+		if part == "" || isNumber(part) || part == "*" {
+			continue
+		}
+		if h, ok := weakHostValue(part, false); ok {
+			r.host(w.text, h)
+		} else {
+			r.host(w.text, "")
+		}
+	}
+}
+
+// hostWord reads a word that is a host or a URL.
+func (r *shellReader) hostWord(w shellWord) {
+	if !w.known {
+		r.host(w.text, "")
+		return
+	}
+	if readsAsURL(w.text) {
+		h, _ := urlHost(w.text)
+		r.host(w.text, h)
+		return
+	}
+	h, ok := weakHostValue(w.text, false)
+	if !ok {
+		h = ""
+	}
+	r.host(w.text, h)
+}
+
+// remote reads ssh's words: its destination is a host; what follows is a
+// command run there, no local path.
+func (r *shellReader) remote(p *program, words []shellWord, dirs []string) {
+	args, rest := parseArgs(words, p, true)
+	r.options(p, args, dirs)
+	for _, a := range args {
+		if a.opt == "-o" && a.value.known && !sshOptionRunsNothing(a.value.text) {
+			r.unknown(a.value.text)
+		}
+	}
+	if rest < len(words) {
+		w := words[rest]
+		if !w.known {
+			r.host(w.text, "")
+			return
+		}
+		h, ok := sshRemoteHost(w.text)
+		if !ok {
+			h, ok = weakHostValue(w.text, false)
+		}
+		if !ok {
+			h = ""
+		}
+		r.host(w.text, h)
+	}
+}
+
+// sshOptionRunsNothing reports an ssh -o option that starts no local
+// command: ProxyCommand, LocalCommand and the like do.
+func sshOptionRunsNothing(o string) bool {
+	name, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(o)), "=")
+	name, _, _ = strings.Cut(name, " ")
+	switch name {
+	case "proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand", "remotecommand", "proxyjump", "include", "identityagent", "pkcs11provider", "securitykeyprovider", "controlpath", "identityfile", "userknownhostsfile", "certificatefile":
+		return false
+	}
+	return true
+}
+
+// copying reads scp's, sftp's and rsync's operands: "host:path" and
+// "user@host:path" are remote (their host), the rest local paths.
+func (r *shellReader) copying(p *program, words []shellWord, dirs []string) {
+	args, _ := parseArgs(words, p, false)
+	dirs = r.options(p, args, dirs)
+	for _, a := range args {
+		if a.opt == "-o" && a.value.known && !sshOptionRunsNothing(a.value.text) {
+			r.unknown(a.value.text)
+		}
+		if a.opt != "" {
+			continue
+		}
+		w := a.value
+		if !w.known {
+			r.unknown(w.text)
+			continue
+		}
+		if readsAsURL(w.text) {
+			h, _ := urlHost(w.text)
+			r.host(w.text, h)
+			continue
+		}
+		if h, _, ok := splitRemote(w.text); ok && !strings.HasPrefix(w.text, "/") && !strings.HasPrefix(w.text, ".") {
+			if rh, ok := remoteHost(w.text); ok {
+				h = rh
+			}
+			r.host(w.text, h)
+			continue
+		}
+		r.path(w.text, dirs, false)
+	}
+}
+
+// cd changes the working directory: to its operand, resolved against each
+// directory; a cd with no operand (home), "-" or an unknown operand makes
+// it unknown. A cd that fails leaves the shell where it was: both are
+// kept.
+func (r *shellReader) cd(words []shellWord, dirs []string) []string {
+	p := programs["cd"]
+	args, _ := parseArgs(words, &p, false)
+	var target *shellWord
+	for i := range args {
+		if args[i].opt == "" {
+			target = &args[i].value
+			break
+		}
+	}
+	if target == nil || !target.known || target.text == "-" || strings.HasPrefix(target.text, "+") {
+		if target != nil && !target.known {
+			r.unknown(target.text)
+		}
+		return addDir(dirs, "")
+	}
+	r.path(target.text, dirs, true)
+	out := dirs
+	var ok []string
+	defer func() { r.ok = ok }()
+	for _, d := range dirs {
+		next := ""
+		if d != "" || strings.HasPrefix(target.text, "/") {
+			base := d
+			if base == "" {
+				base = "/"
+			}
+			next = r.w.resolve(base, target.text)
+		}
+		out = addDir(out, next)
+		ok = addDir(ok, next)
+	}
+	return out
+}
+
+// container reads docker's, podman's and kubectl's words: images,
+// containers, resources and what runs inside are no local paths; file
+// options, a bind mount's source, a build's context and a copy's local
+// side are.
+func (r *shellReader) container(p *program, words []shellWord, dirs []string) {
+	args, _ := parseArgs(words, p, false)
+	dirs = r.options(p, args, dirs)
+	sub := ""
+	for _, a := range args {
+		switch {
+		case a.opt == "-v" || a.opt == "--volume":
+			r.volume(a.value, dirs)
+		case a.opt == "--mount":
+			r.mount(a.value, dirs)
+		case a.opt == "--secret" || a.opt == "--ssh" || a.opt == "--build-context":
+			r.mount(a.value, dirs) // "id=x,src=path", "default=path", "name=path"
+		case a.opt != "":
+		case sub == "" && a.value.known:
+			sub = a.value.text
+		case sub == "build" || sub == "buildx":
+			r.read(a.value, dirs) // the context (a URL is a host)
+		case sub == "cp":
+			if a.value.known && strings.Contains(a.value.text, ":") && !strings.HasPrefix(a.value.text, "/") && !strings.HasPrefix(a.value.text, ".") {
+				continue // container:path
+			}
+			r.read(a.value, dirs)
+		case !a.value.known:
+			r.unknown(a.value.text)
+		}
+	}
+}
+
+// volume reads "-v SRC:DST[:opts]": a source that is a path is a bind
+// mount (a bare name is a named volume).
+func (r *shellReader) volume(w shellWord, dirs []string) {
+	if !w.known {
+		r.unknown(w.text)
+		return
+	}
+	src, _, _ := strings.Cut(w.text, ":")
+	if strings.ContainsAny(src, "/\\") || strings.HasPrefix(src, ".") || strings.HasPrefix(src, "~") || strings.HasPrefix(src, "$") {
+		if strings.HasPrefix(src, "~") || strings.HasPrefix(src, "$") {
+			r.unknown(src)
+			return
+		}
+		r.path(src, dirs, true)
+	}
+}
+
+// mount reads "--mount type=bind,source=X,...": its source (src, from).
+func (r *shellReader) mount(w shellWord, dirs []string) {
+	if !w.known {
+		r.unknown(w.text)
+		return
+	}
+	for _, field := range strings.Split(w.text, ",") {
+		k, v, ok := strings.Cut(field, "=")
+		if !ok {
+			continue
+		}
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "source", "src", "from", "default", "context":
+			r.volume(shellWord{text: v, known: true}, dirs)
+		}
+	}
+}
+
+// git reads git's words: -C changes where it runs, -c and the options
+// that name a program make it unknown, a remote's URL is a host, and
+// every other operand a path.
+func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
+	args, rest := parseArgs(words, p, true)
+	for _, a := range args {
+		if a.opt == "-C" {
+			r.read(a.value, dirs)
+			if a.value.known {
+				next := []string{}
+				for _, d := range dirs {
+					if d == "" && !strings.HasPrefix(a.value.text, "/") {
+						next = addDir(next, "")
+						continue
+					}
+					if d == "" {
+						d = "/"
+					}
+					next = addDir(next, r.w.resolve(d, a.value.text))
+				}
+				dirs = next
+			} else {
+				dirs = []string{""}
+			}
+		}
+	}
+	dirs = r.options(p, args, dirs)
+	if rest >= len(words) {
+		return
+	}
+	sub := words[rest]
+	if !sub.known {
+		r.unknown(sub.text) // an alias or subcommand made when it runs
+		return
+	}
+	sp := gitSubcommand
+	if sub.text == "clone" {
+		sp = gitClone
+	}
+	subArgs, _ := parseArgs(words[rest+1:], &sp, false)
+	dirs = r.options(&sp, subArgs, dirs)
+	for _, a := range subArgs {
+		if a.opt != "" {
+			if gitRunsProgram(a.opt) {
+				r.unknown(a.opt) // a program git runs
+			}
+			continue
+		}
+		w := a.value
+		if !w.known {
+			r.unknown(w.text)
+			continue
+		}
+		t := w.text
+		switch {
+		case readsAsURL(t):
+			h, _ := urlHost(t)
+			r.host(t, h)
+		case isUserAtHost(t) || strings.Contains(t, ":") && !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, "."):
+			if h, ok := remoteHost(t); ok {
+				r.host(t, h)
+			} else {
+				r.path(t, dirs, false)
+			}
+		default:
+			r.path(t, dirs, false)
+		}
+	}
+	if sub.text == "config" && countOperands(subArgs) >= 2 {
+		r.unknown("git config") // a setting: an alias or a core program runs later
+	}
+	if sub.text == "submodule" || sub.text == "bisect" || sub.text == "filter-branch" || sub.text == "rebase" && hasWord(words, "--exec", "-x") {
+		r.unknown("git " + sub.text) // runs commands of its own
+	}
+}
+
+// gitSubcommand is what git's subcommands' options take: messages,
+// refs, formats (no paths), a file for -F, programs for the rest.
+var (
+	gitSubcommand = program{values: opts("-m --message -F --file -C --reuse-message -c --reedit-message -b -B --author --date -n --max-count --format --pretty " +
+		"--since --until --after --before --grep -S -G -L -U --depth --branch -o --origin --shallow-since --shallow-exclude -j --jobs --upload-pack --receive-pack " +
+		"--exec --template --extcmd -x --tool --gpg-program --sequence-editor --onto --strategy -s -X --strategy-option --abbrev --encoding --author-date-order"),
+		files: opts("-F --file"), code: opts("--upload-pack --receive-pack --exec --template --extcmd -x --tool --gpg-program --sequence-editor")}
+	gitClone = func() program {
+		p := gitSubcommand
+		p.code = opts("--upload-pack -u --template --config -c")
+		p.values = opts("-b --branch -o --origin --depth -j --jobs --upload-pack -u --template --config -c --reference --separate-git-dir --filter --shallow-since --shallow-exclude")
+		p.files = opts("--reference --separate-git-dir")
+		return p
+	}()
+)
+
+// gitRunsProgram reports a git option that runs a program of its own.
+func gitRunsProgram(opt string) bool {
+	return opt == "--ext-diff" || opt == "--textconv"
+}
+
+func countOperands(args []shellArg) int {
+	n := 0
+	for _, a := range args {
+		if a.opt == "" {
+			n++
+		}
+	}
+	return n
+}
+
+func hasWord(words []shellWord, names ...string) bool {
+	for _, w := range words {
+		for _, n := range names {
+			if w.text == n || strings.HasPrefix(w.text, n+"=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// defaultCommand reads a program the table does not know: each operand a
+// path (a URL or a remote path a host), an option's "=" value a path when
+// it reads as a file's name, and from a later word naming a shell or an
+// interpreter on, the command that word starts.
+func (r *shellReader) defaultCommand(words []shellWord, dirs []string) {
+	for i, w := range words {
+		if w.known && i > 0 {
+			if p, ok := programs[programName(w.text)]; ok && (p.kind == progShell || p.kind == progInterpreter || p.kind == progWrapper || p.kind == progUnknown) {
+				r.operands(words[:i], dirs)
+				r.command(words[i:], dirs)
+				return
+			}
+		}
+	}
+	r.operands(words, dirs)
+}
+
+// operands reads words by default: options skipped (their "=" values read
+// when they name files), the rest paths, URLs' and remote paths' hosts.
+func (r *shellReader) operands(words []shellWord, dirs []string) {
+	endOpts := false
+	for _, w := range words {
+		if !w.known {
+			r.unknown(w.text)
+			continue
+		}
+		t := w.text
+		if !endOpts && t == "--" {
+			endOpts = true
+			continue
+		}
+		if strings.HasPrefix(t, "-") && t != "-" {
+			if endOpts {
+				// A file whose name starts with "-": in the directory, or
+				// unknown when it has a separator (-/../x).
+				if strings.ContainsAny(t, "/\\") {
+					r.unknown(t)
+				} else {
+					r.path("./"+t, dirs, false)
+				}
+				continue
+			}
+			if _, val, ok := strings.Cut(t, "="); ok && (readsAsCommandFile(val) || looksLikePath(val)) {
+				r.operand(val, dirs)
+			}
+			continue
+		}
+		r.operand(t, dirs)
+	}
+	// "npm config set registry x", "git config alias.x '!sh'": a setting
+	// that changes what runs later.
+	for i := 0; i+1 < len(words); i++ {
+		if words[i].known && words[i].text == "config" && words[i+1].known && (words[i+1].text == "set" || words[i+1].text == "add") {
+			r.unknown("config " + words[i+1].text)
+		}
+	}
+}
+
+// operand reads one word that is no option.
+func (r *shellReader) operand(t string, dirs []string) {
+	switch {
+	case strings.HasPrefix(strings.ToLower(t), "file:"):
+		r.unknown(t)
+	case readsAsURL(t) && !looksLikePath(t):
+		h, _ := urlHost(t)
+		r.host(t, h)
+	default:
+		r.path(t, dirs, false)
+	}
+}

@@ -1,0 +1,457 @@
+package argread
+
+import (
+	"path"
+	"strings"
+)
+
+// What a command's words name depends on its program. programs is the
+// table of the programs whose words are read otherwise than by default;
+// any other program is read by default: each word that is not an option is
+// a path relative to the working directory (a URL is a host instead), an
+// option's value written "--opt=value" is a path when it reads as a file's
+// name, and a later word that names a shell or an interpreter is read as
+// the command it starts (an unknown wrapper: "nohup2 sh -c '...'").
+//
+// Options are read as getopt reads them: "-abc" is three flags unless one
+// of them takes a value, "-ofile" and "-o file" give -o the value "file",
+// "--name=value" and "--name value" (for a name that takes one) too, and
+// "--" ends the options.
+
+// progKind is how a program's words are read.
+type progKind uint8
+
+const (
+	// progWrapper runs the command after its options (and skip words).
+	progWrapper progKind = iota
+	// progShell runs a command line (-c) or a script, or reads commands
+	// from its standard input.
+	progShell
+	// progInterpreter runs code given inline (an option in code), a
+	// module, or a script.
+	progInterpreter
+	// progNetwork reaches the hosts its operands name.
+	progNetwork
+	// progRemote reaches a host (its first operand); what follows is a
+	// command run there (ssh), not here.
+	progRemote
+	// progCopy copies between local paths and remote ones (host:path).
+	progCopy
+	// progCd changes the working directory.
+	progCd
+	// progUnknown runs what cannot be read here (eval, source, popd).
+	progUnknown
+	// progContainer names images, containers and what runs inside them;
+	// only its file options and mounts are local.
+	progContainer
+	// progGit is git: global options, then a subcommand.
+	progGit
+	// progScript is a program whose first operand is a script of its
+	// own language (awk, sed): read by check, else unknown.
+	progScript
+	// progLookup looks a name up and runs nothing (command -v, which).
+	progLookup
+	// progData takes data, not files: its operands are no paths (echo,
+	// printf, kill, sleep); its file options still are.
+	progData
+	// progPattern takes a pattern first (unless -e or -f gives it), then
+	// files: grep, rg.
+	progPattern
+	// progFind is find: start points, then an expression whose -exec
+	// runs a command.
+	progFind
+	// progJq is jq: a filter, then files.
+	progJq
+)
+
+// program is a row of the table.
+type program struct {
+	kind progKind
+	// values are the options that take a value (a separate word, or
+	// after "=" or attached to a short option).
+	values set
+	// files are the options whose value is a local path; hosts, those
+	// whose value is a host or URL; code, those whose value (or presence,
+	// for a shell's -c) is code to run; lines, those whose value is a
+	// command line; chdir, those that change the working directory.
+	files, hosts, code, lines, chdir set
+	// skip is how many operands a wrapper reads before its command
+	// (timeout's duration); skipPaths says they are paths (flock's lock).
+	skip      int
+	skipPaths bool
+	// stdin says the command's arguments come in part from its standard
+	// input as well (xargs): they are unknown.
+	stdin bool
+	// joined: the wrapper runs its words joined into one command line
+	// (watch).
+	joined bool
+	// check is a script's check (progScript): true when the script runs
+	// nothing and writes nothing.
+	check func(string) bool
+	// privileged runs its command as another user.
+	privileged bool
+	// sends: an operand's "@file" is a file it uploads (curl, HTTPie).
+	sends bool
+	// shellBuiltin: the wrapper runs its command in the shell itself (a
+	// cd through it moves the shell).
+	shellBuiltin bool
+}
+
+type set map[string]bool
+
+func opts(s string) set {
+	out := set{}
+	for _, o := range strings.Fields(s) {
+		out[o] = true
+	}
+	return out
+}
+
+var (
+	shellProgram = program{kind: progShell, values: opts("-o +o -O +O --rcfile --init-file"), files: opts("--rcfile --init-file")}
+	python       = program{kind: progInterpreter, values: opts("-c -m -W -X -Q"), code: opts("-c")}
+	nodeJS       = program{kind: progInterpreter, values: opts("-e --eval -p --print -r --require --import --loader --experimental-loader -C --conditions --input-type --env-file"),
+		code: opts("-e --eval -p --print"), files: opts("-r --require --import --loader --experimental-loader --env-file")}
+	perl = program{kind: progInterpreter, values: opts("-e -E -I -M -m -x"), code: opts("-e -E")}
+	ruby = program{kind: progInterpreter, values: opts("-e -I -r -C -x"), code: opts("-e"), chdir: opts("-C")}
+	awk  = program{kind: progScript, values: opts("-v -F -f --file --assign --field-separator -i --include -l --load -E --exec"),
+		files: opts("-f --file -E --exec -i --include"), check: awkRunsNothing}
+	sed = program{kind: progScript, values: opts("-e --expression -f --file -l --line-length"), files: opts("-f --file"), code: opts("-e --expression"), check: sedRunsNothing}
+	ssh = program{kind: progRemote, values: opts("-i -F -E -S -o -J -p -l -L -R -D -b -c -e -m -O -Q -W -w -B -I"),
+		files: opts("-i -F -E -S"), hosts: opts("-J"), code: opts("-o")}
+	curl = program{kind: progNetwork,
+		values: opts("-o --output -T --upload-file -K --config -b --cookie -c --cookie-jar -D --dump-header --cacert --capath --cert -E --key --trace --trace-ascii --stderr " +
+			"--netrc-file -x --proxy --preproxy --resolve --connect-to --doh-url -d --data --data-binary --data-raw --data-ascii --data-urlencode -F --form --form-string " +
+			"-H --header -X --request -A --user-agent -e --referer -u --user -U --proxy-user -m --max-time --connect-timeout -r --range -w --write-out -z --time-cond " +
+			"--retry --retry-delay --retry-max-time -Y --speed-limit -y --speed-time --limit-rate --max-filesize --max-redirs --interface -Q --quote --url -C --continue-at " +
+			"--output-dir --unix-socket --abstract-unix-socket --json --variable --expand-url --oauth2-bearer --aws-sigv4 --ciphers --compressed-ssh --tls-max --proto --proto-redir"),
+		files: opts("-o --output -T --upload-file -K --config -c --cookie-jar -D --dump-header --cacert --capath --cert -E --key --trace --trace-ascii --stderr --netrc-file --output-dir --unix-socket"),
+		hosts: opts("-x --proxy --preproxy --doh-url --url")}
+	wget = program{kind: progNetwork,
+		values: opts("-O --output-document -o --output-file -a --append-output -P --directory-prefix -i --input-file --post-file --body-file --load-cookies --save-cookies " +
+			"-e --execute --header -U --user-agent --user --password --post-data --body-data --method -t --tries -T --timeout -w --wait -Q --quota --limit-rate " +
+			"-e --referer --ca-certificate --certificate --private-key --config -l --level -A --accept -R --reject -D --domains -X --exclude-directories -I --include-directories"),
+		files: opts("-O --output-document -o --output-file -a --append-output -P --directory-prefix -i --input-file --post-file --body-file --load-cookies --save-cookies --ca-certificate --certificate --private-key --config"),
+		code:  opts("-e --execute")}
+	container = program{kind: progContainer,
+		values: opts("-v --volume --mount -f --file --env-file -e --env -w --workdir -p --publish -u --user --name --network --entrypoint -l --label -H --host " +
+			"-t --tag --build-arg --platform --target --secret --ssh --build-context --cidfile --iidfile -c --context --config --log-driver --log-opt --kubeconfig -n --namespace " +
+			"-o --output --cache-from --cache-to --add-host --dns -m --memory --cpus --restart --hostname --env-file --project-directory --profile --pull"),
+		files: opts("-f --file --env-file --cidfile --iidfile --config --kubeconfig --project-directory"), hosts: opts("-H --host")}
+	wrapper = func(values, chdir string, skip int) program {
+		return program{kind: progWrapper, values: opts(values), chdir: opts(chdir), skip: skip}
+	}
+)
+
+// programs is the table, by program name (its base name, lower case).
+var programs = map[string]program{
+	// Wrappers: each runs the command after its options.
+	"sudo": {kind: progWrapper, values: opts("-u -g -C -h -p -D -r -t -U -T --user --group --close-from --host --prompt --chdir --role --type --other-user --command-timeout"),
+		chdir: opts("-D --chdir"), privileged: true},
+	"doas":         {kind: progWrapper, values: opts("-u -C"), privileged: true},
+	"run0":         {kind: progWrapper, values: opts("-u --user -g --group -D --chdir --setenv --nice --unit --property --slice --description"), chdir: opts("-D --chdir"), privileged: true},
+	"pkexec":       {kind: progWrapper, values: opts("--user"), privileged: true},
+	"su":           {kind: progWrapper, values: opts("-c --command -s --shell -g --group -G --supp-group -w --whitelist-environment"), lines: opts("-c --command"), privileged: true, skip: -1},
+	"runuser":      {kind: progWrapper, values: opts("-c --command -s --shell -g --group -G --supp-group -u --user -w"), lines: opts("-c --command"), privileged: true, skip: -1},
+	"env":          {kind: progWrapper, values: opts("-u --unset -C --chdir -S --split-string -a --argv0"), chdir: opts("-C --chdir"), code: opts("-S --split-string")},
+	"nice":         wrapper("-n --adjustment", "", 0),
+	"nohup":        wrapper("", "", 0),
+	"timeout":      wrapper("-s --signal -k --kill-after", "", 1),
+	"time":         {kind: progWrapper, values: opts("-f --format -o --output"), files: opts("-o --output")},
+	"command":      {kind: progWrapper, shellBuiltin: true},
+	"builtin":      {kind: progWrapper, shellBuiltin: true},
+	"exec":         wrapper("-a", "", 0),
+	"stdbuf":       wrapper("-i -o -e --input --output --error", "", 0),
+	"ionice":       wrapper("-c -n -p -P -u --class --classdata --pid --pgid --uid", "", 0),
+	"chrt":         wrapper("-T -P -D --sched-runtime --sched-period --sched-deadline", "", 1),
+	"setsid":       wrapper("", "", 0),
+	"unbuffer":     wrapper("", "", 0),
+	"caffeinate":   wrapper("-w -t", "", 0),
+	"nocorrect":    wrapper("", "", 0),
+	"noglob":       wrapper("", "", 0),
+	"strace":       {kind: progWrapper, values: opts("-o -e -p -s -a -u -E -P -I -b -O -S -X"), files: opts("-o")},
+	"ltrace":       {kind: progWrapper, values: opts("-o -e -p -s -a -u -E -n"), files: opts("-o")},
+	"torsocks":     wrapper("-u -p -a -P", "", 0),
+	"proxychains":  {kind: progWrapper, values: opts("-f"), files: opts("-f")},
+	"proxychains4": {kind: progWrapper, values: opts("-f"), files: opts("-f")},
+	"firejail":     wrapper("", "", 0),
+	"flock":        {kind: progWrapper, values: opts("-w --timeout -E --conflict-exit-code -c --command"), lines: opts("-c --command"), skip: 1, skipPaths: true},
+	"chroot":       {kind: progWrapper, values: opts("--userspec --groups"), skip: 1, skipPaths: true, chdir: opts("--chroot")},
+	"xargs": {kind: progWrapper, values: opts("-I -n -P -d -E -e -L -l -s -a --arg-file --delimiter --max-args --max-procs --replace --eof --max-lines --max-chars --process-slot-var"),
+		files: opts("-a --arg-file"), stdin: true},
+	"parallel": {kind: progWrapper, values: opts("-j --jobs -S --sshlogin --arg-file -a --delay --timeout --joblog --results --tmpdir"), files: opts("-a --arg-file --joblog --results --tmpdir"), stdin: true, joined: true},
+	"watch":    {kind: progWrapper, values: opts("-n --interval -d --differences -g -x -t"), joined: true},
+	"busybox":  wrapper("", "", 0),
+	"systemd-run": {kind: progWrapper, values: opts("-p --property -u --unit -E --setenv --working-directory --slice --description -M --machine -H --host"),
+		chdir: opts("--working-directory")},
+
+	// Shells.
+	"sh": shellProgram, "bash": shellProgram, "zsh": shellProgram, "dash": shellProgram, "ksh": shellProgram, "mksh": shellProgram,
+	"ash": shellProgram, "fish": shellProgram, "tcsh": shellProgram, "csh": shellProgram, "yash": shellProgram, "rbash": shellProgram,
+
+	// Interpreters that run code given inline.
+	"python": python, "python2": python, "python3": python, "pypy": python, "pypy3": python,
+	"node": nodeJS, "nodejs": nodeJS, "bun": nodeJS, "deno": {kind: progInterpreter, values: opts("--eval"), code: opts("--eval")},
+	"perl": perl, "ruby": ruby,
+	"php":        {kind: progInterpreter, values: opts("-r -B -R -E -F -f -c -d -z"), code: opts("-r -B -R -E -F"), files: opts("-f -c -z")},
+	"lua":        {kind: progInterpreter, values: opts("-e -l"), code: opts("-e")},
+	"luajit":     {kind: progInterpreter, values: opts("-e -l -b -j"), code: opts("-e")},
+	"rscript":    {kind: progInterpreter, values: opts("-e"), code: opts("-e")},
+	"osascript":  {kind: progInterpreter, values: opts("-e -l -s"), code: opts("-e")},
+	"pwsh":       {kind: progInterpreter, values: opts("-c -command -commandwithargs -cwa -encodedcommand -ec -e -f -file -wd -workingdirectory"), code: opts("-c -command -commandwithargs -cwa -encodedcommand -ec -e"), chdir: opts("-wd -workingdirectory")},
+	"powershell": {kind: progInterpreter, values: opts("-c -command -encodedcommand -ec -e -f -file"), code: opts("-c -command -encodedcommand -ec -e")},
+	"tclsh":      {kind: progInterpreter},
+	"julia":      {kind: progInterpreter, values: opts("-e --eval -E --print -L --load -p --procs"), code: opts("-e --eval -E --print"), files: opts("-L --load")},
+	"groovy":     {kind: progInterpreter, values: opts("-e"), code: opts("-e")},
+	"jshell":     {kind: progInterpreter},
+	"vim":        {kind: progInterpreter, values: opts("-c --cmd -S -u -i"), code: opts("-c --cmd"), files: opts("-S -u -i")},
+	"nvim":       {kind: progInterpreter, values: opts("-c --cmd -S -u -i -l"), code: opts("-c --cmd -l"), files: opts("-S -u -i")},
+	"emacs":      {kind: progInterpreter, values: opts("--eval -l --load -f --funcall"), code: opts("--eval -f --funcall"), files: opts("-l --load")},
+
+	// Scripts of a language of their own, read by a check.
+	"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
+	"sed": sed, "gsed": sed,
+
+	// Programs that run what cannot be read here.
+	"eval": {kind: progUnknown}, "source": {kind: progUnknown}, ".": {kind: progUnknown}, "popd": {kind: progUnknown},
+	"trap": {kind: progUnknown}, "alias": {kind: progUnknown}, "fc": {kind: progUnknown}, "coproc": {kind: progUnknown},
+	"at": {kind: progUnknown}, "batch": {kind: progUnknown}, "crontab": {kind: progUnknown}, "script": {kind: progUnknown},
+	"expect": {kind: progUnknown}, "tmux": {kind: progUnknown}, "screen": {kind: progUnknown}, "nsenter": {kind: progUnknown},
+	"unshare": {kind: progUnknown}, "ssh-agent": {kind: progUnknown}, "dbus-run-session": {kind: progUnknown},
+
+	// The working directory.
+	"cd": {kind: progCd, values: opts("")}, "pushd": {kind: progCd, values: opts("")},
+
+	// Programs that take data, not files, and builtins that touch none.
+	"echo": {kind: progData}, "printf": {kind: progData, values: opts("-v")}, "true": {kind: progData}, "false": {kind: progData},
+	"sleep": {kind: progData}, "kill": {kind: progData, values: opts("-s -n")}, "killall": {kind: progData}, "pkill": {kind: progData}, "exit": {kind: progData},
+	"return": {kind: progData}, "set": {kind: progData}, "unset": {kind: progData}, "shift": {kind: progData}, "test": {kind: progData},
+	"[": {kind: progData}, "expr": {kind: progData}, "seq": {kind: progData}, "yes": {kind: progData}, "id": {kind: progData},
+	"whoami": {kind: progData}, "uname": {kind: progData}, "basename": {kind: progData}, "dirname": {kind: progData},
+	"printenv": {kind: progData}, "read": {kind: progData}, "wait": {kind: progData}, "jobs": {kind: progData}, "bg": {kind: progData},
+	"fg": {kind: progData}, "disown": {kind: progData}, "umask": {kind: progData}, "ulimit": {kind: progData}, "getopts": {kind: progData},
+	"break": {kind: progData}, "continue": {kind: progData}, ":": {kind: progData}, "nproc": {kind: progData}, "arch": {kind: progData},
+	"tty": {kind: progData}, "groups": {kind: progData}, "clear": {kind: progData}, "tput": {kind: progData}, "ps": {kind: progData},
+	"top": {kind: progData}, "htop": {kind: progData}, "free": {kind: progData}, "uptime": {kind: progData}, "history": {kind: progData},
+	"date":  {kind: progData, values: opts("-d --date -f --file -r --reference -s --set"), files: opts("-f --file -r --reference")},
+	"shopt": {kind: progData}, "times": {kind: progData}, "local": {kind: progData}, "typeset": {kind: progData},
+
+	// A pattern, then files.
+	"grep": {kind: progPattern, values: opts("-e --regexp -f --file -m --max-count -A --after-context -B --before-context -C --context --include --exclude --exclude-dir --exclude-from --color --colour -d --directories -D --devices --label --binary-files --group-separator"),
+		files: opts("-f --file --exclude-from")},
+	"egrep": {kind: progPattern, values: opts("-e --regexp -f --file -m --max-count -A -B -C --include --exclude --exclude-dir"), files: opts("-f --file")},
+	"fgrep": {kind: progPattern, values: opts("-e --regexp -f --file -m --max-count -A -B -C --include --exclude --exclude-dir"), files: opts("-f --file")},
+	"rg": {kind: progPattern, values: opts("-e --regexp -f --file -m --max-count -A --after-context -B --before-context -C --context -g --glob --iglob -t --type -T --type-not " +
+		"-j --threads --max-depth -d -M --max-columns --sort --sortr --pre --pre-glob -E --encoding --engine --ignore-file --path-separator -r --replace --type-add --colors --color " +
+		"--max-filesize --dfa-size-limit --regex-size-limit --context-separator --field-context-separator --field-match-separator"),
+		files: opts("-f --file --ignore-file"), code: opts("--pre")},
+	"ag":   {kind: progPattern, values: opts("-A -B -C -G --file-search-regex -g -m --max-count --ignore --depth -p --path-to-ignore"), files: opts("-p --path-to-ignore")},
+	"ack":  {kind: progPattern, values: opts("-A -B -C -m --max-count --type --ignore-dir --ignore-file -g"), files: opts("")},
+	"find": {kind: progFind},
+	"jq":   {kind: progJq},
+
+	// Looking a name up runs nothing.
+	"which": {kind: progLookup}, "type": {kind: progLookup}, "whereis": {kind: progLookup}, "hash": {kind: progLookup},
+
+	// Network programs: their operands are URLs or hosts.
+	"curl": withSends(curl), "wget": wget, "wget2": wget,
+	"http": {kind: progNetwork, sends: true, values: opts("-a --auth -A --auth-type --session --session-read-only -o --output --cert --cert-key --verify --proxy"),
+		files: opts("-o --output --cert --cert-key --session --session-read-only"), hosts: opts("--proxy")},
+	"https":  {kind: progNetwork, sends: true, values: opts("-a --auth -A --auth-type --session -o --output --cert --cert-key --verify --proxy"), files: opts("-o --output --cert --cert-key --session"), hosts: opts("--proxy")},
+	"xh":     {kind: progNetwork, sends: true, values: opts("-a --auth -A --auth-type --session -o --output --cert --cert-key --verify --proxy"), files: opts("-o --output --cert --cert-key --session"), hosts: opts("--proxy")},
+	"aria2c": {kind: progNetwork, values: opts("-d --dir -o --out -i --input-file -x -s -j"), files: opts("-d --dir -o --out -i --input-file")},
+	"ping":   {kind: progNetwork, values: opts("-c -i -s -t -W -w -I -p -Q -M -l")}, "ping6": {kind: progNetwork, values: opts("-c -i -s -t -W -w -I")},
+	"traceroute": {kind: progNetwork, values: opts("-m -p -q -w -i -s -f -z")}, "tracepath": {kind: progNetwork, values: opts("-l -m -p")},
+	"mtr": {kind: progNetwork, values: opts("-c -i -s")}, "dig": {kind: progNetwork, values: opts("-p -t -c -b -f -k -q -x -y"), files: opts("-f -k")},
+	"nslookup": {kind: progNetwork}, "host": {kind: progNetwork, values: opts("-t -c -N -R -W")}, "whois": {kind: progNetwork, values: opts("-h -p")},
+	"nc":     {kind: progNetwork, values: opts("-e -c -p -s -w -x -X -i -q -I -O -T -V"), code: opts("-e -c"), hosts: opts("-x -s")},
+	"ncat":   {kind: progNetwork, values: opts("-e --exec -c --sh-exec --lua-exec -p -s -w -x --proxy"), code: opts("-e --exec -c --sh-exec --lua-exec"), hosts: opts("-x --proxy -s")},
+	"netcat": {kind: progNetwork, values: opts("-e -c -p -s -w -x -X"), code: opts("-e -c"), hosts: opts("-x -s")},
+	"telnet": {kind: progNetwork, values: opts("-l -b -e -n")}, "socat": {kind: progUnknown},
+	"ftp": {kind: progNetwork}, "lftp": {kind: progUnknown}, "smbclient": {kind: progUnknown}, "openssl": {kind: progUnknown},
+
+	"ssh": ssh, "mosh": {kind: progRemote, values: opts("--ssh -p --port --server"), code: opts("--ssh --server")},
+	"autossh": ssh,
+	"scp":     {kind: progCopy, values: opts("-i -F -o -P -S -c -l -J -D -X"), files: opts("-i -F"), hosts: opts("-J"), code: opts("-S -o")},
+	"sftp":    {kind: progCopy, values: opts("-i -F -o -P -S -b -B -c -D -J -l -R -s"), files: opts("-i -F -b"), hosts: opts("-J"), code: opts("-S -s -o -D")},
+	"rsync": {kind: progCopy, values: opts("-e --rsh --rsync-path --exclude --include --exclude-from --include-from --files-from --filter -f --log-file --password-file " +
+		"--backup-dir --partial-dir --temp-dir -T --compare-dest --copy-dest --link-dest --chmod --chown --timeout --bwlimit --max-size --min-size --port --address --sockopts --out-format --log-file-format --info --debug"),
+		files: opts("--exclude-from --include-from --files-from --log-file --password-file --backup-dir --partial-dir --temp-dir -T --compare-dest --copy-dest --link-dest"),
+		code:  opts("-e --rsh --rsync-path")},
+
+	"git": {kind: progGit, values: opts("-C -c --git-dir --work-tree --namespace --exec-path --config-env --super-prefix --list-cmds --attr-source"),
+		files: opts("--git-dir --work-tree"), code: opts("-c --exec-path --config-env")},
+
+	"docker": container, "podman": container, "nerdctl": container, "docker-compose": container, "kubectl": container, "oc": container, "helm": container,
+}
+
+func withSends(p program) program { p.sends = true; return p }
+
+// programName is the table's name for a program word: its base name, in
+// lower case (a case-blind file system finds CURL as curl), without a
+// version ("python3.12" is python3).
+func programName(word string) string {
+	name := strings.ToLower(path.Base(strings.ReplaceAll(word, "\\", "/")))
+	name = strings.TrimSuffix(name, ".exe")
+	if _, ok := programs[name]; ok {
+		return name
+	}
+	if i := strings.IndexByte(name, '.'); i > 0 && name != "." {
+		if trimmed := strings.TrimRight(name[:i], "0123456789"); trimmed != "" {
+			if _, ok := programs[name[:i]]; ok {
+				return name[:i] // python3.12
+			}
+			if _, ok := programs[trimmed]; ok {
+				return trimmed
+			}
+		}
+	}
+	if trimmed := strings.TrimRight(name, "0123456789.-"); trimmed != name && trimmed != "" {
+		if _, ok := programs[trimmed]; ok {
+			return trimmed // perl5.36, ruby3, lua5.4, pip-3
+		}
+	}
+	return name
+}
+
+// codeVariable reports an environment variable through which a command's
+// program loads or runs other code: set on a command line, it makes the
+// command unknown.
+func codeVariable(name string) bool {
+	n := strings.ToUpper(name)
+	switch {
+	case strings.HasPrefix(n, "LD_"), strings.HasPrefix(n, "DYLD_"):
+		return true
+	}
+	switch n {
+	case "PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS4", "IFS", "SHELLOPTS", "BASHOPTS", "CDPATH", "HOME",
+		"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "NODE_OPTIONS", "NODE_PATH", "PERL5LIB", "PERL5OPT", "PERLLIB", "RUBYLIB", "RUBYOPT",
+		"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_EDITOR", "GIT_PAGER", "GIT_ASKPASS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_PARAMETERS",
+		"GIT_DIR", "GIT_WORK_TREE", "EDITOR", "VISUAL", "PAGER", "LESSOPEN", "SSH_ASKPASS", "SUDO_ASKPASS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
+		"CLASSPATH", "GOFLAGS", "CARGO_HOME", "RUSTC_WRAPPER", "NPM_CONFIG_USERCONFIG", "ZDOTDIR", "XDG_CONFIG_HOME", "MAKEFLAGS":
+		return true
+	}
+	return false
+}
+
+// awkRunsNothing reports an awk program that runs no command and writes
+// no file: no system(), no pipe, no output redirection, no getline from
+// a command or file. A comparison with ">" is read as a redirection: such
+// a program is asked, not allowed.
+func awkRunsNothing(prog string) bool {
+	return !strings.ContainsAny(prog, "|>") && !strings.Contains(prog, "system") && !strings.Contains(prog, "getline") &&
+		!strings.Contains(prog, "@load") && !strings.Contains(prog, "@include") && !strings.Contains(prog, "ENVIRON")
+}
+
+// sedRunsNothing reports a sed script that runs no command and writes or
+// reads no file of its own: its commands are read one by one, and only
+// those that print, delete, substitute (without the w and e flags),
+// transliterate, branch or edit the hold space pass. Anything else (w, r,
+// R, W, e, a substitution's w or e flag, a form not read here) is asked.
+func sedRunsNothing(script string) bool {
+	s := script
+	for {
+		s = strings.TrimLeft(s, " \t\n;")
+		if s == "" {
+			return true
+		}
+		// Addresses: numbers, $, /regex/, \cREGEXc, ranges, steps, !.
+		for {
+			s = strings.TrimLeft(s, " \t")
+			if s == "" {
+				return true
+			}
+			c := s[0]
+			switch {
+			case c >= '0' && c <= '9' || c == '$' || c == ',' || c == '~' || c == '!' || c == '+':
+				s = s[1:]
+				continue
+			case c == '/':
+				end, ok := sedDelimited(s[1:], '/')
+				if !ok {
+					return false
+				}
+				s = s[1+end+1:]
+				s = strings.TrimLeft(s, "IM")
+				continue
+			case c == '\\' && len(s) > 1:
+				end, ok := sedDelimited(s[2:], s[1])
+				if !ok {
+					return false
+				}
+				s = s[2+end+1:]
+				continue
+			}
+			break
+		}
+		if s == "" {
+			return true
+		}
+		c := s[0]
+		s = s[1:]
+		switch c {
+		case 'p', 'P', 'd', 'D', 'n', 'N', 'g', 'G', 'h', 'H', 'x', '=', 'l', 'q', 'Q', 'z', '{', '}', 'F':
+		case 'b', 't', 'T', ':':
+			s = sedToEnd(s) // a label
+		case 'y':
+			for range 2 {
+				if s == "" {
+					return false
+				}
+				end, ok := sedDelimited(s[1:], s[0])
+				if !ok {
+					return false
+				}
+				s = s[1+end:]
+			}
+			s = s[1:]
+		case 's':
+			if s == "" {
+				return false
+			}
+			d := s[0]
+			for range 2 {
+				end, ok := sedDelimited(s[1:], d)
+				if !ok {
+					return false
+				}
+				s = s[1+end:]
+			}
+			s = s[1:]
+			flags := s
+			if i := strings.IndexAny(flags, ";\n}"); i >= 0 {
+				flags = flags[:i]
+			}
+			if strings.ContainsAny(flags, "weWE") {
+				return false
+			}
+			s = s[len(flags):]
+		default:
+			return false // w, r, R, W, e, a, i, c, v and anything else
+		}
+	}
+}
+
+// sedDelimited is the index in s of the first d not escaped by "\".
+func sedDelimited(s string, d byte) (int, bool) {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case d:
+			return i, true
+		case '\n':
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// sedToEnd skips to the end of a command that runs to its line's end or
+// a ";".
+func sedToEnd(s string) string {
+	if i := strings.IndexAny(s, ";\n"); i >= 0 {
+		return s[i:]
+	}
+	return ""
+}

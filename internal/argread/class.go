@@ -47,6 +47,9 @@ const (
 	// array of strings under it is one command's words (argv), or under a
 	// plural name one command line each.
 	Shell
+	// Patch is a patch (a unified or git diff, or Codex's "*** Begin
+	// Patch" format): every file it changes is a path (patch.go).
+	Patch
 )
 
 // Evidence is how a class is known, weakest first. Stronger evidence

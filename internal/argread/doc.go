@@ -69,6 +69,11 @@
 // git, containers, programs that take data — or by default, each operand
 // a path (shellcommand.go). A word the shell changes is unknown.
 //
+// # Patches (patch.go)
+//
+// A patch (Codex's "*** Begin Patch" format, or a unified or git diff
+// parsed with go-gitdiff) names every file it changes.
+//
 // # Reading a call (reader.go)
 //
 // Reader.Read is the entry point: it sets the model's reason argument

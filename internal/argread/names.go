@@ -61,6 +61,7 @@ var (
 	labelName    = Class{Kind: Label, Evidence: Name}
 	commandName  = Class{Kind: Command, Evidence: Name}
 	shellName    = Class{Kind: Shell, Evidence: Name}
+	patchName    = Class{Kind: Patch, Evidence: Name}
 )
 
 // nameTable is what argument names mean in any tool, compared folded. A
@@ -102,12 +103,17 @@ var nameTable = []nameRow{
 	// (readsAsLocalName), else it is read by its shape.
 	{class: weakPathName, listed: []string{
 		"source", "sources", "src", "srcs", "destination", "destinations", "dest", "dests", "dst", "dsts",
-		"target", "targets", "to", "from", "output", "outputs", "out"}},
+		"target", "targets", "to", "from", "output", "outputs", "out",
+		// A map of files to their new contents ({"changes": {"a.md": "..."}}):
+		// its keys are paths.
+		"changes", "filechanges"}},
 	// A URL as often as a name: a git remote's ("origin"), a CORS origin,
 	// a route's start.
 	{class: weakURLName, listed: []string{"origin", "origins"}},
 	// A command line's words, as a server passes them to a program.
 	{class: commandName, listed: []string{"args", "argv", "cmdargs", "extraargs", "flags"}},
+	// A patch: every file it changes is a path.
+	{class: patchName, listed: []string{"patch", "patches", "diff", "diffs", "unifieddiff", "patchtext", "patchcontent"}},
 	// A shell command line, as a server hands it to a shell.
 	{class: shellName, listed: []string{"command", "commands", "cmd", "cmds", "commandline", "commandlines", "cmdline", "shellcommand",
 		"shellcommands", "bashcommand", "shellscript", "bashscript", "setupcommands"}},
@@ -296,6 +302,17 @@ func keySet(keys ...string) map[string]bool {
 var dirToolWords = keySet("directory", "directories", "dir", "dirs", "folder", "folders", "tree", "mkdir", "ls")
 
 // isDirTool reports whether a tool's name says it acts on directories.
+// isPatchTool reports a tool whose name says it applies a patch or a
+// diff (apply_patch, apply_diff).
+func isPatchTool(name string) bool {
+	for _, w := range splitWords(name) {
+		if w == "patch" || w == "diff" {
+			return true
+		}
+	}
+	return false
+}
+
 // isShellTool reports a tool whose name has a word that says it runs shell
 // commands: shell, bash, sh, zsh, terminal, command, cmd, exec.
 func isShellTool(name string) bool {

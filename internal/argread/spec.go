@@ -274,7 +274,13 @@ func compileTool(specs []Spec, name string, schema schemaKeys) *tool {
 	// A tool whose name says it runs shell commands (run_shell,
 	// execute_bash, terminal_exec) runs a script, code or input given by
 	// those names in a shell, unless its schema said otherwise.
-	if isShellTool(name) {
+	if isPatchTool(name) {
+		for _, n := range []string{"input", "content", "text", "body"} {
+			if _, ok := t.classes[n]; !ok {
+				set(n, patchName)
+			}
+		}
+	} else if isShellTool(name) {
 		for _, n := range []string{"script", "code", "input", "line"} {
 			if _, ok := t.classes[n]; !ok {
 				set(n, shellName)

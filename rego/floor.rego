@@ -85,6 +85,26 @@ ask contains sprintf("'%s' would change %s, which holds the policy's own rules o
 	not read_only
 }
 
+# A command run as another user (sudo, su, doas, pkexec, run0): whatever
+# it names, it reaches with another's rights.
+ask contains sprintf("'%s' runs a command as another user: %s", [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	program_name(c.words[0]) in privileged_programs
+}
+
+# A recursive delete, or a recursive change of mode or owner, of a whole
+# tree (a root, "/", a directory above a root) or a home directory.
+ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
+	some c in input.commands
+	program_name(c.words[0]) in tree_programs
+	some flag in c.words
+	regex.match(`^(-[A-Za-z]*[rR][A-Za-z]*|--recursive)$`, flag)
+	some p in c.paths
+	f := mcp.path.fold(p)
+	is_string(f)
+	tree_or_home(f)
+}
+
 # A path that cannot be evaluated might be any of the above.
 ask contains {
 	"message": sprintf("'%s' names a path that cannot be checked: %v", [input.tool, p.raw]),
@@ -163,3 +183,16 @@ holds_protected contains dir if {
 # The secrets rules' question: a known path, or the raw one where it
 # cannot be evaluated.
 secret_message := "'%s' reads or touches %v, %s, which always needs a human's approval"
+
+# A command's program by its base name, in lower case ("/usr/bin/SUDO").
+program_name(word) := lower(regex.replace(word, `^.*/`, ""))
+
+tree_message := "'%s' runs %s on %s, a whole tree or a home directory"
+
+privileged_programs := {"sudo", "su", "doas", "pkexec", "run0", "runuser", "sudoedit"}
+
+tree_programs := {"rm", "rmdir", "shred", "chmod", "chown", "chgrp", "setfacl", "find"}
+
+tree_or_home(f) if f in whole_trees
+
+tree_or_home(f) if regex.match(`^/(home|users|var/home|usr/home|export/home)/[^/]+$|^/(root|var/root)$`, f)

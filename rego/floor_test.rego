@@ -434,3 +434,45 @@ test_a_sibling_of_the_policy_files_is_not_asked if {
 		with data.mcp_data as protected_data
 	d.decision == "allow"
 }
+
+# --- commands ---------------------------------------------------------------
+
+command_call(line, paths) := object.union(
+	h.call("run_command", {"paths": paths}),
+	{"commands": [{"arg": "command", "words": split(line, " "), "unknown": false, "paths": paths}]},
+)
+
+test_a_command_as_another_user_is_asked if {
+	every line in ["sudo apt-get install jq", "/usr/bin/SUDO ls", "doas cat x", "su -c id root"] {
+		asks := danger.ask with input as command_call(line, ["/r"])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		some e in asks
+		contains(e, "as another user")
+	}
+}
+
+test_a_recursive_delete_of_a_tree_or_home_is_asked if {
+	trees := [
+		["rm -rf /", "/"], ["rm -r /home/u", "/home/u"],
+		["chmod -R 777 /r", "/r"], ["chown --recursive u /root", "/root"],
+	]
+	every c in trees {
+		asks := danger.ask with input as command_call(c[0], [c[1]])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		some e in asks
+		contains(e, "whole tree or a home directory")
+	}
+}
+
+test_ordinary_commands_are_not_asked if {
+	ordinary := [
+		["rm -rf build", "/r/build"], ["chmod +x /r/run.sh", "/r/run.sh"],
+		["git status", "/r"], ["rm /home/u/x", "/home/u/x"],
+	]
+	every c in ordinary {
+		d := engine.decision with input as command_call(c[0], [c[1]])
+			with data.mcp_data as h.mcp_data_with(allow_all, ["/r"], [])
+		d.decision == "allow"
+		d.floor == false
+	}
+}

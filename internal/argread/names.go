@@ -116,7 +116,7 @@ var nameTable = []nameRow{
 	{class: patchName, listed: []string{"patch", "patches", "diff", "diffs", "unifieddiff", "patchtext", "patchcontent"}},
 	// A shell command line, as a server hands it to a shell.
 	{class: shellName, listed: []string{"command", "commands", "cmd", "cmds", "commandline", "commandlines", "cmdline", "shellcommand",
-		"shellcommands", "bashcommand", "shellscript", "bashscript", "setupcommands"}},
+		"shellcommands", "bashcommand", "shellscript", "bashscript", "setupcommands", "clicommand", "clicommands", "runcommand", "execcommand"}},
 	// Names that hold names: an entity's, a page's, a label.
 	{class: labelName, listed: []string{"name", "names", "title", "titles", "label", "labels", "entityname", "entitynames",
 		"displayname"}},

@@ -23,8 +23,11 @@ const maxPatchBytes = 8 << 20
 
 // patchString reads v, a patch, at s.
 func (w *walker) patchString(s site, t *ast.Term, v string) {
-	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name})}
+	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
 	dirs := w.shellDirs()
+	if len(w.dirs) == 0 && w.root == "" {
+		dirs = []string{""} // relative to where the server runs: unknown
+	}
 	if len(v) > maxPatchBytes {
 		r.unknown("a patch of more than 8 MiB")
 		return

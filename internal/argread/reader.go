@@ -38,9 +38,28 @@ type Value struct {
 	Dir bool
 }
 
+// SimpleCommand is one simple command of a shell command line the call holds,
+// as its program will see it: each command a wrapper runs is one too
+// ("sudo rm -rf x" and "rm -rf x").
+type SimpleCommand struct {
+	Arg     string // the argument it came from
+	Pointer string // where the argument is, as a JSON Pointer
+	// Words are the command's words, quotes and escapes removed; a word
+	// the shell changes (a variable, a substitution, a glob) is as written.
+	Words []string
+	// Unknown says a word is one the shell changes: what the program
+	// sees cannot be told here.
+	Unknown bool
+	// Paths are what its own words name, resolved ("" for unknown): not
+	// where it runs, nor its redirections.
+	Paths []string
+}
+
 // Reading is what one call's arguments name.
 type Reading struct {
 	Paths, Hosts []Value
+	// Commands are the simple commands of the call's shell command lines.
+	Commands []SimpleCommand
 	// Arguments are the call's top-level arguments without the reason;
 	// Reason is the reason's value, nil when the call gave none.
 	Arguments [][2]*ast.Term

@@ -40,25 +40,41 @@ type shellReader struct {
 	// succeeds (nil: where stmt says).
 	ok   []string
 	seen map[[2]string]bool // paths kept, with their resolution: a loop read twice adds nothing
+	// cur is the index in the reading's Commands of the command whose
+	// words are being read, -1 for none: the paths they name are its.
+	cur int
 }
 
 // shellLine reads v, a command line, at s. Relative paths are relative to
 // the directories the call's top level names (cwd, workdir), else to the
 // tool's root.
 func (w *walker) shellLine(s site, t *ast.Term, v string) {
-	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name})}
-	r.line(v, w.shellDirs())
+	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
+	r.line(v, r.startDirs())
+}
+
+// startDirs are the directories a command line starts in (shellDirs).
+// When no argument names one, the command runs in the tool's root, and
+// acts there: the root is a directory the call names (unknown when the
+// tool has none), so that a rule "under" the project covers "git status".
+func (r *shellReader) startDirs() []string {
+	dirs := r.w.shellDirs()
+	if len(r.w.dirs) == 0 && !r.w.rootNamed {
+		r.w.rootNamed = true
+		r.w.addPath(r.s.as(Class{Kind: Dir, Evidence: Name}), ast.StringTerm("(where the command runs)"), r.w.root)
+	}
+	return dirs
 }
 
 // shellArgv reads words a server runs as one command, without a shell
 // (["bash", "-lc", "..."]): the same reading as a parsed command's.
 func (w *walker) shellArgv(s site, words []string) {
-	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name})}
+	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
 	ws := make([]shellWord, len(words))
 	for i, x := range words {
 		ws[i] = shellWord{text: x, known: true}
 	}
-	r.command(ws, w.shellDirs())
+	r.command(ws, r.startDirs())
 }
 
 // shellArray reads an array under a shell command's name: under a plural
@@ -130,6 +146,15 @@ func unionDirs(sets ...[]string) []string {
 // word cannot be told here.
 func (r *shellReader) unknown(word string) {
 	r.w.addPath(r.s, ast.StringTerm(word), "")
+	r.commandPath("")
+}
+
+// commandPath gives a path to the command whose words named it.
+func (r *shellReader) commandPath(resolved string) {
+	if r.cur >= 0 && r.cur < len(r.w.out.Commands) {
+		c := &r.w.out.Commands[r.cur]
+		c.Paths = append(c.Paths, resolved)
+	}
 }
 
 // path keeps word, a path, resolved against each working directory.
@@ -149,6 +174,7 @@ func (r *shellReader) path(word string, dirs []string, dir bool) {
 		if d != "" {
 			resolved = r.w.resolve(d, word)
 		}
+		r.commandPath(resolved) // each command its own, though the call names it once
 		key := [2]string{word, resolved}
 		if r.seen[key] {
 			continue
@@ -207,6 +233,7 @@ func (r *shellReader) statement(st *syntax.Stmt, dirs []string) []string {
 	if r.w.err != nil {
 		return dirs
 	}
+	r.cur = -1 // a redirection's target is no operand of the command
 	for _, rd := range st.Redirs {
 		r.redirect(rd, dirs)
 	}

@@ -1,6 +1,9 @@
 package argread
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // How each command is read, by its program's row in the table
 // (shellprograms.go): the options as getopt reads them, then the
@@ -92,6 +95,7 @@ func (r *shellReader) command(words []shellWord, dirs []string) []string {
 		}
 		return addDir(dirs, "")
 	}
+	r.record(words)
 	prog := words[0]
 	if !prog.known {
 		// A program the shell makes when it runs: any program, cd too.
@@ -276,6 +280,21 @@ func (r *shellReader) jq(words []shellWord, dirs []string) {
 	}
 }
 
+// record keeps a command for the rules that match commands.
+func (r *shellReader) record(words []shellWord) {
+	c := SimpleCommand{Arg: r.s.arg, Pointer: r.s.at.String(), Words: make([]string, len(words))}
+	for i, w := range words {
+		c.Words[i] = w.text
+		c.Unknown = c.Unknown || !w.known
+	}
+	if len(r.w.out.Commands) >= MaxValues {
+		r.w.err = fmt.Errorf("the call holds more than %d commands", MaxValues)
+		return
+	}
+	r.w.out.Commands = append(r.w.out.Commands, c)
+	r.cur = len(r.w.out.Commands) - 1
+}
+
 // options reads the options of args by p's table: files, hosts, code and
 // lines; it returns the working directories after any chdir option.
 func (r *shellReader) options(p *program, args []shellArg, dirs []string) []string {
@@ -428,6 +447,14 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 	for _, a := range args {
 		if p.code.has(a.opt) {
 			return // the code is the command: unknown, read above
+		}
+		switch a.opt {
+		case "--version", "-V", "--help", "-h":
+			return // it prints and exits
+		case "-v":
+			if name == "node" || name == "nodejs" || name == "bun" || name == "deno" {
+				return // node -v: its version
+			}
 		}
 		if a.opt == "-m" {
 			r.operands(words[rest:], dirs) // a module, then its arguments

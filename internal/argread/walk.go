@@ -38,6 +38,9 @@ type walker struct {
 	// path elsewhere in the call may be joined to them.
 	dirs     []dirArg
 	dirsRead bool
+	// rootNamed: a command line with no directory argument named the
+	// root as where it runs, once.
+	rootNamed bool
 	// hostsAt are the hosts kept by where they are, when a schema gives
 	// a name more than one class: a value read as a path and as a host
 	// names its address once.

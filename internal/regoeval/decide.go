@@ -63,6 +63,10 @@ type Outcome struct {
 	Rule         *RuleRef
 	Paths, Hosts []*ast.Term
 	Under, Host  string
+	// Command is the suggestion's command glob; NoSuggestion says the
+	// call's commands have no one scope an "always" answer can name.
+	Command      string
+	NoSuggestion bool
 	Floor        bool
 	// Might is the decision in the world where every unknown matches
 	// (verdict.Tally.Might): an allow grant answers no ask whose Might is
@@ -181,7 +185,10 @@ func outcomeOf(doc ast.Object, position func(rule ast.Value) (int, bool)) (Outco
 		}
 	}
 	sugg := valueAt(doc, keySuggestion)
-	o.Under, o.Host = stringAt(sugg, keyUnder), stringAt(sugg, keyHost)
+	o.Under, o.Host, o.Command = stringAt(sugg, keyUnder), stringAt(sugg, keyHost), stringAt(sugg, keyCommand)
+	if _, null := sugg.(ast.Null); null {
+		o.NoSuggestion = true
+	}
 	if rule, ok := valueAt(doc, keyRule).(ast.Object); ok {
 		r := &RuleRef{Decision: verdict.Decision(stringAt(rule, keyDecision))}
 		switch {
@@ -354,6 +361,7 @@ func decide(call *Call, in Input, rules *ruleSet, sets []*ast.Term) (Outcome, er
 	o := Outcome{Decision: verdict.Ask, Floor: floor, Might: t.Might(),
 		Paths: in.ShownPaths(), Hosts: in.ShownHosts()}
 	o.Under, o.Host = Suggest(call)
+	o.Command, o.NoSuggestion = SuggestCommand(call)
 	switch outcome, i := t.Result(); outcome {
 	case verdict.Decided:
 		win := entries[i].rule
@@ -388,13 +396,20 @@ func (o *Outcome) document(tool string, rules *ruleSet) *ast.Term {
 	if o.Host != "" {
 		suggestion = append(suggestion, ast.Item(keyHost, ast.StringTerm(o.Host)))
 	}
+	if o.Command != "" {
+		suggestion = append(suggestion, ast.Item(keyCommand, ast.StringTerm(o.Command)))
+	}
+	suggested := ast.ObjectTerm(suggestion...)
+	if o.NoSuggestion {
+		suggested = ast.NullTerm()
+	}
 	return ast.ObjectTerm(
 		ast.Item(keyDecision, Key(string(o.Decision))),
 		ast.Item(keyReason, Key(o.Reason.String())),
 		ast.Item(keyRule, rule),
 		ast.Item(keyPaths, ast.ArrayTerm(o.Paths...)),
 		ast.Item(keyHosts, ast.ArrayTerm(o.Hosts...)),
-		ast.Item(keySuggestion, ast.ObjectTerm(suggestion...)),
+		ast.Item(keySuggestion, suggested),
 		ast.Item(keyFloor, ast.BooleanTerm(o.Floor)),
 		ast.Item(keyMight, mightTerm(o.Might)),
 	)

@@ -38,7 +38,11 @@ type Matcher struct {
 	// glob over its value (see ArgumentGlobs and argumentsStatus); nil
 	// for none.
 	Arguments []ArgumentGlob
-	Any       bool
+	// Command is a glob over a simple command's words joined by one
+	// space ("git status", "npm run test*"); "" for none. See
+	// commandStatus.
+	Command string
+	Any     bool
 
 	// foldedUnder is Under folded (FoldPath), when it is absolute and the
 	// rule reads calls folded: made once, as the rule is added to a
@@ -112,6 +116,9 @@ type Call struct {
 	// Dirs says which paths the tool acts on as directories (for the
 	// suggestion); nil for none.
 	Dirs []bool
+	// Commands are the simple commands of the call's shell command lines
+	// (argread.SimpleCommand), each as its words joined by one space.
+	Commands []CommandLine
 
 	FoldedTool string
 	FoldedRoot string
@@ -160,8 +167,19 @@ func (m *Matcher) Status(c *Call) builtins.Match {
 	// An allow covers a call only in the dimensions it names (see Any):
 	// a path or host the rule does not speak of, known or not, is not
 	// covered by it.
-	if !m.Any && (m.Host == "" && m.Under != "" && len(c.Hosts) > 0 || m.Under == "" && m.Host != "" && len(c.Paths) > 0) {
+	// A rule's command covers the paths the command line names: it says
+	// which programs run, wherever they act.
+	if !m.Any && (m.Host == "" && (m.Under != "" || m.Command != "") && len(c.Hosts) > 0 ||
+		m.Under == "" && m.Command == "" && m.Host != "" && len(c.Paths) > 0) {
 		return builtins.No
+	}
+	if m.Command != "" {
+		switch m.commandStatus(c) {
+		case builtins.No:
+			return builtins.No
+		case builtins.Unknown:
+			st = builtins.Unknown
+		}
 	}
 	if len(m.Arguments) > 0 {
 		switch m.argumentsStatus(c) {
@@ -201,6 +219,41 @@ func (m *Matcher) Status(c *Call) builtins.Match {
 		case builtins.No:
 			return builtins.No
 		case builtins.Unknown:
+			st = builtins.Unknown
+		}
+	}
+	return st
+}
+
+// CommandLine is one simple command as a rule's command glob reads it:
+// its words joined by one space, and whether a word is one the shell
+// changes (a variable, a substitution), so that what runs cannot be told.
+type CommandLine struct {
+	Line    string
+	Unknown bool
+}
+
+// commandStatus is how the rule's Command relates to the call's commands.
+// An allow matches only a call with commands, every one of which its glob
+// matches exactly; one with an unknown word might match. A deny or ask
+// matches if its glob matches any command, as written or folded (as a
+// tool's name is); else it might match if a command has an unknown word.
+func (m *Matcher) commandStatus(c *Call) builtins.Match {
+	if len(c.Commands) == 0 {
+		return builtins.No
+	}
+	st := builtins.No
+	if !m.Any {
+		st = builtins.Yes
+	}
+	for _, cl := range c.Commands {
+		matches := lexical.MatchTool(m.Command, cl.Line) || m.Any && lexical.MatchTool(lexical.Fold(m.Command), lexical.Fold(cl.Line))
+		switch {
+		case m.Any && matches:
+			return builtins.Yes
+		case !m.Any && !matches && !cl.Unknown:
+			return builtins.No
+		case cl.Unknown && !matches:
 			st = builtins.Unknown
 		}
 	}

@@ -453,9 +453,11 @@ func calledIn(expr *ast.Expr) string {
 	return ""
 }
 
-// inputUnknowns are the input document's fields other than annotations:
+// inputUnknowns are the input document's fields other than annotations
+// (policy/rules builds the document; the differential test holds the two
+// together: a field left out here is read as absent on the fast path):
 // what a residual made for one tool's hints leaves unknown.
-var inputUnknowns = []string{"input.tool", "input.root", "input.paths", "input.hosts", "input.arguments"}
+var inputUnknowns = []string{"input.tool", "input.root", "input.paths", "input.hosts", "input.arguments", "input.commands"}
 
 // partialNamespace is where partial evaluation puts the rules it leaves.
 const partialNamespace = "mcp_engine_partial"

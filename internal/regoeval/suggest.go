@@ -1,6 +1,8 @@
 package regoeval
 
 import (
+	"strings"
+
 	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
@@ -32,4 +34,63 @@ func Suggest(c *Call) (under, host string) {
 		under = lexical.Scope(c.Paths, c.Dirs, c.Root)
 	}
 	return under, host
+}
+
+// SuggestCommand is the command glob of the suggestion for a call whose
+// command lines hold commands: an "always" answer to a shell command must
+// not allow the whole shell. It is the one prefix every command shares —
+// the program and, when the second word is a subcommand (a plain word,
+// not an option or a path), that word too — followed by "*": "git
+// status*", "npm test*". A call whose commands share no prefix, or have a
+// word the shell changes, has no suggestion at all (none): only "once"
+// answers fit it.
+func SuggestCommand(c *Call) (command string, none bool) {
+	if len(c.Commands) == 0 {
+		return "", false
+	}
+	prefix := ""
+	for i, cl := range c.Commands {
+		if cl.Unknown {
+			return "", true
+		}
+		p := commandPrefix(cl.Line)
+		if p == "" || i > 0 && p != prefix {
+			return "", true
+		}
+		prefix = p
+	}
+	return lexical.EscapeTool(prefix) + "*", false
+}
+
+// commandPrefix is a command's program and its subcommand, if it has one.
+func commandPrefix(line string) string {
+	words := strings.Fields(line)
+	if len(words) == 0 {
+		return ""
+	}
+	if len(words) > 2 && isSubcommand(words[1]) && isSubcommand(words[2]) && runsScript[words[1]] {
+		return strings.Join(words[:3], " ") // npm run test: the script is the subcommand
+	}
+	if len(words) > 1 && isSubcommand(words[1]) {
+		return words[0] + " " + words[1]
+	}
+	return words[0]
+}
+
+// runsScript are the subcommands that name what they run next: npm run
+// test, uv run pytest, cargo run app.
+var runsScript = map[string]bool{"run": true, "exec": true, "x": true, "run-script": true}
+
+// isSubcommand reports a plain word: letters, digits, "-", "_", ":" and
+// ".", not starting with "-" or ".", of a subcommand's length.
+func isSubcommand(w string) bool {
+	if w == "" || len(w) > 32 || w[0] == '-' || w[0] == '.' {
+		return false
+	}
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == ':' || r == '.') {
+			return false
+		}
+	}
+	return true
 }

@@ -5,6 +5,7 @@ package regoeval
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/verdict"
@@ -58,6 +59,10 @@ var (
 	keyRules       = Key("rules")
 	keyStatus      = Key("status")
 	keySuggestion  = Key("suggestion")
+	keyCommand     = Key("command")
+	keyCommands    = Key("commands")
+	keyWords       = Key("words")
+	keyUnknown     = Key("unknown")
 	keyTool        = Key("tool")
 	keyUnder       = Key("under")
 )
@@ -105,6 +110,12 @@ func matcherOf(v ast.Value, decision verdict.Decision) (Matcher, error) {
 			return m, err
 		}
 		m.Host = h
+	}
+	if cmd := stringAt(v, keyCommand); cmd != "" {
+		if err := lexical.ValidateToolGlob(cmd); err != nil {
+			return m, fmt.Errorf("command %q %v", cmd, err)
+		}
+		m.Command = cmd
 	}
 	if ann, ok := valueAt(v, keyAnnotations).(ast.Object); ok && ann.Len() > 0 {
 		m.Annotations = map[string]bool{}
@@ -183,8 +194,33 @@ func CallOf(in ast.Value) Call {
 			}
 		}
 	}
+	c.Commands = CommandsOf(valueAt(in, keyCommands))
 	c.fold()
 	return c
+}
+
+// CommandsOf reads the input document's commands ({"words": [...],
+// "unknown": bool}) as rules match them.
+func CommandsOf(v ast.Value) []CommandLine {
+	arr, ok := v.(*ast.Array)
+	if !ok || arr.Len() == 0 {
+		return nil
+	}
+	out := make([]CommandLine, 0, arr.Len())
+	for i := range arr.Len() {
+		e := arr.Elem(i).Value
+		var words []string
+		if ws, ok := valueAt(e, keyWords).(*ast.Array); ok {
+			for j := range ws.Len() {
+				if w, ok := ws.Elem(j).Value.(ast.String); ok {
+					words = append(words, string(w))
+				}
+			}
+		}
+		unknown, _ := valueAt(e, keyUnknown).(ast.Boolean)
+		out = append(out, CommandLine{Line: strings.Join(words, " "), Unknown: bool(unknown)})
+	}
+	return out
 }
 
 func fieldOfEach(v ast.Value, field *ast.Term) []string {

@@ -388,3 +388,51 @@ func TestDenyOverEveryKeyOfADocument(t *testing.T) {
 	}
 	assert.Equal(t, rules.Allow, decide(t, e, call("fs_read", `{}`), nil).Decision)
 }
+
+// A rule's command matches the simple commands of a call's command lines:
+// an allow needs every one, a deny or ask any (a wrapped command too), a
+// command with a word the shell changes might match. The suggestion for a
+// command call names its program and subcommand, never the bare tool.
+func TestCommandRules(t *testing.T) {
+	e := engine(t, rules.Config{Roots: map[string]string{"*": "/srv/app"}, Rules: []rules.Rule{
+		{Tool: "run_command", Decision: "allow", Command: "git status*"},
+		{Tool: "run_command", Decision: "allow", Command: "npm test*", Under: "/srv/app"},
+		{Tool: "*", Decision: "ask", Command: "rm *"},
+	}})
+	for _, c := range []struct {
+		args     string
+		decision verdict.Decision
+		reason   rules.Reason
+		command  string // the suggestion's; "-" for no suggestion
+	}{
+		{`{"command":"git status"}`, rules.Allow, rules.ReasonRule, "git status*"},
+		{`{"command":"git status --short","cwd":"/tmp"}`, rules.Allow, rules.ReasonRule, "git status*"},
+		{`{"command":"npm test -- --watch","cwd":"/srv/app"}`, rules.Allow, rules.ReasonRule, "npm test*"},
+		{`{"command":"npm test","cwd":"/tmp"}`, rules.Ask, rules.ReasonNoMatch, "npm test*"},
+		{`{"command":"git status && curl -s x.example"}`, rules.Ask, rules.ReasonNoMatch, "-"},
+		{`{"command":"sudo rm -rf build"}`, rules.Ask, rules.ReasonFloor, "-"},
+		{`{"command":"rm -rf build"}`, rules.Ask, rules.ReasonRule, "rm*"},
+		{`{"command":"git status; $X"}`, rules.Ask, rules.ReasonUnevaluable, "-"},
+		{`{"command":["bash","-lc","git status"]}`, rules.Ask, rules.ReasonNoMatch, "-"},
+		// The floor: a recursive delete of the root, however it is reached.
+		{`{"command":"ls /srv/app && rm -rf /srv/app"}`, rules.Ask, rules.ReasonFloor, "-"},
+		{`{"command":"cd /srv && rm -r app"}`, rules.Ask, rules.ReasonFloor, "-"},
+	} {
+		d := decide(t, e, call("run_command", c.args), nil)
+		assert.Equal(t, c.decision, d.Decision, c.args)
+		assert.Equal(t, c.reason, d.Reason, c.args)
+		if c.command == "-" {
+			assert.Nil(t, d.Suggestion, "%s: only once answers fit", c.args)
+		} else if assert.NotNil(t, d.Suggestion, c.args) {
+			assert.Equal(t, c.command, d.Suggestion.Command, c.args)
+		}
+	}
+	// A rule that names a command covers no call without one.
+	d := decide(t, e, call("run_command", `{"path":"/srv/app/x"}`), nil)
+	assert.Equal(t, rules.ReasonNoMatch, d.Reason)
+	// Its glob is checked like a tool's, and its words joined by one space.
+	for _, bad := range []string{`x\`, " git status", "git  status"} {
+		_, err := rules.Validate(rules.Rule{Tool: "run_command", Decision: "allow", Command: bad}, "rule 1")
+		assert.Error(t, err, bad)
+	}
+}

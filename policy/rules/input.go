@@ -41,7 +41,8 @@ type Input struct {
 	annTerm   *ast.Term      // Annotations as a term the engine keeps, nil to make one
 	arguments [][2]*ast.Term // reason excluded: the rules' copy
 	reason    *ast.Term      // nil when the call gave none
-	doc       ast.Value      // the Rego input document, built once when first read (see regoeval.Input)
+	commands  []argread.SimpleCommand
+	doc       ast.Value // the Rego input document, built once when first read (see regoeval.Input)
 	matchCall *regoeval.Call
 }
 
@@ -104,6 +105,7 @@ func (e *Engine) newInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	}
 	in.arguments, in.reason = read.Arguments, read.Reason
 	in.Paths, in.Hosts = values(read.Paths), values(read.Hosts)
+	in.commands = read.Commands
 	return in, nil
 }
 
@@ -177,6 +179,9 @@ var (
 	keyRaw         = regoeval.Key("raw")
 	keyRoot        = regoeval.Key("root")
 	keyTool        = regoeval.Key("tool")
+	keyCommands    = regoeval.Key("commands")
+	keyWords       = regoeval.Key("words")
+	keyUnknown     = regoeval.Key("unknown")
 )
 
 // document is in as the decider reads it: the parts of the Rego input
@@ -217,15 +222,46 @@ func (d document) Document() ast.Value {
 	if root == nil {
 		root = rootTerm(in.Root)
 	}
-	in.doc = ast.NewObject(
+	items := [][2]*ast.Term{
 		ast.Item(keyTool, ast.StringTerm(in.Tool)),
 		ast.Item(keyRoot, root),
 		ast.Item(keyAnnotations, d.Annotations()),
 		ast.Item(keyPaths, valuesTerm(in.Paths, keyPath, in.arguments)),
 		ast.Item(keyHosts, valuesTerm(in.Hosts, keyHost, in.arguments)),
 		ast.Item(keyArguments, ast.ObjectTerm(in.arguments...)),
-	)
+	}
+	if len(in.commands) > 0 {
+		items = append(items, ast.Item(keyCommands, commandsTerm(in.commands)))
+	}
+	in.doc = ast.NewObject(items...)
 	return in.doc
+}
+
+// commandsTerm is the input's commands: {"arg", "words", "unknown",
+// "paths"} (paths: what its own words name, null for unknown), as
+// regoeval.CommandsOf reads them back.
+func commandsTerm(cs []argread.SimpleCommand) *ast.Term {
+	terms := make([]*ast.Term, len(cs))
+	for i, c := range cs {
+		words := make([]*ast.Term, len(c.Words))
+		for j, w := range c.Words {
+			words[j] = ast.StringTerm(w)
+		}
+		paths := make([]*ast.Term, len(c.Paths))
+		for j, p := range c.Paths {
+			paths[j] = ast.NullTerm()
+			if p != "" {
+				paths[j] = ast.StringTerm(p)
+			}
+		}
+		terms[i] = ast.ObjectTerm(
+			ast.Item(keyArg, ast.StringTerm(c.Arg)),
+			ast.Item(keyWords, ast.ArrayTerm(words...)),
+			ast.Item(keyUnknown, ast.BooleanTerm(c.Unknown)),
+			ast.Item(keyPaths, ast.ArrayTerm(paths...)),
+		)
+	}
+	return ast.ArrayTerm(terms...)
 }
 
 // valuesTerm is the input's paths or hosts: {arg, raw, path or host},

@@ -1,7 +1,10 @@
 package rules
 
 import (
+	"strings"
+
 	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/argread"
 	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
@@ -19,6 +22,7 @@ func (in *Input) call() *regoeval.Call {
 	if in.matchCall == nil {
 		in.matchCall = regoeval.NewCall(in.Tool, in.Root, in.Annotations, in.resolvedPaths(), in.resolvedHosts())
 		in.matchCall.Arguments = in.arguments // top-level, the reason left out, as the input document has them
+		in.matchCall.Commands = commandLines(in.commands)
 		for i, v := range in.Paths {
 			if v.Dir {
 				if in.matchCall.Dirs == nil {
@@ -29,6 +33,18 @@ func (in *Input) call() *regoeval.Call {
 		}
 	}
 	return in.matchCall
+}
+
+// commandLines are the call's commands as a rule's command glob reads them.
+func commandLines(cs []argread.SimpleCommand) []regoeval.CommandLine {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := make([]regoeval.CommandLine, len(cs))
+	for i, c := range cs {
+		out[i] = regoeval.CommandLine{Line: strings.Join(c.Words, " "), Unknown: c.Unknown}
+	}
+	return out
 }
 
 // AllowGrantCanAnswer says whether an allow grant may answer d, an asked

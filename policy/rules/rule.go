@@ -55,13 +55,18 @@ type Rule struct {
 	// Arguments name top-level arguments, each with a glob over its value
 	// (the tool glob's syntax): see docs/rules.md, "Rules".
 	Arguments map[string]string `json:"arguments,omitempty"`
-	Message   string            `json:"message,omitempty"`
+	// Command is a glob over a shell command's words, joined by one space
+	// ("git status", "npm run test*"): an allow needs every command of the
+	// call's command lines to match it, a deny or ask any (see
+	// docs/rules.md, "Commands").
+	Command string `json:"command,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // ruleKeys are the JSON keys a rule may have; anything else is a typo that
 // would otherwise silently widen or narrow a rule.
 var ruleKeys = map[string]bool{"tool": true, "decision": true, "under": true, "host": true, "annotations": true, "arguments": true,
-	"message": true}
+	"command": true, "message": true}
 
 // ValidationError names the rule and the field that is wrong.
 type ValidationError struct {
@@ -108,6 +113,12 @@ func Validate(r Rule, name string) (Rule, error) {
 		}
 		r.Host = h
 	}
+	if err := lexical.ValidateToolGlob(r.Command); err != nil {
+		return fail("command", "%v", err)
+	}
+	if r.Command != "" && strings.TrimSpace(r.Command) != r.Command || strings.Contains(r.Command, "  ") {
+		return fail("command", "words are joined by one space, with none at either end: %q", r.Command)
+	}
 	for k := range r.Annotations {
 		if !knownHint(k) {
 			return fail("annotations", "unknown hint %q (known: %s)", k, strings.Join(hintNames[:], ", "))
@@ -153,7 +164,7 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 	}
 	for k := range raw {
 		if !ruleKeys[k] {
-			return &ValidationError{Field: k, Msg: "unknown field (allowed: tool, decision, under, host, annotations, arguments, message)"}
+			return &ValidationError{Field: k, Msg: "unknown field (allowed: tool, decision, under, host, annotations, arguments, command, message)"}
 		}
 	}
 	if v, ok := raw["arguments"]; ok {
@@ -269,6 +280,7 @@ func CloneAll(rs []Rule) []Rule {
 func (r Rule) matcher() regoeval.Matcher {
 	m := regoeval.MatcherFor(r.Decision, r.Tool, r.Under, r.Host, r.Annotations)
 	m.Arguments, _ = regoeval.ArgumentGlobs(r.Arguments) // valid: Validate read them
+	m.Command = r.Command
 	return m
 }
 

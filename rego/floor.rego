@@ -105,6 +105,14 @@ ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
 	tree_or_home(f)
 }
 
+# A command that changes the system itself: its users and passwords, its
+# services and schedules, its kernel, disks and network filter; one that
+# installs a program on every user's PATH; a container given the host.
+ask contains sprintf("'%s' runs %s, which changes the system itself", [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	system_command(c.words)
+}
+
 # A path that cannot be evaluated might be any of the above.
 ask contains {
 	"message": sprintf("'%s' names a path that cannot be checked: %v", [input.tool, p.raw]),
@@ -196,3 +204,35 @@ tree_programs := {"rm", "rmdir", "shred", "chmod", "chown", "chgrp", "setfacl", 
 tree_or_home(f) if f in whole_trees
 
 tree_or_home(f) if regex.match(`^/(home|users|var/home|usr/home|export/home)/[^/]+$|^/(root|var/root)$`, f)
+
+system_command(words) if program_name(words[0]) in system_programs
+
+system_command(words) if startswith(program_name(words[0]), "mkfs")
+
+system_command(words) if {
+	program_name(words[0]) in {"npm", "pnpm", "yarn", "bun"}
+	some w in words
+	w in {"-g", "--global", "--location=global"}
+}
+
+system_command(words) if {
+	count(words) > 1
+	concat(" ", [program_name(words[0]), words[1]]) in global_installs
+}
+
+system_command(words) if {
+	program_name(words[0]) in {"docker", "podman", "nerdctl"}
+	some w in words
+	regex.match(`^--(privileged|(pid|network|net|ipc|uts|userns|cgroupns)=host|cap-add.*|security-opt.*|device.*)$`, w)
+}
+
+global_installs := {"cargo install", "go install", "pipx install", "gem install", "uv tool"}
+
+system_programs := {
+	"reboot", "shutdown", "halt", "poweroff", "init", "telinit", "passwd", "chpasswd", "usermod", "useradd",
+	"userdel", "adduser", "deluser", "groupadd", "groupmod", "groupdel", "gpasswd", "visudo", "chsh", "chfn",
+	"iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "pfctl", "sysctl", "insmod", "rmmod", "modprobe",
+	"kextload", "mount", "umount", "swapon", "swapoff", "fdisk", "parted", "wipefs", "mkswap", "systemctl",
+	"systemd-run", "launchctl", "service", "update-rc.d", "chkconfig", "setcap", "setenforce", "csrutil", "nvram",
+	"dscl", "diskutil", "crontab",
+}

@@ -116,7 +116,8 @@ var nameTable = []nameRow{
 	{class: patchName, listed: []string{"patch", "patches", "diff", "diffs", "unifieddiff", "patchtext", "patchcontent"}},
 	// A shell command line, as a server hands it to a shell.
 	{class: shellName, listed: []string{"command", "commands", "cmd", "cmds", "commandline", "commandlines", "cmdline", "shellcommand",
-		"shellcommands", "bashcommand", "shellscript", "bashscript", "setupcommands", "clicommand", "clicommands", "runcommand", "execcommand"}},
+		"shellcommands", "bashcommand", "shellscript", "bashscript", "setupcommands", "clicommand", "clicommands", "runcommand", "execcommand",
+		"shellcmd", "bashcmd", "cmdstring", "commandstring", "commandtext"}},
 	// Names that hold names: an entity's, a page's, a label.
 	{class: labelName, listed: []string{"name", "names", "title", "titles", "label", "labels", "entityname", "entitynames",
 		"displayname"}},
@@ -318,7 +319,7 @@ func isPatchTool(name string) bool {
 func isShellTool(name string) bool {
 	for _, w := range splitWords(name) {
 		switch w {
-		case "shell", "bash", "sh", "zsh", "terminal", "command", "commands", "cmd", "exec", "powershell", "pwsh":
+		case "shell", "bash", "sh", "zsh", "terminal", "command", "commands", "cmd", "exec", "execute", "powershell", "pwsh", "process", "console":
 			return true
 		}
 	}

@@ -77,6 +77,16 @@ func (w *walker) shellArgv(s site, words []string) {
 	r.command(ws, r.startDirs())
 }
 
+// isShellChoice reports a "shell" argument that names the shell to run a
+// command in ("bash", "/bin/zsh", "powershell"), not a command line.
+func isShellChoice(arg, v string) bool {
+	if n := FoldName(arg); n != "shell" && n != "bash" {
+		return false
+	}
+	p, ok := programs[programName(v)]
+	return ok && p.kind == progShell && !strings.ContainsAny(v, " \t\n;&|") || v == "powershell" || v == "pwsh" || v == "cmd"
+}
+
 // shellArray reads an array under a shell command's name: under a plural
 // name ("commands"), each string a command line; else the command's words
 // (["bash", "-lc", "..."]), when they are all strings. It reports whether
@@ -321,7 +331,8 @@ func (r *shellReader) statement(st *syntax.Stmt, dirs []string) []string {
 		r.stmt(x.Stmt, dirs)
 		return dirs
 	case *syntax.ArithmCmd, *syntax.TestClause, *syntax.LetClause:
-		r.substitutions(x, dirs) // what they compute runs nothing but their substitutions
+		r.substitutions(x, dirs)             // what they compute runs nothing but their substitutions,
+		r.laterSubstitution(syntaxString(x)) // and what a quoted subscript holds (let 'a[$(x)]')
 		return dirs
 	case *syntax.DeclClause:
 		for _, a := range x.Args {
@@ -384,6 +395,9 @@ func (r *shellReader) redirect(rd *syntax.Redirect, dirs []string) {
 func (r *shellReader) assign(a *syntax.Assign, dirs []string) {
 	if a.Value != nil {
 		r.substitutions(a.Value, dirs)
+		if v, ok := literalWord(a.Value); ok {
+			r.laterSubstitution(v)
+		}
 	}
 	if a.Array != nil {
 		r.substitutions(a.Array, dirs)
@@ -421,9 +435,20 @@ type shellWord struct {
 func (r *shellReader) word(w *syntax.Word, dirs []string) shellWord {
 	r.substitutions(w, dirs)
 	if s, ok := literalWord(w); ok {
+		r.laterSubstitution(s)
 		return shellWord{text: s, known: true}
 	}
 	return shellWord{text: syntaxString(w)}
+}
+
+// laterSubstitution reads a literal that holds a substitution, which bash
+// runs when the text is evaluated again: as an array's subscript in
+// arithmetic ("a[$(cmd)]" in $((x)), [[ $x -eq 1 ]], printf -v, read,
+// declare -i), or by eval. What it runs cannot be told: it is unknown.
+func (r *shellReader) laterSubstitution(s string) {
+	if strings.Contains(s, "$(") || strings.Contains(s, "`") || strings.Contains(s, "${") || strings.Contains(s, "<(") || strings.Contains(s, ">(") {
+		r.unknown(s)
+	}
 }
 
 // data reads a word that is no path (a case's subject, a for loop's

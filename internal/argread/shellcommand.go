@@ -109,7 +109,7 @@ func (r *shellReader) command(words []shellWord, dirs []string) []string {
 	name := programName(prog.text)
 	p, ok := programs[name]
 	if !ok {
-		r.defaultCommand(words[1:], dirs)
+		r.defaultCommand(name, words[1:], dirs)
 		return dirs
 	}
 	rest := words[1:]
@@ -312,6 +312,8 @@ func (r *shellReader) options(p *program, args []shellArg, dirs []string) []stri
 			r.read(a.value, dirs)
 		case p.hosts.has(a.opt) && a.hasValue:
 			r.hostWord(a.value)
+		case a.hasValue && a.value.known && readsAsURL(a.value.text):
+			r.hostWord(a.value) // kubectl --server=https://x: any option's URL is a host reached
 		}
 	}
 	return dirs
@@ -429,6 +431,8 @@ func (r *shellReader) shell(p *program, words []shellWord, dirs []string) {
 		}
 	case command || stdin || rest >= len(words):
 		r.unknown("the commands " + "on standard input")
+	case words[rest].known && (words[rest].text == "-" || words[rest].text == "/dev/stdin"):
+		r.unknown("the commands on standard input")
 	default:
 		r.read(words[rest], dirs) // the script
 		r.operands(words[rest+1:], dirs)
@@ -461,7 +465,7 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 			return
 		}
 	}
-	if rest >= len(words) {
+	if rest >= len(words) || words[rest].known && (words[rest].text == "-" || words[rest].text == "/dev/stdin") {
 		r.unknown("the code " + name + " reads from its standard input")
 		return
 	}
@@ -476,11 +480,12 @@ func (r *shellReader) script(p *program, words []shellWord, dirs []string) {
 	dirs = r.options(p, args, dirs)
 	haveScript := false
 	for _, a := range args {
-		if p.files.has(a.opt) {
+		switch {
+		case p.files.has(a.opt):
 			haveScript = true // -f FILE: the script is a file, read above
-		}
-		if p.code.has(a.opt) {
-			haveScript = true
+		case a.opt == "-e" || a.opt == "--expression":
+			haveScript = true // sed -e SCRIPT: checked
+			r.scriptText(p, a.value)
 		}
 	}
 	for _, a := range args {
@@ -724,7 +729,7 @@ func (r *shellReader) cd(words []shellWord, dirs []string) []string {
 func (r *shellReader) container(p *program, words []shellWord, dirs []string) {
 	args, _ := parseArgs(words, p, false)
 	dirs = r.options(p, args, dirs)
-	sub := ""
+	sub, image := "", ""
 	for _, a := range args {
 		switch {
 		case a.opt == "-v" || a.opt == "--volume":
@@ -736,6 +741,19 @@ func (r *shellReader) container(p *program, words []shellWord, dirs []string) {
 		case a.opt != "":
 		case sub == "" && a.value.known:
 			sub = a.value.text
+		case (sub == "pull" || sub == "push" || sub == "run" || sub == "create") && image == "" && a.value.known:
+			image = a.value.text
+			if reg, _, ok := strings.Cut(image, "/"); ok && (strings.ContainsAny(reg, ".:") || reg == "localhost") {
+				r.hostWord(shellWord{text: reg, known: true}) // the registry the daemon reaches
+			}
+		case image != "" && a.value.known:
+			// What runs in the container reaches the network from here:
+			// its URLs and addresses are hosts (its paths are its own).
+			if readsAsURL(a.value.text) {
+				r.hostWord(a.value)
+			} else if h, ok := readsAsIPAddress(a.value.text); ok {
+				r.host(a.value.text, h)
+			}
 		case sub == "build" || sub == "buildx":
 			r.read(a.value, dirs) // the context (a URL is a host)
 		case sub == "cp":
@@ -864,9 +882,12 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 // refs, formats (no paths), a file for -F, programs for the rest.
 var (
 	gitSubcommand = program{values: opts("-m --message -F --file -C --reuse-message -c --reedit-message -b -B --author --date -n --max-count --format --pretty " +
-		"--since --until --after --before --grep -S -G -L -U --depth --branch -o --origin --shallow-since --shallow-exclude -j --jobs --upload-pack --receive-pack " +
-		"--exec --template --extcmd -x --tool --gpg-program --sequence-editor --onto --strategy -s -X --strategy-option --abbrev --encoding --author-date-order"),
-		files: opts("-F --file"), code: opts("--upload-pack --receive-pack --exec --template --extcmd -x --tool --gpg-program --sequence-editor")}
+		"--since --until --after --before --grep -S -G -L -U --depth --branch -o --output --origin --shallow-since --shallow-exclude -j --jobs --upload-pack --receive-pack " +
+		"--exec --template --extcmd -x --tool --gpg-program --sequence-editor --onto --strategy -s -X --strategy-option --abbrev --encoding " +
+		"--prefix --directory --output-directory --exec-path -O --open-files-in-pager --smtp-server --sendmail-cmd --to-cmd --cc-cmd --format-patch"),
+		files: opts("-F --file -o --output --prefix --directory --output-directory"),
+		code: opts("--upload-pack --receive-pack --exec --template --extcmd -x --tool --gpg-program --sequence-editor --exec-path -O --open-files-in-pager " +
+			"--smtp-server --sendmail-cmd --to-cmd --cc-cmd")}
 	gitClone = func() program {
 		p := gitSubcommand
 		p.code = opts("--upload-pack -u --template --config -c")
@@ -902,11 +923,31 @@ func hasWord(words []shellWord, names ...string) bool {
 	return false
 }
 
+// runsOtherCode are options of programs read by default that make them
+// run a program or script of the caller's: tar's --to-command, zip's
+// -TT, npm exec's -c.
+var runsOtherCode = map[string][]string{
+	"tar":  {"--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--rsh-command", "--info-script", "--new-volume-script", "-F"},
+	"gtar": {"--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--rsh-command", "--info-script", "--new-volume-script", "-F"},
+	"zip":  {"-TT", "--unzip-command"},
+	"npx":  {"-c", "--call"}, "npm": {"-c", "--call"}, "pnpm": {"-c"}, "yarn": {"exec"},
+	"less": {"-+", "--lesskey"}, "more": {"+"},
+}
+
 // defaultCommand reads a program the table does not know: each operand a
 // path (a URL or a remote path a host), an option's "=" value a path when
 // it reads as a file's name, and from a later word naming a shell or an
 // interpreter on, the command that word starts.
-func (r *shellReader) defaultCommand(words []shellWord, dirs []string) {
+func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []string) {
+	if risky := runsOtherCode[name]; risky != nil {
+		for _, w := range words {
+			for _, prefix := range risky {
+				if w.known && strings.HasPrefix(w.text, prefix) {
+					r.unknown(w.text) // a program the command runs
+				}
+			}
+		}
+	}
 	for i, w := range words {
 		if w.known && i > 0 {
 			if p, ok := programs[programName(w.text)]; ok && (p.kind == progShell || p.kind == progInterpreter || p.kind == progWrapper || p.kind == progUnknown) {
@@ -944,12 +985,17 @@ func (r *shellReader) operands(words []shellWord, dirs []string) {
 				}
 				continue
 			}
-			if _, val, ok := strings.Cut(t, "="); ok && (readsAsCommandFile(val) || looksLikePath(val)) {
-				r.operand(val, dirs)
+			if _, val, ok := strings.Cut(t, "="); ok && namesSomething(val) {
+				r.operand(val, dirs) // --output=/x, --server=https://x
+			} else if !strings.HasPrefix(t, "--") && len(t) > 2 && namesSomething(t[2:]) {
+				r.operand(t[2:], dirs) // a short option's value written on to it: -o/x, -C../y
 			}
 			continue
 		}
 		r.operand(t, dirs)
+		if k, val, ok := strings.Cut(t, "="); ok && k != "" && namesSomething(val) {
+			r.operand(val, dirs) // dd's if=/etc/x, make's SHELL=/tmp/y
+		}
 	}
 	// "npm config set registry x", "git config alias.x '!sh'": a setting
 	// that changes what runs later.
@@ -960,7 +1006,15 @@ func (r *shellReader) operands(words []shellWord, dirs []string) {
 	}
 }
 
-// operand reads one word that is no option.
+// namesSomething reports a value that reads as a file's path or a URL:
+// an option's value written on to it, or a KEY=VALUE operand's value.
+func namesSomething(v string) bool {
+	_, ip := readsAsIPAddress(v)
+	return ip || readsAsCommandFile(v) || looksLikePath(v) || readsAsURL(v) || strings.ContainsAny(v, "/\\")
+}
+
+// operand reads one word that is no option: a URL's host, an IP
+// address (a program that takes one reaches it), else a path.
 func (r *shellReader) operand(t string, dirs []string) {
 	switch {
 	case strings.HasPrefix(strings.ToLower(t), "file:"):
@@ -969,6 +1023,9 @@ func (r *shellReader) operand(t string, dirs []string) {
 		h, _ := urlHost(t)
 		r.host(t, h)
 	default:
+		if h, ok := readsAsIPAddress(t); ok {
+			r.host(t, h)
+		}
 		r.path(t, dirs, false)
 	}
 }

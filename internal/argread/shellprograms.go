@@ -116,7 +116,7 @@ var (
 	ruby = program{kind: progInterpreter, values: opts("-e -I -r -C -x"), code: opts("-e"), chdir: opts("-C")}
 	awk  = program{kind: progScript, values: opts("-v -F -f --file --assign --field-separator -i --include -l --load -E --exec"),
 		files: opts("-f --file -E --exec -i --include"), check: awkRunsNothing}
-	sed = program{kind: progScript, values: opts("-e --expression -f --file -l --line-length"), files: opts("-f --file"), code: opts("-e --expression"), check: sedRunsNothing}
+	sed = program{kind: progScript, values: opts("-e --expression -f --file -l --line-length"), files: opts("-f --file"), check: sedRunsNothing}
 	ssh = program{kind: progRemote, values: opts("-i -F -E -S -o -J -p -l -L -R -D -b -c -e -m -O -Q -W -w -B -I"),
 		files: opts("-i -F -E -S"), hosts: opts("-J"), code: opts("-o")}
 	curl = program{kind: progNetwork,
@@ -126,7 +126,7 @@ var (
 			"--retry --retry-delay --retry-max-time -Y --speed-limit -y --speed-time --limit-rate --max-filesize --max-redirs --interface -Q --quote --url -C --continue-at " +
 			"--output-dir --unix-socket --abstract-unix-socket --json --variable --expand-url --oauth2-bearer --aws-sigv4 --ciphers --compressed-ssh --tls-max --proto --proto-redir"),
 		files: opts("-o --output -T --upload-file -K --config -c --cookie-jar -D --dump-header --cacert --capath --cert -E --key --trace --trace-ascii --stderr --netrc-file --output-dir --unix-socket"),
-		hosts: opts("-x --proxy --preproxy --doh-url --url")}
+		hosts: opts("-x --proxy --preproxy --doh-url --url"), code: opts("--expand-url --variable")}
 	wget = program{kind: progNetwork,
 		values: opts("-O --output-document -o --output-file -a --append-output -P --directory-prefix -i --input-file --post-file --body-file --load-cookies --save-cookies " +
 			"-e --execute --header -U --user-agent --user --password --post-data --body-data --method -t --tries -T --timeout -w --wait -Q --quota --limit-rate " +
@@ -137,7 +137,7 @@ var (
 		values: opts("-v --volume --mount -f --file --env-file -e --env -w --workdir -p --publish -u --user --name --network --entrypoint -l --label -H --host " +
 			"-t --tag --build-arg --platform --target --secret --ssh --build-context --cidfile --iidfile -c --context --config --log-driver --log-opt --kubeconfig -n --namespace " +
 			"-o --output --cache-from --cache-to --add-host --dns -m --memory --cpus --restart --hostname --env-file --project-directory --profile --pull"),
-		files: opts("-f --file --env-file --cidfile --iidfile --config --kubeconfig --project-directory"), hosts: opts("-H --host")}
+		files: opts("-f --file --env-file --cidfile --iidfile --config --kubeconfig --project-directory"), hosts: opts("-H --host --server -s")}
 	wrapper = func(values, chdir string, skip int) program {
 		return program{kind: progWrapper, values: opts(values), chdir: opts(chdir), skip: skip}
 	}
@@ -234,7 +234,7 @@ var programs = map[string]program{
 	"tty": {kind: progData}, "groups": {kind: progData}, "clear": {kind: progData}, "tput": {kind: progData}, "ps": {kind: progData},
 	"top": {kind: progData}, "htop": {kind: progData}, "free": {kind: progData}, "uptime": {kind: progData}, "history": {kind: progData},
 	"date":  {kind: progData, values: opts("-d --date -f --file -r --reference -s --set"), files: opts("-f --file -r --reference")},
-	"shopt": {kind: progData}, "times": {kind: progData}, "local": {kind: progData}, "typeset": {kind: progData},
+	"times": {kind: progData}, "local": {kind: progData}, "typeset": {kind: progData},
 
 	// A pattern, then files.
 	"grep": {kind: progPattern, values: opts("-e --regexp -f --file -m --max-count -A --after-context -B --before-context -C --context --include --exclude --exclude-dir --exclude-from --color --colour -d --directories -D --devices --label --binary-files --group-separator"),
@@ -251,7 +251,18 @@ var programs = map[string]program{
 	"jq":   {kind: progJq},
 
 	// Looking a name up runs nothing.
-	"which": {kind: progLookup}, "type": {kind: progLookup}, "whereis": {kind: progLookup}, "hash": {kind: progLookup},
+	"which": {kind: progLookup}, "type": {kind: progLookup}, "whereis": {kind: progLookup},
+
+	// Programs that run code given as an argument, a script on their
+	// standard input, or a pager or helper program of the caller's.
+	"hash": {kind: progUnknown}, "shopt": {kind: progUnknown}, "mapfile": {kind: progUnknown}, "readarray": {kind: progUnknown},
+	"complete": {kind: progUnknown}, "compgen": {kind: progUnknown}, "dc": {kind: progUnknown}, "bc": {kind: progUnknown},
+	"r": {kind: progUnknown}, "ex": {kind: progUnknown}, "vi": {kind: progUnknown}, "view": {kind: progUnknown}, "ed": {kind: progUnknown},
+	"gdb": {kind: progUnknown}, "lldb": {kind: progUnknown}, "gnuplot": {kind: progUnknown}, "man": {kind: progUnknown},
+	"sqlite3": {kind: progUnknown}, "psql": {kind: progUnknown}, "mysql": {kind: progUnknown}, "mariadb": {kind: progUnknown},
+	"mongosh": {kind: progUnknown}, "mongo": {kind: progUnknown}, "xdg-open": {kind: progUnknown}, "open": {kind: progUnknown},
+	"sshpass": {kind: progUnknown}, "nmap": {kind: progNetwork, values: opts("-p -oN -oX -oG -oA -iL --script -e -S")}, "masscan": {kind: progNetwork, values: opts("-p --rate")},
+	"links": {kind: progNetwork}, "lynx": {kind: progNetwork}, "w3m": {kind: progNetwork}, "elinks": {kind: progNetwork}, "tftp": {kind: progNetwork},
 
 	// Network programs: their operands are URLs or hosts.
 	"curl": withSends(curl), "wget": wget, "wget2": wget,
@@ -271,9 +282,9 @@ var programs = map[string]program{
 	"ftp": {kind: progNetwork}, "lftp": {kind: progUnknown}, "smbclient": {kind: progUnknown}, "openssl": {kind: progUnknown},
 
 	"ssh": ssh, "mosh": {kind: progRemote, values: opts("--ssh -p --port --server"), code: opts("--ssh --server")},
-	"autossh": ssh,
-	"scp":     {kind: progCopy, values: opts("-i -F -o -P -S -c -l -J -D -X"), files: opts("-i -F"), hosts: opts("-J"), code: opts("-S -o")},
-	"sftp":    {kind: progCopy, values: opts("-i -F -o -P -S -b -B -c -D -J -l -R -s"), files: opts("-i -F -b"), hosts: opts("-J"), code: opts("-S -s -o -D")},
+	"autossh": ssh, "ssh-copy-id": ssh,
+	"scp":  {kind: progCopy, values: opts("-i -F -o -P -S -c -l -J -D -X"), files: opts("-i -F"), hosts: opts("-J"), code: opts("-S -o")},
+	"sftp": {kind: progCopy, values: opts("-i -F -o -P -S -b -B -c -D -J -l -R -s"), files: opts("-i -F -b"), hosts: opts("-J"), code: opts("-S -s -o -D")},
 	"rsync": {kind: progCopy, values: opts("-e --rsh --rsync-path --exclude --include --exclude-from --include-from --files-from --filter -f --log-file --password-file " +
 		"--backup-dir --partial-dir --temp-dir -T --compare-dest --copy-dest --link-dest --chmod --chown --timeout --bwlimit --max-size --min-size --port --address --sockopts --out-format --log-file-format --info --debug"),
 		files: opts("--exclude-from --include-from --files-from --log-file --password-file --backup-dir --partial-dir --temp-dir -T --compare-dest --copy-dest --link-dest"),
@@ -340,7 +351,8 @@ func codeVariable(name string) bool {
 // a program is asked, not allowed.
 func awkRunsNothing(prog string) bool {
 	return !strings.ContainsAny(prog, "|>") && !strings.Contains(prog, "system") && !strings.Contains(prog, "getline") &&
-		!strings.Contains(prog, "@load") && !strings.Contains(prog, "@include") && !strings.Contains(prog, "ENVIRON")
+		!strings.Contains(prog, "@") && !strings.Contains(prog, "ENVIRON") && !strings.Contains(prog, "ARGV") && !strings.Contains(prog, "ARGC") &&
+		!strings.Contains(prog, "PROCINFO")
 }
 
 // sedRunsNothing reports a sed script that runs no command and writes or

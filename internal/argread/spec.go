@@ -281,7 +281,7 @@ func compileTool(specs []Spec, name string, schema schemaKeys) *tool {
 			}
 		}
 	} else if isShellTool(name) {
-		for _, n := range []string{"script", "code", "input", "line"} {
+		for _, n := range []string{"script", "code", "input", "line", "exec", "run", "task", "program", "executable", "statement", "expression", "text", "keys", "shell", "bash"} {
 			if _, ok := t.classes[n]; !ok {
 				set(n, shellName)
 			}

@@ -223,6 +223,8 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		if r := trimReading(v); readsAsLocalName(r) && !looksLikePath(r) {
 			w.inDirectories(s.as(Class{Kind: Path, Evidence: Word}), t, v) // a file's name beside a folder: {"folder": "/srv", "name": "secret/key"}
 		}
+	case c.Kind == Shell && c.Evidence == Name && isShellChoice(s.arg, v):
+		// {"shell": "bash"}: which shell runs the command, not one.
 	case c.Kind == Shell:
 		w.shellLine(s, t, v)
 	case c.Kind == Patch:

@@ -24,14 +24,31 @@ var secretList = []SensitiveEntry{
 
 	// Cloud, registry and service credentials.
 	{"CRD1", secretCredentials, Anywhere, Dir, []string{".aws", ".azure", ".config/gcloud", ".kube", ".config/gh", ".terraform.d", ".config/op", ".config/doctl",
-		".config/hub", ".oci", ".config/helm/registry", ".config/containers/auth.json"}},
+		".config/hub", ".oci", ".config/helm/registry", ".config/containers/auth.json",
+		// CLIs' and services' tokens.
+		".config/github-copilot", ".config/glab-cli", ".config/flyctl", ".fly", ".config/netlify", ".local/share/com.vercel.cli",
+		".config/configstore", ".huggingface", ".cache/huggingface/token", ".config/ngrok", ".cloudflared", ".wrangler",
+		".config/.wrangler", ".config/stripe", ".config/sops", ".config/solana", ".ethereum/keystore", ".bitcoin", ".snowflake",
+		".dbt", ".config/hcloud", ".mc", ".config/bitwarden cli", ".docker/contexts",
+		// AI agents' credentials and the configurations that hold MCP servers' keys.
+		".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json", ".local/share/opencode/auth.json",
+		".claude.json", "claude_desktop_config.json", ".cursor/mcp.json", ".continue/config.json", ".config/code/user/globalstorage"}},
 	{"CRD2", secretCredentials, Anywhere, File, []string{".netrc", "_netrc", ".pgpass", ".my.cnf", ".mylogin.cnf", ".git-credentials", ".config/git/credentials",
 		".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".vault-token", ".terraformrc", ".tofurc", ".docker/config.json",
 		".boto", ".s3cfg", ".databrickscfg", ".htpasswd", ".erlang.cookie", "credentials.json", "service-account.json", "serviceaccount.json",
-		".config/rclone/rclone.conf", ".config/composer/auth.json", ".composer/auth.json", ".gradle/gradle.properties", ".m2/settings-security.xml"}},
-	{"CRD3", secretCredentials, Home, File, []string{".npmrc", ".yarnrc.yml"}}, // a project's .npmrc names a registry; the home one holds its token
-	{"CRD4", secretCredentials, Anywhere, Prefix, []string{"client_secret"}},   // Google's client_secret_<id>.json
-	{"CRD5", secretCredentials, System, File, []string{"/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "/etc/security/opasswd"}},
+		".config/rclone/rclone.conf", ".config/composer/auth.json", ".composer/auth.json", ".gradle/gradle.properties", ".m2/settings-security.xml",
+		".m2/settings.xml", ".config/pip/pip.conf", ".pip/pip.conf", ".sentryclirc", ".sbt/.credentials", ".ivy2/.credentials",
+		".nuget/nuget/nuget.config", "key.pem", "deploy_key", ".dev.vars", "local.settings.json", "secrets.yaml", "secrets.yml",
+		"secrets.json", ".secrets", "wp-config.php", "terraform.tfstate"}},
+	{"CRD3", secretCredentials, Home, File, []string{".npmrc", ".yarnrc.yml", ".yarnrc", ".bundle/config"}}, // a project's .npmrc names a registry; the home one holds its token
+	{"CRD4", secretCredentials, Anywhere, Prefix, []string{"client_secret"}},                                // Google's client_secret_<id>.json
+	{"CRD5", secretCredentials, System, File, []string{"/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "/etc/security/opasswd",
+		"/etc/shadow-", "/etc/gshadow-", "/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml", "/etc/mysql/debian.cnf", "/etc/krb5.keytab",
+		"/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets", "/etc/ipsec.secrets", "/etc/gitlab/gitlab-secrets.json"}},
+	{"CRD6", secretCredentials, System, Dir, []string{"/run/secrets", "/etc/networkmanager/system-connections", "/etc/wireguard",
+		"/var/lib/docker/containers", "/run/user/*/containers", "/var/backups", "/etc/kubernetes/pki"}}, // /var/run/secrets is /run/secrets: a container's and a pod's
+	{"CRD7", secretCredentials, Anywhere, Suffix, []string{".tfstate", ".tfstate.backup", ".tfvars"}},
+	{"CRD8", secretCredentials, Anywhere, Prefix, []string{"krb5cc_"}}, // Kerberos tickets: /tmp/krb5cc_1000
 
 	// Environment files: a project's secrets, by convention outside git.
 	{"ENV1", secretEnv, Anywhere, Prefix, []string{".env"}},
@@ -41,16 +58,17 @@ var secretList = []SensitiveEntry{
 	{"VLT1", secretStore, Anywhere, Dir, []string{".password-store", ".local/share/keyrings", "library/keychains", ".mozilla", ".config/google-chrome",
 		".config/chromium", ".config/bravesoftware", ".config/microsoft-edge", ".config/vivaldi", ".config/opera",
 		"application support/google/chrome", "application support/firefox", "application support/bravesoftware", "application support/microsoft edge",
-		"library/cookies", ".thunderbird"}},
+		"library/cookies", ".thunderbird", "snap/chromium", "snap/firefox", ".config/slack", ".config/discord"}},
 
 	// What a person typed: shells' and REPLs' histories hold the passwords
 	// and tokens typed on command lines.
 	{"HIS1", secretHistory, Anywhere, File, []string{".bash_history", ".zsh_history", ".zhistory", ".history", ".sh_history", ".ksh_history",
 		".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history", ".rediscli_history", ".irb_history",
-		".ts_node_repl_history", "fish_history"}},
+		".ts_node_repl_history", "fish_history", ".viminfo", ".dbshell", "mongosh_repl_history", ".ipython/profile_default/history.sqlite"}},
+	{"HIS2", secretHistory, Anywhere, Dir, []string{".zsh_sessions", ".local/share/atuin"}},
 
 	// A process's environment and memory.
-	{"PRC1", secretProcess, System, Dir, []string{"/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/mem", "/proc/*/task/*/mem"}},
+	{"PRC1", secretProcess, System, Dir, []string{"/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/mem", "/proc/*/task/*/mem", "/proc/kcore"}},
 }
 
 // Why a path is on the secrets list, as the floor's question says it.

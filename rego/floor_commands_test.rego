@@ -1,0 +1,70 @@
+package mcp.floor_test
+
+import data.mcp.engine
+import data.mcp.floor as danger
+import data.mcp.helpers_test as h
+
+# --- commands ---------------------------------------------------------------
+
+command_call(line, paths) := object.union(
+	h.call("run_command", {"paths": paths}),
+	{"commands": [{"arg": "command", "words": split(line, " "), "unknown": false, "paths": paths}]},
+)
+
+test_a_command_as_another_user_is_asked if {
+	every line in ["sudo apt-get install jq", "/usr/bin/SUDO ls", "doas cat x", "su -c id root"] {
+		asks := danger.ask with input as command_call(line, ["/r"])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		some e in asks
+		contains(e, "as another user")
+	}
+}
+
+test_a_recursive_delete_of_a_tree_or_home_is_asked if {
+	trees := [
+		["rm -rf /", "/"], ["rm -r /home/u", "/home/u"],
+		["chmod -R 777 /r", "/r"], ["chown --recursive u /root", "/root"],
+	]
+	every c in trees {
+		asks := danger.ask with input as command_call(c[0], [c[1]])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		some e in asks
+		contains(e, "whole tree or a home directory")
+	}
+}
+
+test_ordinary_commands_are_not_asked if {
+	ordinary := [
+		["rm -rf build", "/r/build"], ["chmod +x /r/run.sh", "/r/run.sh"],
+		["git status", "/r"], ["rm /home/u/x", "/home/u/x"],
+	]
+	every c in ordinary {
+		d := engine.decision with input as command_call(c[0], [c[1]])
+			with data.mcp_data as h.mcp_data_with(allow_all, ["/r"], [])
+		d.decision == "allow"
+		d.floor == false
+	}
+}
+
+test_a_command_that_changes_the_system_is_asked if {
+	every line in [
+		"systemctl --user enable x.service", "npm i -g x", "cargo install x", "usermod -aG docker u",
+		"mkfs.ext4 /dev/sdb", "docker run --privileged alpine", "docker run --pid=host alpine", "/sbin/reboot",
+	] {
+		asks := danger.ask with input as command_call(line, ["/r"])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		some e in asks
+		contains(e, "changes the system itself")
+	}
+}
+
+test_ordinary_installs_are_not_asked_as_system_changes if {
+	ordinary := ["npm install x", "npm i", "cargo build", "go build ./...", "docker run --rm alpine ls", "pip install x"]
+	every line in ordinary {
+		asks := danger.ask with input as command_call(line, ["/r"])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		every e in asks {
+			not contains(e, "changes the system itself")
+		}
+	}
+}

@@ -344,13 +344,13 @@ var attacks = []attack{
 	{name: "no path/coordinates", rules: allowProject, roots: srv, tool: "maps_directions", args: `{"origin":"48.3538,11.7861","destination":"48.1374,11.5755"}`, decision: "ask", reason: "no-match", paths: []string{}},
 	{name: "no path/SQL opening with a comment", rules: allowProject, roots: srv, tool: "run_sql", args: `{"sql":"/* active */ SELECT 1","stmt":"/* x */ SELECT 2"}`, decision: "ask", reason: "no-match", paths: []string{}},
 	{name: "no path/an entity named like a route", rules: allowProject, roots: srv, tool: "create_entities", args: `{"entities":[{"name":"/api/v2/orders","entityType":"endpoint"}]}`, decision: "ask", reason: "no-match", paths: []string{}},
-	{name: "no path/a system path under a name is one", rules: allowProject, roots: srv, tool: "create_entities", args: `{"name":"/etc/passwd"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "no path/a system path under a name is one", rules: allowProject, roots: srv, tool: "create_entities", args: `{"name":"/etc/passwd"}`, decision: "ask", reason: "floor"},
 	{name: "no path/a file under a weak name is one", rules: allowAllDenySecret, roots: srv, tool: "move_file", args: `{"source":"notes.txt","destination":"secret"}`, decision: "deny", reason: "rule"},
 	{name: "no path/a list of files names its files, not its fields", rules: allowProject, roots: srv, tool: "write_files", args: `{"files":[{"name":"notes.md","content":"x"}]}`, decision: "allow", reason: "rule", paths: []string{"/srv/notes.md"}},
 	// Red team 8 (after the reader moved): what the server opens by other
 	// readings than the first.
 	{name: "red team 8/an address then a path under a weak name", rules: allowAll, roots: srv, tool: "probe", args: `{"to":"127.1/../../../etc/ld.so.preload"}`, decision: "ask", reason: "floor"},
-	{name: "red team 8/a label's path that starts with /./", rules: allowProject, roots: srv, tool: "note", args: `{"name":"/./etc/ld.so.preload"}`, decision: "ask", reason: "unevaluable-path"},
+	{name: "red team 8/a label's path that starts with /./", rules: allowProject, roots: srv, tool: "note", args: `{"name":"/./etc/ld.so.preload"}`, decision: "ask", reason: "floor"},
 	{name: "red team 8/a shell name after ..", rules: allowAllDenySecret, roots: srv, tool: "write_file", args: `{"path":"/..$PWD/secret/key"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "red team 8/a database file in a URL", rules: allowAllDenySecret, roots: srv, tool: "query", args: `{"db":"sqlite:////srv/secret/app.db"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "red team 8/ssh's destination under a weak name", rules: allowAllDenyPrivate, roots: srv, tool: "copy", args: `{"destination":"root@10.0.0.1"}`, decision: "deny", reason: "rule"},

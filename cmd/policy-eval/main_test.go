@@ -401,9 +401,10 @@ func TestDecideTools(t *testing.T) {
 	assert.Equal(t, map[string]any{"tool": "nb_read", "host": "docs.raku.org"}, got["suggestion"])
 
 	// Without the catalogue the annotations are unknown and no name says
-	// the value is a path: one that reads as a path is an unknown one.
+	// the value is a path: an absolute one reads as itself, and no rule
+	// allows a tool of unknown hints to act on it.
 	got = one(t, call("1", "nb_read", `{"notebook": "/n/a.ipynb"}`))
-	assert.Equal(t, "unevaluable-path", got["reason"])
+	assert.Equal(t, "no-match", got["reason"])
 	assert.Equal(t, []any{"/n/a.ipynb"}, got["paths"], "shown as written")
 
 	// A []Tool, annotations beside "function".

@@ -257,7 +257,7 @@ var programs = map[string]program{
 	// standard input, or a pager or helper program of the caller's.
 	"hash": {kind: progUnknown}, "shopt": {kind: progUnknown}, "mapfile": {kind: progUnknown}, "readarray": {kind: progUnknown},
 	"complete": {kind: progUnknown}, "compgen": {kind: progUnknown}, "dc": {kind: progUnknown}, "bc": {kind: progUnknown},
-	"r": {kind: progUnknown}, "ex": {kind: progUnknown}, "vi": {kind: progUnknown}, "view": {kind: progUnknown}, "ed": {kind: progUnknown},
+	"r": {kind: progUnknown}, "ex": {kind: progUnknown}, "vi": {kind: progUnknown}, "ed": {kind: progUnknown},
 	"gdb": {kind: progUnknown}, "lldb": {kind: progUnknown}, "gnuplot": {kind: progUnknown}, "man": {kind: progUnknown},
 	"sqlite3": {kind: progUnknown}, "psql": {kind: progUnknown}, "mysql": {kind: progUnknown}, "mariadb": {kind: progUnknown},
 	"mongosh": {kind: progUnknown}, "mongo": {kind: progUnknown}, "xdg-open": {kind: progUnknown}, "open": {kind: progUnknown},

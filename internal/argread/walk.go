@@ -300,7 +300,15 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 	}
 	asURL := readsAsURL(r)
 	if asPath {
-		w.addPath(s.as(none), t, "") // unknown: no name says what it is relative to
+		// Unknown: no name says what it is relative to. An absolute path
+		// as written (no trimming changed it) needs no base, and is read
+		// as itself, unless it may be a list or a mount ("/srv:/x:rw",
+		// "a=/x,b=/y"): then what it names is another path.
+		resolved := ""
+		if plainAbsolute(r, v) {
+			resolved = w.resolve("/", r)
+		}
+		w.addPath(s.as(none), t, resolved)
 	}
 	if asURL {
 		w.addHost(s, t, "")
@@ -318,6 +326,12 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 	}
 	w.sqlFiles(s, t, v)
 	w.embeddedDoc(s, t, v, true)
+}
+
+// plainAbsolute reports a value read by its shape that is an absolute path
+// as written (r, its trimmed reading, is v), and not a list or a mount.
+func plainAbsolute(r, v string) bool {
+	return r == v && strings.HasPrefix(r, "/") && !strings.HasPrefix(r, "//") && !strings.ContainsAny(r, ":,;=")
 }
 
 // sqlFiles reads the files a SQL statement opens by name as paths
@@ -386,7 +400,11 @@ var topDirs = func() map[string]bool {
 func (w *walker) unnamedKey(s site, k *ast.Term, key string) {
 	r := trimReading(key)
 	if looksLikePath(r) {
-		w.addPath(s.as(none), k, "")
+		resolved := "" // as unnamed reads a value: an absolute key as written is itself
+		if plainAbsolute(r, key) {
+			resolved = w.resolve("/", r)
+		}
+		w.addPath(s.as(none), k, resolved)
 	}
 	switch {
 	case readsAsURL(r): // {"requests": {"http://169.254.169.254/": "GET"}}

@@ -467,11 +467,49 @@ func (p *Proxy) fromHost(msg []byte) *hostCall {
 // the proxy (see readMessage): a request gets an error, and nothing reaches
 // the server.
 func (p *Proxy) refuseFromHost(env envelope, msg []byte, err error) {
+	answer := "mcp-policy: invalid request: " + err.Error() + "; not passed on"
 	if env.id != nil && env.method != "" {
-		p.toHost(errorMessage(env.id, -32600, "mcp-policy: invalid request: "+err.Error()+"; not passed on"))
+		p.toHost(errorMessage(env.id, -32600, answer))
 		return
 	}
 	p.warnf("the host sent a line that is not one JSON-RPC message a server reads one way (%v); dropped: %.120q", err, msg)
+	// What the proxy could not read, a lenient reader may: each request it
+	// finds there is answered with the error, so that the host waits on
+	// none (a batch with one bad byte, a BOM before the object).
+	for _, e := range leniently(msg) {
+		if e.id != nil && e.result == nil && e.err == nil && validID(e.id) {
+			p.toHost(errorMessage(e.id, -32600, answer)) // a request, or what a lenient reader takes for one
+		}
+	}
+}
+
+// leniently are the envelopes a lenient reader finds in a refused line:
+// with the bytes that are not UTF-8, a byte-order mark and control bytes
+// dropped, as such a reader drops them. They are read only to answer
+// what the other side waits on, never to pass anything on.
+func leniently(msg []byte) []envelope {
+	repaired := bytes.ToValidUTF8(msg, nil)
+	repaired = bytes.ReplaceAll(repaired, []byte("\ufeff"), nil)
+	repaired = bytes.Map(func(r rune) rune {
+		if r < 0x20 && r != '\n' || r == 0x7f {
+			return -1
+		}
+		return r
+	}, repaired)
+	env, batch, err := readMessage(repaired)
+	if batch != nil {
+		var out []envelope
+		for _, e := range batch {
+			if be, berr := parseEnvelope(e); berr == nil || be.id != nil {
+				out = append(out, be)
+			}
+		}
+		return out
+	}
+	if err == nil || env.id != nil {
+		return []envelope{env}
+	}
+	return nil
 }
 
 // refusedID says why a request's id is not taken, "" when it is: not a
@@ -750,6 +788,17 @@ func (p *Proxy) fromUpstream(msg []byte) {
 func (p *Proxy) refuseFromServer(env envelope, msg []byte, err error) {
 	p.warnf("the MCP server wrote a line that is not one JSON-RPC message a host reads one way (%v); dropped: %.120q", err, msg)
 	why := "the MCP server's answer could be read more than one way (" + err.Error() + "); not passed on"
+	if env.id == nil || env.result == nil && env.err == nil && !env.hasMethod {
+		// Unread by the proxy, perhaps read by a lenient host: each
+		// answer found there fails the request it answers, which would
+		// otherwise wait for ever.
+		for _, e := range leniently(msg) {
+			if e.id != nil && !e.hasMethod {
+				p.failAnswered(e.id, why)
+			}
+		}
+		return
+	}
 	switch {
 	case env.id == nil:
 	case env.result == nil && env.err == nil:
@@ -757,17 +806,23 @@ func (p *Proxy) refuseFromServer(env envelope, msg []byte, err error) {
 			p.toUpstream(errorMessage(env.id, -32600, "mcp-policy: invalid request: "+err.Error()+"; not passed on"))
 		}
 	default: // it would answer something
-		ch, ours := p.ownAnswered(&p.srvPeer, env.id)
-		var hr *forwardedRequest
-		if !ours {
-			hr, _ = p.pending.take(openIDOf(env.id))
-		}
-		switch {
-		case ours:
-			ch <- reply{fail: why}
-		case hr != nil:
-			p.failPending(hr, -32603, why)
-		}
+		p.failAnswered(env.id, why)
+	}
+}
+
+// failAnswered fails the request a refused answer of the server's would
+// have answered: the proxy's own, or the host's.
+func (p *Proxy) failAnswered(id []byte, why string) {
+	ch, ours := p.ownAnswered(&p.srvPeer, id)
+	var hr *forwardedRequest
+	if !ours {
+		hr, _ = p.pending.take(openIDOf(id))
+	}
+	switch {
+	case ours:
+		ch <- reply{fail: why}
+	case hr != nil:
+		p.failPending(hr, -32603, why)
 	}
 }
 

@@ -41,6 +41,11 @@ func TestProxyRefusesLinesAServerCouldSplit(t *testing.T) {
 		// tools/call (outside reliability round, finding 3).
 		{strings.Replace(strings.Replace(write, `"id":9`, `"id":107`, 1), "tools/call", "tools/c\xffall", 1), 107},
 		{strings.Replace(strings.Replace(write, `"id":9`, `"id":108`, 1), "write_file", "write_\xfffile", 1), 108},
+		// Lines the proxy cannot read whole, which a lenient reader reads:
+		// every request in them is answered with an error (fault round).
+		{"[" + ping(109) + "," + strings.Replace(strings.Replace(write, `"id":9`, `"id":110`, 1), `"content":"x"`, `"content":"`+"\xff"+`"`, 1) + "]", 109},
+		{"\xef\xbb\xbf" + strings.Replace(write, `"id":9`, `"id":111`, 1), 111},
+		{strings.Replace(strings.Replace(write, `"id":9`, `"id":112`, 1), `"method"`, `"meth`+"\xff"+`od"`, 1), 112},
 	} {
 		_, err := h.in.Write([]byte(tc.line + "\n"))
 		require.NoError(t, err)
@@ -86,6 +91,8 @@ func TestProxyRefusesServerLinesAHostCouldSplit(t *testing.T) {
 		"a result and an error":                          `{"jsonrpc":"2.0","id":@ID@,"result":{"content":[]},"error":{"code":1,"message":"x"}}` + "\n",
 		"the id twice, in two cases":                     `{"jsonrpc":"2.0","id":@ID@,"result":{"content":[]},"ID":"mcp-policy-smuggled"}` + "\n",
 		"invalid UTF-8, which a strict host drops whole": `{"jsonrpc":"2.0","id":@ID@,"result":{"content":[{"type":"text","text":"a` + "\xff" + `b"}]}}` + "\n",
+		"a bad byte before the answer":                   "\xff" + result + "\n",
+		"a bad byte in a member's name":                  `{"jsonrpc":"2.0","id":@ID@,"res` + "\xff" + `ult":{"content":[]}}` + "\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "answer")

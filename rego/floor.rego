@@ -86,17 +86,20 @@ ask contains sprintf("'%s' would change %s, which holds the policy's own rules o
 }
 
 # A command run as another user (sudo, su, doas, pkexec, run0): whatever
-# it names, it reaches with another's rights.
+# it names, it reaches with another's rights. A command's "program" is its
+# base name in lower case ("/usr/bin/SUDO" is sudo); each rule tests it
+# first, which nearly every command fails.
 ask contains sprintf("'%s' runs a command as another user: %s", [input.tool, concat(" ", c.words)]) if {
 	some c in input.commands
-	program_name(c.words[0]) in privileged_programs
+	c.program in privileged_programs
 }
 
 # A recursive delete, or a recursive change of mode or owner, of a whole
-# tree (a root, "/", a directory above a root) or a home directory.
+# tree (a root, "/", a directory above a root) or a home directory that
+# the command itself names.
 ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
 	some c in input.commands
-	program_name(c.words[0]) in tree_programs
+	c.program in tree_programs
 	some flag in c.words
 	regex.match(`^(-[A-Za-z]*[rR][A-Za-z]*|--recursive)$`, flag)
 	some p in c.paths
@@ -108,9 +111,29 @@ ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
 # A command that changes the system itself: its users and passwords, its
 # services and schedules, its kernel, disks and network filter; one that
 # installs a program on every user's PATH; a container given the host.
-ask contains sprintf("'%s' runs %s, which changes the system itself", [input.tool, concat(" ", c.words)]) if {
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	some c in input.commands
-	system_command(c.words)
+	c.program in system_programs
+}
+
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program in {"npm", "pnpm", "yarn", "bun"}
+	some w in c.words
+	w in {"-g", "--global", "--location=global"}
+}
+
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program in {"cargo", "go", "pipx", "gem", "uv"}
+	c.words[1] in {"install", "tool"}
+}
+
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program in {"docker", "podman", "nerdctl"}
+	some w in c.words
+	regex.match(`^--(privileged|(pid|network|net|ipc|uts|userns|cgroupns)=host|cap-add.*|security-opt.*|device.*)$`, w)
 }
 
 # A path that cannot be evaluated might be any of the above.
@@ -192,12 +215,9 @@ holds_protected contains dir if {
 # cannot be evaluated.
 secret_message := "'%s' reads or touches %v, %s, which always needs a human's approval"
 
-# A command's program by its base name, in lower case ("/usr/bin/SUDO").
-program_name(word) := lower(regex.replace(word, `^.*/`, ""))
+privileged_programs := {"sudo", "su", "doas", "pkexec", "run0", "runuser", "sudoedit"}
 
 tree_message := "'%s' runs %s on %s, a whole tree or a home directory"
-
-privileged_programs := {"sudo", "su", "doas", "pkexec", "run0", "runuser", "sudoedit"}
 
 tree_programs := {"rm", "rmdir", "shred", "chmod", "chown", "chgrp", "setfacl", "find"}
 
@@ -205,28 +225,7 @@ tree_or_home(f) if f in whole_trees
 
 tree_or_home(f) if regex.match(`^/(home|users|var/home|usr/home|export/home)/[^/]+$|^/(root|var/root)$`, f)
 
-system_command(words) if program_name(words[0]) in system_programs
-
-system_command(words) if startswith(program_name(words[0]), "mkfs")
-
-system_command(words) if {
-	program_name(words[0]) in {"npm", "pnpm", "yarn", "bun"}
-	some w in words
-	w in {"-g", "--global", "--location=global"}
-}
-
-system_command(words) if {
-	count(words) > 1
-	concat(" ", [program_name(words[0]), words[1]]) in global_installs
-}
-
-system_command(words) if {
-	program_name(words[0]) in {"docker", "podman", "nerdctl"}
-	some w in words
-	regex.match(`^--(privileged|(pid|network|net|ipc|uts|userns|cgroupns)=host|cap-add.*|security-opt.*|device.*)$`, w)
-}
-
-global_installs := {"cargo install", "go install", "pipx install", "gem install", "uv tool"}
+system_message := "'%s' runs %s, which changes the system itself"
 
 system_programs := {
 	"reboot", "shutdown", "halt", "poweroff", "init", "telinit", "passwd", "chpasswd", "usermod", "useradd",
@@ -234,5 +233,6 @@ system_programs := {
 	"iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "pfctl", "sysctl", "insmod", "rmmod", "modprobe",
 	"kextload", "mount", "umount", "swapon", "swapoff", "fdisk", "parted", "wipefs", "mkswap", "systemctl",
 	"systemd-run", "launchctl", "service", "update-rc.d", "chkconfig", "setcap", "setenforce", "csrutil", "nvram",
-	"dscl", "diskutil", "crontab",
+	"dscl", "diskutil", "crontab", "mkfs", "mkfs.ext4", "mkfs.ext3", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat",
+	"mkfs.ntfs", "mke2fs", "newfs",
 }

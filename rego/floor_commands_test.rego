@@ -6,9 +6,15 @@ import data.mcp.helpers_test as h
 
 # --- commands ---------------------------------------------------------------
 
+# The reader gives a command's program as its base name in lower case.
+program(line) := lower(regex.replace(split(line, " ")[0], `^.*/`, ""))
+
 command_call(line, paths) := object.union(
 	h.call("run_command", {"paths": paths}),
-	{"commands": [{"arg": "command", "words": split(line, " "), "unknown": false, "paths": paths}]},
+	{"commands": [{
+		"arg": "command", "words": split(line, " "), "program": program(line),
+		"unknown": false, "paths": paths,
+	}]},
 )
 
 test_a_command_as_another_user_is_asked if {

@@ -47,6 +47,9 @@ type SimpleCommand struct {
 	// Words are the command's words, quotes and escapes removed; a word
 	// the shell changes (a variable, a substitution, a glob) is as written.
 	Words []string
+	// Program is the program's name as the table looks it up: its base
+	// name in lower case, without a version ("python3.12" is python3).
+	Program string
 	// Unknown says a word is one the shell changes: what the program
 	// sees cannot be told here.
 	Unknown bool

@@ -282,7 +282,7 @@ func (r *shellReader) jq(words []shellWord, dirs []string) {
 
 // record keeps a command for the rules that match commands.
 func (r *shellReader) record(words []shellWord) {
-	c := SimpleCommand{Arg: r.s.arg, Pointer: r.s.at.String(), Words: make([]string, len(words))}
+	c := SimpleCommand{Arg: r.s.arg, Pointer: r.s.at.String(), Words: make([]string, len(words)), Program: programName(words[0].text)}
 	for i, w := range words {
 		c.Words[i] = w.text
 		c.Unknown = c.Unknown || !w.known

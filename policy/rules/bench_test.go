@@ -135,3 +135,31 @@ func BenchmarkNativeGoMatcher(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecideCommand is BenchmarkDecide's write with a 200-byte shell
+// command line in place of the path, under a rule that allows the tool
+// under the project: the line parsed, each command read, the floor's
+// command rules on it. Compare with BenchmarkDecide/rules=10 in one run.
+func BenchmarkDecideCommand(b *testing.B) {
+	ctx := context.Background()
+	rs := append(benchRules(10), rules.Rule{Tool: "run_command", Decision: rules.Allow, Under: "/srv/projects"})
+	e, err := rules.NewEngine(ctx, rules.Config{Rules: rs, Roots: map[string]string{"*": "/srv/projects/p4"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := `cd packages/api && npm run build -- --mode production && git status --short && grep -rn "TODO" src | head -n 20 > todo.txt; ls -la dist`
+	for len(line) < 200 {
+		line += " && true"
+	}
+	call := provider.Call{ID: "1", Function: provider.CallFunction{Name: "run_command",
+		Arguments: fmt.Sprintf(`{"command":%q,"cwd":"/srv/projects/p4"}`, line)}}
+	if d, _, err := e.Decide(ctx, call, nil); err != nil || d.Decision != rules.Allow {
+		b.Fatalf("%+v %v", d, err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := e.Decide(ctx, call, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

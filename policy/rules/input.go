@@ -181,6 +181,7 @@ var (
 	keyTool        = regoeval.Key("tool")
 	keyCommands    = regoeval.Key("commands")
 	keyWords       = regoeval.Key("words")
+	keyProgram     = regoeval.Key("program")
 	keyUnknown     = regoeval.Key("unknown")
 )
 
@@ -237,8 +238,8 @@ func (d document) Document() ast.Value {
 	return in.doc
 }
 
-// commandsTerm is the input's commands: {"arg", "words", "unknown",
-// "paths"} (paths: what its own words name, null for unknown), as
+// commandsTerm is the input's commands: {"arg", "words", "program",
+// "unknown", "paths"} (paths: what its own words name, null for unknown), as
 // regoeval.CommandsOf reads them back.
 func commandsTerm(cs []argread.SimpleCommand) *ast.Term {
 	terms := make([]*ast.Term, len(cs))
@@ -257,6 +258,7 @@ func commandsTerm(cs []argread.SimpleCommand) *ast.Term {
 		terms[i] = ast.ObjectTerm(
 			ast.Item(keyArg, ast.StringTerm(c.Arg)),
 			ast.Item(keyWords, ast.ArrayTerm(words...)),
+			ast.Item(keyProgram, ast.StringTerm(c.Program)),
 			ast.Item(keyUnknown, ast.BooleanTerm(c.Unknown)),
 			ast.Item(keyPaths, ast.ArrayTerm(paths...)),
 		)

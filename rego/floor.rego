@@ -136,6 +136,14 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	regex.match(`^--(privileged|(pid|network|net|ipc|uts|userns|cgroupns)=host|cap-add.*|security-opt.*|device.*)$`, w)
 }
 
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program in {"docker", "podman", "nerdctl"}
+	some i, w in c.words
+	w in {"--pid", "--network", "--net", "--ipc", "--uts", "--userns", "--cgroupns"}
+	c.words[i + 1] == "host"
+}
+
 # A path that cannot be evaluated might be any of the above.
 ask contains {
 	"message": sprintf("'%s' names a path that cannot be checked: %v", [input.tool, p.raw]),

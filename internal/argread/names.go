@@ -111,13 +111,15 @@ var nameTable = []nameRow{
 	// a route's start.
 	{class: weakURLName, listed: []string{"origin", "origins"}},
 	// A command line's words, as a server passes them to a program.
-	{class: commandName, listed: []string{"args", "argv", "cmdargs", "extraargs", "flags"}},
+	{class: commandName, listed: []string{"args", "cmdargs", "extraargs", "flags"}},
 	// A patch: every file it changes is a path.
 	{class: patchName, listed: []string{"patch", "patches", "diff", "diffs", "unifieddiff", "patchtext", "patchcontent"}},
 	// A shell command line, as a server hands it to a shell.
 	{class: shellName, listed: []string{"command", "commands", "cmd", "cmds", "commandline", "commandlines", "cmdline", "shellcommand",
 		"shellcommands", "bashcommand", "shellscript", "bashscript", "setupcommands", "clicommand", "clicommands", "runcommand", "execcommand",
-		"shellcmd", "bashcmd", "cmdstring", "commandstring", "commandtext"}},
+		"shellcmd", "bashcmd", "cmdstring", "commandstring", "commandtext",
+		// A whole command's words, its program first.
+		"argv"}},
 	// Names that hold names: an entity's, a page's, a label.
 	{class: labelName, listed: []string{"name", "names", "title", "titles", "label", "labels", "entityname", "entitynames",
 		"displayname"}},

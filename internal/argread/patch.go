@@ -80,7 +80,7 @@ func cutDiffPrefix(name string) (string, bool) {
 func (r *shellReader) codexPatch(v string, dirs []string) {
 	found := false
 	for _, line := range strings.Split(v, "\n") {
-		line = strings.TrimRight(line, "\r")
+		line = strings.TrimSpace(line) // Codex's parser trims a line before it reads a header
 		for _, marker := range []string{"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"} {
 			if rest, ok := strings.CutPrefix(line, marker); ok {
 				found = true

@@ -3,6 +3,7 @@ package argread
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"mvdan.cc/sh/v3/expand"
@@ -29,6 +30,10 @@ const (
 	maxShellDepth    = 8        // lines inside lines (bash -c "sh -c '...'")
 	maxShellDirs     = 8        // working directories a command may run in
 )
+
+// parsers are bash parsers, reused: a parser's buffers are most of what a
+// short line costs to parse. Parse resets one for each line.
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
 // shellReader reads the command lines of one argument.
 type shellReader struct {
@@ -209,7 +214,9 @@ func (r *shellReader) line(src string, dirs []string) []string {
 		r.unknown(src)
 		return []string{""}
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	parser := parsers.Get().(*syntax.Parser)
+	f, err := parser.Parse(strings.NewReader(src), "")
+	parsers.Put(parser)
 	if err != nil {
 		r.unknown(src)
 		return []string{""}
@@ -372,6 +379,12 @@ func (r *shellReader) redirect(rd *syntax.Redirect, dirs []string) {
 	w := r.word(rd.Word, dirs)
 	if (rd.Op == syntax.DplIn || rd.Op == syntax.DplOut) && w.known && (w.text == "-" || isNumber(w.text)) {
 		return // a descriptor duplicated or closed
+	}
+	switch w.text {
+	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero":
+		if w.known {
+			return // no file
+		}
 	}
 	if rest, ok := strings.CutPrefix(w.text, "/dev/tcp/"); ok || strings.HasPrefix(w.text, "/dev/udp/") {
 		// bash opens a connection: /dev/tcp/HOST/PORT.

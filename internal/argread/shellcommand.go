@@ -40,7 +40,9 @@ func parseArgs(words []shellWord, p *program, stop bool) (args []shellArg, rest 
 			}
 			continue
 		}
-		takes := p.values.has
+		takes := func(o string) bool { // an option the table says reads a file, a host or a line takes a value too
+			return p.values.has(o) || p.files.has(o) || p.hosts.has(o) || p.lines.has(o)
+		}
 		if strings.HasPrefix(s, "--") || takes(s) || p.kind == progInterpreter && (p.code.has(s) || p.files.has(s)) {
 			name, val, has := strings.Cut(s, "=")
 			a := shellArg{opt: name}
@@ -199,7 +201,11 @@ func (r *shellReader) find(words []shellWord, dirs []string) {
 	i := 0
 	for ; i < len(words); i++ {
 		w := words[i]
-		if w.known && (w.text == "-H" || w.text == "-L" || w.text == "-P" || strings.HasPrefix(w.text, "-O")) {
+		if w.known && (w.text == "-H" || w.text == "-L" || w.text == "-P" || w.text == "--" || strings.HasPrefix(w.text, "-O")) {
+			continue
+		}
+		if w.known && w.text == "-D" && i+1 < len(words) {
+			i++ // -D debugopts
 			continue
 		}
 		if w.known && (strings.HasPrefix(w.text, "-") || w.text == "(" || w.text == "!" || w.text == ")") {
@@ -219,8 +225,12 @@ func (r *shellReader) find(words []shellWord, dirs []string) {
 			}
 			cmd := make([]shellWord, 0, end-i-1)
 			for _, c := range words[i+1 : end] {
-				if c.known && strings.Contains(c.text, "{}") {
+				switch {
+				case c.known && c.text == "{}":
 					continue // a file found: under the start points, read above
+				case c.known && strings.Contains(c.text, "{}"):
+					r.unknown(c.text) // a path made of one found: {}/../x
+					continue
 				}
 				cmd = append(cmd, c)
 			}
@@ -271,6 +281,12 @@ func (r *shellReader) jq(words []shellWord, dirs []string) {
 			i++
 		case w.text == "--args" || w.text == "--jsonargs":
 			return // the rest are values
+		case strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.Contains(w.text[1:], "f"):
+			if i+1 < len(words) {
+				r.read(words[i+1], dirs) // -nrf FILE: the filter is a file
+			}
+			i++
+			filter = true
 		case strings.HasPrefix(w.text, "-") && w.text != "-":
 		case !filter:
 			filter = true
@@ -308,16 +324,31 @@ func (r *shellReader) options(p *program, args []shellArg, dirs []string) []stri
 		case p.chdir.has(a.opt):
 			r.read(a.value, dirs)
 			dirs = addDir(nil, "")
+		case p.files.has(a.opt) && a.hasValue && a.value.known && a.value.text == "-":
+			if readsStdin[a.opt] {
+				r.unknown(a.opt + " -") // what it reads from standard input: curl -K -, wget -i -
+			} // else standard output: wget -O -
+
 		case p.files.has(a.opt) && a.hasValue:
 			r.read(a.value, dirs)
 		case p.hosts.has(a.opt) && a.hasValue:
 			r.hostWord(a.value)
 		case a.hasValue && a.value.known && readsAsURL(a.value.text):
 			r.hostWord(a.value) // kubectl --server=https://x: any option's URL is a host reached
+		case a.hasValue && a.value.known && (strings.HasPrefix(a.value.text, "/") || strings.HasPrefix(a.value.text, "@/")):
+			// An option the table says takes a value, whose value is an
+			// absolute path: a wrong row must not hide it (grep --color
+			// /etc/x, git diff -b /etc/x, curl -w @/etc/x).
+			r.path(strings.TrimPrefix(a.value.text, "@"), dirs, false)
 		}
 	}
 	return dirs
 }
+
+// readsStdin are the file options whose "-" is standard input, which
+// says what to do (a config, a list of URLs, a body), not output.
+var readsStdin = map[string]bool{"-K": true, "--config": true, "-i": true, "--input-file": true, "--post-file": true,
+	"--body-file": true, "-T": true, "--upload-file": true, "-f": true, "--file": true, "-F": true}
 
 // lineWord reads a word that is itself a command line.
 func (r *shellReader) lineWord(w shellWord, dirs []string) {
@@ -446,6 +477,13 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 		r.unknown("deno eval")
 		return
 	}
+	if name == "vim" || name == "nvim" || name == "view" || name == "vi" || name == "ex" {
+		for _, w := range words {
+			if w.known && strings.HasPrefix(w.text, "+") {
+				r.unknown(w.text) // +CMD: an editor command, which may run a program
+			}
+		}
+	}
 	args, rest := parseArgs(words, p, true)
 	dirs = r.options(p, args, dirs)
 	for _, a := range args {
@@ -519,6 +557,8 @@ func (r *shellReader) network(p *program, words []shellWord, dirs []string) {
 			r.networkOperand(a.value, dirs, p.sends)
 		case a.hasValue && a.value.known && (a.opt == "-d" || strings.HasPrefix(a.opt, "--data") || a.opt == "-F" || strings.HasPrefix(a.opt, "--form") || a.opt == "--json" || a.opt == "-T" || a.opt == "-b" || a.opt == "--cookie"):
 			r.uploads(a.value.text, dirs)
+		case (a.opt == "-w" || a.opt == "--write-out") && a.hasValue && a.value.known:
+			r.uploads(a.value.text, dirs) // -w @file reads its format from a file
 		case a.opt == "--resolve" || a.opt == "--connect-to":
 			r.resolveForm(a.value)
 		case a.hasValue && !a.value.known:
@@ -545,8 +585,16 @@ func (r *shellReader) networkOperand(w shellWord, dirs []string, sends bool) {
 		r.host(t, h)
 	case strings.HasPrefix(t, "@") && !sends:
 		r.hostWord(shellWord{text: t[1:], known: true}) // dig's @server
-	case strings.Contains(t, "@") && sends:
-		r.uploads(t, dirs)
+	case strings.Contains(t, "@") && sends && (strings.Contains(t, "=@") || strings.Contains(t, ":=@") || !strings.Contains(t, ".") || strings.Index(t, "@") > strings.IndexAny(t+"=", "=:")):
+		r.uploads(t, dirs) // HTTPie's name@file, name=@file
+	case strings.Contains(t, "@"):
+		// user@host/path: a URL with its user (curl reads it so), or an
+		// address.
+		if h, ok := schemelessHost(t); ok {
+			r.host(t, h)
+		} else {
+			r.host(t, "")
+		}
 	default:
 		if h, ok := schemelessHost(t); ok {
 			r.host(t, h)
@@ -734,8 +782,10 @@ func (r *shellReader) container(p *program, words []shellWord, dirs []string) {
 		switch {
 		case a.opt == "-v" || a.opt == "--volume":
 			r.volume(a.value, dirs)
-		case a.opt == "--mount":
-			r.mount(a.value, dirs)
+		case a.opt == "--mount" || a.opt == "--opt" || sub == "volume" && a.opt == "-o":
+			r.mount(a.value, dirs) // a bind mount's source; a volume's device=
+		case (sub == "load" || sub == "import" || sub == "save") && a.opt == "" && a.value.known:
+			r.read(a.value, dirs) // an image's archive: docker load -i FILE
 		case a.opt == "--secret" || a.opt == "--ssh" || a.opt == "--build-context":
 			r.mount(a.value, dirs) // "id=x,src=path", "default=path", "name=path"
 		case a.opt != "":
@@ -774,7 +824,7 @@ func (r *shellReader) volume(w shellWord, dirs []string) {
 		r.unknown(w.text)
 		return
 	}
-	src, _, _ := strings.Cut(w.text, ":")
+	src, _, _ := strings.Cut(strings.TrimPrefix(w.text, "="), ":") // -v=/x:/y
 	if strings.ContainsAny(src, "/\\") || strings.HasPrefix(src, ".") || strings.HasPrefix(src, "~") || strings.HasPrefix(src, "$") {
 		if strings.HasPrefix(src, "~") || strings.HasPrefix(src, "$") {
 			r.unknown(src)
@@ -795,9 +845,11 @@ func (r *shellReader) mount(w shellWord, dirs []string) {
 		if !ok {
 			continue
 		}
-		switch strings.ToLower(strings.TrimSpace(k)) {
-		case "source", "src", "from", "default", "context":
-			r.volume(shellWord{text: v, known: true}, dirs)
+		switch strings.ToLower(strings.Trim(k, " \"'")) {
+		case "source", "src", "from", "default", "context", "device", "o":
+			r.volume(shellWord{text: strings.Trim(v, " \"'"), known: true}, dirs)
+		case "volume-opt":
+			r.mount(shellWord{text: v, known: true}, dirs) // volume-opt=device=/etc
 		}
 	}
 }
@@ -873,8 +925,9 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 	if sub.text == "config" && countOperands(subArgs) >= 2 {
 		r.unknown("git config") // a setting: an alias or a core program runs later
 	}
-	if sub.text == "submodule" || sub.text == "bisect" || sub.text == "filter-branch" || sub.text == "rebase" && hasWord(words, "--exec", "-x") {
-		r.unknown("git " + sub.text) // runs commands of its own
+	if sub.text == "submodule" || sub.text == "bisect" || sub.text == "filter-branch" || sub.text == "daemon" || sub.text == "apply" || sub.text == "am" ||
+		sub.text == "rebase" && hasWord(words, "--exec", "-x") {
+		r.unknown("git " + sub.text) // runs commands of its own, or writes the files a patch names
 	}
 }
 
@@ -927,7 +980,7 @@ func hasWord(words []shellWord, names ...string) bool {
 // run a program or script of the caller's: tar's --to-command, zip's
 // -TT, npm exec's -c.
 var runsOtherCode = map[string][]string{
-	"tar":  {"--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--rsh-command", "--info-script", "--new-volume-script", "-F"},
+	"tar":  {"--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--rsh-command", "--info-script", "--new-volume-script", "-F", "-P", "--absolute-names"},
 	"gtar": {"--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--rsh-command", "--info-script", "--new-volume-script", "-F"},
 	"zip":  {"-TT", "--unzip-command"},
 	"npx":  {"-c", "--call"}, "npm": {"-c", "--call"}, "pnpm": {"-c"}, "yarn": {"exec"},
@@ -939,6 +992,14 @@ var runsOtherCode = map[string][]string{
 // it reads as a file's name, and from a later word naming a shell or an
 // interpreter on, the command that word starts.
 func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []string) {
+	if name == "tar" || name == "gtar" || name == "bsdtar" {
+		for i, w := range words {
+			letters := strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") || i == 0 && !strings.HasPrefix(w.text, "-")
+			if w.known && letters && strings.ContainsRune(w.text, 'P') {
+				r.unknown(w.text) // -P: members' absolute names, written where they say
+			}
+		}
+	}
 	if risky := runsOtherCode[name]; risky != nil {
 		for _, w := range words {
 			for _, prefix := range risky {
@@ -948,23 +1009,34 @@ func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []stri
 			}
 		}
 	}
+	// Every word by default; and from each later word that names a
+	// program the table reads otherwise, that program's command too (an
+	// unknown wrapper: "taskset 1 awk '...'", "mywrap sh -c '...'"). Both
+	// readings stand: the words are read as paths whatever the program
+	// makes of them. A lone "." is the directory far more often than the
+	// source builtin.
+	r.operands(words, dirs)
 	for i, w := range words {
-		if w.known && i > 0 {
-			if p, ok := programs[programName(w.text)]; ok && (p.kind == progShell || p.kind == progInterpreter || p.kind == progWrapper || p.kind == progUnknown) {
-				r.operands(words[:i], dirs)
-				r.command(words[i:], dirs)
-				return
-			}
+		if !w.known || w.text == "." || strings.HasPrefix(w.text, "-") {
+			continue
+		}
+		if p, ok := programs[programName(w.text)]; ok && p.kind != progData && p.kind != progLookup && p.kind != progCd && p.kind != progPattern {
+			r.command(words[i:], dirs)
+			return
 		}
 	}
-	r.operands(words, dirs)
 }
 
 // operands reads words by default: options skipped (their "=" values read
 // when they name files), the rest paths, URLs' and remote paths' hosts.
 func (r *shellReader) operands(words []shellWord, dirs []string) {
 	endOpts := false
-	for _, w := range words {
+	for i, w := range words {
+		if i > 0 && words[i-1].known && changesDirectory(words[i-1].text) {
+			r.read(w, dirs)
+			dirs = []string{""} // tar -C DIR, make -C DIR: what follows is relative to DIR
+			continue
+		}
 		if !w.known {
 			r.unknown(w.text)
 			continue
@@ -990,6 +1062,9 @@ func (r *shellReader) operands(words []shellWord, dirs []string) {
 			} else if !strings.HasPrefix(t, "--") && len(t) > 2 && namesSomething(t[2:]) {
 				r.operand(t[2:], dirs) // a short option's value written on to it: -o/x, -C../y
 			}
+			if strings.Contains(t, "=") && changesDirectory(t) || strings.HasPrefix(t, "-C") && len(t) > 2 {
+				dirs = []string{""}
+			}
 			continue
 		}
 		r.operand(t, dirs)
@@ -1011,6 +1086,16 @@ func (r *shellReader) operands(words []shellWord, dirs []string) {
 func namesSomething(v string) bool {
 	_, ip := readsAsIPAddress(v)
 	return ip || readsAsCommandFile(v) || looksLikePath(v) || readsAsURL(v) || strings.ContainsAny(v, "/\\")
+}
+
+// changesDirectory reports an option of a program read by default that
+// makes it work in another directory (tar -C, make -C, terraform -chdir).
+func changesDirectory(opt string) bool {
+	switch opt {
+	case "-C", "--directory", "--chdir", "-chdir", "--cwd", "--workdir", "--prefix":
+		return true
+	}
+	return strings.HasPrefix(opt, "--directory=") || strings.HasPrefix(opt, "--chdir=") || strings.HasPrefix(opt, "-chdir=") || strings.HasPrefix(opt, "--cwd=")
 }
 
 // operand reads one word that is no option: a URL's host, an IP

@@ -112,10 +112,10 @@ var (
 	python       = program{kind: progInterpreter, values: opts("-c -m -W -X -Q"), code: opts("-c")}
 	nodeJS       = program{kind: progInterpreter, values: opts("-e --eval -p --print -r --require --import --loader --experimental-loader -C --conditions --input-type --env-file"),
 		code: opts("-e --eval -p --print"), files: opts("-r --require --import --loader --experimental-loader --env-file")}
-	perl = program{kind: progInterpreter, values: opts("-e -E -I -M -m -x"), code: opts("-e -E")}
+	perl = program{kind: progInterpreter, values: opts("-e -E -I -M -m -x"), code: opts("-e -E -M -m")}
 	ruby = program{kind: progInterpreter, values: opts("-e -I -r -C -x"), code: opts("-e"), chdir: opts("-C")}
-	awk  = program{kind: progScript, values: opts("-v -F -f --file --assign --field-separator -i --include -l --load -E --exec"),
-		files: opts("-f --file -E --exec -i --include"), check: awkRunsNothing}
+	awk  = program{kind: progScript, values: opts("-v -F -f --file --assign --field-separator -i --include -l --load -E --exec --source -e"),
+		files: opts("-f --file -E --exec -i --include"), code: opts("-l --load --source -e"), check: awkRunsNothing}
 	sed = program{kind: progScript, values: opts("-e --expression -f --file -l --line-length"), files: opts("-f --file"), check: sedRunsNothing}
 	ssh = program{kind: progRemote, values: opts("-i -F -E -S -o -J -p -l -L -R -D -b -c -e -m -O -Q -W -w -B -I"),
 		files: opts("-i -F -E -S"), hosts: opts("-J"), code: opts("-o")}
@@ -124,8 +124,9 @@ var (
 			"--netrc-file -x --proxy --preproxy --resolve --connect-to --doh-url -d --data --data-binary --data-raw --data-ascii --data-urlencode -F --form --form-string " +
 			"-H --header -X --request -A --user-agent -e --referer -u --user -U --proxy-user -m --max-time --connect-timeout -r --range -w --write-out -z --time-cond " +
 			"--retry --retry-delay --retry-max-time -Y --speed-limit -y --speed-time --limit-rate --max-filesize --max-redirs --interface -Q --quote --url -C --continue-at " +
-			"--output-dir --unix-socket --abstract-unix-socket --json --variable --expand-url --oauth2-bearer --aws-sigv4 --ciphers --compressed-ssh --tls-max --proto --proto-redir"),
-		files: opts("-o --output -T --upload-file -K --config -c --cookie-jar -D --dump-header --cacert --capath --cert -E --key --trace --trace-ascii --stderr --netrc-file --output-dir --unix-socket"),
+			"--output-dir --unix-socket --abstract-unix-socket --json --variable --oauth2-bearer --aws-sigv4 --ciphers --tls-max --proto --proto-redir"),
+		files: opts("-o --output -T --upload-file -K --config -c --cookie-jar -D --dump-header --cacert --capath --cert -E --key --trace --trace-ascii --stderr --netrc-file --output-dir --unix-socket " +
+			"--etag-save --etag-compare --libcurl --hsts --alt-svc --ssl-sessions"),
 		hosts: opts("-x --proxy --preproxy --doh-url --url"), code: opts("--expand-url --variable")}
 	wget = program{kind: progNetwork,
 		values: opts("-O --output-document -o --output-file -a --append-output -P --directory-prefix -i --input-file --post-file --body-file --load-cookies --save-cookies " +
@@ -137,7 +138,7 @@ var (
 		values: opts("-v --volume --mount -f --file --env-file -e --env -w --workdir -p --publish -u --user --name --network --entrypoint -l --label -H --host " +
 			"-t --tag --build-arg --platform --target --secret --ssh --build-context --cidfile --iidfile -c --context --config --log-driver --log-opt --kubeconfig -n --namespace " +
 			"-o --output --cache-from --cache-to --add-host --dns -m --memory --cpus --restart --hostname --env-file --project-directory --profile --pull"),
-		files: opts("-f --file --env-file --cidfile --iidfile --config --kubeconfig --project-directory"), hosts: opts("-H --host --server -s")}
+		files: opts("-f --file --env-file --cidfile --iidfile --config --kubeconfig --project-directory -o --output --rootfs"), hosts: opts("-H --host --server -s --add-host --dns")}
 	wrapper = func(values, chdir string, skip int) program {
 		return program{kind: progWrapper, values: opts(values), chdir: opts(chdir), skip: skip}
 	}
@@ -193,7 +194,7 @@ var programs = map[string]program{
 	"python": python, "python2": python, "python3": python, "pypy": python, "pypy3": python,
 	"node": nodeJS, "nodejs": nodeJS, "bun": nodeJS, "deno": {kind: progInterpreter, values: opts("--eval"), code: opts("--eval")},
 	"perl": perl, "ruby": ruby,
-	"php":        {kind: progInterpreter, values: opts("-r -B -R -E -F -f -c -d -z"), code: opts("-r -B -R -E -F"), files: opts("-f -c -z")},
+	"php":        {kind: progInterpreter, values: opts("-r -B -R -E -F -f -c -d -z"), code: opts("-r -B -R -E -F -d"), files: opts("-f -c -z")},
 	"lua":        {kind: progInterpreter, values: opts("-e -l"), code: opts("-e")},
 	"luajit":     {kind: progInterpreter, values: opts("-e -l -b -j"), code: opts("-e")},
 	"rscript":    {kind: progInterpreter, values: opts("-e"), code: opts("-e")},
@@ -206,7 +207,7 @@ var programs = map[string]program{
 	"jshell":     {kind: progInterpreter},
 	"vim":        {kind: progInterpreter, values: opts("-c --cmd -S -u -i"), code: opts("-c --cmd"), files: opts("-S -u -i")},
 	"nvim":       {kind: progInterpreter, values: opts("-c --cmd -S -u -i -l"), code: opts("-c --cmd -l"), files: opts("-S -u -i")},
-	"emacs":      {kind: progInterpreter, values: opts("--eval -l --load -f --funcall"), code: opts("--eval -f --funcall"), files: opts("-l --load")},
+	"emacs":      {kind: progInterpreter, values: opts("--eval -eval -l --load -load -f --funcall -funcall"), code: opts("--eval -eval -f --funcall -funcall"), files: opts("-l --load -load")},
 
 	// Scripts of a language of their own, read by a check.
 	"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
@@ -232,20 +233,20 @@ var programs = map[string]program{
 	"fg": {kind: progData}, "disown": {kind: progData}, "umask": {kind: progData}, "ulimit": {kind: progData}, "getopts": {kind: progData},
 	"break": {kind: progData}, "continue": {kind: progData}, ":": {kind: progData}, "nproc": {kind: progData}, "arch": {kind: progData},
 	"tty": {kind: progData}, "groups": {kind: progData}, "clear": {kind: progData}, "tput": {kind: progData}, "ps": {kind: progData},
-	"top": {kind: progData}, "htop": {kind: progData}, "free": {kind: progData}, "uptime": {kind: progData}, "history": {kind: progData},
+	"top": {kind: progData}, "htop": {kind: progData}, "free": {kind: progData}, "uptime": {kind: progData}, "history": {kind: progUnknown},
 	"date":  {kind: progData, values: opts("-d --date -f --file -r --reference -s --set"), files: opts("-f --file -r --reference")},
 	"times": {kind: progData}, "local": {kind: progData}, "typeset": {kind: progData},
 
 	// A pattern, then files.
-	"grep": {kind: progPattern, values: opts("-e --regexp -f --file -m --max-count -A --after-context -B --before-context -C --context --include --exclude --exclude-dir --exclude-from --color --colour -d --directories -D --devices --label --binary-files --group-separator"),
+	"grep": {kind: progPattern, values: opts("-e --regexp -f --file -m --max-count -A --after-context -B --before-context -C --context --include --exclude --exclude-dir --exclude-from -d --directories -D --devices --label --binary-files --group-separator"),
 		files: opts("-f --file --exclude-from")},
 	"egrep": {kind: progPattern, values: opts("-e --regexp -f --file -m --max-count -A -B -C --include --exclude --exclude-dir"), files: opts("-f --file")},
 	"fgrep": {kind: progPattern, values: opts("-e --regexp -f --file -m --max-count -A -B -C --include --exclude --exclude-dir"), files: opts("-f --file")},
-	"rg": {kind: progPattern, values: opts("-e --regexp -f --file -m --max-count -A --after-context -B --before-context -C --context -g --glob --iglob -t --type -T --type-not " +
+	"rg": {kind: progPattern, values: opts("--pre --hostname-bin -e --regexp -f --file -m --max-count -A --after-context -B --before-context -C --context -g --glob --iglob -t --type -T --type-not " +
 		"-j --threads --max-depth -d -M --max-columns --sort --sortr --pre --pre-glob -E --encoding --engine --ignore-file --path-separator -r --replace --type-add --colors --color " +
 		"--max-filesize --dfa-size-limit --regex-size-limit --context-separator --field-context-separator --field-match-separator"),
-		files: opts("-f --file --ignore-file"), code: opts("--pre")},
-	"ag":   {kind: progPattern, values: opts("-A -B -C -G --file-search-regex -g -m --max-count --ignore --depth -p --path-to-ignore"), files: opts("-p --path-to-ignore")},
+		files: opts("-f --file --ignore-file"), code: opts("--pre --hostname-bin")},
+	"ag":   {kind: progPattern, values: opts("-A -B -C -G --file-search-regex -g -m --max-count --ignore --depth -p --path-to-ignore --pager"), files: opts("-p --path-to-ignore"), code: opts("--pager")},
 	"ack":  {kind: progPattern, values: opts("-A -B -C -m --max-count --type --ignore-dir --ignore-file -g"), files: opts("")},
 	"find": {kind: progFind},
 	"jq":   {kind: progJq},
@@ -261,11 +262,15 @@ var programs = map[string]program{
 	"gdb": {kind: progUnknown}, "lldb": {kind: progUnknown}, "gnuplot": {kind: progUnknown}, "man": {kind: progUnknown},
 	"sqlite3": {kind: progUnknown}, "psql": {kind: progUnknown}, "mysql": {kind: progUnknown}, "mariadb": {kind: progUnknown},
 	"mongosh": {kind: progUnknown}, "mongo": {kind: progUnknown}, "xdg-open": {kind: progUnknown}, "open": {kind: progUnknown},
-	"sshpass": {kind: progUnknown}, "nmap": {kind: progNetwork, values: opts("-p -oN -oX -oG -oA -iL --script -e -S")}, "masscan": {kind: progNetwork, values: opts("-p --rate")},
+	"sshpass": {kind: progUnknown}, "patch": {kind: progUnknown}, "cpio": {kind: progUnknown}, "sg": {kind: progUnknown},
+	"nix-shell": {kind: progUnknown}, "ln": {kind: progUnknown}, "link": {kind: progUnknown},
+	"taskset": wrapper("-c --cpu-list", "", 1), "numactl": wrapper("-C -N -m -i -p --physcpubind --cpunodebind --membind --interleave --preferred", "", 0),
+	"setpriv":  wrapper("--reuid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits --selinux-label --apparmor-profile", "", 0),
+	"fakeroot": wrapper("-l --lib --faked -s -i", "", 0), "xvfb-run": wrapper("-n --server-num -s --server-args -f --auth-file -e --error-file", "", 0), "nmap": {kind: progNetwork, values: opts("-p -oN -oX -oG -oA -iL --script -e -S")}, "masscan": {kind: progNetwork, values: opts("-p --rate")},
 	"links": {kind: progNetwork}, "lynx": {kind: progNetwork}, "w3m": {kind: progNetwork}, "elinks": {kind: progNetwork}, "tftp": {kind: progNetwork},
 
 	// Network programs: their operands are URLs or hosts.
-	"curl": withSends(curl), "wget": wget, "wget2": wget,
+	"curl": curl, "wget": wget, "wget2": wget,
 	"http": {kind: progNetwork, sends: true, values: opts("-a --auth -A --auth-type --session --session-read-only -o --output --cert --cert-key --verify --proxy"),
 		files: opts("-o --output --cert --cert-key --session --session-read-only"), hosts: opts("--proxy")},
 	"https":  {kind: progNetwork, sends: true, values: opts("-a --auth -A --auth-type --session -o --output --cert --cert-key --verify --proxy"), files: opts("-o --output --cert --cert-key --session"), hosts: opts("--proxy")},
@@ -274,7 +279,7 @@ var programs = map[string]program{
 	"ping":   {kind: progNetwork, values: opts("-c -i -s -t -W -w -I -p -Q -M -l")}, "ping6": {kind: progNetwork, values: opts("-c -i -s -t -W -w -I")},
 	"traceroute": {kind: progNetwork, values: opts("-m -p -q -w -i -s -f -z")}, "tracepath": {kind: progNetwork, values: opts("-l -m -p")},
 	"mtr": {kind: progNetwork, values: opts("-c -i -s")}, "dig": {kind: progNetwork, values: opts("-p -t -c -b -f -k -q -x -y"), files: opts("-f -k")},
-	"nslookup": {kind: progNetwork}, "host": {kind: progNetwork, values: opts("-t -c -N -R -W")}, "whois": {kind: progNetwork, values: opts("-h -p")},
+	"nslookup": {kind: progNetwork}, "host": {kind: progNetwork, values: opts("-t -c -N -R -W")}, "whois": {kind: progNetwork, values: opts("-h -p"), hosts: opts("-h")},
 	"nc":     {kind: progNetwork, values: opts("-e -c -p -s -w -x -X -i -q -I -O -T -V"), code: opts("-e -c"), hosts: opts("-x -s")},
 	"ncat":   {kind: progNetwork, values: opts("-e --exec -c --sh-exec --lua-exec -p -s -w -x --proxy"), code: opts("-e --exec -c --sh-exec --lua-exec"), hosts: opts("-x --proxy -s")},
 	"netcat": {kind: progNetwork, values: opts("-e -c -p -s -w -x -X"), code: opts("-e -c"), hosts: opts("-x -s")},
@@ -295,8 +300,6 @@ var programs = map[string]program{
 
 	"docker": container, "podman": container, "nerdctl": container, "docker-compose": container, "kubectl": container, "oc": container, "helm": container,
 }
-
-func withSends(p program) program { p.sends = true; return p }
 
 // programName is the table's name for a program word: its base name, in
 // lower case (a case-blind file system finds CURL as curl), without a
@@ -331,15 +334,16 @@ func programName(word string) string {
 func codeVariable(name string) bool {
 	n := strings.ToUpper(name)
 	switch {
-	case strings.HasPrefix(n, "LD_"), strings.HasPrefix(n, "DYLD_"):
-		return true
+	case strings.HasPrefix(n, "LD_"), strings.HasPrefix(n, "DYLD_"), strings.HasPrefix(n, "GIT_"), strings.HasPrefix(n, "NPM_CONFIG_"),
+		strings.HasPrefix(n, "YARN_"), strings.HasPrefix(n, "PIP_"), strings.HasSuffix(n, "_PROXY"), strings.HasPrefix(n, "CARGO_"):
+		return true // git's and package managers' settings run programs, write files, reach hosts
 	}
 	switch n {
 	case "PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS4", "IFS", "SHELLOPTS", "BASHOPTS", "CDPATH", "HOME",
 		"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "NODE_OPTIONS", "NODE_PATH", "PERL5LIB", "PERL5OPT", "PERLLIB", "RUBYLIB", "RUBYOPT",
 		"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_EDITOR", "GIT_PAGER", "GIT_ASKPASS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_PARAMETERS",
 		"GIT_DIR", "GIT_WORK_TREE", "EDITOR", "VISUAL", "PAGER", "LESSOPEN", "SSH_ASKPASS", "SUDO_ASKPASS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
-		"CLASSPATH", "GOFLAGS", "CARGO_HOME", "RUSTC_WRAPPER", "NPM_CONFIG_USERCONFIG", "ZDOTDIR", "XDG_CONFIG_HOME", "MAKEFLAGS":
+		"CLASSPATH", "GOFLAGS", "RUSTC_WRAPPER", "ZDOTDIR", "XDG_CONFIG_HOME", "MAKEFLAGS", "HISTFILE", "GOPROXY", "GONOSUMDB", "GOPRIVATE":
 		return true
 	}
 	return false

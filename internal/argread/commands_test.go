@@ -142,6 +142,9 @@ func FuzzCommandLine(f *testing.F) {
 			return
 		}
 		paths, hosts := readCommand(t, line)
+		if strings.ContainsFunc(line, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' || r == 0x7f }) {
+			return // the printer drops some control bytes a word holds ("\v." prints as "."): no spelling of the same line
+		}
 		file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
 		if err != nil {
 			return

@@ -212,38 +212,10 @@ var all = []builtin{
 			}
 			return p, nil // the common case: already clean and folded
 		}),
-	def1ctx(fn(namePathSensitive,
-		`The danger floor's entry for a path whose change runs code or leaks access (see the table in docs/floor.md), compared folded: {"id", "why"}; null for any other path, a path that cannot be evaluated or is not absolute, or a non-string.`,
-		types.Args(anyOrNull), types.NewAny(types.Nl, types.NewObject([]*types.StaticProperty{
-			types.NewStaticProperty("id", types.S), types.NewStaticProperty("why", types.S)}, nil))),
-		func(ctx context.Context, p *ast.Term) (*ast.Term, error) {
-			ps, _ := str(p)
-			f, ok := foldedPath(ctx, ps)
-			if !ok {
-				return ast.NullTerm(), nil
-			}
-			e := lexical.SensitiveFile(f)
-			if e == nil {
-				return ast.NullTerm(), nil
-			}
-			return sensitiveTerms[e.ID], nil
-		}),
-	def1ctx(fn(namePathSecret,
-		`The danger floor's entry for a path that holds secrets, asked on any read (see the secrets table in docs/floor.md), compared folded: {"id", "why"}; null for any other path, a path that cannot be evaluated or is not absolute, or a non-string.`,
-		types.Args(anyOrNull), types.NewAny(types.Nl, types.NewObject([]*types.StaticProperty{
-			types.NewStaticProperty("id", types.S), types.NewStaticProperty("why", types.S)}, nil))),
-		func(ctx context.Context, p *ast.Term) (*ast.Term, error) {
-			ps, _ := str(p)
-			f, ok := foldedPath(ctx, ps)
-			if !ok {
-				return ast.NullTerm(), nil
-			}
-			e := lexical.SecretFile(f)
-			if e == nil {
-				return ast.NullTerm(), nil
-			}
-			return sensitiveTerms[e.ID], nil
-		}),
+	floorEntry(namePathSensitive, `The danger floor's entry for a path whose change runs code or leaks access (see the table in docs/floor.md), compared folded: {"id", "why"}; null for any other path, a path that cannot be evaluated or is not absolute, or a non-string.`,
+		lexical.SensitiveFile),
+	floorEntry(namePathSecret, `The danger floor's entry for a path that holds secrets, asked on any read (see the secrets table in docs/floor.md), compared folded: {"id", "why"}; null for any other path, a path that cannot be evaluated or is not absolute, or a non-string.`,
+		lexical.SecretFile),
 	def1(fn(namePathAncestors,
 		"The clean absolute path and every directory above it, nearest first, ending with \"/\"; [] when the path is not absolute and evaluable.",
 		types.Args(anyOrNull), arrayOfStr),
@@ -320,6 +292,25 @@ var all = []builtin{
 			n, _ := str(name)
 			return ast.BooleanTerm(lexical.MatchTool(p, n)), nil
 		}),
+}
+
+// floorEntry is a builtin that looks a path up in one of the floor's
+// lists: the entry as {"id", "why"}, null for none.
+func floorEntry(name, doc string, lookup func(string) *lexical.SensitiveEntry) builtin {
+	return def1ctx(fn(name, doc, types.Args(anyOrNull), types.NewAny(types.Nl, types.NewObject([]*types.StaticProperty{
+		types.NewStaticProperty("id", types.S), types.NewStaticProperty("why", types.S)}, nil))),
+		func(ctx context.Context, p *ast.Term) (*ast.Term, error) {
+			ps, _ := str(p)
+			f, ok := foldedPath(ctx, ps)
+			if !ok {
+				return ast.NullTerm(), nil
+			}
+			e := lookup(f)
+			if e == nil {
+				return ast.NullTerm(), nil
+			}
+			return sensitiveTerms[e.ID], nil
+		})
 }
 
 // sensitiveTerms are what mcp.path.sensitive and mcp.path.secret return

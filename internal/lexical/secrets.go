@@ -94,11 +94,4 @@ func SecretFile(p string) *SensitiveEntry {
 
 // SecretEntries returns a copy of the secrets list, in order: what the
 // floor page's secrets table is made from.
-func SecretEntries() []SensitiveEntry {
-	out := make([]SensitiveEntry, len(secretList))
-	for i, e := range secretList {
-		e.Names = append([]string(nil), e.Names...)
-		out[i] = e
-	}
-	return out
-}
+func SecretEntries() []SensitiveEntry { return copyEntries(secretList) }

@@ -295,9 +295,13 @@ const (
 
 // SensitiveEntries returns a copy of the floor's list, in order: what the
 // floor page's table (docs/floor.md) is made from.
-func SensitiveEntries() []SensitiveEntry {
-	out := make([]SensitiveEntry, len(sensitiveList))
-	for i, e := range sensitiveList {
+func SensitiveEntries() []SensitiveEntry { return copyEntries(sensitiveList) }
+
+// copyEntries is a deep copy of a list: nothing can change the floor at
+// run time.
+func copyEntries(list []SensitiveEntry) []SensitiveEntry {
+	out := make([]SensitiveEntry, len(list))
+	for i, e := range list {
 		e.Names = append([]string(nil), e.Names...)
 		out[i] = e
 	}

@@ -122,18 +122,27 @@ func lockTarget(path string) (file string, unlock func(), err error) {
 	return file, unlock, nil
 }
 
-// LoadFile reads a JSON array of grants as rules (LoadGrantsFile keeps
-// their records). A missing file is an error wrapping fs.ErrNotExist, so a
-// host can tell "first run" from "broken file"; an empty file (or one of
-// only white space) is no grants; a corrupt file, a file holding anything
-// but an array (null included), an invalid rule or record, an ask or a
-// relative under is an error naming the file (and the rule).
+// LoadFile reads a JSON array of grants as the rules that answer now
+// (LoadGrantsFile keeps their records): a grant whose "expires" has passed
+// answers nothing and is left out, as a store leaves it out. A missing
+// file is an error wrapping fs.ErrNotExist, so a host can tell "first run"
+// from "broken file"; an empty file (or one of only white space) is no
+// grants; a corrupt file, a file holding anything but an array (null
+// included), an invalid rule or record, an ask or a relative under is an
+// error naming the file (and the rule).
 func LoadFile(path string) ([]rules.Rule, error) {
 	gs, err := LoadGrantsFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return rulesOf(gs), nil
+	now := time.Now()
+	live := gs[:0]
+	for _, g := range gs {
+		if g.Expires.IsZero() || now.Before(g.Expires) {
+			live = append(live, g)
+		}
+	}
+	return rulesOf(live), nil
 }
 
 // LoadGrantsFile is LoadFile with each grant's record.

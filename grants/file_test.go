@@ -251,3 +251,24 @@ func TestOpenRefusesALinkToNothing(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), filepath.Join(top, "grants.json"))
 }
+
+// An "Allow for a day" grant whose day has passed answers nothing: LoadFile
+// leaves it out, as a store does, while LoadGrantsFile keeps its record.
+func TestLoadFileLeavesExpiredGrantsOut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "grants.json")
+	require.NoError(t, os.WriteFile(path, []byte(`[
+ {"tool": "write_file", "decision": "allow", "under": "/srv/old", "expires": "2020-01-01T00:00:00Z"},
+ {"tool": "write_file", "decision": "allow", "under": "/srv/new", "expires": "2999-01-01T00:00:00Z"},
+ {"tool": "write_file", "decision": "deny", "under": "/srv/never"}
+]`), 0o644))
+	got, err := grants.LoadFile(path)
+	require.NoError(t, err)
+	var unders []string
+	for _, r := range got {
+		unders = append(unders, r.Under)
+	}
+	assert.Equal(t, []string{"/srv/new", "/srv/never"}, unders, "the expired grant is left out")
+	records, err := grants.LoadGrantsFile(path)
+	require.NoError(t, err)
+	assert.Len(t, records, 3, "the records are all read")
+}

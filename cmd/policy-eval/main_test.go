@@ -630,3 +630,19 @@ func TestDecideExplain(t *testing.T) {
 	plain := one(t, call("1", "ping", `{"target":"169.254.169.254"}`), "--root", "*=/srv")
 	assert.NotContains(t, plain, "read", "only with --explain")
 }
+
+// decide --grants leaves out a grant whose "expires" has passed: an
+// expired "Allow for a day" allowed here while the proxy's store had
+// dropped it (outside round on links and hosts).
+func TestDecideGrantsLeavesExpiredOnesOut(t *testing.T) {
+	dir := t.TempDir()
+	grantsFile := write(t, dir, "grants.json", `[
+		{"tool": "fs_write", "decision": "allow", "under": "/w", "expires": "2020-01-01T00:00:00Z"},
+		{"tool": "fs_write", "decision": "allow", "under": "/v", "expires": "2999-01-01T00:00:00Z"}
+	]`)
+	got := one(t, call("1", "fs_write", `{"path": "/w/a"}`), "--grants", grantsFile)
+	assert.Equal(t, "ask", got["decision"], "the expired grant answered")
+	got = one(t, call("1", "fs_write", `{"path": "/v/a"}`), "--grants", grantsFile)
+	assert.Equal(t, "allow", got["decision"], "the live grant did not answer")
+	assert.Equal(t, "grant", got["reason"])
+}

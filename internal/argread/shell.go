@@ -60,11 +60,14 @@ func (w *walker) shellLine(s site, t *ast.Term, v string) {
 
 // startDirs are the directories a command line starts in (shellDirs).
 // When no argument names one, the command runs in the tool's root, and
-// acts there: the root is a directory the call names (unknown when the
-// tool has none), so that a rule "under" the project covers "git status".
+// acts there: the root is a directory the call names, so that a rule
+// "under" the project covers "git status".
 func (r *shellReader) startDirs() []string {
 	dirs := r.w.shellDirs()
-	if len(r.w.dirs) == 0 && !r.w.rootNamed {
+	if len(r.w.dirs) == 0 && !r.w.rootNamed && r.w.root != "" {
+		// With no root either, where it runs is unknown: its relative
+		// paths are unknown, and a command that names none ("ls -la")
+		// names nothing a rule could place.
 		r.w.rootNamed = true
 		r.w.addPath(r.s.as(Class{Kind: Dir, Evidence: Name}), ast.StringTerm("(where the command runs)"), r.w.root)
 	}

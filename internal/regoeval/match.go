@@ -290,6 +290,10 @@ func (m *Matcher) argumentsStatus(c *Call) builtins.Match {
 				st = builtins.Unknown
 			case lexical.MatchTool(a.Glob, text) || lexical.MatchTool(lexical.Fold(a.Glob), lexical.Fold(text)):
 				return builtins.Yes
+			case strings.Join(strings.Fields(text), " ") != text && lexical.MatchTool(a.Glob, strings.Join(strings.Fields(text), " ")):
+				// " rm -rf x", "rm\t-rf x": a shell or a server that splits
+				// words reads them as "rm -rf x", which a deny on "rm *" means.
+				return builtins.Yes
 			}
 		}
 		if !found && !m.Any {

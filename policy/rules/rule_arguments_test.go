@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -89,4 +90,22 @@ func TestRuleArgumentsMatch(t *testing.T) {
 		d = rules.ApplyGrants(d, in, gs)
 		assert.Equal(t, want, string(d.Decision), "grant: %s", args)
 	}
+}
+
+// A deny's or ask's argument glob matches a value as written, folded, or
+// with its white space as a word-splitting reader reads it: " rm -rf /"
+// and "rm\t-rf /" are "rm -rf /" to a shell (outside round, finding 6).
+// An allow's matches only as written: a reading that widens it is none.
+func TestRuleArgumentsMatchOverWhiteSpace(t *testing.T) {
+	e := engine(t, rules.Config{Rules: []rules.Rule{
+		{Tool: "exec", Decision: "deny", Arguments: map[string]string{"cmd": "rm *"}},
+		{Tool: "exec", Decision: "allow", Arguments: map[string]string{"cmd": "ls *"}},
+	}})
+	for _, v := range []string{"rm -rf /", " rm -rf /", "rm\t-rf /", "rm  -rf /", "\trm -rf /\n"} {
+		args, err := json.Marshal(map[string]string{"cmd": v})
+		require.NoError(t, err)
+		assert.Equal(t, rules.Deny, decide(t, e, call("exec", string(args)), nil).Decision, "%q", v)
+	}
+	assert.Equal(t, rules.Allow, decide(t, e, call("exec", `{"cmd":"ls -la"}`), nil).Decision)
+	assert.NotEqual(t, rules.Allow, decide(t, e, call("exec", `{"cmd":" ls -la"}`), nil).Decision, "an allow reads the value as written")
 }

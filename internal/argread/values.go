@@ -693,6 +693,57 @@ func sqlFiles(s string) []string {
 	return out
 }
 
+// sqlNames are the argument names (folded) that hold SQL whatever it
+// starts with.
+var sqlNames = keySet("sql", "sqlquery", "sqlstatement", "sqlstatements", "statement", "statements", "stmt", "query",
+	"queries", "sqltext", "sqlcommand", "rawsql")
+
+// readsAsSQL reports text that starts as a SQL statement does, after white
+// space, comments ("-- ...", "/* ... */") and opening parentheses: with a
+// statement's first keyword. Text that starts otherwise is not run as SQL
+// by any database (its first statement fails to parse, and the script
+// with it), so its quoted strings open no file.
+func readsAsSQL(s string) bool {
+	for {
+		s = strings.TrimLeft(s, " \t\r\n\f(;")
+		switch {
+		case strings.HasPrefix(s, "--"):
+			_, rest, ok := strings.Cut(s, "\n")
+			if !ok {
+				return false
+			}
+			s = rest
+			continue
+		case strings.HasPrefix(s, "/*"):
+			_, rest, ok := strings.Cut(s[2:], "*/")
+			if !ok {
+				return false
+			}
+			s = rest
+			continue
+		}
+		break
+	}
+	end := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && r != '_' })
+	if end < 0 {
+		end = len(s)
+	}
+	return sqlStatementWords[strings.ToLower(s[:end])] || sqlQualifiedStart.MatchString(s)
+}
+
+// sqlStatementWords are the keywords that start a SQL statement that may
+// open a file, or run one that does (SQLite, PostgreSQL, MySQL, DuckDB,
+// SQL Server's BACKUP and RESTORE). Words prose and code start with more
+// often than SQL does ("Show", "Get", "Set", "Call") are left out; IMPORT
+// and EXPORT count before DATABASE only, and DuckDB's FROM-first form
+// before a quote, a parenthesis or a function: "import x from 'y'" and
+// Python's "from os import path" are code.
+var sqlStatementWords = keySet("select", "with", "insert", "update", "delete", "replace", "merge", "upsert", "create", "drop",
+	"alter", "attach", "copy", "load", "install", "vacuum", "pragma", "explain", "analyze", "begin", "execute", "exec",
+	"prepare", "backup", "restore", "pivot", "unpivot", "summarize", "describe")
+
+var sqlQualifiedStart = regexp.MustCompile(`(?i)^(?:(?:import|export)\s+database\b|from\s*(?:['"(]|\w+\s*\())`)
+
 // maxSQLText bounds the text read as SQL: a statement, not a file's
 // contents.
 const maxSQLText = 64 << 10

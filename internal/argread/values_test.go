@@ -228,3 +228,18 @@ func TestSQLFiles(t *testing.T) {
 		assert.Equal(t, want, sqlFiles(in), in)
 	}
 }
+
+// Text is SQL when it starts as a statement does: prose, Markdown and
+// program source that mention SQL are not run by any database.
+func TestReadsAsSQL(t *testing.T) {
+	for _, s := range []string{"SELECT 1", "  select * from t", "-- c\nATTACH 'a.db' AS a", "/* x */ COPY t TO 'x'", "(SELECT 1)",
+		";\n\tvacuum into 'x'", "FROM 'data.csv'", "from read_csv('x.csv')", "IMPORT DATABASE 'dir'", "export database 'out'",
+		"WITH x AS (SELECT 1) SELECT * FROM x", "pragma table_info(t)", "EXPLAIN ANALYZE SELECT 1"} {
+		assert.True(t, readsAsSQL(s), s)
+	}
+	for _, s := range []string{"", "-- only a comment", "/* unclosed", "The image fails:\n```sql\nCOPY t FROM 'x'\n```",
+		"import Stripe from 'npm:stripe@14'", "from os import path", "Show me 'x'", "```sql\nSELECT 1\n```", "selection 'x'",
+		"import data 'x'", "exported 'x'", "Use COPY t FROM 'x'"} {
+		assert.False(t, readsAsSQL(s), s)
+	}
+}

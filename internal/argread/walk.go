@@ -336,9 +336,19 @@ func plainAbsolute(r, v string) bool {
 
 // sqlFiles reads the files a SQL statement opens by name as paths
 // (sqlFiles): "ATTACH DATABASE '/srv/secret/app.db'" under a query.
+//
+// Only SQL is read as SQL: the value of a SQL name ("sql", "statement"),
+// or text that starts as a statement does (readsAsSQL). A SQL word in an
+// issue's body, a Markdown fence or a program's source is prose: no
+// database runs it, and reading its quoted strings as files asks about
+// what the call never opens. Each file is kept with its literal as the
+// raw value, the exact part of the text that was read.
 func (w *walker) sqlFiles(s site, t *ast.Term, v string) {
+	if !sqlNames[FoldName(s.arg)] && !readsAsSQL(v) {
+		return
+	}
 	for _, f := range sqlFiles(v) {
-		w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), t, f)
+		w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), ast.StringTerm(f), f)
 	}
 }
 

@@ -214,6 +214,10 @@ func check(rs []rules.Rule, name func(int) string) error {
 			return &rules.ValidationError{Rule: name(i), Field: "decision",
 				Msg: `a grant must be "allow" or "deny": "ask" remembers nothing`}
 		}
+		if len(r.Data) > 0 {
+			return &rules.ValidationError{Rule: name(i), Field: "data",
+				Msg: "a grant remembers an answer: what a tool's arguments hold is said in the rules file"}
+		}
 		if r.Under != "" && !strings.HasPrefix(r.Under, "/") {
 			return &rules.ValidationError{Rule: name(i), Field: "under",
 				Msg: fmt.Sprintf("%q is relative: a grant names an absolute directory, since the policies sharing it may have different roots", r.Under)}

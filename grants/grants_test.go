@@ -50,6 +50,7 @@ func TestNewStoreValidatesAndNormalises(t *testing.T) {
 		"no decision": {Tool: "x"},
 		"no tool":     {Decision: rules.Allow},
 		"bad host":    {Tool: "x", Decision: rules.Allow, Host: "http://"},
+		"data marks":  {Tool: "x", Decision: rules.Allow, Data: []string{"key"}}, // the rules file's, not an answer's
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := grants.NewStore([]rules.Rule{allow("ok", ""), bad})

@@ -328,6 +328,16 @@ func TestDecidingByExistingGrantFiresNothing(t *testing.T) {
 	assert.Empty(t, g.Lists())
 }
 
+// A grant is an answer: what a tool's arguments hold is said in the
+// rules, and a grant that says it is refused, not half-read.
+func TestGrantsCarryNoDataMarks(t *testing.T) {
+	_, err := policy.New(policy.Options{Provider: newFake(),
+		Grants: []rules.Rule{{Tool: "fs_write", Decision: rules.Allow, Data: []string{"content"}}}})
+	var ve *rules.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "data", ve.Field)
+}
+
 func TestGrantsReturnsACopy(t *testing.T) {
 	fake := newFake()
 	p := newPolicy(t, policy.Options{Provider: fake,

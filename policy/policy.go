@@ -336,6 +336,10 @@ func validateGrants(gs []rules.Rule) ([]rules.Rule, error) {
 			return nil, &rules.ValidationError{Rule: fmt.Sprintf("grant %d", i+1), Field: "decision",
 				Msg: `a grant remembers an answer: "allow" or "deny", not "ask"`}
 		}
+		if len(g.Data) > 0 {
+			return nil, &rules.ValidationError{Rule: fmt.Sprintf("grant %d", i+1), Field: "data",
+				Msg: "a grant remembers an answer: what a tool's arguments hold is said in the rules"}
+		}
 	}
 	return out, nil
 }

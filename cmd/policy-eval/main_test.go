@@ -620,6 +620,33 @@ func TestDecideHelp(t *testing.T) {
 // --explain shows what was read and where it came from, so a user can see
 // why a call was asked: every path and host, its argument, its place in
 // the arguments, the value as written and what it resolved to.
+// A rules file's data marks: --explain shows where the unknown path is,
+// the rule marks it data, and the call is allowed; a secret there is
+// asked still.
+func TestDecideDataMarks(t *testing.T) {
+	dir := t.TempDir()
+	crawl := call("1", "firecrawl_crawl", `{"url":"https://docs.example.com/","includePaths":["~/blog/*"]}`)
+	plain := write(t, dir, "plain.json", `[{"tool": "firecrawl_crawl", "decision": "allow", "host": "docs.example.com"}]`)
+	got := one(t, crawl, "--rules", plain, "--explain")
+	assert.Equal(t, "unevaluable-path", got["reason"])
+	assert.Contains(t, got["read"], map[string]any{"kind": "path", "arg": "includePaths", "at": "/includePaths/0", "raw": "~/blog/*", "resolved": ""})
+
+	marked := write(t, dir, "marked.json",
+		`[{"tool": "firecrawl_crawl", "decision": "allow", "host": "docs.example.com", "data": ["/includePaths"]}]`)
+	got = one(t, crawl, "--rules", marked)
+	assert.Equal(t, "allow", got["decision"])
+	got = one(t, call("2", "firecrawl_crawl", `{"url":"https://docs.example.com/","includePaths":["~/.aws/credentials"]}`), "--rules", marked)
+	assert.Equal(t, "ask", got["decision"])
+	assert.Equal(t, "floor", got["reason"])
+	got = one(t, call("3", "firecrawl_crawl", `{"url":"https://evil.example/","includePaths":["/blog"]}`), "--rules", marked)
+	assert.Equal(t, "no-match", got["reason"], "a mark allows nothing by itself")
+
+	bad := write(t, dir, "bad.json", `[{"tool": "x", "decision": "ask", "data": ["key"]}]`)
+	code, _, errOut := cli(t, "", "decide", "--rules", bad, call("1", "x", `{}`))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, `field "data"`)
+}
+
 func TestDecideExplain(t *testing.T) {
 	got := one(t, call("1", "ping", `{"target":"169.254.169.254","opts":{"out":"../x"},"note":"~/y"}`), "--root", "*=/srv", "--explain")
 	assert.Equal(t, []any{

@@ -50,6 +50,10 @@ const (
 	// Patch is a patch (a unified or git diff, or Codex's "*** Begin
 	// Patch" format): every file it changes is a path (patch.go).
 	Patch
+	// Data is what the user marked the server's data in the rules (a
+	// DataMark): nothing in it is read, at any depth, but a value that
+	// names a file the floor guards (data.go).
+	Data
 )
 
 // Evidence is how a class is known, weakest first. Stronger evidence
@@ -130,6 +134,8 @@ func (c Class) valueClass() Class { return Class{Kind: c.Kind, Evidence: c.Evide
 // when key itself says nothing (keyClass is none).
 func (c Class) inner(key string, keyClass Class) Class {
 	switch {
+	case c.Kind == Data:
+		return c // what the user marked data is data all the way down
 	case c.Values:
 		return c.valueClass() // what the schema says of the map's values, whatever the key's name
 	case c.keysArePaths() && (keyClass == none || keyClass.Kind == Label):

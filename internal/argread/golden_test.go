@@ -31,6 +31,7 @@ type reading struct {
 	Servers   []string        `json:"servers,omitempty"`      // reference servers' specs (rules.ServerArguments)
 	Specs     json.RawMessage `json:"specs,omitempty"`
 	Schema    json.RawMessage `json:"schema,omitempty"`
+	Data      []string        `json:"data,omitempty"` // the user's data marks for the tool (a rule's "data")
 	Arguments json.RawMessage `json:"arguments"`
 	Paths     []string        `json:"paths,omitempty"`
 	Hosts     []string        `json:"hosts,omitempty"`
@@ -92,7 +93,11 @@ func read(t *testing.T, c *reading) (paths, hosts []string, errText string) {
 		require.NoError(t, err, c.Name)
 		specs = append(specs, s...)
 	}
-	r, err := argread.NewReader(specs)
+	var marks []argread.DataMark
+	if len(c.Data) > 0 {
+		marks = append(marks, argread.DataMark{Tool: c.Tool, Locations: c.Data})
+	}
+	r, err := argread.NewReader(specs, marks...)
 	require.NoError(t, err, c.Name)
 	items, ok, err := strictjson.DecodeObject(c.Arguments)
 	if err != nil {

@@ -2,12 +2,14 @@ package argread
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/reasons"
 )
 
@@ -92,6 +94,7 @@ type Call struct {
 // for concurrent use.
 type Reader struct {
 	specs []Spec
+	marks []DataMark
 	tools sync.Map // tool name -> *compiled
 	count atomic.Int64
 }
@@ -108,12 +111,23 @@ type compiled struct {
 // tool names cannot fill memory.
 const maxCachedTools = 4096
 
-// NewReader validates specs and returns a reader for them.
-func NewReader(specs []Spec) (*Reader, error) {
+// NewReader validates specs and marks and returns a reader for them. A
+// mark outranks a spec: it is the user's word on the call's tool.
+func NewReader(specs []Spec, marks ...DataMark) (*Reader, error) {
 	if err := ValidateSpecs(specs); err != nil {
 		return nil, err
 	}
-	return &Reader{specs: slices.Clone(specs)}, nil
+	for i, m := range marks {
+		if err := lexical.ValidateToolGlob(m.Tool); m.Tool == "" || err != nil {
+			return nil, fmt.Errorf("data mark %d: tool %q: not a tool glob", i+1, m.Tool)
+		}
+		for _, loc := range m.Locations {
+			if err := ValidateDataLocation(loc); err != nil {
+				return nil, fmt.Errorf("data mark %d: %v", i+1, err)
+			}
+		}
+	}
+	return &Reader{specs: slices.Clone(specs), marks: slices.Clone(marks)}, nil
 }
 
 // toolOf is the compiled classes of a tool: the specs that match its name
@@ -129,7 +143,7 @@ func (r *Reader) toolOf(c *Call) *tool {
 	if c.Known {
 		schema = parseSchemaKeys(c.Schema)
 	}
-	v := &compiled{known: c.Known, schema: string(c.Schema), tool: compileTool(r.specs, c.Tool, schema)}
+	v := &compiled{known: c.Known, schema: string(c.Schema), tool: compileTool(r.specs, r.marks, c.Tool, schema)}
 	if _, had := r.tools.Swap(c.Tool, v); !had && r.count.Add(1) > maxCachedTools {
 		r.tools.Delete(c.Tool)
 		r.count.Add(-1)
@@ -202,7 +216,7 @@ func (w *walker) dirsIn(args [][2]*ast.Term) []dirArg {
 	for _, item := range args {
 		k := string(item[0].Value.(ast.String))
 		c := w.tool.topClassOf(k)
-		if c.Kind != Dir || c.Evidence < Name || c.Values {
+		if c.Kind != Dir || c.Evidence < Name || c.Values || w.tool.data.covers(&pointer{key: k, isKey: true}) {
 			continue
 		}
 		if _, relative := w.tool.relative[FoldName(k)]; relative {

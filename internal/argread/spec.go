@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
@@ -154,6 +155,9 @@ type tool struct {
 	strings map[string]bool
 	// dirTool: the tool's name says it acts on directories.
 	dirTool bool
+	// data are the places the user's marks name by JSON Pointer: what is
+	// under them is data (names are in classes).
+	data dataPointers
 	// names caches nameClass by raw name for this tool's arguments (names
 	// repeat from call to call), up to a bound: the name table is a pure
 	// function, this only spares its work.
@@ -195,7 +199,7 @@ func (t *tool) moreOf(raw string) []Class {
 
 // compileTool merges the specs that match the tool's name with its
 // schema's formats: a spec outranks the schema (it is what a person said).
-func compileTool(specs []Spec, name string, schema schemaKeys) *tool {
+func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys) *tool {
 	t := &tool{dirTool: isDirTool(name)}
 	set := func(name string, c Class) {
 		if t.classes == nil {
@@ -304,6 +308,25 @@ func compileTool(specs []Spec, name string, schema schemaKeys) *tool {
 			if c, ok := t.classes[FoldName(n)]; !ok || !c.local() {
 				set(n, Class{Kind: Path, Evidence: Specified})
 			}
+		}
+	}
+	for _, m := range marks {
+		if !lexical.MatchTool(m.Tool, name) {
+			continue
+		}
+		for _, loc := range m.Locations {
+			if !strings.HasPrefix(loc, "/") {
+				set(loc, dataClass)
+				delete(t.relative, FoldName(loc))
+				continue
+			}
+			segs, _ := pointerSegments(loc) // valid: NewReader checked it
+			for i, seg := range segs {
+				if seg != "*" {
+					segs[i] = FoldName(seg)
+				}
+			}
+			t.data = append(t.data, segs)
 		}
 	}
 	t.ownReason = schema.ownReason

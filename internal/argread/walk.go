@@ -111,6 +111,9 @@ func (w *walker) walk(s site, t *ast.Term) {
 		w.err = fmt.Errorf("arguments nest deeper than %d levels", MaxDepth)
 		return
 	}
+	if s.class.Kind != Data && w.tool.data.covers(s.at) {
+		s.class = dataClass
+	}
 	switch v := t.Value.(type) {
 	case ast.String:
 		w.str(s, t, string(v))
@@ -141,7 +144,7 @@ func (w *walker) walk(s site, t *ast.Term) {
 				// ...}) names a field of the path's object.
 				w.pathString(s, k, key)
 			case c.keysArePaths():
-			case c.Kind == Content || c.Kind == Text || c.Kind == Ignore:
+			case c.Kind == Content || c.Kind == Text || c.Kind == Ignore || c.Kind == Data:
 				// A key in text is text; an ignored argument's keys are names.
 			default:
 				w.unnamedKey(s, k, key)
@@ -187,6 +190,8 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		}
 		w.sqlFiles(s, t, v)
 	case c.Kind == Text:
+	case c.Kind == Data:
+		w.dataString(s, t, v)
 	case c.Kind == Ignore:
 		// Ignored (a git ref, an entity's name), but not what a command
 		// line would read as an option: "--output=.git/config" writes in

@@ -90,7 +90,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	reader, err := argread.NewReader(cfg.Arguments)
+	reader, err := argread.NewReader(cfg.Arguments, dataMarks(rs)...)
 	if err != nil {
 		return nil, specError(err)
 	}
@@ -165,10 +165,29 @@ func (e *Engine) Reload(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	reader := e.reader
+	if marks := dataMarks(rs); !reflect.DeepEqual(marks, dataMarks(e.rules)) {
+		// The rules' data marks change what calls name: a reader for
+		// them (its tools compile again as calls come).
+		if reader, err = argread.NewReader(e.arguments, marks...); err != nil {
+			return nil, specError(err)
+		}
+	}
 	n := &Engine{rules: rs, ruleSet: ruleSetOf(e.underRoots(rs)), roots: e.roots, rootKeys: e.rootKeys, rootTerms: e.rootTerms,
 		aliases:   e.aliases,
-		arguments: e.arguments, reader: e.reader, decider: e.decider, protected: e.protected, modules: e.modules, timeout: cfg.DecisionTimeout}
+		arguments: e.arguments, reader: reader, decider: e.decider, protected: e.protected, modules: e.modules, timeout: cfg.DecisionTimeout}
 	return n, nil
+}
+
+// dataMarks are the data marks of validated rules, in order.
+func dataMarks(rs []Rule) []argread.DataMark {
+	var out []argread.DataMark
+	for _, r := range rs {
+		if len(r.Data) > 0 {
+			out = append(out, argread.DataMark{Tool: r.Tool, Locations: r.Data})
+		}
+	}
+	return out
 }
 
 // sameStatics reports whether cfg has e's modules, roots, protected files

@@ -436,3 +436,66 @@ func TestCommandRules(t *testing.T) {
 		assert.Error(t, err, bad)
 	}
 }
+
+// A rule's data marks: what the user says is the server's data is read as
+// no path, so a tool allowed as a whole is not asked about a value that
+// only looks like one; a file the floor guards is asked still, and a
+// reload that changes the marks changes what is read.
+func TestDataMarks(t *testing.T) {
+	marked := []rules.Rule{
+		{Tool: "redis_*", Decision: "allow", Data: []string{"key", "value"}},
+		{Tool: "sheets_update", Decision: "allow", Data: []string{"/rows/*/cells"}},
+	}
+	unmarked := []rules.Rule{{Tool: "redis_*", Decision: "allow"}, {Tool: "sheets_update", Decision: "allow"}}
+	e := engine(t, rules.Config{Roots: map[string]string{"*": "/srv/app"}, Rules: marked})
+	plain := engine(t, rules.Config{Roots: map[string]string{"*": "/srv/app"}, Rules: unmarked})
+	for _, c := range []struct {
+		tool, args       string
+		marked, unmarked rules.Reason
+	}{
+		{"redis_set", `{"key":"~/sessions/abc","value":"x"}`, rules.ReasonRule, rules.ReasonUnevaluable},
+		{"redis_set", `{"key":"k","value":{"path":"$HOME/notes"}}`, rules.ReasonRule, rules.ReasonUnevaluable},
+		{"sheets_update", `{"rows":[{"cells":["~/a","=SUM(A1:A2)"]}]}`, rules.ReasonRule, rules.ReasonUnevaluable},
+		// The floor's files are read in data too, and asked.
+		{"redis_set", `{"key":"k","value":"~/.ssh/id_rsa"}`, rules.ReasonFloor, rules.ReasonFloor},
+		{"redis_set", `{"key":"k","value":"/srv/app/.env"}`, rules.ReasonFloor, rules.ReasonFloor},
+		// A pointer marks its place, not a name elsewhere.
+		{"sheets_update", `{"rows":[{"cells":["x"]}],"note":"~/a"}`, rules.ReasonUnevaluable, rules.ReasonUnevaluable},
+	} {
+		d := decide(t, e, call(c.tool, c.args), nil)
+		assert.Equal(t, c.marked, d.Reason, "marked: %s", c.args)
+		want := rules.Allow
+		if c.marked != rules.ReasonRule {
+			want = rules.Ask
+		}
+		assert.Equal(t, want, d.Decision, "marked: %s", c.args)
+		assert.Equal(t, c.unmarked, decide(t, plain, call(c.tool, c.args), nil).Reason, "unmarked: %s", c.args)
+	}
+	// The marks change with the rules on a reload, and only then.
+	e2, err := e.Reload(context.Background(), rules.Config{Roots: map[string]string{"*": "/srv/app"}, Rules: unmarked})
+	require.NoError(t, err)
+	d := decide(t, e2, call("redis_set", `{"key":"~/sessions/abc","value":"x"}`), nil)
+	assert.Equal(t, rules.ReasonUnevaluable, d.Reason, "the marks went with their rule")
+	e3, err := e2.Reload(context.Background(), rules.Config{Roots: map[string]string{"*": "/srv/app"}, Rules: marked})
+	require.NoError(t, err)
+	d = decide(t, e3, call("redis_set", `{"key":"~/sessions/abc","value":"x"}`), nil)
+	assert.Equal(t, rules.Allow, d.Decision, "the marks came back with their rule")
+
+	// Only an allow rule carries marks; a location is a name or a JSON Pointer.
+	for _, bad := range []rules.Rule{
+		{Tool: "redis_*", Decision: "ask", Data: []string{"key"}},
+		{Tool: "redis_*", Decision: "deny", Data: []string{"key"}},
+		{Tool: "redis_*", Decision: "allow", Data: []string{""}},
+		{Tool: "redis_*", Decision: "allow", Data: []string{"reason"}},
+		{Tool: "redis_*", Decision: "allow", Data: []string{"/rows//cells"}},
+		{Tool: "redis_*", Decision: "allow", Data: []string{"/a~2b"}},
+	} {
+		_, err := rules.Validate(bad, "rule 1")
+		var ve *rules.ValidationError
+		if assert.ErrorAs(t, err, &ve, "%+v", bad) {
+			assert.Equal(t, "data", ve.Field)
+		}
+	}
+	_, err = rules.ParseRules([]byte(`[{"tool":"x","decision":"allow","data":"key"}]`), "rules.json")
+	assert.ErrorContains(t, err, "data")
+}

@@ -27,9 +27,9 @@ func ExampleParseRules() {
 		fmt.Println(err)
 	}
 	// Output:
-	// [{fs_write allow /srv/scratch  map[] map[]  } {web_fetch allow  *.raku.org map[] map[]  }] <nil>
+	// [{fs_write allow /srv/scratch  map[] map[]  [] } {web_fetch allow  *.raku.org map[] map[]  [] }] <nil>
 	// rules.json: rule 1: field "decision": "alow" is not "allow", "deny" or "ask"
-	// rules.json: rule 1: field "undr": unknown field (allowed: tool, decision, under, host, annotations, arguments, command, message)
+	// rules.json: rule 1: field "undr": unknown field (allowed: tool, decision, under, host, annotations, arguments, command, data, message)
 	// rules.json: rule 1: field "under": must not be empty
 	// rules.json: duplicate key "decision"
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/mcp-policy/mcp-policy/internal/argread"
@@ -60,13 +61,19 @@ type Rule struct {
 	// call's command lines to match it, a deny or ask any (see
 	// docs/rules.md, "Commands").
 	Command string `json:"command,omitempty"`
-	Message string `json:"message,omitempty"`
+	// Data marks where the tool's arguments hold the server's data, by
+	// name (at any depth) or JSON Pointer ("/rows/*/cells"): nothing there
+	// is read as a path, URL, host or command, for every call of the
+	// tools the rule's tool matches, but a file the floor guards. Only an
+	// allow rule carries marks (see docs/rules.md, "Data").
+	Data    []string `json:"data,omitempty"`
+	Message string   `json:"message,omitempty"`
 }
 
 // ruleKeys are the JSON keys a rule may have; anything else is a typo that
 // would otherwise silently widen or narrow a rule.
 var ruleKeys = map[string]bool{"tool": true, "decision": true, "under": true, "host": true, "annotations": true, "arguments": true,
-	"command": true, "message": true}
+	"command": true, "data": true, "message": true}
 
 // ValidationError names the rule and the field that is wrong.
 type ValidationError struct {
@@ -119,6 +126,14 @@ func Validate(r Rule, name string) (Rule, error) {
 	if r.Command != "" && strings.TrimSpace(r.Command) != r.Command || strings.Contains(r.Command, "  ") {
 		return fail("command", "words are joined by one space, with none at either end: %q", r.Command)
 	}
+	if len(r.Data) > 0 && r.Decision != Allow {
+		return fail("data", "marks the data of a tool the user allows: it goes on an allow rule (a deny or ask reads everything)")
+	}
+	for _, loc := range r.Data {
+		if err := argread.ValidateDataLocation(loc); err != nil {
+			return fail("data", "%v", err)
+		}
+	}
 	for k := range r.Annotations {
 		if !knownHint(k) {
 			return fail("annotations", "unknown hint %q (known: %s)", k, strings.Join(hintNames[:], ", "))
@@ -164,7 +179,7 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 	}
 	for k := range raw {
 		if !ruleKeys[k] {
-			return &ValidationError{Field: k, Msg: "unknown field (allowed: tool, decision, under, host, annotations, arguments, command, message)"}
+			return &ValidationError{Field: k, Msg: "unknown field (allowed: tool, decision, under, host, annotations, arguments, command, data, message)"}
 		}
 	}
 	if v, ok := raw["arguments"]; ok {
@@ -260,6 +275,7 @@ func (r Rule) Clone() Rule {
 		}
 		r.Arguments = a
 	}
+	r.Data = slices.Clone(r.Data)
 	return r
 }
 

@@ -1,0 +1,153 @@
+package argread
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
+)
+
+// DataMark says where the arguments of the tools Tool matches hold the
+// server's data (a Redis key, a spreadsheet's cell, a crawler's URL-path
+// globs): nothing under them is read as a path, URL, host or command. It is
+// what a user writes in a rule's "data", for a tool the user allows: the
+// reading it replaces was a guess by shape, and an unknown guess is asked
+// every time.
+//
+// A location is a name, an argument of that name at any depth compared
+// folded as names are ("value"), or a JSON Pointer from the top of the
+// arguments whose "*" stands for any one key or index ("/rows/*/cells").
+// Everything under a location is data, nested keys included.
+//
+// One thing is read in data still: a value that, read as a path, names a
+// file the floor guards (a secret, a file whose change runs code). A mark
+// says what the server does with its arguments; it never lowers the
+// floor's asks on a known sensitive file.
+type DataMark struct {
+	Tool      string
+	Locations []string
+}
+
+// dataClass is the class of what a mark covers.
+var dataClass = Class{Kind: Data, Evidence: Specified}
+
+// ValidateDataLocation checks one location of a mark: a name, or a JSON
+// Pointer (RFC 6901: "~0" and "~1" the only escapes) with no empty key.
+func ValidateDataLocation(loc string) error {
+	if !strings.HasPrefix(loc, "/") {
+		if FoldName(loc) == "" {
+			return fmt.Errorf("%q names no argument", loc)
+		}
+		if FoldName(loc) == FoldName(ReasonArgument) {
+			return fmt.Errorf("%q is the model's reason, which no rule sees", loc)
+		}
+		return nil
+	}
+	_, err := pointerSegments(loc)
+	return err
+}
+
+// pointerSegments are a JSON Pointer's keys, unescaped.
+func pointerSegments(loc string) ([]string, error) {
+	segs := strings.Split(loc[1:], "/")
+	for i, s := range segs {
+		for j := 0; j < len(s); j++ {
+			if s[j] == '~' && (j+1 == len(s) || s[j+1] != '0' && s[j+1] != '1') {
+				return nil, fmt.Errorf("%q: a \"~\" in a JSON Pointer is written \"~0\" (and a \"/\" in a key \"~1\")", loc)
+			}
+		}
+		if s == "" {
+			return nil, fmt.Errorf("%q: a JSON Pointer names a key at each step (no empty step)", loc)
+		}
+		segs[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+	}
+	return segs, nil
+}
+
+// dataPointers are the JSON Pointers a tool's marks name, each as its
+// keys folded ("*" any one).
+type dataPointers [][]string
+
+// covers reports whether p is at or under one of the pointers.
+func (d dataPointers) covers(p *pointer) bool {
+	if len(d) == 0 || p == nil {
+		return false
+	}
+	depth := 0
+	for q := p; q != nil; q = q.up {
+		depth++
+	}
+	var chain [MaxDepth + 2]*pointer
+	if depth > len(chain) {
+		return false // deeper than any call is read
+	}
+	i := depth
+	for q := p; q != nil; q = q.up {
+		i--
+		chain[i] = q
+	}
+	for _, segs := range d {
+		if len(segs) <= depth && matchesChain(segs, chain[:depth]) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesChain reports whether each key of segs names the step of chain
+// at its place.
+func matchesChain(segs []string, chain []*pointer) bool {
+	for i, seg := range segs {
+		if seg == "*" {
+			continue
+		}
+		q := chain[i]
+		if q.isKey {
+			if FoldName(q.key) != seg {
+				return false
+			}
+		} else if seg != strconv.Itoa(q.index) {
+			return false
+		}
+	}
+	return true
+}
+
+// dataString reads a string the user marked data: only what names a file
+// the floor guards, read as a path would be, is kept.
+func (w *walker) dataString(s site, t *ast.Term, v string) {
+	if !looksLikePath(trimReading(v)) {
+		return
+	}
+	before := len(w.out.Paths)
+	hosts := len(w.out.Hosts)
+	w.pathString(s.as(Class{Kind: Path, Evidence: Specified}), t, v)
+	kept := w.out.Paths[:before]
+	for _, p := range w.out.Paths[before:] {
+		if guardedFile(p) {
+			kept = append(kept, p)
+		}
+	}
+	w.out.Paths, w.out.Hosts = kept, w.out.Hosts[:hosts]
+}
+
+// guardedFile reports a path the floor guards by its lists: a secret, or
+// a file whose change runs code; for one that cannot be evaluated, as the
+// floor reads it, its names wherever it leads ("~/.ssh/id_rsa").
+func guardedFile(p Value) bool {
+	resolved := p.Resolved
+	if resolved == "" {
+		raw, ok := p.Raw.Value.(ast.String)
+		if !ok {
+			return false
+		}
+		if resolved, ok = lexical.AbsClean("/" + trimReading(string(raw))); !ok {
+			return false
+		}
+	}
+	f := lexical.FoldPath(resolved)
+	return lexical.SecretFile(f) != nil || lexical.SensitiveFile(f) != nil
+}

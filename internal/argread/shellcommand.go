@@ -43,7 +43,7 @@ func parseArgs(words []shellWord, p *program, stop bool) (args []shellArg, rest 
 		takes := func(o string) bool { // an option the table says reads a file, a host or a line takes a value too
 			return p.values.has(o) || p.files.has(o) || p.hosts.has(o) || p.lines.has(o)
 		}
-		if strings.HasPrefix(s, "--") || takes(s) || p.kind == progInterpreter && (p.code.has(s) || p.files.has(s)) {
+		if strings.HasPrefix(s, "--") || takes(s) || p.kind == progInterpreter && (p.code.has(s) || p.files.has(s)) || p.singleDash {
 			name, val, has := strings.Cut(s, "=")
 			a := shellArg{opt: name}
 			switch {
@@ -151,6 +151,8 @@ func (r *shellReader) command(words []shellWord, dirs []string) []string {
 		r.find(rest, dirs)
 	case progJq:
 		r.jq(rest, dirs)
+	case progCLI:
+		r.cli(&p, rest, dirs)
 	}
 	return dirs
 }
@@ -329,6 +331,8 @@ func (r *shellReader) options(p *program, args []shellArg, dirs []string) []stri
 				r.unknown(a.opt + " -") // what it reads from standard input: curl -K -, wget -i -
 			} // else standard output: wget -O -
 
+		case p.files.has(a.opt) && a.hasValue && p.kind == progCLI:
+			r.cliFiles(a.value, dirs)
 		case p.files.has(a.opt) && a.hasValue:
 			r.read(a.value, dirs)
 		case p.hosts.has(a.opt) && a.hasValue:

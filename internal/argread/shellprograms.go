@@ -62,6 +62,11 @@ const (
 	progFind
 	// progJq is jq: a filter, then files.
 	progJq
+	// progCLI is a command-line program of a platform (gcloud, aws, az,
+	// gh, terraform): subcommands and names, read by their shape, but for
+	// its file options and the operands of the subcommands that take
+	// local files (cli.go).
+	progCLI
 )
 
 // program is a row of the table.
@@ -95,6 +100,12 @@ type program struct {
 	// shellBuiltin: the wrapper runs its command in the shell itself (a
 	// cd through it moves the shell).
 	shellBuiltin bool
+	// local are a progCLI's subcommands (words joined by a space) whose
+	// operands are local files; singleDash: its long options take one
+	// dash ("-var-file=x").
+	local      set
+	names      set
+	singleDash bool
 }
 
 type set map[string]bool

@@ -155,6 +155,9 @@ type tool struct {
 	strings map[string]bool
 	// dirTool: the tool's name says it acts on directories.
 	dirTool bool
+	// program is the command-line program the tool's name says it runs
+	// (toolProgram): an array of a command's words is its words.
+	program string
 	// data are the places the user's marks name by JSON Pointer: what is
 	// under them is data (names are in classes).
 	data dataPointers
@@ -200,7 +203,7 @@ func (t *tool) moreOf(raw string) []Class {
 // compileTool merges the specs that match the tool's name with its
 // schema's formats: a spec outranks the schema (it is what a person said).
 func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys) *tool {
-	t := &tool{dirTool: isDirTool(name)}
+	t := &tool{dirTool: isDirTool(name), program: toolProgram(name)}
 	set := func(name string, c Class) {
 		if t.classes == nil {
 			t.classes = map[string]Class{}

@@ -118,7 +118,7 @@ func (w *walker) walk(s site, t *ast.Term) {
 	case ast.String:
 		w.str(s, t, string(v))
 	case *ast.Array:
-		if s.class.Kind == Shell && w.shellArray(s, v) {
+		if s.class.Kind == Shell && w.shellArray(s, v) || s.class.Kind == Command && w.cliArray(s, v) {
 			return
 		}
 		afterOption := false

@@ -1,0 +1,272 @@
+package argread
+
+import (
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+)
+
+// The command-line programs MCP servers wrap (a run_gcloud_command's
+// "args", a terraform tool's argv) take subcommands and the platform's
+// names: services, regions, formats, resource paths. Their words are read
+// by the program's grammar, a row of the table below: the options that
+// take a local file are paths, and so are the operands of the subcommands
+// that copy or upload local files (gcloud storage cp, aws s3 sync, gh
+// release upload); every other word is read by its shape, a path only
+// when it reads as a file's name ("./dist", ".env", "~/x", "@params.json",
+// "file://policy.json"), a host when it is a URL or an address.
+// "europe-west1" and "yaml" after "--region" and "--format" are no files.
+
+// cli makes a table row for a command-line program: the options that take
+// a value (so that their values are not read as subcommands), those whose
+// value is the platform's name whatever its shape (a repository, a query,
+// an object's key), those whose value is a local file, and the subcommands
+// whose operands are local files. singleDash: its long options take one dash (terraform's
+// "-var-file=x").
+func cli(values, names, files, chdir string, local []string, singleDash bool) program {
+	p := program{kind: progCLI, values: opts(values + " " + names), names: opts(names), files: opts(files), chdir: opts(chdir),
+		singleDash: singleDash}
+	if len(local) > 0 {
+		p.local = set{}
+		for _, l := range local {
+			p.local[l] = true
+		}
+	}
+	return p
+}
+
+// cliPrograms are the rows of the command-line programs, added to the
+// programs table. What each reads was taken from its reference (gcloud's,
+// the AWS CLI's, az's, gh's and terraform's documentation of their global
+// and file-taking flags).
+var cliPrograms = map[string]program{
+	"gcloud": cli("--project --account --configuration --verbosity --impersonate-service-account --billing-project "+
+		"--region --zone --limit --page-size --trace-token --location --service --platform --memory --cpu "+
+		"--max-instances --min-instances --port --timeout --concurrency --set-env-vars --update-env-vars --labels "+
+		"--update-labels --member --role --machine-type --network --subnet --cluster --namespace",
+		"--format --filter --flatten --sort-by --uri --keyring --key --version --image --tag",
+		"--flags-file --key-file --credential-file-override --source --env-vars-file --build-env-vars-file --metadata-from-file "+
+			"--ssh-key-file --config --cert-file --private-key-file --certificate --private-key --ignore-file --output-file "+
+			"--output-dir --file --log-file --destination --pem-file --keystore --truststore --substitutions-file --startup-script "+
+			"--plaintext-file --ciphertext-file --data-file",
+		"", []string{"storage cp", "storage mv", "storage rsync", "alpha storage cp", "beta storage cp", "builds submit",
+			"app deploy", "compute scp", "iam service-accounts keys create"}, false),
+	"gsutil": cli("-o -h -p -u", "", "-D", "", []string{"cp", "mv", "rsync"}, false),
+	"bq": cli("--project_id --location --dataset_id --max_rows", "--format", "--flagfile --credential_file --service_account_private_key_file",
+		"", []string{"load"}, false),
+	"aws": cli("--profile --region --output --endpoint-url --color --cli-read-timeout --cli-connect-timeout --instance-ids "+
+		"--function-name --stack-name --table-name --cluster --service --name --max-items --page-size --starting-token",
+		"--query --bucket --key --prefix --log-group-name --secret-id --role-arn",
+		"--ca-bundle --cli-input-json --cli-input-yaml --zip-file --template-body --template-file --policy-document --body --outfile",
+		"", []string{"s3 cp", "s3 mv", "s3 sync", "cloudformation package", "lambda invoke"}, false),
+	"az": cli("--subscription --resource-group -g --name -n --location -l --output -o --account-name --container-name -c "+
+		"--sku --image --size --tags --vnet-name --subnet",
+		"--query --ids --scope --assignee --role",
+		"--file -f --source -s --template-file --parameters --local-path --destination -d --file-path --ssh-key-value "+
+			"--ssh-key-values --custom-data --certificate-file --yaml --config-file --cert-file --key-file", "",
+		[]string{"storage blob upload", "storage blob upload-batch", "storage blob download", "storage blob download-batch",
+			"storage file upload", "storage copy", "acr build", "webapp deploy", "functionapp deploy"}, false),
+	"gh": cli("-b --body -t --title -L --limit -s --state -a --assignee -l --label -B --base -H --head -m --milestone "+
+		"-X --method --header -f --raw-field",
+		"-R --repo --json -q --jq --template",
+		"-F --body-file --input -D --dir -O --output -e --env-file", "", []string{"release upload",
+			"release create", "gist create", "gist edit", "ssh-key add", "gpg-key add", "repo clone", "extension install"}, false),
+	"terraform": terraform, "tofu": terraform,
+}
+
+var terraform = cli("-var -target -lock-timeout -parallelism -replace -input -lock -refresh -json -no-color", "",
+	"-var-file -state -state-out -backup -out -plugin-dir -backend-config -from-module -config -generate-config-out -test-directory",
+	"-chdir", []string{"apply", "show", "import", "console", "graph"}, true)
+
+func init() {
+	for name, p := range cliPrograms {
+		programs[name] = p
+	}
+}
+
+// cli reads a command-line program's words: its file options as paths,
+// the leading bare words as its subcommand, the operands of a subcommand
+// that takes local files as paths, and every other word (an operand, an
+// option's value) by its shape.
+func (r *shellReader) cli(p *program, words []shellWord, dirs []string) {
+	args, _ := parseArgs(words, p, false)
+	dirs = r.options(p, args, dirs)
+	var sub []string
+	local, subDone := false, false
+	for _, a := range args {
+		switch {
+		case a.opt != "":
+			subDone = subDone || len(sub) > 0
+			t := a.value.text
+			switch {
+			case !a.hasValue || p.files.has(a.opt) || p.chdir.has(a.opt):
+			case optionNamesFile(a.opt):
+				r.read(a.value, dirs) // --plaintext-file, --key-path: a row that misses one must not hide it
+			case p.names.has(a.opt) && a.value.known:
+				// The platform's name (a repository "acme/api", an object
+				// key): no local file, whatever its shape.
+			case !(a.value.known && (readsAsURL(t) || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "@/"))):
+				r.byShape(a.value, dirs) // what options() did not read
+			}
+		case !a.value.known:
+			r.unknown(a.value.text)
+		case local && !readsAsURL(a.value.text):
+			r.read(a.value, dirs) // a URL is the other end (s3://bucket/key, gs://b/o)
+		case !subDone && len(sub) < maxSubcommandWords && isSubcommandWord(a.value.text):
+			sub = append(sub, a.value.text)
+			local = p.local[strings.Join(sub, " ")]
+		default:
+			subDone = true
+			r.byShape(a.value, dirs)
+		}
+	}
+}
+
+// optionNamesFile reports an option whose name says its value is a local
+// file or directory, read as an argument's name is ("--plaintext-file",
+// "--key-path", "--output-dir").
+func optionNamesFile(opt string) bool {
+	name := strings.TrimLeft(opt, "-")
+	if len(name) < 2 {
+		return false // -f, -o: what they take is the row's to say
+	}
+	c := nameClass(name)
+	return c.local() && c.Evidence >= Name
+}
+
+// cliFiles reads the value of a command-line program's file option: a
+// path, or a list of them ("key=file,key2=file2": gcloud's
+// --metadata-from-file), each perhaps "@file", "file://file" or
+// "fileb://file" (az's and the AWS CLI's ways to name a file to read).
+func (r *shellReader) cliFiles(w shellWord, dirs []string) {
+	if !w.known {
+		r.unknown(w.text)
+		return
+	}
+	for _, part := range strings.Split(w.text, ",") {
+		if k, v, ok := strings.Cut(part, "="); ok && !strings.ContainsAny(k, "/\\") {
+			part = v
+		}
+		switch {
+		case hasPrefixFold(part, "file://") || hasPrefixFold(part, "fileb://"):
+			_, part, _ = strings.Cut(part, "://")
+		case strings.HasPrefix(part, "@"):
+			part = part[1:]
+		}
+		r.path(part, dirs, false)
+	}
+}
+
+// maxCLIWords bounds the words of an array read as a program's: past it,
+// the array is read word by word, as any command's words are.
+const maxCLIWords = 4096
+
+// maxSubcommandWords bounds the words a subcommand is read from
+// ("iam service-accounts keys create").
+const maxSubcommandWords = 4
+
+// isSubcommandWord reports a word that can be a subcommand's: lower-case
+// letters, digits and "-".
+func isSubcommandWord(s string) bool {
+	if s == "" || s[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// byShape reads a word of a command-line program that nothing says is a
+// file: a path when it reads as one (and each part of a "k=v" or a list
+// "a,b" that does: "--metadata-from-file=key=~/.ssh/id_rsa"), a local
+// file when it is "@file" or "file://..." (az's and the AWS CLI's way to
+// pass a file's contents), a host when it is a URL or an address.
+func (r *shellReader) byShape(w shellWord, dirs []string) {
+	if !w.known {
+		r.unknown(w.text)
+		return
+	}
+	t := w.text
+	switch {
+	case t == "":
+		return
+	case hasPrefixFold(t, "file://") || hasPrefixFold(t, "fileb://"):
+		_, p, _ := strings.Cut(t, "://")
+		r.path(p, dirs, false)
+		return
+	case t[0] == '@' && len(t) > 1:
+		r.path(t[1:], dirs, false)
+		return
+	case readsAsURL(t):
+		r.hostWord(w)
+		return
+	}
+	if h, ok := readsAsIPAddress(t); ok {
+		r.host(t, h)
+		return
+	}
+	if readsAsCommandFile(t) && t[0] != '-' {
+		r.path(t, dirs, false)
+	}
+	if strings.ContainsAny(t, "=,") {
+		for _, part := range strings.FieldsFunc(t, func(c rune) bool { return c == ',' }) {
+			if _, v, ok := strings.Cut(part, "="); ok {
+				part = v
+			}
+			if part != t {
+				r.byShape(shellWord{text: part, known: true}, dirs)
+			}
+		}
+	}
+}
+
+// cliArray reads an array of words under a command's name ("args") as the
+// words of the command-line program the tool runs, when it is known: by
+// the tool's name (run_gcloud_command, terraform_plan) or by the array's
+// first word (["kubectl", "get", "pods"]). It reports whether it read it.
+func (w *walker) cliArray(s site, v *ast.Array) bool {
+	if v.Len() == 0 || v.Len() > maxCLIWords {
+		return false
+	}
+	words := make([]string, 0, v.Len()+1)
+	for i := 0; i < v.Len(); i++ {
+		str, ok := v.Elem(i).Value.(ast.String)
+		if !ok {
+			return false
+		}
+		words = append(words, string(str))
+	}
+	first := programName(strings.TrimSpace(words[0]))
+	switch prog := w.tool.program; {
+	case prog != "" && first != prog:
+		words = append([]string{prog}, words...)
+	case prog == "":
+		if p, ok := programs[first]; !ok || p.kind != progCLI && p.kind != progContainer && p.kind != progGit {
+			return false
+		}
+	}
+	w.shellArgv(s, words)
+	return true
+}
+
+// toolProgram is the command-line program a tool's name says it runs
+// ("run_gcloud_command", "kubectl_apply", "awsCli"): a word of the name
+// that is a program read by its grammar. "" for none.
+func toolProgram(name string) string {
+	for _, word := range splitWords(name) {
+		if alias, ok := programAliases[word]; ok {
+			word = alias
+		}
+		if p, ok := programs[word]; ok && (p.kind == progCLI || p.kind == progContainer || p.kind == progGit) {
+			return word
+		}
+	}
+	return ""
+}
+
+// programAliases are the words tool names use for a program other than
+// its own name ("azure_cli" runs az).
+var programAliases = map[string]string{"azure": "az", "k8s": "kubectl", "kubernetes": "kubectl", "opentofu": "tofu"}

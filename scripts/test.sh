@@ -77,7 +77,7 @@ go test ./internal/strictjson/ -run '^$' -fuzz '^FuzzDecodeJSON$' -fuzztime "$fu
 # Two engines per configuration decide each run: a third of the runs.
 go test ./policy/rules/ -run '^$' -fuzz '^FuzzFastPathIsThePlainPath$' -fuzztime "${FUZZTIME:-10000x}"
 go test ./grants/ -run '^$' -fuzz '^FuzzParseGrants$' -fuzztime "$fuzz_runs"
-for target in FuzzArgumentsSeen FuzzCommandLine FuzzPatch; do
+for target in FuzzArgumentsSeen FuzzCommandLine FuzzPatch FuzzComposeFile; do
 	go test ./internal/argread/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done
 for target in FuzzDigest FuzzShowArguments; do

@@ -50,6 +50,9 @@ const (
 	// Patch is a patch (a unified or git diff, or Codex's "*** Begin
 	// Patch" format): every file it changes is a path (patch.go).
 	Patch
+	// Compose is a Compose file's text (compose.go): its bind mounts,
+	// build contexts and files are paths.
+	Compose
 	// Data is what the user marked the server's data in the rules (a
 	// DataMark): nothing in it is read, at any depth, but a value that
 	// names a file the floor guards (data.go).

@@ -62,6 +62,7 @@ var (
 	commandName  = Class{Kind: Command, Evidence: Name}
 	shellName    = Class{Kind: Shell, Evidence: Name}
 	patchName    = Class{Kind: Patch, Evidence: Name}
+	composeName  = Class{Kind: Compose, Evidence: Name}
 )
 
 // nameTable is what argument names mean in any tool, compared folded. A
@@ -112,6 +113,10 @@ var nameTable = []nameRow{
 	{class: weakURLName, listed: []string{"origin", "origins"}},
 	// A command line's words, as a server passes them to a program.
 	{class: commandName, listed: []string{"args", "cmdargs", "extraargs", "flags"}},
+	// A Compose file's text (or, on one line, its path).
+	{class: composeName, listed: []string{"compose", "composefile", "composeyaml", "composeyml", "composecontent", "composespec",
+		"composeconfig", "composedefinition", "composetext", "dockercompose", "dockercomposeyaml", "dockercomposeyml",
+		"dockercomposefile", "dockercomposecontent"}},
 	// A patch: every file it changes is a path.
 	{class: patchName, listed: []string{"patch", "patches", "diff", "diffs", "unifieddiff", "patchtext", "patchcontent"}},
 	// A shell command line, as a server hands it to a shell.
@@ -314,6 +319,12 @@ func isPatchTool(name string) bool {
 		}
 	}
 	return false
+}
+
+// isComposeTool reports a tool whose name says it runs a Compose project
+// (compose_up, docker_compose_deploy).
+func isComposeTool(name string) bool {
+	return slices.Contains(splitWords(name), "compose")
 }
 
 // isShellTool reports a tool whose name has a word that says it runs shell

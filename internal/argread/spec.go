@@ -281,6 +281,14 @@ func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys)
 	// A tool whose name says it runs shell commands (run_shell,
 	// execute_bash, terminal_exec) runs a script, code or input given by
 	// those names in a shell, unless its schema said otherwise.
+	if isComposeTool(name) {
+		for _, n := range []string{"content", "yaml", "yml", "spec", "config", "definition", "manifest", "text", "body", "project",
+			"projectyaml", "file", "filecontent"} {
+			if _, ok := t.classes[n]; !ok {
+				set(n, Class{Kind: Compose, Evidence: Word}) // Compose if it reads as a Compose file
+			}
+		}
+	}
 	if isPatchTool(name) {
 		for _, n := range []string{"input", "content", "text", "body"} {
 			if _, ok := t.classes[n]; !ok {

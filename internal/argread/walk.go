@@ -234,6 +234,8 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		w.shellLine(s, t, v)
 	case c.Kind == Patch:
 		w.patchString(s, t, v)
+	case c.Kind == Compose:
+		w.composeString(s, t, v)
 	case c.Kind == Command:
 		// One string of words ("-c 'cat x > .bashrc'"): each word, as in
 		// an array.

@@ -1,0 +1,270 @@
+package argread
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"go.yaml.in/yaml/v3"
+)
+
+// A Compose file (docker compose, podman compose) names the local paths a
+// project mounts and builds from, parsed with go.yaml.in/yaml/v3 (the YAML
+// organisation's parser; JSON is YAML too). Read, relative to the call's
+// directory argument (else the root):
+//
+//   - each service's bind mounts: "SRC:DST[:mode]" whose SRC is a path
+//     (a bare name is a named volume), and {type: bind, source: SRC};
+//   - each service's build context (a URL is a host), its dockerfile,
+//     env_file (strings, or {path: X}), and devices' host side;
+//   - top-level secrets' and configs' file, a named volume's
+//     driver_opts.device, include and extends.file;
+//   - what gives a container the host itself (privileged, pid: host,
+//     network_mode: host, ipc: host, userns_mode: host, cap_add
+//     SYS_ADMIN or ALL, a mount of the Docker socket or of "/") is an
+//     unknown path: it reaches every file the rules could name.
+//
+// A document that does not parse, or that is not a mapping, is an unknown
+// path; one with no services, include or top-level files names nothing.
+
+// maxComposeBytes bounds the document read; a longer one is unknown.
+const maxComposeBytes = 1 << 20
+
+// composeString reads v, a Compose file's text, at s; a value of one line
+// that is no JSON object is the Compose file's path instead
+// ("compose_file": "docker-compose.yml").
+func (w *walker) composeString(s site, t *ast.Term, v string) {
+	if trimmed := strings.TrimSpace(v); !strings.ContainsAny(trimmed, "\n{") {
+		if s.class.Evidence >= Name {
+			w.pathString(s.as(Class{Kind: Path, Evidence: s.class.Evidence}), t, v)
+		} else {
+			w.str(s.as(namedContent), t, v)
+		}
+		return
+	}
+	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
+	dirs := w.shellDirs()
+	if len(w.dirs) == 0 && w.root == "" {
+		dirs = []string{""}
+	}
+	if len(v) > maxComposeBytes {
+		r.unknown("a Compose file of more than 1 MiB")
+		return
+	}
+	var doc map[string]any
+	err := yaml.Unmarshal([]byte(v), &doc)
+	if s.class.Evidence < Name && (err != nil || !isComposeDoc(doc)) {
+		// Only the tool's name said Compose (compose_email's body is a
+		// letter): text that is no Compose file is content.
+		w.str(s.as(namedContent), t, v)
+		return
+	}
+	if err != nil {
+		r.unknown(fmt.Sprintf("a Compose file that does not parse (%v)", firstLine(err.Error())))
+		return
+	}
+	c := composeReader{r: r, dirs: dirs}
+	c.read(doc)
+}
+
+// isComposeDoc reports a document with a Compose file's top-level keys.
+func isComposeDoc(doc map[string]any) bool {
+	for _, k := range []string{"services", "include", "secrets", "configs", "volumes"} {
+		if _, ok := doc[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+type composeReader struct {
+	r    *shellReader
+	dirs []string
+}
+
+func (c composeReader) read(doc map[string]any) {
+	services, _ := doc["services"].(map[string]any)
+	for _, name := range sortedKeys(services) {
+		svc, ok := services[name].(map[string]any)
+		if !ok {
+			continue
+		}
+		c.service(svc)
+	}
+	for _, section := range []string{"secrets", "configs"} {
+		m, _ := doc[section].(map[string]any)
+		for _, k := range sortedKeys(m) {
+			if e, ok := m[k].(map[string]any); ok {
+				c.path(e["file"])
+			}
+		}
+	}
+	volumes, _ := doc["volumes"].(map[string]any)
+	for _, k := range sortedKeys(volumes) {
+		if e, ok := volumes[k].(map[string]any); ok {
+			if opts, ok := e["driver_opts"].(map[string]any); ok {
+				c.path(opts["device"]) // a local volume bound to a host directory
+			}
+		}
+	}
+	switch inc := doc["include"].(type) {
+	case []any:
+		for _, e := range inc {
+			switch x := e.(type) {
+			case map[string]any:
+				c.paths(x["path"])
+				c.path(x["project_directory"])
+				c.paths(x["env_file"])
+			default:
+				c.path(x)
+			}
+		}
+	case nil:
+	default:
+		c.path(inc)
+	}
+}
+
+func (c composeReader) service(svc map[string]any) {
+	switch b := svc["build"].(type) {
+	case map[string]any:
+		c.context(b["context"])
+		c.path(b["dockerfile"])
+		if secrets, ok := b["secrets"].([]any); ok {
+			for _, s := range secrets {
+				if m, ok := s.(map[string]any); ok {
+					c.path(m["file"])
+				}
+			}
+		}
+	case nil:
+	default:
+		c.context(b)
+	}
+	c.paths(svc["env_file"])
+	if e, ok := svc["extends"].(map[string]any); ok {
+		c.path(e["file"])
+	}
+	if vols, ok := svc["volumes"].([]any); ok {
+		for _, v := range vols {
+			c.volume(v)
+		}
+	}
+	if devs, ok := svc["devices"].([]any); ok {
+		for _, d := range devs {
+			if s, ok := d.(string); ok {
+				src, _, _ := strings.Cut(s, ":")
+				c.path(src)
+			}
+		}
+	}
+	// What gives the container the host: every file the rules could name.
+	if svc["privileged"] == true {
+		c.r.unknown("privileged: true")
+	}
+	for _, k := range []string{"pid", "network_mode", "ipc", "userns_mode", "uts", "cgroup"} {
+		if s, ok := svc[k].(string); ok && strings.EqualFold(s, "host") {
+			c.r.unknown(k + ": host")
+		}
+	}
+	if caps, ok := svc["cap_add"].([]any); ok {
+		for _, cp := range caps {
+			if s, ok := cp.(string); ok {
+				switch strings.ToUpper(strings.TrimPrefix(strings.ToUpper(s), "CAP_")) {
+				case "SYS_ADMIN", "ALL", "SYS_PTRACE", "SYS_MODULE", "DAC_READ_SEARCH":
+					c.r.unknown("cap_add: " + s)
+				}
+			}
+		}
+	}
+}
+
+// volume reads one entry of a service's volumes.
+func (c composeReader) volume(v any) {
+	var src string
+	switch x := v.(type) {
+	case string:
+		src, _, _ = strings.Cut(x, ":")
+		if !strings.ContainsAny(src, "/\\~$.") {
+			return // a named volume
+		}
+	case map[string]any:
+		if t, _ := x["type"].(string); t != "" && t != "bind" {
+			return // a named volume, tmpfs or an image
+		}
+		s, ok := x["source"].(string)
+		if !ok {
+			c.path(x["source"])
+			return
+		}
+		src = s
+	default:
+		c.r.unknown(fmt.Sprint(v))
+		return
+	}
+	c.path(src)
+	if clean := strings.TrimRight(src, "/"); clean == "" || strings.HasSuffix(clean, "docker.sock") {
+		c.r.unknown("a mount of " + src) // the host's root or its Docker daemon
+	}
+}
+
+// context reads a build context: a path, or a URL (a git repository) whose
+// host the daemon reaches.
+func (c composeReader) context(v any) {
+	if s, ok := v.(string); ok && readsAsURL(s) {
+		c.r.hostWord(shellWord{text: s, known: true})
+		return
+	}
+	c.path(v)
+}
+
+// paths reads a string or a list of strings, or of {path: X}.
+func (c composeReader) paths(v any) {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if m, ok := e.(map[string]any); ok {
+				c.path(m["path"])
+				continue
+			}
+			c.path(e)
+		}
+	case nil:
+	default:
+		c.path(x)
+	}
+}
+
+// path reads one value that is a path: a string with "${...}"
+// interpolation or a leading "~" is unknown, any other non-string too.
+func (c composeReader) path(v any) {
+	switch x := v.(type) {
+	case nil:
+	case string:
+		if strings.Contains(x, "$") || strings.HasPrefix(x, "~") {
+			c.r.unknown(x)
+			return
+		}
+		c.r.path(x, c.dirs, false)
+	default:
+		c.r.unknown(fmt.Sprint(v))
+	}
+}
+
+// sortedKeys are a mapping's keys in order, so that a reading is the same
+// from call to call.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

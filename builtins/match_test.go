@@ -96,6 +96,10 @@ func TestLookupAnchorsAreUnknown(t *testing.T) {
 		"/.vol/16777220/2/etc/sudoers", "/.vol/16777220/12345", "/.VOL/1/2", "/.file/id=6571367.2773272", "/.nofollow/.vol/1/2",
 		"/System/Volumes/Data/Users/u/.npmrc", "/system/volumes/data", "/Volumes/Macintosh HD/etc/sudoers", "/volumes/macintosh hd",
 		"/proc/self/root/etc/sudoers", "/proc/thread-self/root/x", "/proc/1/task/1/cwd/x", "/dev/fd/3", "/dev/stdin",
+		// A link at any step of the walk, hidden by cleaning (outside round
+		// on links): the kernel follows cwd before "..", the text does not.
+		"/proc/self/./cwd/../secret/key", "/proc//self/cwd/x", "/proc/self/ns/../cwd/x", "/proc/self/task/./1/cwd/x",
+		"/x/../proc/self/cwd/../etc", "/proc/self/./cwd/../../etc/sudoers.d/x", "/dev/./fd/../fd/3", "/proc/self/fd/../../1/root",
 	} {
 		assert.NotEmpty(t, lexical.Unevaluable(p), "%q", p)
 		_, ok := lexical.AbsClean(p)
@@ -103,12 +107,14 @@ func TestLookupAnchorsAreUnknown(t *testing.T) {
 		assert.Equal(t, builtins.Unknown, builtins.Contains("/etc", p), "Contains(/etc, %q)", p)
 	}
 	for _, c := range [][2]string{{"/", ".nofollow/etc/x"}, {"/srv", "../.vol/1/2"}, {"/srv", "/srv/../.resolve/1/etc"},
-		{"/Volumes", "Macintosh HD/etc"}, {"/x", "/x/../.file/id=1.2"}} {
+		{"/Volumes", "Macintosh HD/etc"}, {"/x", "/x/../.file/id=1.2"},
+		{"/srv/app", "../../proc/self/cwd/../secret/key"}, {"/srv", "file:///proc/self/./cwd/../k"}, {"/", "proc/self/cwd/.."}} {
 		_, ok := builtins.Resolve(c[0], c[1])
 		assert.False(t, ok, "Resolve(%q, %q)", c[0], c[1])
 	}
 	for _, p := range []string{"/.nofollowing/x", "/.resolved/x", "/.volume/x", "/.files/x", "/srv/.nofollow/x", "/srv/.vol/1/2",
-		"/.config/x", "/Volumes/Backup/x", "/Volumes/Macintosh HDX/x", "/System/Volumes/Preboot/x", "/proc/self/status"} {
+		"/.config/x", "/Volumes/Backup/x", "/Volumes/Macintosh HDX/x", "/System/Volumes/Preboot/x", "/proc/self/status",
+		"/proc/self/../cpuinfo", "/srv/proc/self/cwd/x", "/srv/dev/fd/3", "/proc/cwd/x"} {
 		assert.Empty(t, lexical.Unevaluable(p), "%q", p)
 		_, ok := lexical.AbsClean(p)
 		assert.True(t, ok, "AbsClean(%q)", p)

@@ -63,7 +63,7 @@ func unevaluable(p string) string {
 		return "path looks like a URL"
 	case p[0] == '-':
 		return "path starts with -, which a command line reads as an option"
-	case procLink(p):
+	case procLink(p) || p[0] == '/' && throughProcLink(p):
 		return "path goes through a link /proc or /dev makes to another place"
 	case underFold(p, "/system/volumes/data"):
 		return "path goes through macOS's firmlink to /"
@@ -233,6 +233,40 @@ func procLink(p string) bool {
 	return false
 }
 
+// throughProcLink reports an absolute path whose lookup passes through one
+// of procLink's links at any step, as the kernel walks it name by name:
+// "/proc/self/./cwd/../secret" and "/proc/self/ns/../cwd/x" go through
+// /proc/self/cwd (and ".." after it is the link's parent, not /proc/self),
+// though cleaning the text makes a harmless-looking /proc/self/secret.
+// Each prefix is what the walk has reached: "." and empty names stay,
+// ".." goes up (never above /).
+func throughProcLink(p string) bool {
+	if !strings.Contains(p, "proc") && !strings.Contains(p, "dev") {
+		return false // the common case: neither name anywhere
+	}
+	var stack [6]string // the first names reached; deeper ones cannot make a link
+	depth := 0
+	for name := range strings.SplitSeq(p[1:], "/") {
+		switch name {
+		case "", ".":
+			continue
+		case "..":
+			if depth > 0 {
+				depth--
+			}
+			continue
+		}
+		if depth < len(stack) {
+			stack[depth] = name
+		}
+		depth++
+		if depth <= len(stack) && procLink("/"+strings.Join(stack[:depth], "/")) {
+			return true
+		}
+	}
+	return false
+}
+
 // darwinAnchor reports a path whose first name is one macOS's path lookup
 // reads as something other than a directory in /: "/.nofollow/x" and
 // "/.resolve/N/x" are /x looked up without following links (N its flags),
@@ -320,6 +354,9 @@ func Resolve(root, p string) (string, bool) {
 			return "", false
 		}
 		r = path.Join(path.Clean(root), p)
+		if throughProcLink(path.Clean(root) + "/" + p) {
+			return "", false // "../../proc/self/cwd/../x" from /srv/app
+		}
 	}
 	// Cleaning can make what the text did not show: "/a /" is "/a ",
 	// "/x/../proc/self/root" a link to elsewhere.

@@ -13,8 +13,10 @@ import (
 // normalisation compares it (macOS, Windows): each name case-folded,
 // composed (NFC), stripped of the code points HFS+ ignores (the zero
 // widths and joiners, the directional marks and embeddings, the BOM: git's
-// CVE-2014-9390 list), and of the dots and spaces NTFS drops from a name's
-// end (".git." is ".git" there). Deny and ask rules, deny grants and the floor
+// CVE-2014-9390 list), of the dots and spaces NTFS drops from a name's
+// end (".git." is ".git" there), and of an NTFS stream's name after a
+// colon (".git::$INDEX_ALLOCATION" is the directory .git, ".bashrc:x" a
+// stream of .bashrc). Deny and ask rules, deny grants and the floor
 // compare folded paths, so that "/srv/SECRET/key", the NFD spelling of a
 // name and ".g\u200cit" are caught; allow compares exactly, so folding can
 // only ever ask or deny more.
@@ -60,6 +62,8 @@ func foldASCII(s string) (string, bool) {
 			lower = false
 		case (c == '.' || c == ' ') && (i+1 == len(s) || s[i+1] == '/') && i > 0 && s[i-1] != '/':
 			return "", false // a name ending in a dot or space: the long way
+		case c == ':':
+			return "", false // an NTFS stream: the long way
 		}
 	}
 	if lower {
@@ -84,6 +88,12 @@ func foldName(name string) string {
 		}
 		return cherokeeUpper(r)
 	}, f)
+	if i := strings.IndexByte(f, ':'); i > 0 {
+		// An NTFS stream of the file or directory before the colon:
+		// ".gitconfig::$DATA" is .gitconfig's contents, ".github::$INDEX_ALLOCATION"
+		// the directory .github, ".bashrc:x" a stream of .bashrc.
+		f = f[:i]
+	}
 	f = strings.TrimRight(f, ". ") // what NTFS drops
 	switch f {
 	case "", ".", "..":

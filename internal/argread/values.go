@@ -2,6 +2,7 @@ package argread
 
 import (
 	"net/netip"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -257,6 +258,9 @@ var localSchemes = map[string]bool{"file": true, "sqlite": true, "sqlite3": true
 // ok is false when the host cannot be read: an authority with white
 // space, a backslash or a list of hosts, or an http URL URLHost refuses.
 func urlHost(v string) (string, bool) {
+	if _, ok := unixSocketPath(v); ok {
+		return "", false // a local socket: the path is read (addHost), no host is
+	}
 	if h, ok := lexical.URLHost(v); ok {
 		return h, true
 	}
@@ -278,6 +282,39 @@ func urlHost(v string) (string, bool) {
 		authority = authority[i+1:]
 	}
 	return lexical.HostOf(authority)
+}
+
+// unixSocketPath is the local socket a URL connects to, in the forms HTTP
+// libraries take one: npm's request and got "http://unix:/var/run/docker.sock:/path",
+// requests-unixsocket's "http+unix://%2Fvar%2Frun%2Fdocker.sock/path", and
+// Docker's "unix:///var/run/docker.sock" or "unix:/path". "" with ok when
+// the socket's path cannot be told.
+func unixSocketPath(v string) (string, bool) {
+	r := trimReading(v)
+	for _, prefix := range []string{"http://unix:", "https://unix:"} {
+		if hasPrefixFold(r, prefix) {
+			rest := r[len(prefix):]
+			sock, _, _ := strings.Cut(rest, ":")
+			return sock, true
+		}
+	}
+	scheme, rest, ok := strings.Cut(r, ":")
+	if !ok || !slices.Contains(strings.Split(strings.ToLower(scheme), "+"), "unix") {
+		return "", false
+	}
+	if after, ok := strings.CutPrefix(rest, "//"); ok {
+		rest = after
+		if !strings.HasPrefix(rest, "/") {
+			// The socket's path percent-encoded as the authority.
+			enc, _, _ := strings.Cut(rest, "/")
+			sock, err := url.PathUnescape(enc)
+			if err != nil || !strings.HasPrefix(sock, "/") {
+				return "", true
+			}
+			return sock, true
+		}
+	}
+	return rest, true
 }
 
 // readsAsLocalName reports a (trimmed) value that reads as a local file or

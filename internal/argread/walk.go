@@ -166,6 +166,10 @@ func (w *walker) walk(s site, t *ast.Term) {
 	}
 }
 
+// resolveNames are the names (folded) an HTTP tool takes curl's resolve
+// and connect-to forms under.
+var resolveNames = keySet("resolve", "resolves", "connectto", "curlresolve", "hostresolve", "dnsoverride", "dnsoverrides")
+
 // walkNamed reads the value of the argument named s.arg under s.class,
 // and again under each other class the schema gives that name, unless
 // s.class is not the name's own (the object it is in decided it).
@@ -180,6 +184,14 @@ func (w *walker) walkNamed(s site, t *ast.Term) {
 
 // str reads a string under its class.
 func (w *walker) str(s site, t *ast.Term, v string) {
+	if resolveNames[FoldName(s.arg)] && s.class.Kind != Data && s.class.Kind != Text {
+		// curl's resolve and connect-to as an HTTP tool takes them
+		// ("docs.example.com:443:169.254.169.254"): where it connects.
+		r := &shellReader{w: w, s: s, cur: -1}
+		for _, entry := range strings.Split(v, ",") {
+			r.resolveForm(shellWord{text: strings.TrimSpace(entry), known: true})
+		}
+	}
 	switch c := s.class; {
 	case c.Kind == Content:
 		// Text, but JSON passed as a string where the schema does not
@@ -703,8 +715,14 @@ func (w *walker) addPath(s site, t *ast.Term, resolved string) {
 	w.add(&w.out.Paths, Value{Arg: s.arg, Raw: t, Resolved: resolved, Dir: dir}, s.at)
 }
 
-// addHost keeps a host found at s ("" resolved: unknown).
+// addHost keeps a host found at s ("" resolved: unknown). A URL that
+// connects to a local socket (unixSocketPath) names the socket as a path.
 func (w *walker) addHost(s site, t *ast.Term, resolved string) {
+	if str, ok := t.Value.(ast.String); ok && resolved == "" {
+		if sock, ok := unixSocketPath(string(str)); ok {
+			w.addPath(s.as(Class{Kind: Path, Evidence: s.class.Evidence}), ast.StringTerm(sock), w.resolve(w.root, sock))
+		}
+	}
 	if w.tool.more != nil {
 		at := [3]string{s.at.String(), resolved, t.String()}
 		if w.hostsAt[at] {

@@ -151,10 +151,12 @@ func checkPort(s string, allowPort bool) error {
 
 // canonicalIP is the one spelling of an IP address every rule and call is
 // compared in: an IPv6 address that stands for an IPv4 one — mapped
-// (::ffff:a.b.c.d), compatible (::a.b.c.d) or NAT64's well-known prefix
-// (64:ff9b::a.b.c.d) — is that IPv4 address, dotted; any other IPv6 address
-// is compressed, in brackets. So a deny on 127.0.0.1 also denies
-// [::ffff:127.0.0.1] and [::ffff:7f00:1].
+// (::ffff:a.b.c.d), compatible (::a.b.c.d), NAT64's well-known prefix
+// (64:ff9b::a.b.c.d) and its local-use one (64:ff9b:1::/48), 6to4
+// (2002:AABB:CCDD::) or Teredo (2001::/32, its client's address) — is that
+// IPv4 address, dotted: what the packets reach; any other IPv6 address is
+// compressed, in brackets. So a deny on 127.0.0.1 also denies
+// [::ffff:127.0.0.1], [::ffff:7f00:1] and [2002:7f00:1::1].
 func canonicalIP(addr netip.Addr) string {
 	if v4, ok := embeddedIPv4(addr); ok {
 		return v4.String()
@@ -165,8 +167,15 @@ func canonicalIP(addr netip.Addr) string {
 	return "[" + addr.String() + "]"
 }
 
-// nat64 is the well-known NAT64 prefix (RFC 6052).
-var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+// The IPv6 prefixes that carry an IPv4 address: NAT64's well-known one and
+// its local-use one (RFC 6052, RFC 8215), 6to4 (RFC 3056) and Teredo (RFC
+// 4380).
+var (
+	nat64      = netip.MustParsePrefix("64:ff9b::/96")
+	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48")
+	sixToFour  = netip.MustParsePrefix("2002::/16")
+	teredo     = netip.MustParsePrefix("2001::/32")
+)
 
 func embeddedIPv4(addr netip.Addr) (netip.Addr, bool) {
 	switch {
@@ -178,6 +187,17 @@ func embeddedIPv4(addr netip.Addr) (netip.Addr, bool) {
 		return netip.Addr{}, false
 	}
 	b := addr.As16()
+	switch {
+	case sixToFour.Contains(addr):
+		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
+	case teredo.Contains(addr):
+		// The client's address, each bit inverted, in the last 32 bits.
+		return netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]}), true
+	case nat64Local.Contains(addr):
+		// A /48 prefix: the address in bits 48-63 and 72-87 (RFC 6052
+		// 2.2; bits 64-71 are zero).
+		return netip.AddrFrom4([4]byte{b[6], b[7], b[9], b[10]}), true
+	}
 	var v4 [4]byte
 	copy(v4[:], b[12:])
 	for _, x := range b[:12] {
@@ -213,6 +233,18 @@ func normalizeName(host string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("host %q: %v", host, err)
 	}
+	// A label that is no name ("xn--", an empty punycode label) may be
+	// dropped by the mapping: "docs.example.com.xn--" would read as
+	// docs.example.com, which a resolver does not look up. Every label the
+	// text has must still be there.
+	if labelCount(host) != labelCount(ascii) {
+		return "", fmt.Errorf("host %q has a label the IDNA mapping drops", host)
+	}
+	for _, l := range strings.Split(strings.ToLower(ascii), ".") {
+		if l == "xn--" {
+			return "", fmt.Errorf("host %q has an empty punycode label", host)
+		}
+	}
 	ascii = strings.ToLower(ascii)
 	// Only letters, digits, "-", "_" and "." survive: browsers would try to
 	// resolve stranger names, but no rule names them, and the mapping may
@@ -237,6 +269,22 @@ func normalizeName(host string) (string, error) {
 		return ip, nil
 	}
 	return ascii, nil
+}
+
+// labelCount is how many labels a host has, split on the dots IDNA maps
+// to "." (the ideographic and fullwidth ones too), a trailing dot left
+// out.
+func labelCount(host string) int {
+	n := 1
+	for i, r := range host {
+		switch r {
+		case '.', '\u3002', '\uff0e', '\uff61':
+			if i+utf8.RuneLen(r) < len(host) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // looksNumeric is the WHATWG "ends in a number" test on the last label.
@@ -399,6 +447,9 @@ func IsLoopback(host string) bool {
 	if loopbackNames[host] || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
+	if a, ok := NameAddress(host); ok {
+		host = a // 127.0.0.1.nip.io, localtest.me
+	}
 	if strings.HasPrefix(host, "127.") {
 		addr, err := netip.ParseAddr(host)
 		return err == nil && addr.Is4() && addr.IsLoopback()
@@ -417,6 +468,9 @@ func inRange(pattern, host string) bool {
 	}
 	if IsLoopback(host) && (p.Contains(loopback4) || p.Contains(netip.IPv6Loopback())) {
 		return true
+	}
+	if a, ok := NameAddress(host); ok {
+		host = a // metadata.google.internal, 10.0.0.1.nip.io
 	}
 	addr, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"))
 	return err == nil && p.Contains(addr)
@@ -439,4 +493,78 @@ func HostSuffixes(host string) []string {
 		i = strings.IndexByte(host, '.')
 	}
 	return out
+}
+
+// NameAddress is the address a name exists to point at, where the name
+// itself says which (canonical, as HostOf spells it): the cloud metadata
+// services' names (metadata.google.internal, instance-data), the names
+// public DNS answers with the loopback address for every subdomain
+// (localtest.me, lvh.me, vcap.me, localho.st), and the wildcard DNS
+// services that answer with the address a name spells (nip.io, sslip.io,
+// xip.io, traefik.me: "10.0.0.1.nip.io", "app-10-0-0-1.nip.io",
+// "0a000001.nip.io", sslip.io's "--1.sslip.io" for ::1). A range rule
+// matches such a name by its address, so a deny on 169.254.0.0/16 holds
+// for metadata.google.internal. ok is false for any other name: what DNS
+// makes of it is beyond what a lexical rule sees.
+func NameAddress(host string) (string, bool) {
+	if a, ok := addressNames[host]; ok {
+		return a, true
+	}
+	for _, suffix := range loopbackDomains {
+		if host == suffix || strings.HasSuffix(host, "."+suffix) {
+			return "127.0.0.1", true
+		}
+	}
+	for _, suffix := range wildcardDNS {
+		if rest, ok := strings.CutSuffix(host, "."+suffix); ok {
+			return spelledAddress(rest)
+		}
+	}
+	return "", false
+}
+
+var (
+	// addressNames are the names of the cloud metadata services.
+	addressNames = map[string]string{
+		"metadata.google.internal": "169.254.169.254", "metadata.goog": "169.254.169.254", "metadata": "169.254.169.254",
+		"instance-data": "169.254.169.254", "instance-data.ec2.internal": "169.254.169.254",
+		"metadata.ec2.internal": "169.254.169.254", "metadata.tencentyun.com": "169.254.0.23",
+	}
+	// loopbackDomains answer with 127.0.0.1 for themselves and every
+	// subdomain.
+	loopbackDomains = []string{"localtest.me", "lvh.me", "vcap.me", "localho.st", "fuf.me", "lacolhost.com", "readme.localtest.me"}
+	// wildcardDNS answer with the address their subdomain spells.
+	wildcardDNS = []string{"nip.io", "sslip.io", "xip.io", "traefik.me", "nip.direct", "backname.io"}
+)
+
+// spelledAddress is the address the labels before a wildcard DNS domain
+// spell: the last four labels dotted ("app.10.0.0.1"), or the last label's
+// last four dash-separated parts ("app-10-0-0-1") or its last dash part in
+// eight hex digits ("app-0a000001"), or, with "--" in it, an IPv6 address
+// written with dashes ("--1", "2a01-4f8--1").
+func spelledAddress(rest string) (string, bool) {
+	labels := strings.Split(rest, ".")
+	if n := len(labels); n >= 4 {
+		if a, err := netip.ParseAddr(strings.Join(labels[n-4:], ".")); err == nil && a.Is4() {
+			return canonicalIP(a), true
+		}
+	}
+	last := labels[len(labels)-1]
+	if strings.Contains(last, "--") {
+		if a, err := netip.ParseAddr(strings.ReplaceAll(last, "-", ":")); err == nil {
+			return canonicalIP(a), true
+		}
+	}
+	parts := strings.Split(last, "-")
+	if n := len(parts); n >= 4 {
+		if a, err := netip.ParseAddr(strings.Join(parts[n-4:], ".")); err == nil && a.Is4() {
+			return canonicalIP(a), true
+		}
+	}
+	if h := parts[len(parts)-1]; len(h) == 8 {
+		if v, err := strconv.ParseUint(h, 16, 32); err == nil {
+			return canonicalIP(netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})), true
+		}
+	}
+	return "", false
 }

@@ -39,6 +39,10 @@ func TestURLHost(t *testing.T) {
 		"http:evil.example", "http:///evil.example", "http://",
 		"http://%65vil.example/", "http://ev\til.example/", " http://example.com",
 		"http://1.2.3.256/", "http://example.com:99999/", "http://[::1/", "http://a..b/",
+		// An empty punycode label, dropped by the IDNA mapping, would read
+		// as the name without it (outside round on hosts).
+		"http://docs.example.com.xn--/", "http://docs.example.com.XN--/", "http://docs.example.com\u3002xn--/",
+		"http://docs.example.com.xn--:443/", "http://xn--.docs.example.com/",
 	} {
 		h, ok := lexical.URLHost(bad)
 		assert.False(t, ok, "%q gave %q", bad, h)
@@ -149,5 +153,53 @@ func TestIsLoopback(t *testing.T) {
 			require.NoError(t, err)
 			assert.False(t, lexical.IsLoopback(n), "%s (normalised %s) is another host", h, n)
 		})
+	}
+}
+
+// Every IPv6 form that carries an IPv4 address is that address: a range
+// deny on the IPv4 side holds for the packets' real destination (outside
+// round on hosts: 6to4, Teredo and NAT64's local-use prefix got past
+// 169.254.0.0/16).
+func TestIPv6ThatCarriesIPv4(t *testing.T) {
+	for in, want := range map[string]string{
+		"[2002:a9fe:a9fe::1]":                    "169.254.169.254", // 6to4
+		"[2002:0a00:0001:1::]":                   "10.0.0.1",
+		"[2001:0:4136:e378:8000:63bf:3fff:fdd2]": "192.0.2.45", // Teredo (RFC 4380's example): the client, bits inverted
+		"[2001:0:4136:e378:8000:63bf:5601:5601]": "169.254.169.254",
+		"[64:ff9b::a9fe:a9fe]":                   "169.254.169.254", // NAT64, well-known
+		"[64:ff9b:1:a9fe:a9:fe00::]":             "169.254.169.254", // NAT64, local use (/48)
+		"[::ffff:169.254.169.254]":               "169.254.169.254",
+		"[2001:db8::1]":                          "[2001:db8::1]",
+		"[2003::1]":                              "[2003::1]",
+	} {
+		got, ok := lexical.HostOf(in)
+		require.True(t, ok, in)
+		assert.Equal(t, want, got, in)
+		assert.Equal(t, want == "169.254.169.254", lexical.MatchHost("169.254.0.0/16", got), in)
+	}
+}
+
+// Names that exist to point at an address match a range by it: the cloud
+// metadata services' names, wildcard DNS that answers with the address the
+// name spells, and domains that answer with the loopback address (outside
+// round on hosts).
+func TestNamesThatSpellAnAddress(t *testing.T) {
+	for host, rng := range map[string]string{
+		"metadata.google.internal": "169.254.0.0/16", "metadata": "169.254.169.254/32", "instance-data.ec2.internal": "169.254.0.0/16",
+		"10.0.0.1.nip.io": "10.0.0.0/8", "app.10.0.0.1.nip.io": "10.0.0.0/8", "app-10-0-0-1.nip.io": "10.0.0.0/8",
+		"10-0-0-1.sslip.io": "10.0.0.0/8", "magic-0a000001.nip.io": "10.0.0.0/8", "169.254.169.254.xip.io": "169.254.0.0/16",
+		"--1.sslip.io": "::1/128", "localtest.me": "127.0.0.0/8", "a.lvh.me": "127.0.0.0/8", "127.0.0.1.nip.io": "127.0.0.0/8",
+	} {
+		assert.True(t, lexical.MatchHost(rng, host), "%s in %s", host, rng)
+	}
+	for _, host := range []string{"a.lvh.me", "127.0.0.1.nip.io", "x.localtest.me"} {
+		assert.True(t, lexical.IsLoopback(host), host)
+		assert.True(t, lexical.MatchHost("localhost", host), "a rule on the machine is a rule on all its names: %s", host)
+	}
+	for host, rng := range map[string]string{
+		"nip.io": "10.0.0.0/8", "example.nip.io": "10.0.0.0/8", "10.0.0.1.example.com": "10.0.0.0/8", "metadata.example.com": "169.254.0.0/16",
+		"8.8.8.8.nip.io": "10.0.0.0/8", "notlvh.me": "127.0.0.0/8",
+	} {
+		assert.False(t, lexical.MatchHost(rng, host), "%s not in %s", host, rng)
 	}
 }

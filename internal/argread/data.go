@@ -8,6 +8,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
+	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 )
 
 // DataMark says where the arguments of the tools Tool matches hold the
@@ -27,8 +28,27 @@ import (
 // says what the server does with its arguments; it never lowers the
 // floor's asks on a known sensitive file.
 type DataMark struct {
-	Tool      string
-	Locations []string
+	Tool string
+	// Annotations are the rule's: a mark applies only to a tool whose
+	// catalogue has those hints (none: any tool Tool matches), as the
+	// rule itself only matches such a tool. A mark on the read-only rule
+	// says nothing of a shell tool's arguments.
+	Annotations map[string]bool
+	Locations   []string
+}
+
+// appliesTo reports whether the mark is for a tool of this name and
+// annotations (known: the tool's catalogue entry is known).
+func (m DataMark) appliesTo(name string, known bool, annotations map[string]bool) bool {
+	if !lexical.MatchTool(m.Tool, name) {
+		return false
+	}
+	for hint, want := range m.Annotations {
+		if got, ok := annotations[hint]; !known || !ok || got != want {
+			return false
+		}
+	}
+	return true
 }
 
 // dataClass is the class of what a mark covers.
@@ -117,8 +137,20 @@ func matchesChain(segs []string, chain []*pointer) bool {
 }
 
 // dataString reads a string the user marked data: only what names a file
-// the floor guards, read as a path would be, is kept.
+// the floor guards, read as a path would be, is kept, and a path spelt so
+// that no one can tell what it names but by a home directory or a glob
+// (a /proc link, a percent-escape, a "$" expansion: no spelling data
+// needs). A JSON document in the string is data too, each string in it
+// read so.
 func (w *walker) dataString(s site, t *ast.Term, v string) {
+	if trimmed := strings.TrimSpace(v); len(trimmed) >= 2 && (trimmed[0] == '{' || trimmed[0] == '[') &&
+		w.embedded+len(trimmed) <= maxEmbeddedJSON {
+		if doc, err := strictjson.Decode([]byte(trimmed)); err == nil {
+			w.embedded += len(trimmed)
+			w.walk(site{s.arg, s.class, s.at, s.depth + 1}, ast.NewTerm(doc))
+			return
+		}
+	}
 	if !looksLikePath(trimReading(v)) {
 		return
 	}
@@ -127,11 +159,35 @@ func (w *walker) dataString(s site, t *ast.Term, v string) {
 	w.pathString(s.as(Class{Kind: Path, Evidence: Specified}), t, v)
 	kept := w.out.Paths[:before]
 	for _, p := range w.out.Paths[before:] {
-		if guardedFile(p) {
+		if guardedFile(p) || p.Resolved == "" && !plainlyUnknown(p) {
 			kept = append(kept, p)
 		}
 	}
 	w.out.Paths, w.out.Hosts = kept, w.out.Hosts[:hosts]
+}
+
+// plainlyUnknown reports an unknown path in data that is unknown only for
+// a leading "~" (whose home is the server's) or a glob ("/blog/*", a
+// crawler's pattern): data spells paths so. Any other reason a path cannot
+// be evaluated (a /proc link, "%2f", "$HOME", a backslash) is no way data
+// is written, and may name a floor file another way.
+func plainlyUnknown(p Value) bool {
+	raw, ok := p.Raw.Value.(ast.String)
+	if !ok {
+		return false
+	}
+	r := trimReading(string(raw))
+	if strings.HasPrefix(r, "~") {
+		_, rest, _ := strings.Cut(r, "/")
+		r = "/" + rest
+	}
+	r = strings.Map(func(c rune) rune {
+		if strings.ContainsRune("*?[]{},", c) {
+			return 'x'
+		}
+		return c
+	}, r)
+	return lexical.Unevaluable(r) == ""
 }
 
 // guardedFile reports a path the floor guards by its lists: a secret, or

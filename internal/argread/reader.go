@@ -3,6 +3,8 @@ package argread
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"strings"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -78,6 +80,9 @@ type Call struct {
 	// schema (JSON), if any.
 	Known  bool
 	Schema json.RawMessage
+	// Annotations are the tool's catalogue hints (readOnlyHint...), for
+	// the data marks that name them.
+	Annotations map[string]bool
 	// Root is the tool's root, clean and absolute, "" for none.
 	Root string
 	// RootAliases are the root's other spellings, clean and absolute: the
@@ -95,6 +100,9 @@ type Call struct {
 type Reader struct {
 	specs []Spec
 	marks []DataMark
+	// marksNameHints: a mark names annotations, so a tool's classes
+	// depend on its hints too.
+	marksNameHints bool
 	tools sync.Map // tool name -> *compiled
 	count atomic.Int64
 }
@@ -104,6 +112,7 @@ type Reader struct {
 type compiled struct {
 	known  bool
 	schema string
+	hints  string // the annotations the marks were matched against, when a mark names any
 	tool   *tool
 }
 
@@ -127,15 +136,33 @@ func NewReader(specs []Spec, marks ...DataMark) (*Reader, error) {
 			}
 		}
 	}
-	return &Reader{specs: slices.Clone(specs), marks: slices.Clone(marks)}, nil
+	r := &Reader{specs: slices.Clone(specs), marks: slices.Clone(marks)}
+	for _, m := range marks {
+		r.marksNameHints = r.marksNameHints || len(m.Annotations) > 0
+	}
+	return r, nil
+}
+
+// hintsKey spells a tool's hints as one string, in order.
+func hintsKey(h map[string]bool) string {
+	keys := slices.Sorted(maps.Keys(h))
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%t;", k, h[k])
+	}
+	return b.String()
 }
 
 // toolOf is the compiled classes of a tool: the specs that match its name
 // and its schema's formats, compiled once per schema. Read without a lock:
 // every call reads it.
 func (r *Reader) toolOf(c *Call) *tool {
+	hints := ""
+	if r.marksNameHints {
+		hints = hintsKey(c.Annotations)
+	}
 	if v, ok := r.tools.Load(c.Tool); ok {
-		if v := v.(*compiled); v.known == c.Known && v.schema == string(c.Schema) {
+		if v := v.(*compiled); v.known == c.Known && v.schema == string(c.Schema) && v.hints == hints {
 			return v.tool
 		}
 	}
@@ -143,7 +170,8 @@ func (r *Reader) toolOf(c *Call) *tool {
 	if c.Known {
 		schema = parseSchemaKeys(c.Schema)
 	}
-	v := &compiled{known: c.Known, schema: string(c.Schema), tool: compileTool(r.specs, r.marks, c.Tool, schema)}
+	v := &compiled{known: c.Known, schema: string(c.Schema), hints: hints,
+		tool: compileTool(r.specs, r.marks, c.Tool, schema, c.Known, c.Annotations)}
 	if _, had := r.tools.Swap(c.Tool, v); !had && r.count.Add(1) > maxCachedTools {
 		r.tools.Delete(c.Tool)
 		r.count.Add(-1)

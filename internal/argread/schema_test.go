@@ -20,7 +20,7 @@ func TestSchemaDeclaredStrings(t *testing.T) {
 		"list": false, "either": false, "untyped": false, "twice": false, "absent": false, "nulls": false} {
 		assert.Equal(t, want, keys.strings[name], name)
 	}
-	ta := compileTool(nil, nil, "t", keys)
+	ta := compileTool(nil, nil, "t", keys, false, nil)
 	assert.True(t, ta.declaresString("CONTENT"))
 	assert.False(t, ta.declaresString("folded"), "a spelling that folds to it is an object")
 	assert.False(t, ta.declaresString("twice"))
@@ -40,7 +40,7 @@ func TestSchemaValueMaps(t *testing.T) {
 	assert.Equal(t, map[string]bool{"pp": true}, keys.valueDirs, "a format directory is a directory")
 	assert.Equal(t, map[string]bool{"hooks": true}, keys.valueURLs)
 	assert.Equal(t, map[string]bool{"named": true, "own": true}, keys.paths)
-	ta := compileTool(nil, nil, "t", keys)
+	ta := compileTool(nil, nil, "t", keys, false, nil)
 	assert.Equal(t, Class{Kind: Path, Evidence: Format, Values: true}, ta.classOf("mounts"))
 	assert.Equal(t, Class{Kind: URL, Evidence: Format, Values: true}, ta.classOf("hooks"))
 }
@@ -65,7 +65,7 @@ func TestSchemaReadWhole(t *testing.T) {
 	assert.True(t, keys.urls["list"])
 	assert.True(t, keys.hosts["spot"])
 	assert.True(t, keys.restPaths)
-	ta := compileTool(nil, nil, "t", keys)
+	ta := compileTool(nil, nil, "t", keys, false, nil)
 	assert.Equal(t, Class{Kind: Path, Evidence: Format}, ta.classOf("spot"))
 	// Red team 6: anchors, $dynamicRef, the document's own $id, a
 	// percent-encoded pointer, formats in capitals and draft 3's.

@@ -202,7 +202,7 @@ func (t *tool) moreOf(raw string) []Class {
 
 // compileTool merges the specs that match the tool's name with its
 // schema's formats: a spec outranks the schema (it is what a person said).
-func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys) *tool {
+func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys, known bool, annotations map[string]bool) *tool {
 	t := &tool{dirTool: isDirTool(name), program: toolProgram(name)}
 	set := func(name string, c Class) {
 		if t.classes == nil {
@@ -322,7 +322,7 @@ func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys)
 		}
 	}
 	for _, m := range marks {
-		if !lexical.MatchTool(m.Tool, name) {
+		if !m.appliesTo(name, known, annotations) {
 			continue
 		}
 		for _, loc := range m.Locations {

@@ -184,7 +184,7 @@ func dataMarks(rs []Rule) []argread.DataMark {
 	var out []argread.DataMark
 	for _, r := range rs {
 		if len(r.Data) > 0 {
-			out = append(out, argread.DataMark{Tool: r.Tool, Locations: r.Data})
+			out = append(out, argread.DataMark{Tool: r.Tool, Annotations: r.Annotations, Locations: r.Data})
 		}
 	}
 	return out

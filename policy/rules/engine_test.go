@@ -481,6 +481,21 @@ func TestDataMarks(t *testing.T) {
 	d = decide(t, e3, call("redis_set", `{"key":"~/sessions/abc","value":"x"}`), nil)
 	assert.Equal(t, rules.Allow, d.Decision, "the marks came back with their rule")
 
+	// A mark is for the tools its rule matches, by name and annotations: a
+	// mark on the read-only rule says nothing of a shell tool's input
+	// (red team: it blinded the user's own denies).
+	scoped := engine(t, rules.Config{Roots: map[string]string{"*": "/srv/app"}, Rules: []rules.Rule{
+		{Tool: "*", Decision: "allow", Annotations: map[string]bool{"readOnlyHint": true}, Data: []string{"input"}},
+		{Tool: "run_shell", Decision: "allow", Under: "/srv/app"},
+		{Tool: "*", Decision: "deny", Under: "/srv/prod"},
+	}})
+	shell := &provider.Tool{Function: provider.ToolFunction{Name: "run_shell"}, Annotations: &provider.Annotations{ReadOnlyHint: ptr(false)}}
+	d = decide(t, scoped, call("run_shell", `{"input":"cat /srv/prod/db.conf","cwd":"/srv/app"}`), shell)
+	assert.Equal(t, rules.Deny, d.Decision, "the shell tool's input is read")
+	reader := &provider.Tool{Function: provider.ToolFunction{Name: "lookup"}, Annotations: &provider.Annotations{ReadOnlyHint: ptr(true)}}
+	d = decide(t, scoped, call("lookup", `{"input":"~/notes"}`), reader)
+	assert.Equal(t, rules.Allow, d.Decision, "the read-only tool's input is data")
+
 	// Only an allow rule carries marks; a location is a name or a JSON Pointer.
 	for _, bad := range []rules.Rule{
 		{Tool: "redis_*", Decision: "ask", Data: []string{"key"}},

@@ -97,7 +97,7 @@ func (e *Engine) newInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	if tool != nil {
 		in.Annotations = tool.Annotations.Hints()
 		in.annTerm = e.annotationsTerm(in.Annotations)
-		rc.Known, rc.Schema = true, tool.Function.Parameters
+		rc.Known, rc.Schema, rc.Annotations = true, tool.Function.Parameters, in.Annotations
 	}
 	read, err := e.reader.Read(rc)
 	if err != nil {

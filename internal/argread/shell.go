@@ -490,9 +490,14 @@ func (r *shellReader) substitutions(node syntax.Node, dirs []string) {
 	})
 }
 
-// read keeps a word that is a path: unknown when the shell changes it.
+// read keeps a word that is a path: unknown when the shell changes it,
+// but for a plain glob, read as the directory its matches are in.
 func (r *shellReader) read(w shellWord, dirs []string) {
 	if !w.known {
+		if dir, ok := plainGlob(w.text); ok {
+			r.path(dir, dirs, true)
+			return
+		}
 		r.unknown(w.text)
 		return
 	}

@@ -939,3 +939,50 @@ func isBareOption(r string) bool {
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
+
+// plainGlob is the directory a glob's matches are in, when the glob can
+// only match plain files there: its directories literal (or "**", which
+// bash's globstar and most glob libraries do not follow into a dot
+// directory), no ".." and no quoting, and its last name "*.EXT" or
+// "PREFIX*.EXT" for an extension of source, text or data files no floor
+// or secrets entry has (globExtensions). A glob does not match a name that
+// starts with a dot, and nearly every floor file is one or lives in one:
+// "src/*.ts", "data/events/*.csv" and "docs/**/*.md" can name none, and
+// the directory ("src") is what rules and the floor check. "*.py"
+// (sitecustomize.py), "*.json", "*.yml" and "*" stay unknown.
+func plainGlob(v string) (string, bool) {
+	if v == "" || strings.ContainsAny(v, "$`'\"\\~{}\x00") || !strings.ContainsAny(v, "*?[") {
+		return "", false
+	}
+	dir, last := "", v
+	if i := strings.LastIndexByte(v, '/'); i >= 0 {
+		dir, last = v[:i], v[i+1:]
+	}
+	for name := range strings.SplitSeq(dir, "/") {
+		if name == ".." || name != "**" && strings.ContainsAny(name, "*?[]") || len(name) > 1 && name[0] == '.' {
+			return "", false // a dot directory holds the floor's files by any name (.m2/settings.xml)
+		}
+	}
+	dot := strings.LastIndexByte(last, '.')
+	if last == "" || last[0] == '.' || dot < 0 || !strings.ContainsAny(last[:dot], "*?") || strings.ContainsAny(last[:dot], "[]") ||
+		!globExtensions[strings.ToLower(last[dot+1:])] {
+		return "", false
+	}
+	if i := strings.Index(dir, "**"); i >= 0 {
+		dir = strings.TrimSuffix(dir[:i], "/")
+	}
+	switch {
+	case dir == "" && strings.HasPrefix(v, "/"):
+		return "/", true
+	case dir == "":
+		return ".", true
+	}
+	return dir, true
+}
+
+// globExtensions are extensions that no floor or secrets entry's file
+// has (tested: TestGlobExtensionsAreNoFloorFiles).
+var globExtensions = keySet("go", "rs", "c", "h", "cc", "cpp", "hpp", "java", "kt", "swift", "md", "txt", "rst", "adoc",
+	"html", "htm", "css", "scss", "less", "ts", "tsx", "js", "jsx", "mjs", "cjs", "vue", "svelte", "proto", "sql", "csv", "tsv",
+	"parquet", "log", "png", "jpg", "jpeg", "gif", "svg", "webp", "pdf", "cs", "scala", "dart", "rb", "ex", "exs", "erl", "lua",
+	"tf", "xml", "ipynb", "graphql", "gql", "snap")

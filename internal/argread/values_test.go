@@ -1,9 +1,13 @@
 package argread
 
 import (
+	"path"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
 
 func TestLooksLikePathAndURL(t *testing.T) {
@@ -241,5 +245,38 @@ func TestReadsAsSQL(t *testing.T) {
 		"import Stripe from 'npm:stripe@14'", "from os import path", "Show me 'x'", "```sql\nSELECT 1\n```", "selection 'x'",
 		"import data 'x'", "exported 'x'", "Use COPY t FROM 'x'"} {
 		assert.False(t, readsAsSQL(s), s)
+	}
+}
+
+// A glob or a find that can only match files of these extensions can name
+// no floor or secrets file: no entry's file has one (a glob matches no dot
+// file; find matches those too).
+func TestGlobExtensionsAreNoFloorFiles(t *testing.T) {
+	for _, e := range append(lexical.SensitiveEntries(), lexical.SecretEntries()...) {
+		for _, name := range e.Names {
+			base := path.Base(name)
+			dot := strings.LastIndexByte(base, '.')
+			if dot <= 0 {
+				continue
+			}
+			ext := strings.ToLower(base[dot+1:])
+			assert.False(t, findExtensions[ext], "%s: %s has a find extension", e.ID, name)
+			if base[0] != '.' && !strings.Contains("/"+path.Dir(name), "/.") {
+				assert.False(t, globExtensions[ext], "%s: %s has a glob extension", e.ID, name)
+			}
+		}
+	}
+	for _, c := range []struct{ glob, dir string }{
+		{"src/*.ts", "src"}, {"*.md", "."}, {"/srv/app/logs/*.log", "/srv/app/logs"}, {"docs/**/*.md", "docs"},
+		{"data/events/2024-*.csv", "data/events"}, {"a/test_?.go", "a"},
+	} {
+		dir, ok := plainGlob(c.glob)
+		assert.True(t, ok, c.glob)
+		assert.Equal(t, c.dir, dir, c.glob)
+	}
+	for _, g := range []string{"*", "src/*", "*.py", "*.json", ".*.md", "src/.*", "../*.md", "s*c/*.go", "~/x/*.md", "$HOME/*.md",
+		"a/{b,c}/*.md", "*.m[d]", "'*'.md", "x.md", "a/[.]git/*.md", ".m2/*.xml", "a/.github/workflows/*.md"} {
+		_, ok := plainGlob(g)
+		assert.False(t, ok, g)
 	}
 }

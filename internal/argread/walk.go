@@ -584,6 +584,9 @@ func (w *walker) pathsHost(s site, t *ast.Term, v string) {
 // cannot be evaluated), and under the root's own spelling when it is under
 // one of the root's other spellings.
 func (w *walker) resolve(base, v string) string {
+	if dir, ok := plainGlob(v); ok {
+		v = dir // what "src/*.ts" matches is in src, and none is a floor file
+	}
 	resolved, ok := lexical.Resolve(base, v)
 	if !ok {
 		return ""

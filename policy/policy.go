@@ -129,6 +129,9 @@ type Options struct {
 	// Roots maps tool names (or prefixes before "_", or "*") to the
 	// directories relative paths resolve against.
 	Roots map[string]string
+	// Home is the directory "~" names where the tools run (rules.Config):
+	// the home of the user a local server runs as; "" when unknown.
+	Home string
 	// Arguments say how tools' arguments name paths and URLs beyond the
 	// names read by default: which hold paths, directories, URLs, paths
 	// relative to another argument, or nothing to check (see
@@ -280,7 +283,7 @@ func engineConfig(o Options) rules.Config {
 	case t < 0:
 		t = 0 // none but the caller's ctx
 	}
-	return rules.Config{Rules: o.Rules, Modules: o.Modules, Roots: o.Roots, Protected: protectedFiles(o), Arguments: o.Arguments,
+	return rules.Config{Rules: o.Rules, Modules: o.Modules, Roots: o.Roots, Home: o.Home, Protected: protectedFiles(o), Arguments: o.Arguments,
 		DecisionTimeout: t}
 }
 

@@ -1,7 +1,7 @@
 // Command mcp-policy puts mcp-policy's per-directory permissions in front
 // of any MCP server, for any MCP host.
 //
-//	mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]...
+//	mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]... [--home DIR|none]
 //	                 [--config FILE] [--grants FILE] [--log FILE] [--log-arguments masked|full]
 //	                 [--arguments NAME|FILE]... [--timeout D]
 //	                 [--ask elicit|approvals|elicit,approvals|refuse] [--ask-timeout D] -- COMMAND [ARGS...]
@@ -46,7 +46,7 @@ import (
 )
 
 const usage = `usage:
-  mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]...
+  mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]... [--home DIR|none]
                    [--config FILE] [--grants FILE|URL] [--label KEY=VALUE]... [--grant-ttl DURATION]
                    [--log FILE|-] [--log-arguments masked|full]
                    [--arguments NAME|FILE]... [--timeout DURATION]
@@ -61,6 +61,8 @@ const usage = `usage:
 The proxy's flags go before --; everything after the server's COMMAND is
 the server's. --root KEY=DIR: relative paths of the tools named KEY or
 KEY_* resolve against DIR (KEY is a tool-name prefix, or * for every tool).
+--home DIR: what "~" in a call names (default: $HOME for the server it
+starts, unknown for --url; none: unknown).
 Paths may start with ~ or $HOME (hosts run no shell to expand them).
 --config FILE is an OPA configuration: rules from its bundles, decisions
 to its decision-log service (docs/fleet.md). Without bundles, the --rules
@@ -193,9 +195,16 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		return fail("--ask %s needs --grants (a file or a postgres:// URL): questions wait for an approver where the grants are", *ask)
 	}
 	serverText := *serverURL
+	local := "" // a server on another machine: its home cannot be told
 	if serverText == "" {
 		serverText = strings.Join(command, " ")
+		// The server this proxy starts runs as this user, with this
+		// environment: "~" is $HOME to it.
+		if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) && filepath.Clean(h) != "/" {
+			local = filepath.Clean(h)
+		}
 	}
+	cfg.Home = cfg.HomeFor(local)
 	logOpts := decisionlog.Options{FullArguments: *logArgs == "full"}
 	say := func(line string) { fmt.Fprintf(stderr, "mcp-policy proxy: %s\n", line) }
 	live, err := managed.Start(context.Background(), cfg, true, say, stderr, logOpts)
@@ -419,7 +428,11 @@ func inForce(cfg *cliconfig.Config, live *managed.Managed, store *grants.Store, 
 		}
 		rootsText = strings.Join(keys, ", ")
 	}
-	return fmt.Sprintf("rules: %s; grants: %s; log: %s; roots: %s", strings.Join(rules, " + "), grantsText, logText, rootsText)
+	homeText := cfg.Home
+	if homeText == "" {
+		homeText = "unknown"
+	}
+	return fmt.Sprintf("rules: %s; grants: %s; log: %s; roots: %s; home: %s", strings.Join(rules, " + "), grantsText, logText, rootsText, homeText)
 }
 
 func absPath(p string) string {

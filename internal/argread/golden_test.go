@@ -28,6 +28,7 @@ type reading struct {
 	Tool      string          `json:"tool"`
 	Root      string          `json:"root,omitempty"`
 	Aliases   []string        `json:"root_aliases,omitempty"` // the root's other spellings
+	Home      string          `json:"home,omitempty"`         // what "~" names, where the server runs
 	Servers   []string        `json:"servers,omitempty"`      // reference servers' specs (rules.ServerArguments)
 	Specs     json.RawMessage `json:"specs,omitempty"`
 	Schema    json.RawMessage `json:"schema,omitempty"`
@@ -105,7 +106,7 @@ func read(t *testing.T, c *reading) (paths, hosts []string, errText string) {
 	}
 	require.True(t, ok, c.Name)
 	slices.SortFunc(items, func(a, b [2]*ast.Term) int { return strings.Compare(a[0].String(), b[0].String()) })
-	got, err := r.Read(argread.Call{Tool: c.Tool, Root: c.Root, RootAliases: c.Aliases, Known: c.Schema != nil, Schema: c.Schema, Arguments: items})
+	got, err := r.Read(argread.Call{Tool: c.Tool, Root: c.Root, RootAliases: c.Aliases, Home: c.Home, Known: c.Schema != nil, Schema: c.Schema, Arguments: items})
 	if err != nil {
 		return nil, nil, err.Error()
 	}

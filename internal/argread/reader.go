@@ -90,6 +90,9 @@ type Call struct {
 	// A path under one is read under Root, so that rules, grants and the
 	// floor see one spelling of what the server reaches by either.
 	RootAliases []string
+	// Home is the directory a leading "~" names, clean and absolute; ""
+	// for none known, and "~" is then unknown.
+	Home string
 	// Arguments are the top-level members of the arguments object. Read
 	// keeps Reading.Arguments in the same backing array.
 	Arguments [][2]*ast.Term
@@ -183,7 +186,7 @@ func (r *Reader) toolOf(c *Call) *tool {
 // the call passed.
 func (r *Reader) Read(c Call) (Reading, error) {
 	t := r.toolOf(&c)
-	w := &walker{root: c.Root, aliases: c.RootAliases, tool: t}
+	w := &walker{root: c.Root, aliases: c.RootAliases, home: c.Home, tool: t}
 	w.out.Arguments = c.Arguments[:0]
 	for _, item := range c.Arguments {
 		if string(item[0].Value.(ast.String)) == ReasonArgument && !t.ownReason {

@@ -187,6 +187,13 @@ func (r *shellReader) path(word string, dirs []string, dir bool) {
 	if strings.HasPrefix(word, "/") {
 		dirs = []string{"/"}
 	}
+	if strings.HasPrefix(word, "~") {
+		// A "~" the shell left as it is (quoted: a directory named "~"),
+		// or one in a part of a word ("k=~/x", which bash may expand):
+		// which one cannot be told here. An unquoted one was expanded
+		// already (tildeWord).
+		dirs = []string{""}
+	}
 	for _, d := range dirs {
 		resolved := ""
 		if d != "" {
@@ -454,7 +461,32 @@ func (r *shellReader) word(w *syntax.Word, dirs []string) shellWord {
 		r.laterSubstitution(s)
 		return shellWord{text: s, known: true}
 	}
+	if s, ok := r.tildeWord(w); ok {
+		return shellWord{text: s, known: true}
+	}
 	return shellWord{text: syntaxString(w)}
+}
+
+// tildeWord is a word that starts with an unquoted "~" or "~/" and is
+// otherwise literal, with the home directory put in, when the home is
+// known (a server on this machine): "~/Downloads" is what bash makes of it.
+// "~user" stays unknown.
+func (r *shellReader) tildeWord(w *syntax.Word) (string, bool) {
+	if r.w.home == "" || len(w.Parts) == 0 {
+		return "", false
+	}
+	lit, ok := w.Parts[0].(*syntax.Lit)
+	if !ok || lit.Value != "~" && !strings.HasPrefix(lit.Value, "~/") {
+		return "", false
+	}
+	if lit.Value == "~" && len(w.Parts) > 1 {
+		return "", false // "~"$x, "~"'user': not the home
+	}
+	home := *lit
+	home.Value = r.w.home + lit.Value[1:]
+	c := *w
+	c.Parts = append([]syntax.WordPart{&home}, w.Parts[1:]...)
+	return literalWord(&c)
 }
 
 // laterSubstitution reads a literal that holds a substitution, which bash

@@ -24,6 +24,7 @@ const maxEmbeddedJSON = 1 << 20
 type walker struct {
 	root    string
 	aliases []string // the root's other spellings
+	home    string   // what a leading "~" names, "" for unknown
 	tool    *tool
 	// bases are the top-level arguments relative paths may be relative to,
 	// by folded name: each distinct resolution of every one that folds to
@@ -584,6 +585,9 @@ func (w *walker) pathsHost(s site, t *ast.Term, v string) {
 // cannot be evaluated), and under the root's own spelling when it is under
 // one of the root's other spellings.
 func (w *walker) resolve(base, v string) string {
+	if w.home != "" && (v == "~" || strings.HasPrefix(v, "~/")) {
+		v = w.home + v[1:] // the server's home, where it runs here
+	}
 	if dir, ok := plainGlob(v); ok {
 		v = dir // what "src/*.ts" matches is in src, and none is a floor file
 	}

@@ -30,6 +30,7 @@ type Flags struct {
 	NoDefaults bool     // --no-default-rules
 	Policies   []string // --policy PATH (repeatable): a Rego module or a directory of them
 	Roots      []string // --root KEY=DIR (repeatable)
+	Home       string   // --home DIR: what "~" names where the server runs ("none": unknown)
 	Grants     string   // --grants FILE or postgres:// URL
 	Labels     []string // --label KEY=VALUE or NAME (repeatable): recorded with each grant
 	GrantTTL   time.Duration
@@ -55,6 +56,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.NoDefaults, "no-default-rules", false, "leave out the embedded default rules")
 	fs.Var(repeated{&f.Policies}, "policy", "a Rego module, or a directory of them (repeatable)")
 	fs.Var(repeated{&f.Roots}, "root", "KEY=DIR: relative paths of the tools named KEY or KEY_* resolve against DIR; KEY is a tool-name prefix, or * for every tool (repeatable)")
+	fs.StringVar(&f.Home, "home", "", `the directory "~" names where the server runs ("none": "~" is unknown); the proxy's default for a server it starts is $HOME, policy-eval's none`)
 	fs.StringVar(&f.Grants, "grants", "", "JSON file of grants (an array of allow/deny rules), or a postgres:// URL: grants shared by every process pointed at it")
 	fs.Var(repeated{&f.Arguments}, "arguments", "argument specs: a reference server's name ("+strings.Join(rules.KnownServers(), ", ")+") or a JSON file of them (repeatable)")
 	fs.DurationVar(&f.Timeout, "timeout", 5*time.Second, "bound on each call's decision; past it the call fails closed (0: none)")
@@ -75,6 +77,9 @@ type Config struct {
 	Rules   []rules.Rule
 	Modules []rules.Module
 	Roots   map[string]string
+	// Home is --home, absolute and clean: "" when not given, "none" for
+	// none (HomeFor says which a command uses).
+	Home string
 	// Protected are the rules file and every --policy path, absolute: the
 	// danger floor guards them (policy.Options.Protected).
 	Protected []string
@@ -126,7 +131,13 @@ func (f Flags) Load() (*Config, error) {
 		return nil, err
 	}
 	c := &Config{GrantsFile: f.Grants, RulesFile: f.Rules, Defaults: !f.NoDefaults, PolicyPaths: f.Policies,
-		Roots: map[string]string{}, Timeout: f.Timeout, Labels: labels, GrantTTL: f.GrantTTL}
+		Roots: map[string]string{}, Timeout: f.Timeout, Labels: labels, GrantTTL: f.GrantTTL, Home: f.Home}
+	if c.Home != "" && c.Home != "none" {
+		if !filepath.IsAbs(c.Home) {
+			return nil, fmt.Errorf("--home %q: must be an absolute directory (or none)", f.Home)
+		}
+		c.Home = filepath.Clean(c.Home)
+	}
 	if !f.NoDefaults {
 		c.Rules = rules.DefaultRules()
 	}
@@ -199,6 +210,9 @@ func (f *Flags) expand() error {
 		one("--grants", &f.Grants)
 	}
 	one("--config", &f.OPAConfig)
+	if f.Home != "none" {
+		one("--home", &f.Home)
+	}
 	f.Policies = slices.Clone(f.Policies)
 	for i := range f.Policies {
 		one("--policy", &f.Policies[i])
@@ -483,4 +497,18 @@ func LoadModules(paths []string) ([]rules.Module, error) {
 		}
 	}
 	return out, nil
+}
+
+// HomeFor is the home directory "~" names for a command: --home as given,
+// none for "none", and else local's default (the proxy starting a server
+// on this machine gives $HOME; policy-eval, deciding for any machine,
+// none).
+func (c *Config) HomeFor(local string) string {
+	switch c.Home {
+	case "none":
+		return ""
+	case "":
+		return local
+	}
+	return c.Home
 }

@@ -41,6 +41,10 @@ type Config struct {
 	// Roots maps a tool name (or prefix before "_", or "*") to the absolute
 	// directory its relative paths and relative "under"s resolve against.
 	Roots map[string]string
+	// Home is the directory "~" names where the tools run (the home of
+	// the user a stdio server runs as), absolute; "" when that cannot be
+	// told (a remote server), and "~" is then unknown.
+	Home string
 	// Protected are files the floor guards whatever the rules say: the
 	// policy's own rules and grants files. They, and the roots, are guarded
 	// by the floor under their resolved path too, where a symbolic link
@@ -72,6 +76,7 @@ type Engine struct {
 	rootKeys  []string // longest first
 	arguments []ArgumentSpec
 	reader    *argread.Reader // reads calls' arguments under the specs
+	home      string
 	timeout   time.Duration   // DecisionTimeout
 
 	// The input's terms that repeat from call to call, made once: each
@@ -97,8 +102,17 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.DecisionTimeout < 0 {
 		return nil, errors.New("decision timeout: must not be negative")
 	}
+	if cfg.Home != "" {
+		if why := lexical.Unevaluable(cfg.Home); why != "" || !path.IsAbs(cfg.Home) {
+			if why == "" {
+				why = "not absolute"
+			}
+			return nil, fmt.Errorf("home: %q: %s", cfg.Home, why)
+		}
+		cfg.Home = path.Clean(cfg.Home)
+	}
 	e := &Engine{rules: rs, roots: map[string]string{}, arguments: slices.Clone(cfg.Arguments), reader: reader,
-		timeout: cfg.DecisionTimeout}
+		timeout: cfg.DecisionTimeout, home: cfg.Home}
 	for k, dir := range cfg.Roots {
 		if k == "" {
 			return nil, errors.New("roots: an empty key names no tool")
@@ -175,7 +189,8 @@ func (e *Engine) Reload(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	n := &Engine{rules: rs, ruleSet: ruleSetOf(e.underRoots(rs)), roots: e.roots, rootKeys: e.rootKeys, rootTerms: e.rootTerms,
 		aliases:   e.aliases,
-		arguments: e.arguments, reader: reader, decider: e.decider, protected: e.protected, modules: e.modules, timeout: cfg.DecisionTimeout}
+		arguments: e.arguments, reader: reader, decider: e.decider, protected: e.protected, modules: e.modules, timeout: cfg.DecisionTimeout,
+		home: e.home}
 	return n, nil
 }
 
@@ -194,6 +209,7 @@ func dataMarks(rs []Rule) []argread.DataMark {
 // and argument specs.
 func (e *Engine) sameStatics(cfg Config) bool {
 	if cfg.Plain != e.decider.Plain() || len(cfg.Roots) != len(e.roots) || !slices.Equal(cfg.Protected, e.protected) ||
+		(cfg.Home != "" && path.Clean(cfg.Home) != e.home || cfg.Home == "" && e.home != "") ||
 		!slices.Equal(cfg.Modules, e.modules) ||
 		!reflect.DeepEqual(cfg.Arguments, e.arguments) && (len(cfg.Arguments) > 0 || len(e.arguments) > 0) {
 		return false

@@ -514,3 +514,30 @@ func TestDataMarks(t *testing.T) {
 	_, err = rules.ParseRules([]byte(`[{"tool":"x","decision":"allow","data":"key"}]`), "rules.json")
 	assert.ErrorContains(t, err, "data")
 }
+
+// Where the tools run on this machine, "~" is the home the server has: a
+// command line with "~/project" is read under it, and a secret there is
+// the known secret. Without a home, "~" cannot be evaluated.
+func TestHomeNamesTilde(t *testing.T) {
+	rs := []rules.Rule{{Tool: "run_command", Decision: "allow", Under: "/home/u/project"}, {Tool: "read_file", Decision: "allow"}}
+	local := engine(t, rules.Config{Roots: map[string]string{"*": "/home/u/project"}, Home: "/home/u", Rules: rs})
+	remote := engine(t, rules.Config{Roots: map[string]string{"*": "/home/u/project"}, Rules: rs})
+	for _, c := range []struct {
+		tool, args    string
+		local, remote rules.Reason
+		localDecision verdict.Decision
+	}{
+		{"run_command", `{"command":"cd ~/project && ls -la"}`, rules.ReasonRule, rules.ReasonUnevaluable, rules.Allow},
+		{"run_command", `{"command":"ls ~/Downloads"}`, rules.ReasonNoMatch, rules.ReasonUnevaluable, rules.Ask},
+		{"run_command", `{"command":"cat ~/.ssh/id_rsa"}`, rules.ReasonFloor, rules.ReasonFloor, rules.Ask},
+		{"read_file", `{"path":"~/notes.md"}`, rules.ReasonRule, rules.ReasonUnevaluable, rules.Allow},
+		{"read_file", `{"path":"~/.aws/credentials"}`, rules.ReasonFloor, rules.ReasonFloor, rules.Ask},
+	} {
+		d := decide(t, local, call(c.tool, c.args), nil)
+		assert.Equal(t, c.local, d.Reason, "home known: %s", c.args)
+		assert.Equal(t, c.localDecision, d.Decision, "home known: %s", c.args)
+		assert.Equal(t, c.remote, decide(t, remote, call(c.tool, c.args), nil).Reason, "no home: %s", c.args)
+	}
+	_, err := rules.NewEngine(context.Background(), rules.Config{Home: "home/u"})
+	assert.ErrorContains(t, err, "home")
+}

@@ -93,7 +93,7 @@ func (e *Engine) newInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	}
 	in := &Input{Call: call, Tool: name, Root: e.rootOf(name)}
 	in.rootTerm = e.rootTerms[in.Root]
-	rc := argread.Call{Tool: name, Root: in.Root, RootAliases: e.aliases[in.Root], Arguments: args}
+	rc := argread.Call{Tool: name, Root: in.Root, RootAliases: e.aliases[in.Root], Home: e.home, Arguments: args}
 	if tool != nil {
 		in.Annotations = tool.Annotations.Hints()
 		in.annTerm = e.annotationsTerm(in.Annotations)

@@ -58,12 +58,12 @@ var cliPrograms = map[string]program{
 		"--function-name --stack-name --table-name --cluster --service --name --max-items --page-size --starting-token",
 		"--query --bucket --key --prefix --log-group-name --secret-id --role-arn",
 		"--ca-bundle --cli-input-json --cli-input-yaml --zip-file --template-body --template-file --policy-document --body --outfile",
-		"", []string{"s3 cp", "s3 mv", "s3 sync", "cloudformation package", "lambda invoke"}, false),
+		"", []string{"s3 cp", "s3 mv", "s3 sync", "cloudformation package", "lambda invoke", "s3api get-object"}, false),
 	"az": cli("--subscription --resource-group -g --name -n --location -l --output -o --account-name --container-name -c "+
 		"--sku --image --size --tags --vnet-name --subnet",
 		"--query --ids --scope --assignee --role",
 		"--file -f --source -s --template-file --parameters --local-path --destination -d --file-path --ssh-key-value "+
-			"--ssh-key-values --custom-data --certificate-file --yaml --config-file --cert-file --key-file", "",
+			"--ssh-key-values --custom-data --certificate-file --yaml --config-file --cert-file --key-file --certificate --password-file", "",
 		[]string{"storage blob upload", "storage blob upload-batch", "storage blob download", "storage blob download-batch",
 			"storage file upload", "storage copy", "acr build", "webapp deploy", "functionapp deploy"}, false),
 	"gh": cli("-b --body -t --title -L --limit -s --state -a --assignee -l --label -B --base -H --head -m --milestone "+
@@ -114,7 +114,11 @@ func (r *shellReader) cli(p *program, words []shellWord, dirs []string) {
 			r.read(a.value, dirs) // a URL is the other end (s3://bucket/key, gs://b/o)
 		case !subDone && len(sub) < maxSubcommandWords && isSubcommandWord(a.value.text):
 			sub = append(sub, a.value.text)
-			local = p.local[strings.Join(sub, " ")]
+			for i := range sub {
+				// "beta storage mv" is "storage mv": a release track,
+				// a group, then the subcommand.
+				local = local || p.local[strings.Join(sub[i:], " ")]
+			}
 		default:
 			subDone = true
 			r.byShape(a.value, dirs)
@@ -208,8 +212,12 @@ func (r *shellReader) byShape(w shellWord, dirs []string) {
 		r.host(t, h)
 		return
 	}
-	if readsAsCommandFile(t) && t[0] != '-' {
-		r.path(t, dirs, false)
+	key, _, kv := strings.Cut(t, "=")
+	if kv && strings.ContainsAny(key, "/\\") {
+		kv = false // "a/b=c" is a path with "=" in it
+	}
+	if (readsAsCommandFile(t) || hasExtension(t)) && t[0] != '-' && !kv {
+		r.path(t, dirs, false) // ./dist, .env, key.pem, buildspec.yml
 	}
 	if strings.ContainsAny(t, "=,") {
 		for _, part := range strings.FieldsFunc(t, func(c rune) bool { return c == ',' }) {

@@ -139,7 +139,7 @@ func (r *shellReader) command(words []shellWord, dirs []string) []string {
 			return addDir(dirs, "")
 		}
 	case progContainer:
-		r.container(&p, rest, dirs)
+		r.container(&p, name, rest, dirs)
 	case progGit:
 		r.git(&p, rest, dirs)
 	case progLookup:
@@ -823,11 +823,20 @@ func (r *shellReader) cd(words []shellWord, dirs []string) []string {
 // containers, resources and what runs inside are no local paths; file
 // options, a bind mount's source, a build's context and a copy's local
 // side are.
-func (r *shellReader) container(p *program, words []shellWord, dirs []string) {
+func (r *shellReader) container(p *program, name string, words []shellWord, dirs []string) {
 	args, _ := parseArgs(words, p, false)
 	dirs = r.options(p, args, dirs)
 	sub, image := "", ""
+	// Docker's and Podman's options end at the subcommand's first
+	// operand (what follows is the container's command, "sh -c ...");
+	// kubectl's and helm's may come anywhere.
+	interspersed := name == "kubectl" || name == "oc" || name == "helm"
+	operands := 0
 	for _, a := range args {
+		ours := a.opt != "" && (interspersed || operands == 0)
+		if a.opt == "" && sub != "" {
+			operands++
+		}
 		switch {
 		case a.opt == "-v" || a.opt == "--volume":
 			r.volume(a.value, dirs)
@@ -835,8 +844,22 @@ func (r *shellReader) container(p *program, words []shellWord, dirs []string) {
 			r.mount(a.value, dirs) // a bind mount's source; a volume's device=
 		case (sub == "load" || sub == "import" || sub == "save") && a.opt == "" && a.value.known:
 			r.read(a.value, dirs) // an image's archive: docker load -i FILE
+		case a.opt == "--build-context" && a.value.known:
+			// "name=path", or "name=docker-image://x", "name=https://...".
+			_, v, _ := strings.Cut(a.value.text, "=")
+			if readsAsURL(v) {
+				r.hostWord(shellWord{text: v, known: true})
+			} else {
+				r.read(shellWord{text: v, known: true}, dirs)
+			}
 		case a.opt == "--secret" || a.opt == "--ssh" || a.opt == "--build-context":
-			r.mount(a.value, dirs) // "id=x,src=path", "default=path", "name=path"
+			r.mount(a.value, dirs) // "id=x,src=path", "default=path"
+		case ours && (a.opt == "--post-renderer" || a.opt == "--exec-command"):
+			r.unknown(a.opt + " " + a.value.text) // a program it runs here
+		case ours && a.hasValue && (containerFiles[a.opt] || optionNamesFile(a.opt)):
+			r.cliFiles(a.value, dirs) // --from-file=key=path, --set-file k=path
+		case ours && a.hasValue && !p.files.has(a.opt) && !p.hosts.has(a.opt):
+			r.byShape(a.value, dirs) // a value that reads as a file's name
 		case a.opt != "":
 		case sub == "" && a.value.known:
 			sub = a.value.text
@@ -865,6 +888,16 @@ func (r *shellReader) container(p *program, words []shellWord, dirs []string) {
 		}
 	}
 }
+
+// containerFiles are the options of docker, kubectl and helm whose value
+// is a local file or directory, or a list of key=file (beyond the row's
+// files, which take one path).
+var containerFiles = map[string]bool{"--from-file": true, "--from-env-file": true, "--set-file": true, "--key": true, "--cert": true,
+	"--ca-file": true, "--cert-file": true, "--key-file": true, "-k": true, "--kustomize": true, "--values": true, "--keyring": true,
+	"--certificate-authority": true, "--client-certificate": true, "--client-key": true, "--token-file": true, "--tls-cert": true,
+	"--tls-key": true, "--tlscacert": true, "--tlscert": true, "--tlskey": true, "--label-file": true, "--password-file": true,
+	"--repository-config": true, "--repository-cache": true, "--registry-config": true, "--output-dir": true, "--destination": true,
+	"-d": true, "--untardir": true, "--context": true, "--filename": true}
 
 // volume reads "-v SRC:DST[:opts]": a source that is a path is a bind
 // mount (a bare name is a named volume).
@@ -1058,6 +1091,14 @@ func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []stri
 			}
 		}
 	}
+	// A word that reads as code, not a file's name ("(display (file->string
+	// x))", "print(open('k').read())"): a program the table does not know
+	// may run it.
+	for _, w := range words {
+		if w.known && looksLikeCode(w.text) {
+			r.unknown(w.text)
+		}
+	}
 	// Every word by default; and from each later word that names a
 	// program the table reads otherwise, that program's command too (an
 	// unknown wrapper: "taskset 1 awk '...'", "mywrap sh -c '...'"). Both
@@ -1074,6 +1115,13 @@ func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []stri
 			return
 		}
 	}
+}
+
+// looksLikeCode reports a word with white space and a character code uses
+// and a file's name rarely does: a bracket, a semicolon, a quote, an
+// operator.
+func looksLikeCode(s string) bool {
+	return strings.ContainsAny(s, " \t\n") && strings.ContainsAny(s, "(){};|&<>=\"'`")
 }
 
 // operands reads words by default: options skipped (their "=" values read

@@ -148,7 +148,9 @@ var (
 	container = program{kind: progContainer,
 		values: opts("-v --volume --mount -f --file --env-file -e --env -w --workdir -p --publish -u --user --name --network --entrypoint -l --label -H --host " +
 			"-t --tag --build-arg --platform --target --secret --ssh --build-context --cidfile --iidfile -c --context --config --log-driver --log-opt --kubeconfig -n --namespace " +
-			"-o --output --cache-from --cache-to --add-host --dns -m --memory --cpus --restart --hostname --env-file --project-directory --profile --pull"),
+			"-o --output --cache-from --cache-to --add-host --dns -m --memory --cpus --restart --hostname --env-file --project-directory --profile --pull "+
+			"--from-file --from-env-file --from-literal --set --set-string --set-file --set-json --post-renderer --post-renderer-args -k --kustomize "+
+			"--key --cert --ca-file --values --version --repo --type --selector --container --image --replicas --port --timeout --wait-for"),
 		files: opts("-f --file --env-file --cidfile --iidfile --config --kubeconfig --project-directory -o --output --rootfs"), hosts: opts("-H --host --server -s --add-host --dns")}
 	wrapper = func(values, chdir string, skip int) program {
 		return program{kind: progWrapper, values: opts(values), chdir: opts(chdir), skip: skip}
@@ -219,6 +221,38 @@ var programs = map[string]program{
 	"vim":        {kind: progInterpreter, values: opts("-c --cmd -S -u -i"), code: opts("-c --cmd"), files: opts("-S -u -i")},
 	"nvim":       {kind: progInterpreter, values: opts("-c --cmd -S -u -i -l"), code: opts("-c --cmd -l"), files: opts("-S -u -i")},
 	"emacs":      {kind: progInterpreter, values: opts("--eval -eval -l --load -load -f --funcall -funcall"), code: opts("--eval -eval -f --funcall -funcall"), files: opts("-l --load -load")},
+	// More languages' runners (red team: an interpreter the table did not
+	// know ran its inline code as a file's name): Lisps, ML and the JVM's
+	// and BEAM's scripting, numeric languages.
+	"racket":     {kind: progInterpreter, values: opts("-e --eval -f --load -r --script -t --require -l --lib -p -k"), code: opts("-e --eval -l --lib -p"), files: opts("-f --load -r --script -t --require")},
+	"guile":      {kind: progInterpreter, values: opts("-c -l -e -s -L -C -x"), code: opts("-c -e"), files: opts("-l -s")},
+	"sbcl":       {kind: progInterpreter, values: opts("--eval --load --script --core --userinit --sysinit"), code: opts("--eval"), files: opts("--load --script --core --userinit --sysinit")},
+	"clisp":      {kind: progInterpreter, values: opts("-x -i -c -l -M"), code: opts("-x"), files: opts("-i -c -l -M")},
+	"ecl":        {kind: progInterpreter, values: opts("-eval --eval -load --load -shell --shell"), code: opts("-eval --eval"), files: opts("-load --load -shell --shell")},
+	"octave":     {kind: progInterpreter, values: opts("--eval -p --path"), code: opts("--eval")},
+	"matlab":     {kind: progInterpreter, values: opts("-r -batch -sd"), code: opts("-r -batch"), chdir: opts("-sd")},
+	"elixir":     {kind: progInterpreter, values: opts("-e --eval -r -pr --erl -S"), code: opts("-e --eval --erl -S"), files: opts("-r -pr")},
+	"iex":        {kind: progInterpreter, values: opts("-e --eval -S --erl --dot-iex"), code: opts("-e --eval -S --erl"), files: opts("--dot-iex")},
+	"erl":        {kind: progInterpreter, values: opts("-eval -s -run -pa -pz -config -args_file"), code: opts("-eval -s -run"), files: opts("-config -args_file")},
+	"escript":    {kind: progInterpreter},
+	"ghc":        {kind: progInterpreter, values: opts("-e -o -i"), code: opts("-e")},
+	"ghci":       {kind: progInterpreter, values: opts("-e -ghci-script"), code: opts("-e"), files: opts("-ghci-script")},
+	"runghc":     {kind: progInterpreter}, "runhaskell": {kind: progInterpreter}, "stack": {kind: progInterpreter, values: opts("--eval"), code: opts("--eval")},
+	"jrunscript": {kind: progInterpreter, values: opts("-e -f -l -cp -classpath"), code: opts("-e"), files: opts("-f")},
+	"scala":      {kind: progInterpreter, values: opts("-e -cp -classpath -i"), code: opts("-e"), files: opts("-i")},
+	"kotlin":     {kind: progInterpreter, values: opts("-e -cp -classpath"), code: opts("-e")},
+	"kotlinc":    {kind: progInterpreter, values: opts("-e -script -cp -classpath -d"), code: opts("-e"), files: opts("-script")},
+	"clojure":    {kind: progInterpreter, values: opts("-e --eval -M -X -T -A -Sdeps -i --init"), code: opts("-e --eval -M -X -T -Sdeps"), files: opts("-i --init")},
+	"clj":        {kind: progInterpreter, values: opts("-e --eval -M -X -T -A -Sdeps -i --init"), code: opts("-e --eval -M -X -T -Sdeps"), files: opts("-i --init")},
+	"bb":         {kind: progInterpreter, values: opts("-e --eval -f --file -x -m --main -cp --classpath"), code: opts("-e --eval -x -m --main"), files: opts("-f --file")},
+	"wish":       {kind: progInterpreter},
+	"swift":      {kind: progInterpreter, values: opts("-e"), code: opts("-e")},
+	"dart":       {kind: progInterpreter},
+	"crystal":    {kind: progInterpreter, values: opts("-e"), code: opts("-e")},
+	"nim":        {kind: progInterpreter, values: opts("--eval"), code: opts("--eval")},
+	"ocaml":      {kind: progInterpreter},
+	"tsx":        {kind: progInterpreter, values: opts("-e --eval -p --print --import --require"), code: opts("-e --eval -p --print"), files: opts("--import --require")},
+	"ts-node":    {kind: progInterpreter, values: opts("-e --eval -p --print -r --require"), code: opts("-e --eval -p --print"), files: opts("-r --require")},
 
 	// Scripts of a language of their own, read by a check.
 	"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
@@ -272,6 +306,8 @@ var programs = map[string]program{
 	"r": {kind: progUnknown}, "ex": {kind: progUnknown}, "vi": {kind: progUnknown}, "ed": {kind: progUnknown},
 	"gdb": {kind: progUnknown}, "lldb": {kind: progUnknown}, "gnuplot": {kind: progUnknown}, "man": {kind: progUnknown},
 	"sqlite3": {kind: progUnknown}, "psql": {kind: progUnknown}, "mysql": {kind: progUnknown}, "mariadb": {kind: progUnknown},
+	"duckdb": {kind: progUnknown}, "clickhouse": {kind: progUnknown}, "clickhouse-client": {kind: progUnknown},
+	"cqlsh": {kind: progUnknown}, "sqlcmd": {kind: progUnknown},
 	"mongosh": {kind: progUnknown}, "mongo": {kind: progUnknown}, "xdg-open": {kind: progUnknown}, "open": {kind: progUnknown},
 	"sshpass": {kind: progUnknown}, "patch": {kind: progUnknown}, "cpio": {kind: progUnknown}, "sg": {kind: progUnknown},
 	"nix-shell": {kind: progUnknown}, "ln": {kind: progUnknown}, "link": {kind: progUnknown},
@@ -346,7 +382,9 @@ func codeVariable(name string) bool {
 	n := strings.ToUpper(name)
 	switch {
 	case strings.HasPrefix(n, "LD_"), strings.HasPrefix(n, "DYLD_"), strings.HasPrefix(n, "GIT_"), strings.HasPrefix(n, "NPM_CONFIG_"),
-		strings.HasPrefix(n, "YARN_"), strings.HasPrefix(n, "PIP_"), strings.HasSuffix(n, "_PROXY"), strings.HasPrefix(n, "CARGO_"):
+		strings.HasPrefix(n, "YARN_"), strings.HasPrefix(n, "PIP_"), strings.HasSuffix(n, "_PROXY"), strings.HasPrefix(n, "CARGO_"),
+		strings.HasPrefix(n, "UV_"), strings.HasPrefix(n, "POETRY_"), strings.HasPrefix(n, "PNPM_"), strings.HasPrefix(n, "CGO_"),
+		strings.HasPrefix(n, "PYTEST_"), strings.HasPrefix(n, "DOTNET_"), strings.HasPrefix(n, "COMPLUS_"):
 		return true // git's and package managers' settings run programs, write files, reach hosts
 	}
 	switch n {
@@ -354,7 +392,15 @@ func codeVariable(name string) bool {
 		"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "NODE_OPTIONS", "NODE_PATH", "PERL5LIB", "PERL5OPT", "PERLLIB", "RUBYLIB", "RUBYOPT",
 		"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_EDITOR", "GIT_PAGER", "GIT_ASKPASS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_PARAMETERS",
 		"GIT_DIR", "GIT_WORK_TREE", "EDITOR", "VISUAL", "PAGER", "LESSOPEN", "SSH_ASKPASS", "SUDO_ASKPASS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
-		"CLASSPATH", "GOFLAGS", "RUSTC_WRAPPER", "ZDOTDIR", "XDG_CONFIG_HOME", "MAKEFLAGS", "HISTFILE", "GOPROXY", "GONOSUMDB", "GOPRIVATE":
+		"CLASSPATH", "GOFLAGS", "RUSTC_WRAPPER", "ZDOTDIR", "XDG_CONFIG_HOME", "MAKEFLAGS", "HISTFILE", "GOPROXY", "GONOSUMDB", "GOPRIVATE",
+		// Compilers, linkers and their flags a build runs (CC=/tmp/evil go
+		// test), test runners' plugins, JVM and .NET agents, pagers and
+		// browsers a program opens.
+		"CC", "CXX", "CPP", "LD", "AR", "AS", "FC", "NM", "RANLIB", "STRIP", "OBJCOPY", "RUSTC", "RUSTDOC", "RUSTFLAGS", "RUSTDOCFLAGS",
+		"RUSTC_WORKSPACE_WRAPPER", "GOTOOLCHAIN", "GOROOT", "GOENV", "JDK_JAVA_OPTIONS", "MAVEN_OPTS", "GRADLE_OPTS", "GRADLE_USER_HOME",
+		"MANPAGER", "BROWSER", "SHELL", "BUNDLE_GEMFILE", "GEM_HOME", "GEM_PATH", "PYTHONUSERBASE", "PYTHONEXECUTABLE", "VIRTUAL_ENV",
+		"TOX_TESTENV_PASSENV", "NODE_REPL_EXTERNAL_MODULE", "ELECTRON_RUN_AS_NODE", "CORECLR_PROFILER_PATH", "LUA_INIT", "LUA_PATH", "LUA_CPATH",
+		"TCLLIBPATH", "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON", "R_ENVIRON_USER", "JULIA_LOAD_PATH", "JULIA_DEPOT_PATH", "PHPRC", "PHP_INI_SCAN_DIR":
 		return true
 	}
 	return false

@@ -713,27 +713,91 @@ func bracketSpellings(s string) ([]string, bool) {
 // $tag$...$tag$). A statement that runs a program (COPY ... PROGRAM) names
 // an unknown one (""). A statement with none of those words names no file
 // ("WHERE path = '/etc'" is data).
+//
+// A statement without those words that hands a literal to a function or
+// puts one where a table goes (another dialect's file function: ClickHouse's
+// url() and file(), SQLite's fsdir(), SQL Server's OPENROWSET, DuckDB's
+// "FROM t, 'x.csv'") names the literals that read as files or URLs: a
+// path, a URL, a name with a "/" or a file's extension. "date_trunc('day',
+// x)" names none.
 func sqlFiles(s string) []string {
-	if len(s) > maxSQLText || !strings.ContainsAny(s, "'\"`[$xX") || !sqlFileWords.MatchString(s) {
+	if len(s) > maxSQLText || !strings.ContainsAny(s, "'\"`[$xX") {
 		return nil // a literal needs one of those: most text is read without the expression
 	}
+	bare := stripSQLComments(s)
+	every := sqlFileWords.MatchString(bare)
+	if !every && !sqlLiteralArgument.MatchString(bare) {
+		return nil
+	}
 	var out []string
-	if sqlProgram.MatchString(s) {
+	if sqlProgram.MatchString(bare) {
 		out = append(out, "")
 	}
 	for _, lit := range sqlLiterals(s) {
 		if len(out) >= maxShellReadings {
 			break
 		}
-		out = append(out, lit)
+		if every || readsAsSQLFile(lit) {
+			out = append(out, lit)
+		}
 	}
 	return out
+}
+
+// readsAsSQLFile reports a literal that reads as a file or a URL.
+func readsAsSQLFile(lit string) bool {
+	r := trimReading(lit)
+	return r != "" && (looksLikePath(r) || readsAsURL(r) || strings.ContainsAny(r, "/\\") ||
+		hasExtension(r) && !strings.ContainsFunc(r, unicode.IsSpace))
+}
+
+// stripSQLComments is s with its comments ("-- ..." to the line's end,
+// "/* ... */") made spaces, its literals left as they are: "FROM /* x */
+// 'f.csv'" reads as "FROM 'f.csv'".
+func stripSQLComments(s string) string {
+	if !strings.Contains(s, "--") && !strings.Contains(s, "/*") {
+		return s
+	}
+	b := []byte(s)
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '\'' || c == '"' || c == '`':
+			if end := strings.IndexByte(s[i+1:], c); end >= 0 {
+				i += end + 1
+			} else {
+				i = len(b)
+			}
+		case c == '-' && i+1 < len(b) && b[i+1] == '-':
+			for i < len(b) && b[i] != '\n' {
+				b[i] = ' '
+				i++
+			}
+		case c == '/' && i+1 < len(b) && b[i+1] == '*':
+			end := strings.Index(s[i+2:], "*/")
+			stop := len(b)
+			if end >= 0 {
+				stop = i + 2 + end + 2
+			}
+			for ; i < stop; i++ {
+				b[i] = ' '
+			}
+			i--
+		}
+	}
+	return string(b)
 }
 
 // sqlNames are the argument names (folded) that hold SQL whatever it
 // starts with.
 var sqlNames = keySet("sql", "sqlquery", "sqlstatement", "sqlstatements", "statement", "statements", "stmt", "query",
-	"queries", "sqltext", "sqlcommand", "rawsql")
+	"queries", "sqltext", "sqlcommand", "rawsql", "querytext", "querystring", "rawquery", "sqlscript")
+
+// isSQLName reports a name (folded) that holds SQL: a listed one, or one
+// ending in "sql", "statement" or "stmt" ("duckdb_sql", "insertStatement").
+func isSQLName(name string) bool {
+	return sqlNames[name] || strings.HasSuffix(name, "sql") || strings.HasSuffix(name, "statement") ||
+		strings.HasSuffix(name, "statements") || strings.HasSuffix(name, "stmt")
+}
 
 // readsAsSQL reports text that starts as a SQL statement does, after white
 // space, comments ("-- ...", "/* ... */") and opening parentheses: with a
@@ -779,7 +843,7 @@ var sqlStatementWords = keySet("select", "with", "insert", "update", "delete", "
 	"alter", "attach", "copy", "load", "install", "vacuum", "pragma", "explain", "analyze", "begin", "execute", "exec",
 	"prepare", "backup", "restore", "pivot", "unpivot", "summarize", "describe")
 
-var sqlQualifiedStart = regexp.MustCompile(`(?i)^(?:(?:import|export)\s+database\b|from\s*(?:['"(]|\w+\s*\())`)
+var sqlQualifiedStart = regexp.MustCompile(`(?i)^(?:(?:import|export)\s+database\b|from\s*(?:['"(]|\w+\s*\()|set\s+\w+\s*(?:=|to\b))`)
 
 // maxSQLText bounds the text read as SQL: a statement, not a file's
 // contents.
@@ -788,8 +852,12 @@ const maxSQLText = 64 << 10
 var (
 	sqlFileWords = regexp.MustCompile(`(?i)\b(?:attach|vacuum|outfile|dumpfile|infile|copy|load|install|export\s+database|` +
 		`tablespace|filename|load_extension|load_file|readfile|writefile|zipfile|read_\w+|parquet_scan|glob|sniff_csv|` +
-		`sqlite_scan|st_read|pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_dir|pg_file_write|lo_import|lo_export)\b|` +
-		`\b(?:from|join)\s*[('"]`)
+		`sqlite_scan|st_read|pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_dir|pg_file_write|lo_import|lo_export|` +
+		`\w+_scan|\w+_metadata|import\s+database|openrowset|bulk|fsdir|httpfs)\b|` +
+		`\b(?:from|join)\s*[('"]|\b(?:url|file|remote|s3|hdfs|gcs|azureblobstorage|input)\s*\(`)
+	// sqlLiteralArgument: a literal handed to a function, or where a
+	// table goes in a FROM list.
+	sqlLiteralArgument = regexp.MustCompile(`(?i)\w\s*\(\s*(?:[ex]\s*)?['"$]|\bfrom\b[^;]*,\s*['"]`)
 	sqlProgram = regexp.MustCompile(`(?i)\bprogram\s*['"$]`)
 )
 

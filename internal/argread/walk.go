@@ -364,7 +364,7 @@ func plainAbsolute(r, v string) bool {
 // what the call never opens. Each file is kept with its literal as the
 // raw value, the exact part of the text that was read.
 func (w *walker) sqlFiles(s site, t *ast.Term, v string) {
-	if !sqlNames[FoldName(s.arg)] && !readsAsSQL(v) {
+	if !isSQLName(FoldName(s.arg)) && !readsAsSQL(v) {
 		return
 	}
 	for _, f := range sqlFiles(v) {

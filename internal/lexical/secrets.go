@@ -17,8 +17,9 @@ var secretList = []SensitiveEntry{
 	// to /tmp is still a key), and key stores by their extensions.
 	{"KEY1", privateKey, Anywhere, Dir, []string{".ssh", ".gnupg"}},
 	{"KEY2", privateKey, Anywhere, File, []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
-		"privkey.pem", "private.pem", "private_key.pem", "secring.gpg"}},
-	{"KEY3", privateKey, Anywhere, Suffix, []string{".key", "-key.pem", "_key.pem", ".key.pem", ".p12", ".pfx", ".jks", ".keystore", ".p8", ".ppk", ".kdbx"}},
+		"privkey.pem", "private.pem", "private_key.pem", "secring.gpg", "private_key", "adbkey"}}, // Vagrant's private_key, Android's adbkey
+	{"KEY3", privateKey, Anywhere, Suffix, []string{".key", "-key.pem", "_key.pem", ".key.pem", ".p12", ".pfx", ".jks", ".keystore", ".p8", ".ppk", ".kdbx", ".keytab"}},
+	{"KEY5", privateKey, Anywhere, File, []string{"id_rsa.bak", "id_rsa.old", "id_rsa.orig", "id_rsa.backup", "id_rsa.save", "id_rsa.copy", "id_rsa~", "id_rsa.1", "id_dsa.bak", "id_dsa.old", "id_dsa.orig", "id_dsa.backup", "id_dsa.save", "id_dsa.copy", "id_dsa~", "id_dsa.1", "id_ecdsa.bak", "id_ecdsa.old", "id_ecdsa.orig", "id_ecdsa.backup", "id_ecdsa.save", "id_ecdsa.copy", "id_ecdsa~", "id_ecdsa.1", "id_ed25519.bak", "id_ed25519.old", "id_ed25519.orig", "id_ed25519.backup", "id_ed25519.save", "id_ed25519.copy", "id_ed25519~", "id_ed25519.1"}}, // a key's copies
 	{"KEY4", privateKey, System, Dir, []string{"/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
 		"/etc/ssl/private", "/etc/letsencrypt/live", "/etc/letsencrypt/archive"}},
 
@@ -29,7 +30,7 @@ var secretList = []SensitiveEntry{
 		".config/github-copilot", ".config/glab-cli", ".config/flyctl", ".fly", ".config/netlify", ".local/share/com.vercel.cli",
 		".config/configstore", ".huggingface", ".cache/huggingface/token", ".config/ngrok", ".cloudflared", ".wrangler",
 		".config/.wrangler", ".config/stripe", ".config/sops", ".config/solana", ".ethereum/keystore", ".bitcoin", ".snowflake",
-		".dbt", ".config/hcloud", ".mc", ".config/bitwarden cli", ".docker/contexts",
+		".dbt", ".config/hcloud", ".mc", ".config/bitwarden cli", ".docker/contexts", ".subversion/auth", ".kaggle", ".config/filezilla",
 		// AI agents' credentials and the configurations that hold MCP servers' keys.
 		".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json", ".local/share/opencode/auth.json",
 		".claude.json", "claude_desktop_config.json", ".cursor/mcp.json", ".continue/config.json", ".config/code/user/globalstorage"}},
@@ -39,7 +40,8 @@ var secretList = []SensitiveEntry{
 		".config/rclone/rclone.conf", ".config/composer/auth.json", ".composer/auth.json", ".gradle/gradle.properties", ".m2/settings-security.xml",
 		".m2/settings.xml", ".config/pip/pip.conf", ".pip/pip.conf", ".sentryclirc", ".sbt/.credentials", ".ivy2/.credentials",
 		".nuget/nuget/nuget.config", "key.pem", "deploy_key", ".dev.vars", "local.settings.json", "secrets.yaml", "secrets.yml",
-		"secrets.json", ".secrets", "wp-config.php", "terraform.tfstate"}},
+		"secrets.json", ".secrets", "wp-config.php", "terraform.tfstate", ".gitcookies", ".msmtprc", ".authinfo", ".authinfo.gpg",
+		".smbcredentials", ".fetchmailrc", "service_account.json", "sasl_passwd", "wpa_supplicant.conf"}},
 	{"CRD3", secretCredentials, Home, File, []string{".npmrc", ".yarnrc.yml", ".yarnrc", ".bundle/config"}}, // a project's .npmrc names a registry; the home one holds its token
 	{"CRD4", secretCredentials, Anywhere, Prefix, []string{"client_secret"}},                                // Google's client_secret_<id>.json
 	{"CRD5", secretCredentials, System, File, []string{"/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "/etc/security/opasswd",
@@ -48,7 +50,8 @@ var secretList = []SensitiveEntry{
 	{"CRD6", secretCredentials, System, Dir, []string{"/run/secrets", "/etc/networkmanager/system-connections", "/etc/wireguard",
 		"/var/lib/docker/containers", "/run/user/*/containers", "/var/backups", "/etc/kubernetes/pki"}}, // /var/run/secrets is /run/secrets: a container's and a pod's
 	{"CRD7", secretCredentials, Anywhere, Suffix, []string{".tfstate", ".tfstate.backup", ".tfvars"}},
-	{"CRD8", secretCredentials, Anywhere, Prefix, []string{"krb5cc_"}}, // Kerberos tickets: /tmp/krb5cc_1000
+	{"CRD8", secretCredentials, Anywhere, Prefix, []string{"krb5cc_"}},            // Kerberos tickets: /tmp/krb5cc_1000
+	{"CRD9", secretCredentials, Anywhere, Prefix, []string{"terraform.tfstate."}}, // its backups, terraform.tfstate.1700000000.backup
 
 	// Environment files: a project's secrets, by convention outside git.
 	{"ENV1", secretEnv, Anywhere, Prefix, []string{".env"}},

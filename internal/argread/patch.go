@@ -28,6 +28,27 @@ func (w *walker) patchString(s site, t *ast.Term, v string) {
 	if len(w.dirs) == 0 && w.root == "" {
 		dirs = []string{""} // relative to where the server runs: unknown
 	}
+	r.patch(v, dirs)
+}
+
+// readsAsPatch reports text that starts as a patch does: Codex's "***
+// Begin Patch", or a git or unified diff's first header ("diff --git",
+// "--- a/x" then "+++ b/x"). Under no name, or a content name, such text
+// is a patch a server may apply (an edit tool's "input").
+func readsAsPatch(v string) bool {
+	t := strings.TrimLeft(v, " \t\r\n")
+	if strings.HasPrefix(t, "*** Begin Patch") || strings.HasPrefix(t, "diff --git ") {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(t, "--- "); ok {
+		_, next, ok := strings.Cut(rest, "\n")
+		return ok && strings.HasPrefix(next, "+++ ")
+	}
+	return false
+}
+
+// patch reads v, a patch, its relative names against dirs.
+func (r *shellReader) patch(v string, dirs []string) {
 	if len(v) > maxPatchBytes {
 		r.unknown("a patch of more than 8 MiB")
 		return

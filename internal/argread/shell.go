@@ -264,6 +264,9 @@ func (r *shellReader) statement(st *syntax.Stmt, dirs []string) []string {
 	for _, rd := range st.Redirs {
 		r.redirect(rd, dirs)
 	}
+	if call, ok := st.Cmd.(*syntax.CallExpr); ok && appliesPatch(call) {
+		r.stdinPatch(st, dirs)
+	}
 	r.ok = nil // a substitution read above ran in a subshell
 	switch x := st.Cmd.(type) {
 	case nil:
@@ -606,4 +609,71 @@ func syntaxString(n syntax.Node) string {
 		return "?"
 	}
 	return b.String()
+}
+
+// appliesPatch reports a command that applies a patch it reads from its
+// standard input or a file: Codex's apply_patch, patch, git apply and git
+// am.
+func appliesPatch(call *syntax.CallExpr) bool {
+	if len(call.Args) == 0 {
+		return false
+	}
+	first, ok := literalWord(call.Args[0])
+	if !ok {
+		return false
+	}
+	switch programName(first) {
+	case "apply_patch", "applypatch", "patch":
+		return true
+	case "git":
+		for _, a := range call.Args[1:] {
+			if w, ok := literalWord(a); ok && (w == "apply" || w == "am") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stdinPatch reads the patch a command applies: a here-document's or
+// here-string's text, parsed as a patch, when the shell leaves it as
+// written; else (a file, a pipe, a substitution) the files it changes are
+// unknown.
+func (r *shellReader) stdinPatch(st *syntax.Stmt, dirs []string) {
+	for _, rd := range st.Redirs {
+		var w *syntax.Word
+		switch rd.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			w = rd.Hdoc
+		case syntax.WordHdoc:
+			w = rd.Word
+		default:
+			continue
+		}
+		if text, ok := heredocText(w); ok {
+			r.patch(text, dirs)
+			return
+		}
+	}
+	r.unknown("the files a patch changes (" + syntaxString(st.Cmd.(*syntax.CallExpr).Args[0]) + ")")
+}
+
+// heredocText is a here-document's or here-string's text when the shell
+// leaves it as written: only literal parts, quoted or not.
+func heredocText(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", true
+	}
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(x.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(x.Value)
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
 }

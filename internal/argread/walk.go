@@ -194,6 +194,8 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		}
 	}
 	switch c := s.class; {
+	case (c.Kind == Content || c.Kind == None) && readsAsPatch(v):
+		w.patchString(s, t, v) // an edit tool's "input": a patch it applies
 	case c.Kind == Content:
 		// Text, but JSON passed as a string where the schema does not
 		// say text is parsed by servers (FastMCP) into what it holds, and

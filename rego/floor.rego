@@ -144,112 +144,15 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	c.words[i + 1] == "host"
 }
 
-# A command that prints or stores credentials: the environment, a CLI's
-# tokens and keys, a secret manager's values, a cluster's secrets (on any
-# tool, as a secret file's read is: what it prints is in the model's
-# context), and the logins and settings that write a CLI's credentials.
-# Its subcommand's words are matched in order among the command's
-# operands, options between them skipped ("aws --profile p configure get").
-ask contains sprintf(credential_message, [input.tool, concat(" ", c.words)]) if {
+# A command that prints or stores credentials: the environment (printenv,
+# env with no command), a secret key's export, a CLI's tokens and keys, a
+# secret manager's values, a cluster's secrets, and the logins and settings
+# that write a CLI's credentials (the reader's table, credentials.go). On
+# any tool, as a secret file's read is: what it prints is in the model's
+# context.
+ask contains sprintf("'%s' runs %v, which prints or stores credentials; it always needs a human's approval", [input.tool, concat(" ", c.words)]) if {
 	some c in input.commands
-	some prefix in credential_commands[c.program]
-	operands := [w | some w in array.slice(c.words, 1, count(c.words)); not startswith(w, "-")]
-	in_order(prefix, operands)
-}
-
-# env with no command prints the environment.
-ask contains sprintf(credential_message, [input.tool, concat(" ", c.words)]) if {
-	some c in input.commands
-	c.program == "env"
-	every w in array.slice(c.words, 1, count(c.words)) {
-		regex.match(`^-|=`, w)
-	}
-}
-
-ask contains sprintf(credential_message, [input.tool, concat(" ", c.words)]) if {
-	some c in input.commands
-	c.program in {"gpg", "gpg2"}
-	some w in c.words
-	w in {"--export-secret-keys", "--export-secret-subkeys", "--export-ssh-key"}
-}
-
-credential_message := "'%s' runs %v, which prints or stores credentials; it always needs a human's approval"
-
-# in_order: the words of prefix (at most four) appear in list, in order,
-# others between.
-in_order(prefix, _) if count(prefix) == 0
-
-in_order(prefix, list) if {
-	count(prefix) == 1
-	prefix[0] in list
-}
-
-in_order(prefix, list) if {
-	count(prefix) == 2
-	some i, j
-	list[i] == prefix[0]
-	list[j] == prefix[1]
-	i < j
-}
-
-in_order(prefix, list) if {
-	count(prefix) == 3
-	some i, j, k
-	list[i] == prefix[0]
-	list[j] == prefix[1]
-	list[k] == prefix[2]
-	i < j
-	j < k
-}
-
-in_order(prefix, list) if {
-	count(prefix) == 4
-	some i, j, k, m
-	list[i] == prefix[0]
-	list[j] == prefix[1]
-	list[k] == prefix[2]
-	list[m] == prefix[3]
-	i < j
-	j < k
-	k < m
-}
-
-# credential_commands: by program, the subcommands that print a secret or
-# write one ([] for every use of the program).
-credential_commands := {
-	"printenv": [[]],
-	"aws": [
-		["configure", "get"], ["configure", "set"], ["configure", "export-credentials"], ["configure", "import"],
-		["sts", "get-session-token"], ["sts", "assume-role"], ["secretsmanager", "get-secret-value"],
-		["ecr", "get-login-password"], ["codeartifact", "get-authorization-token"], ["iam", "create-access-key"],
-	],
-	"gcloud": [
-		["auth", "print-access-token"], ["auth", "print-identity-token"], ["auth", "application-default", "print-access-token"],
-		["auth", "login"], ["auth", "activate-service-account"], ["secrets", "versions", "access"],
-		["iam", "service-accounts", "keys", "create"], ["config", "set"],
-	],
-	"az": [
-		["account", "get-access-token"], ["keyvault", "secret", "show"], ["keyvault", "secret", "download"],
-		["login"], ["ad", "sp", "credential", "reset"], ["storage", "account", "keys", "list"],
-		["acr", "login"], ["aks", "get-credentials"],
-	],
-	"gh": [["auth", "token"], ["auth", "login"], ["auth", "refresh"], ["auth", "setup-git"], ["config", "set"]],
-	"kubectl": [["get", "secret"], ["get", "secrets"], ["describe", "secret"], ["create", "token"], ["config", "view"], ["config", "set-credentials"]],
-	"docker": [["login"]],
-	"podman": [["login"]],
-	"helm": [["registry", "login"]],
-	"security": [["find-generic-password"], ["find-internet-password"], ["dump-keychain"], ["export"]],
-	"pass": [[]],
-	"gopass": [[]],
-	"op": [["read"], ["item", "get"], ["inject"], ["signin"]],
-	"bw": [["get"], ["unlock"], ["export"]],
-	"vault": [["read"], ["kv", "get"], ["token"], ["login"], ["print", "token"]],
-	"doppler": [["secrets"]],
-	"heroku": [["auth:token"]],
-	"npm": [["token"], ["login"], ["adduser"]],
-	"git": [["credential"], ["credential-store"], ["credential-cache"]],
-	"keyring": [["get"]],
-	"secret-tool": [["lookup"]],
+	c.credentials
 }
 
 # A path that cannot be evaluated might be any of the above.

@@ -76,27 +76,9 @@ test_ordinary_installs_are_not_asked_as_system_changes if {
 }
 
 test_a_command_that_prints_or_stores_credentials_is_asked if {
-	every line in [
-		"printenv AWS_SECRET_ACCESS_KEY", "env", "env -0", "aws --profile prod configure get aws_secret_access_key",
-		"aws configure export-credentials", "gcloud auth print-access-token", "gh auth token", "kubectl get secret db -o yaml",
-		"gpg --armor --export-secret-keys me", "security find-generic-password -w -s x", "pass show email", "docker login -u x",
-	] {
-		asks := danger.ask with input as command_call(line, ["/r"])
-			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
-		some e in asks
-		contains(e, "credentials")
-	}
-}
-
-test_a_command_near_a_credential_one_is_not_asked if {
-	every line in [
-		"env FOO=1 make", "aws s3 ls", "gcloud run services list", "gh issue list", "kubectl get pods",
-		"gpg --verify x.sig", "git status", "docker ps", "npm test", "aws configure list",
-	] {
-		asks := danger.ask with input as command_call(line, ["/r"])
-			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
-		every e in asks {
-			not contains(e, "credentials")
-		}
-	}
+	c := object.union(command_call("gh auth token", ["/r"]), {"commands": [object.union(command_call("gh auth token", ["/r"]).commands[0], {"credentials": true})]})
+	asks := danger.ask with input as c
+		with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+	some e in asks
+	contains(e, "credentials")
 }

@@ -60,6 +60,9 @@ type SimpleCommand struct {
 	// Paths are what its own words name, resolved ("" for unknown): not
 	// where it runs, nor its redirections.
 	Paths []string
+	// Credentials says it prints or stores credentials (the environment,
+	// a CLI's token, a secret manager's value: credentials.go).
+	Credentials bool
 }
 
 // Reading is what one call's arguments name.

@@ -354,6 +354,7 @@ func (r *shellReader) record(words []shellWord) {
 		r.w.err = fmt.Errorf("the call holds more than %d commands", MaxValues)
 		return
 	}
+	c.Credentials = printsCredentials(c.Program, c.Words)
 	r.w.out.Commands = append(r.w.out.Commands, c)
 	r.cur = len(r.w.out.Commands) - 1
 }

@@ -280,3 +280,24 @@ func TestGlobExtensionsAreNoFloorFiles(t *testing.T) {
 		assert.False(t, ok, g)
 	}
 }
+
+// Commands that print or store credentials, as the floor asks on them,
+// and their near misses.
+func TestPrintsCredentials(t *testing.T) {
+	for _, line := range []string{
+		"printenv AWS_SECRET_ACCESS_KEY", "env", "env -0", "aws --profile prod configure get aws_secret_access_key",
+		"aws configure export-credentials", "gcloud auth print-access-token", "gh auth token", "kubectl get secret db -o yaml",
+		"gpg --armor --export-secret-keys me", "security find-generic-password -w -s x", "pass show email", "docker login -u x",
+		"az account get-access-token", "vault kv get secret/x", "git credential fill",
+	} {
+		words := strings.Fields(line)
+		assert.True(t, printsCredentials(programName(words[0]), words), line)
+	}
+	for _, line := range []string{
+		"env FOO=1 make", "aws s3 ls", "gcloud run services list", "gh issue list", "kubectl get pods", "gpg --verify x.sig",
+		"git status", "docker ps", "npm test", "aws configure list", "gh issue create --title auth-token",
+	} {
+		words := strings.Fields(line)
+		assert.False(t, printsCredentials(programName(words[0]), words), line)
+	}
+}

@@ -183,6 +183,7 @@ var (
 	keyWords       = regoeval.Key("words")
 	keyProgram     = regoeval.Key("program")
 	keyUnknown     = regoeval.Key("unknown")
+	keyCredentials = regoeval.Key("credentials")
 )
 
 // document is in as the decider reads it: the parts of the Rego input
@@ -239,7 +240,7 @@ func (d document) Document() ast.Value {
 }
 
 // commandsTerm is the input's commands: {"arg", "words", "program",
-// "unknown", "paths"} (paths: what its own words name, null for unknown), as
+// "unknown", "paths", "credentials"} (paths: what its own words name, null for unknown), as
 // regoeval.CommandsOf reads them back.
 func commandsTerm(cs []argread.SimpleCommand) *ast.Term {
 	terms := make([]*ast.Term, len(cs))
@@ -261,6 +262,7 @@ func commandsTerm(cs []argread.SimpleCommand) *ast.Term {
 			ast.Item(keyProgram, ast.StringTerm(c.Program)),
 			ast.Item(keyUnknown, ast.BooleanTerm(c.Unknown)),
 			ast.Item(keyPaths, ast.ArrayTerm(paths...)),
+			ast.Item(keyCredentials, ast.BooleanTerm(c.Credentials)),
 		)
 	}
 	return ast.ArrayTerm(terms...)

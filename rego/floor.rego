@@ -152,7 +152,7 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 # context.
 ask contains sprintf("'%s' runs %v, which prints or stores credentials; it always needs a human's approval", [input.tool, concat(" ", c.words)]) if {
 	some c in input.commands
-	c.credentials
+	c.credentials == true # an equality, which the direct path's refuter reads
 }
 
 # A path that cannot be evaluated might be any of the above.

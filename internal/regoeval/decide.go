@@ -63,9 +63,9 @@ type Outcome struct {
 	Rule         *RuleRef
 	Paths, Hosts []*ast.Term
 	Under, Host  string
-	// Command is the suggestion's command glob; NoSuggestion says the
+	// Command is the suggestion's command globs; NoSuggestion says the
 	// call's commands have no one scope an "always" answer can name.
-	Command      string
+	Command      []string
 	NoSuggestion bool
 	Floor        bool
 	// Might is the decision in the world where every unknown matches
@@ -185,7 +185,7 @@ func outcomeOf(doc ast.Object, position func(rule ast.Value) (int, bool)) (Outco
 		}
 	}
 	sugg := valueAt(doc, keySuggestion)
-	o.Under, o.Host, o.Command = stringAt(sugg, keyUnder), stringAt(sugg, keyHost), stringAt(sugg, keyCommand)
+	o.Under, o.Host, o.Command = stringAt(sugg, keyUnder), stringAt(sugg, keyHost), stringsAt(sugg, keyCommand)
 	if _, null := sugg.(ast.Null); null {
 		o.NoSuggestion = true
 	}
@@ -396,8 +396,16 @@ func (o *Outcome) document(tool string, rules *ruleSet) *ast.Term {
 	if o.Host != "" {
 		suggestion = append(suggestion, ast.Item(keyHost, ast.StringTerm(o.Host)))
 	}
-	if o.Command != "" {
-		suggestion = append(suggestion, ast.Item(keyCommand, ast.StringTerm(o.Command)))
+	switch len(o.Command) {
+	case 0:
+	case 1:
+		suggestion = append(suggestion, ast.Item(keyCommand, ast.StringTerm(o.Command[0])))
+	default:
+		globs := make([]*ast.Term, len(o.Command))
+		for i, g := range o.Command {
+			globs[i] = ast.StringTerm(g)
+		}
+		suggestion = append(suggestion, ast.Item(keyCommand, ast.ArrayTerm(globs...)))
 	}
 	suggested := ast.ObjectTerm(suggestion...)
 	if o.NoSuggestion {

@@ -38,10 +38,10 @@ type Matcher struct {
 	// glob over its value (see ArgumentGlobs and argumentsStatus); nil
 	// for none.
 	Arguments []ArgumentGlob
-	// Command is a glob over a simple command's words joined by one
-	// space ("git status", "npm run test*"); "" for none. See
+	// Command are globs (any one will do) over a simple command's words
+	// joined by one space ("git status", "npm run test*"); "" for none. See
 	// commandStatus.
-	Command string
+	Command []string
 	Any     bool
 
 	// foldedUnder is Under folded (FoldPath), when it is absolute and the
@@ -169,11 +169,11 @@ func (m *Matcher) Status(c *Call) builtins.Match {
 	// covered by it.
 	// A rule's command covers the paths the command line names: it says
 	// which programs run, wherever they act.
-	if !m.Any && (m.Host == "" && (m.Under != "" || m.Command != "") && len(c.Hosts) > 0 ||
-		m.Under == "" && m.Command == "" && m.Host != "" && len(c.Paths) > 0) {
+	if !m.Any && (m.Host == "" && (m.Under != "" || len(m.Command) > 0) && len(c.Hosts) > 0 ||
+		m.Under == "" && len(m.Command) == 0 && m.Host != "" && len(c.Paths) > 0) {
 		return builtins.No
 	}
-	if m.Command != "" {
+	if len(m.Command) > 0 {
 		switch m.commandStatus(c) {
 		case builtins.No:
 			return builtins.No
@@ -234,10 +234,10 @@ type CommandLine struct {
 }
 
 // commandStatus is how the rule's Command relates to the call's commands.
-// An allow matches only a call with commands, every one of which its glob
-// matches exactly; one with an unknown word might match. A deny or ask
-// matches if its glob matches any command, as written or folded (as a
-// tool's name is); else it might match if a command has an unknown word.
+// An allow matches only a call with commands, every one of which one of
+// its globs matches exactly; one with an unknown word might match. A deny
+// or ask matches if a glob matches any command, as written or folded (as
+// a tool's name is); else it might match if a command has an unknown word.
 func (m *Matcher) commandStatus(c *Call) builtins.Match {
 	if len(c.Commands) == 0 {
 		return builtins.No
@@ -247,7 +247,13 @@ func (m *Matcher) commandStatus(c *Call) builtins.Match {
 		st = builtins.Yes
 	}
 	for _, cl := range c.Commands {
-		matches := lexical.MatchTool(m.Command, cl.Line) || m.Any && lexical.MatchTool(lexical.Fold(m.Command), lexical.Fold(cl.Line))
+		matches := false
+		for _, g := range m.Command {
+			if lexical.MatchTool(g, cl.Line) || m.Any && lexical.MatchTool(lexical.Fold(g), lexical.Fold(cl.Line)) {
+				matches = true
+				break
+			}
+		}
 		switch {
 		case m.Any && matches:
 			return builtins.Yes

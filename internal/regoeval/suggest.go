@@ -1,6 +1,7 @@
 package regoeval
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
@@ -36,31 +37,43 @@ func Suggest(c *Call) (under, host string) {
 	return under, host
 }
 
-// SuggestCommand is the command glob of the suggestion for a call whose
+// SuggestCommand is the command globs of the suggestion for a call whose
 // command lines hold commands: an "always" answer to a shell command must
-// not allow the whole shell. It is the one prefix every command shares —
-// the program and, when the second word is a subcommand (a plain word,
-// not an option or a path), that word too — followed by "*": "git
-// status*", "npm test*". A call whose commands share no prefix, or have a
-// word the shell changes, has no suggestion at all (none): only "once"
-// answers fit it.
-func SuggestCommand(c *Call) (command string, none bool) {
+// not allow the whole shell. Each command's prefix — the program and, when
+// the second word is a subcommand (a plain word, not an option or a path),
+// that word too — followed by "*", once each, in order: "git status*";
+// ["cat*", "jq*"] for "cat package.json | jq .scripts". A call with a
+// word the shell changes or a path that cannot be evaluated, or more than
+// maxSuggestedCommands programs, has no suggestion at all (none): only
+// "once" answers fit it.
+func SuggestCommand(c *Call) (command []string, none bool) {
 	if len(c.Commands) == 0 {
-		return "", false
+		return nil, false
 	}
-	prefix := ""
-	for i, cl := range c.Commands {
+	if slices.Contains(c.Paths, "") {
+		return nil, true // no answer allows a path that cannot be evaluated
+	}
+	for _, cl := range c.Commands {
 		if cl.Unknown {
-			return "", true
+			return nil, true
 		}
 		p := commandPrefix(cl.Line)
-		if p == "" || i > 0 && p != prefix {
-			return "", true
+		if p == "" {
+			return nil, true
 		}
-		prefix = p
+		if g := lexical.EscapeTool(p) + "*"; !slices.Contains(command, g) {
+			command = append(command, g)
+		}
 	}
-	return lexical.EscapeTool(prefix) + "*", false
+	if len(command) > maxSuggestedCommands {
+		return nil, true
+	}
+	return command, false
 }
+
+// maxSuggestedCommands bounds the programs an "always" answer names: a
+// line with more is answered once.
+const maxSuggestedCommands = 8
 
 // commandPrefix is a command's program and its subcommand, if it has one.
 func commandPrefix(line string) string {

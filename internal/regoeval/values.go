@@ -84,6 +84,24 @@ func stringAt(v ast.Value, key *ast.Term) string {
 	return string(s)
 }
 
+// stringsAt is the string, or the strings of the array, at key: a
+// rule's command globs, a suggestion's command.
+func stringsAt(v ast.Value, key *ast.Term) []string {
+	switch x := valueAt(v, key).(type) {
+	case ast.String:
+		return []string{string(x)}
+	case *ast.Array:
+		out := make([]string, 0, x.Len())
+		for i := range x.Len() {
+			if s, ok := x.Elem(i).Value.(ast.String); ok {
+				out = append(out, string(s))
+			}
+		}
+		return out
+	}
+	return nil
+}
+
 // matcherOf reads a rule object. Its host is normalised here too, so a
 // hand-written rule in a Rego test means what the same rule in JSON means.
 func matcherOf(v ast.Value, decision verdict.Decision) (Matcher, error) {
@@ -111,11 +129,14 @@ func matcherOf(v ast.Value, decision verdict.Decision) (Matcher, error) {
 		}
 		m.Host = h
 	}
-	if cmd := stringAt(v, keyCommand); cmd != "" {
-		if err := lexical.ValidateToolGlob(cmd); err != nil {
+	for _, cmd := range stringsAt(v, keyCommand) {
+		if err := lexical.ValidateToolGlob(cmd); err != nil || cmd == "" {
+			if err == nil {
+				err = fmt.Errorf("is empty")
+			}
 			return m, fmt.Errorf("command %q %v", cmd, err)
 		}
-		m.Command = cmd
+		m.Command = append(m.Command, cmd)
 	}
 	if ann, ok := valueAt(v, keyAnnotations).(ast.Object); ok && ann.Len() > 0 {
 		m.Annotations = map[string]bool{}

@@ -39,7 +39,7 @@ func (e *Engine) decisionOf(in *Input, o *regoeval.Outcome) (Decision, error) {
 	reason := reasons[o.Reason]
 	d := Decision{Decision: o.Decision, Reason: reason, Floor: o.Floor, Might: o.Might,
 		Paths: stringsOf(o.Paths), Hosts: stringsOf(o.Hosts),
-		Suggestion: &Rule{Tool: lexical.EscapeTool(in.Tool), Under: o.Under, Host: o.Host, Command: o.Command}}
+		Suggestion: &Rule{Tool: lexical.EscapeTool(in.Tool), Under: o.Under, Host: o.Host, Command: CommandGlobs(o.Command)}}
 	if o.NoSuggestion {
 		d.Suggestion = nil // commands no one rule can name: only "once" answers fit
 	}

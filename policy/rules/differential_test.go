@@ -100,11 +100,11 @@ ask contains r.message if { some r in data.mcp_data.rules; r.decision == "deny";
 
 // commandRules match the commands of the generated calls' command lines.
 var commandRules = []Rule{
-	{Tool: "*", Decision: Deny, Command: "rm -rf *"},
-	{Tool: "run_*", Decision: Allow, Command: "git status*"},
-	{Tool: "*", Decision: Ask, Command: "curl *"},
-	{Tool: "run_command", Decision: Allow, Command: "npm test", Under: "/srv/projects"},
-	{Tool: "*", Decision: Allow, Command: "ls*", Host: "*.example.org"},
+	{Tool: "*", Decision: Deny, Command: CommandGlobs{"rm -rf *"}},
+	{Tool: "run_*", Decision: Allow, Command: CommandGlobs{"git status*"}},
+	{Tool: "*", Decision: Ask, Command: CommandGlobs{"curl *"}},
+	{Tool: "run_command", Decision: Allow, Command: CommandGlobs{"npm test"}, Under: "/srv/projects"},
+	{Tool: "*", Decision: Allow, Command: CommandGlobs{"ls*"}, Host: "*.example.org"},
 }
 
 // argumentRules name top-level arguments: the generated calls hold strings,

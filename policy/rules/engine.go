@@ -306,7 +306,7 @@ func rulesData(rs []Rule) []any {
 			args[k] = v
 		}
 		out[i] = map[string]any{"tool": r.Tool, "decision": r.Decision, "under": r.Under, "host": r.Host,
-			"annotations": ann, "arguments": args, "command": r.Command, "message": r.Message}
+			"annotations": ann, "arguments": args, "command": r.Command.value(), "message": r.Message}
 	}
 	return out
 }

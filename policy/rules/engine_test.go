@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -395,28 +396,34 @@ func TestDenyOverEveryKeyOfADocument(t *testing.T) {
 // command call names its program and subcommand, never the bare tool.
 func TestCommandRules(t *testing.T) {
 	e := engine(t, rules.Config{Roots: map[string]string{"*": "/srv/app"}, Rules: []rules.Rule{
-		{Tool: "run_command", Decision: "allow", Command: "git status*"},
-		{Tool: "run_command", Decision: "allow", Command: "npm test*", Under: "/srv/app"},
-		{Tool: "*", Decision: "ask", Command: "rm *"},
+		{Tool: "run_command", Decision: "allow", Command: rules.CommandGlobs{"git status*"}},
+		{Tool: "run_command", Decision: "allow", Command: rules.CommandGlobs{"npm test*"}, Under: "/srv/app"},
+		{Tool: "run_command", Decision: "allow", Command: rules.CommandGlobs{"cat *", "jq *", "grep *"}, Under: "/srv/app"},
+		{Tool: "*", Decision: "ask", Command: rules.CommandGlobs{"rm *"}},
 	}})
 	for _, c := range []struct {
 		args     string
 		decision verdict.Decision
 		reason   rules.Reason
-		command  string // the suggestion's; "-" for no suggestion
+		command  string // the suggestion's globs, joined by " + "; "-" for no suggestion
 	}{
 		{`{"command":"git status"}`, rules.Allow, rules.ReasonRule, "git status*"},
 		{`{"command":"git status --short","cwd":"/tmp"}`, rules.Allow, rules.ReasonRule, "git status*"},
 		{`{"command":"npm test -- --watch","cwd":"/srv/app"}`, rules.Allow, rules.ReasonRule, "npm test*"},
 		{`{"command":"npm test","cwd":"/tmp"}`, rules.Ask, rules.ReasonNoMatch, "npm test*"},
-		{`{"command":"git status && curl -s x.example"}`, rules.Ask, rules.ReasonNoMatch, "-"},
-		{`{"command":"sudo rm -rf build"}`, rules.Ask, rules.ReasonFloor, "-"},
+		// One rule lists a pipeline's programs: every command must match
+		// one of its globs.
+		{`{"command":"cat package.json | jq .scripts"}`, rules.Allow, rules.ReasonRule, "cat package.json* + jq*"},
+		{`{"command":"cat package.json | grep -n test | jq ."}`, rules.Allow, rules.ReasonRule, "cat package.json* + grep* + jq*"},
+		{`{"command":"cat notes.txt | sh"}`, rules.Ask, rules.ReasonUnevaluable, "-"}, // sh runs what it reads
+		{`{"command":"git status && curl -s x.example"}`, rules.Ask, rules.ReasonNoMatch, "git status* + curl*"},
+		{`{"command":"sudo rm -rf build"}`, rules.Ask, rules.ReasonFloor, "sudo rm* + rm*"},
 		{`{"command":"rm -rf build"}`, rules.Ask, rules.ReasonRule, "rm*"},
 		{`{"command":"git status; $X"}`, rules.Ask, rules.ReasonUnevaluable, "-"},
-		{`{"command":["bash","-lc","git status"]}`, rules.Ask, rules.ReasonNoMatch, "-"},
+		{`{"command":["bash","-lc","git status"]}`, rules.Ask, rules.ReasonNoMatch, "bash* + git status*"},
 		// The floor: a recursive delete of the root, however it is reached.
-		{`{"command":"ls /srv/app && rm -rf /srv/app"}`, rules.Ask, rules.ReasonFloor, "-"},
-		{`{"command":"cd /srv && rm -r app"}`, rules.Ask, rules.ReasonFloor, "-"},
+		{`{"command":"ls /srv/app && rm -rf /srv/app"}`, rules.Ask, rules.ReasonFloor, "ls* + rm*"},
+		{`{"command":"cd /srv && rm -r app"}`, rules.Ask, rules.ReasonFloor, "cd* + rm*"},
 	} {
 		d := decide(t, e, call("run_command", c.args), nil)
 		assert.Equal(t, c.decision, d.Decision, c.args)
@@ -424,17 +431,27 @@ func TestCommandRules(t *testing.T) {
 		if c.command == "-" {
 			assert.Nil(t, d.Suggestion, "%s: only once answers fit", c.args)
 		} else if assert.NotNil(t, d.Suggestion, c.args) {
-			assert.Equal(t, c.command, d.Suggestion.Command, c.args)
+			assert.Equal(t, rules.CommandGlobs(strings.Split(c.command, " + ")), d.Suggestion.Command, c.args)
 		}
 	}
 	// A rule that names a command covers no call without one.
 	d := decide(t, e, call("run_command", `{"path":"/srv/app/x"}`), nil)
 	assert.Equal(t, rules.ReasonNoMatch, d.Reason)
-	// Its glob is checked like a tool's, and its words joined by one space.
-	for _, bad := range []string{`x\`, " git status", "git  status"} {
+	// Its globs are checked like a tool's, and their words joined by one space.
+	for _, bad := range []rules.CommandGlobs{{`x\`}, {" git status"}, {"git  status"}, {""}, {"ls", ""}, {}} {
 		_, err := rules.Validate(rules.Rule{Tool: "run_command", Decision: "allow", Command: bad}, "rule 1")
-		assert.Error(t, err, bad)
+		assert.Error(t, err, "%q", bad)
 	}
+	// In JSON, one glob is a string and more are a list, both ways.
+	rs, err := rules.ParseRules([]byte(`[{"tool":"t","decision":"allow","command":"git status*"},{"tool":"t","decision":"allow","command":["cat *","jq *"]}]`), "rules.json")
+	require.NoError(t, err)
+	assert.Equal(t, rules.CommandGlobs{"git status*"}, rs[0].Command)
+	assert.Equal(t, rules.CommandGlobs{"cat *", "jq *"}, rs[1].Command)
+	out, err := json.Marshal(rs)
+	require.NoError(t, err)
+	assert.JSONEq(t, `[{"tool":"t","decision":"allow","command":"git status*"},{"tool":"t","decision":"allow","command":["cat *","jq *"]}]`, string(out))
+	_, err = rules.ParseRules([]byte(`[{"tool":"t","decision":"allow","command":7}]`), "rules.json")
+	assert.ErrorContains(t, err, "command")
 }
 
 // A rule's data marks: what the user says is the server's data is read as

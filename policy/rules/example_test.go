@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/mcp-policy/mcp-policy/policy/rules"
@@ -15,7 +16,8 @@ func ExampleParseRules() {
 		{"tool": "fs_write", "decision": "allow", "under": "/srv//scratch/"},
 		{"tool": "web_fetch", "decision": "allow", "host": "*.Raku.ORG.:443"}
 	]`), "rules.json")
-	fmt.Println(rs, err)
+	out, _ := json.Marshal(rs)
+	fmt.Println(string(out), err)
 
 	for _, bad := range []string{
 		`[{"tool": "fs_write", "decision": "alow"}]`,
@@ -27,7 +29,7 @@ func ExampleParseRules() {
 		fmt.Println(err)
 	}
 	// Output:
-	// [{fs_write allow /srv/scratch  map[] map[]  [] } {web_fetch allow  *.raku.org map[] map[]  [] }] <nil>
+	// [{"tool":"fs_write","decision":"allow","under":"/srv/scratch"},{"tool":"web_fetch","decision":"allow","host":"*.raku.org"}] <nil>
 	// rules.json: rule 1: field "decision": "alow" is not "allow", "deny" or "ask"
 	// rules.json: rule 1: field "undr": unknown field (allowed: tool, decision, under, host, annotations, arguments, command, data, message)
 	// rules.json: rule 1: field "under": must not be empty

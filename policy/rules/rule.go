@@ -56,11 +56,11 @@ type Rule struct {
 	// Arguments name top-level arguments, each with a glob over its value
 	// (the tool glob's syntax): see docs/rules.md, "Rules".
 	Arguments map[string]string `json:"arguments,omitempty"`
-	// Command is a glob over a shell command's words, joined by one space
-	// ("git status", "npm run test*"): an allow needs every command of the
-	// call's command lines to match it, a deny or ask any (see
-	// docs/rules.md, "Commands").
-	Command string `json:"command,omitempty"`
+	// Command are globs over a shell command's words, joined by one space
+	// ("git status", "npm run test*"), one or a list: an allow needs every
+	// command of the call's command lines to match one of them, a deny or
+	// ask any (see docs/rules.md, "Commands").
+	Command CommandGlobs `json:"command,omitempty"`
 	// Data marks where the tool's arguments hold the server's data, by
 	// name (at any depth) or JSON Pointer ("/rows/*/cells"): nothing there
 	// is read as a path, URL, host or command, for every call of the
@@ -68,6 +68,42 @@ type Rule struct {
 	// allow rule carries marks (see docs/rules.md, "Data").
 	Data    []string `json:"data,omitempty"`
 	Message string   `json:"message,omitempty"`
+}
+
+// CommandGlobs are a rule's command globs. In JSON, one is a string
+// ("git status*") and more are a list (["cat *", "jq *"]): a rule that
+// allows a pipeline's programs together ("cat package.json | jq .x").
+type CommandGlobs []string
+
+// MarshalJSON writes one glob as a string, more as a list.
+func (g CommandGlobs) MarshalJSON() ([]byte, error) {
+	if len(g) == 1 {
+		return json.Marshal(g[0])
+	}
+	return json.Marshal([]string(g))
+}
+
+// UnmarshalJSON reads a string or a list of strings.
+func (g *CommandGlobs) UnmarshalJSON(data []byte) error {
+	var one string
+	if err := json.Unmarshal(data, &one); err == nil {
+		*g = CommandGlobs{one}
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(data, &list); err != nil || list == nil {
+		return &ValidationError{Field: "command", Msg: "must be a glob or a list of globs"}
+	}
+	*g = list
+	return nil
+}
+
+// value is the globs as the rules' data holds them: a string for one.
+func (g CommandGlobs) value() any {
+	if len(g) == 1 {
+		return g[0]
+	}
+	return []string(g)
 }
 
 // ruleKeys are the JSON keys a rule may have; anything else is a typo that
@@ -120,11 +156,19 @@ func Validate(r Rule, name string) (Rule, error) {
 		}
 		r.Host = h
 	}
-	if err := lexical.ValidateToolGlob(r.Command); err != nil {
-		return fail("command", "%v", err)
+	if r.Command != nil && len(r.Command) == 0 {
+		return fail("command", "names no command: give a glob, or leave the field out")
 	}
-	if r.Command != "" && strings.TrimSpace(r.Command) != r.Command || strings.Contains(r.Command, "  ") {
-		return fail("command", "words are joined by one space, with none at either end: %q", r.Command)
+	for _, g := range r.Command {
+		if g == "" {
+			return fail("command", "an empty glob matches no command")
+		}
+		if err := lexical.ValidateToolGlob(g); err != nil {
+			return fail("command", "%v", err)
+		}
+		if strings.TrimSpace(g) != g || strings.Contains(g, "  ") {
+			return fail("command", "words are joined by one space, with none at either end: %q", g)
+		}
 	}
 	if len(r.Data) > 0 && r.Decision != Allow {
 		return fail("data", "marks the data of a tool the user allows: it goes on an allow rule (a deny or ask reads everything)")
@@ -276,6 +320,7 @@ func (r Rule) Clone() Rule {
 		r.Arguments = a
 	}
 	r.Data = slices.Clone(r.Data)
+	r.Command = slices.Clone(r.Command)
 	return r
 }
 
@@ -296,7 +341,7 @@ func CloneAll(rs []Rule) []Rule {
 func (r Rule) matcher() regoeval.Matcher {
 	m := regoeval.MatcherFor(r.Decision, r.Tool, r.Under, r.Host, r.Annotations)
 	m.Arguments, _ = regoeval.ArgumentGlobs(r.Arguments) // valid: Validate read them
-	m.Command = r.Command
+	m.Command = slices.Clone([]string(r.Command))
 	return m
 }
 

@@ -179,16 +179,24 @@ func (f permissionForm) answer(res provider.ElicitResult) policy.Answer {
 // model's words are, and never cut (visible.Whole): two tools or two
 // directories sharing a long prefix must not look like one grant.
 func scope(r rules.Rule) string {
-	switch {
-	case r.Under != "" && r.Host != "":
-		return visible.Whole(r.Tool) + " under " + visible.Whole(r.Under) + " on " + visible.Whole(r.Host)
-	case r.Under != "":
-		return visible.Whole(r.Tool) + " under " + visible.Whole(r.Under)
-	case r.Host != "":
-		return visible.Whole(r.Tool) + " on " + visible.Whole(r.Host)
-	default:
+	if r.Under == "" && r.Host == "" && len(r.Command) == 0 {
 		return "every " + visible.Whole(r.Tool) + " call"
 	}
+	out := visible.Whole(r.Tool)
+	if len(r.Command) > 0 {
+		globs := make([]string, len(r.Command))
+		for i, g := range r.Command {
+			globs[i] = "'" + visible.Whole(g) + "'"
+		}
+		out += " running " + strings.Join(globs, ", ")
+	}
+	if r.Under != "" {
+		out += " under " + visible.Whole(r.Under)
+	}
+	if r.Host != "" {
+		out += " on " + visible.Whole(r.Host)
+	}
+	return out
 }
 
 // How much of the model's words a question shows: a name or a value, a

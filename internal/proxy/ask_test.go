@@ -179,3 +179,14 @@ func TestPermissionMessageNamesTheGrantThatDidNotAnswer(t *testing.T) {
 	assert.Contains(t, msg, "A grant allows write_file under ")
 	assert.NotContains(t, msg, "\nAlways allow everything", "a grant's value cannot start a line")
 }
+
+// "Always allow" for a command line says which commands it allows: the
+// grant covers those programs, not every call of the shell tool.
+func TestPermissionMessageNamesTheCommands(t *testing.T) {
+	q := policy.Question{Tool: "run_command", Reason: rules.ReasonNoMatch, AllowGrantable: true,
+		Suggestion: &rules.Rule{Tool: "run_command", Decision: rules.Allow, Under: "/srv/app",
+			Command: rules.CommandGlobs{"cat package.json*", "jq*"}},
+		Arguments: map[string]any{"command": "cat package.json | jq .scripts"}}
+	lines := strings.Split(permissionMessage(q), "\n")
+	assert.Equal(t, `"Always allow" would allow run_command running 'cat package.json*', 'jq*' under /srv/app from now on; "Allow for a day", for the next 24 hours.`, lines[2])
+}

@@ -135,9 +135,17 @@ func (w *walker) walk(s site, t *ast.Term) {
 			w.walk(at, e)
 		}
 	case ast.Object:
+		patchOp := isJSONPatchOp(v)
 		_ = v.Iter(func(k, val *ast.Term) error {
 			key := string(k.Value.(ast.String))
 			keyClass := w.tool.classOf(key)
+			if str, ok := val.Value.(ast.String); ok && patchOp && (key == "path" || key == "from") && isJSONPath(string(str)) {
+				// A JSONPath into the document a patch operation changes
+				// ("$.panels[0].title"), no file. A JSON Pointer ("/a/0")
+				// reads as a path still: a file tool's batch of
+				// operations looks the same.
+				keyClass = jsonPointerClass
+			}
 			switch c := s.class; {
 			case c.keysArePaths() && (keyClass == none || isFileName(key) || looksLikePath(trimReading(key))):
 				// A file's name, not a field's: {"a.md": ...}, {"/x": ...}.
@@ -170,6 +178,32 @@ func (w *walker) walk(s site, t *ast.Term) {
 // resolveNames are the names (folded) an HTTP tool takes curl's resolve
 // and connect-to forms under.
 var resolveNames = keySet("resolve", "resolves", "connectto", "curlresolve", "hostresolve", "dnsoverride", "dnsoverrides")
+
+// jsonPointerClass is the class of a JSONPath in a patch operation's
+// "path" or "from": a place in the document the patch changes.
+var jsonPointerClass = Class{Kind: Text, Evidence: Name}
+
+// isJSONPath reports a JSONPath: "$", or "$." or "$[" and more ("$HOME"
+// is a shell's variable).
+func isJSONPath(s string) bool {
+	return s == "$" || strings.HasPrefix(s, "$.") || strings.HasPrefix(s, "$[")
+}
+
+// isJSONPatchOp reports an object that is a JSON Patch operation (RFC
+// 6902): an "op" of add, remove, replace, move, copy or test, and a
+// "path" (Grafana's, Kubernetes' and many APIs' update operations).
+func isJSONPatchOp(o ast.Object) bool {
+	opTerm := o.Get(ast.StringTerm("op"))
+	if opTerm == nil || o.Get(ast.StringTerm("path")) == nil {
+		return false
+	}
+	op, _ := opTerm.Value.(ast.String)
+	switch op {
+	case "add", "remove", "replace", "move", "copy", "test":
+		return true
+	}
+	return false
+}
 
 // walkNamed reads the value of the argument named s.arg under s.class,
 // and again under each other class the schema gives that name, unless
@@ -327,8 +361,11 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 		// as itself, unless it may be a list or a mount ("/srv:/x:rw",
 		// "a=/x,b=/y"): then what it names is another path.
 		resolved := ""
-		if plainAbsolute(r, v) {
+		switch {
+		case plainAbsolute(r, v):
 			resolved = w.resolve("/", r)
+		case r == v && w.home != "" && strings.HasPrefix(r, "~/") && !strings.ContainsAny(r, ":,;="):
+			resolved = w.resolve("/", r) // the home's, where it is known
 		}
 		w.addPath(s.as(none), t, resolved)
 	}

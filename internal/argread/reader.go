@@ -202,14 +202,43 @@ func (r *Reader) Read(c Call) (Reading, error) {
 		w.bases = w.basesIn(w.out.Arguments)
 	}
 
+	shellCode := codeInShell(w.out.Arguments)
 	for _, item := range w.out.Arguments {
 		k := string(item[0].Value.(ast.String))
-		w.walkNamed(site{k, t.topClassOf(k), &pointer{key: k, isKey: true}, 1}, item[1])
+		c := t.topClassOf(k)
+		if shellCode && codeNames[FoldName(k)] && c.Evidence < Specified && c.Kind != Shell {
+			c = shellName // {"code": "...", "languageId": "shellscript"}: a shell runs it
+		}
+		w.walkNamed(site{k, c, &pointer{key: k, isKey: true}, 1}, item[1])
 		if w.err != nil {
 			return Reading{}, w.err
 		}
 	}
 	return w.out, nil
+}
+
+// codeNames are the names (folded) a code runner takes its code under.
+var codeNames = keySet("code", "script", "source", "sourcecode", "snippet", "program", "input", "content", "body")
+
+// languageNames are the names (folded) a code runner takes the code's
+// language under, and shellLanguages the values that name a shell.
+var (
+	languageNames  = keySet("language", "languageid", "lang", "runtime", "interpreter", "kernel", "kernelname", "executor")
+	shellLanguages = keySet("bash", "sh", "shell", "shellscript", "zsh", "fish", "dash", "ksh", "powershell", "pwsh", "ps1", "cmd", "bat")
+)
+
+// codeInShell reports arguments that say their code is a shell's: a
+// language argument naming a shell ("languageId": "shellscript").
+func codeInShell(args [][2]*ast.Term) bool {
+	for _, item := range args {
+		if !languageNames[FoldName(string(item[0].Value.(ast.String)))] {
+			continue
+		}
+		if v, ok := item[1].Value.(ast.String); ok && shellLanguages[strings.ToLower(strings.TrimSpace(string(v)))] {
+			return true
+		}
+	}
+	return false
 }
 
 // basesIn are the resolutions of every top-level argument a relative path

@@ -63,6 +63,8 @@ var (
 	shellName    = Class{Kind: Shell, Evidence: Name}
 	patchName    = Class{Kind: Patch, Evidence: Name}
 	composeName  = Class{Kind: Compose, Evidence: Name}
+	// exclusionName is a Text of the names table: what a tool leaves out.
+	exclusionName = Class{Kind: Text, Evidence: Name}
 )
 
 // nameTable is what argument names mean in any tool, compared folded. A
@@ -108,6 +110,11 @@ var nameTable = []nameRow{
 		// A map of files to their new contents ({"changes": {"a.md": "..."}}):
 		// its keys are paths.
 		"changes", "filechanges"}},
+	// What a tool leaves out (a search's or a copy's exclusions): nothing
+	// in them is acted on, so nothing is read.
+	{class: exclusionName, listed: []string{"exclude", "excludes", "excludepaths", "excludepatterns", "excludeglobs",
+		"excludedpaths", "excludefiles", "excludedirs", "ignorepaths", "ignorepatterns", "ignoreglobs", "ignoredpaths",
+		"ignorefiles", "ignoredirs", "skippaths", "skippatterns"}},
 	// A URL as often as a name: a git remote's ("origin"), a CORS origin,
 	// a route's start.
 	{class: weakURLName, listed: []string{"origin", "origins"}},

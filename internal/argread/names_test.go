@@ -41,7 +41,8 @@ func TestDefaultClassOfNames(t *testing.T) {
 			"baseURL", "serverUrl", "imageUrl", "CALLBACKURL", "imageurl", "url2", "hyperlink", "permalink"},
 		namedContent: {"content", "text", "body", "oldText", "newText", "old_string", "newString", "message", "commitMessage",
 			"description", "query", "prompt", "data", "observations", "stdin", "\u017Fubstring", "CONTENT", "sql", "statement", "jql"},
-		none: {"mode", "profile", "xpath", "tail", "head", "pattern", "excludePatterns", "id", "count",
+		exclusionName: {"exclude", "excludePatterns", "ignore_paths", "EXCLUDEPATHS"},
+		none: {"mode", "profile", "xpath", "tail", "head", "pattern", "id", "count",
 			"destinationType", "urlencoded", "pathway", "topic",
 			// Words that end like a path, URL or host word, and are not.
 			"userProfile", "userprofile", "profiles", "XPath", "jsonPath", "JSONPATH", "curl", "purl", "followSymlinks",

@@ -203,11 +203,15 @@ func (r *Reader) Read(c Call) (Reading, error) {
 	}
 
 	shellCode := codeInShell(w.out.Arguments)
+	remote := namesWebURL(t, w.out.Arguments)
 	for _, item := range w.out.Arguments {
 		k := string(item[0].Value.(ast.String))
 		c := t.topClassOf(k)
 		if shellCode && codeNames[FoldName(k)] && c.Evidence < Specified && c.Kind != Shell {
 			c = shellName // {"code": "...", "languageId": "shellscript"}: a shell runs it
+		}
+		if remote && sitePatternNames[FoldName(k)] && c.Evidence < Specified {
+			c = exclusionName // a crawler's URL-path patterns on the site its url names
 		}
 		w.walkNamed(site{k, c, &pointer{key: k, isKey: true}, 1}, item[1])
 		if w.err != nil {
@@ -215,6 +219,27 @@ func (r *Reader) Read(c Call) (Reading, error) {
 		}
 	}
 	return w.out, nil
+}
+
+// sitePatternNames are the names (folded) a crawler takes the URL paths
+// of a site to visit under: beside a web URL, they are the site's paths
+// ("/blog/*", "/docs/.*"), no local ones.
+var sitePatternNames = keySet("includepaths", "includepatterns", "includeglobs", "selectpaths", "allowpaths", "allowedpaths",
+	"includeurls", "pathpatterns", "pathregex", "urlpatterns", "matchpaths")
+
+// namesWebURL reports arguments with a web URL at the top level under a
+// URL's name (a crawler's start: "url": "https://docs.example.com").
+func namesWebURL(t *tool, args [][2]*ast.Term) bool {
+	for _, item := range args {
+		k := string(item[0].Value.(ast.String))
+		if !t.topClassOf(k).urlish() {
+			continue
+		}
+		if v, ok := item[1].Value.(ast.String); ok && (hasPrefixFold(string(v), "https://") || hasPrefixFold(string(v), "http://")) {
+			return true
+		}
+	}
+	return false
 }
 
 // codeNames are the names (folded) a code runner takes its code under.

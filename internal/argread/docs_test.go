@@ -53,7 +53,7 @@ func namesTable() string {
 }
 
 func describe(c Class) string {
-	kind := map[Kind]string{Path: "path", Dir: "directory", URL: "URL", Host: "host", Content: "content", Label: "label", Command: "command words", Shell: "shell command line", Patch: "patch", Compose: "Compose file", Text: "left out (not read)"}[c.Kind]
+	kind := map[Kind]string{Path: "path", Dir: "directory", URL: "URL", Host: "host", Content: "content", Label: "label", Command: "command words", Shell: "shell command line", Patch: "patch", Compose: "Compose file", Ignore: "left out (only an option is read)"}[c.Kind]
 	switch {
 	case c.Evidence == Weak && c.Dotted:
 		return "weak " + kind + " (an address, or a dotted name)"

@@ -63,8 +63,9 @@ var (
 	shellName    = Class{Kind: Shell, Evidence: Name}
 	patchName    = Class{Kind: Patch, Evidence: Name}
 	composeName  = Class{Kind: Compose, Evidence: Name}
-	// exclusionName is a Text of the names table: what a tool leaves out.
-	exclusionName = Class{Kind: Text, Evidence: Name}
+	// exclusionName is what a tool leaves out: nothing in it is acted on,
+	// but an option a command line would read ("--output=x") is read.
+	exclusionName = Class{Kind: Ignore, Evidence: Name}
 )
 
 // nameTable is what argument names mean in any tool, compared folded. A

@@ -211,7 +211,7 @@ func (r *Reader) Read(c Call) (Reading, error) {
 			c = shellName // {"code": "...", "languageId": "shellscript"}: a shell runs it
 		}
 		if remote && sitePatternNames[FoldName(k)] && c.Evidence < Specified {
-			c = exclusionName // a crawler's URL-path patterns on the site its url names
+			c = Class{Kind: Text, Evidence: Name} // a crawler's URL-path patterns on the site its url names
 		}
 		w.walkNamed(site{k, c, &pointer{key: k, isKey: true}, 1}, item[1])
 		if w.err != nil {

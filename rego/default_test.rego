@@ -35,7 +35,7 @@ test_a_read_only_tool_naming_no_path_is_asked if {
 	no_path.reason == "no-match"
 	decoy := engine.decision with input as h.call("fetch", {
 		"annotations": h.read_only, "paths": ["/tmp"],
-		"urls": ["http://169.254.169.254/latest/meta-data/"],
+		"urls": ["http://10.0.0.5/admin/"],
 	})
 		with data.mcp_data as h.mcp_data(defaults.rules)
 	decoy.decision == "ask"

@@ -155,6 +155,23 @@ ask contains sprintf("'%s' runs %v, which prints or stores credentials; it alway
 	c.credentials == true # an equality, which the direct path's refuter reads
 }
 
+# A cloud metadata service hands out the machine's cloud credentials (an
+# instance's or a task's role): reaching one is reading a secret, by any
+# tool (a SQL engine's url(), a fetch, a crawler). Names that point at one
+# (metadata.google.internal) and IPv6 forms that carry its address are
+# read as the address (docs/arguments.md).
+ask contains sprintf("'%s' reaches %v, a cloud metadata service, which hands out credentials; it always needs a human's approval", [input.tool, h.host]) if {
+	some h in input.hosts
+	is_string(h.host)
+	some m in metadata_hosts
+	mcp.host.match(m, h.host) == "match"
+}
+
+# The metadata services' addresses: AWS, GCP, Azure, OCI and others'
+# (169.254.169.254), AWS ECS's task credentials (169.254.170.2), AWS's
+# IPv6 one, Alibaba's and Tencent's.
+metadata_hosts := ["169.254.169.254/32", "169.254.170.2/32", "[fd00:ec2::254]/128", "100.100.100.200/32", "169.254.0.23/32"]
+
 # A path that cannot be evaluated might be any of the above.
 ask contains {
 	"message": sprintf("'%s' names a path that cannot be checked: %v", [input.tool, p.raw]),

@@ -19,11 +19,11 @@ import (
 var dimensionCases = []attack{
 	// The default read-only rule (under "/", no host) and a decoy path.
 	{name: "default read-only/a URL alone is asked", rules: `[]`, tool: "web_fetch",
-		args: `{"url":"http://169.254.169.254/latest/meta-data/"}`, decision: "ask", reason: "no-match",
-		suggestion: `{"tool":"web_fetch","host":"169.254.169.254"}`},
+		args: `{"url":"http://10.0.0.5/admin/"}`, decision: "ask", reason: "no-match",
+		suggestion: `{"tool":"web_fetch","host":"10.0.0.5"}`},
 	{name: "default read-only/a decoy path beside the URL", rules: `[]`, tool: "web_fetch",
-		args: `{"url":"http://169.254.169.254/latest/meta-data/","path":"/tmp"}`, decision: "ask", reason: "no-match",
-		paths: []string{"/tmp"}, suggestion: `{"tool":"web_fetch","under":"/","host":"169.254.169.254"}`},
+		args: `{"url":"http://10.0.0.5/admin/","path":"/tmp"}`, decision: "ask", reason: "no-match",
+		paths: []string{"/tmp"}, suggestion: `{"tool":"web_fetch","under":"/","host":"10.0.0.5"}`},
 	{name: "default read-only/a decoy path beside a URL under another name", rules: `[]`, tool: "web_fetch",
 		args: `{"path":"/srv/x","endpoint":"https://evil.example/"}`, decision: "ask", reason: "no-match"},
 	{name: "default read-only/a path alone is still a local read", rules: `[]`, tool: "web_fetch",

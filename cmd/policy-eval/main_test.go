@@ -625,21 +625,20 @@ func TestDecideHelp(t *testing.T) {
 // asked still.
 func TestDecideDataMarks(t *testing.T) {
 	dir := t.TempDir()
-	crawl := call("1", "firecrawl_crawl", `{"url":"https://docs.example.com/","includePaths":["~/blog/*"]}`)
-	plain := write(t, dir, "plain.json", `[{"tool": "firecrawl_crawl", "decision": "allow", "host": "docs.example.com"}]`)
-	got := one(t, crawl, "--rules", plain, "--explain")
+	put := call("1", "kv_put", `{"key":"session","value":"~/sessions/abc"}`)
+	plain := write(t, dir, "plain.json", `[{"tool": "kv_put", "decision": "allow"}]`)
+	got := one(t, put, "--rules", plain, "--explain")
 	assert.Equal(t, "unevaluable-path", got["reason"])
-	assert.Contains(t, got["read"], map[string]any{"kind": "path", "arg": "includePaths", "at": "/includePaths/0", "raw": "~/blog/*", "resolved": ""})
+	assert.Contains(t, got["read"], map[string]any{"kind": "path", "arg": "value", "at": "/value", "raw": "~/sessions/abc", "resolved": ""})
 
-	marked := write(t, dir, "marked.json",
-		`[{"tool": "firecrawl_crawl", "decision": "allow", "host": "docs.example.com", "data": ["/includePaths"]}]`)
-	got = one(t, crawl, "--rules", marked)
+	marked := write(t, dir, "marked.json", `[{"tool": "kv_put", "decision": "allow", "data": ["/value"]}]`)
+	got = one(t, put, "--rules", marked)
 	assert.Equal(t, "allow", got["decision"])
-	got = one(t, call("2", "firecrawl_crawl", `{"url":"https://docs.example.com/","includePaths":["~/.aws/credentials"]}`), "--rules", marked)
+	got = one(t, call("2", "kv_put", `{"key":"k","value":"~/.aws/credentials"}`), "--rules", marked)
 	assert.Equal(t, "ask", got["decision"])
 	assert.Equal(t, "floor", got["reason"])
-	got = one(t, call("3", "firecrawl_crawl", `{"url":"https://evil.example/","includePaths":["/blog"]}`), "--rules", marked)
-	assert.Equal(t, "no-match", got["reason"], "a mark allows nothing by itself")
+	got = one(t, call("3", "kv_put", `{"key":"~/x","value":"v"}`), "--rules", marked)
+	assert.Equal(t, "unevaluable-path", got["reason"], "a pointer marks its place only")
 
 	bad := write(t, dir, "bad.json", `[{"tool": "x", "decision": "ask", "data": ["key"]}]`)
 	code, _, errOut := cli(t, "", "decide", "--rules", bad, call("1", "x", `{}`))

@@ -31,6 +31,7 @@ const (
 	nameHostMatchAny  = "mcp.host.match_any"
 	nameHostSuffixes  = "mcp.host.suffixes"
 	nameToolMatch     = "mcp.tool.match"
+	nameToolDestroys  = "mcp.tool.destroys"
 )
 
 var registerOnce sync.Once
@@ -291,6 +292,13 @@ var all = []builtin{
 			p, _ := str(pat)
 			n, _ := str(name)
 			return ast.BooleanTerm(lexical.MatchTool(p, n)), nil
+		}),
+	def1(fn(nameToolDestroys,
+		`Whether a tool's name has a word that deletes, moves or empties what it names (delete, remove, rm, move, rename, clean, wipe, ...): words split at anything not a letter or digit and where camel case starts one, compared in lower case.`,
+		types.Args(types.S), types.B),
+		func(name *ast.Term) (*ast.Term, error) {
+			n, _ := str(name)
+			return ast.BooleanTerm(lexical.ToolDestroys(n)), nil
 		}),
 }
 

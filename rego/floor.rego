@@ -200,27 +200,28 @@ ask contains {
 # The path's type (a directory argument) is not used: git's repo_path is a
 # directory too. reset, restore and checkout are not tree_verbs: they
 # change files in a tree, and the tree stays.
-ask contains sprintf("'%s' is destructive and names %s, a whole tree or one holding a root", [input.tool, p.path]) if {
+#
+# Two rules, each made of tests the direct path's refuter reads (a
+# builtin, a membership), so that a command line, whose working directory
+# is the root on every call, is not handed to the evaluator for them.
+ask contains sprintf(tree_destroy_message, [input.tool, p.path]) if {
 	destructive # first: for every other call, the lookups below would be wasted
+	mcp.tool.destroys(input.tool) == true
 	some p in input.paths
-	f := mcp.path.fold(p.path)
-	f in whole_trees # the test most calls fail: what follows is for a whole tree only
-	count({true | tree_tool} | {true | f in above_roots}) > 0 # one rule, not two: each iteration costs every call
+	mcp.path.fold(p.path) in whole_trees
 }
 
-# The tool's name says it deletes, moves or empties what it names. Its
-# words are split at anything not a letter or digit and where camel case
-# starts one (deleteFile, RMDir), and compared in lower case.
-tree_tool if {
-	camel := regex.replace(regex.replace(input.tool, `([a-z0-9])([A-Z])`, "${1}_${2}"), `([A-Z])([A-Z][a-z])`, "${1}_${2}")
-	some word in regex.split(`[^a-z0-9]+`, lower(camel))
-	word in tree_verbs
+ask contains sprintf(tree_destroy_message, [input.tool, p.path]) if {
+	destructive
+	some p in input.paths
+	mcp.path.fold(p.path) in above_roots
 }
 
-tree_verbs := {
-	"delete", "del", "remove", "rm", "rmdir", "rmtree", "unlink", "erase", "wipe", "purge", "destroy", "shred", "trash",
-	"move", "mv", "rename", "clean", "cleanup", "clear", "empty", "truncate", "overwrite", "format",
-}
+tree_destroy_message := "'%s' is destructive and names %s, a whole tree or one holding a root"
+
+# The tool's name says it deletes, moves or empties what it names
+# (mcp.tool.destroys: deleteFile, RMDir, fs_rm).
+tree_tool if mcp.tool.destroys(input.tool)
 
 # "/", every tool's root and every directory above one, folded: a set
 # known before any call.

@@ -168,3 +168,45 @@ func ValidateToolGlob(pattern string) error {
 	}
 	return nil
 }
+
+// treeVerbs are the words of a tool's name that say it deletes, moves or
+// empties what it names. reset, restore and checkout are not among them:
+// they change files in a tree, and the tree stays.
+var treeVerbs = map[string]bool{
+	"delete": true, "del": true, "remove": true, "rm": true, "rmdir": true, "rmtree": true, "unlink": true, "erase": true,
+	"wipe": true, "purge": true, "destroy": true, "shred": true, "trash": true, "move": true, "mv": true, "rename": true,
+	"clean": true, "cleanup": true, "clear": true, "empty": true, "truncate": true, "overwrite": true, "format": true,
+}
+
+// ToolDestroys reports a tool name with a word in treeVerbs: its words
+// split at anything not a letter or digit and where camel case starts one
+// ("deleteFile", "RMDir", "fs_rm"), compared in lower case.
+func ToolDestroys(name string) bool {
+	var word []rune
+	rs := []rune(name)
+	check := func() bool {
+		w := strings.ToLower(string(word))
+		word = word[:0]
+		return treeVerbs[w]
+	}
+	for i, r := range rs {
+		isAlnum := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+		if !isAlnum {
+			if check() {
+				return true
+			}
+			continue
+		}
+		if r >= 'A' && r <= 'Z' && len(word) > 0 {
+			prev := rs[i-1]
+			nextLower := i+1 < len(rs) && rs[i+1] >= 'a' && rs[i+1] <= 'z'
+			if prev >= 'a' && prev <= 'z' || prev >= '0' && prev <= '9' || prev >= 'A' && prev <= 'Z' && nextLower {
+				if check() {
+					return true
+				}
+			}
+		}
+		word = append(word, r)
+	}
+	return check()
+}

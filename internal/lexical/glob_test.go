@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
@@ -48,3 +49,14 @@ func FuzzMatchTool(f *testing.F) {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// A tool's name says it destroys what it names by a word of it, however
+// the name is cased or joined; a word inside another is no such word.
+func TestToolDestroys(t *testing.T) {
+	for _, name := range []string{"delete_file", "deleteFile", "RMDir", "fs_rm", "move-file", "git_clean", "CleanUp", "wipeDisk", "trash"} {
+		assert.True(t, lexical.ToolDestroys(name), name)
+	}
+	for _, name := range []string{"write_file", "git_reset", "checkout", "remover_info", "formatted_date", "rmfoo", "moved", "", "fs_read"} {
+		assert.False(t, lexical.ToolDestroys(name), name)
+	}
+}

@@ -153,8 +153,8 @@ func TestGuardReadOnlyResidualIsDirect(t *testing.T) {
 
 // A writing tool's call on an ordinary path is decided without OPA's
 // evaluator: each of the floor's ask rules fails at its first test of
-// the path. A sensitive file, a whole tree and a path that cannot be
-// checked each make a rule hold, and the evaluator decides those.
+// the path. A sensitive file, "/" and a path that cannot be checked each
+// make a rule hold, and the evaluator decides those.
 func TestGuardWriteOnAnOrdinaryPathIsDirect(t *testing.T) {
 	ctx := context.Background()
 	d := guardDecider(t, Spec{})
@@ -170,10 +170,12 @@ func TestGuardWriteOnAnOrdinaryPathIsDirect(t *testing.T) {
 		{"/srv/.git/config", false, true},
 		{"/", false, true},
 		{"", false, true},
-		// A root: the whole-tree rule holds as far as its test of the
-		// tool's name, which is the evaluator's to read; fs_write is no
-		// tree verb, so the floor does not ask.
-		{"/srv", false, false},
+		// A root: the whole-tree rules test the tool's name with a
+		// builtin read here (mcp.tool.destroys) and the path with a
+		// membership; fs_write is no tree verb, so the floor does not ask,
+		// and the call is decided directly (a command line names its
+		// root as where it runs on every call).
+		{"/srv", true, false},
 	} {
 		in, c := hintsCall(t, "fs_write", `{"readOnlyHint": false}`, tc.path)
 		_, err := w.direct.decide(withSink(ctx, DocumentInput(in), c, set))

@@ -132,6 +132,9 @@ type Options struct {
 	// Home is the directory "~" names where the tools run (rules.Config):
 	// the home of the user a local server runs as; "" when unknown.
 	Home string
+	// ResolveLinks says the tools run on this machine: each path is also
+	// read as the file system resolves it (rules.Config.ResolveLinks).
+	ResolveLinks bool
 	// Arguments say how tools' arguments name paths and URLs beyond the
 	// names read by default: which hold paths, directories, URLs, paths
 	// relative to another argument, or nothing to check (see
@@ -283,7 +286,7 @@ func engineConfig(o Options) rules.Config {
 	case t < 0:
 		t = 0 // none but the caller's ctx
 	}
-	return rules.Config{Rules: o.Rules, Modules: o.Modules, Roots: o.Roots, Home: o.Home, Protected: protectedFiles(o), Arguments: o.Arguments,
+	return rules.Config{Rules: o.Rules, Modules: o.Modules, Roots: o.Roots, Home: o.Home, ResolveLinks: o.ResolveLinks, Protected: protectedFiles(o), Arguments: o.Arguments,
 		DecisionTimeout: t}
 }
 

@@ -1,7 +1,7 @@
 // Command mcp-policy puts mcp-policy's per-directory permissions in front
 // of any MCP server, for any MCP host.
 //
-//	mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]... [--home DIR|none]
+//	mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]... [--home DIR|none] [--links resolve|lexical]
 //	                 [--config FILE] [--grants FILE] [--log FILE] [--log-arguments masked|full]
 //	                 [--arguments NAME|FILE]... [--timeout D]
 //	                 [--ask elicit|approvals|elicit,approvals|refuse] [--ask-timeout D] -- COMMAND [ARGS...]
@@ -46,7 +46,7 @@ import (
 )
 
 const usage = `usage:
-  mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]... [--home DIR|none]
+  mcp-policy proxy [--rules FILE] [--policy PATH]... [--no-default-rules] [--root KEY=DIR]... [--home DIR|none] [--links resolve|lexical]
                    [--config FILE] [--grants FILE|URL] [--label KEY=VALUE]... [--grant-ttl DURATION]
                    [--log FILE|-] [--log-arguments masked|full]
                    [--arguments NAME|FILE]... [--timeout DURATION]
@@ -62,7 +62,9 @@ The proxy's flags go before --; everything after the server's COMMAND is
 the server's. --root KEY=DIR: relative paths of the tools named KEY or
 KEY_* resolve against DIR (KEY is a tool-name prefix, or * for every tool).
 --home DIR: what "~" in a call names (default: $HOME for the server it
-starts, unknown for --url; none: unknown).
+starts, unknown for --url; none: unknown). --links resolve|lexical:
+whether paths are also read through the file system's symbolic links
+(default: resolve for the server it starts, lexical for --url).
 Paths may start with ~ or $HOME (hosts run no shell to expand them).
 --config FILE is an OPA configuration: rules from its bundles, decisions
 to its decision-log service (docs/fleet.md). Without bundles, the --rules
@@ -205,6 +207,7 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		}
 	}
 	cfg.Home = cfg.HomeFor(local)
+	cfg.ResolveLinks = cfg.LinksFor(*serverURL == "")
 	logOpts := decisionlog.Options{FullArguments: *logArgs == "full"}
 	say := func(line string) { fmt.Fprintf(stderr, "mcp-policy proxy: %s\n", line) }
 	live, err := managed.Start(context.Background(), cfg, true, say, stderr, logOpts)
@@ -432,7 +435,11 @@ func inForce(cfg *cliconfig.Config, live *managed.Managed, store *grants.Store, 
 	if homeText == "" {
 		homeText = "unknown"
 	}
-	return fmt.Sprintf("rules: %s; grants: %s; log: %s; roots: %s; home: %s", strings.Join(rules, " + "), grantsText, logText, rootsText, homeText)
+	linksText := "as written"
+	if cfg.ResolveLinks {
+		linksText = "resolved"
+	}
+	return fmt.Sprintf("rules: %s; grants: %s; log: %s; roots: %s; home: %s; links: %s", strings.Join(rules, " + "), grantsText, logText, rootsText, homeText, linksText)
 }
 
 func absPath(p string) string {

@@ -76,7 +76,7 @@ func TestProxyFirstRunFromAHostConfig(t *testing.T) {
 
 	assert.Contains(t, stderr.String(), "mcp-policy proxy: warning: after the server's command, --grants, --log go to the server, not to mcp-policy; put mcp-policy's flags before --\n")
 	assert.Contains(t, stderr.String(), "mcp-policy proxy: rules: default; grants: "+filepath.Join(home, "grants.json")+" (0 held); log: "+
-		filepath.Join(dir, "decisions.jsonl")+"; roots: *="+home+"; home: "+home+"; questions: to the host, or to `mcp-policy approvals` if it cannot elicit\n")
+		filepath.Join(dir, "decisions.jsonl")+"; roots: *="+home+"; home: "+home+"; links: resolved; questions: to the host, or to `mcp-policy approvals` if it cannot elicit\n")
 }
 
 func TestOwnFlagsAfter(t *testing.T) {

@@ -195,7 +195,7 @@ func newDecider(pf cliconfig.Flags, toolsFile string, wait time.Duration, stderr
 	live.Plane.Watch(func(set policy.RuleSet) error {
 		e, err := base.Reload(context.Background(), rules.Config{
 			Rules: append(slices.Clone(cfg.Rules), set.Rules...), Modules: append(slices.Clone(cfg.Modules), set.Modules...),
-			Roots: cfg.Roots, Home: cfg.HomeFor(""), Protected: d.protected, Arguments: cfg.Arguments, DecisionTimeout: cfg.Timeout,
+			Roots: cfg.Roots, Home: cfg.HomeFor(""), ResolveLinks: cfg.LinksFor(false), Protected: d.protected, Arguments: cfg.Arguments, DecisionTimeout: cfg.Timeout,
 		})
 		if err != nil {
 			return err
@@ -232,7 +232,7 @@ func loadDecider(cfg *cliconfig.Config, toolsFile string) (*decider, error) {
 		protected = append(protected, absPath(toolsFile))
 	}
 	engine, err := rules.NewEngine(context.Background(), rules.Config{
-		Rules: cfg.Rules, Modules: cfg.Modules, Roots: cfg.Roots, Home: cfg.HomeFor(""), Protected: protected, Arguments: cfg.Arguments,
+		Rules: cfg.Rules, Modules: cfg.Modules, Roots: cfg.Roots, Home: cfg.HomeFor(""), ResolveLinks: cfg.LinksFor(false), Protected: protected, Arguments: cfg.Arguments,
 		DecisionTimeout: cfg.Timeout,
 	})
 	if err != nil {

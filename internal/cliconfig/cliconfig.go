@@ -31,6 +31,7 @@ type Flags struct {
 	Policies   []string // --policy PATH (repeatable): a Rego module or a directory of them
 	Roots      []string // --root KEY=DIR (repeatable)
 	Home       string   // --home DIR: what "~" names where the server runs ("none": unknown)
+	Links      string   // --links resolve|lexical: whether paths are also resolved through the file system
 	Grants     string   // --grants FILE or postgres:// URL
 	Labels     []string // --label KEY=VALUE or NAME (repeatable): recorded with each grant
 	GrantTTL   time.Duration
@@ -57,6 +58,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.Var(repeated{&f.Policies}, "policy", "a Rego module, or a directory of them (repeatable)")
 	fs.Var(repeated{&f.Roots}, "root", "KEY=DIR: relative paths of the tools named KEY or KEY_* resolve against DIR; KEY is a tool-name prefix, or * for every tool (repeatable)")
 	fs.StringVar(&f.Home, "home", "", `the directory "~" names where the server runs ("none": "~" is unknown); the proxy's default for a server it starts is $HOME, policy-eval's none`)
+	fs.StringVar(&f.Links, "links", "", `"resolve": each path is also read as this machine's file system resolves it, its symbolic links followed; "lexical": as written; the proxy's default for a server it starts is resolve, policy-eval's lexical`)
 	fs.StringVar(&f.Grants, "grants", "", "JSON file of grants (an array of allow/deny rules), or a postgres:// URL: grants shared by every process pointed at it")
 	fs.Var(repeated{&f.Arguments}, "arguments", "argument specs: a reference server's name ("+strings.Join(rules.KnownServers(), ", ")+") or a JSON file of them (repeatable)")
 	fs.DurationVar(&f.Timeout, "timeout", 5*time.Second, "bound on each call's decision; past it the call fails closed (0: none)")
@@ -80,6 +82,10 @@ type Config struct {
 	// Home is --home, absolute and clean: "" when not given, "none" for
 	// none (HomeFor says which a command uses).
 	Home string
+	// Links is --links: "", "resolve" or "lexical" (LinksFor says which a
+	// command uses). ResolveLinks is what the command settled on.
+	Links        string
+	ResolveLinks bool
 	// Protected are the rules file and every --policy path, absolute: the
 	// danger floor guards them (policy.Options.Protected).
 	Protected []string
@@ -131,7 +137,12 @@ func (f Flags) Load() (*Config, error) {
 		return nil, err
 	}
 	c := &Config{GrantsFile: f.Grants, RulesFile: f.Rules, Defaults: !f.NoDefaults, PolicyPaths: f.Policies,
-		Roots: map[string]string{}, Timeout: f.Timeout, Labels: labels, GrantTTL: f.GrantTTL, Home: f.Home}
+		Roots: map[string]string{}, Timeout: f.Timeout, Labels: labels, GrantTTL: f.GrantTTL, Home: f.Home, Links: f.Links}
+	switch f.Links {
+	case "", "resolve", "lexical":
+	default:
+		return nil, fmt.Errorf("--links %q: resolve or lexical", f.Links)
+	}
 	if c.Home != "" && c.Home != "none" {
 		if !filepath.IsAbs(c.Home) {
 			return nil, fmt.Errorf("--home %q: must be an absolute directory (or none)", f.Home)
@@ -511,4 +522,18 @@ func (c *Config) HomeFor(local string) string {
 		return local
 	}
 	return c.Home
+}
+
+// LinksFor says whether paths are resolved through the file system for a
+// command: --links as given, else local's default (the proxy starting a
+// server on this machine resolves; policy-eval, deciding for any machine,
+// does not).
+func (c *Config) LinksFor(local bool) bool {
+	switch c.Links {
+	case "resolve":
+		return true
+	case "lexical":
+		return false
+	}
+	return local
 }

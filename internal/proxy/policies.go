@@ -37,7 +37,7 @@ func (p *Proxy) buildPolicies(roots map[string]string) (*policySet, error) {
 	arguments := append(slices.Clone(p.opt.cfg.Arguments), p.serverSpecs...)
 	p.mu.Unlock()
 	o := policy.Options{
-		Provider: serverProvider{p}, Rules: p.opt.cfg.Rules, Modules: p.opt.cfg.Modules, Roots: roots, Home: p.opt.cfg.Home,
+		Provider: serverProvider{p}, Rules: p.opt.cfg.Rules, Modules: p.opt.cfg.Modules, Roots: roots, Home: p.opt.cfg.Home, ResolveLinks: p.opt.cfg.ResolveLinks,
 		Protected: p.opt.cfg.Protected, GrantsStore: p.opt.store, Name: "mcp-policy",
 		Arguments: arguments, DecisionTimeout: p.opt.cfg.DecisionTimeout(), Source: p.opt.source,
 	}

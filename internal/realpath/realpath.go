@@ -24,6 +24,9 @@ func Resolve(p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if real, ok, err := kernelResolve(abs); ok {
+		return real, err
+	}
 	rest := ""
 	for cur := abs; ; {
 		if _, err := os.Lstat(cur); err == nil {

@@ -45,6 +45,12 @@ type Config struct {
 	// the user a stdio server runs as), absolute; "" when that cannot be
 	// told (a remote server), and "~" is then unknown.
 	Home string
+	// ResolveLinks says the tools run on this machine (a stdio server):
+	// each path a call names is also resolved through the file system,
+	// its symbolic links followed, and the call must be allowed under
+	// both readings; a path that cannot be resolved (a dangling or
+	// looping link, a directory that cannot be read) is unknown.
+	ResolveLinks bool
 	// Protected are files the floor guards whatever the rules say: the
 	// policy's own rules and grants files. They, and the roots, are guarded
 	// by the floor under their resolved path too, where a symbolic link
@@ -77,7 +83,8 @@ type Engine struct {
 	arguments []ArgumentSpec
 	reader    *argread.Reader // reads calls' arguments under the specs
 	home      string
-	timeout   time.Duration   // DecisionTimeout
+	links     bool          // ResolveLinks
+	timeout   time.Duration // DecisionTimeout
 
 	// The input's terms that repeat from call to call, made once: each
 	// root, and each combination of the four hints (see annotationsTerm).
@@ -112,7 +119,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		cfg.Home = path.Clean(cfg.Home)
 	}
 	e := &Engine{rules: rs, roots: map[string]string{}, arguments: slices.Clone(cfg.Arguments), reader: reader,
-		timeout: cfg.DecisionTimeout, home: cfg.Home}
+		timeout: cfg.DecisionTimeout, home: cfg.Home, links: cfg.ResolveLinks}
 	for k, dir := range cfg.Roots {
 		if k == "" {
 			return nil, errors.New("roots: an empty key names no tool")
@@ -190,7 +197,7 @@ func (e *Engine) Reload(ctx context.Context, cfg Config) (*Engine, error) {
 	n := &Engine{rules: rs, ruleSet: ruleSetOf(e.underRoots(rs)), roots: e.roots, rootKeys: e.rootKeys, rootTerms: e.rootTerms,
 		aliases:   e.aliases,
 		arguments: e.arguments, reader: reader, decider: e.decider, protected: e.protected, modules: e.modules, timeout: cfg.DecisionTimeout,
-		home: e.home}
+		home: e.home, links: cfg.ResolveLinks}
 	return n, nil
 }
 

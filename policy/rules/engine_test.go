@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -557,4 +559,42 @@ func TestHomeNamesTilde(t *testing.T) {
 	}
 	_, err := rules.NewEngine(context.Background(), rules.Config{Home: "home/u"})
 	assert.ErrorContains(t, err, "home")
+}
+
+// Where the server runs on this machine, a path is also read as the file
+// system resolves it: a link inside an allowed directory that leads to
+// ~/.ssh writes into ~/.ssh, and is asked (outside round on links). A
+// dangling or looping link cannot be told, and is asked too. Read
+// lexically, as for a server elsewhere, the same call is allowed.
+func TestResolveLinks(t *testing.T) {
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	proj, home := filepath.Join(top, "proj"), filepath.Join(top, "home")
+	for _, d := range []string{filepath.Join(proj, "docs"), filepath.Join(home, ".ssh"), filepath.Join(top, "elsewhere")} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	require.NoError(t, os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(proj, "docs", "keys")))
+	require.NoError(t, os.Symlink(filepath.Join(top, "elsewhere"), filepath.Join(proj, "docs", "out")))
+	require.NoError(t, os.Symlink(filepath.Join(top, "nowhere"), filepath.Join(proj, "docs", "dangling")))
+	require.NoError(t, os.Symlink(filepath.Join(proj, "docs", "loop"), filepath.Join(proj, "docs", "loop")))
+	rs := []rules.Rule{{Tool: "write_file", Decision: "allow", Under: filepath.Join(proj, "docs")}}
+	local := engine(t, rules.Config{Roots: map[string]string{"*": proj}, Rules: rs, ResolveLinks: true})
+	lexical := engine(t, rules.Config{Roots: map[string]string{"*": proj}, Rules: rs})
+	for _, c := range []struct {
+		path          string
+		local, remote rules.Reason
+	}{
+		{"docs/notes.md", rules.ReasonRule, rules.ReasonRule},
+		{"docs/new/dir/notes.md", rules.ReasonRule, rules.ReasonRule},
+		{"docs/keys/x", rules.ReasonFloor, rules.ReasonRule},
+		{"docs/out/x.txt", rules.ReasonNoMatch, rules.ReasonRule},
+		{"docs/dangling", rules.ReasonUnevaluable, rules.ReasonRule},
+		{"docs/loop/x", rules.ReasonUnevaluable, rules.ReasonRule},
+	} {
+		args := fmt.Sprintf(`{"path":%q,"content":"x"}`, c.path)
+		d := decide(t, local, call("write_file", args), nil)
+		assert.Equal(t, c.local, d.Reason, "links resolved: %s", c.path)
+		assert.Equal(t, c.local == rules.ReasonRule, d.Decision == rules.Allow, "links resolved: %s", c.path)
+		assert.Equal(t, c.remote, decide(t, lexical, call("write_file", args), nil).Reason, "read lexically: %s", c.path)
+	}
 }

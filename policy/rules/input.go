@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -10,6 +11,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/mcp-policy/mcp-policy/internal/argread"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
+	"github.com/mcp-policy/mcp-policy/internal/realpath"
 	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -102,6 +105,9 @@ func (e *Engine) newInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	read, err := e.reader.Read(rc)
 	if err != nil {
 		return nil, &BadCallError{fmt.Sprintf("bad call to '%s': %v", name, err)}
+	}
+	if e.links {
+		read.Paths = resolveLinks(read.Paths, in.Root, rc.RootAliases)
 	}
 	in.arguments, in.reason = read.Arguments, read.Reason
 	in.Paths, in.Hosts = values(read.Paths), values(read.Hosts)
@@ -335,4 +341,45 @@ func annotationsTerm(hints map[string]bool) *ast.Term {
 		kv = append(kv, ast.Item(ast.StringTerm(k), ast.InternedTerm(v)))
 	}
 	return ast.ObjectTerm(kv...)
+}
+
+// maxResolvedPaths bounds the paths of one call resolved through the file
+// system; past it, the call names an unknown path.
+const maxResolvedPaths = 1024
+
+// resolveLinks adds to a call's paths, for each one a symbolic link makes
+// another place, the place the file system resolves it to (every existing
+// prefix followed, as the kernel would: realpath.Resolve), so that rules,
+// grants and the floor must allow both: "docs/link/x", with docs/link a
+// link to ~/.ssh, is also ~/.ssh/x. A path that cannot be resolved (a
+// dangling or looping link, a directory that cannot be read) is also an
+// unknown path. What remains is the server's sandbox's: a link made
+// between this decision and the server's use.
+func resolveLinks(vs []argread.Value, root string, aliases []string) []argread.Value {
+	n := len(vs)
+	for i := range n {
+		v := vs[i]
+		if v.Resolved == "" {
+			continue
+		}
+		if i >= maxResolvedPaths {
+			v.Resolved = ""
+			return append(vs, v)
+		}
+		real, err := realpath.Resolve(v.Resolved)
+		r, ok := "", false
+		if err == nil {
+			r, ok = lexical.Resolve("", filepath.ToSlash(real))
+		}
+		switch {
+		case !ok:
+			v.Resolved = "" // where it leads cannot be told
+		case argread.UnderRoot(r, root, aliases) == v.Resolved:
+			continue // no link on the way, or one within the root's own spellings
+		default:
+			v.Resolved = argread.UnderRoot(r, root, aliases)
+		}
+		vs = append(vs, v)
+	}
+	return vs
 }

@@ -398,3 +398,30 @@ func TestProxyFilesystemAsksBeforeReadingSecrets(t *testing.T) {
 	require.Len(t, offered, 1, "the human was asked once")
 	assert.NotContains(t, offered[0], "Always allow", "a secret's question offers no always allow")
 }
+
+// A symbolic link inside a directory the user allowed writes where it
+// leads: after "Always allow write_file under docs", with docs/keys a link
+// to .ssh, write_file docs/keys/x is asked through the proxy, and nothing
+// is written (outside round on links). A path with no link is allowed as
+// before, and --links lexical reads as written (a server elsewhere).
+func TestProxyFilesystemFollowsLinksBeforeWriting(t *testing.T) {
+	server, dir := officialFSServer(t)
+	mkdir(t, dir, "docs")
+	mkdir(t, dir, ".ssh")
+	require.NoError(t, os.Symlink(filepath.Join(dir, ".ssh"), filepath.Join(dir, "docs", "keys")))
+	grantsFile := filepath.Join(t.TempDir(), "grants.json")
+	require.NoError(t, os.WriteFile(grantsFile, []byte(fmt.Sprintf(`[{"tool":"write_file","decision":"allow","under":%q}]`, filepath.Join(dir, "docs"))), 0o600))
+
+	ph := startProxied(t, []string{"--grants", grantsFile, "--ask", "refuse"}, server, hostOptions{})
+	r := ph.call("write_file", map[string]any{"path": filepath.Join(dir, "docs", "notes.md"), "content": "ok"})
+	assert.False(t, r.IsError, text(r))
+	r = ph.call("write_file", map[string]any{"path": filepath.Join(dir, "docs", "keys", "authorized_keys2"), "content": "ssh-ed25519 AAAA attacker"})
+	wantCallError(t, r, "Permission required: 'write_file' needs approval")
+	_, err := os.Stat(filepath.Join(dir, ".ssh", "authorized_keys2"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "nothing was written through the link")
+	assert.Contains(t, ph.stderr.String(), "links: resolved")
+
+	lexical := startProxied(t, []string{"--grants", grantsFile, "--ask", "refuse", "--links", "lexical"}, server, hostOptions{})
+	r = lexical.call("write_file", map[string]any{"path": filepath.Join(dir, "docs", "keys", "notes.md"), "content": "x"})
+	assert.False(t, r.IsError, "read as written, the grant covers it: %s", text(r))
+}

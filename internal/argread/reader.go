@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"strings"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -109,8 +109,8 @@ type Reader struct {
 	// marksNameHints: a mark names annotations, so a tool's classes
 	// depend on its hints too.
 	marksNameHints bool
-	tools sync.Map // tool name -> *compiled
-	count atomic.Int64
+	tools          sync.Map // tool name -> *compiled
+	count          atomic.Int64
 }
 
 // compiled is a tool's compiled classes, for the schema they were compiled

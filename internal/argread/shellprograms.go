@@ -148,8 +148,8 @@ var (
 	container = program{kind: progContainer,
 		values: opts("-v --volume --mount -f --file --env-file -e --env -w --workdir -p --publish -u --user --name --network --entrypoint -l --label -H --host " +
 			"-t --tag --build-arg --platform --target --secret --ssh --build-context --cidfile --iidfile -c --context --config --log-driver --log-opt --kubeconfig -n --namespace " +
-			"-o --output --cache-from --cache-to --add-host --dns -m --memory --cpus --restart --hostname --env-file --project-directory --profile --pull "+
-			"--from-file --from-env-file --from-literal --set --set-string --set-file --set-json --post-renderer --post-renderer-args -k --kustomize "+
+			"-o --output --cache-from --cache-to --add-host --dns -m --memory --cpus --restart --hostname --env-file --project-directory --profile --pull " +
+			"--from-file --from-env-file --from-literal --set --set-string --set-file --set-json --post-renderer --post-renderer-args -k --kustomize " +
 			"--key --cert --ca-file --values --version --repo --type --selector --container --image --replicas --port --timeout --wait-for"),
 		files: opts("-f --file --env-file --cidfile --iidfile --config --kubeconfig --project-directory -o --output --rootfs"), hosts: opts("-H --host --server -s --add-host --dns")}
 	wrapper = func(values, chdir string, skip int) program {
@@ -224,20 +224,20 @@ var programs = map[string]program{
 	// More languages' runners (red team: an interpreter the table did not
 	// know ran its inline code as a file's name): Lisps, ML and the JVM's
 	// and BEAM's scripting, numeric languages.
-	"racket":     {kind: progInterpreter, values: opts("-e --eval -f --load -r --script -t --require -l --lib -p -k"), code: opts("-e --eval -l --lib -p"), files: opts("-f --load -r --script -t --require")},
-	"guile":      {kind: progInterpreter, values: opts("-c -l -e -s -L -C -x"), code: opts("-c -e"), files: opts("-l -s")},
-	"sbcl":       {kind: progInterpreter, values: opts("--eval --load --script --core --userinit --sysinit"), code: opts("--eval"), files: opts("--load --script --core --userinit --sysinit")},
-	"clisp":      {kind: progInterpreter, values: opts("-x -i -c -l -M"), code: opts("-x"), files: opts("-i -c -l -M")},
-	"ecl":        {kind: progInterpreter, values: opts("-eval --eval -load --load -shell --shell"), code: opts("-eval --eval"), files: opts("-load --load -shell --shell")},
-	"octave":     {kind: progInterpreter, values: opts("--eval -p --path"), code: opts("--eval")},
-	"matlab":     {kind: progInterpreter, values: opts("-r -batch -sd"), code: opts("-r -batch"), chdir: opts("-sd")},
-	"elixir":     {kind: progInterpreter, values: opts("-e --eval -r -pr --erl -S"), code: opts("-e --eval --erl -S"), files: opts("-r -pr")},
-	"iex":        {kind: progInterpreter, values: opts("-e --eval -S --erl --dot-iex"), code: opts("-e --eval -S --erl"), files: opts("--dot-iex")},
-	"erl":        {kind: progInterpreter, values: opts("-eval -s -run -pa -pz -config -args_file"), code: opts("-eval -s -run"), files: opts("-config -args_file")},
-	"escript":    {kind: progInterpreter},
-	"ghc":        {kind: progInterpreter, values: opts("-e -o -i"), code: opts("-e")},
-	"ghci":       {kind: progInterpreter, values: opts("-e -ghci-script"), code: opts("-e"), files: opts("-ghci-script")},
-	"runghc":     {kind: progInterpreter}, "runhaskell": {kind: progInterpreter}, "stack": {kind: progInterpreter, values: opts("--eval"), code: opts("--eval")},
+	"racket":  {kind: progInterpreter, values: opts("-e --eval -f --load -r --script -t --require -l --lib -p -k"), code: opts("-e --eval -l --lib -p"), files: opts("-f --load -r --script -t --require")},
+	"guile":   {kind: progInterpreter, values: opts("-c -l -e -s -L -C -x"), code: opts("-c -e"), files: opts("-l -s")},
+	"sbcl":    {kind: progInterpreter, values: opts("--eval --load --script --core --userinit --sysinit"), code: opts("--eval"), files: opts("--load --script --core --userinit --sysinit")},
+	"clisp":   {kind: progInterpreter, values: opts("-x -i -c -l -M"), code: opts("-x"), files: opts("-i -c -l -M")},
+	"ecl":     {kind: progInterpreter, values: opts("-eval --eval -load --load -shell --shell"), code: opts("-eval --eval"), files: opts("-load --load -shell --shell")},
+	"octave":  {kind: progInterpreter, values: opts("--eval -p --path"), code: opts("--eval")},
+	"matlab":  {kind: progInterpreter, values: opts("-r -batch -sd"), code: opts("-r -batch"), chdir: opts("-sd")},
+	"elixir":  {kind: progInterpreter, values: opts("-e --eval -r -pr --erl -S"), code: opts("-e --eval --erl -S"), files: opts("-r -pr")},
+	"iex":     {kind: progInterpreter, values: opts("-e --eval -S --erl --dot-iex"), code: opts("-e --eval -S --erl"), files: opts("--dot-iex")},
+	"erl":     {kind: progInterpreter, values: opts("-eval -s -run -pa -pz -config -args_file"), code: opts("-eval -s -run"), files: opts("-config -args_file")},
+	"escript": {kind: progInterpreter},
+	"ghc":     {kind: progInterpreter, values: opts("-e -o -i"), code: opts("-e")},
+	"ghci":    {kind: progInterpreter, values: opts("-e -ghci-script"), code: opts("-e"), files: opts("-ghci-script")},
+	"runghc":  {kind: progInterpreter}, "runhaskell": {kind: progInterpreter}, "stack": {kind: progInterpreter, values: opts("--eval"), code: opts("--eval")},
 	"jrunscript": {kind: progInterpreter, values: opts("-e -f -l -cp -classpath"), code: opts("-e"), files: opts("-f")},
 	"scala":      {kind: progInterpreter, values: opts("-e -cp -classpath -i"), code: opts("-e"), files: opts("-i")},
 	"kotlin":     {kind: progInterpreter, values: opts("-e -cp -classpath"), code: opts("-e")},

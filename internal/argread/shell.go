@@ -48,6 +48,11 @@ type shellReader struct {
 	// cur is the index in the reading's Commands of the command whose
 	// words are being read, -1 for none: the paths they name are its.
 	cur int
+	// homeSet: the line sets HOME itself, so "~" is not the home known.
+	homeSet bool
+	// dotGlob: the line may make a glob match dot files (dotglob,
+	// GLOBIGNORE), so no glob is plain.
+	dotGlob bool
 }
 
 // shellLine reads v, a command line, at s. Relative paths are relative to
@@ -233,7 +238,113 @@ func (r *shellReader) line(src string, dirs []string) []string {
 	}
 	r.depth++
 	defer func() { r.depth-- }()
+	r.dotGlob = r.dotGlob || strings.Contains(src, "dotglob") || strings.Contains(src, "GLOBIGNORE")
+	r.setsVariables(f)
 	return r.stmts(f.Stmts, dirs)
+}
+
+// setsVariables reads what a line assigns before its commands are read:
+// a variable through which a program runs other code or finds its files
+// (PATH, HOME, LD_PRELOAD...: codeVariable), set by any of the shell's
+// ways (a for loop's name, read, printf -v, mapfile, getopts, declare,
+// local, export, typeset, readonly, an assignment), makes the line
+// unknown: "for PATH in /tmp/evil; do cat x; done" runs another cat, and
+// "read HOME <<< /home/u/.aws; cat ~/credentials" reads another ~. A line
+// that sets HOME reads no "~" as the known home.
+func (r *shellReader) setsVariables(f *syntax.File) {
+	set := func(name string) {
+		if name == "?" {
+			r.homeSet = true // a name the shell makes: it may be any
+			r.unknown("a line that sets a variable the shell names")
+			return
+		}
+		if name == "" || !codeVariable(name) {
+			return
+		}
+		if strings.EqualFold(name, "HOME") {
+			r.homeSet = true
+		}
+		r.unknown("a line that sets " + name)
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.WordIter:
+			if x.Name != nil {
+				set(x.Name.Value)
+			}
+		case *syntax.Assign:
+			// An assignment is read with its command (codeVariable);
+			// here only whether it moves the home.
+			if x.Name != nil && strings.EqualFold(x.Name.Value, "HOME") {
+				r.homeSet = true
+			}
+		case *syntax.CallExpr:
+			for _, name := range assignedByBuiltin(x.Args) {
+				set(name)
+			}
+		}
+		return true
+	})
+}
+
+// assignedByBuiltin are the variables a builtin's words assign: read's,
+// mapfile's and readarray's names, printf -v's, getopts' second operand,
+// and declare's, typeset's, local's, export's and readonly's NAME or
+// NAME=value. A name the shell makes cannot be told: "?" stands for it.
+func assignedByBuiltin(args []*syntax.Word) []string {
+	if len(args) == 0 {
+		return nil
+	}
+	first, ok := literalWord(args[0])
+	if !ok {
+		return nil
+	}
+	var out []string
+	words := make([]string, 0, len(args)-1)
+	for _, a := range args[1:] {
+		w, ok := literalWord(a)
+		if !ok {
+			w = "?"
+		}
+		words = append(words, w)
+	}
+	switch programName(first) {
+	case "read", "mapfile", "readarray":
+		for i := 0; i < len(words); i++ {
+			w := words[i]
+			switch {
+			case w == "-a" || w == "-d" || w == "-p" || w == "-n" || w == "-N" || w == "-t" || w == "-u" || w == "-C" || w == "-c" || w == "-O" || w == "-s" || w == "-i":
+				if w == "-a" && i+1 < len(words) {
+					out = append(out, words[i+1])
+				}
+				i++
+			case strings.HasPrefix(w, "-"):
+			default:
+				out = append(out, w)
+			}
+		}
+	case "printf":
+		for i, w := range words {
+			if w == "-v" && i+1 < len(words) {
+				out = append(out, words[i+1])
+			} else if v, ok := strings.CutPrefix(w, "-v"); ok && v != "" {
+				out = append(out, v)
+			}
+		}
+	case "getopts":
+		if len(words) >= 2 {
+			out = append(out, words[1])
+		}
+	case "declare", "typeset", "local", "export", "readonly", "let":
+		for _, w := range words {
+			if strings.HasPrefix(w, "-") || strings.HasPrefix(w, "+") {
+				continue
+			}
+			name, _, _ := strings.Cut(w, "=")
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func (r *shellReader) stmts(list []*syntax.Stmt, dirs []string) []string {
@@ -475,7 +586,7 @@ func (r *shellReader) word(w *syntax.Word, dirs []string) shellWord {
 // known (a server on this machine): "~/Downloads" is what bash makes of it.
 // "~user" stays unknown.
 func (r *shellReader) tildeWord(w *syntax.Word) (string, bool) {
-	if r.w.home == "" || len(w.Parts) == 0 {
+	if r.w.home == "" || r.homeSet || len(w.Parts) == 0 {
 		return "", false
 	}
 	lit, ok := w.Parts[0].(*syntax.Lit)
@@ -529,7 +640,7 @@ func (r *shellReader) substitutions(node syntax.Node, dirs []string) {
 // but for a plain glob, read as the directory its matches are in.
 func (r *shellReader) read(w shellWord, dirs []string) {
 	if !w.known {
-		if dir, ok := plainGlob(w.text); ok {
+		if dir, ok := plainGlob(w.text); ok && !r.dotGlob {
 			r.path(dir, dirs, true)
 			return
 		}

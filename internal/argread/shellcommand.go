@@ -228,8 +228,6 @@ func (r *shellReader) find(words []shellWord, dirs []string) {
 			cmd := make([]shellWord, 0, end-i-1)
 			for _, c := range words[i+1 : end] {
 				switch {
-				case c.known && c.text == "{}" && findsOnlyPlainFiles(words):
-					continue // a file found: under the start points, read above
 				case c.known && c.text == "{}":
 					// Any file found: .git/config, a key. Which one
 					// cannot be told here.
@@ -260,46 +258,6 @@ func (r *shellReader) find(words []shellWord, dirs []string) {
 		// among them): the start points were read.
 	}
 }
-
-// findsOnlyPlainFiles reports a find expression that can only find files
-// no floor entry names: one with a -name or -iname test whose pattern ends
-// in an extension of source or text files ("*.go", "*.md") and no "-o",
-// "-or" or "," that would find others too. What such a find hands to
-// -exec is under its start points, read as them.
-func findsOnlyPlainFiles(words []shellWord) bool {
-	plain := false
-	for i, w := range words {
-		if !w.known {
-			return false
-		}
-		switch w.text {
-		case "-o", "-or", ",":
-			return false
-		case "-name", "-iname":
-			if i+1 < len(words) && words[i+1].known {
-				if ext, ok := strings.CutPrefix(words[i+1].text, "*."); ok && findExtensions[strings.ToLower(ext)] {
-					plain = true
-				}
-			}
-		}
-	}
-	return plain
-}
-
-// findExtensions are extensions no floor or secrets entry's file has, a
-// dot file's included (find matches those, and descends into dot
-// directories): the glob extensions but for those of dot files
-// (".mongoshrc.js", ".wezterm.lua", ".iex.exs").
-var findExtensions = func() map[string]bool {
-	out := map[string]bool{}
-	for ext := range globExtensions {
-		out[ext] = true
-	}
-	for _, ext := range []string{"js", "lua", "exs", "xml"} {
-		delete(out, ext)
-	}
-	return out
-}()
 
 // jq reads jq's words: the filter is data (a file with -f), the rest
 // files; --arg and --argjson take a name and a value, --slurpfile and

@@ -1009,9 +1009,8 @@ func hasPrefixFold(s, prefix string) bool {
 }
 
 // plainGlob is the directory a glob's matches are in, when the glob can
-// only match plain files there: its directories literal (or "**", which
-// bash's globstar and most glob libraries do not follow into a dot
-// directory), no ".." and no quoting, and its last name "*.EXT" or
+// only match plain files there: its directories literal, no ".." and no
+// quoting, and its last name "*.EXT" or
 // "PREFIX*.EXT" for an extension of source, text or data files no floor
 // or secrets entry has (globExtensions). A glob does not match a name that
 // starts with a dot, and nearly every floor file is one or lives in one:
@@ -1027,17 +1026,17 @@ func plainGlob(v string) (string, bool) {
 		dir, last = v[:i], v[i+1:]
 	}
 	for name := range strings.SplitSeq(dir, "/") {
-		if name == ".." || name != "**" && strings.ContainsAny(name, "*?[]") || len(name) > 1 && name[0] == '.' {
-			return "", false // a dot directory holds the floor's files by any name (.m2/settings.xml)
+		if name == ".." || strings.ContainsAny(name, "*?[]") || len(name) > 1 && name[0] == '.' {
+			// A dot directory holds the floor's files by any name
+			// (.m2/settings.xml); "**" walks into dot directories for
+			// DuckDB's and other globbers (bash's too, with dotglob).
+			return "", false
 		}
 	}
 	dot := strings.LastIndexByte(last, '.')
 	if last == "" || last[0] == '.' || dot < 0 || !strings.ContainsAny(last[:dot], "*?") || strings.ContainsAny(last[:dot], "[]") ||
 		!globExtensions[strings.ToLower(last[dot+1:])] {
 		return "", false
-	}
-	if i := strings.Index(dir, "**"); i >= 0 {
-		dir = strings.TrimSuffix(dir[:i], "/")
 	}
 	switch {
 	case dir == "" && strings.HasPrefix(v, "/"):

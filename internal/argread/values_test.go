@@ -260,22 +260,20 @@ func TestGlobExtensionsAreNoFloorFiles(t *testing.T) {
 				continue
 			}
 			ext := strings.ToLower(base[dot+1:])
-			assert.False(t, findExtensions[ext], "%s: %s has a find extension", e.ID, name)
 			if base[0] != '.' && !strings.Contains("/"+path.Dir(name), "/.") {
 				assert.False(t, globExtensions[ext], "%s: %s has a glob extension", e.ID, name)
 			}
 		}
 	}
 	for _, c := range []struct{ glob, dir string }{
-		{"src/*.ts", "src"}, {"*.md", "."}, {"/srv/app/logs/*.log", "/srv/app/logs"}, {"docs/**/*.md", "docs"},
-		{"data/events/2024-*.csv", "data/events"}, {"a/test_?.go", "a"},
+		{"src/*.ts", "src"}, {"*.md", "."}, {"/srv/app/logs/*.log", "/srv/app/logs"}, {"data/events/2024-*.csv", "data/events"}, {"a/test_?.go", "a"},
 	} {
 		dir, ok := plainGlob(c.glob)
 		assert.True(t, ok, c.glob)
 		assert.Equal(t, c.dir, dir, c.glob)
 	}
 	for _, g := range []string{"*", "src/*", "*.py", "*.json", ".*.md", "src/.*", "../*.md", "s*c/*.go", "~/x/*.md", "$HOME/*.md",
-		"a/{b,c}/*.md", "*.m[d]", "'*'.md", "x.md", "a/[.]git/*.md", ".m2/*.xml", "a/.github/workflows/*.md"} {
+		"a/{b,c}/*.md", "*.m[d]", "'*'.md", "x.md", "a/[.]git/*.md", ".m2/*.xml", "a/.github/workflows/*.md", "docs/**/*.md"} {
 		_, ok := plainGlob(g)
 		assert.False(t, ok, g)
 	}

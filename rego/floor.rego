@@ -133,7 +133,7 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	some c in input.commands
 	c.program in {"docker", "podman", "nerdctl"}
 	some w in c.words
-	regex.match(`^--(privileged|(pid|network|net|ipc|uts|userns|cgroupns)=host|cap-add.*|security-opt.*|device.*)$`, w)
+	regex.match(`^--(privileged(=(true|1))?|(pid|network|net|ipc|uts|userns|cgroupns)=host|cap-add.*|security-opt.*|device.*)$`, w)
 }
 
 ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
@@ -171,6 +171,23 @@ ask contains sprintf("'%s' reaches %v, a cloud metadata service, which hands out
 # (169.254.169.254), AWS ECS's task credentials (169.254.170.2), AWS's
 # IPv6 one, Alibaba's and Tencent's.
 metadata_hosts := ["169.254.169.254/32", "169.254.170.2/32", "[fd00:ec2::254]/128", "100.100.100.200/32", "169.254.0.23/32"]
+
+# A container given a home directory or a tree above the roots by a
+# mount: what runs inside reaches every file there, unread.
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program in {"docker", "podman", "nerdctl"}
+	some w in c.words
+	regex.match(`^(-v|--volume|--mount)(=.*)?$|^-v.+`, w)
+	some p in c.paths
+	f := mcp.path.fold(p)
+	is_string(f)
+	home_or_above_roots(f)
+}
+
+home_or_above_roots(f) if f in above_roots
+
+home_or_above_roots(f) if regex.match(`^/(home|users|var/home|usr/home|export/home)/[^/]+$|^/(root|var/root)$`, f)
 
 # A path that cannot be evaluated might be any of the above.
 ask contains {

@@ -82,3 +82,24 @@ test_a_command_that_prints_or_stores_credentials_is_asked if {
 	some e in asks
 	contains(e, "credentials")
 }
+
+test_a_container_given_a_home_or_the_host_is_asked if {
+	every c in [
+		["docker run --privileged=true alpine id", ["/r"]],
+		["docker run -v /home/u:/h alpine sh", ["/home/u"]],
+		["podman run --volume=/:/host alpine sh", ["/"]],
+	] {
+		asks := danger.ask with input as command_call(c[0], c[1])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		some e in asks
+		contains(e, "changes the system")
+	}
+}
+
+test_a_container_given_the_project_is_not_asked if {
+	asks := danger.ask with input as command_call("docker run -v /r:/app node npm test", ["/r"])
+		with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+	every e in asks {
+		not contains(e, "changes the system")
+	}
+}

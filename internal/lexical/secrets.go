@@ -70,6 +70,13 @@ var secretList = []SensitiveEntry{
 		".ts_node_repl_history", "fish_history", ".viminfo", ".dbshell", "mongosh_repl_history", ".ipython/profile_default/history.sqlite"}},
 	{"HIS2", secretHistory, Anywhere, Dir, []string{".zsh_sessions", ".local/share/atuin"}},
 
+	// A container runtime's socket: whoever reaches it runs containers
+	// as root on this machine.
+	{"SCK1", secretSocket, System, File, []string{"/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock",
+		"/var/run/containerd/containerd.sock", "/run/podman/podman.sock", "/var/run/crio/crio.sock", "/run/crio/crio.sock"}},
+	{"SCK2", secretSocket, Anywhere, File, []string{".docker/run/docker.sock", ".colima/default/docker.sock", ".orbstack/run/docker.sock",
+		".rd/docker.sock", "podman/podman.sock"}},
+
 	// A process's environment and memory.
 	{"PRC1", secretProcess, System, Dir, []string{"/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/mem", "/proc/*/task/*/mem", "/proc/kcore"}},
 }
@@ -82,6 +89,7 @@ const (
 	secretStore       = "a password store, keychain or browser profile"
 	secretHistory     = "a shell or REPL history (what was typed)"
 	secretProcess     = "a process's environment or memory"
+	secretSocket      = "a container runtime's socket (root on this machine)"
 )
 
 // SecretFile is the secrets list's entry a path falls under, nil for none;

@@ -13,13 +13,22 @@ var credentialCommands = map[string][][]string{
 	"printenv": {{}},
 	"aws": {{"configure", "get"}, {"configure", "set"}, {"configure", "export-credentials"}, {"configure", "import"},
 		{"sts", "get-session-token"}, {"sts", "assume-role"}, {"secretsmanager", "get-secret-value"}, {"ecr", "get-login-password"},
-		{"codeartifact", "get-authorization-token"}, {"iam", "create-access-key"}},
+		{"codeartifact", "get-authorization-token"}, {"iam", "create-access-key"}, {"ssm", "get-parameter"}, {"ssm", "get-parameters"},
+		{"ssm", "get-parameters-by-path"}, {"kms", "decrypt"}, {"rds", "generate-db-auth-token"}, {"eks", "get-token"},
+		{"sts", "get-federation-token"}, {"sso", "get-role-credentials"}, {"eks", "update-kubeconfig"}, {"lightsail", "get-instance-access-details"}},
 	"gcloud": {{"auth", "print-access-token"}, {"auth", "print-identity-token"}, {"auth", "application-default", "print-access-token"},
 		{"auth", "login"}, {"auth", "activate-service-account"}, {"secrets", "versions", "access"},
-		{"iam", "service-accounts", "keys", "create"}, {"config", "set"}},
+		{"iam", "service-accounts", "keys", "create"}, {"config", "set"}, {"sql", "generate-login-token"},
+		{"container", "clusters", "get-credentials"}, {"kms", "decrypt"}, {"auth", "application-default", "login"},
+		{"config", "config-helper"}, {"auth", "describe"}},
 	"az": {{"account", "get-access-token"}, {"keyvault", "secret", "show"}, {"keyvault", "secret", "download"}, {"login"},
-		{"ad", "sp", "credential", "reset"}, {"storage", "account", "keys", "list"}, {"acr", "login"}, {"aks", "get-credentials"}},
-	"gh": {{"auth", "token"}, {"auth", "login"}, {"auth", "refresh"}, {"auth", "setup-git"}, {"config", "set"}},
+		{"ad", "sp", "credential", "reset"}, {"storage", "account", "keys", "list"}, {"acr", "login"}, {"aks", "get-credentials"},
+		{"acr", "credential", "show"}, {"cosmosdb", "keys", "list"}, {"storage", "account", "show-connection-string"},
+		{"webapp", "deployment", "list-publishing-credentials"}, {"ad", "app", "credential", "reset"}, {"redis", "list-keys"},
+		{"servicebus", "namespace", "authorization-rule", "keys", "list"}, {"keyvault", "key", "download"}},
+	"gh":        {{"auth", "token"}, {"auth", "login"}, {"auth", "refresh"}, {"auth", "setup-git"}, {"config", "set"}},
+	"terraform": {{"state", "pull"}, {"output"}, {"show"}},
+	"tofu":      {{"state", "pull"}, {"output"}, {"show"}},
 	"kubectl": {{"get", "secret"}, {"get", "secrets"}, {"describe", "secret"}, {"create", "token"}, {"config", "view"},
 		{"config", "set-credentials"}},
 	"docker":      {{"login"}},
@@ -50,6 +59,48 @@ func printsCredentials(program string, words []string) bool {
 	}
 	args := words[1:]
 	switch program {
+	case "set":
+		return len(args) == 0 // every variable, the environment's included
+	case "jq", "gojq", "jaq":
+		for _, w := range args {
+			if w == "env" || strings.Contains(w, "$ENV") || strings.Contains(w, "env.") || strings.HasPrefix(w, "env|") {
+				return true // jq -n env: the environment as JSON
+			}
+		}
+		return false
+	case "ps":
+		for _, w := range args {
+			if !strings.HasPrefix(w, "-") && strings.ContainsRune(w, 'e') {
+				return true // BSD's "ps eww", "ps auxe": each process's environment
+			}
+		}
+		return false
+	case "kubectl", "oc":
+		// get, describe or edit of any spelling of secrets: "Secret",
+		// "secret/x", "all,secrets"; config view --raw.
+		verb := ""
+		for i := 0; i < len(args); i++ {
+			w := args[i]
+			if strings.HasPrefix(w, "-") {
+				if w == "--raw" && verb == "view" {
+					return true
+				}
+				if kubectlValues[w] {
+					i++ // its value: a namespace, a selector, a format
+				}
+				continue
+			}
+			if verb == "" {
+				verb = w
+				continue
+			}
+			if (verb == "get" || verb == "describe" || verb == "edit") && strings.Contains(strings.ToLower(w), "secret") {
+				return true
+			}
+			if verb == "config" && w == "view" {
+				verb = "view"
+			}
+		}
 	case "env":
 		for _, w := range args {
 			if !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
@@ -72,6 +123,10 @@ func printsCredentials(program string, words []string) bool {
 	}
 	return false
 }
+
+// kubectlValues are kubectl's options whose value is the next word.
+var kubectlValues = keySet("-n", "--namespace", "-l", "--selector", "-o", "--output", "-f", "--filename", "--context", "--cluster",
+	"--user", "-c", "--container", "--kubeconfig", "-s", "--server", "--field-selector", "--sort-by", "--template")
 
 // inOrder reports whether the words of sub appear among the operands of
 // args (the words that are no options), in order, others between.

@@ -466,6 +466,15 @@ func (r *shellReader) statement(st *syntax.Stmt, dirs []string) []string {
 		r.laterSubstitution(syntaxString(x)) // and what a quoted subscript holds (let 'a[$(x)]')
 		return dirs
 	case *syntax.DeclClause:
+		// export -p, declare -x, a bare declare: the environment printed,
+		// as printenv prints it (a command of its own for the floor).
+		if printsEnvironment(x) {
+			before := len(r.w.out.Commands)
+			r.record([]shellWord{{text: x.Variant.Value, known: true}, {text: "-p", known: true}})
+			if len(r.w.out.Commands) > before {
+				r.w.out.Commands[before].Credentials = true
+			}
+		}
 		for _, a := range x.Args {
 			r.assign(a, dirs)
 		}
@@ -787,4 +796,21 @@ func heredocText(w *syntax.Word) (string, bool) {
 		}
 	}
 	return b.String(), true
+}
+
+// printsEnvironment reports a declaration that assigns nothing and prints
+// variables: "export", "export -p", "declare -x", "declare -p", "typeset".
+func printsEnvironment(x *syntax.DeclClause) bool {
+	if x.Variant == nil || x.Variant.Value == "local" {
+		return false
+	}
+	for _, a := range x.Args {
+		if a.Name != nil {
+			return false // "export NAME", "declare x=1": a variable, not the list
+		}
+		if w, ok := literalWord(a.Value); !ok || !strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "+") {
+			return false
+		}
+	}
+	return true
 }

@@ -125,8 +125,8 @@ func printsCredentials(program string, words []string) bool {
 }
 
 // kubectlValues are kubectl's options whose value is the next word.
-var kubectlValues = keySet("-n", "--namespace", "-l", "--selector", "-o", "--output", "-f", "--filename", "--context", "--cluster",
-	"--user", "-c", "--container", "--kubeconfig", "-s", "--server", "--field-selector", "--sort-by", "--template")
+var kubectlValues = opts("-n --namespace -l --selector -o --output -f --filename --context --cluster --user -c --container " +
+	"--kubeconfig -s --server --field-selector --sort-by --template")
 
 // inOrder reports whether the words of sub appear among the operands of
 // args (the words that are no options), in order, others between.

@@ -190,6 +190,7 @@ func (r *Reader) toolOf(c *Call) *tool {
 func (r *Reader) Read(c Call) (Reading, error) {
 	t := r.toolOf(&c)
 	w := &walker{root: c.Root, aliases: c.RootAliases, home: c.Home, tool: t}
+	w.shellCode = codeInShell(c.Arguments)
 	w.out.Arguments = c.Arguments[:0]
 	for _, item := range c.Arguments {
 		if string(item[0].Value.(ast.String)) == ReasonArgument && !t.ownReason {
@@ -202,7 +203,7 @@ func (r *Reader) Read(c Call) (Reading, error) {
 		w.bases = w.basesIn(w.out.Arguments)
 	}
 
-	shellCode := codeInShell(w.out.Arguments)
+	shellCode := w.shellCode
 	remote := isCrawlTool(c.Tool) && namesWebURL(t, w.out.Arguments)
 	for _, item := range w.out.Arguments {
 		k := string(item[0].Value.(ast.String))
@@ -263,21 +264,49 @@ var codeNames = keySet("code", "script", "source", "sourcecode", "snippet", "pro
 // language under, and shellLanguages the values that name a shell.
 var (
 	languageNames  = keySet("language", "languageid", "lang", "runtime", "interpreter", "kernel", "kernelname", "executor")
-	shellLanguages = keySet("bash", "sh", "shell", "shellscript", "zsh", "fish", "dash", "ksh", "powershell", "pwsh", "ps1", "cmd", "bat")
+	shellLanguages = keySet("bash", "sh", "shell", "shellscript", "zsh", "fish", "dash", "ksh", "csh", "tcsh", "ash", "mksh", "nu",
+		"nushell", "powershell", "pwsh", "ps1", "cmd", "bat", "batch", "console", "shell-session", "sh-session", "terminal", "posix",
+		"x-sh", "x-shellscript", "application/x-sh", "text/x-shellscript", "bash-script", "shell-script")
 )
 
 // codeInShell reports arguments that say their code is a shell's: a
-// language argument naming a shell ("languageId": "shellscript").
+// language argument naming a shell ("languageId": "shellscript"), or code
+// that opens with a shell's "#!" line.
 func codeInShell(args [][2]*ast.Term) bool {
 	for _, item := range args {
-		if !languageNames[FoldName(string(item[0].Value.(ast.String)))] {
+		name := FoldName(string(item[0].Value.(ast.String)))
+		v, ok := item[1].Value.(ast.String)
+		if !ok {
 			continue
 		}
-		if v, ok := item[1].Value.(ast.String); ok && shellLanguages[strings.ToLower(strings.TrimSpace(string(v)))] {
+		if languageNames[name] && shellLanguages[FoldName(strings.TrimSpace(string(v)))] {
+			return true
+		}
+		if codeNames[name] && shebangShell(string(v)) {
 			return true
 		}
 	}
 	return false
+}
+
+// shebangShell reports code whose first line is a "#!" naming a shell
+// ("#!/bin/sh", "#!/usr/bin/env bash").
+func shebangShell(code string) bool {
+	line, _, _ := strings.Cut(strings.TrimLeft(code, " \t\r\n"), "\n")
+	rest, ok := strings.CutPrefix(line, "#!")
+	if !ok {
+		return false
+	}
+	words := strings.Fields(rest)
+	if len(words) == 0 {
+		return false
+	}
+	prog := words[0]
+	if programName(prog) == "env" && len(words) > 1 {
+		prog = words[1]
+	}
+	p, ok := programs[programName(prog)]
+	return ok && p.kind == progShell
 }
 
 // basesIn are the resolutions of every top-level argument a relative path

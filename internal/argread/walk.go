@@ -42,6 +42,10 @@ type walker struct {
 	// rootNamed: a command line with no directory argument named the
 	// root as where it runs, once.
 	rootNamed bool
+	// shellCode: the call's language is a shell's (codeInShell), so code
+	// under a code name at any depth is a command line (a Piston-style
+	// files[].content).
+	shellCode bool
 	// hostsAt are the hosts kept by where they are, when a schema gives
 	// a name more than one class: a value read as a path and as a host
 	// names its address once.
@@ -139,6 +143,9 @@ func (w *walker) walk(s site, t *ast.Term) {
 		_ = v.Iter(func(k, val *ast.Term) error {
 			key := string(k.Value.(ast.String))
 			keyClass := w.tool.classOf(key)
+			if w.shellCode && codeNames[FoldName(key)] && (keyClass.Kind == None || keyClass.Kind == Content) {
+				keyClass = shellName
+			}
 			if str, ok := val.Value.(ast.String); ok && patchOp && (key == "path" || key == "from") && isJSONPath(string(str)) {
 				// A JSONPath into the document a patch operation changes
 				// ("$.panels[0].title"), no file. A JSON Pointer ("/a/0")

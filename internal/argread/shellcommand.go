@@ -591,6 +591,8 @@ func (r *shellReader) networkOperand(w shellWord, dirs []string, sends bool) {
 	case readsAsURL(t):
 		h, _ := urlHost(t)
 		r.host(t, h)
+	case sends && strings.HasPrefix(t, ":") && (len(t) == 1 || t[1] == '/' || t[1] >= '0' && t[1] <= '9'):
+		r.host(t, "localhost") // HTTPie's and xh's ":8080/x": this machine
 	case strings.HasPrefix(t, "@") && !sends:
 		r.hostWord(shellWord{text: t[1:], known: true}) // dig's @server
 	case strings.Contains(t, "@") && sends && (strings.Contains(t, "=@") || strings.Contains(t, ":=@") || !strings.Contains(t, ".") || strings.Index(t, "@") > strings.IndexAny(t+"=", "=:")):

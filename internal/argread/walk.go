@@ -771,6 +771,9 @@ func (w *walker) addPath(s site, t *ast.Term, resolved string) {
 // addHost keeps a host found at s ("" resolved: unknown). A URL that
 // connects to a local socket (unixSocketPath) names the socket as a path.
 func (w *walker) addHost(s site, t *ast.Term, resolved string) {
+	if lexical.RebindingName(resolved) {
+		resolved = "" // its address is the lookup's of the moment
+	}
 	if str, ok := t.Value.(ast.String); ok && resolved == "" {
 		if sock, ok := unixSocketPath(string(str)); ok {
 			w.addPath(s.as(Class{Kind: Path, Evidence: s.class.Evidence}), ast.StringTerm(sock), w.resolve(w.root, sock))

@@ -175,6 +175,7 @@ var (
 	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48")
 	sixToFour  = netip.MustParsePrefix("2002::/16")
 	teredo     = netip.MustParsePrefix("2001::/32")
+	siit       = netip.MustParsePrefix("::ffff:0:0:0/96") // IPv4-translated (RFC 6145)
 )
 
 func embeddedIPv4(addr netip.Addr) (netip.Addr, bool) {
@@ -190,6 +191,11 @@ func embeddedIPv4(addr netip.Addr) (netip.Addr, bool) {
 	switch {
 	case sixToFour.Contains(addr):
 		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
+	case siit.Contains(addr):
+		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
+	case nat64Local.Contains(addr) && b[6]|b[7]|b[8]|b[9]|b[10]|b[11] == 0:
+		// The local-use prefix as a /96: the address in the last 32 bits.
+		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
 	case teredo.Contains(addr):
 		// The client's address, each bit inverted, in the last 32 bits.
 		return netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]}), true
@@ -532,7 +538,8 @@ var (
 	}
 	// loopbackDomains answer with 127.0.0.1 for themselves and every
 	// subdomain.
-	loopbackDomains = []string{"localtest.me", "lvh.me", "vcap.me", "localho.st", "fuf.me", "lacolhost.com", "readme.localtest.me"}
+	loopbackDomains = []string{"localtest.me", "lvh.me", "vcap.me", "localho.st", "fuf.me", "lacolhost.com", "readme.localtest.me",
+		"local.gd", "localhost.direct"}
 	// wildcardDNS answer with the address their subdomain spells.
 	wildcardDNS = []string{"nip.io", "sslip.io", "xip.io", "traefik.me", "nip.direct", "backname.io"}
 )
@@ -567,4 +574,21 @@ func spelledAddress(rest string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// rebindingDomains answer with addresses their subdomain asks for, and
+// change them from one lookup to the next (DNS rebinding services): what
+// such a name reaches cannot be told from it.
+var rebindingDomains = []string{"rbndr.us", "1u.ms", "rebind.it", "rebind.network", "nip.rebind.it", "lock.cmpxchg8b.com"}
+
+// RebindingName reports a name under a DNS rebinding service: its address
+// is whatever the lookup of the moment says, so a range rule can say
+// nothing of it, and it is read as an unknown host.
+func RebindingName(host string) bool {
+	for _, d := range rebindingDomains {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return true
+		}
+	}
+	return false
 }

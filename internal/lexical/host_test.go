@@ -189,6 +189,7 @@ func TestNamesThatSpellAnAddress(t *testing.T) {
 		"10.0.0.1.nip.io": "10.0.0.0/8", "app.10.0.0.1.nip.io": "10.0.0.0/8", "app-10-0-0-1.nip.io": "10.0.0.0/8",
 		"10-0-0-1.sslip.io": "10.0.0.0/8", "magic-0a000001.nip.io": "10.0.0.0/8", "169.254.169.254.xip.io": "169.254.0.0/16",
 		"--1.sslip.io": "::1/128", "localtest.me": "127.0.0.0/8", "a.lvh.me": "127.0.0.0/8", "127.0.0.1.nip.io": "127.0.0.0/8",
+		"x.local.gd": "127.0.0.0/8", "localhost.direct": "127.0.0.0/8",
 	} {
 		assert.True(t, lexical.MatchHost(rng, host), "%s in %s", host, rng)
 	}
@@ -201,5 +202,16 @@ func TestNamesThatSpellAnAddress(t *testing.T) {
 		"8.8.8.8.nip.io": "10.0.0.0/8", "notlvh.me": "127.0.0.0/8",
 	} {
 		assert.False(t, lexical.MatchHost(rng, host), "%s not in %s", host, rng)
+	}
+}
+
+// A DNS rebinding service's name answers with any address, from lookup to
+// lookup: no range rule can say what it reaches.
+func TestRebindingNames(t *testing.T) {
+	for _, h := range []string{"7f000001.a9fea9fe.rbndr.us", "make-169.254.169.254-rebind-127.0.0.1-rr.1u.ms", "rbndr.us"} {
+		assert.True(t, lexical.RebindingName(h), h)
+	}
+	for _, h := range []string{"rbndr.us.example.com", "docs.example.com", "10.0.0.1.nip.io"} {
+		assert.False(t, lexical.RebindingName(h), h)
 	}
 }

@@ -54,7 +54,8 @@ ask contains sprintf(secret_message, [input.tool, p.raw, entry.why]) if {
 	some p in input.paths
 	p.path == null
 	is_string(p.raw)
-	entry := mcp.path.secret(concat("", ["/", p.raw]))
+	names := trim_left(regex.replace(trim_space(p.raw), `^(~[^/]*|\$\{?HOME\}?)`, ""), "/")
+	entry := mcp.path.secret(concat("", ["/", names]))
 }
 
 # The policy's own files, read: the grants say what is allowed, and the

@@ -200,10 +200,32 @@ func guardedFile(p Value) bool {
 		if !ok {
 			return false
 		}
-		if resolved, ok = lexical.AbsClean("/" + trimReading(string(raw))); !ok {
+		if resolved, ok = namesOf(string(raw)); !ok {
 			return false
 		}
 	}
 	f := lexical.FoldPath(resolved)
 	return lexical.SecretFile(f) != nil || lexical.SensitiveFile(f) != nil
+}
+
+// namesOf is a path that cannot be evaluated read for its names, as the
+// floor reads one: trimmed, its home ("~", "~user", "$HOME", "${HOME}")
+// made "/", and a glob cut at its first name that has one
+// ("/home/u/.ssh/*" is /home/u/.ssh), so that an entry matched anywhere
+// matches it wherever it leads.
+func namesOf(raw string) (string, bool) {
+	r := trimReading(raw)
+	for _, home := range []string{"${HOME}", "$HOME"} {
+		if rest, ok := strings.CutPrefix(r, home); ok {
+			r = rest
+		}
+	}
+	if strings.HasPrefix(r, "~") {
+		_, rest, _ := strings.Cut(r, "/")
+		r = rest
+	}
+	if i := strings.IndexAny(r, "*?["); i >= 0 {
+		r = r[:strings.LastIndexByte(r[:i], '/')+1]
+	}
+	return lexical.AbsClean("/" + strings.TrimLeft(r, "/"))
 }

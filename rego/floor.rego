@@ -54,6 +54,7 @@ ask contains sprintf(secret_message, [input.tool, p.raw, entry.why]) if {
 	some p in input.paths
 	p.path == null
 	is_string(p.raw)
+	count(p.raw) <= 4096 # longer, no file system's path: not copied to be read
 	names := trim_left(regex.replace(trim_space(p.raw), `^(~[^/]*|\$\{?HOME\}?)`, ""), "/")
 	entry := mcp.path.secret(concat("", ["/", names]))
 }

@@ -2,6 +2,8 @@ package argread
 
 import (
 	"fmt"
+	"net/url"
+	"path"
 	"strings"
 )
 
@@ -125,7 +127,7 @@ func (r *shellReader) command(words []shellWord, dirs []string) []string {
 	case progScript:
 		r.script(&p, rest, dirs)
 	case progNetwork:
-		r.network(&p, rest, dirs)
+		r.network(&p, name, rest, dirs)
 	case progRemote:
 		r.remote(&p, rest, dirs)
 	case progCopy:
@@ -556,9 +558,12 @@ func (r *shellReader) scriptText(p *program, w shellWord) {
 
 // network reads a network program's words: its operands are URLs or hosts,
 // its file options local paths.
-func (r *shellReader) network(p *program, words []shellWord, dirs []string) {
+func (r *shellReader) network(p *program, name string, words []shellWord, dirs []string) {
 	args, _ := parseArgs(words, p, false)
 	dirs = r.options(p, args, dirs)
+	if name == "curl" || name == "wget" || name == "wget2" {
+		r.downloads(name, args, dirs)
+	}
 	for _, a := range args {
 		switch {
 		case a.opt == "":
@@ -573,6 +578,110 @@ func (r *shellReader) network(p *program, words []shellWord, dirs []string) {
 			r.unknown(a.value.text)
 		}
 	}
+}
+
+// downloads reads the files curl and wget write by names they take from
+// the URL or the server: curl -O (the URL's last name, in --output-dir or
+// where it runs), wget without -O (the same, in -P's directory); a name
+// the server gives (curl -J, wget --content-disposition), a recursive
+// wget's tree (-r, -m, -x) and curl's "%output{file}" write-out are
+// unknown, and so are the URLs and outputs a config file (-K, -i, -e)
+// names.
+func (r *shellReader) downloads(name string, args []shellArg, dirs []string) {
+	has := func(opts ...string) bool {
+		for _, a := range args {
+			for _, o := range opts {
+				if a.opt == o {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	value := func(opts ...string) (shellWord, bool) {
+		for _, a := range args {
+			for _, o := range opts {
+				if a.opt == o && a.hasValue {
+					return a.value, true
+				}
+			}
+		}
+		return shellWord{}, false
+	}
+	var urls []string
+	for _, a := range args {
+		if a.opt == "" && a.value.known && readsAsURL(a.value.text) {
+			urls = append(urls, a.value.text)
+		}
+	}
+	outDirs := dirs
+	if name == "curl" {
+		if v, ok := value("-K", "--config"); ok && v.text != "-" {
+			r.unknown("what " + v.text + " configures")
+		}
+		if v, ok := value("-w", "--write-out"); ok && strings.Contains(v.text, "%output{") {
+			r.unknown(v.text) // writes its report to a file it names
+		}
+		if has("-J", "--remote-header-name") {
+			r.unknown("a file the server names (curl -J)")
+		}
+		if !has("-O", "--remote-name", "--remote-name-all") {
+			return
+		}
+		if d, ok := value("--output-dir"); ok {
+			outDirs = r.dirsAt(d, dirs)
+		}
+	} else {
+		if v, ok := value("-i", "--input-file", "-e", "--execute", "--config"); ok {
+			r.unknown("what " + v.text + " names")
+		}
+		if has("-r", "--recursive", "-m", "--mirror", "-x", "--force-directories", "--content-disposition", "--trust-server-names", "-p", "--page-requisites") {
+			r.unknown("the files " + name + " names from what it downloads")
+			return
+		}
+		if _, ok := value("-O", "--output-document"); ok {
+			return // the file named, read with the options
+		}
+		if d, ok := value("-P", "--directory-prefix"); ok {
+			outDirs = r.dirsAt(d, dirs)
+		}
+	}
+	for _, u := range urls {
+		r.path(urlFileName(u), outDirs, false)
+	}
+}
+
+// dirsAt are the directories a directory option names, against dirs.
+func (r *shellReader) dirsAt(d shellWord, dirs []string) []string {
+	if !d.known {
+		return []string{""}
+	}
+	var out []string
+	for _, base := range dirs {
+		res := ""
+		if base != "" || strings.HasPrefix(d.text, "/") {
+			res = r.w.resolve(base, d.text)
+		}
+		out = addDir(out, res)
+	}
+	return out
+}
+
+// urlFileName is the name curl -O and wget give a URL's download: its
+// path's last name, "index.html" for none.
+func urlFileName(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "index.html"
+	}
+	name := path.Base(p.Path)
+	if name == "" || name == "." || name == "/" {
+		return "index.html"
+	}
+	if unescaped, err := url.PathUnescape(name); err == nil {
+		name = unescaped
+	}
+	return "./" + name
 }
 
 // networkOperand reads an operand of a network program: a URL (a file:

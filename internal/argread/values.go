@@ -854,7 +854,7 @@ var (
 		`tablespace|filename|load_extension|load_file|readfile|writefile|zipfile|read_\w+|parquet_scan|glob|sniff_csv|` +
 		`sqlite_scan|st_read|pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_dir|pg_file_write|lo_import|lo_export|` +
 		`\w+_scan|\w+_metadata|import\s+database|openrowset|bulk|fsdir|httpfs)\b|` +
-		`\b(?:from|join)\s*[('"]|\b(?:url|file|remote|s3|hdfs|gcs|azureblobstorage|input)\s*\(`)
+		`\b(?:from|join)\s*[('"]|\b(?:url|file|remote|s3|hdfs|gcs|azureblobstorage|input)\s*\(|\b(?:summarize|describe)\s*['"(]`)
 	// sqlLiteralArgument: a literal handed to a function, or where a
 	// table goes in a FROM list.
 	sqlLiteralArgument = regexp.MustCompile(`(?i)\w\s*\(\s*(?:[ex]\s*)?['"$]|\bfrom\b[^;]*,\s*['"]`)
@@ -888,6 +888,13 @@ func sqlLiterals(s string) []string {
 			if c == '\'' && i > 0 && (s[i-1] == 'x' || s[i-1] == 'X') && (i < 2 || !isWordByte(s[i-2])) {
 				lit = hexText(lit)
 			}
+			if c == '\'' && len(out) > 0 && continuesLiteral(s, i) {
+				// 'a'<newline>'b' is one literal 'ab' (SQL's, PostgreSQL's):
+				// the part after the newline joins the one before.
+				out[len(out)-1] += lit
+				i = end
+				continue
+			}
 			out = append(out, lit)
 			i = end
 		case c == '[':
@@ -918,6 +925,25 @@ func sqlLiterals(s string) []string {
 		}
 	}
 	return out
+}
+
+// continuesLiteral reports a quote at i that, after only white space with
+// a newline in it, follows the end of another single-quoted literal: the
+// two are one to SQL.
+func continuesLiteral(s string, i int) bool {
+	newline := false
+	for j := i - 1; j >= 0; j-- {
+		switch s[j] {
+		case '\n':
+			newline = true
+		case ' ', '\t', '\r':
+		case '\'':
+			return newline
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // hexText is the text hex digits spell ("2f657463" is "/etc"), or the

@@ -228,6 +228,9 @@ func TestSQLFiles(t *testing.T) {
 		"CREATE TABLESPACE t LOCATION '/srv/secret'":           {"/srv/secret"},
 		"SELECT pg_file_write('/etc/x', 'y', false)":           {"/etc/x", "y"},
 		"UPDATE jobs SET state = 'done' WHERE id = 'x'":        nil,
+		"COPY t TO '/srv/secre'\n  't/key'":                    {"/srv/secret/key"},
+		"SUMMARIZE '/home/u/.ssh/id_rsa'":                      {"/home/u/.ssh/id_rsa"},
+		"DESCRIBE ('/srv/x.parquet')":                          {"/srv/x.parquet"},
 	} {
 		assert.Equal(t, want, sqlFiles(in), in)
 	}

@@ -135,7 +135,7 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	some c in input.commands
 	c.program in {"docker", "podman", "nerdctl"}
 	some w in c.words
-	regex.match(`^--(privileged(=(true|1))?|(pid|network|net|ipc|uts|userns|cgroupns)=host|cap-add.*|security-opt.*|device.*)$`, w)
+	regex.match(container_host_flag, w)
 }
 
 ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
@@ -152,7 +152,7 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 # that write a CLI's credentials (the reader's table, credentials.go). On
 # any tool, as a secret file's read is: what it prints is in the model's
 # context.
-ask contains sprintf("'%s' runs %v, which prints or stores credentials; it always needs a human's approval", [input.tool, concat(" ", c.words)]) if {
+ask contains sprintf(credential_message, [input.tool, concat(" ", c.words)]) if {
 	some c in input.commands
 	c.credentials == true # an equality, which the direct path's refuter reads
 }
@@ -162,17 +162,12 @@ ask contains sprintf("'%s' runs %v, which prints or stores credentials; it alway
 # tool (a SQL engine's url(), a fetch, a crawler). Names that point at one
 # (metadata.google.internal) and IPv6 forms that carry its address are
 # read as the address (docs/arguments.md).
-ask contains sprintf("'%s' reaches %v, a cloud metadata service, which hands out credentials; it always needs a human's approval", [input.tool, h.host]) if {
+ask contains sprintf(metadata_message, [input.tool, h.host]) if {
 	some h in input.hosts
 	is_string(h.host)
 	some m in metadata_hosts
 	mcp.host.match(m, h.host) == "match"
 }
-
-# The metadata services' addresses: AWS, GCP, Azure, OCI and others'
-# (169.254.169.254), AWS ECS's task credentials (169.254.170.2), AWS's
-# IPv6 one, Alibaba's and Tencent's.
-metadata_hosts := ["169.254.169.254/32", "169.254.170.2/32", "[fd00:ec2::254]/128", "100.100.100.200/32", "169.254.0.23/32"]
 
 # A container given a home directory or a tree above the roots by a
 # mount: what runs inside reaches every file there, unread.
@@ -186,10 +181,6 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	is_string(f)
 	home_or_above_roots(f)
 }
-
-home_or_above_roots(f) if f in above_roots
-
-home_or_above_roots(f) if regex.match(`^/(home|users|var/home|usr/home|export/home)/[^/]+$|^/(root|var/root)$`, f)
 
 # A path that cannot be evaluated might be any of the above.
 ask contains {
@@ -235,8 +226,6 @@ ask contains sprintf(tree_destroy_message, [input.tool, p.path]) if {
 	some p in input.paths
 	mcp.path.fold(p.path) in above_roots
 }
-
-tree_destroy_message := "'%s' is destructive and names %s, a whole tree or one holding a root"
 
 # The tool's name says it deletes, moves or empties what it names
 # (mcp.tool.destroys: deleteFile, RMDir, fs_rm).
@@ -292,3 +281,33 @@ system_programs := {
 	"dscl", "diskutil", "crontab", "mkfs", "mkfs.ext4", "mkfs.ext3", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat",
 	"mkfs.ntfs", "mke2fs", "newfs",
 }
+
+# The metadata services' addresses: AWS, GCP, Azure, OCI and others'
+# (169.254.169.254), AWS ECS's task credentials (169.254.170.2), AWS's
+# IPv6 one, Alibaba's and Tencent's.
+metadata_hosts := [
+	"169.254.169.254/32", "169.254.170.2/32", "[fd00:ec2::254]/128",
+	"100.100.100.200/32", "169.254.0.23/32",
+]
+
+metadata_message := concat("", [
+	"'%s' reaches %v, a cloud metadata service, which hands out credentials; ",
+	"it always needs a human's approval",
+])
+
+credential_message := concat("", [
+	"'%s' runs %v, which prints or stores credentials; ",
+	"it always needs a human's approval",
+])
+
+tree_destroy_message := "'%s' is destructive and names %s, a whole tree or one holding a root"
+
+# A container flag that gives it the host.
+container_host_flag := concat("", [
+	`^--(privileged(=(true|1))?|(pid|network|net|ipc|uts|userns|cgroupns)=host|`,
+	`cap-add.*|security-opt.*|device.*)$`,
+])
+
+home_or_above_roots(f) if f in above_roots
+
+home_or_above_roots(f) if regex.match(`^/(home|users|var/home|usr/home|export/home)/[^/]+$|^/(root|var/root)$`, f)

@@ -76,7 +76,9 @@ test_ordinary_installs_are_not_asked_as_system_changes if {
 }
 
 test_a_command_that_prints_or_stores_credentials_is_asked if {
-	c := object.union(command_call("gh auth token", ["/r"]), {"commands": [object.union(command_call("gh auth token", ["/r"]).commands[0], {"credentials": true})]})
+	plain := command_call("gh auth token", ["/r"])
+	marked := object.union(plain.commands[0], {"credentials": true})
+	c := object.union(plain, {"commands": [marked]})
 	asks := danger.ask with input as c
 		with data.mcp_data as h.mcp_data_with([], ["/r"], [])
 	some e in asks

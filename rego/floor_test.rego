@@ -437,7 +437,8 @@ test_a_sibling_of_the_policy_files_is_not_asked if {
 
 test_a_cloud_metadata_service_is_asked if {
 	every host in ["169.254.169.254", "169.254.170.2", "[fd00:ec2::254]", "100.100.100.200"] {
-		asks := danger.ask with input as object.union(h.call("query", {}), {"hosts": [{"arg": "url", "raw": host, "host": host}]})
+		hosts := {"hosts": [{"arg": "url", "raw": host, "host": host}]}
+		asks := danger.ask with input as object.union(h.call("query", {}), hosts)
 			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
 		some e in asks
 		contains(e, "metadata service")
@@ -445,7 +446,8 @@ test_a_cloud_metadata_service_is_asked if {
 }
 
 test_other_link_local_hosts_are_not_the_metadata_service if {
-	asks := danger.ask with input as object.union(h.call("query", {}), {"hosts": [{"arg": "url", "raw": "169.254.1.1", "host": "169.254.1.1"}]})
+	hosts := {"hosts": [{"arg": "url", "raw": "169.254.1.1", "host": "169.254.1.1"}]}
+	asks := danger.ask with input as object.union(h.call("query", {}), hosts)
 		with data.mcp_data as h.mcp_data_with([], ["/r"], [])
 	every e in asks {
 		not contains(e, "metadata service")

@@ -3,8 +3,10 @@ package argread_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -175,6 +177,49 @@ func resolvedOnly(readings []string) []string {
 			seen[res] = true
 			out = append(out, res)
 		}
+	}
+	return out
+}
+
+// The reader is safe for concurrent use: calls decided at once each read
+// their own words (the fault round met mvdan.cc/sh's shared expansion
+// config, under the race detector).
+func TestReaderIsSafeForConcurrentUse(t *testing.T) {
+	r, err := argread.NewReader(nil)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				line := fmt.Sprintf("cat 'notes %d.md' \"file%d\" && ls -la src/%d", g, i, i)
+				got, err := r.Read(argread.Call{Tool: "run_command", Root: "/srv/app",
+					Arguments: [][2]*ast.Term{{ast.StringTerm("command"), ast.StringTerm(line)}}})
+				if !assert.NoError(t, err) {
+					return
+				}
+				assert.Contains(t, resolvedOf(got.Paths), fmt.Sprintf("/srv/app/notes %d.md", g), line)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// Loops nested deep are read in bounded work: a loop is read a second
+// time only where its first round moved the shell, and no deeper than a
+// few loops (read twice at every level, 40 loops would be 2^40 rounds, and
+// the test binary's own timeout would end this test).
+func TestNestedLoopsAreReadInBoundedWork(t *testing.T) {
+	line := strings.Repeat("for i in a; do cd x; ", 40) + "cat y" + strings.Repeat("; done", 40)
+	paths, _ := readCommand(t, line)
+	assert.Contains(t, paths, "y -> ?", "past the bound, where the loops leave the shell is unknown")
+}
+
+func resolvedOf(vs []argread.Value) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Resolved
 	}
 	return out
 }

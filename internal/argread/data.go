@@ -143,13 +143,20 @@ func matchesChain(segs []string, chain []*pointer) bool {
 // needs). A JSON document in the string is data too, each string in it
 // read so.
 func (w *walker) dataString(s site, t *ast.Term, v string) {
-	if trimmed := strings.TrimSpace(v); len(trimmed) >= 2 && (trimmed[0] == '{' || trimmed[0] == '[') &&
-		w.embedded+len(trimmed) <= maxEmbeddedJSON {
-		if doc, err := strictjson.Decode([]byte(trimmed)); err == nil {
-			w.embedded += len(trimmed)
-			w.walk(site{s.arg, s.class, s.at, s.depth + 1}, ast.NewTerm(doc))
-			return
+	if trimmed := strings.TrimSpace(v); len(trimmed) >= 2 && (trimmed[0] == '{' && trimmed[len(trimmed)-1] == '}' ||
+		trimmed[0] == '[' && trimmed[len(trimmed)-1] == ']') {
+		// A JSON document: each of its strings is data, read so. One past
+		// the budget, or that this reader refuses while another parser
+		// may read it (a duplicate key, NaN, a trailing comma), is
+		// unknown: a secret in it could not be told.
+		if w.embedded += len(trimmed); w.embedded <= maxEmbeddedJSON {
+			if doc, err := strictjson.Decode([]byte(trimmed)); err == nil {
+				w.walk(site{s.arg, s.class, s.at, s.depth + 1}, ast.NewTerm(doc))
+				return
+			}
 		}
+		w.addPath(s.as(none), t, "")
+		return
 	}
 	if !looksLikePath(trimReading(v)) {
 		return

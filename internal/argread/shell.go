@@ -53,6 +53,9 @@ type shellReader struct {
 	// dotGlob: the line may make a glob match dot files (dotglob,
 	// GLOBIGNORE), so no glob is plain.
 	dotGlob bool
+	// loops is how many loops around the one being read are read a
+	// second time (loop).
+	loops int
 }
 
 // shellLine reads v, a command line, at s. Relative paths are relative to
@@ -349,6 +352,9 @@ func assignedByBuiltin(args []*syntax.Word) []string {
 
 func (r *shellReader) stmts(list []*syntax.Stmt, dirs []string) []string {
 	for _, st := range list {
+		if r.commands > maxShellCommands || r.w.err != nil {
+			return addDir(dirs, "") // past the bound: read no further
+		}
 		dirs = r.stmt(st, dirs)
 	}
 	return dirs
@@ -487,14 +493,27 @@ func (r *shellReader) statement(st *syntax.Stmt, dirs []string) []string {
 
 // loop reads a loop's condition and body twice: a second round starts in
 // whatever directory the first left.
+//
+// The second round only when the first moved the shell somewhere new, and
+// within maxLoopRounds nested loops: past them, where the loop leaves the
+// shell is unknown. Nested loops read twice each would cost 2^depth.
 func (r *shellReader) loop(cond, body []*syntax.Stmt, dirs []string) []string {
-	out := dirs
-	for range 2 {
-		c := r.stmts(cond, out)
-		out = unionDirs(out, c, r.stmts(body, c))
+	c := r.stmts(cond, dirs)
+	out := unionDirs(dirs, c, r.stmts(body, c))
+	if slices.Equal(out, dirs) {
+		return out // nowhere new: a second round reads the same
 	}
-	return out
+	if r.loops >= maxLoopRounds {
+		return addDir(out, "")
+	}
+	r.loops++
+	defer func() { r.loops-- }()
+	c = r.stmts(cond, out)
+	return unionDirs(out, c, r.stmts(body, c))
 }
+
+// maxLoopRounds bounds the nested loops read a second time.
+const maxLoopRounds = 4
 
 // redirect reads a redirection's target: a file read or written. A here-
 // document's or here-string's text is data, but what it substitutes runs.
@@ -659,6 +678,10 @@ func (r *shellReader) read(w shellWord, dirs []string) {
 	r.path(w.text, dirs, false)
 }
 
+// noEnv is the environment words are expanded in: none (a word that
+// reads a variable is no literal word anyway). Read only, shared.
+var noEnv = expand.FuncEnviron(func(string) string { return "" })
+
 // literalWord is a word's text when the shell leaves it as written but for
 // its quotes and escapes: no expansion, no substitution, no glob, no brace
 // and no leading "~" (whose home is the server's).
@@ -683,7 +706,10 @@ func literalWord(w *syntax.Word) (string, bool) {
 			return "", false
 		}
 	}
-	fields, err := expand.Fields(nil, w) // quote removal, escapes; no globbing without a file system
+	// A config of its own each time: with nil, mvdan.cc/sh's expand
+	// prepares one package-wide config in place, shared by every
+	// goroutine (a data race the proxy's concurrent calls met).
+	fields, err := expand.Fields(&expand.Config{Env: noEnv}, w) // quote removal, escapes; no globbing without a file system
 	if err != nil || len(fields) != 1 {
 		return "", false
 	}

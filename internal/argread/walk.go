@@ -413,6 +413,10 @@ func (w *walker) sqlFiles(s site, t *ast.Term, v string) {
 	if !isSQLName(FoldName(s.arg)) && !readsAsSQL(v) {
 		return
 	}
+	if len(v) > maxSQLText {
+		w.addPath(s.as(none), ast.StringTerm("SQL longer than 64 KiB"), "") // not read: what it opens cannot be told
+		return
+	}
 	for _, f := range sqlFiles(v) {
 		w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), ast.StringTerm(f), f)
 	}

@@ -161,9 +161,14 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 			protected = append(protected, r)
 		}
 	}
-	roots := make([]string, 0, len(e.roots))
+	roots := make([]string, 0, len(e.roots)+1)
 	for _, k := range sortedKeys(e.roots) {
 		roots = append(roots, e.roots[k])
+	}
+	if e.home != "" && !slices.Contains(roots, e.home) {
+		// The home is a whole tree to the floor, whatever its name: "rm
+		// -rf ~" with a home at /srv/u is asked as with one at /home/u.
+		roots = append(roots, e.home)
 	}
 	roots, protected = guardedSpellings(roots, protected)
 	if e.decider, err = regoeval.Compile(ctx, regoeval.Spec{Modules: cfg.Modules, Rules: func() []any { return rulesData(rs) }, Roots: roots,

@@ -559,6 +559,13 @@ func TestHomeNamesTilde(t *testing.T) {
 	}
 	_, err := rules.NewEngine(context.Background(), rules.Config{Home: "home/u"})
 	assert.ErrorContains(t, err, "home")
+
+	// A home the floor would not know by its name is a whole tree to it
+	// all the same (fault round: rm -rf ~ with --home /tmp/pf/root).
+	odd := engine(t, rules.Config{Roots: map[string]string{"*": "/srv/proj"}, Home: "/srv/u",
+		Rules: []rules.Rule{{Tool: "run_command", Decision: "allow"}}})
+	d := decide(t, odd, call("run_command", `{"command":"rm -rf ~"}`), nil)
+	assert.Equal(t, rules.ReasonFloor, d.Reason, "%+v", d)
 }
 
 // Where the server runs on this machine, a path is also read as the file

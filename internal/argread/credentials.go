@@ -1,6 +1,9 @@
 package argread
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // credentialCommands are, by program, the subcommands that print a secret
 // or write one: the environment, a CLI's tokens and keys, a secret
@@ -13,8 +16,7 @@ var credentialCommands = map[string][][]string{
 	"printenv": {{}},
 	"aws": {{"configure", "get"}, {"configure", "set"}, {"configure", "export-credentials"}, {"configure", "import"},
 		{"sts", "get-session-token"}, {"sts", "assume-role"}, {"secretsmanager", "get-secret-value"}, {"ecr", "get-login-password"},
-		{"codeartifact", "get-authorization-token"}, {"iam", "create-access-key"}, {"ssm", "get-parameter"}, {"ssm", "get-parameters"},
-		{"ssm", "get-parameters-by-path"}, {"kms", "decrypt"}, {"rds", "generate-db-auth-token"}, {"eks", "get-token"},
+		{"codeartifact", "get-authorization-token"}, {"iam", "create-access-key"}, {"kms", "decrypt"}, {"rds", "generate-db-auth-token"}, {"eks", "get-token"},
 		{"sts", "get-federation-token"}, {"sso", "get-role-credentials"}, {"eks", "update-kubeconfig"}, {"lightsail", "get-instance-access-details"}},
 	"gcloud": {{"auth", "print-access-token"}, {"auth", "print-identity-token"}, {"auth", "application-default", "print-access-token"},
 		{"auth", "login"}, {"auth", "activate-service-account"}, {"secrets", "versions", "access"},
@@ -115,6 +117,10 @@ func printsCredentials(program string, words []string) bool {
 			}
 		}
 		return false
+	}
+	if program == "aws" && (inOrder([]string{"ssm", "get-parameter"}, args) || inOrder([]string{"ssm", "get-parameters"}, args) ||
+		inOrder([]string{"ssm", "get-parameters-by-path"}, args)) && slices.Contains(args, "--with-decryption") {
+		return true // a SecureString's value, decrypted
 	}
 	for _, sub := range credentialCommands[program] {
 		if inOrder(sub, args) {

@@ -299,7 +299,7 @@ func TestPrintsCredentials(t *testing.T) {
 	for _, line := range []string{
 		"env FOO=1 make", "aws s3 ls", "gcloud run services list", "gh issue list", "kubectl get pods", "gpg --verify x.sig",
 		"git status", "docker ps", "npm test", "aws configure list", "gh issue create --title auth-token",
-		"set -e", "jq .name package.json", "ps -ef", "kubectl get pods -n secrets-team", "kubectl config get-contexts",
+		"set -e", "jq .name package.json", "ps -ef", "aws ssm get-parameter --name /staging/orders/db-host", "kubectl get pods -n secrets-team", "kubectl config get-contexts",
 	} {
 		words := strings.Fields(line)
 		assert.False(t, printsCredentials(programName(words[0]), words), line)

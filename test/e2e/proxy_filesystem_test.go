@@ -356,7 +356,9 @@ func TestProxyFilesystemRootKeyNamesNoTool(t *testing.T) {
 	}
 	require.Equal(t, 0, ph.exitCode(), "the proxy's exit status\n%s", ph.stderr)
 	stderr := ph.stderr.String()
-	assert.Contains(t, stderr, "mcp-policy proxy: rules: default; grants: in memory until the proxy exits (no --grants); log: none; roots: fs="+dir+"; questions: to the host (refused if it cannot elicit; give --grants FILE to approve with `mcp-policy approvals` instead)\n")
+	home, err := os.UserHomeDir()
+	require.NoError(t, err)
+	assert.Contains(t, stderr, "mcp-policy proxy: rules: default; grants: in memory until the proxy exits (no --grants); log: none; roots: fs="+dir+"; home: "+filepath.Clean(home)+"; links: resolved; questions: to the host (refused if it cannot elicit; give --grants FILE to approve with `mcp-policy approvals` instead)\n")
 	assert.Contains(t, stderr, "cannot elicit", "the host line: this host declares no elicitation")
 	assert.Contains(t, stderr, warning)
 }

@@ -92,8 +92,16 @@ func (r *shellReader) cli(p *program, words []shellWord, dirs []string) {
 	args, _ := parseArgs(words, p, false)
 	dirs = r.options(p, args, dirs)
 	var sub []string
+	var localOps []string // a local subcommand's operands, in order
+	recursive := false
 	local, subDone := false, false
 	for _, a := range args {
+		if a.opt == "-r" || a.opt == "--recursive" || a.opt == "-R" {
+			recursive = true
+		}
+		if local && a.opt == "" && a.value.known {
+			localOps = append(localOps, a.value.text)
+		}
 		switch {
 		case a.opt != "":
 			subDone = subDone || len(sub) > 0
@@ -123,6 +131,13 @@ func (r *shellReader) cli(p *program, words []shellWord, dirs []string) {
 			subDone = true
 			r.byShape(a.value, dirs)
 		}
+	}
+	// A sync, or a recursive copy, from the cloud into a local directory
+	// writes files by the names the bucket holds (.bashrc among them, in
+	// a home): which ones cannot be told.
+	if len(localOps) >= 2 && readsAsURL(localOps[0]) && !readsAsURL(localOps[len(localOps)-1]) &&
+		(recursive || strings.HasSuffix(strings.Join(sub, " "), "sync")) {
+		r.unknown("the files " + localOps[0] + " holds, written into " + localOps[len(localOps)-1])
 	}
 }
 

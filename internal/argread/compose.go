@@ -2,6 +2,7 @@ package argread
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -254,14 +255,7 @@ func (c composeReader) path(v any) {
 
 // sortedKeys are a mapping's keys in order, so that a reading is the same
 // from call to call.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 // firstLine is s up to its first newline.
 func firstLine(s string) string {

@@ -16,7 +16,10 @@ var credentialCommands = map[string][][]string{
 	"printenv": {{}},
 	"aws": {{"configure", "get"}, {"configure", "set"}, {"configure", "export-credentials"}, {"configure", "import"},
 		{"sts", "get-session-token"}, {"sts", "assume-role"}, {"secretsmanager", "get-secret-value"}, {"ecr", "get-login-password"},
-		{"codeartifact", "get-authorization-token"}, {"iam", "create-access-key"}, {"kms", "decrypt"}, {"rds", "generate-db-auth-token"}, {"eks", "get-token"},
+		{"codeartifact", "get-authorization-token"}, {"iam", "create-access-key"}, {"ecr", "get-authorization-token"},
+		{"ecr-public", "get-login-password"}, {"secretsmanager", "batch-get-secret-value"}, {"sts", "assume-role-with-web-identity"},
+		{"sts", "assume-role-with-saml"}, {"ec2", "get-password-data"}, {"lightsail", "download-default-key-pair"},
+		{"cognito-identity", "get-credentials-for-identity"}, {"kms", "decrypt"}, {"rds", "generate-db-auth-token"}, {"eks", "get-token"},
 		{"sts", "get-federation-token"}, {"sso", "get-role-credentials"}, {"eks", "update-kubeconfig"}, {"lightsail", "get-instance-access-details"}},
 	"gcloud": {{"auth", "print-access-token"}, {"auth", "print-identity-token"}, {"auth", "application-default", "print-access-token"},
 		{"auth", "login"}, {"auth", "activate-service-account"}, {"secrets", "versions", "access"},
@@ -27,8 +30,12 @@ var credentialCommands = map[string][][]string{
 		{"ad", "sp", "credential", "reset"}, {"storage", "account", "keys", "list"}, {"acr", "login"}, {"aks", "get-credentials"},
 		{"acr", "credential", "show"}, {"cosmosdb", "keys", "list"}, {"storage", "account", "show-connection-string"},
 		{"webapp", "deployment", "list-publishing-credentials"}, {"ad", "app", "credential", "reset"}, {"redis", "list-keys"},
-		{"servicebus", "namespace", "authorization-rule", "keys", "list"}, {"keyvault", "key", "download"}},
-	"gh":        {{"auth", "token"}, {"auth", "login"}, {"auth", "refresh"}, {"auth", "setup-git"}, {"config", "set"}},
+		{"servicebus", "namespace", "authorization-rule", "keys", "list"}, {"keyvault", "key", "download"}, {"ad", "sp", "create-for-rbac"}},
+	"gh":        {{"auth", "token"}, {"auth", "login"}, {"auth", "refresh"}, {"auth", "setup-git"}, {"config", "set"}, {"auth", "git-credential"}},
+	"glab":      {{"auth", "login"}, {"config", "set"}},
+	"fly":       {{"auth", "token"}},
+	"flyctl":    {{"auth", "token"}},
+	"doctl":     {{"auth", "init"}},
 	"terraform": {{"state", "pull"}, {"output"}, {"show"}},
 	"tofu":      {{"state", "pull"}, {"output"}, {"show"}},
 	"kubectl": {{"get", "secret"}, {"get", "secrets"}, {"describe", "secret"}, {"create", "token"}, {"config", "view"},
@@ -63,6 +70,11 @@ func printsCredentials(program string, words []string) bool {
 	switch program {
 	case "set":
 		return len(args) == 0 // every variable, the environment's included
+	case "gh", "glab":
+		// auth status -t / --show-token prints the token.
+		if inOrder([]string{"auth", "status"}, args) && (slices.Contains(args, "-t") || slices.Contains(args, "--show-token")) {
+			return true
+		}
 	case "jq", "gojq", "jaq":
 		for _, w := range args {
 			if w == "env" || strings.Contains(w, "$ENV") || strings.Contains(w, "env.") || strings.HasPrefix(w, "env|") {

@@ -284,7 +284,16 @@ func (r *shellReader) jq(words []shellWord, dirs []string) {
 			}
 			i++
 			filter = true
-		case w.text == "--indent" || w.text == "-L":
+		case w.text == "-L" || w.text == "--library-path":
+			// Where "import" and "include" read modules and data: a
+			// directory of files the filter may read.
+			if i+1 < len(words) {
+				r.read(words[i+1], dirs)
+			}
+			i++
+		case strings.HasPrefix(w.text, "-L") && len(w.text) > 2:
+			r.read(shellWord{text: w.text[2:], known: w.known}, dirs)
+		case w.text == "--indent":
 			i++
 		case w.text == "--args" || w.text == "--jsonargs":
 			return // the rest are values

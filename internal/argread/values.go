@@ -854,7 +854,7 @@ var (
 		`tablespace|filename|load_extension|load_file|readfile|writefile|zipfile|read_\w+|parquet_scan|glob|sniff_csv|` +
 		`sqlite_scan|st_read|pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_dir|pg_file_write|lo_import|lo_export|` +
 		`\w+_scan|\w+_metadata|import\s+database|openrowset|bulk|fsdir|httpfs)\b|` +
-		`\b(?:from|join)\s*[('"]|\b(?:url|file|remote|s3|hdfs|gcs|azureblobstorage|input)\s*\(|\b(?:summarize|describe)\s*['"(]`)
+		`\b(?:from|join)\s*[('"]|\b(?:url|file|remote|s3|hdfs|gcs|azureblobstorage|input)\s*\(|\b(?:summarize|describe|show|pivot|unpivot)\s*['"(]`)
 	// sqlLiteralArgument: a literal handed to a function, or where a
 	// table goes in a FROM list.
 	sqlLiteralArgument = regexp.MustCompile(`(?i)\w\s*\(\s*(?:[ex]\s*)?['"$]|\bfrom\b[^;]*,\s*['"]`)

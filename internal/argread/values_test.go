@@ -291,7 +291,8 @@ func TestPrintsCredentials(t *testing.T) {
 		"gpg --armor --export-secret-keys me", "security find-generic-password -w -s x", "pass show email", "docker login -u x",
 		"az account get-access-token", "vault kv get secret/x", "git credential fill", "set", "jq -n env", "ps eww",
 		"kubectl get Secret db", "kubectl get secret/db", "kubectl get all,secrets", "kubectl config view --raw",
-		"aws ssm get-parameter --name /prod/db --with-decryption", "terraform state pull",
+		"aws ssm get-parameter --name /prod/db --with-decryption", "terraform state pull", "gh auth status -t",
+		"aws ecr get-authorization-token", "az ad sp create-for-rbac --name x",
 	} {
 		words := strings.Fields(line)
 		assert.True(t, printsCredentials(programName(words[0]), words), line)
@@ -299,7 +300,7 @@ func TestPrintsCredentials(t *testing.T) {
 	for _, line := range []string{
 		"env FOO=1 make", "aws s3 ls", "gcloud run services list", "gh issue list", "kubectl get pods", "gpg --verify x.sig",
 		"git status", "docker ps", "npm test", "aws configure list", "gh issue create --title auth-token",
-		"set -e", "jq .name package.json", "ps -ef", "aws ssm get-parameter --name /staging/orders/db-host", "kubectl get pods -n secrets-team", "kubectl config get-contexts",
+		"set -e", "jq .name package.json", "ps -ef", "aws ssm get-parameter --name /staging/orders/db-host", "gh auth status", "kubectl get pods -n secrets-team", "kubectl config get-contexts",
 	} {
 		words := strings.Fields(line)
 		assert.False(t, printsCredentials(programName(words[0]), words), line)

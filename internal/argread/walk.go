@@ -252,7 +252,9 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		// Ignored (a git ref, an entity's name), but not what a command
 		// line would read as an option: "--output=.git/config" writes in
 		// the repository git runs in, "--ext-diff" runs a program.
-		if r := trimReading(v); r != "" && r[0] == '-' {
+		if r := trimReading(v); r != "" && (r[0] == '-' || strings.Contains(r, " -") || strings.Contains(r, "\t-")) {
+			// An option, or one after a space: a server that joins the
+			// value into a command line reads it so.
 			w.addPath(s.as(none), t, "")
 		}
 	case c.local() && c.weak():

@@ -313,43 +313,26 @@ func keySet(keys ...string) map[string]bool {
 	return m
 }
 
-// dirToolWords are words of a tool name that say its path is a directory
-// it acts on (list_directory, directory_tree, create_directory, mkdir).
-var dirToolWords = keySet("directory", "directories", "dir", "dirs", "folder", "folders", "tree", "mkdir", "ls")
+// Words of a tool's name that say what the tool does, each set read by
+// nameHasWord: its path is a directory it acts on (list_directory,
+// directory_tree, mkdir); it applies a patch (apply_patch, apply_diff); it
+// runs a Compose project (compose_up); it runs shell commands (run_shell,
+// execute_bash, terminal_exec); it visits a site's pages (firecrawl_crawl,
+// tavily_map, scrape_site).
+var (
+	dirToolWords     = keySet("directory", "directories", "dir", "dirs", "folder", "folders", "tree", "mkdir", "ls")
+	patchToolWords   = keySet("patch", "diff")
+	composeToolWords = keySet("compose")
+	shellToolWords   = keySet("shell", "bash", "sh", "zsh", "terminal", "command", "commands", "cmd", "exec", "execute",
+		"powershell", "pwsh", "process", "console")
+	crawlToolWords = keySet("crawl", "crawler", "crawl4ai", "map", "scrape", "scraper", "spider", "sitemap", "extract", "search")
+)
 
-// isDirTool reports whether a tool's name says it acts on directories.
-// isPatchTool reports a tool whose name says it applies a patch or a
-// diff (apply_patch, apply_diff).
-func isPatchTool(name string) bool {
+// nameHasWord reports whether a tool's name has a word of the set: its
+// words split at "_", "-", ".", spaces and camelCase (splitWords).
+func nameHasWord(name string, words map[string]bool) bool {
 	for _, w := range splitWords(name) {
-		if w == "patch" || w == "diff" {
-			return true
-		}
-	}
-	return false
-}
-
-// isComposeTool reports a tool whose name says it runs a Compose project
-// (compose_up, docker_compose_deploy).
-func isComposeTool(name string) bool {
-	return slices.Contains(splitWords(name), "compose")
-}
-
-// isShellTool reports a tool whose name has a word that says it runs shell
-// commands: shell, bash, sh, zsh, terminal, command, cmd, exec.
-func isShellTool(name string) bool {
-	for _, w := range splitWords(name) {
-		switch w {
-		case "shell", "bash", "sh", "zsh", "terminal", "command", "commands", "cmd", "exec", "execute", "powershell", "pwsh", "process", "console":
-			return true
-		}
-	}
-	return false
-}
-
-func isDirTool(name string) bool {
-	for _, w := range splitWords(name) {
-		if dirToolWords[w] {
+		if words[w] {
 			return true
 		}
 	}

@@ -204,7 +204,7 @@ func (r *Reader) Read(c Call) (Reading, error) {
 	}
 
 	shellCode := w.shellCode
-	remote := isCrawlTool(c.Tool) && namesWebURL(t, w.out.Arguments)
+	remote := t.crawl && namesWebURL(t, w.out.Arguments)
 	for _, item := range w.out.Arguments {
 		k := string(item[0].Value.(ast.String))
 		c := t.topClassOf(k)
@@ -227,20 +227,6 @@ func (r *Reader) Read(c Call) (Reading, error) {
 // ("/blog/*", "/docs/.*"), no local ones.
 var sitePatternNames = keySet("includepaths", "includepatterns", "includeglobs", "selectpaths", "allowpaths", "allowedpaths",
 	"includeurls", "pathpatterns", "pathregex", "urlpatterns", "matchpaths")
-
-// isCrawlTool reports a tool whose name says it visits a site's pages
-// (firecrawl_crawl, tavily_map, scrape_site): its path patterns are the
-// site's. An upload or deploy tool's "includePaths" beside a URL are
-// local files it sends.
-func isCrawlTool(name string) bool {
-	for _, w := range splitWords(name) {
-		switch w {
-		case "crawl", "crawler", "crawl4ai", "map", "scrape", "scraper", "spider", "sitemap", "extract", "search":
-			return true
-		}
-	}
-	return false
-}
 
 // namesWebURL reports arguments with a web URL at the top level under a
 // URL's name (a crawler's start: "url": "https://docs.example.com").

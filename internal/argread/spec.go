@@ -155,6 +155,9 @@ type tool struct {
 	strings map[string]bool
 	// dirTool: the tool's name says it acts on directories.
 	dirTool bool
+	// crawl: the tool's name says it visits a site's pages, so its path
+	// patterns beside a web URL are the site's (sitePatternNames).
+	crawl bool
 	// program is the command-line program the tool's name says it runs
 	// (toolProgram): an array of a command's words is its words.
 	program string
@@ -203,7 +206,7 @@ func (t *tool) moreOf(raw string) []Class {
 // compileTool merges the specs that match the tool's name with its
 // schema's formats: a spec outranks the schema (it is what a person said).
 func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys, known bool, annotations map[string]bool) *tool {
-	t := &tool{dirTool: isDirTool(name), program: toolProgram(name)}
+	t := &tool{dirTool: nameHasWord(name, dirToolWords), crawl: nameHasWord(name, crawlToolWords), program: toolProgram(name)}
 	set := func(name string, c Class) {
 		if t.classes == nil {
 			t.classes = map[string]Class{}
@@ -281,7 +284,7 @@ func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys,
 	// A tool whose name says it runs shell commands (run_shell,
 	// execute_bash, terminal_exec) runs a script, code or input given by
 	// those names in a shell, unless its schema said otherwise.
-	if isComposeTool(name) {
+	if nameHasWord(name, composeToolWords) {
 		for _, n := range []string{"content", "yaml", "yml", "spec", "config", "definition", "manifest", "text", "body", "project",
 			"projectyaml", "file", "filecontent"} {
 			if _, ok := t.classes[n]; !ok {
@@ -289,13 +292,13 @@ func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys,
 			}
 		}
 	}
-	if isPatchTool(name) {
+	if nameHasWord(name, patchToolWords) {
 		for _, n := range []string{"input", "content", "text", "body"} {
 			if _, ok := t.classes[n]; !ok {
 				set(n, patchName)
 			}
 		}
-	} else if isShellTool(name) {
+	} else if nameHasWord(name, shellToolWords) {
 		for _, n := range []string{"script", "code", "input", "line", "exec", "run", "task", "program", "executable", "statement", "expression", "text", "keys", "shell", "bash"} {
 			if _, ok := t.classes[n]; !ok {
 				set(n, shellName)

@@ -23,6 +23,7 @@ const maxPatchBytes = 8 << 20
 
 // patchString reads v, a patch, at s.
 func (w *walker) patchString(s site, t *ast.Term, v string) {
+	w.out.Acts = true
 	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
 	dirs := w.shellDirs()
 	if len(w.dirs) == 0 && w.root == "" {

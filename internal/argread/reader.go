@@ -70,6 +70,10 @@ type Reading struct {
 	Paths, Hosts []Value
 	// Commands are the simple commands of the call's shell command lines.
 	Commands []SimpleCommand
+	// Acts says the call carries a command line, a program's words or a
+	// patch: what such a call does to files is in the call itself, so a
+	// tool's read-only mark (its server's claim) does not say it.
+	Acts bool
 	// Arguments are the call's top-level arguments without the reason;
 	// Reason is the reason's value, nil when the call gave none.
 	Arguments [][2]*ast.Term

@@ -62,6 +62,7 @@ type shellReader struct {
 // the directories the call's top level names (cwd, workdir), else to the
 // tool's root.
 func (w *walker) shellLine(s site, t *ast.Term, v string) {
+	w.out.Acts = true
 	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
 	r.line(v, r.startDirs())
 }
@@ -85,6 +86,7 @@ func (r *shellReader) startDirs() []string {
 // shellArgv reads words a server runs as one command, without a shell
 // (["bash", "-lc", "..."]): the same reading as a parsed command's.
 func (w *walker) shellArgv(s site, words []string) {
+	w.out.Acts = true
 	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
 	ws := make([]shellWord, len(words))
 	for i, x := range words {

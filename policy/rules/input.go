@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -108,6 +109,14 @@ func (e *Engine) newInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	}
 	if e.links {
 		read.Paths = resolveLinks(read.Paths, in.Root, rc.RootAliases)
+	}
+	if read.Acts && in.Annotations["readOnlyHint"] {
+		// A command line, a program's words or a patch does what it says,
+		// whatever the server claims of the tool: neither a rule on the
+		// read-only hint nor the floor takes the claim for such a call.
+		in.Annotations = maps.Clone(in.Annotations)
+		in.Annotations["readOnlyHint"] = false
+		in.annTerm = e.annotationsTerm(in.Annotations)
 	}
 	in.arguments, in.reason = read.Arguments, read.Reason
 	in.Paths, in.Hosts = values(read.Paths), values(read.Hosts)

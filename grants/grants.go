@@ -218,6 +218,10 @@ func check(rs []rules.Rule, name func(int) string) error {
 			return &rules.ValidationError{Rule: name(i), Field: "data",
 				Msg: "a grant remembers an answer: what a tool's arguments hold is said in the rules file"}
 		}
+		if r.Except != nil {
+			return &rules.ValidationError{Rule: name(i), Field: "except",
+				Msg: "a grant remembers one answer: exceptions to a rule are written in the rules file"}
+		}
 		if r.Under != "" && !strings.HasPrefix(r.Under, "/") {
 			return &rules.ValidationError{Rule: name(i), Field: "under",
 				Msg: fmt.Sprintf("%q is relative: a grant names an absolute directory, since the policies sharing it may have different roots", r.Under)}

@@ -78,13 +78,32 @@ test_rule_arguments if {
 		d := engine.decision with input as with_arguments(args) with data.mcp_data as argument_rules
 		d.reason == "no-match"
 	}
-	every args in [{"owner": "evil-corp"}, {"owner": "acme", "Owner": "EVIL"}] {
+	every args in [{"owner": "evil-corp"}, {"owner": "acme", "Owner": "EVIL"}, {"owner": ["evil"]}] {
 		d := engine.decision with input as with_arguments(args) with data.mcp_data as argument_rules
 		d.decision == "deny"
 	}
-	every args in [{"owner": ["evil"]}, {"owner": null, "private": false}] {
+	every args in [{"owner": [{"login": "evil"}]}, {"owner": null, "private": false}] {
 		d := engine.decision with input as with_arguments(args) with data.mcp_data as argument_rules
 		d.reason == "unevaluable-path"
 		d.might == "deny"
 	}
+}
+
+# A deny's or ask's exception leaves out the calls an allow with its fields
+# would match: every path inside, every dimension covered. One that might
+# match (a path that cannot be evaluated) leaves the rule unknown.
+test_rule_exception if {
+	rules := h.mcp_data([
+		{"tool": "t", "decision": "allow", "under": "/"},
+		{"tool": "t", "decision": "ask", "except": {"under": "/proj"}},
+	])
+	inside := engine.decision with input as call({"paths": ["/proj/a"]}) with data.mcp_data as rules
+	inside.decision == "allow"
+	every paths in [["/etc/hosts"], ["/proj/a", "/etc/hosts"]] {
+		d := engine.decision with input as call({"paths": paths}) with data.mcp_data as rules
+		d.decision == "ask"
+		d.reason == "rule"
+	}
+	unknown := engine.decision with input as call({"paths": ["~/a"]}) with data.mcp_data as rules
+	unknown.decision == "ask"
 }

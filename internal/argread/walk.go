@@ -170,8 +170,13 @@ func (w *walker) walk(s site, t *ast.Term) {
 			return nil
 		})
 	default:
-		// A number, boolean or null where a path or URL belongs is
-		// unknown: it is not what the server will read.
+		// A number where a path or URL belongs is unknown: it is not what
+		// the server will read. A boolean or null is a flag or nothing
+		// ("saveFiles": false): no server opens it.
+		switch v.(type) {
+		case ast.Boolean, ast.Null:
+			return
+		}
 		if s.class.strict() {
 			if s.class.local() {
 				w.addPath(s, t, "")
@@ -310,6 +315,11 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 			w.addPath(s, t, w.resolve(w.root, v))
 		case c.Kind == PathOrURL && !readsAsURL(trimReading(v)):
 			w.pathString(s.as(Class{Kind: Path, Evidence: c.Evidence}), t, v)
+		case plainAbsolute(trimReading(v), v) && uriName(s.arg):
+			// "rootUri": "/home/u/project": no URL, a local absolute path
+			// as written, which a server that takes a URI there opens. (A
+			// "url" of "/x" may be a link on the page a browser is on.)
+			w.addPath(s.as(Class{Kind: Path, Evidence: c.Evidence}), t, w.resolve("/", v))
 		case c.Evidence == Specified && schemelessURL(v) != "":
 			// A spec says a URL, and the client completes one written
 			// without its scheme ("example.com/pricing", "localhost:3000"),
@@ -364,6 +374,15 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 		asPath = asPath || looksLikePath(r)
 	}
 	asURL := readsAsURL(r)
+	if asURL && !asPath && r == v && webURL(r) {
+		// An http(s) URL as written, which WHATWG's and Go's parsers
+		// read alike: its host is known, whatever name it is under.
+		if h, ok := lexical.URLHost(r); ok {
+			w.addHost(s, t, h)
+			w.query(s, r)
+			return
+		}
+	}
 	if asPath {
 		// Unknown: no name says what it is relative to. An absolute path
 		// as written (no trimming changed it) needs no base, and is read
@@ -394,6 +413,13 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 	}
 	w.sqlFiles(s, t, v)
 	w.embeddedDoc(s, t, v, true)
+}
+
+// uriName reports an argument named for a URI ("uri", "rootUri",
+// "file_uris"): a file's, as often as not.
+func uriName(arg string) bool {
+	f := FoldName(arg)
+	return strings.HasSuffix(f, "uri") || strings.HasSuffix(f, "uris")
 }
 
 // plainAbsolute reports a value read by its shape that is an absolute path

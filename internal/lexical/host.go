@@ -359,10 +359,13 @@ func parseIPv4(labels []string) (string, error) {
 
 // NormalizeHostPattern validates a rule's host: "docs.raku.org" (exact),
 // "*.raku.org" (any subdomain, not the apex), or an IP range in CIDR form
-// ("10.0.0.0/8", "fc00::/7"); normalised like URLHost's answer (case, IDNA,
+// ("10.0.0.0/8", "fc00::/7"), or "*" (AnyHost); normalised like URLHost's answer (case, IDNA,
 // trailing dot, port ignored, IP literals canonical, a range masked). It
 // returns the pattern in the form MatchHost expects.
 func NormalizeHostPattern(pattern string) (string, error) {
+	if pattern == AnyHost {
+		return AnyHost, nil
+	}
 	if prefix, ok, err := ipRange(pattern); ok || err != nil {
 		if err != nil {
 			return "", fmt.Errorf("host %q: %v", pattern, err)
@@ -425,6 +428,9 @@ func ipRange(pattern string) (p netip.Prefix, ok bool, err error) {
 // without asking DNS). A range matches no other name: a name that DNS
 // resolves into a private range is beyond what a lexical rule can see.
 func MatchHost(pattern, host string) bool {
+	if pattern == AnyHost {
+		return host != ""
+	}
 	if suffix, ok := strings.CutPrefix(pattern, "*."); ok {
 		return strings.HasSuffix(host, "."+suffix) && len(host) > len(suffix)+1
 	}
@@ -437,6 +443,11 @@ func MatchHost(pattern, host string) bool {
 	// The machine itself has many names: a rule on one is a rule on all.
 	return IsLoopback(pattern) && IsLoopback(host)
 }
+
+// AnyHost is the host pattern every host matches: a deny or ask on it
+// matches any call that names a host ("ask when it names a host, except
+// docs.example.com"); an allow on it, any call whose hosts are all known.
+const AnyHost = "*"
 
 var (
 	loopback4 = netip.AddrFrom4([4]byte{127, 0, 0, 1})

@@ -63,7 +63,13 @@ func TestHostPatterns(t *testing.T) {
 	assert.True(t, lexical.MatchHost(p, "docs.raku.org"))
 	assert.False(t, lexical.MatchHost(p, "x.docs.raku.org"))
 
-	for _, bad := range []string{"", "*", "a.*.org", "https://raku.org", "raku.org/x", "*.1.2.3.4", "user@raku.org", "ra ku.org"} {
+	p, err = lexical.NormalizeHostPattern("*")
+	assert.NoError(t, err)
+	assert.True(t, lexical.MatchHost(p, "docs.raku.org"))
+	assert.True(t, lexical.MatchHost(p, "10.0.0.1"))
+	assert.False(t, lexical.MatchHost(p, ""), "a host that cannot be told matches nothing for sure")
+
+	for _, bad := range []string{"", "**", "*x", "a.*.org", "https://raku.org", "raku.org/x", "*.1.2.3.4", "user@raku.org", "ra ku.org"} {
 		_, err := lexical.NormalizeHostPattern(bad)
 		assert.Error(t, err, bad)
 	}

@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -43,6 +44,13 @@ type Matcher struct {
 	// commandStatus.
 	Command []string
 	Any     bool
+	// Except is what a deny or ask rule leaves out: the calls it matches
+	// as an allow would (every path inside, every host and argument and
+	// command matching, every dimension the call names covered), the
+	// tool aside. Nil for none. An exception that might match makes the
+	// rule unknown, so that a path that cannot be evaluated is not let
+	// out of a deny by it.
+	Except *Matcher
 
 	// foldedUnder is Under folded (FoldPath), when it is absolute and the
 	// rule reads calls folded: made once, as the rule is added to a
@@ -222,6 +230,14 @@ func (m *Matcher) Status(c *Call) builtins.Match {
 			st = builtins.Unknown
 		}
 	}
+	if m.Except != nil {
+		switch m.Except.Status(c) {
+		case builtins.Yes:
+			return builtins.No
+		case builtins.Unknown:
+			st = builtins.Unknown
+		}
+	}
 	return st
 }
 
@@ -268,8 +284,8 @@ func (m *Matcher) commandStatus(c *Call) builtins.Match {
 
 // argumentsStatus is how the rule's Arguments relate to the call's
 // top-level arguments. Each argument of the call whose name folds to a
-// named one is read: a string as written, a number or boolean as its JSON
-// text; an object, array or null is no scalar. An allow matches only if
+// named one is read as scalarText reads it; an object, null, or an array
+// that is not words is no scalar. An allow matches only if
 // every named argument is there and every value under its name (each
 // spelling of it) is a scalar its glob matches, exactly. A deny or ask
 // matches if any value under any named argument is a scalar its glob
@@ -286,10 +302,13 @@ func (m *Matcher) argumentsStatus(c *Call) builtins.Match {
 				continue
 			}
 			found = true
-			text, scalar := scalarText(item[1].Value)
+			text, scalar := scalarText(item[1].Value, !m.Any)
 			switch {
 			case !m.Any:
-				if !scalar || !lexical.MatchTool(a.Glob, text) {
+				if !scalar || !lexical.MatchTool(a.Glob, text) || severalWords(item[1].Value) && !strings.Contains(a.Glob, " ") {
+					// An allow reads several words only against a glob of
+					// words ("compute *"): "acme*" allows the one owner
+					// "acme-x", not ["acme-x", "evil"].
 					return builtins.No
 				}
 			case !scalar:
@@ -312,10 +331,20 @@ func (m *Matcher) argumentsStatus(c *Call) builtins.Match {
 	return st
 }
 
+// severalWords reports an array of more than one value.
+func severalWords(v ast.Value) bool {
+	a, ok := v.(*ast.Array)
+	return ok && a.Len() > 1
+}
+
 // scalarText is a scalar argument's text as a rule's glob reads it: a
 // string as written, a number as its JSON text, a boolean as true or
-// false. Anything else is no scalar.
-func scalarText(v ast.Value) (string, bool) {
+// false, and an array of strings (a program's words: ["run", "services",
+// "list"]) as its strings joined by one space. For an allow (exact), an
+// array with an empty word or one holding white space is no scalar: its
+// joined text would not be the words the server passes on. Anything else
+// is no scalar.
+func scalarText(v ast.Value, exact bool) (string, bool) {
 	switch v := v.(type) {
 	case ast.String:
 		return string(v), true
@@ -326,6 +355,19 @@ func scalarText(v ast.Value) (string, bool) {
 			return "true", true
 		}
 		return "false", true
+	case *ast.Array:
+		if v.Len() == 0 {
+			return "", false
+		}
+		words := make([]string, v.Len())
+		for i := range words {
+			w, ok := v.Elem(i).Value.(ast.String)
+			if !ok || exact && (w == "" || strings.IndexFunc(string(w), unicode.IsSpace) >= 0) {
+				return "", false
+			}
+			words[i] = string(w)
+		}
+		return strings.Join(words, " "), true
 	}
 	return "", false
 }
@@ -380,7 +422,7 @@ func indexKeys(m *Matcher) []indexKey {
 		return []indexKey{{kindUnder, under}, {kindAnyPath, ""}}
 	case under != "":
 		return []indexKey{{kindRelative, under}, {kindAnyPath, ""}, {kindAnyRoot, ""}}
-	case lexical.IsHostRange(m.Host) || lexical.IsLoopback(m.Host):
+	case lexical.IsHostRange(m.Host) || lexical.IsLoopback(m.Host) || m.Host == lexical.AnyHost:
 		// A range, or one of the machine's own names (which match each
 		// other): looked up by every call that names a host.
 		return []indexKey{{kindRange, ""}, {kindAnyHost, ""}}

@@ -60,6 +60,7 @@ var (
 	keyStatus      = Key("status")
 	keySuggestion  = Key("suggestion")
 	keyCommand     = Key("command")
+	keyExcept      = Key("except")
 	keyCommands    = Key("commands")
 	keyWords       = Key("words")
 	keyUnknown     = Key("unknown")
@@ -172,6 +173,30 @@ func matcherOf(v ast.Value, decision verdict.Decision) (Matcher, error) {
 		}
 	} else if v := valueAt(v, keyArguments); v != nil && !ok {
 		return m, fmt.Errorf("arguments must map argument names to globs, not %v", ast.ValueName(v))
+	}
+	switch ex := valueAt(v, keyExcept).(type) {
+	case nil, ast.Null:
+	case ast.Object:
+		if !m.Any {
+			return m, fmt.Errorf("except: only a deny or ask leaves calls out")
+		}
+		if ex.Get(keyTool) != nil || ex.Get(keyExcept) != nil || ex.Get(keyAnnotations) != nil {
+			return m, fmt.Errorf("except names only under, host, arguments or command")
+		}
+		// Read as an allow for any tool: the rule's own tool already
+		// chose the calls it is left out of.
+		anyTool := ex.Copy()
+		anyTool.Insert(ast.StringTerm("tool"), ast.StringTerm("*"))
+		e, err := matcherOf(anyTool, verdict.Allow)
+		if err != nil {
+			return m, fmt.Errorf("except: %v", err)
+		}
+		if e.Under == "" && e.Host == "" && len(e.Arguments) == 0 && len(e.Command) == 0 {
+			return m, fmt.Errorf("except names nothing to leave out")
+		}
+		m.Except = &e
+	default:
+		return m, fmt.Errorf("except must be an object, not %v", ast.ValueName(ex))
 	}
 	return m, nil
 }

@@ -317,8 +317,16 @@ func rulesData(rs []Rule) []any {
 		for k, v := range r.Arguments {
 			args[k] = v
 		}
-		out[i] = map[string]any{"tool": r.Tool, "decision": r.Decision, "under": r.Under, "host": r.Host,
-			"annotations": ann, "arguments": args, "command": r.Command.value(), "message": r.Message}
+		rule := map[string]any{"tool": r.Tool, "decision": r.Decision, "under": r.Under, "host": r.Host,
+			"annotations": ann, "arguments": args, "command": r.Command.value(), "except": nil, "message": r.Message}
+		if x := r.Except; x != nil {
+			xargs := map[string]any{}
+			for k, v := range x.Arguments {
+				xargs[k] = v
+			}
+			rule["except"] = map[string]any{"under": x.Under, "host": x.Host, "arguments": xargs, "command": x.Command.value()}
+		}
+		out[i] = rule
 	}
 	return out
 }

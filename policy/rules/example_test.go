@@ -31,7 +31,7 @@ func ExampleParseRules() {
 	// Output:
 	// [{"tool":"fs_write","decision":"allow","under":"/srv/scratch"},{"tool":"web_fetch","decision":"allow","host":"*.raku.org"}] <nil>
 	// rules.json: rule 1: field "decision": "alow" is not "allow", "deny" or "ask"
-	// rules.json: rule 1: field "undr": unknown field (allowed: tool, decision, under, host, annotations, arguments, command, data, message)
+	// rules.json: rule 1: field "undr": unknown field (allowed: tool, decision, under, host, annotations, arguments, command, data, except, message)
 	// rules.json: rule 1: field "under": must not be empty
 	// rules.json: duplicate key "decision"
 }

@@ -66,8 +66,12 @@ type Rule struct {
 	// is read as a path, URL, host or command, for every call of the
 	// tools the rule's tool matches, but a file the floor guards. Only an
 	// allow rule carries marks (see docs/rules.md, "Data").
-	Data    []string `json:"data,omitempty"`
-	Message string   `json:"message,omitempty"`
+	Data []string `json:"data,omitempty"`
+	// Except is what a deny or ask rule leaves out: the calls an allow
+	// with its under, host, arguments and command would match ("ask
+	// read_file except under the project"). Only those four fields.
+	Except  *Rule  `json:"except,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // CommandGlobs are a rule's command globs. In JSON, one is a string
@@ -109,7 +113,7 @@ func (g CommandGlobs) value() any {
 // ruleKeys are the JSON keys a rule may have; anything else is a typo that
 // would otherwise silently widen or narrow a rule.
 var ruleKeys = map[string]bool{"tool": true, "decision": true, "under": true, "host": true, "annotations": true, "arguments": true,
-	"command": true, "data": true, "message": true}
+	"command": true, "data": true, "except": true, "message": true}
 
 // ValidationError names the rule and the field that is wrong.
 type ValidationError struct {
@@ -195,7 +199,42 @@ func Validate(r Rule, name string) (Rule, error) {
 	} else if _, err := regoeval.ArgumentGlobs(r.Arguments); err != nil {
 		return fail("arguments", "%v", strings.TrimPrefix(err.Error(), "arguments: "))
 	}
+	if r.Except != nil {
+		x, err := validateException(r, name)
+		if err != nil {
+			return Rule{}, err
+		}
+		r.Except = x
+	}
 	return r, nil
+}
+
+// validateException checks a deny's or ask's exception, and returns it
+// normalised as Validate normalises an allow's fields.
+func validateException(r Rule, name string) (*Rule, error) {
+	fail := func(format string, a ...any) (*Rule, error) {
+		return nil, &ValidationError{Rule: name, Field: "except", Msg: fmt.Sprintf(format, a...)}
+	}
+	x := *r.Except
+	switch {
+	case r.Decision == Allow:
+		return fail("leaves calls out of a deny or ask: an allow is narrowed by its own fields")
+	case x.Tool != "" || x.Decision != "" || x.Annotations != nil || x.Data != nil || x.Except != nil || x.Message != "":
+		return fail("names only under, host, arguments or command")
+	case x.Under == "" && x.Host == "" && len(x.Arguments) == 0 && x.Command == nil:
+		return fail("names nothing to leave out: give under, host, arguments or command")
+	}
+	x.Tool, x.Decision = "*", Allow
+	v, err := Validate(x, name)
+	if err != nil {
+		var ve *ValidationError
+		if errors.As(err, &ve) {
+			ve.Field = "except." + ve.Field
+		}
+		return nil, err
+	}
+	v.Tool, v.Decision = "", ""
+	return &v, nil
 }
 
 func knownHint(h string) bool {
@@ -223,7 +262,7 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 	}
 	for k := range raw {
 		if !ruleKeys[k] {
-			return &ValidationError{Field: k, Msg: "unknown field (allowed: tool, decision, under, host, annotations, arguments, command, data, message)"}
+			return &ValidationError{Field: k, Msg: "unknown field (allowed: tool, decision, under, host, annotations, arguments, command, data, except, message)"}
 		}
 	}
 	if v, ok := raw["arguments"]; ok {
@@ -238,10 +277,18 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 			}
 		}
 	}
+	if v, ok := raw["except"]; ok && !bytes.HasPrefix(bytes.TrimSpace(v), []byte("{")) {
+		return &ValidationError{Field: "except", Msg: "must be an object naming under, host, arguments or command"}
+	}
 	type plain Rule
 	var p plain
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&p); err != nil {
+		var ve *ValidationError
+		if errors.As(err, &ve) { // from the exception, the one rule inside a rule
+			ve.Field = "except." + ve.Field
+			return ve
+		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
 			field, _, _ := strings.Cut(te.Field, ".")
@@ -321,6 +368,10 @@ func (r Rule) Clone() Rule {
 	}
 	r.Data = slices.Clone(r.Data)
 	r.Command = slices.Clone(r.Command)
+	if r.Except != nil {
+		x := r.Except.Clone()
+		r.Except = &x
+	}
 	return r
 }
 
@@ -342,6 +393,12 @@ func (r Rule) matcher() regoeval.Matcher {
 	m := regoeval.MatcherFor(r.Decision, r.Tool, r.Under, r.Host, r.Annotations)
 	m.Arguments, _ = regoeval.ArgumentGlobs(r.Arguments) // valid: Validate read them
 	m.Command = slices.Clone([]string(r.Command))
+	if r.Except != nil {
+		x := r.Except.Clone()
+		x.Tool, x.Decision = "*", Allow
+		e := x.matcher()
+		m.Except = &e
+	}
 	return m
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
+	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // A rule's arguments that cannot be read are a ValidationError naming the
@@ -67,7 +68,8 @@ func TestRuleArgumentsMatch(t *testing.T) {
 		`{"owner":"EVIL","private":false}`:                   "deny", // folded, as a deny reads
 		`{"owner":"acme","Owner":"evil","private":false}`:    "deny", // any spelling matches a deny
 		`{"owner":"acme","repo":"secret","private":false}`:   "deny", // any named argument
-		`{"owner":["evil"],"private":false}`:                 "ask",  // might be evil
+		`{"owner":["evil"],"private":false}`:                 "deny", // an array's words, joined
+		`{"owner":[{"login":"evil"}],"private":false}`:       "ask",  // might be evil
 		`{"owner":"acme","private":false,"reason":"secret"}`: "allow",
 	}
 	for _, plain := range []bool{false, true} {
@@ -108,4 +110,32 @@ func TestRuleArgumentsMatchOverWhiteSpace(t *testing.T) {
 	}
 	assert.Equal(t, rules.Allow, decide(t, e, call("exec", `{"cmd":"ls -la"}`), nil).Decision)
 	assert.NotEqual(t, rules.Allow, decide(t, e, call("exec", `{"cmd":" ls -la"}`), nil).Decision, "an allow reads the value as written")
+}
+
+// An array of strings is a program's words: a glob reads them joined by
+// one space, so a rule can name a CLI tool's subcommand ("compute *"). An
+// allow does not match words it would misread: one holding white space
+// or an empty one.
+func TestRuleArgumentsReadAnArrayAsWords(t *testing.T) {
+	e := engine(t, rules.Config{Rules: []rules.Rule{
+		{Tool: "run_gcloud_command", Decision: "allow", Arguments: map[string]string{"args": "compute *"}},
+		{Tool: "run_gcloud_command", Decision: "ask", Arguments: map[string]string{"args": "* delete *"}},
+		{Tool: "gh_issue", Decision: "allow", Arguments: map[string]string{"owner": "acme*"}},
+	}})
+	// A glob of one word allows one word, not several that begin alike.
+	assert.Equal(t, verdict.Allow, decide(t, e, call("gh_issue", `{"owner":["acme-x"]}`), nil).Decision)
+	assert.Equal(t, verdict.Ask, decide(t, e, call("gh_issue", `{"owner":["acme-x","evil"]}`), nil).Decision)
+	for args, want := range map[string]verdict.Decision{
+		`{"args":["compute","instances","list","--format","json"]}`: rules.Allow,
+		`{"args":["compute","instances","delete","vm-1"]}`:          rules.Ask,
+		`{"args":["COMPUTE","instances","DELETE","vm-1"]}`:          rules.Ask, // an ask reads folded
+		`{"args":["iam","service-accounts","list"]}`:                rules.Ask, // no rule: asked
+		`{"args":["compute instances","list"]}`:                     rules.Ask, // not the words gcloud gets
+		`{"args":["compute","","list"]}`:                            rules.Ask,
+		`{"args":["compute",7]}`:                                    rules.Ask,
+		`{"args":[]}`:                                               rules.Ask,
+	} {
+		d := decide(t, e, call("run_gcloud_command", args), nil)
+		assert.Equal(t, want, d.Decision, args)
+	}
 }

@@ -258,6 +258,8 @@ func TestLoadFileLeavesExpiredGrantsOut(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "grants.json")
 	require.NoError(t, os.WriteFile(path, []byte(`[
  {"tool": "write_file", "decision": "allow", "under": "/srv/old", "expires": "2020-01-01T00:00:00Z"},
+ {"tool": "write_file", "decision": "allow", "under": "/srv/year1", "expires": "0001-01-01T00:00:00Z"},
+ {"tool": "write_file", "decision": "allow", "under": "/srv/year1-zone", "expires": "0001-01-01T01:00:00+01:00"},
  {"tool": "write_file", "decision": "allow", "under": "/srv/new", "expires": "2999-01-01T00:00:00Z"},
  {"tool": "write_file", "decision": "deny", "under": "/srv/never"}
 ]`), 0o644))
@@ -267,8 +269,8 @@ func TestLoadFileLeavesExpiredGrantsOut(t *testing.T) {
 	for _, r := range got {
 		unders = append(unders, r.Under)
 	}
-	assert.Equal(t, []string{"/srv/new", "/srv/never"}, unders, "the expired grant is left out")
+	assert.Equal(t, []string{"/srv/new", "/srv/never"}, unders, "the expired grants are left out: year 1 is past, not never")
 	records, err := grants.LoadGrantsFile(path)
 	require.NoError(t, err)
-	assert.Len(t, records, 3, "the records are all read")
+	assert.Len(t, records, 5, "the records are all read")
 }

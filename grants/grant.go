@@ -192,7 +192,15 @@ func readMeta(g *Grant, k string, v json.RawMessage) error {
 		}
 		return nil
 	case "expires":
-		return strict(&g.Expires)
+		if err := strict(&g.Expires); err != nil {
+			return err
+		}
+		if g.Expires.IsZero() {
+			// Written, so it ends; zero stands for "never" in a Grant,
+			// and year 1 (in any zone) is long past.
+			g.Expires = time.Unix(0, 0).UTC()
+		}
+		return nil
 	}
 	return nil
 }

@@ -131,6 +131,10 @@ var nameTable = []nameRow{
 	{class: shellName, listed: []string{"command", "commands", "cmd", "cmds", "commandline", "commandlines", "cmdline", "shellcommand",
 		"shellcommands", "bashcommand", "shellscript", "bashscript", "setupcommands", "clicommand", "clicommands", "runcommand", "execcommand",
 		"shellcmd", "bashcmd", "cmdstring", "commandstring", "commandtext",
+		// A shell's own name, or what a hook or an entrypoint runs
+		// ({"sh": "make test"}); {"shell": "bash"} names the shell
+		// (isShellChoice).
+		"sh", "bash", "zsh", "shell", "exec", "entrypoint", "hook", "hooks", "prehook", "posthook",
 		// A whole command's words, its program first.
 		"argv"}},
 	// Names that hold names: an entity's, a page's, a label.

@@ -1144,8 +1144,9 @@ var runsOtherCode = map[string][]string{
 	"tar":  {"--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--rsh-command", "--info-script", "--new-volume-script", "-F", "-P", "--absolute-names"},
 	"gtar": {"--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--rsh-command", "--info-script", "--new-volume-script", "-F"},
 	"zip":  {"-TT", "--unzip-command"},
-	"npx":  {"-c", "--call"}, "npm": {"-c", "--call"}, "pnpm": {"-c"}, "yarn": {"exec"},
-	"less": {"-+", "--lesskey"}, "more": {"+"},
+	"npx":  {"-c", "--call"}, "npm": {"-c", "--call", "--script-shell"}, "pnpm": {"-c"}, "yarn": {"exec"},
+	"less": {"-+", "--lesskey", "+"}, "more": {"+"},
+	"sort": {"--compress-program"}, "go": {"-exec", "-toolexec", "-vettool"}, "make": {"--eval", "-E"},
 }
 
 // defaultCommand reads a program the table does not know: each operand a

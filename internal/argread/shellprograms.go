@@ -126,8 +126,10 @@ var (
 	perl = program{kind: progInterpreter, values: opts("-e -E -I -M -m -x"), code: opts("-e -E -M -m")}
 	ruby = program{kind: progInterpreter, values: opts("-e -I -r -C -x"), code: opts("-e"), chdir: opts("-C")}
 	awk  = program{kind: progScript, values: opts("-v -F -f --file --assign --field-separator -i --include -l --load -E --exec --source -e"),
-		files: opts("-f --file -E --exec -i --include"), code: opts("-l --load --source -e"), check: awkRunsNothing}
-	sed = program{kind: progScript, values: opts("-e --expression -f --file -l --line-length"), files: opts("-f --file"), check: sedRunsNothing}
+		files: opts("-i --include"), code: opts("-l --load --source -e -f --file -E --exec"), check: awkRunsNothing}
+	// A script in a file (-f) is code this reader does not see: it may
+	// write (sed's w, awk's print >) or run a command (e, system()).
+	sed = program{kind: progScript, values: opts("-e --expression -f --file -l --line-length"), code: opts("-f --file"), check: sedRunsNothing}
 	ssh = program{kind: progRemote, values: opts("-i -F -E -S -o -J -p -l -L -R -D -b -c -e -m -O -Q -W -w -B -I"),
 		files: opts("-i -F -E -S"), hosts: opts("-J"), code: opts("-o")}
 	curl = program{kind: progNetwork,
@@ -144,7 +146,7 @@ var (
 			"-e --execute --header -U --user-agent --user --password --post-data --body-data --method -t --tries -T --timeout -w --wait -Q --quota --limit-rate " +
 			"-e --referer --ca-certificate --certificate --private-key --config -l --level -A --accept -R --reject -D --domains -X --exclude-directories -I --include-directories"),
 		files: opts("-O --output-document -o --output-file -a --append-output -P --directory-prefix -i --input-file --post-file --body-file --load-cookies --save-cookies --ca-certificate --certificate --private-key --config"),
-		code:  opts("-e --execute")}
+		code:  opts("-e --execute --use-askpass")}
 	container = program{kind: progContainer,
 		values: opts("-v --volume --mount -f --file --env-file -e --env -w --workdir -p --publish -u --user --name --network --entrypoint -l --label -H --host " +
 			"-t --tag --build-arg --platform --target --secret --ssh --build-context --cidfile --iidfile -c --context --config --log-driver --log-opt --kubeconfig -n --namespace " +
@@ -219,8 +221,9 @@ var programs = map[string]program{
 	"groovy":     {kind: progInterpreter, values: opts("-e"), code: opts("-e")},
 	"jshell":     {kind: progInterpreter},
 	"vim":        {kind: progInterpreter, values: opts("-c --cmd -S -u -i"), code: opts("-c --cmd"), files: opts("-S -u -i")},
-	"nvim":       {kind: progInterpreter, values: opts("-c --cmd -S -u -i -l"), code: opts("-c --cmd -l"), files: opts("-S -u -i")},
-	"emacs":      {kind: progInterpreter, values: opts("--eval -eval -l --load -load -f --funcall -funcall"), code: opts("--eval -eval -f --funcall -funcall"), files: opts("-l --load -load")},
+	"view":       {kind: progInterpreter, values: opts("-c --cmd -S -u -i"), code: opts("-c --cmd"), files: opts("-S -u -i")}, "rvim": {kind: progInterpreter, values: opts("-c --cmd -S -u -i"), code: opts("-c --cmd"), files: opts("-S -u -i")}, "vimdiff": {kind: progInterpreter, values: opts("-c --cmd -S -u -i"), code: opts("-c --cmd"), files: opts("-S -u -i")},
+	"nvim":  {kind: progInterpreter, values: opts("-c --cmd -S -u -i -l"), code: opts("-c --cmd -l"), files: opts("-S -u -i")},
+	"emacs": {kind: progInterpreter, values: opts("--eval -eval -l --load -load -f --funcall -funcall"), code: opts("--eval -eval -f --funcall -funcall"), files: opts("-l --load -load")},
 	// More languages' runners (red team: an interpreter the table did not
 	// know ran its inline code as a file's name): Lisps, ML and the JVM's
 	// and BEAM's scripting, numeric languages.
@@ -400,7 +403,15 @@ func codeVariable(name string) bool {
 		"RUSTC_WORKSPACE_WRAPPER", "GOTOOLCHAIN", "GOROOT", "GOENV", "JDK_JAVA_OPTIONS", "MAVEN_OPTS", "GRADLE_OPTS", "GRADLE_USER_HOME",
 		"MANPAGER", "BROWSER", "SHELL", "BUNDLE_GEMFILE", "GEM_HOME", "GEM_PATH", "PYTHONUSERBASE", "PYTHONEXECUTABLE", "VIRTUAL_ENV",
 		"TOX_TESTENV_PASSENV", "NODE_REPL_EXTERNAL_MODULE", "ELECTRON_RUN_AS_NODE", "CORECLR_PROFILER_PATH", "LUA_INIT", "LUA_PATH", "LUA_CPATH",
-		"TCLLIBPATH", "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON", "R_ENVIRON_USER", "JULIA_LOAD_PATH", "JULIA_DEPOT_PATH", "PHPRC", "PHP_INI_SCAN_DIR":
+		"LESS", "LESSKEY", "LESSKEYIN", "VIMINIT", "EXINIT", "MYVIMRC",
+		"TCLLIBPATH", "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON", "R_ENVIRON_USER", "JULIA_LOAD_PATH", "JULIA_DEPOT_PATH", "PHPRC", "PHP_INI_SCAN_DIR",
+		// A CLI's configuration (a kubeconfig's credential plugin runs a
+		// program) or the host it talks to, named elsewhere than where
+		// the command line reads it.
+		"KUBECONFIG", "KUBECTL_EXTERNAL_DIFF", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "DOCKER_CERT_PATH",
+		"TF_CLI_CONFIG_FILE", "TF_PLUGIN_CACHE_DIR", "TF_DATA_DIR", "HELM_PLUGINS", "HELM_CONFIG_HOME", "HELM_DATA_HOME",
+		"AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_ENDPOINT_URL", "CLOUDSDK_CONFIG", "AZURE_CONFIG_DIR",
+		"GH_CONFIG_DIR", "GH_HOST", "WGETRC", "CURL_HOME", "GNUPGHOME", "SSH_AUTH_SOCK", "CONTAINER_HOST":
 		return true
 	}
 	return false

@@ -79,7 +79,12 @@ var secretList = []SensitiveEntry{
 
 	// A process's environment and memory.
 	{"PRC1", secretProcess, System, Dir, []string{"/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/mem", "/proc/*/task/*/mem", "/proc/kcore"}},
-}
+
+	// Raw disks and memory: every file on a disk, every secret in memory,
+	// past the file system's permissions.
+	{"DEV1", secretDevice, System, Prefix, []string{"/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk",
+		"/dev/dm-", "/dev/md", "/dev/loop", "/dev/rdisk"}},
+	{"DEV2", secretDevice, System, Dir, []string{"/dev/mapper", "/dev/disk", "/dev/mem", "/dev/kmem", "/dev/port"}}}
 
 // Why a path is on the secrets list, as the floor's question says it.
 const (
@@ -89,6 +94,7 @@ const (
 	secretStore       = "a password store, keychain or browser profile"
 	secretHistory     = "a shell or REPL history (what was typed)"
 	secretProcess     = "a process's environment or memory"
+	secretDevice      = "a raw disk or the machine's memory"
 	secretSocket      = "a container runtime's socket (root on this machine)"
 )
 

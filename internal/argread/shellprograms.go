@@ -123,6 +123,9 @@ var (
 	python       = program{kind: progInterpreter, values: opts("-c -m -W -X -Q"), code: opts("-c")}
 	nodeJS       = program{kind: progInterpreter, values: opts("-e --eval -p --print -r --require --import --loader --experimental-loader -C --conditions --input-type --env-file"),
 		code: opts("-e --eval -p --print"), files: opts("-r --require --import --loader --experimental-loader --env-file")}
+	vim     = program{kind: progInterpreter, values: opts("-c --cmd -S -u -i"), code: opts("-c --cmd"), files: opts("-S -u -i")}
+	clojure = program{kind: progInterpreter, values: opts("-e --eval -M -X -T -A -Sdeps -i --init"), code: opts("-e --eval -M -X -T -Sdeps"),
+		files: opts("-i --init")}
 	perl = program{kind: progInterpreter, values: opts("-e -E -I -M -m -x"), code: opts("-e -E -M -m")}
 	ruby = program{kind: progInterpreter, values: opts("-e -I -r -C -x"), code: opts("-e"), chdir: opts("-C")}
 	awk  = program{kind: progScript, values: opts("-v -F -f --file --assign --field-separator -i --include -l --load -E --exec --source -e"),
@@ -220,8 +223,7 @@ var programs = map[string]program{
 	"julia":      {kind: progInterpreter, values: opts("-e --eval -E --print -L --load -p --procs"), code: opts("-e --eval -E --print"), files: opts("-L --load")},
 	"groovy":     {kind: progInterpreter, values: opts("-e"), code: opts("-e")},
 	"jshell":     {kind: progInterpreter},
-	"vim":        {kind: progInterpreter, values: opts("-c --cmd -S -u -i"), code: opts("-c --cmd"), files: opts("-S -u -i")},
-	"view":       {kind: progInterpreter, values: opts("-c --cmd -S -u -i"), code: opts("-c --cmd"), files: opts("-S -u -i")}, "rvim": {kind: progInterpreter, values: opts("-c --cmd -S -u -i"), code: opts("-c --cmd"), files: opts("-S -u -i")}, "vimdiff": {kind: progInterpreter, values: opts("-c --cmd -S -u -i"), code: opts("-c --cmd"), files: opts("-S -u -i")},
+	"vim":        vim, "view": vim, "rvim": vim, "vimdiff": vim,
 	"nvim":  {kind: progInterpreter, values: opts("-c --cmd -S -u -i -l"), code: opts("-c --cmd -l"), files: opts("-S -u -i")},
 	"emacs": {kind: progInterpreter, values: opts("--eval -eval -l --load -load -f --funcall -funcall"), code: opts("--eval -eval -f --funcall -funcall"), files: opts("-l --load -load")},
 	// More languages' runners (red team: an interpreter the table did not
@@ -245,17 +247,16 @@ var programs = map[string]program{
 	"scala":      {kind: progInterpreter, values: opts("-e -cp -classpath -i"), code: opts("-e"), files: opts("-i")},
 	"kotlin":     {kind: progInterpreter, values: opts("-e -cp -classpath"), code: opts("-e")},
 	"kotlinc":    {kind: progInterpreter, values: opts("-e -script -cp -classpath -d"), code: opts("-e"), files: opts("-script")},
-	"clojure":    {kind: progInterpreter, values: opts("-e --eval -M -X -T -A -Sdeps -i --init"), code: opts("-e --eval -M -X -T -Sdeps"), files: opts("-i --init")},
-	"clj":        {kind: progInterpreter, values: opts("-e --eval -M -X -T -A -Sdeps -i --init"), code: opts("-e --eval -M -X -T -Sdeps"), files: opts("-i --init")},
-	"bb":         {kind: progInterpreter, values: opts("-e --eval -f --file -x -m --main -cp --classpath"), code: opts("-e --eval -x -m --main"), files: opts("-f --file")},
-	"wish":       {kind: progInterpreter},
-	"swift":      {kind: progInterpreter, values: opts("-e"), code: opts("-e")},
-	"dart":       {kind: progInterpreter},
-	"crystal":    {kind: progInterpreter, values: opts("-e"), code: opts("-e")},
-	"nim":        {kind: progInterpreter, values: opts("--eval"), code: opts("--eval")},
-	"ocaml":      {kind: progInterpreter},
-	"tsx":        {kind: progInterpreter, values: opts("-e --eval -p --print --import --require"), code: opts("-e --eval -p --print"), files: opts("--import --require")},
-	"ts-node":    {kind: progInterpreter, values: opts("-e --eval -p --print -r --require"), code: opts("-e --eval -p --print"), files: opts("-r --require")},
+	"clojure":    clojure, "clj": clojure,
+	"bb":      {kind: progInterpreter, values: opts("-e --eval -f --file -x -m --main -cp --classpath"), code: opts("-e --eval -x -m --main"), files: opts("-f --file")},
+	"wish":    {kind: progInterpreter},
+	"swift":   {kind: progInterpreter, values: opts("-e"), code: opts("-e")},
+	"dart":    {kind: progInterpreter},
+	"crystal": {kind: progInterpreter, values: opts("-e"), code: opts("-e")},
+	"nim":     {kind: progInterpreter, values: opts("--eval"), code: opts("--eval")},
+	"ocaml":   {kind: progInterpreter},
+	"tsx":     {kind: progInterpreter, values: opts("-e --eval -p --print --import --require"), code: opts("-e --eval -p --print"), files: opts("--import --require")},
+	"ts-node": {kind: progInterpreter, values: opts("-e --eval -p --print -r --require"), code: opts("-e --eval -p --print"), files: opts("-r --require")},
 
 	// Scripts of a language of their own, read by a check.
 	"awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,

@@ -165,14 +165,14 @@ func specialSchemeURL(s string) bool {
 	return false
 }
 
-// startsWithScheme reports a string that starts with a URL scheme and its
-// colon ("https:", "mailto:", "s3:").
 // webURL reports a value that starts as an http(s) URL does, its scheme
 // and "//" as written.
 func webURL(s string) bool {
 	return hasPrefixFold(s, "http://") || hasPrefixFold(s, "https://")
 }
 
+// startsWithScheme reports a string that starts with a URL scheme and its
+// colon ("https:", "mailto:", "s3:").
 func startsWithScheme(s string) bool {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {

@@ -84,7 +84,8 @@ var secretList = []SensitiveEntry{
 	// past the file system's permissions.
 	{"DEV1", secretDevice, System, Prefix, []string{"/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk",
 		"/dev/dm-", "/dev/md", "/dev/loop", "/dev/rdisk"}},
-	{"DEV2", secretDevice, System, Dir, []string{"/dev/mapper", "/dev/disk", "/dev/mem", "/dev/kmem", "/dev/port"}}}
+	{"DEV2", secretDevice, System, Dir, []string{"/dev/mapper", "/dev/disk", "/dev/mem", "/dev/kmem", "/dev/port"}},
+}
 
 // Why a path is on the secrets list, as the floor's question says it.
 const (

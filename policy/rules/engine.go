@@ -313,20 +313,23 @@ func rulesData(rs []Rule) []any {
 		for k, v := range r.Annotations {
 			ann[k] = v
 		}
-		args := map[string]any{}
-		for k, v := range r.Arguments {
-			args[k] = v
-		}
 		rule := map[string]any{"tool": r.Tool, "decision": r.Decision, "under": r.Under, "host": r.Host,
-			"annotations": ann, "arguments": args, "command": r.Command.value(), "except": nil, "message": r.Message}
+			"annotations": ann, "arguments": argumentsData(r.Arguments), "command": r.Command.value(), "except": nil,
+			"message": r.Message}
 		if x := r.Except; x != nil {
-			xargs := map[string]any{}
-			for k, v := range x.Arguments {
-				xargs[k] = v
-			}
-			rule["except"] = map[string]any{"under": x.Under, "host": x.Host, "arguments": xargs, "command": x.Command.value()}
+			rule["except"] = map[string]any{"under": x.Under, "host": x.Host, "arguments": argumentsData(x.Arguments),
+				"command": x.Command.value()}
 		}
 		out[i] = rule
+	}
+	return out
+}
+
+// argumentsData is a rule's arguments as data: {} for none.
+func argumentsData(args map[string]string) map[string]any {
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		out[k] = v
 	}
 	return out
 }

@@ -394,7 +394,7 @@ func (r Rule) matcher() regoeval.Matcher {
 	m.Arguments, _ = regoeval.ArgumentGlobs(r.Arguments) // valid: Validate read them
 	m.Command = slices.Clone([]string(r.Command))
 	if r.Except != nil {
-		x := r.Except.Clone()
+		x := *r.Except // matcher copies what it keeps
 		x.Tool, x.Decision = "*", Allow
 		e := x.matcher()
 		m.Except = &e

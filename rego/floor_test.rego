@@ -61,7 +61,7 @@ ordinary_paths := [
 	"/r/.vscode/launch.json",
 	"/r/etc/profile.d/x.sh",
 	"/app/env",
-	"/app/my.env",
+	"/app/my.env.example",
 	"/app/.env.d/x",
 ]
 

@@ -17,11 +17,13 @@ var secretList = []SensitiveEntry{
 	// to /tmp is still a key), and key stores by their extensions.
 	{"KEY1", privateKey, Anywhere, Dir, []string{".ssh", ".gnupg"}},
 	{"KEY2", privateKey, Anywhere, File, []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk",
-		"privkey.pem", "private.pem", "private_key.pem", "secring.gpg", "private_key", "adbkey"}}, // Vagrant's private_key, Android's adbkey
-	{"KEY3", privateKey, Anywhere, Suffix, []string{".key", "-key.pem", "_key.pem", ".key.pem", ".p12", ".pfx", ".jks", ".keystore", ".p8", ".ppk", ".kdbx", ".keytab"}},
+		"privkey.pem", "private.pem", "private_key.pem", "secring.gpg", "private_key", "adbkey", "key.der", "private.der", "private.asc", "secret.gpg"}}, // Vagrant's private_key, Android's adbkey
+	{"KEY6", privateKey, Anywhere, Prefix, []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"}}, // a second key by the default's name: id_rsa_deploy, id_ed25519_github (not its .pub)
+	{"KEY3", privateKey, Anywhere, Suffix, []string{".key", "-key.pem", "_key.pem", ".key.pem", ".p12", ".pfx", ".jks", ".keystore", ".p8", ".ppk", ".kdbx", ".keytab",
+		".key.bak", ".key.old", ".key.orig", "-key.json", "_key.json"}}, // a key's copies; a cloud service account's key file (gcp-sa-key.json)
 	{"KEY5", privateKey, Anywhere, File, []string{"id_rsa.bak", "id_rsa.old", "id_rsa.orig", "id_rsa.backup", "id_rsa.save", "id_rsa.copy", "id_rsa~", "id_rsa.1", "id_dsa.bak", "id_dsa.old", "id_dsa.orig", "id_dsa.backup", "id_dsa.save", "id_dsa.copy", "id_dsa~", "id_dsa.1", "id_ecdsa.bak", "id_ecdsa.old", "id_ecdsa.orig", "id_ecdsa.backup", "id_ecdsa.save", "id_ecdsa.copy", "id_ecdsa~", "id_ecdsa.1", "id_ed25519.bak", "id_ed25519.old", "id_ed25519.orig", "id_ed25519.backup", "id_ed25519.save", "id_ed25519.copy", "id_ed25519~", "id_ed25519.1"}}, // a key's copies
 	{"KEY4", privateKey, System, Dir, []string{"/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
-		"/etc/ssl/private", "/etc/letsencrypt/live", "/etc/letsencrypt/archive"}},
+		"/etc/ssl/private", "/etc/letsencrypt/live", "/etc/letsencrypt/archive", "/etc/pki/tls/private", "/var/lib/kubelet/pki"}},
 
 	// Cloud, registry and service credentials.
 	{"CRD1", secretCredentials, Anywhere, Dir, []string{".aws", ".azure", ".config/gcloud", ".kube", ".config/gh", ".terraform.d", ".config/op", ".config/doctl",
@@ -31,6 +33,7 @@ var secretList = []SensitiveEntry{
 		".config/configstore", ".huggingface", ".cache/huggingface/token", ".config/ngrok", ".cloudflared", ".wrangler",
 		".config/.wrangler", ".config/stripe", ".config/sops", ".config/solana", ".ethereum/keystore", ".bitcoin", ".snowflake",
 		".dbt", ".config/hcloud", ".mc", ".config/bitwarden cli", ".docker/contexts", ".subversion/auth", ".kaggle", ".config/filezilla",
+		".config/age", ".age", ".config/himalaya", ".aider/oauth-keys.env",
 		// AI agents' credentials and the configurations that hold MCP servers' keys.
 		".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json", ".local/share/opencode/auth.json",
 		".claude.json", "claude_desktop_config.json", ".cursor/mcp.json", ".continue/config.json", ".config/code/user/globalstorage"}},
@@ -41,14 +44,25 @@ var secretList = []SensitiveEntry{
 		".m2/settings.xml", ".config/pip/pip.conf", ".pip/pip.conf", ".sentryclirc", ".sbt/.credentials", ".ivy2/.credentials",
 		".nuget/nuget/nuget.config", "key.pem", "deploy_key", ".dev.vars", "local.settings.json", "secrets.yaml", "secrets.yml",
 		"secrets.json", ".secrets", "wp-config.php", "terraform.tfstate", ".gitcookies", ".msmtprc", ".authinfo", ".authinfo.gpg",
-		".smbcredentials", ".fetchmailrc", "service_account.json", "sasl_passwd", "wpa_supplicant.conf"}},
+		".smbcredentials", ".fetchmailrc", "service_account.json", "sasl_passwd", "wpa_supplicant.conf",
+		"secrets.toml", "firebase-adminsdk.json", "keyfile.json", "sftp-config.json", ".ftpconfig", "kubeconfig", "kubeconfig.yaml", "kubeconfig.yml",
+		"admin.conf", "pgpass", "cookies.txt", "cookies.sqlite", "credentials", ".credentials", "creds.json",
+		"vault_pass", "vault_pass.txt", ".vault_pass", ".vault_pass.txt", ".vault-pass", "vault_password", ".vault_password", ".ansible-vault-password",
+		".mbsyncrc", ".offlineimaprc", ".config/aerc/accounts.conf", ".weechat/sec.conf", ".config/weechat/sec.conf"}},
+	{"CRD10", secretCredentials, Anywhere, Suffix, []string{".env"}},                                        // prod.env, an env_file by another name
 	{"CRD3", secretCredentials, Home, File, []string{".npmrc", ".yarnrc.yml", ".yarnrc", ".bundle/config"}}, // a project's .npmrc names a registry; the home one holds its token
 	{"CRD4", secretCredentials, Anywhere, Prefix, []string{"client_secret"}},                                // Google's client_secret_<id>.json
 	{"CRD5", secretCredentials, System, File, []string{"/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "/etc/security/opasswd",
 		"/etc/shadow-", "/etc/gshadow-", "/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml", "/etc/mysql/debian.cnf", "/etc/krb5.keytab",
-		"/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets", "/etc/ipsec.secrets", "/etc/gitlab/gitlab-secrets.json"}},
+		"/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets", "/etc/ipsec.secrets", "/etc/gitlab/gitlab-secrets.json",
+		"/etc/shadow.bak", "/etc/shadow~", "/etc/shadow.old", "/etc/shadow.orig", "/etc/gshadow.bak", "/etc/gshadow~", "/etc/master.passwd.bak",
+		"/etc/kubernetes/kubelet.conf", "/etc/kubernetes/controller-manager.conf", "/etc/kubernetes/scheduler.conf", "/etc/kubernetes/super-admin.conf",
+		"/etc/ldap.secret", "/etc/pam_ldap.secret", "/etc/libnss-ldap.secret", "/etc/samba/smbpasswd", "/etc/ssmtp/ssmtp.conf", "/etc/exim4/passwd.client",
+		"/etc/fetchmailrc", "/etc/msmtprc", "/etc/postfix/sasl_passwd", "/etc/sssd/sssd.conf", "/etc/openldap/ldap.secret"}},
 	{"CRD6", secretCredentials, System, Dir, []string{"/run/secrets", "/etc/networkmanager/system-connections", "/etc/wireguard",
-		"/var/lib/docker/containers", "/run/user/*/containers", "/var/backups", "/etc/kubernetes/pki"}}, // /var/run/secrets is /run/secrets: a container's and a pod's
+		"/var/lib/docker/containers", "/run/user/*/containers", "/var/backups", "/etc/kubernetes/pki",
+		"/etc/rancher/k3s", "/var/lib/rancher/k3s/server", "/var/lib/mysql", "/var/lib/postgresql", "/var/lib/pgsql", "/etc/openvpn", "/var/lib/samba/private",
+		"/var/lib/docker/overlay2", "/var/lib/docker/volumes", "/var/lib/containers/storage"}}, // container layers and volumes hold their files' secrets // /var/run/secrets is /run/secrets: a container's and a pod's
 	{"CRD7", secretCredentials, Anywhere, Suffix, []string{".tfstate", ".tfstate.backup", ".tfvars"}},
 	{"CRD8", secretCredentials, Anywhere, Prefix, []string{"krb5cc_"}},            // Kerberos tickets: /tmp/krb5cc_1000
 	{"CRD9", secretCredentials, Anywhere, Prefix, []string{"terraform.tfstate."}}, // its backups, terraform.tfstate.1700000000.backup
@@ -61,7 +75,10 @@ var secretList = []SensitiveEntry{
 	{"VLT1", secretStore, Anywhere, Dir, []string{".password-store", ".local/share/keyrings", "library/keychains", ".mozilla", ".config/google-chrome",
 		".config/chromium", ".config/bravesoftware", ".config/microsoft-edge", ".config/vivaldi", ".config/opera",
 		"application support/google/chrome", "application support/firefox", "application support/bravesoftware", "application support/microsoft edge",
-		"library/cookies", ".thunderbird", "snap/chromium", "snap/firefox", ".config/slack", ".config/discord"}},
+		"library/cookies", ".thunderbird", "snap/chromium", "snap/firefox", ".config/slack", ".config/discord",
+		".local/share/rbw", ".config/bitwarden", ".config/rbw", ".local/share/gopass", ".config/gopass", ".electrum", ".config/exodus", ".exodus",
+		".config/signal", ".local/share/telegramdesktop", "application support/signal", "application support/telegram desktop",
+		"application support/bitwarden", ".config/keepassxc"}},
 
 	// What a person typed: shells' and REPLs' histories hold the passwords
 	// and tokens typed on command lines.

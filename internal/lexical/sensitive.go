@@ -142,8 +142,9 @@ var sensitiveList = []SensitiveEntry{
 
 	// .env and direnv.
 	{"DE1", envFiles, Anywhere, Prefix, []string{".env"}},
-	{"DE2", envFiles, Anywhere, Dir, []string{".config/direnv", ".local/share/direnv/allow", ".config/mise"}},
-	{"DE3", envFiles, Anywhere, File, []string{".direnvrc"}}, // direnv's stdlib sources it when there is no direnvrc in .config/direnv
+	{"DE2", envFiles, Anywhere, Dir, []string{".config/direnv", ".local/share/direnv/allow", ".config/mise", ".mise"}},
+	{"DE4", envFiles, Anywhere, File, []string{"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml"}}, // mise's hooks and environment run on cd, trusted by path, not by content
+	{"DE3", envFiles, Anywhere, File, []string{".direnvrc"}},                                                      // direnv's stdlib sources it when there is no direnvrc in .config/direnv
 
 	// Editors and terminal multiplexers.
 	{"ED1", editors, Anywhere, File, []string{".vimrc", ".gvimrc", ".exrc", ".nvimrc", ".nvim.lua", ".emacs", ".emacs.el", ".emacs.elc", ".tmux.conf", ".screenrc"}},
@@ -200,10 +201,11 @@ var sensitiveList = []SensitiveEntry{
 	{"HO1", sessionStart, Home, File, []string{"library", "library/application support"}},
 }
 
-// prefixTemplates are the endings that make a prefix entry's name a
+// prefixTemplates are the endings that take a name off a prefix entry: a
 // template of the file (.env.example), which nothing reads as the file and
-// agents write every day: not on the floor.
-var prefixTemplates = map[string][]string{".env": {".example", ".sample", ".template"}}
+// agents write every day, and a key's public half (id_rsa_deploy.pub).
+var prefixTemplates = map[string][]string{".env": {".example", ".sample", ".template"},
+	"id_rsa": {".pub"}, "id_dsa": {".pub"}, "id_ecdsa": {".pub"}, "id_ed25519": {".pub"}} // a key's public half is public
 
 // SensitiveTemplates are the endings that take a name of a prefix entry
 // off the floor (a copy).

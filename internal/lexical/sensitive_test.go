@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -276,11 +277,19 @@ func entryTable(entries []lexical.SensitiveEntry) string {
 			lexical.Suffix: " (a name ending so)", lexical.InDirSuffix: " (a name ending so, in that directory)",
 			lexical.UnderSuffix: " (the second name, and everything in it, directly in a directory whose name ends with the first: repo.git/hooks)"}[e.Kind]
 		names := make([]string, len(e.Names))
+		var except []string
 		for i, n := range e.Names {
 			names[i] = "`" + n + "`"
-			if t := lexical.SensitiveTemplates(n); len(t) > 0 {
-				kind += ", but not one ending in `" + strings.Join(t, "`, `") + "` (a template)"
+			if e.Kind == lexical.Prefix {
+				for _, t := range lexical.SensitiveTemplates(n) {
+					if !slices.Contains(except, t) {
+						except = append(except, t)
+					}
+				}
 			}
+		}
+		if len(except) > 0 {
+			kind += ", but not one ending in `" + strings.Join(except, "`, `") + "`"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s%s |\n", e.ID, e.Why, where, strings.Join(names, ", "), kind)
 	}

@@ -2,8 +2,11 @@ package argread
 
 import (
 	"fmt"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
@@ -158,7 +161,9 @@ func (w *walker) dataString(s site, t *ast.Term, v string) {
 		w.addPath(s.as(none), t, "")
 		return
 	}
-	if !looksLikePath(trimReading(v)) {
+	r := trimReading(v)
+	named := namesFloorInData(r)
+	if !looksLikePath(r) && !named {
 		return
 	}
 	before := len(w.out.Paths)
@@ -166,11 +171,148 @@ func (w *walker) dataString(s site, t *ast.Term, v string) {
 	w.pathString(s.as(Class{Kind: Path, Evidence: Specified}), t, v)
 	kept := w.out.Paths[:before]
 	for _, p := range w.out.Paths[before:] {
-		if guardedFile(p) || p.Resolved == "" && !plainlyUnknown(p) {
+		if named || guardedFile(p) || p.Resolved == "" && !plainlyUnknown(p) {
 			kept = append(kept, p)
 		}
 	}
 	w.out.Paths, w.out.Hosts = kept, w.out.Hosts[:hosts]
+}
+
+// namesFloorInData reports a value of data that, read as a path, names a
+// floor file by what it spells out, where its shape alone would not make it
+// read: a relative name (".env", ".git/hooks/pre-commit", from whatever
+// directory the server is in), a path through a variable
+// ("$HOME/.ssh/id_rsa", "$X/.ssh/id_rsa") or a glob whose literal parts
+// name one ("/home/*/.ssh/id_rsa", "~/.ss*/id_rsa", "~/.bash*"). A value
+// with a space in it is prose, not a path; a wildcard alone names nothing
+// ("/blog/*" is a crawler's pattern).
+func namesFloorInData(r string) bool {
+	if r == "" || len(r) > maxDataName || strings.ContainsFunc(r, unicode.IsSpace) {
+		return false
+	}
+	if r[0] == '$' && strings.ContainsRune(r, '/') {
+		return true
+	}
+	if p, ok := namesOf(r); ok && floorFile(p) {
+		return true
+	}
+	return globNamesFloor(r)
+}
+
+// maxDataName bounds the value namesFloorInData reads: a path longer than
+// any the floor lists is read by its shape alone.
+const maxDataName = 4096
+
+// globNamesFloor reports a path or glob whose literal parts name a floor
+// file: with each wildcard one name ("x"), with each brace one of its
+// alternatives, or with one wildcard that follows a literal start
+// completed to a name the floor lists (".bash*" to ".bashrc"). A leading
+// "~" or "$HOME" is a home directory; a relative value is read from any
+// directory. The tries are bounded (maxGlobTries); past the bound the
+// answer is yes.
+func globNamesFloor(r string) bool {
+	switch {
+	case strings.HasPrefix(r, "${HOME}"):
+		r = "/home/x" + r[len("${HOME}"):]
+	case strings.HasPrefix(r, "$HOME"):
+		r = "/home/x" + r[len("$HOME"):]
+	case strings.HasPrefix(r, "~"):
+		_, rest, _ := strings.Cut(r, "/")
+		r = "/home/x/" + rest
+	case !strings.HasPrefix(r, "/"):
+		r = "/x/" + r
+	}
+	if !strings.ContainsAny(r, "*?[{") {
+		return false // no glob: namesOf has read it
+	}
+	tries := 0
+	for _, variant := range braceVariants(r) {
+		names := strings.Split(variant, "/")
+		plain := make([]string, len(names))
+		for i, n := range names {
+			plain[i] = globAsName(n)
+		}
+		if floorFile(strings.Join(plain, "/")) {
+			return true
+		}
+		for i, n := range names {
+			start := strings.IndexAny(n, "*?[")
+			if start < 2 { // no wildcard, or nothing literal before it
+				continue
+			}
+			for _, candidate := range lexical.FloorNames() {
+				if ok, err := path.Match(n, candidate); err != nil || !ok {
+					continue
+				}
+				if tries++; tries > maxGlobTries {
+					return true
+				}
+				with := slices.Clone(plain)
+				with[i] = candidate
+				if floorFile(strings.Join(with, "/")) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// maxGlobTries bounds the completions globNamesFloor tries.
+const maxGlobTries = 256
+
+// globAsName is a glob's name with each wildcard one character: a name
+// that the literal parts around it are read with.
+func globAsName(n string) string {
+	return strings.Map(func(c rune) rune {
+		if strings.ContainsRune("*?[]", c) {
+			return 'x'
+		}
+		return c
+	}, n)
+}
+
+// braceVariants is r with each "{a,b}" group read as its first, its
+// second, ... alternative (all groups at once, as many variants as the
+// longest group has alternatives, at most 16), or r alone.
+func braceVariants(r string) []string {
+	if !strings.Contains(r, "{") {
+		return []string{r}
+	}
+	var out []string
+	for k := 0; k < 16; k++ {
+		var b strings.Builder
+		more := false
+		for rest := r; rest != ""; {
+			open := strings.IndexByte(rest, '{')
+			end := strings.IndexByte(rest[max(open, 0):], '}')
+			if open < 0 || end < 0 {
+				b.WriteString(rest)
+				break
+			}
+			end += open
+			alts := strings.Split(rest[open+1:end], ",")
+			b.WriteString(rest[:open])
+			b.WriteString(alts[min(k, len(alts)-1)])
+			more = more || k+1 < len(alts)
+			rest = rest[end+1:]
+		}
+		out = append(out, b.String())
+		if !more {
+			break
+		}
+	}
+	return out
+}
+
+// floorFile reports an absolute path on either of the floor's lists.
+func floorFile(p string) bool {
+	clean, ok := lexical.AbsClean(p)
+	if !ok {
+		return false
+	}
+	f := lexical.FoldPath(clean)
+	return lexical.SecretFile(f) != nil || lexical.SensitiveFile(f) != nil
 }
 
 // plainlyUnknown reports an unknown path in data that is unknown only for
@@ -211,8 +353,7 @@ func guardedFile(p Value) bool {
 			return false
 		}
 	}
-	f := lexical.FoldPath(resolved)
-	return lexical.SecretFile(f) != nil || lexical.SensitiveFile(f) != nil
+	return floorFile(resolved)
 }
 
 // namesOf is a path that cannot be evaluated read for its names, as the

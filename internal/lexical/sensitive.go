@@ -299,6 +299,29 @@ const (
 // floor page's table (docs/floor.md) is made from.
 func SensitiveEntries() []SensitiveEntry { return copyEntries(sensitiveList) }
 
+// FloorNames are the names the floor's two lists spell, each once, in
+// order: what a glob's wildcard may complete to a floor file ("~/.bash*" is
+// ~/.bashrc). A prefix entry's name stands for a name that starts so.
+func FloorNames() []string { return slices.Clone(floorNames) }
+
+var floorNames = func() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, list := range [][]SensitiveEntry{sensitiveList, secretList} {
+		for _, e := range list {
+			for _, n := range e.Names {
+				for _, name := range strings.Split(n, "/") {
+					if name != "" && name != "*" && !seen[name] {
+						seen[name] = true
+						out = append(out, name)
+					}
+				}
+			}
+		}
+	}
+	return out
+}()
+
 // copyEntries is a deep copy of a list: nothing can change the floor at
 // run time.
 func copyEntries(list []SensitiveEntry) []SensitiveEntry {

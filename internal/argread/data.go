@@ -185,13 +185,29 @@ func (w *walker) dataString(s site, t *ast.Term, v string) {
 // ("$HOME/.ssh/id_rsa", "$X/.ssh/id_rsa") or a glob whose literal parts
 // name one ("/home/*/.ssh/id_rsa", "~/.ss*/id_rsa", "~/.bash*"). A value
 // with a space in it is prose, not a path; a wildcard alone names nothing
-// ("/blog/*" is a crawler's pattern).
+// ("/blog/*" is a crawler's pattern); a bare name is read only as the
+// floor lists it whole (".env", not "process.env" or "credentials").
 func namesFloorInData(r string) bool {
 	if r == "" || len(r) > maxDataName || strings.ContainsFunc(r, unicode.IsSpace) {
 		return false
 	}
-	if r[0] == '$' && strings.ContainsRune(r, '/') {
-		return true
+	if !strings.ContainsAny(r, "/\\") {
+		// A bare name is a file's only with an extension or a leading dot
+		// (".env", "secrets.toml"; "credentials" is an enum's value), and
+		// only by a name the floor lists whole: "process.env" and "x.key"
+		// end like a secret's name, and are code and data as often.
+		if strings.ContainsAny(r, "*?[{") {
+			return globNamesFloor(r) // ".env*", "*.key"
+		}
+		if !strings.Contains(r, ".") {
+			return false
+		}
+		f := lexical.FoldPath("/" + r)
+		e := lexical.SecretFile(f)
+		if e == nil {
+			e = lexical.SensitiveFile(f)
+		}
+		return e != nil && e.Kind != lexical.Suffix
 	}
 	if p, ok := namesOf(r); ok && floorFile(p) {
 		return true

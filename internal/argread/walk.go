@@ -374,6 +374,15 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 		asPath = asPath || looksLikePath(r)
 	}
 	asURL := readsAsURL(r)
+	if !asPath && !asURL && namesFloorInData(r) {
+		// A relative name or glob that names a floor file (".env",
+		// ".ssh/id_*", "**/.bash_history" under a search's "glob"): a
+		// server reads it from where it runs, or from a directory the
+		// call names.
+		w.addPath(s.as(none), t, w.resolve(w.root, v))
+		w.inDirectories(s.as(Class{Kind: Path, Evidence: Word}), t, v)
+		return
+	}
 	if asURL && !asPath && r == v && webURL(r) {
 		// An http(s) URL as written, which WHATWG's and Go's parsers
 		// read alike: its host is known, whatever name it is under.

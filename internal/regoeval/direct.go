@@ -92,7 +92,7 @@ func directCallOf(body ast.Body, compiler *ast.Compiler) *directCall {
 	d := &directCall{data: ops[1], sets: make([]*ast.Term, len(moduleSets))}
 	for i, a := range ops[2 : len(ops)-1] {
 		if v, ok := a.Value.(ast.Var); ok && setVars[v] != nil {
-			d.refutable = append(d.refutable, refutable{arg: i, bodies: setVars[v]})
+			d.refutable = append(d.refutable, refutable{arg: i, bodies: setVars[v], callees: calleesOf(setVars[v])})
 			continue
 		}
 		if !ast.IsConstant(a.Value) {
@@ -120,7 +120,7 @@ func (d *directCall) decide(s *sink) (Outcome, error) {
 	sets := append(buf[:0], d.sets...)
 	doc := s.document()
 	for _, r := range d.refutable {
-		if !emptyOn(s, doc, r.bodies) {
+		if !emptyOn(s, doc, r) {
 			return Outcome{}, errNotDirect
 		}
 		sets[r.arg] = emptySet

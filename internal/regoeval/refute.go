@@ -35,6 +35,48 @@ import (
 type refutable struct {
 	arg    int // its index among the entry sets
 	bodies []ast.Body
+	// callees are the bodies' builtin calls, each looked up once.
+	callees map[*ast.Expr]*callee
+}
+
+// callee is a builtin call of a body, read once when the policy is
+// prepared rather than on every call it is read for: the builtin's
+// declaration and function (nil: not one read here), and which operands
+// are constants.
+type callee struct {
+	decl     *ast.Builtin
+	fn       topdown.BuiltinFunc
+	constant []bool
+}
+
+// calleesOf is every builtin call in bodies, looked up.
+func calleesOf(bodies []ast.Body) map[*ast.Expr]*callee {
+	m := map[*ast.Expr]*callee{}
+	for _, b := range bodies {
+		ast.WalkExprs(b, func(e *ast.Expr) bool {
+			if e.IsCall() {
+				m[e] = newCallee(e)
+			}
+			return false
+		})
+	}
+	return m
+}
+
+// newCallee looks a call's builtin up.
+func newCallee(e *ast.Expr) *callee {
+	name := e.Operator().String()
+	c := &callee{decl: pureBuiltins[name], fn: topdown.GetBuiltin(name)}
+	if c.decl == nil || c.fn == nil {
+		return &callee{}
+	}
+	ops := e.Operands()
+	c.constant = make([]bool, len(ops))
+	for i, op := range ops {
+		_, isVar := op.Value.(ast.Var)
+		c.constant[i] = !isVar && ast.IsConstant(op.Value)
+	}
+	return c
 }
 
 // refutableSet is what the residual's compiler defines at ref: the bodies
@@ -60,9 +102,9 @@ func refutableSet(compiler *ast.Compiler, ref ast.Ref) ([]ast.Body, bool) {
 
 // emptyOn says that no rule of bodies holds on input: its set is empty.
 // false when one may hold, or this reading cannot tell.
-func emptyOn(ctx context.Context, input ast.Value, bodies []ast.Body) bool {
-	r := refuter{ctx: ctx, input: ast.NewTerm(input)}
-	for _, b := range bodies {
+func emptyOn(ctx context.Context, input ast.Value, set refutable) bool {
+	r := refuter{ctx: ctx, input: ast.NewTerm(input), callees: set.callees}
+	for _, b := range set.bodies {
 		r.vars = r.vars[:0]
 		if r.mayHold(b, 0) {
 			return false
@@ -86,6 +128,9 @@ type refuter struct {
 	vars  []binding
 	steps int
 	out   bool // the bound is passed or the context ended
+	// callees are the bodies' calls, looked up (calleesOf); a call not
+	// among them is looked up when it is read.
+	callees map[*ast.Expr]*callee
 }
 
 // spent counts a step and says whether the bound is passed, or the
@@ -256,33 +301,37 @@ func (r *refuter) walk(cur *ast.Term, path ast.Ref, then func(*ast.Term) bool) b
 // Without an output the call holds unless its result is false or
 // undefined; an output is unified with the result.
 func (r *refuter) call(e *ast.Expr, then func() bool) bool {
-	name := e.Operator().String()
-	decl := pureBuiltins[name]
-	fn := topdown.GetBuiltin(name)
-	if decl == nil || fn == nil {
+	c := r.callees[e]
+	if c == nil {
+		c = newCallee(e)
+	}
+	if c.fn == nil {
 		return true
 	}
 	ops := e.Operands()
-	arity := decl.Decl.Arity()
+	arity := c.decl.Decl.Arity()
 	if len(ops) != arity && len(ops) != arity+1 {
 		return true
 	}
-	args := make([]*ast.Term, arity)
-	for i := range args {
+	var buf [4]*ast.Term
+	args := buf[:0]
+	for i := range arity {
+		var arg *ast.Term
 		switch v := ops[i].Value.(type) {
 		case ast.Var:
-			args[i] = r.lookup(v)
+			arg = r.lookup(v)
 		default:
-			if ast.IsConstant(v) {
-				args[i] = ops[i]
+			if c.constant[i] {
+				arg = ops[i]
 			}
 		}
-		if args[i] == nil {
+		if arg == nil {
 			return true
 		}
+		args = append(args, arg)
 	}
 	var result *ast.Term
-	err := fn(topdown.BuiltinContext{Context: r.ctx}, args, func(t *ast.Term) error {
+	err := c.fn(topdown.BuiltinContext{Context: r.ctx}, args, func(t *ast.Term) error {
 		if result != nil {
 			return errMoreThanOne // no builtin on the list has two results
 		}

@@ -67,7 +67,7 @@ func TestGuardRefuterAgreesWithTheEvaluator(t *testing.T) {
 			compiler := ast.MustCompileModules(map[string]string{"t.rego": src})
 			bodies := bodiesAt(t, compiler, "data.t.s")
 			input := ast.MustParseTerm(tc.input).Value
-			empty := emptyOn(ctx, input, bodies)
+			empty := emptyOn(ctx, input, refutable{bodies: bodies, callees: calleesOf(bodies)})
 			var doc any
 			require.NoError(t, util.UnmarshalJSON([]byte(tc.input), &doc))
 			rs, err := rego.New(rego.Compiler(compiler), rego.Query("count(data.t.s)"), rego.Input(doc), rego.StrictBuiltinErrors(true)).Eval(ctx)
@@ -106,10 +106,10 @@ func TestRefuterStopsAtItsBound(t *testing.T) {
 		}
 		return ast.NewObject(ast.Item(ast.StringTerm("a"), ast.ArrayTerm(a...)))
 	}
-	assert.True(t, emptyOn(context.Background(), elements(5), bodies), "five elements: read to the end, empty")
-	assert.False(t, emptyOn(context.Background(), elements(70), bodies), "seventy: past the bound, left to the evaluator")
-	assert.True(t, emptyOn(context.Background(), elements(8), bodies), "eight: within the bound, empty")
+	assert.True(t, emptyOn(context.Background(), elements(5), refutable{bodies: bodies, callees: calleesOf(bodies)}), "five elements: read to the end, empty")
+	assert.False(t, emptyOn(context.Background(), elements(70), refutable{bodies: bodies, callees: calleesOf(bodies)}), "seventy: past the bound, left to the evaluator")
+	assert.True(t, emptyOn(context.Background(), elements(8), refutable{bodies: bodies, callees: calleesOf(bodies)}), "eight: within the bound, empty")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	assert.False(t, emptyOn(ctx, elements(8), bodies), "a decision whose context ended is left to the evaluator, which says so")
+	assert.False(t, emptyOn(ctx, elements(8), refutable{bodies: bodies, callees: calleesOf(bodies)}), "a decision whose context ended is left to the evaluator, which says so")
 }

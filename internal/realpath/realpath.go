@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Resolve returns p made absolute and clean, with every symbolic link in
@@ -19,7 +20,16 @@ import (
 // and the names below it, which do not exist yet, are kept as they are.
 // A link whose target does not exist, a loop, or an ancestor that cannot
 // be read is an error: where the file would be written cannot be told.
+//
+// An absolute p with a name followed by ".." ("/srv/app/keys/../x") is
+// read as the kernel reads it, name by name: the ".." is the parent of
+// where "keys" leads, which a link at keys makes another directory than
+// /srv/app. Cleaning p first, as filepath.Abs does, would take the link
+// away with its name.
 func Resolve(p string) (string, error) {
+	if filepath.IsAbs(p) && NameThenDotDot(p) {
+		return resolveDotDot(p)
+	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return "", err
@@ -45,6 +55,42 @@ func Resolve(p string) (string, error) {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
+}
+
+// NameThenDotDot reports a path with a name followed by ".." in it
+// ("keys/../x"): one that Resolve reads as written, where cleaning it
+// would take a link away with its name.
+func NameThenDotDot(p string) bool {
+	prev := ""
+	for name := range strings.SplitSeq(filepath.ToSlash(p), "/") {
+		if name == ".." && prev != "" && prev != "." && prev != ".." {
+			return true
+		}
+		if name != "" && name != "." {
+			prev = name
+		}
+	}
+	return false
+}
+
+// resolveDotDot resolves p name by name: at each "..", what comes before
+// it is resolved, links and all, and its parent taken.
+func resolveDotDot(p string) (string, error) {
+	cur := string(filepath.Separator)
+	for name := range strings.SplitSeq(filepath.ToSlash(p), "/") {
+		switch name {
+		case "", ".":
+		case "..":
+			real, err := Resolve(cur)
+			if err != nil {
+				return "", err
+			}
+			cur = filepath.Dir(real)
+		default:
+			cur = filepath.Join(cur, name)
+		}
+	}
+	return Resolve(cur)
 }
 
 // Spellings returns p (absolute and clean) and, when it differs, its

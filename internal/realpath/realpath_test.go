@@ -37,6 +37,21 @@ func TestResolve(t *testing.T) {
 		_, err := Resolve(filepath.Join(top, "dangling"))
 		require.Error(t, err)
 	})
+	t.Run("a link followed by .. is read as the kernel reads it", func(t *testing.T) {
+		require.NoError(t, os.MkdirAll(filepath.Join(top, "app"), 0o700))
+		require.NoError(t, os.MkdirAll(filepath.Join(top, "secret", "inner"), 0o700))
+		require.NoError(t, os.Symlink(filepath.Join(top, "secret", "inner"), filepath.Join(top, "app", "keys")))
+		for in, want := range map[string]string{
+			"/app/keys/../x":        "secret/x", // the parent of where keys leads
+			"/app/keys/../../app/y": "app/y",    // up twice from secret/inner: top
+			"/app/./keys/./../x":    "secret/x", // "." changes nothing
+			"/app/sub/../x":         "app/x",    // a name not made yet is no link
+		} {
+			got, err := Resolve(top + in) // as written: no cleaning on the way
+			require.NoError(t, err, in)
+			assert.Equal(t, filepath.Join(top, want), got, in)
+		}
+	})
 	t.Run("spellings", func(t *testing.T) {
 		assert.Equal(t, []string{filepath.Join(top, "cfg/grants.json"), filepath.Join(top, "real/grants.json")},
 			Spellings(filepath.Join(top, "cfg/grants.json")))

@@ -631,6 +631,14 @@ func TestResolveLinks(t *testing.T) {
 		{"docs/out/x.txt", rules.ReasonNoMatch, rules.ReasonRule},
 		{"docs/dangling", rules.ReasonUnevaluable, rules.ReasonRule},
 		{"docs/loop/x", rules.ReasonUnevaluable, rules.ReasonRule},
+		// The kernel goes up from where the link leads: out/.. is top,
+		// not docs, and keys/.. is home.
+		{"docs/out/../x.txt", rules.ReasonNoMatch, rules.ReasonRule},
+		{"docs/keys/../.ssh/id_rsa", rules.ReasonFloor, rules.ReasonFloor},
+		{"docs/keys/../.bashrc", rules.ReasonFloor, rules.ReasonFloor},
+		{"docs/keys/../notes.md", rules.ReasonNoMatch, rules.ReasonRule},
+		{filepath.Join(proj, "docs") + "/out/../y.txt", rules.ReasonNoMatch, rules.ReasonRule},
+		{"docs/new/../notes.md", rules.ReasonRule, rules.ReasonRule}, // no link on the way: as cleaned
 	} {
 		args := fmt.Sprintf(`{"path":%q,"content":"x"}`, c.path)
 		d := decide(t, local, call("write_file", args), nil)

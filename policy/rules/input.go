@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -352,6 +353,39 @@ func annotationsTerm(hints map[string]bool) *ast.Term {
 	return ast.ObjectTerm(kv...)
 }
 
+// spelt is the absolute path v is spelt as, before cleaning, when its
+// spelling has a name followed by ".." ("app/keys/../x"): the kernel
+// follows a link at keys before it goes up, so the file is the parent of
+// where keys leads, not app/x, the path cleaned. has says the spelling is
+// so; ok, that the path could be told (a relative spelling is joined to
+// the directory its clean form says it was read from).
+func spelt(v argread.Value) (p string, has, ok bool) {
+	raw, isString := v.Raw.Value.(ast.String)
+	r := string(raw)
+	if !isString || !strings.Contains(r, "..") || !realpath.NameThenDotDot(r) {
+		return "", false, false
+	}
+	if strings.HasPrefix(r, "/") {
+		clean, ok := lexical.Resolve("", r)
+		return r, true, ok && clean == v.Resolved
+	}
+	rel := path.Clean(r)
+	if rel == ".." || strings.HasPrefix(rel, "../") || strings.HasPrefix(rel, "~") || strings.Contains(r, "\\") {
+		return "", true, false
+	}
+	base := v.Resolved
+	if rel != "." {
+		var found bool
+		if base, found = strings.CutSuffix(v.Resolved, "/"+rel); !found {
+			return "", true, false
+		}
+	}
+	if base == "" {
+		base = "/"
+	}
+	return strings.TrimSuffix(base, "/") + "/" + r, true, true
+}
+
 // maxResolvedPaths bounds the paths of one call resolved through the file
 // system; past it, the call names an unknown path.
 const maxResolvedPaths = 1024
@@ -375,7 +409,16 @@ func resolveLinks(vs []argread.Value, root string, aliases []string) []argread.V
 			v.Resolved = ""
 			return append(vs, v)
 		}
-		real, err := realpath.Resolve(v.Resolved)
+		target := v.Resolved
+		if written, has, ok := spelt(v); has {
+			if !ok {
+				v.Resolved = "" // where the kernel's reading leads cannot be told
+				vs = append(vs, v)
+				continue
+			}
+			target = written
+		}
+		real, err := realpath.Resolve(target)
 		r, ok := "", false
 		if err == nil {
 			r, ok = lexical.Resolve("", filepath.ToSlash(real))

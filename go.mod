@@ -3,6 +3,7 @@ module github.com/mcp-policy/mcp-policy
 go 1.26.0
 
 require (
+	github.com/benhoyt/goawk v1.29.1
 	github.com/bluekeyes/go-gitdiff v0.9.0
 	github.com/chromedp/chromedp v0.23.1
 	github.com/fsnotify/fsnotify v1.10.1

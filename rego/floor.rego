@@ -110,6 +110,20 @@ ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
 	tree_or_home(f)
 }
 
+# find walks every tree it is given, so its options say nothing of
+# recursion ("-print", "-user" and "-newer" have an r in them); it
+# deletes with -delete. What -exec runs is a command of its own, read as
+# one.
+ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
+	some c in input.commands
+	c.program == "find"
+	"-delete" in c.words
+	some p in c.paths
+	f := mcp.path.fold(p)
+	is_string(f)
+	tree_or_home(f)
+}
+
 # A command that changes the system itself: its users and passwords, its
 # services and schedules, its kernel, disks and network filter; one that
 # installs a program on every user's PATH; a container given the host.
@@ -264,7 +278,7 @@ privileged_programs := {"sudo", "su", "doas", "pkexec", "run0", "runuser", "sudo
 
 tree_message := "'%s' runs %s on %s, a whole tree or a home directory"
 
-tree_programs := {"rm", "rmdir", "shred", "chmod", "chown", "chgrp", "setfacl", "find"}
+tree_programs := {"rm", "rmdir", "shred", "chmod", "chown", "chgrp", "setfacl"}
 
 tree_or_home(f) if f in whole_trees
 

@@ -39,6 +39,26 @@ test_a_recursive_delete_of_a_tree_or_home_is_asked if {
 	}
 }
 
+test_find_asks_when_it_deletes_a_tree if {
+	every c in [["find /r -delete", "/r"], ["find /home/u -name x -delete", "/home/u"]] {
+		asks := danger.ask with input as command_call(c[0], [c[1]])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		some e in asks
+		contains(e, "whole tree or a home directory")
+	}
+}
+
+test_find_that_only_walks_a_tree_is_not_asked if {
+	walks := ["find /r -type f -print", "find /r -user bob", "find /r -newer /r/go.mod", "find /r -name x -printf %p"]
+	every line in walks {
+		asks := danger.ask with input as command_call(line, ["/r"])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		every e in asks {
+			not contains(e, "whole tree")
+		}
+	}
+}
+
 test_ordinary_commands_are_not_asked if {
 	ordinary := [
 		["rm -rf build", "/r/build"], ["chmod +x /r/run.sh", "/r/run.sh"],

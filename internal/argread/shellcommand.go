@@ -543,6 +543,8 @@ func (r *shellReader) script(p *program, words []shellWord, dirs []string) {
 		case a.opt == "-e" || a.opt == "--expression":
 			haveScript = true // sed -e SCRIPT: checked
 			r.scriptText(p, a.value)
+		case a.opt == "-f" || a.opt == "--file" || a.opt == "--source" || a.opt == "-E" || a.opt == "--exec":
+			haveScript = true // sed's and awk's -f FILE, gawk's --source TEXT: the program, read as code above
 		}
 	}
 	for _, a := range args {

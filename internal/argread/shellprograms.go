@@ -2,7 +2,10 @@ package argread
 
 import (
 	"path"
+	"slices"
 	"strings"
+
+	awkparser "github.com/benhoyt/goawk/parser"
 )
 
 // What a command's words name depends on its program. programs is the
@@ -418,14 +421,50 @@ func codeVariable(name string) bool {
 	return false
 }
 
-// awkRunsNothing reports an awk program that runs no command and writes
-// no file: no system(), no pipe, no output redirection, no getline from
-// a command or file. A comparison with ">" is read as a redirection: such
-// a program is asked, not allowed.
-func awkRunsNothing(prog string) bool {
-	return !strings.ContainsAny(prog, "|>") && !strings.Contains(prog, "system") && !strings.Contains(prog, "getline") &&
-		!strings.Contains(prog, "@") && !strings.Contains(prog, "ENVIRON") && !strings.Contains(prog, "ARGV") && !strings.Contains(prog, "ARGC") &&
-		!strings.Contains(prog, "PROCINFO")
+// awkRunsNothing reports an awk program that runs no command, writes no
+// file and reads nothing but its input: no system(), no print or printf
+// redirected to a file or a pipe, no getline from a file or a command,
+// and no ENVIRON, PROCINFO, ARGV or ARGC (the environment's secrets, and
+// the list of files it goes on to read). The program is parsed and
+// compiled by GoAWK, whose parser tells a comparison ("NR>1") from a
+// redirection and a regular expression ("/a|b/") from a pipe; what it
+// cannot parse (gawk's @include and @load among it) is asked.
+func awkRunsNothing(prog string) (nothing bool) {
+	defer func() {
+		if recover() != nil {
+			nothing = false
+		}
+	}()
+	compiled, err := awkparser.ParseProgram([]byte(prog), nil)
+	if err != nil {
+		return false
+	}
+	var code strings.Builder
+	if compiled.Disassemble(&code) != nil {
+		return false
+	}
+	for line := range strings.Lines(code.String()) {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		op, last := f[1], f[len(f)-1]
+		switch {
+		case (op == "Print" || op == "Printf") && (last == ">" || last == ">>" || last == "|"):
+			return false
+		case strings.HasPrefix(op, "Getline") && (slices.Contains(f, "|") || slices.Contains(f, "<")):
+			return false
+		case op == "CallBuiltin" && len(f) > 2 && f[2] == "BuiltinSystem":
+			return false
+		}
+		for _, name := range f[2:] {
+			switch strings.Trim(name, `"`) {
+			case "ENVIRON", "PROCINFO", "ARGV", "ARGC":
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // sedRunsNothing reports a sed script that runs no command and writes or

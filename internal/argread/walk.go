@@ -812,6 +812,20 @@ func (w *walker) addPath(s site, t *ast.Term, resolved string) {
 // addHost keeps a host found at s ("" resolved: unknown). A URL that
 // connects to a local socket (unixSocketPath) names the socket as a path.
 func (w *walker) addHost(s site, t *ast.Term, resolved string) {
+	if resolved != "" {
+		// One form for every host kept, whichever reading found it: a
+		// port or a user left on it ("169.254.169.254:80" of a URL
+		// written without its scheme, "user@10.0.0.1") would match no
+		// range and no name.
+		if i := strings.LastIndexByte(resolved, '@'); i >= 0 {
+			resolved = resolved[i+1:]
+		}
+		if h, ok := lexical.HostOf(resolved); ok {
+			resolved = h
+		} else {
+			resolved = ""
+		}
+	}
 	if lexical.RebindingName(resolved) {
 		resolved = "" // its address is the lookup's of the moment
 	}

@@ -274,7 +274,7 @@ holds_protected contains dir if {
 # cannot be evaluated.
 secret_message := "'%s' reads or touches %v, %s, which always needs a human's approval"
 
-privileged_programs := {"sudo", "su", "doas", "pkexec", "run0", "runuser", "sudoedit"}
+privileged_programs := {"sudo", "su", "doas", "pkexec", "run0", "runuser", "sudoedit", "gosu", "su-exec", "chpst", "setpriv"}
 
 tree_message := "'%s' runs %s on %s, a whole tree or a home directory"
 

@@ -18,7 +18,7 @@ command_call(line, paths) := object.union(
 )
 
 test_a_command_as_another_user_is_asked if {
-	every line in ["sudo apt-get install jq", "/usr/bin/SUDO ls", "doas cat x", "su -c id root"] {
+	every line in ["sudo apt-get install jq", "/usr/bin/SUDO ls", "doas cat x", "su -c id root", "gosu app id", "su-exec app ls", "chpst -u app ls"] {
 		asks := danger.ask with input as command_call(line, ["/r"])
 			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
 		some e in asks

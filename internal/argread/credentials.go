@@ -35,26 +35,49 @@ var credentialCommands = map[string][][]string{
 	"glab":      {{"auth", "login"}, {"config", "set"}},
 	"fly":       {{"auth", "token"}},
 	"flyctl":    {{"auth", "token"}},
-	"doctl":     {{"auth", "init"}},
+	"doctl":     {{"auth", "init"}, {"auth", "token"}},
 	"terraform": {{"state", "pull"}, {"output"}, {"show"}},
 	"tofu":      {{"state", "pull"}, {"output"}, {"show"}},
 	"kubectl": {{"get", "secret"}, {"get", "secrets"}, {"describe", "secret"}, {"create", "token"}, {"config", "view"},
 		{"config", "set-credentials"}},
-	"docker":      {{"login"}},
-	"podman":      {{"login"}},
-	"helm":        {{"registry", "login"}},
-	"security":    {{"find-generic-password"}, {"find-internet-password"}, {"dump-keychain"}, {"export"}},
-	"pass":        {{}},
-	"gopass":      {{}},
-	"op":          {{"read"}, {"item", "get"}, {"inject"}, {"signin"}},
-	"bw":          {{"get"}, {"unlock"}, {"export"}},
-	"vault":       {{"read"}, {"kv", "get"}, {"token"}, {"login"}, {"print", "token"}},
-	"doppler":     {{"secrets"}},
-	"heroku":      {{"auth:token"}},
-	"npm":         {{"token"}, {"login"}, {"adduser"}},
-	"git":         {{"credential"}, {"credential-store"}, {"credential-cache"}},
+	"docker":   {{"login"}},
+	"podman":   {{"login"}, {"secret", "inspect"}},
+	"helm":     {{"registry", "login"}},
+	"security": {{"find-generic-password"}, {"find-internet-password"}, {"dump-keychain"}, {"export"}},
+	"pass":     {{}},
+	"gopass":   {{}},
+	"op":       {{"read"}, {"item", "get"}, {"inject"}, {"signin"}},
+	"bw":       {{"get"}, {"unlock"}, {"export"}, {"list"}, {"send", "receive"}},
+	"vault":    {{"read"}, {"kv", "get"}, {"token"}, {"login"}, {"print", "token"}},
+	"doppler":  {{"secrets"}, {"run"}, {"configs", "tokens"}},
+	"heroku":   {{"auth:token"}, {"config"}, {"config:get"}},
+	"npm":      {{"token"}, {"login"}, {"adduser"}},
+	"git": {{"credential"}, {"credential-store"}, {"credential-cache"}, {"credential-manager"}, {"credential-manager-core"},
+		{"credential-osxkeychain"}, {"credential-libsecret"}, {"credential-wincred"}, {"credential-gnome-keyring"}},
 	"keyring":     {{"get"}},
-	"secret-tool": {{"lookup"}},
+	"secret-tool": {{"lookup"}, {"search"}},
+	// Secret managers and the tools that decrypt or inject their
+	// values: what they print, or put in the environment of the
+	// command they run, is the secret.
+	"infisical":              {{"export"}, {"secrets"}, {"run"}, {"token"}},
+	"chamber":                {{"export"}, {"read"}, {"exec"}, {"env"}},
+	"sops":                   {{"decrypt"}, {"exec-env"}, {"exec-file"}, {"edit"}},
+	"ansible-vault":          {{"view"}, {"decrypt"}, {"edit"}},
+	"aws-vault":              {{"exec"}, {"export"}, {"login"}},
+	"envchain":               {{}},
+	"lpass":                  {{"show"}, {"export"}},
+	"rbw":                    {{"get"}, {"code"}},
+	"kwallet-query":          {{}},
+	"vercel":                 {{"env", "pull"}},
+	"netlify":                {{"env:get"}, {"env:list"}},
+	"databricks":             {{"auth", "token"}},
+	"hf":                     {{"auth", "token"}},
+	"cloudflared":            {{"tunnel", "token"}},
+	"wrangler":               {{"secret", "get"}},
+	"railway":                {{"variables"}},
+	"supabase":               {{"secrets", "list"}},
+	"git-credential-manager": {{}}, "git-credential-osxkeychain": {{}}, "git-credential-libsecret": {{}},
+	"git-credential-store": {{}}, "git-credential-wincred": {{}},
 }
 
 // printsCredentials reports a simple command that prints or stores
@@ -106,6 +129,9 @@ func printsCredentials(program string, words []string) bool {
 			}
 			if verb == "" {
 				verb = w
+				if w == "view-secret" {
+					return true // the view-secret plugin: a secret's values, decoded
+				}
 				continue
 			}
 			if (verb == "get" || verb == "describe" || verb == "edit") && strings.Contains(strings.ToLower(w), "secret") {
@@ -123,12 +149,43 @@ func printsCredentials(program string, words []string) bool {
 		}
 		return true
 	case "gpg", "gpg2":
+		// gpg takes any unambiguous start of a long option
+		// ("--export-secret-key"), and --export-secret-keys' is one.
 		for _, w := range args {
-			if w == "--export-secret-keys" || w == "--export-secret-subkeys" || w == "--export-ssh-key" {
+			if strings.HasPrefix(w, "--export-se") || strings.HasPrefix(w, "--export-ss") {
 				return true
 			}
 		}
 		return false
+	case "echo", "printf", "print":
+		// A secret's variable printed: "echo $AWS_SECRET_ACCESS_KEY".
+		for _, w := range args {
+			if printsSecretVariable(w) {
+				return true
+			}
+		}
+		return false
+	case "sops":
+		// -d, --decrypt: the file decrypted onto standard output.
+		if slices.Contains(args, "-d") || slices.Contains(args, "--decrypt") {
+			return true
+		}
+	case "pulumi":
+		// --show-secrets prints a stack's secret outputs and config.
+		return slices.Contains(args, "--show-secrets")
+	case "yarn", "npm", "pnpm":
+		// config get of a registry's token or password.
+		if inOrder([]string{"config", "get"}, args) {
+			for _, w := range args {
+				lw := strings.ToLower(w)
+				if strings.Contains(lw, "auth") || strings.Contains(lw, "token") || strings.Contains(lw, "password") {
+					return true
+				}
+			}
+		}
+	}
+	if strings.HasPrefix(program, "docker-credential-") {
+		return true // a Docker credential helper: get and list print what it holds
 	}
 	if program == "aws" && (inOrder([]string{"ssm", "get-parameter"}, args) || inOrder([]string{"ssm", "get-parameters"}, args) ||
 		inOrder([]string{"ssm", "get-parameters-by-path"}, args)) && slices.Contains(args, "--with-decryption") {
@@ -141,6 +198,38 @@ func printsCredentials(program string, words []string) bool {
 	}
 	return false
 }
+
+// printsSecretVariable reports a word that expands a variable whose name
+// says it holds a secret ("$GITHUB_TOKEN", "${DB_PASSWORD}"): printed,
+// its value is in the model's context.
+func printsSecretVariable(w string) bool {
+	for i := strings.IndexByte(w, '$'); i >= 0 && i+1 < len(w); {
+		rest := strings.TrimPrefix(w[i+1:], "{")
+		end := strings.IndexFunc(rest, func(r rune) bool {
+			return !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+		})
+		if end < 0 {
+			end = len(rest)
+		}
+		name := strings.ToUpper(rest[:end])
+		for _, word := range secretVariableWords {
+			if strings.Contains(name, word) {
+				return true
+			}
+		}
+		j := strings.IndexByte(w[i+1:], '$')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// secretVariableWords are what the names of variables that hold secrets
+// have in them.
+var secretVariableWords = []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY",
+	"CREDENTIAL", "SESSION_KEY", "_PASS", "DATABASE_URL", "DSN"}
 
 // kubectlValues are kubectl's options whose value is the next word.
 var kubectlValues = opts("-n --namespace -l --selector -o --output -f --filename --context --cluster --user -c --container " +

@@ -438,6 +438,17 @@ func (r *shellReader) wrapper(p *program, words []shellWord, dirs []string) []st
 	if p.stdin {
 		r.unknown("the arguments it reads from its standard input")
 	}
+	if p.each {
+		for _, w := range words[rest:] {
+			r.lineWord(w, inner)
+		}
+		return dirs
+	}
+	if p.shellArgs {
+		// capsh's "--": what follows is bash's.
+		r.command(append([]shellWord{{text: "bash", known: true}}, words[rest:]...), inner)
+		return dirs
+	}
 	if p.joined {
 		texts := make([]string, 0, len(words)-rest)
 		for _, w := range words[rest:] {

@@ -93,6 +93,12 @@ type program struct {
 	// joined: the wrapper runs its words joined into one command line
 	// (watch).
 	joined bool
+	// each: every operand is a command line of its own (hyperfine's
+	// benchmarks).
+	each bool
+	// shellArgs: the words after its options are a shell's arguments
+	// (capsh -- -c LINE runs bash -c LINE).
+	shellArgs bool
 	// check is a script's check (progScript): true when the script runs
 	// nothing and writes nothing.
 	check func(string) bool
@@ -197,8 +203,19 @@ var programs = map[string]program{
 	"proxychains":  {kind: progWrapper, values: opts("-f"), files: opts("-f")},
 	"proxychains4": {kind: progWrapper, values: opts("-f"), files: opts("-f")},
 	"firejail":     wrapper("", "", 0),
-	"flock":        {kind: progWrapper, values: opts("-w --timeout -E --conflict-exit-code -c --command"), lines: opts("-c --command"), skip: 1, skipPaths: true},
-	"chroot":       {kind: progWrapper, values: opts("--userspec --groups"), skip: 1, skipPaths: true, chdir: opts("--chroot")},
+	// Commands run as another user by the tools containers use in
+	// place of sudo, and a sandbox's way out to its host.
+	"gosu":          {kind: progWrapper, skip: 1, privileged: true},
+	"su-exec":       {kind: progWrapper, skip: 1, privileged: true},
+	"chpst":         {kind: progWrapper, values: opts("-u -U -b -e -n -l -L -m -d -o -p -f -c -r -t -/"), privileged: true},
+	"setpriv":       {kind: progWrapper, values: opts("--reuid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits --selinux-label --apparmor-profile --landlock-access --landlock-rule"), privileged: true},
+	"flatpak-spawn": wrapper("--directory --env --forward-fd --unset-env --app-path --usr-path --sandbox-expose --sandbox-expose-ro --sandbox-expose-path --sandbox-expose-path-ro --sandbox-a11y-own-name", "--directory", 0),
+	"capsh":         {kind: progWrapper, shellArgs: true, privileged: true},
+	// Programs whose operands are command lines, each run by a shell.
+	"hyperfine": {kind: progWrapper, values: opts("-w --warmup -m --min-runs -M --max-runs -r --runs -s --setup -p --prepare -c --cleanup --conclude -P --parameter-scan -D --parameter-step-size -L --parameter-list -S --shell -N --style -u --time-unit --export-asciidoc --export-csv --export-json --export-markdown --export-orgmode --output --input -n --command-name --sort --reference"),
+		lines: opts("-s --setup -p --prepare -c --cleanup --conclude --reference"), files: opts("--export-asciidoc --export-csv --export-json --export-markdown --export-orgmode --input"), each: true},
+	"flock":  {kind: progWrapper, values: opts("-w --timeout -E --conflict-exit-code -c --command"), lines: opts("-c --command"), skip: 1, skipPaths: true},
+	"chroot": {kind: progWrapper, values: opts("--userspec --groups"), skip: 1, skipPaths: true, chdir: opts("--chroot")},
 	"xargs": {kind: progWrapper, values: opts("-I -n -P -d -E -e -L -l -s -a --arg-file --delimiter --max-args --max-procs --replace --eof --max-lines --max-chars --process-slot-var"),
 		files: opts("-a --arg-file"), stdin: true},
 	"parallel": {kind: progWrapper, values: opts("-j --jobs -S --sshlogin --arg-file -a --delay --timeout --joblog --results --tmpdir"), files: opts("-a --arg-file --joblog --results --tmpdir"), stdin: true, joined: true},
@@ -319,7 +336,6 @@ var programs = map[string]program{
 	"sshpass": {kind: progUnknown}, "patch": {kind: progUnknown}, "cpio": {kind: progUnknown}, "sg": {kind: progUnknown},
 	"nix-shell": {kind: progUnknown}, "ln": {kind: progUnknown}, "link": {kind: progUnknown},
 	"taskset": wrapper("-c --cpu-list", "", 1), "numactl": wrapper("-C -N -m -i -p --physcpubind --cpunodebind --membind --interleave --preferred", "", 0),
-	"setpriv":  wrapper("--reuid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits --selinux-label --apparmor-profile", "", 0),
 	"fakeroot": wrapper("-l --lib --faked -s -i", "", 0), "xvfb-run": wrapper("-n --server-num -s --server-args -f --auth-file -e --error-file", "", 0), "nmap": {kind: progNetwork, values: opts("-p -oN -oX -oG -oA -iL --script -e -S")}, "masscan": {kind: progNetwork, values: opts("-p --rate")},
 	"links": {kind: progNetwork}, "lynx": {kind: progNetwork}, "w3m": {kind: progNetwork}, "elinks": {kind: progNetwork}, "tftp": {kind: progNetwork},
 

@@ -293,6 +293,15 @@ func TestPrintsCredentials(t *testing.T) {
 		"kubectl get Secret db", "kubectl get secret/db", "kubectl get all,secrets", "kubectl config view --raw",
 		"aws ssm get-parameter --name /prod/db --with-decryption", "terraform state pull", "gh auth status -t",
 		"aws ecr get-authorization-token", "az ad sp create-for-rbac --name x",
+		// Red team round 4: secret managers, decryptors, credential
+		// helpers, and a secret's variable printed.
+		"infisical export", "doppler run -- printenv", "chamber export app", "sops -d secrets.enc.yaml", "sops decrypt x.yaml",
+		"ansible-vault view vault.yml", "pulumi stack output --show-secrets", "heroku config -a app", "vercel env pull",
+		"yarn config get npmAuthToken", "npm config get //registry.npmjs.org/:_authToken", "git credential-manager get",
+		"docker-credential-desktop list", "secret-tool search --all service x", "bw list items", "lpass show x", "rbw get x",
+		"kubectl view-secret db", "gpg -a --export-secret-key ABC", "doctl auth token", "databricks auth token", "hf auth token",
+		"cloudflared tunnel token x", "podman secret inspect --showsecret db", "kwallet-query -r x kdewallet",
+		"echo $AWS_SECRET_ACCESS_KEY", `echo "${GITHUB_TOKEN}"`, `printf %s $DB_PASSWORD`,
 	} {
 		words := strings.Fields(line)
 		assert.True(t, printsCredentials(programName(words[0]), words), line)
@@ -301,6 +310,7 @@ func TestPrintsCredentials(t *testing.T) {
 		"env FOO=1 make", "aws s3 ls", "gcloud run services list", "gh issue list", "kubectl get pods", "gpg --verify x.sig",
 		"git status", "docker ps", "npm test", "aws configure list", "gh issue create --title auth-token",
 		"set -e", "jq .name package.json", "ps -ef", "aws ssm get-parameter --name /staging/orders/db-host", "gh auth status", "kubectl get pods -n secrets-team", "kubectl config get-contexts",
+		"echo $HOME", "echo $PATH $AUTHOR", "yarn config get registry", "pulumi stack output url", "sops --version", "heroku apps",
 	} {
 		words := strings.Fields(line)
 		assert.False(t, printsCredentials(programName(words[0]), words), line)

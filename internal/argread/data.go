@@ -274,6 +274,17 @@ func globNamesFloor(r string) bool {
 	return false
 }
 
+// fileGlobNamesFloor reports a glob of files' names (a search's
+// --include) that names a floor file: as globNamesFloor reads one, and a
+// bare name whole, whatever its ending ("id_rsa", "*.key"), since it
+// names nothing but files.
+func fileGlobNamesFloor(g string) bool {
+	if strings.HasPrefix(g, "/") || strings.HasPrefix(g, "~") {
+		return namesFloorInData(g)
+	}
+	return floorFile("/x/"+globAsName(g)) || globNamesFloor(g)
+}
+
 // maxGlobTries bounds the completions globNamesFloor tries.
 const maxGlobTries = 256
 

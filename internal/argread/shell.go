@@ -572,6 +572,32 @@ func (r *shellReader) assign(a *syntax.Assign, dirs []string) {
 	if a.Name != nil && codeVariable(a.Name.Value) {
 		r.unknown(a.Name.Value + "=")
 	}
+	if a.Name != nil && a.Value != nil && addressVariable(a.Name.Value) {
+		// VAULT_ADDR=http://10.0.0.1 vault status: where the program
+		// connects.
+		if v, ok := literalWord(a.Value); ok {
+			r.hostWord(shellWord{text: v, known: true})
+		} else {
+			r.host(a.Name.Value+"=", "")
+		}
+	}
+}
+
+// addressVariable reports a variable whose value is where a program
+// connects: a name that ends so (VAULT_ADDR, CONSUL_HTTP_ADDR,
+// API_URL, DB_HOST, S3_ENDPOINT) or a proxy's.
+func addressVariable(name string) bool {
+	n := strings.ToUpper(name)
+	for _, end := range []string{"_ADDR", "_ADDRESS", "_URL", "_URI", "_HOST", "_ENDPOINT", "_SERVER"} {
+		if strings.HasSuffix(n, end) {
+			return true
+		}
+	}
+	switch n {
+	case "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "FTP_PROXY", "RSYNC_PROXY", "GIT_PROXY_COMMAND":
+		return true
+	}
+	return false
 }
 
 // call reads a simple command.

@@ -179,6 +179,10 @@ func (r *shellReader) pattern(p *program, words []shellWord, dirs []string) {
 	}
 	for _, a := range args {
 		switch {
+		case searchGlobs.has(a.opt) && a.value.known && !strings.HasPrefix(a.value.text, "!") && fileGlobNamesFloor(a.value.text):
+			// grep --include=.env, rg -g '.ssh/id_*': the files searched,
+			// and printed, are the floor's. Which ones cannot be told.
+			r.unknown(a.value.text)
 		case a.opt != "":
 		case !given:
 			given = true // the pattern
@@ -187,6 +191,10 @@ func (r *shellReader) pattern(p *program, words []shellWord, dirs []string) {
 		}
 	}
 }
+
+// searchGlobs are the options of search programs whose value is a glob
+// of the files searched (a "!" before it leaves them out).
+var searchGlobs = opts("--include -g --glob --iglob --include-dir")
 
 // findValues are find's tests and actions that take a value, and those
 // whose value is a file (read or written).
@@ -304,12 +312,25 @@ func (r *shellReader) jq(words []shellWord, dirs []string) {
 			i++
 			filter = true
 		case strings.HasPrefix(w.text, "-") && w.text != "-":
+		case !filter && (w.text == "eval" || w.text == "e" || w.text == "eval-all" || w.text == "ea"):
+			// yq's subcommand before its expression
 		case !filter:
 			filter = true
+			if filterReadsFiles(w.text) {
+				r.unknown(w.text)
+			}
 		default:
 			r.read(w, dirs)
 		}
 	}
+}
+
+// filterReadsFiles reports a yq filter that opens files or reads the
+// environment by names only it knows: load, load_str, load_xml,
+// load_props and load_base64, env and strenv. What it reads cannot be
+// told. (jq's env and $ENV are the credentials rule's.)
+func filterReadsFiles(f string) bool {
+	return strings.Contains(f, "load") || strings.Contains(f, "strenv") || strings.Contains(f, "env(")
 }
 
 // record keeps a command for the rules that match commands.
@@ -809,6 +830,9 @@ func (r *shellReader) remote(p *program, words []shellWord, dirs []string) {
 		if a.opt == "-o" && a.value.known && !sshOptionRunsNothing(a.value.text) {
 			r.unknown(a.value.text)
 		}
+		if a.opt == "-R" || a.opt == "-L" {
+			r.forwardHost(a.value)
+		}
 	}
 	if rest < len(words) {
 		w := words[rest]
@@ -820,6 +844,30 @@ func (r *shellReader) remote(p *program, words []shellWord, dirs []string) {
 		if !ok {
 			h, ok = weakHostValue(w.text, false)
 		}
+		if !ok {
+			h = ""
+		}
+		r.host(w.text, h)
+	}
+}
+
+// forwardHost reads ssh's -R and -L forward, "[bind:]port:host:hostport":
+// one end connects to host (this machine, for -R), a host as any other. A
+// forward to a socket ("port:/path"), or one with no host, names none.
+func (r *shellReader) forwardHost(w shellWord) {
+	if !w.known {
+		r.host(w.text, "")
+		return
+	}
+	parts := strings.Split(w.text, ":")
+	if strings.HasPrefix(w.text, "[") || strings.Contains(w.text, "/") {
+		if strings.Contains(w.text, "[") {
+			r.host(w.text, "") // an IPv6 address in brackets: not read here
+		}
+		return
+	}
+	if len(parts) >= 3 {
+		h, ok := weakHostValue(parts[len(parts)-2], false)
 		if !ok {
 			h = ""
 		}
@@ -944,6 +992,13 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 			} else {
 				r.read(shellWord{text: v, known: true}, dirs)
 			}
+		case (a.opt == "-o" || a.opt == "--output" || a.opt == "--cache-to") && a.value.known && strings.Contains(a.value.text, "="):
+			// docker build's "type=local,dest=/x": where it writes.
+			for _, kv := range strings.Split(a.value.text, ",") {
+				if k, v, _ := strings.Cut(kv, "="); (k == "dest" || k == "destination") && v != "" {
+					r.path(v, dirs, true)
+				}
+			}
 		case a.opt == "--secret" || a.opt == "--ssh" || a.opt == "--build-context":
 			r.mount(a.value, dirs) // "id=x,src=path", "default=path"
 		case ours && (a.opt == "--post-renderer" || a.opt == "--exec-command"):
@@ -955,6 +1010,10 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 		case a.opt != "":
 		case sub == "" && a.value.known:
 			sub = a.value.text
+		case image == "" && a.value.known && readsAsURL(a.value.text):
+			// helm's repo add NAME URL, install REL oci://..., plugin
+			// install URL: where it connects.
+			r.hostWord(a.value)
 		case (sub == "pull" || sub == "push" || sub == "run" || sub == "create") && image == "" && a.value.known:
 			image = a.value.text
 			if reg, _, ok := strings.Cut(image, "/"); ok && (strings.ContainsAny(reg, ".:") || reg == "localhost") {
@@ -1087,10 +1146,21 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 			h, _ := urlHost(t)
 			r.host(t, h)
 		case isUserAtHost(t) || strings.Contains(t, ":") && !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, "."):
-			if h, ok := remoteHost(t); ok {
+			h, remote := remoteHost(t)
+			_, file, _ := strings.Cut(t, ":")
+			revPath := file != "" && !strings.HasPrefix(file, "/") && !isUserAtHost(t) && !gitReachesRemotes.has(sub.text)
+			switch {
+			case remote:
 				r.host(t, h)
-			} else {
+			case !revPath:
 				r.path(t, dirs, false)
+			}
+			if revPath {
+				// REV:PATH ("HEAD~1:.env", "origin/main:id_rsa"): a file
+				// of the repository as a commit holds it, which show and
+				// cat-file print. (A refspec's "main:refs/heads/x" names
+				// branches, which read as harmless file names.)
+				r.path(file, dirs, false)
 			}
 		default:
 			r.path(t, dirs, false)
@@ -1104,6 +1174,10 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 		r.unknown("git " + sub.text) // runs commands of its own, or writes the files a patch names
 	}
 }
+
+// gitReachesRemotes are git's subcommands whose "x:y" operand may be a
+// remote ("host:repo.git") or a refspec, never a file of a commit.
+var gitReachesRemotes = opts("clone fetch pull push remote ls-remote archive request-pull send-pack fetch-pack submodule")
 
 // gitSubcommand is what git's subcommands' options take: messages,
 // refs, formats (no paths), a file for -F, programs for the rest.

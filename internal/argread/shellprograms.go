@@ -164,8 +164,8 @@ var (
 			"-t --tag --build-arg --platform --target --secret --ssh --build-context --cidfile --iidfile -c --context --config --log-driver --log-opt --kubeconfig -n --namespace " +
 			"-o --output --cache-from --cache-to --add-host --dns -m --memory --cpus --restart --hostname --env-file --project-directory --profile --pull " +
 			"--from-file --from-env-file --from-literal --set --set-string --set-file --set-json --post-renderer --post-renderer-args -k --kustomize " +
-			"--key --cert --ca-file --values --version --repo --type --selector --container --image --replicas --port --timeout --wait-for"),
-		files: opts("-f --file --env-file --cidfile --iidfile --config --kubeconfig --project-directory -o --output --rootfs"), hosts: opts("-H --host --server -s --add-host --dns")}
+			"--key --cert --ca-file --values --version --repo --kube-apiserver --type --selector --container --image --replicas --port --timeout --wait-for"),
+		files: opts("-f --file --env-file --cidfile --iidfile --config --kubeconfig --project-directory -o --output --rootfs"), hosts: opts("-H --host --server -s --add-host --dns --repo --kube-apiserver")}
 	wrapper = func(values, chdir string, skip int) program {
 		return program{kind: progWrapper, values: opts(values), chdir: opts(chdir), skip: skip}
 	}
@@ -318,7 +318,7 @@ var programs = map[string]program{
 	"ag":   {kind: progPattern, values: opts("-A -B -C -G --file-search-regex -g -m --max-count --ignore --depth -p --path-to-ignore --pager"), files: opts("-p --path-to-ignore"), code: opts("--pager")},
 	"ack":  {kind: progPattern, values: opts("-A -B -C -m --max-count --type --ignore-dir --ignore-file -g"), files: opts("")},
 	"find": {kind: progFind},
-	"jq":   {kind: progJq},
+	"jq":   {kind: progJq}, "yq": {kind: progJq}, "gojq": {kind: progJq}, "jaq": {kind: progJq},
 
 	// Looking a name up runs nothing.
 	"which": {kind: progLookup}, "type": {kind: progLookup}, "whereis": {kind: progLookup},
@@ -359,7 +359,7 @@ var programs = map[string]program{
 	"ssh": ssh, "mosh": {kind: progRemote, values: opts("--ssh -p --port --server"), code: opts("--ssh --server")},
 	"autossh": ssh, "ssh-copy-id": ssh,
 	"scp":  {kind: progCopy, values: opts("-i -F -o -P -S -c -l -J -D -X"), files: opts("-i -F"), hosts: opts("-J"), code: opts("-S -o")},
-	"sftp": {kind: progCopy, values: opts("-i -F -o -P -S -b -B -c -D -J -l -R -s"), files: opts("-i -F -b"), hosts: opts("-J"), code: opts("-S -s -o -D")},
+	"sftp": {kind: progRemote, values: opts("-i -F -o -P -S -b -B -c -D -J -l -R -s"), files: opts("-i -F -b"), hosts: opts("-J"), code: opts("-S -s -o -D")},
 	"rsync": {kind: progCopy, values: opts("-e --rsh --rsync-path --exclude --include --exclude-from --include-from --files-from --filter -f --log-file --password-file " +
 		"--backup-dir --partial-dir --temp-dir -T --compare-dest --copy-dest --link-dest --chmod --chown --timeout --bwlimit --max-size --min-size --port --address --sockopts --out-format --log-file-format --info --debug"),
 		files: opts("--exclude-from --include-from --files-from --log-file --password-file --backup-dir --partial-dir --temp-dir -T --compare-dest --copy-dest --link-dest"),
@@ -368,7 +368,7 @@ var programs = map[string]program{
 	"git": {kind: progGit, values: opts("-C -c --git-dir --work-tree --namespace --exec-path --config-env --super-prefix --list-cmds --attr-source"),
 		files: opts("--git-dir --work-tree"), code: opts("-c --exec-path --config-env")},
 
-	"docker": container, "podman": container, "nerdctl": container, "docker-compose": container, "kubectl": container, "oc": container, "helm": container,
+	"docker": container, "podman": container, "nerdctl": container, "docker-compose": container, "kubectl": container, "oc": container, "helm": container, "ctr": container,
 }
 
 // programName is the table's name for a program word: its base name, in

@@ -340,8 +340,14 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		w.embeddedDoc(s, t, v, false)
 	case c.Kind == Host && !c.weak():
 		h, ok := lexical.HostOf(v)
-		if !ok && readsAsURL(trimReading(v)) {
+		switch {
+		case ok:
+		case readsAsURL(trimReading(v)):
 			h, _ = urlHost(v) // a URL where a host belongs: its host
+		case trimReading(v) == v:
+			// "169.254.169.254:80/latest": a URL without its scheme,
+			// whose host addHost reads.
+			h, _ = schemelessHost(v)
 		}
 		w.addHost(s, t, h)
 		w.embeddedDoc(s, t, v, false)

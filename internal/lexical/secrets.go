@@ -1,5 +1,7 @@
 package lexical
 
+import "strings"
+
 // The floor's list of files that hold secrets: keys, tokens, passwords,
 // cookies, what a person typed. A read of one puts the secret into the
 // model's context, from where any later call can carry it anywhere, so the
@@ -20,7 +22,7 @@ var secretList = []SensitiveEntry{
 		"privkey.pem", "private.pem", "private_key.pem", "secring.gpg", "private_key", "adbkey", "key.der", "private.der", "private.asc", "secret.gpg"}}, // Vagrant's private_key, Android's adbkey
 	{"KEY6", privateKey, Anywhere, Prefix, []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"}}, // a second key by the default's name: id_rsa_deploy, id_ed25519_github (not its .pub)
 	{"KEY3", privateKey, Anywhere, Suffix, []string{".key", "-key.pem", "_key.pem", ".key.pem", ".p12", ".pfx", ".jks", ".keystore", ".p8", ".ppk", ".kdbx", ".keytab",
-		".key.bak", ".key.old", ".key.orig", "-key.json", "_key.json"}}, // a key's copies; a cloud service account's key file (gcp-sa-key.json)
+		".key.bak", ".key.old", ".key.orig", "-key.json", "_key.json", ".pkcs12", "_rsa", "_ed25519", "_ecdsa", "_dsa"}}, // a key's copies; a cloud service account's key file (gcp-sa-key.json)
 	{"KEY5", privateKey, Anywhere, File, []string{"id_rsa.bak", "id_rsa.old", "id_rsa.orig", "id_rsa.backup", "id_rsa.save", "id_rsa.copy", "id_rsa~", "id_rsa.1", "id_dsa.bak", "id_dsa.old", "id_dsa.orig", "id_dsa.backup", "id_dsa.save", "id_dsa.copy", "id_dsa~", "id_dsa.1", "id_ecdsa.bak", "id_ecdsa.old", "id_ecdsa.orig", "id_ecdsa.backup", "id_ecdsa.save", "id_ecdsa.copy", "id_ecdsa~", "id_ecdsa.1", "id_ed25519.bak", "id_ed25519.old", "id_ed25519.orig", "id_ed25519.backup", "id_ed25519.save", "id_ed25519.copy", "id_ed25519~", "id_ed25519.1"}}, // a key's copies
 	{"KEY4", privateKey, System, Dir, []string{"/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
 		"/etc/ssl/private", "/etc/letsencrypt/live", "/etc/letsencrypt/archive", "/etc/pki/tls/private", "/var/lib/kubelet/pki"}},
@@ -33,7 +35,8 @@ var secretList = []SensitiveEntry{
 		".config/configstore", ".huggingface", ".cache/huggingface/token", ".config/ngrok", ".cloudflared", ".wrangler",
 		".config/.wrangler", ".config/stripe", ".config/sops", ".config/solana", ".ethereum/keystore", ".bitcoin", ".snowflake",
 		".dbt", ".config/hcloud", ".mc", ".config/bitwarden cli", ".docker/contexts", ".subversion/auth", ".kaggle", ".config/filezilla",
-		".config/age", ".age", ".config/himalaya", ".aider/oauth-keys.env",
+		".config/age", ".age", ".config/himalaya", ".aider/oauth-keys.env", ".supabase", ".railway", ".ngrok2", ".doppler", ".lpass",
+		".vercel/auth.json",
 		// AI agents' credentials and the configurations that hold MCP servers' keys.
 		".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json", ".local/share/opencode/auth.json",
 		".claude.json", "claude_desktop_config.json", ".cursor/mcp.json", ".continue/config.json", ".config/code/user/globalstorage"}},
@@ -46,10 +49,11 @@ var secretList = []SensitiveEntry{
 		"secrets.json", ".secrets", "wp-config.php", "terraform.tfstate", ".gitcookies", ".msmtprc", ".authinfo", ".authinfo.gpg",
 		".smbcredentials", ".fetchmailrc", "service_account.json", "sasl_passwd", "wpa_supplicant.conf",
 		"secrets.toml", "firebase-adminsdk.json", "keyfile.json", "sftp-config.json", ".ftpconfig", "kubeconfig", "kubeconfig.yaml", "kubeconfig.yml",
-		"admin.conf", "pgpass", "cookies.txt", "cookies.sqlite", "credentials", ".credentials", "creds.json",
+		"admin.conf", "pgpass", "serviceaccountkey.json", "service-account-key.json", "credentials.xml", "cookies.txt", "cookies.sqlite", "credentials", ".credentials", "creds.json",
 		"vault_pass", "vault_pass.txt", ".vault_pass", ".vault_pass.txt", ".vault-pass", "vault_password", ".vault_password", ".ansible-vault-password",
 		".mbsyncrc", ".offlineimaprc", ".config/aerc/accounts.conf", ".weechat/sec.conf", ".config/weechat/sec.conf"}},
 	{"CRD10", secretCredentials, Anywhere, Suffix, []string{".env"}},                                        // prod.env, an env_file by another name
+	{"CRD11", secretCredentials, Anywhere, Infix, []string{"-firebase-adminsdk-"}},                          // PROJECT-firebase-adminsdk-ID-HASH.json
 	{"CRD3", secretCredentials, Home, File, []string{".npmrc", ".yarnrc.yml", ".yarnrc", ".bundle/config"}}, // a project's .npmrc names a registry; the home one holds its token
 	{"CRD4", secretCredentials, Anywhere, Prefix, []string{"client_secret"}},                                // Google's client_secret_<id>.json
 	{"CRD5", secretCredentials, System, File, []string{"/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "/etc/security/opasswd",
@@ -62,7 +66,7 @@ var secretList = []SensitiveEntry{
 	{"CRD6", secretCredentials, System, Dir, []string{"/run/secrets", "/etc/networkmanager/system-connections", "/etc/wireguard",
 		"/var/lib/docker/containers", "/run/user/*/containers", "/var/backups", "/etc/kubernetes/pki",
 		"/etc/rancher/k3s", "/var/lib/rancher/k3s/server", "/var/lib/mysql", "/var/lib/postgresql", "/var/lib/pgsql", "/etc/openvpn", "/var/lib/samba/private",
-		"/var/lib/docker/overlay2", "/var/lib/docker/volumes", "/var/lib/containers/storage"}}, // container layers and volumes hold their files' secrets // /var/run/secrets is /run/secrets: a container's and a pod's
+		"/var/lib/docker/overlay2", "/var/lib/docker/volumes", "/var/lib/containers/storage", "/var/lib/kubelet/pods", "/var/lib/jenkins/secrets"}}, // container layers and volumes hold their files' secrets // /var/run/secrets is /run/secrets: a container's and a pod's
 	{"CRD7", secretCredentials, Anywhere, Suffix, []string{".tfstate", ".tfstate.backup", ".tfvars"}},
 	{"CRD8", secretCredentials, Anywhere, Prefix, []string{"krb5cc_"}},            // Kerberos tickets: /tmp/krb5cc_1000
 	{"CRD9", secretCredentials, Anywhere, Prefix, []string{"terraform.tfstate."}}, // its backups, terraform.tfstate.1700000000.backup
@@ -78,13 +82,17 @@ var secretList = []SensitiveEntry{
 		"library/cookies", ".thunderbird", "snap/chromium", "snap/firefox", ".config/slack", ".config/discord",
 		".local/share/rbw", ".config/bitwarden", ".config/rbw", ".local/share/gopass", ".config/gopass", ".electrum", ".config/exodus", ".exodus",
 		".config/signal", ".local/share/telegramdesktop", "application support/signal", "application support/telegram desktop",
-		"application support/bitwarden", ".config/keepassxc"}},
+		"application support/bitwarden", ".config/keepassxc",
+		".var/app/com.google.chrome", ".var/app/org.chromium.chromium", ".var/app/org.mozilla.firefox", ".var/app/com.brave.browser",
+		".var/app/com.microsoft.edge", ".var/app/org.signal.signal", ".var/app/com.slack.slack", ".var/app/com.discordapp.discord",
+		".var/app/org.telegram.desktop"}}, // the same, installed by Flatpak
 
 	// What a person typed: shells' and REPLs' histories hold the passwords
 	// and tokens typed on command lines.
 	{"HIS1", secretHistory, Anywhere, File, []string{".bash_history", ".zsh_history", ".zhistory", ".history", ".sh_history", ".ksh_history",
 		".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history", ".rediscli_history", ".irb_history",
-		".ts_node_repl_history", "fish_history", ".viminfo", ".dbshell", "mongosh_repl_history", ".ipython/profile_default/history.sqlite"}},
+		".ts_node_repl_history", "fish_history", ".viminfo", ".dbshell", "mongosh_repl_history", ".ipython/profile_default/history.sqlite",
+		".histfile", ".local/state/zsh/history", ".local/share/zsh/history"}},
 	{"HIS2", secretHistory, Anywhere, Dir, []string{".zsh_sessions", ".local/share/atuin"}},
 
 	// A container runtime's socket: whoever reaches it runs containers
@@ -120,12 +128,28 @@ const (
 // p is a clean absolute path, folded (FoldPath), as for SensitiveFile. The
 // entry is a copy.
 func SecretFile(p string) *SensitiveEntry {
-	if e := secrets.file(p); e != nil {
-		c := *e
-		return &c
+	e := secrets.file(p)
+	if e == nil {
+		// A secret's copy is a secret: .git-credentials.bak,
+		// .pgpass.old, ssh_host_ed25519_key.orig, .bash_history~.
+		for _, suffix := range backupSuffixes {
+			if base, ok := strings.CutSuffix(p, suffix); ok && !strings.HasSuffix(base, "/") {
+				if e = secrets.file(base); e != nil {
+					break
+				}
+			}
+		}
 	}
-	return nil
+	if e == nil {
+		return nil
+	}
+	c := *e
+	return &c
 }
+
+// backupSuffixes are the endings editors, tools and people give a file's
+// copy.
+var backupSuffixes = []string{".bak", ".old", ".orig", ".backup", ".save", ".copy", "~", ".1", ".swp", ".tmp"}
 
 // SecretEntries returns a copy of the secrets list, in order: what the
 // floor page's secrets table is made from.

@@ -361,12 +361,14 @@ const (
 	Suffix                  // a file whose name ends so
 	InDirSuffix             // "d/.x": a file ending ".x" directly in a directory named d
 	UnderSuffix             // "x/y": a name y (and anything in it) directly in a directory whose name ends in x
+	Infix                   // a file whose name has this in it
 )
 
 // sensitiveIndex is Sensitive by what a lookup has in hand.
 type sensitiveIndex struct {
 	anyDir, anyFile, homeDir, homeFile, sysDir, sysFile map[string]*SensitiveEntry
 	prefixes, suffixes, inDirSuffixes, sysPrefixes      []nameEntry
+	infixes                                             []nameEntry
 	underSuffixes                                       []nameEntry
 	// sysWildDirs are the system directories with a "*" name.
 	sysWildDirs []wildDir
@@ -444,6 +446,8 @@ func newSensitiveIndex(list []SensitiveEntry) *sensitiveIndex {
 				ix.prefixes = append(ix.prefixes, nameEntry{n, e})
 			case e.Kind == Suffix:
 				ix.suffixes = append(ix.suffixes, nameEntry{n, e})
+			case e.Kind == Infix:
+				ix.infixes = append(ix.infixes, nameEntry{n, e})
 			case e.Kind == InDirSuffix:
 				ix.inDirSuffixes = append(ix.inDirSuffixes, nameEntry{n, e})
 			case e.Kind == UnderSuffix:
@@ -565,6 +569,11 @@ func (ix *sensitiveIndex) file(p string) *SensitiveEntry {
 	}
 	for _, ne := range ix.suffixes {
 		if strings.HasSuffix(base, ne.name) {
+			return ne.e
+		}
+	}
+	for _, ne := range ix.infixes {
+		if strings.Contains(base, ne.name) {
 			return ne.e
 		}
 	}

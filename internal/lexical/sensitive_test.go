@@ -274,7 +274,7 @@ func entryTable(entries []lexical.SensitiveEntry) string {
 	for _, e := range entries {
 		where := map[lexical.Where]string{lexical.Anywhere: "anywhere", lexical.Home: "in a home directory", lexical.System: "system"}[e.Where]
 		kind := map[lexical.Kind]string{lexical.File: "", lexical.Dir: " (and everything in it)", lexical.Prefix: " (a name starting so)",
-			lexical.Suffix: " (a name ending so)", lexical.InDirSuffix: " (a name ending so, in that directory)",
+			lexical.Suffix: " (a name ending so)", lexical.Infix: " (a name with this in it)", lexical.InDirSuffix: " (a name ending so, in that directory)",
 			lexical.UnderSuffix: " (the second name, and everything in it, directly in a directory whose name ends with the first: repo.git/hooks)"}[e.Kind]
 		names := make([]string, len(e.Names))
 		var except []string

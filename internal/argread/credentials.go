@@ -42,7 +42,7 @@ var credentialCommands = map[string][][]string{
 		{"config", "set-credentials"}},
 	"docker":   {{"login"}},
 	"podman":   {{"login"}, {"secret", "inspect"}},
-	"helm":     {{"registry", "login"}},
+	"helm":     {{"registry", "login"}, {"get", "values"}, {"get", "all"}},
 	"security": {{"find-generic-password"}, {"find-internet-password"}, {"dump-keychain"}, {"export"}},
 	"pass":     {{}},
 	"gopass":   {{}},
@@ -152,8 +152,8 @@ func printsCredentials(program string, words []string) bool {
 		// gpg takes any unambiguous start of a long option
 		// ("--export-secret-key"), and --export-secret-keys' is one.
 		for _, w := range args {
-			if strings.HasPrefix(w, "--export-se") || strings.HasPrefix(w, "--export-ss") {
-				return true
+			if strings.HasPrefix(w, "--export-se") || strings.HasPrefix(w, "--export-ss") || w == "-d" || strings.HasPrefix(w, "--decrypt") {
+				return true // a secret key, or a file decrypted onto standard output
 			}
 		}
 		return false
@@ -182,6 +182,23 @@ func printsCredentials(program string, words []string) bool {
 					return true
 				}
 			}
+		}
+	}
+	switch program {
+	case "docker", "podman", "nerdctl", "kubectl", "oc":
+		// exec of printenv or env in a container: its environment.
+		if inOrder([]string{"exec"}, args) && (slices.Contains(args, "printenv") || slices.Contains(args, "env")) {
+			return true
+		}
+	case "ssh":
+		// -A forwards the agent: the remote end signs with the keys.
+		if slices.Contains(args, "-A") || slices.ContainsFunc(args, func(w string) bool { return strings.EqualFold(w, "-oForwardAgent=yes") }) {
+			return true
+		}
+	case "curl":
+		// -n reads ~/.netrc and sends its password to the host.
+		if slices.Contains(args, "-n") || slices.Contains(args, "--netrc") || slices.Contains(args, "--netrc-optional") {
+			return true
 		}
 	}
 	if strings.HasPrefix(program, "docker-credential-") {

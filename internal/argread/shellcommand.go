@@ -1169,6 +1169,9 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 	if sub.text == "config" && countOperands(subArgs) >= 2 {
 		r.unknown("git config") // a setting: an alias or a core program runs later
 	}
+	if sub.text == "lfs" && hasWord(words, "install") {
+		r.unknown("git lfs install") // writes the repository's hooks
+	}
 	if sub.text == "submodule" || sub.text == "bisect" || sub.text == "filter-branch" || sub.text == "daemon" || sub.text == "apply" || sub.text == "am" ||
 		sub.text == "rebase" && hasWord(words, "--exec", "-x") {
 		r.unknown("git " + sub.text) // runs commands of its own, or writes the files a patch names

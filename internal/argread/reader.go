@@ -57,6 +57,9 @@ type SimpleCommand struct {
 	// Unknown says a word is one the shell changes: what the program
 	// sees cannot be told here.
 	Unknown bool
+	// Known is how many of the words, from the first, are as the
+	// program sees them: all of them unless Unknown.
+	Known int
 	// Paths are what its own words name, resolved ("" for unknown): not
 	// where it runs, nor its redirections.
 	Paths []string

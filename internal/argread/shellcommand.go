@@ -339,6 +339,9 @@ func (r *shellReader) record(words []shellWord) {
 	for i, w := range words {
 		c.Words[i] = w.text
 		c.Unknown = c.Unknown || !w.known
+		if !c.Unknown {
+			c.Known = i + 1
+		}
 	}
 	if len(r.w.out.Commands) >= MaxValues {
 		r.w.err = fmt.Errorf("the call holds more than %d commands", MaxValues)

@@ -247,6 +247,35 @@ func (m *Matcher) Status(c *Call) builtins.Match {
 type CommandLine struct {
 	Line    string
 	Unknown bool
+	// Known is the line up to its first unknown word (with the space
+	// before it): what every expansion of the line starts with.
+	Known string
+}
+
+// NewCommandLine is a command's line from its words, of which the first
+// known are as the program sees them.
+func NewCommandLine(words []string, unknown bool, known int) CommandLine {
+	line := strings.Join(words, " ")
+	if !unknown {
+		return CommandLine{Line: line, Known: line}
+	}
+	k := strings.Join(words[:known], " ")
+	if known > 0 {
+		k += " "
+	}
+	return CommandLine{Line: line, Unknown: true, Known: k}
+}
+
+// mayExpandTo reports whether a glob could match some expansion of a
+// line that starts with known: its literal start and known agree, one
+// starting the other ("rm *" cannot match "grep -rn x --include=*.ts"
+// whatever the glob in it expands to).
+func mayExpandTo(glob, known string) bool {
+	lit := glob
+	if i := strings.IndexAny(glob, "*?[\\"); i >= 0 {
+		lit = glob[:i]
+	}
+	return strings.HasPrefix(lit, known) || strings.HasPrefix(known, lit)
 }
 
 // commandStatus is how the rule's Command relates to the call's commands.
@@ -272,12 +301,25 @@ func (m *Matcher) commandStatus(c *Call) builtins.Match {
 				break
 			}
 		}
+		// A command with an unknown word might match a glob it does not
+		// match as written, unless the words before the first unknown
+		// one already rule the glob out.
+		mayMatch := false
+		for _, g := range m.Command {
+			if matches || !cl.Unknown {
+				break
+			}
+			mayMatch = mayExpandTo(g, cl.Known) || m.Any && mayExpandTo(lexical.Fold(g), lexical.Fold(cl.Known))
+			if mayMatch {
+				break
+			}
+		}
 		switch {
 		case m.Any && matches:
 			return builtins.Yes
-		case !m.Any && !matches && !cl.Unknown:
+		case !m.Any && !matches && !mayMatch:
 			return builtins.No
-		case cl.Unknown && !matches:
+		case mayMatch:
 			st = builtins.Unknown
 		}
 	}

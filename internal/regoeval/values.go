@@ -5,7 +5,6 @@ package regoeval
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/verdict"
@@ -64,6 +63,7 @@ var (
 	keyCommands    = Key("commands")
 	keyWords       = Key("words")
 	keyUnknown     = Key("unknown")
+	keyKnown       = Key("known")
 	keyTool        = Key("tool")
 	keyUnder       = Key("under")
 )
@@ -264,7 +264,15 @@ func CommandsOf(v ast.Value) []CommandLine {
 			}
 		}
 		unknown, _ := valueAt(e, keyUnknown).(ast.Boolean)
-		out = append(out, CommandLine{Line: strings.Join(words, " "), Unknown: bool(unknown)})
+		known := 0 // none is known unless the document says how many
+		if !unknown {
+			known = len(words)
+		} else if n, ok := valueAt(e, keyKnown).(ast.Number); ok {
+			if k, ok := n.Int(); ok && k >= 0 && k <= len(words) {
+				known = k
+			}
+		}
+		out = append(out, NewCommandLine(words, bool(unknown), known))
 	}
 	return out
 }

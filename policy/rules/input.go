@@ -199,6 +199,7 @@ var (
 	keyWords       = regoeval.Key("words")
 	keyProgram     = regoeval.Key("program")
 	keyUnknown     = regoeval.Key("unknown")
+	keyKnown       = regoeval.Key("known")
 	keyCredentials = regoeval.Key("credentials")
 )
 
@@ -256,7 +257,7 @@ func (d document) Document() ast.Value {
 }
 
 // commandsTerm is the input's commands: {"arg", "words", "program",
-// "unknown", "paths", "credentials"} (paths: what its own words name, null for unknown), as
+// "unknown", "known", "paths", "credentials"} (paths: what its own words name, null for unknown), as
 // regoeval.CommandsOf reads them back.
 func commandsTerm(cs []argread.SimpleCommand) *ast.Term {
 	terms := make([]*ast.Term, len(cs))
@@ -277,6 +278,7 @@ func commandsTerm(cs []argread.SimpleCommand) *ast.Term {
 			ast.Item(keyWords, ast.ArrayTerm(words...)),
 			ast.Item(keyProgram, ast.StringTerm(c.Program)),
 			ast.Item(keyUnknown, ast.BooleanTerm(c.Unknown)),
+			ast.Item(keyKnown, ast.InternedTerm(c.Known)),
 			ast.Item(keyPaths, ast.ArrayTerm(paths...)),
 			ast.Item(keyCredentials, ast.BooleanTerm(c.Credentials)),
 		)

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"strings"
-
 	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/argread"
 	"github.com/mcp-policy/mcp-policy/internal/regoeval"
@@ -42,7 +40,7 @@ func commandLines(cs []argread.SimpleCommand) []regoeval.CommandLine {
 	}
 	out := make([]regoeval.CommandLine, len(cs))
 	for i, c := range cs {
-		out[i] = regoeval.CommandLine{Line: strings.Join(c.Words, " "), Unknown: c.Unknown}
+		out[i] = regoeval.NewCommandLine(c.Words, c.Unknown, c.Known)
 	}
 	return out
 }

@@ -10,9 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
-// The command lines two outside red teams got allowed with the rules a
+// The command lines four outside red teams got allowed with the rules a
 // user writes for a shell tool (testdata/redteam_commands.json): each is
 // now asked or denied, by the reader's reading or by the floor. The few
 // still allowed are listed, and must stay allowed until a change says
@@ -42,5 +43,29 @@ func TestRedTeamCommandLinesAreNotAllowed(t *testing.T) {
 	}
 	for _, line := range cases.KnownAllowed {
 		assert.Equal(t, rules.Allow, decideLine(line).Decision, "%q is no longer allowed: take it off known_allowed", line)
+	}
+}
+
+// A command with a word the shell changes might match a glob it does not
+// match as written, and is asked; unless the words before that one rule
+// the glob out. A user's "rm *" ask must not ask about grep's unquoted
+// --include=*.ts (a benign replay's false ask no rule could silence).
+func TestCommandGlobsAndWordsTheShellChanges(t *testing.T) {
+	e := engine(t, rules.Config{Roots: map[string]string{"*": "/srv/app"}, Rules: []rules.Rule{
+		{Tool: "run_command", Decision: "allow", Under: "/srv/app", Command: []string{"grep *", "wc *", "echo *"}},
+		{Tool: "run_command", Decision: "ask", Command: []string{"rm *"}},
+	}})
+	for line, want := range map[string]verdict.Decision{
+		"grep -rn deprecated src/ --include=*.ts": rules.Allow,
+		"wc -l src/*.ts":         rules.Allow,
+		"echo $PATH":             rules.Allow,
+		"$X -rf /srv/app/build":  rules.Ask, // might be rm
+		"r$X -rf build":          rules.Ask, // might be rm too
+		"grep x $(rm -rf build)": rules.Ask, // the substitution's rm is a command of its own
+	} {
+		args, err := json.Marshal(map[string]string{"command": line, "cwd": "/srv/app"})
+		require.NoError(t, err)
+		d := decide(t, e, call("run_command", string(args)), nil)
+		assert.Equal(t, want, d.Decision, "%q: %s", line, d.Reason)
 	}
 }

@@ -132,6 +132,17 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	c.program in system_programs
 }
 
+# systemctl and service change the system by their verbs; status, show,
+# list-units, is-active and the like only report. A verb of systemctl's
+# that changes nothing and is not listed here is no question; one that
+# changes something is (system_verbs).
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program in {"systemctl", "service"}
+	some w in c.words
+	w in system_verbs
+}
+
 ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	some c in input.commands
 	c.program in {"npm", "pnpm", "yarn", "bun"}
@@ -274,7 +285,10 @@ holds_protected contains dir if {
 # cannot be evaluated.
 secret_message := "'%s' reads or touches %v, %s, which always needs a human's approval"
 
-privileged_programs := {"sudo", "su", "doas", "pkexec", "run0", "runuser", "sudoedit", "gosu", "su-exec", "chpst", "setpriv"}
+privileged_programs := {
+	"sudo", "su", "doas", "pkexec", "run0", "runuser", "sudoedit",
+	"gosu", "su-exec", "chpst", "setpriv",
+}
 
 tree_message := "'%s' runs %s on %s, a whole tree or a home directory"
 
@@ -290,10 +304,20 @@ system_programs := {
 	"reboot", "shutdown", "halt", "poweroff", "init", "telinit", "passwd", "chpasswd", "usermod", "useradd",
 	"userdel", "adduser", "deluser", "groupadd", "groupmod", "groupdel", "gpasswd", "visudo", "chsh", "chfn",
 	"iptables", "ip6tables", "nft", "ufw", "firewall-cmd", "pfctl", "sysctl", "insmod", "rmmod", "modprobe",
-	"kextload", "mount", "umount", "swapon", "swapoff", "fdisk", "parted", "wipefs", "mkswap", "systemctl",
-	"systemd-run", "launchctl", "service", "update-rc.d", "chkconfig", "setcap", "setenforce", "csrutil", "nvram",
+	"kextload", "mount", "umount", "swapon", "swapoff", "fdisk", "parted", "wipefs", "mkswap",
+	"systemd-run", "launchctl", "update-rc.d", "chkconfig", "setcap", "setenforce", "csrutil", "nvram",
 	"dscl", "diskutil", "crontab", "mkfs", "mkfs.ext4", "mkfs.ext3", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat",
 	"mkfs.ntfs", "mke2fs", "newfs",
+}
+
+system_verbs := {
+	"start", "stop", "restart", "reload", "try-restart", "reload-or-restart", "try-reload-or-restart", "force-reload",
+	"condrestart", "kill", "clean", "freeze", "thaw", "enable", "disable", "reenable", "preset", "preset-all", "mask",
+	"unmask", "link", "revert", "add-wants", "add-requires", "edit", "set-default", "isolate", "set-property", "bind",
+	"mount-image", "daemon-reload", "daemon-reexec", "import-environment", "set-environment", "unset-environment",
+	"reset-failed", "default", "rescue", "emergency", "halt", "poweroff", "reboot", "kexec", "soft-reboot", "exit",
+	"switch-root", "suspend", "hibernate", "hybrid-sleep", "suspend-then-hibernate", "log-level", "log-target",
+	"service-log-level", "service-log-target", "service-watchdogs",
 }
 
 # The metadata services' addresses: AWS, GCP, Azure, OCI and others'

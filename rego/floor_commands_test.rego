@@ -18,7 +18,11 @@ command_call(line, paths) := object.union(
 )
 
 test_a_command_as_another_user_is_asked if {
-	every line in ["sudo apt-get install jq", "/usr/bin/SUDO ls", "doas cat x", "su -c id root", "gosu app id", "su-exec app ls", "chpst -u app ls"] {
+	lines := [
+		"sudo apt-get install jq", "/usr/bin/SUDO ls", "doas cat x", "su -c id root",
+		"gosu app id", "su-exec app ls", "chpst -u app ls",
+	]
+	every line in lines {
 		asks := danger.ask with input as command_call(line, ["/r"])
 			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
 		some e in asks
@@ -81,6 +85,30 @@ test_a_command_that_changes_the_system_is_asked if {
 			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
 		some e in asks
 		contains(e, "changes the system itself")
+	}
+}
+
+test_a_service_changed_is_asked_and_one_reported_on_is_not if {
+	changes := [
+		"systemctl restart nginx", "systemctl daemon-reload",
+		"service nginx restart", "systemctl --user disable x",
+	]
+	every line in changes {
+		asks := danger.ask with input as command_call(line, ["/r"])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		some e in asks
+		contains(e, "changes the system itself")
+	}
+	reports := [
+		"systemctl status nginx", "systemctl list-units --failed", "systemctl is-active x",
+		"service nginx status", "systemctl",
+	]
+	every line in reports {
+		asks := danger.ask with input as command_call(line, ["/r"])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		every e in asks {
+			not contains(e, "changes the system itself")
+		}
 	}
 }
 

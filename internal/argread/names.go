@@ -322,7 +322,7 @@ func keySet(keys ...string) map[string]bool {
 // directory_tree, mkdir); it applies a patch (apply_patch, apply_diff); it
 // runs a Compose project (compose_up); it runs shell commands (run_shell,
 // execute_bash, terminal_exec); it visits a site's pages (firecrawl_crawl,
-// tavily_map, scrape_site).
+// tavily_map, scrape_site); it runs SQL (pg_psql, mysql_exec).
 var (
 	dirToolWords     = keySet("directory", "directories", "dir", "dirs", "folder", "folders", "tree", "mkdir", "ls")
 	patchToolWords   = keySet("patch", "diff")
@@ -330,6 +330,7 @@ var (
 	shellToolWords   = keySet("shell", "bash", "sh", "zsh", "terminal", "command", "commands", "cmd", "exec", "execute",
 		"powershell", "pwsh", "process", "console")
 	crawlToolWords = keySet("crawl", "crawler", "crawl4ai", "map", "scrape", "scraper", "spider", "sitemap", "extract", "search")
+	sqlToolWords   = keySet("sql", "psql", "mysql", "sqlite", "sqlite3", "postgres", "postgresql", "pgsql", "mssql", "tsql", "duckdb", "clickhouse")
 )
 
 // nameHasWord reports whether a tool's name has a word of the set: its

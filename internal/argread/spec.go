@@ -158,6 +158,9 @@ type tool struct {
 	// crawl: the tool's name says it visits a site's pages, so its path
 	// patterns beside a web URL are the site's (sitePatternNames).
 	crawl bool
+	// sql: the tool's name says it runs SQL (pg_psql, sqlite_exec), so
+	// its "command" is a statement, not a shell's command line.
+	sql bool
 	// program is the command-line program the tool's name says it runs
 	// (toolProgram): an array of a command's words is its words.
 	program string
@@ -206,7 +209,8 @@ func (t *tool) moreOf(raw string) []Class {
 // compileTool merges the specs that match the tool's name with its
 // schema's formats: a spec outranks the schema (it is what a person said).
 func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys, known bool, annotations map[string]bool) *tool {
-	t := &tool{dirTool: nameHasWord(name, dirToolWords), crawl: nameHasWord(name, crawlToolWords), program: toolProgram(name)}
+	t := &tool{dirTool: nameHasWord(name, dirToolWords), crawl: nameHasWord(name, crawlToolWords), program: toolProgram(name),
+		sql: nameHasWord(name, sqlToolWords)}
 	set := func(name string, c Class) {
 		if t.classes == nil {
 			t.classes = map[string]Class{}

@@ -293,6 +293,14 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		}
 	case c.Kind == Shell && c.Evidence == Name && isShellChoice(s.arg, v):
 		// {"shell": "bash"}: which shell runs the command, not one.
+	case c.Kind == Shell && c.Evidence == Name && w.tool.sql:
+		// pg_psql's "command": a statement, read as SQL is. A psql
+		// meta-command ("\\! cmd", "\\copy ... program", "\\o file") is
+		// no SQL, and what it runs or writes is not read here.
+		if strings.Contains(v, "\\") {
+			w.addPath(s.as(none), t, "")
+		}
+		w.sqlFiles(s.as(Class{Kind: Content, Evidence: Name}), t, v)
 	case c.Kind == Shell:
 		w.shellLine(s, t, v)
 	case c.Kind == Patch:
@@ -377,7 +385,7 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 	if s.class.Kind == Label {
 		asPath = asPath || w.labelPath(r)
 	} else {
-		asPath = asPath || looksLikePath(r)
+		asPath = asPath || looksLikePath(r) && !readsAsProse(r)
 	}
 	asURL := readsAsURL(r)
 	if !asPath && !asURL && namesFloorInData(r) {
@@ -428,6 +436,25 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 	}
 	w.sqlFiles(s, t, v)
 	w.embeddedDoc(s, t, v, true)
+}
+
+// readsAsProse reports a value no name says anything of that is a
+// sentence which starts with a path ("~/projects/acme is the monorepo
+// root", "\"/usr/local/bin/node\" permission denied"): three words or
+// more after the first without a path's separator. A path with spaces in
+// its names has its separators after them ("/Users/u/My Drive/notes.md");
+// one whose last name has three spaces in it is read as prose.
+func readsAsProse(r string) bool {
+	words := 0
+	for i, f := range strings.Fields(r) {
+		if i == 0 {
+			continue
+		}
+		if !strings.ContainsAny(f, "/\\") {
+			words++
+		}
+	}
+	return words >= 3
 }
 
 // uriName reports an argument named for a URI ("uri", "rootUri",

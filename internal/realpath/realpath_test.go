@@ -9,7 +9,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// TestResolve runs with openat2's short way and without it (an old
+// kernel, a sandbox that refuses it): the answers are one.
 func TestResolve(t *testing.T) {
+	for _, without := range []bool{false, true} {
+		t.Run(map[bool]string{false: "openat2", true: "without openat2"}[without], func(t *testing.T) {
+			defer noOpenat2.Store(noOpenat2.Load())
+			noOpenat2.Store(without)
+			testResolve(t)
+		})
+	}
+}
+
+func testResolve(t *testing.T) {
 	top, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	real := filepath.Join(top, "real")

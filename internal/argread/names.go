@@ -84,7 +84,7 @@ var nameTable = []nameRow{
 		"content", "contents", "text", "texts", "body", "oldtext", "newtext", "oldstring", "newstring",
 		"find", "replace", "substring", "message", "messages", "commitmessage", "description",
 		"thought", "observation", "observations", "insight", "stdin", "stdintext", "markdown", "data",
-		"query", "prompt", "comment", "comments", "summary", "instructions",
+		"query", "queries", "q", "searchquery", "searchqueries", "prompt", "comment", "comments", "summary", "instructions",
 		// Queries in a language of their own: SQL, Jira's, Cypher.
 		"sql", "sqlquery", "statement", "statements", "jql", "cql", "cypher", "sparql"}},
 	{class: namedDir, listed: []string{
@@ -331,6 +331,8 @@ var (
 		"powershell", "pwsh", "process", "console")
 	crawlToolWords = keySet("crawl", "crawler", "crawl4ai", "map", "scrape", "scraper", "spider", "sitemap", "extract", "search")
 	sqlToolWords   = keySet("sql", "psql", "mysql", "sqlite", "sqlite3", "postgres", "postgresql", "pgsql", "mssql", "tsql", "duckdb", "clickhouse")
+	// A key-value store's tools: their commands are the store's.
+	keyValueToolWords = keySet("redis", "upstash", "valkey", "keydb", "memcached", "dragonfly")
 )
 
 // nameHasWord reports whether a tool's name has a word of the set: its

@@ -161,6 +161,9 @@ type tool struct {
 	// sql: the tool's name says it runs SQL (pg_psql, sqlite_exec), so
 	// its "command" is a statement, not a shell's command line.
 	sql bool
+	// keyValue: the tool's name says it speaks to a key-value store
+	// (redis_command, upstash_exec): its commands are the store's.
+	keyValue bool
 	// program is the command-line program the tool's name says it runs
 	// (toolProgram): an array of a command's words is its words.
 	program string
@@ -210,7 +213,7 @@ func (t *tool) moreOf(raw string) []Class {
 // schema's formats: a spec outranks the schema (it is what a person said).
 func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys, known bool, annotations map[string]bool) *tool {
 	t := &tool{dirTool: nameHasWord(name, dirToolWords), crawl: nameHasWord(name, crawlToolWords), program: toolProgram(name),
-		sql: nameHasWord(name, sqlToolWords)}
+		sql: nameHasWord(name, sqlToolWords), keyValue: nameHasWord(name, keyValueToolWords)}
 	set := func(name string, c Class) {
 		if t.classes == nil {
 			t.classes = map[string]Class{}

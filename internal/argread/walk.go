@@ -119,6 +119,11 @@ func (w *walker) walk(s site, t *ast.Term) {
 	if s.class.Kind != Data && w.tool.data.covers(s.at) {
 		s.class = dataClass
 	}
+	if s.class.Kind == Shell && s.class.Evidence == Name && w.tool.keyValue {
+		// A Redis tool's "commands" ([["SET", "k", "v"]]): the store's
+		// own commands on its data, no shell's.
+		s.class = dataClass
+	}
 	switch v := t.Value.(type) {
 	case ast.String:
 		w.str(s, t, string(v))
@@ -440,10 +445,10 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 
 // readsAsProse reports a value no name says anything of that is a
 // sentence which starts with a path ("~/projects/acme is the monorepo
-// root", "\"/usr/local/bin/node\" permission denied"): three words or
+// root", "\"/usr/local/bin/node\" permission denied"): two words or
 // more after the first without a path's separator. A path with spaces in
 // its names has its separators after them ("/Users/u/My Drive/notes.md");
-// one whose last name has three spaces in it is read as prose.
+// one whose last name has two spaces in it is read as prose.
 func readsAsProse(r string) bool {
 	words := 0
 	for i, f := range strings.Fields(r) {
@@ -454,7 +459,7 @@ func readsAsProse(r string) bool {
 			words++
 		}
 	}
-	return words >= 3
+	return words >= 2
 }
 
 // uriName reports an argument named for a URI ("uri", "rootUri",

@@ -356,12 +356,17 @@ func (m *Matcher) argumentsStatus(c *Call) builtins.Match {
 					return builtins.No
 				}
 			case !scalar:
-				st = builtins.Unknown
-			case lexical.MatchTool(a.Glob, text) || lexical.MatchTool(lexical.Fold(a.Glob), lexical.Fold(text)):
-				return builtins.Yes
-			case strings.Join(strings.Fields(text), " ") != text && lexical.MatchTool(a.Glob, strings.Join(strings.Fields(text), " ")):
-				// " rm -rf x", "rm\t-rf x": a shell or a server that splits
-				// words reads them as "rm -rf x", which a deny on "rm *" means.
+				// A list of commands, each a scalar ([["SET", "k", "v"],
+				// ["FLUSHALL"]]): a deny or ask matches one of them.
+				switch anyElementMatches(a.Glob, item[1].Value) {
+				case builtins.Yes:
+					return builtins.Yes
+				case builtins.Unknown:
+					st = builtins.Unknown
+				}
+			case globMatchesText(a.Glob, text) || anyElementMatches(a.Glob, item[1].Value) == builtins.Yes:
+				// The words joined, or one of them: ["SCAN 0", "FLUSHALL"]
+				// is two commands to a server that runs each.
 				return builtins.Yes
 			}
 		}
@@ -371,6 +376,38 @@ func (m *Matcher) argumentsStatus(c *Call) builtins.Match {
 	}
 	if !m.Any {
 		return builtins.Yes
+	}
+	return st
+}
+
+// globMatchesText reports a deny's or ask's glob matching a scalar's
+// text: as written, folded, or with its white space as a shell splits it
+// (" rm -rf x" and "rm\t-rf x" are the "rm -rf x" a deny on "rm *" means).
+func globMatchesText(glob, text string) bool {
+	if lexical.MatchTool(glob, text) || lexical.MatchTool(lexical.Fold(glob), lexical.Fold(text)) {
+		return true
+	}
+	split := strings.Join(strings.Fields(text), " ")
+	return split != text && lexical.MatchTool(glob, split)
+}
+
+// anyElementMatches is how a deny's or ask's glob relates to an array
+// that is no scalar itself: Yes when an element that is one matches it,
+// No when every element is one and none does, else Unknown.
+func anyElementMatches(glob string, v ast.Value) builtins.Match {
+	arr, ok := v.(*ast.Array)
+	if !ok || arr.Len() == 0 {
+		return builtins.Unknown
+	}
+	st := builtins.No
+	for i := range arr.Len() {
+		text, scalar := scalarText(arr.Elem(i).Value, false)
+		switch {
+		case !scalar:
+			st = builtins.Unknown
+		case globMatchesText(glob, text):
+			return builtins.Yes
+		}
 	}
 	return st
 }

@@ -139,3 +139,24 @@ func TestRuleArgumentsReadAnArrayAsWords(t *testing.T) {
 		assert.Equal(t, want, d.Decision, args)
 	}
 }
+
+// A deny's or ask's glob over a list of commands, each a scalar (a Redis
+// tool's [["SET", "k", "v"], ["FLUSHALL"]]), matches one of them: the
+// user's "FLUSH*" asks the flush and lets the rest be (a benign replay's
+// false ask: every call was asked, the list being no scalar).
+func TestRuleArgumentsReadAListOfCommands(t *testing.T) {
+	e := engine(t, rules.Config{Rules: []rules.Rule{
+		{Tool: "redis_run_commands", Decision: "allow"},
+		{Tool: "redis_run_commands", Decision: "ask", Arguments: map[string]string{"commands": "FLUSH*"}},
+	}})
+	for args, want := range map[string]verdict.Decision{
+		`{"commands":[["SET","user:1","x"],["GET","user:1"]]}`: rules.Allow,
+		`{"commands":[["GET","k"],["FLUSHALL"]]}`:              rules.Ask,
+		`{"commands":[["get","k"],["flushdb","ASYNC"]]}`:       rules.Ask, // an ask reads folded
+		`{"commands":["SCAN 0","FLUSHALL"]}`:                   rules.Ask, // strings, each a command
+		`{"commands":[["GET","k"],{"op":"FLUSHALL"}]}`:         rules.Ask, // an element that is no scalar might be one
+	} {
+		d := decide(t, e, call("redis_run_commands", args), nil)
+		assert.Equal(t, want, d.Decision, args)
+	}
+}

@@ -422,6 +422,15 @@ func TestProxyFilesystemFollowsLinksBeforeWriting(t *testing.T) {
 	_, err := os.Stat(filepath.Join(dir, ".ssh", "authorized_keys2"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "nothing was written through the link")
 	assert.Contains(t, ph.stderr.String(), "links: resolved")
+	// The kernel goes up from where the link leads: docs/keys/.. is the
+	// directory above .ssh, outside docs, though the path cleaned reads
+	// docs/escaped.md (red team round 3).
+	r = ph.call("write_file", map[string]any{"path": filepath.Join(dir, "docs", "keys") + "/../escaped.md", "content": "x"})
+	wantCallError(t, r, "Permission required: 'write_file' needs approval")
+	for _, p := range []string{filepath.Join(dir, "escaped.md"), filepath.Join(dir, "docs", "escaped.md")} {
+		_, err := os.Stat(p)
+		assert.ErrorIs(t, err, os.ErrNotExist, "nothing was written: %s", p)
+	}
 
 	lexical := startProxied(t, []string{"--grants", grantsFile, "--ask", "refuse", "--links", "lexical"}, server, hostOptions{})
 	r = lexical.call("write_file", map[string]any{"path": filepath.Join(dir, "docs", "keys", "notes.md"), "content": "x"})

@@ -104,6 +104,7 @@ func refutableSet(compiler *ast.Compiler, ref ast.Ref) ([]ast.Body, bool) {
 // false when one may hold, or this reading cannot tell.
 func emptyOn(ctx context.Context, input ast.Value, set refutable) bool {
 	r := refuter{ctx: ctx, input: ast.NewTerm(input), callees: set.callees}
+	r.collect = r.keep
 	for _, b := range set.bodies {
 		r.vars = r.vars[:0]
 		if r.mayHold(b, 0) {
@@ -131,6 +132,11 @@ type refuter struct {
 	// callees are the bodies' calls, looked up (calleesOf); a call not
 	// among them is looked up when it is read.
 	callees map[*ast.Expr]*callee
+	// args and result are a builtin's call's arguments and its result,
+	// and collect (keep, bound once) what the builtin hands it to.
+	args    [4]*ast.Term
+	result  *ast.Term
+	collect func(*ast.Term) error
 }
 
 // spent counts a step and says whether the bound is passed, or the
@@ -313,8 +319,9 @@ func (r *refuter) call(e *ast.Expr, then func() bool) bool {
 	if len(ops) != arity && len(ops) != arity+1 {
 		return true
 	}
-	var buf [4]*ast.Term
-	args := buf[:0]
+	// The refuter's own buffer and result slot: a builtin's call returns
+	// before then reads on, so one call's are done with before the next.
+	args := r.args[:0]
 	for i := range arity {
 		var arg *ast.Term
 		switch v := ops[i].Value.(type) {
@@ -330,14 +337,9 @@ func (r *refuter) call(e *ast.Expr, then func() bool) bool {
 		}
 		args = append(args, arg)
 	}
-	var result *ast.Term
-	err := c.fn(topdown.BuiltinContext{Context: r.ctx}, args, func(t *ast.Term) error {
-		if result != nil {
-			return errMoreThanOne // no builtin on the list has two results
-		}
-		result = t
-		return nil
-	})
+	r.result = nil
+	err := c.fn(topdown.BuiltinContext{Context: r.ctx}, args, r.collect)
+	result := r.result
 	switch {
 	case err != nil:
 		return true // the evaluator words it
@@ -350,6 +352,15 @@ func (r *refuter) call(e *ast.Expr, then func() bool) bool {
 }
 
 var errMoreThanOne = errors.New("more than one result")
+
+// keep is a builtin's result kept in the refuter's slot (collect).
+func (r *refuter) keep(t *ast.Term) error {
+	if r.result != nil {
+		return errMoreThanOne // no builtin on the list has two results
+	}
+	r.result = t
+	return nil
+}
 
 // pureBuiltins are the builtins read here: this project's path, host,
 // URL and tool builtins, and OPA's membership and (in)equality, each a

@@ -103,7 +103,7 @@ ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
 	some c in input.commands
 	c.program in tree_programs
 	some flag in c.words
-	regex.match(`^(-[A-Za-z]*[rR][A-Za-z]*|--recursive)$`, flag)
+	regex.match(`^(-[A-Za-z]*[rR][A-Za-z]*|--recu?r?s?i?v?e?|--recursive)$`, flag)
 	some p in c.paths
 	f := mcp.path.fold(p)
 	is_string(f)

@@ -34,6 +34,7 @@ test_a_recursive_delete_of_a_tree_or_home_is_asked if {
 	trees := [
 		["rm -rf /", "/"], ["rm -r /home/u", "/home/u"],
 		["chmod -R 777 /r", "/r"], ["chown --recursive u /root", "/root"],
+		["rm --rec /home/u", "/home/u"], ["chmod --recur 777 /r", "/r"],
 	]
 	every c in trees {
 		asks := danger.ask with input as command_call(c[0], [c[1]])

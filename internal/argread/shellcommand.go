@@ -47,6 +47,9 @@ func parseArgs(words []shellWord, p *program, stop bool) (args []shellArg, rest 
 		}
 		if strings.HasPrefix(s, "--") || takes(s) || p.kind == progInterpreter && (p.code.has(s) || p.files.has(s)) || p.singleDash {
 			name, val, has := strings.Cut(s, "=")
+			if strings.HasPrefix(name, "--") {
+				name = p.longOption(name)
+			}
 			a := shellArg{opt: name}
 			switch {
 			case has:
@@ -80,6 +83,36 @@ func parseArgs(words []shellWord, p *program, stop bool) (args []shellArg, rest 
 		}
 	}
 	return args, len(words)
+}
+
+// longOption is a long option as the program reads it: getopt_long and
+// git's parser take any unambiguous start of one ("--rec" is
+// --recursive, "--upload-pa" --upload-pack). A start of options the
+// table knows is read as the one it would do most with (code, then a
+// command line, a file, a host, a directory, a value): the program takes
+// the one it names, or refuses an ambiguous start, and reading it the
+// worst way asks rather than allows.
+func (p *program) longOption(name string) string {
+	if len(name) < 4 || p.knows(name) {
+		return name
+	}
+	for _, s := range []set{p.code, p.lines, p.files, p.hosts, p.chdir, p.values} {
+		found := ""
+		for o := range s {
+			if strings.HasPrefix(o, name) && (found == "" || o < found) {
+				found = o // the first in order: one answer for one word
+			}
+		}
+		if found != "" {
+			return found
+		}
+	}
+	return name
+}
+
+// knows reports an option the program's table names.
+func (p *program) knows(o string) bool {
+	return p.values.has(o) || p.files.has(o) || p.hosts.has(o) || p.code.has(o) || p.lines.has(o) || p.chdir.has(o)
 }
 
 // has reports whether the set has o; a single-dash long option is also
@@ -568,6 +601,19 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 // script reads awk's and sed's words: the script, checked (run by -f, a
 // file), then the files it reads or edits.
 func (r *shellReader) script(p *program, words []shellWord, dirs []string) {
+	for _, w := range words {
+		if !p.inPlace {
+			break
+		}
+		// sed -i'SUFFIX' and --in-place=SUFFIX: a suffix with a "/" in it
+		// is a directory the original is moved into ("-i'.git/hooks/*'"
+		// installs the file as a hook, its mode kept).
+		t := w.text
+		if suffix, ok := strings.CutPrefix(t, "--in-place="); ok && strings.ContainsAny(suffix, "/\\") ||
+			len(t) > 2 && t[0] == '-' && t[1] != '-' && strings.Contains(t, "i") && strings.ContainsAny(t[strings.Index(t, "i"):], "/\\") {
+			r.unknown(t)
+		}
+	}
 	args, _ := parseArgs(words, p, false)
 	dirs = r.options(p, args, dirs)
 	haveScript := false

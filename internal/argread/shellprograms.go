@@ -96,6 +96,9 @@ type program struct {
 	// each: every operand is a command line of its own (hyperfine's
 	// benchmarks).
 	each bool
+	// inPlace: -i and --in-place take a backup suffix, which may name a
+	// directory (sed).
+	inPlace bool
 	// shellArgs: the words after its options are a shell's arguments
 	// (capsh -- -c LINE runs bash -c LINE).
 	shellArgs bool
@@ -141,7 +144,7 @@ var (
 		files: opts("-i --include"), code: opts("-l --load --source -e -f --file -E --exec"), check: awkRunsNothing}
 	// A script in a file (-f) is code this reader does not see: it may
 	// write (sed's w, awk's print >) or run a command (e, system()).
-	sed = program{kind: progScript, values: opts("-e --expression -f --file -l --line-length"), code: opts("-f --file"), check: sedRunsNothing}
+	sed = program{kind: progScript, values: opts("-e --expression -f --file -l --line-length"), code: opts("-f --file"), check: sedRunsNothing, inPlace: true}
 	ssh = program{kind: progRemote, values: opts("-i -F -E -S -o -J -p -l -L -R -D -b -c -e -m -O -Q -W -w -B -I"),
 		files: opts("-i -E -S"), hosts: opts("-J"), code: opts("-o -F")} // a config file may name a ProxyCommand
 	curl = program{kind: progNetwork,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -495,7 +496,17 @@ func (w *walker) sqlFiles(s site, t *ast.Term, v string) {
 	for _, f := range sqlFiles(v) {
 		w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), ast.StringTerm(f), f)
 	}
+	if sqlActs.MatchString(v) {
+		w.out.Acts = true // a read-only claim does not cover it (Reading.Acts)
+	}
 }
+
+// sqlActs finds SQL that writes a file, makes a database file or loads
+// code: COPY … TO, INTO OUTFILE or DUMPFILE, VACUUM INTO, ATTACH (which
+// makes the file it names), EXPORT DATABASE, and the file and extension
+// functions (load_extension, writefile, lo_export, pg_file_write).
+var sqlActs = regexp.MustCompile(`(?is)\bcopy\b.*\bto\b|\binto\s+(outfile|dumpfile)\b|\bvacuum\b.*\binto\b|\battach\b|\bexport\s+database\b|` +
+	`\b(load_extension|writefile|lo_export|pg_file_write|pg_write_file)\s*\(|\bload\s+'`)
 
 // commandWord reads one word of a command line: an unknown path when it
 // names a file (readsAsCommandFile, or any word after a bare option), and

@@ -110,6 +110,19 @@ ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
 	tree_or_home(f)
 }
 
+# rsync --delete empties what it syncs into of everything else; mv
+# takes a whole tree or home away.
+ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
+	some c in input.commands
+	c.program in {"rsync", "mv"}
+	some w in c.words
+	w in tree_wipers
+	some p in c.paths
+	f := mcp.path.fold(p)
+	is_string(f)
+	tree_or_home(f)
+}
+
 # find walks every tree it is given, so its options say nothing of
 # recursion ("-print", "-user" and "-newer" have an r in them); it
 # deletes with -delete. What -exec runs is a command of its own, read as
@@ -122,6 +135,37 @@ ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
 	f := mcp.path.fold(p)
 	is_string(f)
 	tree_or_home(f)
+}
+
+# A global install by a language's package manager (onto the PATH of
+# every shell), and any change by the system's package manager. One
+# rule per table, each of tests the direct path's refuter reads.
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program in {"pip", "pip3", "uv"}
+	some w in c.words
+	w in {"--user", "--system", "--break-system-packages"}
+}
+
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program in {"yarn", "composer", "dotnet", "deno"}
+	some w in c.words
+	w in {"global", "-g", "--global"}
+}
+
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program == "pipx"
+	some w in c.words
+	w in {"install", "inject", "ensurepath", "reinstall-all", "upgrade-all", "install-all"}
+}
+
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program in system_package_managers
+	some w in c.words
+	w in system_package_verbs
 }
 
 # A command that changes the system itself: its users and passwords, its
@@ -147,7 +191,7 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	some c in input.commands
 	c.program in {"npm", "pnpm", "yarn", "bun"}
 	some w in c.words
-	w in {"-g", "--global", "--location=global"}
+	w in npm_global_flags
 }
 
 ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
@@ -287,7 +331,7 @@ secret_message := "'%s' reads or touches %v, %s, which always needs a human's ap
 
 privileged_programs := {
 	"sudo", "su", "doas", "pkexec", "run0", "runuser", "sudoedit",
-	"gosu", "su-exec", "chpst", "setpriv",
+	"gosu", "su-exec", "chpst", "setpriv", "setuidgid", "s6-setuidgid", "please", "sudo-rs",
 }
 
 tree_message := "'%s' runs %s on %s, a whole tree or a home directory"
@@ -308,6 +352,33 @@ system_programs := {
 	"systemd-run", "launchctl", "update-rc.d", "chkconfig", "setcap", "setenforce", "csrutil", "nvram",
 	"dscl", "diskutil", "crontab", "mkfs", "mkfs.ext4", "mkfs.ext3", "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat",
 	"mkfs.ntfs", "mke2fs", "newfs",
+}
+
+# rsync's options that delete what the source lacks; mv's own name (a
+# move of the tree itself).
+tree_wipers := {
+	"mv", "--delete", "--delete-before", "--delete-during", "--delete-delay", "--delete-after", "--delete-excluded",
+	"--del", "--remove-source-files",
+}
+
+# The system's package managers, and the words that make their run a
+# change of its packages (a listing or a search is none).
+system_package_managers := {
+	"apt-get", "apt", "aptitude", "yum", "dnf", "microdnf", "apk", "pacman", "zypper", "brew", "port", "snap",
+	"emerge", "xbps-install", "nix-env", "flatpak", "dpkg", "rpm",
+}
+
+system_package_verbs := {
+	"install", "remove", "purge", "upgrade", "update", "dist-upgrade", "full-upgrade", "reinstall", "autoremove",
+	"add", "del", "-S", "-Sy", "-Syu", "-R", "-Rs", "-Rns", "-U", "-i", "-e", "tap", "link", "refresh",
+	"--install", "-r", "--remove", "-P", "--purge", "--upgrade", "--erase",
+}
+
+# npm's -g, alone or in a cluster of its flags (-gD, -Dg): a set, not a
+# pattern, so that the direct path's refuter reads the rule.
+npm_global_flags := {
+	"-g", "--global", "--location=global", "-gD", "-Dg", "-gS", "-Sg", "-gE", "-Eg", "-gO", "-Og", "-gP", "-Pg",
+	"-gf", "-fg", "-gq", "-qg", "-gs", "-sg", "-gy", "-yg",
 }
 
 system_verbs := {

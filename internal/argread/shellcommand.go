@@ -150,6 +150,25 @@ func (r *shellReader) command(words []shellWord, dirs []string) []string {
 		return dirs
 	}
 	rest := words[1:]
+	if p.runs != nil {
+		// uv run CMD, mise exec TOOL -- CMD: the command after the
+		// subcommand (and its options, and a "--" when there is one).
+		args, at := parseArgs(rest, &p, true)
+		r.options(&p, args, dirs)
+		if at < len(rest) && rest[at].known && p.runs.has(rest[at].text) {
+			after := rest[at+1:]
+			for i, w := range after {
+				if w.known && w.text == "--" {
+					after = after[i+1:]
+					break
+				}
+			}
+			run := program{kind: progWrapper, values: p.values}
+			return r.wrapper(&run, after, dirs)
+		}
+		r.defaultCommand(name, rest, dirs) // uv sync, poetry install: read as any program is
+		return dirs
+	}
 	switch p.kind {
 	case progWrapper:
 		return r.wrapper(&p, rest, dirs)

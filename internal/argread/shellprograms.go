@@ -96,6 +96,9 @@ type program struct {
 	// each: every operand is a command line of its own (hyperfine's
 	// benchmarks).
 	each bool
+	// runs are the subcommands after which its words are a command it
+	// runs (uv run, poetry run, mise exec): read as a wrapper's are.
+	runs set
 	// inPlace: -i and --in-place take a backup suffix, which may name a
 	// directory (sed).
 	inPlace bool
@@ -222,6 +225,22 @@ var programs = map[string]program{
 	"setpriv":       {kind: progWrapper, values: opts("--reuid --regid --groups --inh-caps --ambient-caps --bounding-set --securebits --selinux-label --apparmor-profile --landlock-access --landlock-rule"), privileged: true},
 	"flatpak-spawn": wrapper("--directory --env --forward-fd --unset-env --app-path --usr-path --sandbox-expose --sandbox-expose-ro --sandbox-expose-path --sandbox-expose-path-ro --sandbox-a11y-own-name", "--directory", 0),
 	"capsh":         {kind: progWrapper, shellArgs: true, privileged: true},
+	// Project tools that run a command in the project's environment.
+	"uv":      {values: opts("--with --python -p --env-file --directory --project --package --extra --group --index --from --isolated"), runs: opts("run tool")},
+	"uvx":     {kind: progWrapper, values: opts("--with --python -p --from --index")},
+	"poetry":  {values: opts("-C --directory -P --project"), runs: opts("run")},
+	"pipenv":  {runs: opts("run")},
+	"conda":   {values: opts("-n --name -p --prefix --cwd"), runs: opts("run")},
+	"mamba":   {values: opts("-n --name -p --prefix --cwd"), runs: opts("run")},
+	"pdm":     {values: opts("-p --project"), runs: opts("run")},
+	"rye":     {runs: opts("run")},
+	"hatch":   {values: opts("-e --env"), runs: opts("run")},
+	"pixi":    {values: opts("-e --environment --manifest-path"), runs: opts("run exec")},
+	"devbox":  {values: opts("-c --config"), runs: opts("run")},
+	"mise":    {values: opts("-C --cd -E --env"), runs: opts("x exec")},
+	"chronic": wrapper("", "", 0),
+	"watchexec": {kind: progWrapper, values: opts("-e --exts -w --watch -i --ignore -d --debounce -s --signal --shell -f --filter --project-origin --workdir"),
+		code: opts("--shell")},
 	// Programs whose operands are command lines, each run by a shell.
 	"hyperfine": {kind: progWrapper, values: opts("-w --warmup -m --min-runs -M --max-runs -r --runs -s --setup -p --prepare -c --cleanup --conclude -P --parameter-scan -D --parameter-step-size -L --parameter-list -S --shell --style -u --time-unit --export-asciidoc --export-csv --export-json --export-markdown --export-orgmode --output --input -n --command-name --sort --reference"),
 		lines: opts("-s --setup -p --prepare -c --cleanup --conclude --reference"), code: opts("-S --shell"), files: opts("--export-asciidoc --export-csv --export-json --export-markdown --export-orgmode --input"), each: true},

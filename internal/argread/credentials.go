@@ -1,6 +1,7 @@
 package argread
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -108,8 +109,8 @@ func printsCredentials(program string, words []string) bool {
 		}
 	case "jq", "gojq", "jaq":
 		for _, w := range args {
-			if w == "env" || strings.Contains(w, "$ENV") || strings.Contains(w, "env.") || strings.HasPrefix(w, "env|") {
-				return true // jq -n env: the environment as JSON
+			if strings.Contains(w, "$ENV") || jqEnv.MatchString(w) || printsSecretVariable(w) {
+				return true // jq -n env, [env], env["X"], {} + env: the environment as JSON
 			}
 		}
 		return false
@@ -165,7 +166,7 @@ func printsCredentials(program string, words []string) bool {
 			}
 		}
 		return false
-	case "echo", "printf", "print":
+	case "echo", "printf", "print", "cat", "rev", "tee", "expr", "base64", "xxd", "od", "hexdump", "tr", "cut", "head", "tail":
 		// A secret's variable printed: "echo $AWS_SECRET_ACCESS_KEY".
 		for _, w := range args {
 			if printsSecretVariable(w) {
@@ -239,10 +240,17 @@ func printsCredentials(program string, words []string) bool {
 	return false
 }
 
+// jqEnv finds jq's env builtin as a word of a filter ("env", "[env]",
+// "env[\"X\"]", "{} + env"), not a name that has it ("environment").
+var jqEnv = regexp.MustCompile(`(^|[^A-Za-z0-9_$.])env($|[^A-Za-z0-9_])`)
+
 // printsSecretVariable reports a word that expands a variable whose name
 // says it holds a secret ("$GITHUB_TOKEN", "${DB_PASSWORD}"): printed,
 // its value is in the model's context.
 func printsSecretVariable(w string) bool {
+	if strings.Contains(w, "${!") {
+		return true // an indirect expansion: any variable's value, a secret's too
+	}
 	for i := strings.IndexByte(w, '$'); i >= 0 && i+1 < len(w); {
 		rest := strings.TrimPrefix(w[i+1:], "{")
 		end := strings.IndexFunc(rest, func(r rune) bool {

@@ -901,6 +901,11 @@ func (r *shellReader) remote(p *program, words []shellWord, dirs []string) {
 		if a.opt == "-R" || a.opt == "-L" {
 			r.forwardHost(a.value)
 		}
+		if a.opt == "-W" && a.value.known {
+			// -W host:port: stdio forwarded to it, from the remote end.
+			h, _, _ := strings.Cut(a.value.text, ":")
+			r.hostWord(shellWord{text: h, known: true})
+		}
 	}
 	if rest < len(words) {
 		w := words[rest]

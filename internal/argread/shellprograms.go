@@ -148,7 +148,7 @@ var (
 	perl = program{kind: progInterpreter, values: opts("-e -E -I -M -m -x"), code: opts("-e -E -M -m")}
 	ruby = program{kind: progInterpreter, values: opts("-e -I -r -C -x"), code: opts("-e"), chdir: opts("-C")}
 	awk  = program{kind: progScript, values: opts("-v -F -f --file --assign --field-separator -i --include -l --load -E --exec --source -e"),
-		files: opts("-i --include"), code: opts("-l --load --source -e -f --file -E --exec"), check: awkRunsNothing}
+		code: opts("-i --include -l --load --source -e -f --file -E --exec"), check: awkRunsNothing} // -i: gawk's include, awk code
 	// A script in a file (-f) is code this reader does not see: it may
 	// write (sed's w, awk's print >) or run a command (e, system()).
 	sed = program{kind: progScript, values: opts("-e --expression -f --file -l --line-length"), code: opts("-f --file"), check: sedRunsNothing, inPlace: true}
@@ -394,8 +394,9 @@ var programs = map[string]program{
 
 	"ssh": ssh, "mosh": {kind: progRemote, values: opts("--ssh -p --port --server"), code: opts("--ssh --server")},
 	"autossh": ssh, "ssh-copy-id": ssh,
-	"scp":  {kind: progCopy, values: opts("-i -F -o -P -S -c -l -J -D -X"), files: opts("-i -F"), hosts: opts("-J"), code: opts("-S -o")},
-	"sftp": {kind: progRemote, values: opts("-i -F -o -P -S -b -B -c -D -J -l -R -s"), files: opts("-i -F -b"), hosts: opts("-J"), code: opts("-S -s -o -D")},
+	"sshfs": {kind: progCopy, values: opts("-o -p -F"), files: opts("-F"), code: opts("-o")},
+	"scp":   {kind: progCopy, values: opts("-i -F -o -P -S -c -l -J -D -X"), files: opts("-i -F"), hosts: opts("-J"), code: opts("-S -o")},
+	"sftp":  {kind: progRemote, values: opts("-i -F -o -P -S -b -B -c -D -J -l -R -s"), files: opts("-i -F -b"), hosts: opts("-J"), code: opts("-S -s -o -D")},
 	"rsync": {kind: progCopy, values: opts("-e --rsh --rsync-path --exclude --include --exclude-from --include-from --files-from --filter -f --log-file --password-file " +
 		"--backup-dir --partial-dir --temp-dir -T --compare-dest --copy-dest --link-dest --chmod --chown --timeout --bwlimit --max-size --min-size --port --address --sockopts --out-format --log-file-format --info --debug"),
 		files: opts("--exclude-from --include-from --files-from --log-file --password-file --backup-dir --partial-dir --temp-dir -T --compare-dest --copy-dest --link-dest"),

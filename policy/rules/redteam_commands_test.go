@@ -13,7 +13,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
-// The command lines four outside red teams got allowed with the rules a
+// The command lines five outside red teams got allowed with the rules a
 // user writes for a shell tool (testdata/redteam_commands.json): each is
 // now asked or denied, by the reader's reading or by the floor. The few
 // still allowed are listed, and must stay allowed until a change says

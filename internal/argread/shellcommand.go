@@ -1318,17 +1318,29 @@ var runsOtherCode = map[string][]string{
 // interpreter on, the command that word starts.
 func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []string) {
 	if name == "tar" || name == "gtar" || name == "bsdtar" {
+		local := hasWord(words, "--force-local")
 		for i, w := range words {
 			letters := strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") || i == 0 && !strings.HasPrefix(w.text, "-")
 			if w.known && letters && strings.ContainsRune(w.text, 'P') {
 				r.unknown(w.text) // -P: members' absolute names, written where they say
 			}
+			// An archive named HOST:FILE is on another machine, reached
+			// through rsh or ssh (GNU tar, unless --force-local).
+			archive := strings.TrimPrefix(w.text, "--file=")
+			if w.known && !local && !strings.HasPrefix(archive, "-") {
+				if h, ok := remoteHost(archive); ok && !strings.HasPrefix(archive, "/") && !strings.HasPrefix(archive, ".") {
+					r.host(w.text, h)
+				}
+			}
 		}
 	}
 	if risky := runsOtherCode[name]; risky != nil {
 		for _, w := range words {
+			opt, _, _ := strings.Cut(w.text, "=")
 			for _, prefix := range risky {
-				if w.known && strings.HasPrefix(w.text, prefix) {
+				// The option, or a start of it a long option's parser
+				// takes ("--use-compress=./x").
+				if w.known && (strings.HasPrefix(w.text, prefix) || strings.HasPrefix(opt, "--") && len(opt) >= 5 && strings.HasPrefix(prefix, opt)) {
 					r.unknown(w.text) // a program the command runs
 				}
 			}

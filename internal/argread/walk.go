@@ -440,6 +440,12 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 		w.addHost(s, t, h)
 		return
 	}
+	if hosts, ok := connectionHosts(r); ok {
+		for _, h := range hosts {
+			w.addHost(s, t, h)
+		}
+		return
+	}
 	w.sqlFiles(s, t, v)
 	w.embeddedDoc(s, t, v, true)
 }
@@ -462,6 +468,40 @@ func readsAsProse(r string) bool {
 	}
 	return words >= 2
 }
+
+// connectionHosts reads the hosts a database connection string names
+// when it is no URL: libpq's keywords ("host=10.0.0.1 port=5432",
+// "hostaddr=", a list "host=a,b"), ADO.NET's and ODBC's ("Server=tcp:x,1433;",
+// "Data Source=x\\inst"), and Go's MySQL DSN ("u:p@tcp(10.0.0.1:3306)/db").
+// ok says the value is one; a host it cannot read is unknown ("").
+func connectionHosts(r string) (hosts []string, ok bool) {
+	if !strings.Contains(r, "=") && !strings.Contains(r, "@tcp") {
+		return nil, false // the common case: no connection string
+	}
+	for _, m := range connKeyword.FindAllStringSubmatch(r, 8) {
+		list := strings.Split(m[2], ",") // libpq's hosts, one per server it tries
+		if k := strings.ToLower(m[1]); k != "host" && k != "hostaddr" {
+			list = list[:1] // ADO.NET's and ODBC's "host,port"
+		}
+		for _, h := range list {
+			h = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(h), "tcp:"), "np:")
+			h, _, _ = strings.Cut(h, "\\") // a SQL Server instance's name
+			if h == "" || strings.HasPrefix(h, "/") {
+				continue // a socket's directory, no host
+			}
+			hosts = append(hosts, h)
+		}
+	}
+	for _, m := range goDSN.FindAllStringSubmatch(r, 8) {
+		hosts = append(hosts, m[1])
+	}
+	return hosts, len(hosts) > 0
+}
+
+var (
+	connKeyword = regexp.MustCompile(`(?i)(?:^|[\s;])(host|hostaddr|server|data source|address|addr|network address)\s*=\s*'?([^\s';]+)`)
+	goDSN       = regexp.MustCompile(`@(?:tcp6?|udp)\(([^)]*)\)`)
+)
 
 // uriName reports an argument named for a URI ("uri", "rootUri",
 // "file_uris"): a file's, as often as not.

@@ -541,11 +541,12 @@ func (w *walker) sqlFiles(s site, t *ast.Term, v string) {
 	}
 }
 
-// sqlActs finds SQL that writes a file, makes a database file or loads
-// code: COPY … TO, INTO OUTFILE or DUMPFILE, VACUUM INTO, ATTACH (which
+// sqlActs finds SQL that writes a file, makes a database file, runs or
+// loads code: COPY … TO and COPY … PROGRAM, ALTER SYSTEM (an
+// archive_command), INTO OUTFILE or DUMPFILE, VACUUM INTO, ATTACH (which
 // makes the file it names), EXPORT DATABASE, and the file and extension
 // functions (load_extension, writefile, lo_export, pg_file_write).
-var sqlActs = regexp.MustCompile(`(?is)\bcopy\b.*\bto\b|\binto\s+(outfile|dumpfile)\b|\bvacuum\b.*\binto\b|\battach\b|\bexport\s+database\b|` +
+var sqlActs = regexp.MustCompile(`(?is)\bcopy\b.*\b(to|program)\b|\balter\s+system\b|\binto\s+(outfile|dumpfile)\b|\bvacuum\b.*\binto\b|\battach\b|\bexport\s+database\b|` +
 	`\b(load_extension|writefile|lo_export|pg_file_write|pg_write_file)\s*\(|\bload\s+'`)
 
 // commandWord reads one word of a command line: an unknown path when it

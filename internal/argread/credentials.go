@@ -21,7 +21,8 @@ var credentialCommands = map[string][][]string{
 		{"ecr-public", "get-login-password"}, {"secretsmanager", "batch-get-secret-value"}, {"sts", "assume-role-with-web-identity"},
 		{"sts", "assume-role-with-saml"}, {"ec2", "get-password-data"}, {"lightsail", "download-default-key-pair"},
 		{"cognito-identity", "get-credentials-for-identity"}, {"kms", "decrypt"}, {"rds", "generate-db-auth-token"}, {"eks", "get-token"},
-		{"sts", "get-federation-token"}, {"sso", "get-role-credentials"}, {"eks", "update-kubeconfig"}, {"lightsail", "get-instance-access-details"}},
+		{"sts", "get-federation-token"}, {"sso", "get-role-credentials"}, {"eks", "update-kubeconfig"}, {"lightsail", "get-instance-access-details"},
+		{"ecr", "get-login"}},
 	"gcloud": {{"auth", "print-access-token"}, {"auth", "print-identity-token"}, {"auth", "application-default", "print-access-token"},
 		{"auth", "login"}, {"auth", "activate-service-account"}, {"secrets", "versions", "access"},
 		{"iam", "service-accounts", "keys", "create"}, {"config", "set"}, {"sql", "generate-login-token"},
@@ -31,7 +32,8 @@ var credentialCommands = map[string][][]string{
 		{"ad", "sp", "credential", "reset"}, {"storage", "account", "keys", "list"}, {"acr", "login"}, {"aks", "get-credentials"},
 		{"acr", "credential", "show"}, {"cosmosdb", "keys", "list"}, {"storage", "account", "show-connection-string"},
 		{"webapp", "deployment", "list-publishing-credentials"}, {"ad", "app", "credential", "reset"}, {"redis", "list-keys"},
-		{"servicebus", "namespace", "authorization-rule", "keys", "list"}, {"keyvault", "key", "download"}, {"ad", "sp", "create-for-rbac"}},
+		{"servicebus", "namespace", "authorization-rule", "keys", "list"}, {"keyvault", "key", "download"}, {"ad", "sp", "create-for-rbac"},
+		{"webapp", "deployment", "list-publishing-profiles"}, {"functionapp", "deployment", "list-publishing-profiles"}},
 	"gh":        {{"auth", "token"}, {"auth", "login"}, {"auth", "refresh"}, {"auth", "setup-git"}, {"config", "set"}, {"auth", "git-credential"}},
 	"glab":      {{"auth", "login"}, {"config", "set"}},
 	"fly":       {{"auth", "token"}},
@@ -146,6 +148,9 @@ func printsCredentials(program string, words []string) bool {
 			if (verb == "get" || verb == "describe" || verb == "edit") && strings.Contains(strings.ToLower(w), "secret") {
 				return true
 			}
+			if verb == "set" && w == "env" && slices.Contains(args, "--resolve") {
+				return true // set env --list --resolve: the secrets' values an env refers to
+			}
 			if verb == "config" && w == "view" {
 				verb = "view"
 			}
@@ -174,6 +179,15 @@ func printsCredentials(program string, words []string) bool {
 			}
 		}
 		return false
+	case "python", "python3":
+		// python -m dotenv list|get: a .env file's values.
+		if inOrder([]string{"dotenv"}, args) && (inOrder([]string{"dotenv", "list"}, args) || inOrder([]string{"dotenv", "get"}, args)) {
+			return true
+		}
+	case "age", "rage":
+		if slices.Contains(args, "-d") || slices.Contains(args, "--decrypt") {
+			return true // a file decrypted onto standard output
+		}
 	case "make", "gmake":
 		// -p prints make's database: every variable, the environment's.
 		for _, w := range args {
@@ -203,9 +217,14 @@ func printsCredentials(program string, words []string) bool {
 		}
 	}
 	switch program {
-	case "docker", "podman", "nerdctl", "kubectl", "oc":
-		// exec of printenv or env in a container: its environment.
-		if inOrder([]string{"exec"}, args) && (slices.Contains(args, "printenv") || slices.Contains(args, "env")) {
+	case "docker", "podman", "nerdctl", "kubectl", "oc", "docker-compose":
+		// compose config --environment: the environment it interpolates.
+		if inOrder([]string{"config"}, args) && slices.Contains(args, "--environment") {
+			return true
+		}
+		// exec or run of printenv or env in a container: its environment
+		// (and what -e handed it from this one).
+		if (inOrder([]string{"exec"}, args) || inOrder([]string{"run"}, args)) && (slices.Contains(args, "printenv") || slices.Contains(args, "env")) {
 			return true
 		}
 		// OpenShift's token: whoami -t, a service account's, a secret

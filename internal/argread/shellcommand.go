@@ -628,7 +628,8 @@ func (r *shellReader) script(p *program, words []shellWord, dirs []string) {
 		// is a directory the original is moved into ("-i'.git/hooks/*'"
 		// installs the file as a hook, its mode kept).
 		t := w.text
-		if suffix, ok := strings.CutPrefix(t, "--in-place="); ok && strings.ContainsAny(suffix, "/\\") ||
+		opt, suffix, _ := strings.Cut(t, "=")
+		if len(opt) >= 5 && strings.HasPrefix("--in-place", opt) && strings.ContainsAny(suffix, "/\\") ||
 			len(t) > 2 && t[0] == '-' && t[1] != '-' && strings.Contains(t, "i") && strings.ContainsAny(t[strings.Index(t, "i"):], "/\\") {
 			r.unknown(t)
 		}
@@ -1065,6 +1066,14 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 			} else {
 				r.read(shellWord{text: v, known: true}, dirs)
 			}
+		case a.opt == "--docker" && a.value.known:
+			// docker context create --docker host=tcp://...: the daemon it
+			// talks to.
+			for _, kv := range strings.Split(a.value.text, ",") {
+				if k, v, _ := strings.Cut(kv, "="); k == "host" {
+					r.hostWord(shellWord{text: v, known: true})
+				}
+			}
 		case (a.opt == "-o" || a.opt == "--output" || a.opt == "--cache-to") && a.value.known && strings.Contains(a.value.text, "="):
 			// docker build's "type=local,dest=/x": where it writes.
 			for _, kv := range strings.Split(a.value.text, ",") {
@@ -1100,6 +1109,10 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 			} else if h, ok := readsAsIPAddress(a.value.text); ok {
 				r.host(a.value.text, h)
 			}
+		case (sub == "build" || sub == "buildx") && a.value.known && strings.Contains(a.value.text, "@") && strings.Contains(a.value.text, ":") &&
+			!strings.HasPrefix(a.value.text, "/") && !strings.HasPrefix(a.value.text, "."):
+			h, _ := remoteHost(a.value.text) // a git context over ssh: git@host:repo ("" when unread)
+			r.host(a.value.text, h)
 		case sub == "build" || sub == "buildx":
 			r.read(a.value, dirs) // the context (a URL is a host)
 		case sub == "cp":
@@ -1241,6 +1254,19 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 	}
 	if sub.text == "config" && countOperands(subArgs) >= 2 {
 		r.unknown("git config") // a setting: an alias or a core program runs later
+	}
+	for _, a := range subArgs {
+		if a.opt == "--remote" && a.value.known {
+			// git archive --remote=HOST:PATH: where it fetches from.
+			if h, ok := remoteHost(a.value.text); ok {
+				r.host(a.value.text, h)
+			} else {
+				r.hostWord(a.value)
+			}
+		}
+	}
+	if sub.text == "instaweb" {
+		r.unknown("git instaweb") // starts a web server and a browser it is told of
 	}
 	if sub.text == "lfs" && hasWord(words, "install") {
 		r.unknown("git lfs install") // writes the repository's hooks

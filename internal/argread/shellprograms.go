@@ -153,7 +153,7 @@ var (
 	// write (sed's w, awk's print >) or run a command (e, system()).
 	sed = program{kind: progScript, values: opts("-e --expression -f --file -l --line-length"), code: opts("-f --file"), check: sedRunsNothing, inPlace: true}
 	ssh = program{kind: progRemote, values: opts("-i -F -E -S -o -J -p -l -L -R -D -b -c -e -m -O -Q -W -w -B -I"),
-		files: opts("-i -E -S"), hosts: opts("-J"), code: opts("-o -F")} // a config file may name a ProxyCommand
+		files: opts("-i -E -S"), hosts: opts("-J"), code: opts("-o -F -I")} // a config file may name a ProxyCommand; -I loads a PKCS#11 library
 	curl = program{kind: progNetwork,
 		values: opts("-o --output -T --upload-file -K --config -b --cookie -c --cookie-jar -D --dump-header --cacert --capath --cert -E --key --trace --trace-ascii --stderr " +
 			"--netrc-file -x --proxy --preproxy --resolve --connect-to --doh-url -d --data --data-binary --data-raw --data-ascii --data-urlencode -F --form --form-string " +
@@ -174,8 +174,8 @@ var (
 			"-t --tag --build-arg --platform --target --secret --ssh --build-context --cidfile --iidfile -c --context --config --log-driver --log-opt --kubeconfig -n --namespace " +
 			"-o --output --cache-from --cache-to --add-host --dns -m --memory --cpus --restart --hostname --env-file --project-directory --profile --pull " +
 			"--from-file --from-env-file --from-literal --set --set-string --set-file --set-json --post-renderer --post-renderer-args -k --kustomize " +
-			"--key --cert --ca-file --values --version --repo --kube-apiserver --type --selector --container --image --replicas --port --timeout --wait-for"),
-		files: opts("-f --file --env-file --cidfile --iidfile --config --kubeconfig --project-directory -o --output --rootfs"), hosts: opts("-H --host --server -s --add-host --dns --repo --kube-apiserver")}
+			"--key --cert --ca-file --values --version --repo --kube-apiserver --url --docker --type --selector --container --image --replicas --port --timeout --wait-for"),
+		files: opts("-f --file --env-file --cidfile --iidfile --config --kubeconfig --project-directory -o --output --rootfs"), hosts: opts("-H --host --server -s --add-host --dns --repo --kube-apiserver --url")}
 	wrapper = func(values, chdir string, skip int) program {
 		return program{kind: progWrapper, values: opts(values), chdir: opts(chdir), skip: skip}
 	}
@@ -241,6 +241,8 @@ var programs = map[string]program{
 	"chronic": wrapper("", "", 0),
 	"watchexec": {kind: progWrapper, values: opts("-e --exts -w --watch -i --ignore -d --debounce -s --signal --shell -f --filter --project-origin --workdir"),
 		code: opts("--shell")},
+	"nix":   {values: opts("--file -f --expr --override-input"), code: opts("--expr"), runs: opts("develop shell run")},
+	"xidel": {kind: progInterpreter, values: opts("-e --extract --xquery --xpath --css --follow -f --extract-file"), code: opts("-e --extract --xquery --xpath --follow -f"), files: opts("--extract-file")},
 	// Programs whose operands are command lines, each run by a shell.
 	"hyperfine": {kind: progWrapper, values: opts("-w --warmup -m --min-runs -M --max-runs -r --runs -s --setup -p --prepare -c --cleanup --conclude -P --parameter-scan -D --parameter-step-size -L --parameter-list -S --shell --style -u --time-unit --export-asciidoc --export-csv --export-json --export-markdown --export-orgmode --output --input -n --command-name --sort --reference"),
 		lines: opts("-s --setup -p --prepare -c --cleanup --conclude --reference"), code: opts("-S --shell"), files: opts("--export-asciidoc --export-csv --export-json --export-markdown --export-orgmode --input"), each: true},
@@ -448,6 +450,8 @@ func codeVariable(name string) bool {
 		return true // git's and package managers' settings run programs, write files, reach hosts
 	}
 	switch n {
+	case "RIPGREP_CONFIG_PATH", "GREP_OPTIONS", "LESSCLOSE":
+		return true // a config or a program the command reads and runs (rg's --pre)
 	case "PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS4", "IFS", "SHELLOPTS", "BASHOPTS", "CDPATH", "HOME",
 		"PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "NODE_OPTIONS", "NODE_PATH", "PERL5LIB", "PERL5OPT", "PERLLIB", "RUBYLIB", "RUBYOPT",
 		"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXEC_PATH", "GIT_EDITOR", "GIT_PAGER", "GIT_ASKPASS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_PARAMETERS",
@@ -488,6 +492,9 @@ func awkRunsNothing(prog string) (nothing bool) {
 			nothing = false
 		}
 	}()
+	if strings.Contains(prog, "@load") || strings.Contains(prog, "@include") || strings.Contains(prog, "@namespace") {
+		return false // gawk's directives: a shared library or another file's code
+	}
 	compiled, err := awkparser.ParseProgram([]byte(prog), nil)
 	if err != nil {
 		return false

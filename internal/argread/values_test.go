@@ -308,6 +308,8 @@ func TestPrintsCredentials(t *testing.T) {
 		"berglas access sm://p/x", "teller show", "dotenvx get KEY", "direnv dump", "git-crypt export-key k", "echo $MYSQL_PWD",
 		"echo $REDIS_URL", "jq -n [env]", `jq -n env["GITHUB_TOKEN"]`, "jq -n {}+env", `jq --arg x $GITHUB_TOKEN -n $x`,
 		"expr $GITHUB_TOKEN", "rev $AWS_SECRET_ACCESS_KEY", "echo ${!x}",
+		"aws ecr get-login", "az webapp deployment list-publishing-profiles -n x -g y", "kubectl set env deploy/x --list --resolve",
+		"docker compose config --environment", "age -d -i key.txt x.age", "python -m dotenv list", "docker run --rm -e AWS_SECRET_ACCESS_KEY alpine env",
 	} {
 		words := strings.Fields(line)
 		assert.True(t, printsCredentials(programName(words[0]), words), line)
@@ -320,6 +322,7 @@ func TestPrintsCredentials(t *testing.T) {
 		"gpg --verify x.sig", "helm list", "docker exec c ls", "ssh host uptime", "curl -s https://example.com",
 		"oc whoami", "oc get pods", "make test", "make -j4", "pulumi up", "echo $PWD $OLDPWD", "direnv allow",
 		"jq .environment config.json", "cat README.md", "head -n 5 $FILE",
+		"docker compose config", "kubectl set env deploy/x A=b", "age -e -r x f", "python -m pytest", "docker run --rm alpine ls",
 	} {
 		words := strings.Fields(line)
 		assert.False(t, printsCredentials(programName(words[0]), words), line)

@@ -3,7 +3,6 @@ package argread
 import (
 	"fmt"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -202,11 +201,7 @@ func namesFloorInData(r string) bool {
 		if !strings.Contains(r, ".") {
 			return false
 		}
-		f := lexical.FoldPath("/" + r)
-		e := lexical.SecretFile(f)
-		if e == nil {
-			e = lexical.SensitiveFile(f)
-		}
+		e := floorEntry("/" + r)
 		return e != nil && e.Kind != lexical.Suffix
 	}
 	if p, ok := namesOf(r); ok && floorFile(p) {
@@ -227,20 +222,15 @@ const maxDataName = 4096
 // directory. The tries are bounded (maxGlobTries); past the bound the
 // answer is yes.
 func globNamesFloor(r string) bool {
-	switch {
-	case strings.HasPrefix(r, "${HOME}"):
-		r = "/home/x" + r[len("${HOME}"):]
-	case strings.HasPrefix(r, "$HOME"):
-		r = "/home/x" + r[len("$HOME"):]
-	case strings.HasPrefix(r, "~"):
-		_, rest, _ := strings.Cut(r, "/")
+	if rest, home := afterHome(r); home {
 		r = "/home/x/" + rest
-	case !strings.HasPrefix(r, "/"):
+	} else if !strings.HasPrefix(r, "/") {
 		r = "/x/" + r
 	}
 	if !strings.ContainsAny(r, "*?[{") {
 		return false // no glob: namesOf has read it
 	}
+	var floorNames []string // the floor's names, copied once a wildcard needs them
 	tries := 0
 	for _, variant := range braceVariants(r) {
 		names := strings.Split(variant, "/")
@@ -256,22 +246,42 @@ func globNamesFloor(r string) bool {
 			if start < 2 { // no wildcard, or nothing literal before it
 				continue
 			}
-			for _, candidate := range lexical.FloorNames() {
+			if floorNames == nil {
+				floorNames = lexical.FloorNames()
+			}
+			asGlob := plain[i]
+			for _, candidate := range floorNames {
 				if ok, err := path.Match(n, candidate); err != nil || !ok {
 					continue
 				}
 				if tries++; tries > maxGlobTries {
 					return true
 				}
-				with := slices.Clone(plain)
-				with[i] = candidate
-				if floorFile(strings.Join(with, "/")) {
+				plain[i] = candidate
+				if floorFile(strings.Join(plain, "/")) {
 					return true
 				}
 			}
+			plain[i] = asGlob
 		}
 	}
 	return false
+}
+
+// afterHome is r without the home directory it starts with ("~",
+// "~user", "$HOME", "${HOME}") and the slashes after it, and whether it
+// starts with one.
+func afterHome(r string) (string, bool) {
+	for _, home := range []string{"${HOME}", "$HOME"} {
+		if rest, ok := strings.CutPrefix(r, home); ok {
+			return strings.TrimLeft(rest, "/"), true
+		}
+	}
+	if strings.HasPrefix(r, "~") {
+		_, rest, _ := strings.Cut(r, "/")
+		return rest, true
+	}
+	return r, false
 }
 
 // fileGlobNamesFloor reports a glob of files' names (a search's
@@ -333,13 +343,20 @@ func braceVariants(r string) []string {
 }
 
 // floorFile reports an absolute path on either of the floor's lists.
-func floorFile(p string) bool {
+func floorFile(p string) bool { return floorEntry(p) != nil }
+
+// floorEntry is the entry of the floor's lists an absolute path falls
+// under, the secrets list's first; nil for none.
+func floorEntry(p string) *lexical.SensitiveEntry {
 	clean, ok := lexical.AbsClean(p)
 	if !ok {
-		return false
+		return nil
 	}
 	f := lexical.FoldPath(clean)
-	return lexical.SecretFile(f) != nil || lexical.SensitiveFile(f) != nil
+	if e := lexical.SecretFile(f); e != nil {
+		return e
+	}
+	return lexical.SensitiveFile(f)
 }
 
 // plainlyUnknown reports an unknown path in data that is unknown only for
@@ -390,13 +407,7 @@ func guardedFile(p Value) bool {
 // matches it wherever it leads.
 func namesOf(raw string) (string, bool) {
 	r := trimReading(raw)
-	for _, home := range []string{"${HOME}", "$HOME"} {
-		if rest, ok := strings.CutPrefix(r, home); ok {
-			r = rest
-		}
-	}
-	if strings.HasPrefix(r, "~") {
-		_, rest, _ := strings.Cut(r, "/")
+	if rest, home := afterHome(r); home {
 		r = rest
 	}
 	if i := strings.IndexAny(r, "*?["); i >= 0 {

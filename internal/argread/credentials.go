@@ -184,10 +184,6 @@ func printsCredentials(program string, words []string) bool {
 		if inOrder([]string{"dotenv"}, args) && (inOrder([]string{"dotenv", "list"}, args) || inOrder([]string{"dotenv", "get"}, args)) {
 			return true
 		}
-	case "age", "rage":
-		if slices.Contains(args, "-d") || slices.Contains(args, "--decrypt") {
-			return true // a file decrypted onto standard output
-		}
 	case "make", "gmake":
 		// -p prints make's database: every variable, the environment's.
 		for _, w := range args {
@@ -196,7 +192,7 @@ func printsCredentials(program string, words []string) bool {
 			}
 		}
 		return false
-	case "sops":
+	case "sops", "age", "rage":
 		// -d, --decrypt: the file decrypted onto standard output.
 		if slices.Contains(args, "-d") || slices.Contains(args, "--decrypt") {
 			return true

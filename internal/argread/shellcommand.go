@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -42,10 +43,7 @@ func parseArgs(words []shellWord, p *program, stop bool) (args []shellArg, rest 
 			}
 			continue
 		}
-		takes := func(o string) bool { // an option the table says reads a file, a host or a line takes a value too
-			return p.values.has(o) || p.files.has(o) || p.hosts.has(o) || p.lines.has(o)
-		}
-		if strings.HasPrefix(s, "--") || takes(s) || p.kind == progInterpreter && (p.code.has(s) || p.files.has(s)) || p.singleDash {
+		if strings.HasPrefix(s, "--") || p.takes(s) || p.kind == progInterpreter && (p.code.has(s) || p.files.has(s)) || p.singleDash {
 			name, val, has := strings.Cut(s, "=")
 			if strings.HasPrefix(name, "--") {
 				name = p.longOption(name)
@@ -54,7 +52,7 @@ func parseArgs(words []shellWord, p *program, stop bool) (args []shellArg, rest 
 			switch {
 			case has:
 				a.value, a.hasValue = shellWord{text: val, known: true}, true
-			case takes(name) && i+1 < len(words):
+			case p.takes(name) && i+1 < len(words):
 				i++
 				a.value, a.hasValue = words[i], true
 			}
@@ -64,7 +62,7 @@ func parseArgs(words []shellWord, p *program, stop bool) (args []shellArg, rest 
 		// Short options, perhaps several in one word ("-lc", "-ofile").
 		for j := 1; j < len(s); j++ {
 			o := "-" + s[j:j+1]
-			if !takes(o) {
+			if !p.takes(o) {
 				args = append(args, shellArg{opt: o})
 				continue
 			}
@@ -110,9 +108,15 @@ func (p *program) longOption(name string) string {
 	return name
 }
 
+// takes reports an option that takes a value: one the table lists as
+// taking one, or says reads a file, a host or a line.
+func (p *program) takes(o string) bool {
+	return p.values.has(o) || p.files.has(o) || p.hosts.has(o) || p.lines.has(o)
+}
+
 // knows reports an option the program's table names.
 func (p *program) knows(o string) bool {
-	return p.values.has(o) || p.files.has(o) || p.hosts.has(o) || p.code.has(o) || p.lines.has(o) || p.chdir.has(o)
+	return p.takes(o) || p.code.has(o) || p.chdir.has(o)
 }
 
 // has reports whether the set has o; a single-dash long option is also
@@ -1069,15 +1073,13 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 		case a.opt == "--docker" && a.value.known:
 			// docker context create --docker host=tcp://...: the daemon it
 			// talks to.
-			for _, kv := range strings.Split(a.value.text, ",") {
-				if k, v, _ := strings.Cut(kv, "="); k == "host" {
-					r.hostWord(shellWord{text: v, known: true})
-				}
+			for _, v := range fieldValues(a.value.text, "host") {
+				r.hostWord(shellWord{text: v, known: true})
 			}
 		case (a.opt == "-o" || a.opt == "--output" || a.opt == "--cache-to") && a.value.known && strings.Contains(a.value.text, "="):
 			// docker build's "type=local,dest=/x": where it writes.
-			for _, kv := range strings.Split(a.value.text, ",") {
-				if k, v, _ := strings.Cut(kv, "="); (k == "dest" || k == "destination") && v != "" {
+			for _, v := range fieldValues(a.value.text, "dest", "destination") {
+				if v != "" {
 					r.path(v, dirs, true)
 				}
 			}
@@ -1135,6 +1137,18 @@ var containerFiles = map[string]bool{"--from-file": true, "--from-env-file": tru
 	"--tls-key": true, "--tlscacert": true, "--tlscert": true, "--tlskey": true, "--label-file": true, "--password-file": true,
 	"--repository-config": true, "--repository-cache": true, "--registry-config": true, "--output-dir": true, "--destination": true,
 	"-d": true, "--untardir": true, "--context": true, "--filename": true}
+
+// fieldValues are the values of the named keys in a list of key=value
+// fields ("type=local,dest=/x"), in order.
+func fieldValues(list string, keys ...string) []string {
+	var out []string
+	for _, field := range strings.Split(list, ",") {
+		if k, v, ok := strings.Cut(field, "="); ok && slices.Contains(keys, k) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
 
 // volume reads "-v SRC:DST[:opts]": a source that is a path is a bind
 // mount (a bare name is a named volume).
@@ -1353,8 +1367,9 @@ func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []stri
 			// An archive named HOST:FILE is on another machine, reached
 			// through rsh or ssh (GNU tar, unless --force-local).
 			archive := strings.TrimPrefix(w.text, "--file=")
-			if w.known && !local && !strings.HasPrefix(archive, "-") {
-				if h, ok := remoteHost(archive); ok && !strings.HasPrefix(archive, "/") && !strings.HasPrefix(archive, ".") {
+			if w.known && !local && strings.Contains(archive, ":") && !strings.HasPrefix(archive, "-") &&
+				!strings.HasPrefix(archive, "/") && !strings.HasPrefix(archive, ".") {
+				if h, ok := remoteHost(archive); ok {
 					r.host(w.text, h)
 				}
 			}

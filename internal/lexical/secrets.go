@@ -69,7 +69,7 @@ var secretList = []SensitiveEntry{
 	{"CRD6", secretCredentials, System, Dir, []string{"/run/secrets", "/etc/networkmanager/system-connections", "/etc/wireguard",
 		"/var/lib/docker/containers", "/run/user/*/containers", "/var/backups", "/etc/kubernetes/pki",
 		"/etc/rancher/k3s", "/var/lib/rancher/k3s/server", "/var/lib/mysql", "/var/lib/postgresql", "/var/lib/pgsql", "/etc/openvpn", "/var/lib/samba/private",
-		"/var/lib/docker/overlay2", "/var/lib/docker/volumes", "/var/lib/containers/storage", "/var/lib/kubelet/pods", "/var/lib/jenkins/secrets"}}, // container layers and volumes hold their files' secrets // /var/run/secrets is /run/secrets: a container's and a pod's
+		"/var/lib/docker/overlay2", "/var/lib/docker/volumes", "/var/lib/containers/storage", "/var/lib/kubelet/pods", "/var/lib/jenkins/secrets"}}, // /var/run/secrets is /run/secrets, a container's and a pod's; layers and volumes hold their files' secrets
 	{"CRD7", secretCredentials, Anywhere, Suffix, []string{".tfstate", ".tfstate.backup", ".tfvars"}},
 	{"CRD8", secretCredentials, Anywhere, Prefix, []string{"krb5cc_"}},            // Kerberos tickets: /tmp/krb5cc_1000
 	{"CRD9", secretCredentials, Anywhere, Prefix, []string{"terraform.tfstate."}}, // its backups, terraform.tfstate.1700000000.backup

@@ -30,10 +30,7 @@ func kernelResolve(abs string) (string, bool, error) {
 	rest := ""
 	for cur := abs; ; {
 		if noLinksOnTheWay(cur) {
-			if rest == "" {
-				return cur, true, nil
-			}
-			return filepath.Join(cur, rest), true, nil
+			return joined(cur, rest), true, nil
 		}
 		fd, err := unix.Open(cur, unix.O_PATH|unix.O_CLOEXEC, 0)
 		if err == nil {
@@ -42,10 +39,7 @@ func kernelResolve(abs string) (string, bool, error) {
 			if !ok || !filepath.IsAbs(real) || strings.HasSuffix(real, " (deleted)") {
 				return "", false, nil
 			}
-			if rest == "" {
-				return real, true, nil
-			}
-			return filepath.Join(real, rest), true, nil
+			return joined(real, rest), true, nil
 		}
 		if !errors.Is(err, unix.ENOENT) {
 			return "", true, &os.PathError{Op: "open", Path: cur, Err: err} // a loop, a directory it may not read, a file in the way
@@ -60,6 +54,15 @@ func kernelResolve(abs string) (string, bool, error) {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
+}
+
+// joined is the names below dir that do not exist yet put back under it:
+// dir itself when there are none (Join would clean it again).
+func joined(dir, rest string) string {
+	if rest == "" {
+		return dir
+	}
+	return filepath.Join(dir, rest)
 }
 
 // noOpenat2 is set once openat2 is found missing or refused (an old

@@ -305,14 +305,10 @@ func (m *Matcher) commandStatus(c *Call) builtins.Match {
 		// match as written, unless the words before the first unknown
 		// one already rule the glob out.
 		mayMatch := false
-		for _, g := range m.Command {
-			if matches || !cl.Unknown {
-				break
-			}
-			mayMatch = mayExpandTo(g, cl.Known) || m.Any && mayExpandTo(lexical.Fold(g), lexical.Fold(cl.Known))
-			if mayMatch {
-				break
-			}
+		if !matches && cl.Unknown {
+			mayMatch = slices.ContainsFunc(m.Command, func(g string) bool {
+				return mayExpandTo(g, cl.Known) || m.Any && mayExpandTo(lexical.Fold(g), lexical.Fold(cl.Known))
+			})
 		}
 		switch {
 		case m.Any && matches:

@@ -266,8 +266,8 @@ func printsSecretVariable(w string) bool {
 	if strings.Contains(w, "${!") {
 		return true // an indirect expansion: any variable's value, a secret's too
 	}
-	for i := strings.IndexByte(w, '$'); i >= 0 && i+1 < len(w); {
-		rest := strings.TrimPrefix(w[i+1:], "{")
+	for _, after, found := strings.Cut(w, "$"); found; _, after, found = strings.Cut(after, "$") {
+		rest := strings.TrimPrefix(after, "{")
 		end := strings.IndexFunc(rest, func(r rune) bool {
 			return !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 		})
@@ -280,11 +280,6 @@ func printsSecretVariable(w string) bool {
 				return true
 			}
 		}
-		j := strings.IndexByte(w[i+1:], '$')
-		if j < 0 {
-			break
-		}
-		i += 1 + j
 	}
 	return false
 }

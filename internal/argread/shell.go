@@ -391,7 +391,9 @@ func (r *shellReader) statement(st *syntax.Stmt, dirs []string) []string {
 	case nil:
 		return dirs
 	case *syntax.CallExpr:
-		return r.call(x, dirs)
+		after := r.call(x, dirs)
+		r.stdinText(st)
+		return after
 	case *syntax.BinaryCmd:
 		switch x.Op {
 		case syntax.AndStmt:
@@ -872,6 +874,51 @@ func appliesPatch(call *syntax.CallExpr) bool {
 // here-string's text, parsed as a patch, when the shell leaves it as
 // written; else (a file, a pipe, a substitution) the files it changes are
 // unknown.
+// stdinText reads the text a here-document or here-string gives the
+// command just recorded: a secret's variable given to a program that
+// prints its input ("cat <<< "$GITHUB_TOKEN"") is a credential printed;
+// the URLs given to a program that takes its targets on its input
+// ("vegeta attack <<< 'GET http://x/'") are hosts it reaches.
+func (r *shellReader) stdinText(st *syntax.Stmt) {
+	if r.cur < 0 || len(st.Redirs) == 0 {
+		return
+	}
+	c := &r.w.out.Commands[r.cur]
+	for _, rd := range st.Redirs {
+		var w *syntax.Word
+		switch rd.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			w = rd.Hdoc
+		case syntax.WordHdoc:
+			w = rd.Word
+		}
+		if w == nil {
+			continue
+		}
+		text := syntaxString(w)
+		if stdinPrinters[c.Program] && printsSecretVariable(text) {
+			c.Credentials = true
+		}
+		if stdinTargets[c.Program] {
+			for _, f := range strings.Fields(text) {
+				f = strings.Trim(f, "'\"")
+				if readsAsURL(f) {
+					r.hostWord(shellWord{text: f, known: !strings.ContainsAny(f, "$`")})
+				}
+			}
+		}
+	}
+}
+
+// stdinPrinters copy their standard input to their output (or a file
+// the model reads): filters, viewers, encoders.
+var stdinPrinters = opts("cat tac rev tee base64 base32 basenc xxd od hexdump tr cut head tail sed gsed awk gawk mawk sort uniq nl fold fmt " +
+	"grep egrep fgrep rg jq gojq jaq yq column paste expand unexpand strings less more bat batcat iconv dd")
+
+// stdinTargets read the URLs they reach from their standard input: load
+// generators and scanners.
+var stdinTargets = opts("vegeta httpx nuclei katana hakrawler gau waybackurls httprobe ffuf")
+
 func (r *shellReader) stdinPatch(st *syntax.Stmt, dirs []string) {
 	for _, rd := range st.Redirs {
 		var w *syntax.Word

@@ -583,8 +583,8 @@ func (r *shellReader) shell(p *program, words []shellWord, dirs []string) {
 // interpreter reads an interpreter's words: code given inline is unknown;
 // a module is no path; a script and its arguments are.
 func (r *shellReader) interpreter(p *program, name string, words []shellWord, dirs []string) {
-	if name == "deno" && len(words) > 0 && words[0].known && words[0].text == "eval" {
-		r.unknown("deno eval")
+	if (name == "deno" || name == "crystal") && len(words) > 0 && words[0].known && words[0].text == "eval" {
+		r.unknown(name + " eval")
 		return
 	}
 	if name == "vim" || name == "nvim" || name == "view" || name == "vi" || name == "ex" {
@@ -677,7 +677,8 @@ func (r *shellReader) scriptText(p *program, w shellWord) {
 func (r *shellReader) network(p *program, name string, words []shellWord, dirs []string) {
 	args, _ := parseArgs(words, p, false)
 	dirs = r.options(p, args, dirs)
-	if name == "curl" || name == "wget" || name == "wget2" {
+	switch name {
+	case "curl", "wget", "wget2", "http", "https", "xh", "aria2c":
 		r.downloads(name, args, dirs)
 	}
 	for _, a := range args {
@@ -731,6 +732,22 @@ func (r *shellReader) downloads(name string, args []shellArg, dirs []string) {
 		}
 	}
 	outDirs := dirs
+	switch name {
+	case "http", "https", "xh", "aria2c":
+		// HTTPie's --download and aria2c name the file after the
+		// server's Content-Disposition when it sends one, else the URL:
+		// a name the decision cannot see, unless -o gives it.
+		if name != "aria2c" && !has("-d", "--download") {
+			return
+		}
+		if v, ok := value("-i", "--input-file"); ok {
+			r.unknown("what " + v.text + " names")
+		}
+		if _, ok := value("-o", "--output", "--out"); !ok && len(urls) > 0 {
+			r.unknown("a file the server names (" + name + ")")
+		}
+		return
+	}
 	if name == "curl" {
 		if v, ok := value("-K", "--config"); ok && v.text != "-" {
 			r.unknown("what " + v.text + " configures")
@@ -1094,6 +1111,11 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 		case a.opt != "":
 		case sub == "" && a.value.known:
 			sub = a.value.text
+			if sub == "unshare" {
+				// podman unshare CMD runs CMD here, on the host, as root of
+				// a user namespace that owns the user's files.
+				r.unknown(name + " unshare")
+			}
 		case image == "" && a.value.known && readsAsURL(a.value.text):
 			// helm's repo add NAME URL, install REL oci://..., plugin
 			// install URL: where it connects.
@@ -1361,8 +1383,10 @@ func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []stri
 		local := hasWord(words, "--force-local")
 		for i, w := range words {
 			letters := strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") || i == 0 && !strings.HasPrefix(w.text, "-")
-			if w.known && letters && strings.ContainsRune(w.text, 'P') {
-				r.unknown(w.text) // -P: members' absolute names, written where they say
+			if w.known && letters && strings.ContainsAny(w.text, "PIF") {
+				// -P: members' absolute names, written where they say; -I
+				// and -F in a cluster ("-cI./x"): a program tar runs.
+				r.unknown(w.text)
 			}
 			// An archive named HOST:FILE is on another machine, reached
 			// through rsh or ssh (GNU tar, unless --force-local).

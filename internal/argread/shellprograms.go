@@ -407,7 +407,7 @@ var programs = map[string]program{
 	"git": {kind: progGit, values: opts("-C -c --git-dir --work-tree --namespace --exec-path --config-env --super-prefix --list-cmds --attr-source"),
 		files: opts("--git-dir --work-tree"), code: opts("-c --exec-path --config-env")},
 
-	"docker": container, "podman": container, "nerdctl": container, "docker-compose": container, "kubectl": container, "oc": container, "helm": container, "ctr": container,
+	"docker": container, "podman": container, "buildah": container, "nerdctl": container, "docker-compose": container, "kubectl": container, "oc": container, "helm": container, "ctr": container,
 }
 
 // programName is the table's name for a program word: its base name, in

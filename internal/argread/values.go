@@ -878,7 +878,13 @@ func sqlLiterals(s string) []string {
 		case c == '\'' || c == '"' || c == '`':
 			end := i + 1
 			var b strings.Builder
+			escaped := c == '\'' && prefixedLiteral(s, i, "e")
 			for end < len(s) {
+				if escaped && s[end] == '\\' && end+1 < len(s) {
+					b.WriteString(s[end : end+2]) // E'\'': the quote is the text's
+					end += 2
+					continue
+				}
 				if s[end] == c {
 					if end+1 < len(s) && s[end+1] == c {
 						b.WriteByte(c)
@@ -891,8 +897,13 @@ func sqlLiterals(s string) []string {
 				end++
 			}
 			lit := b.String()
-			if c == '\'' && i > 0 && (s[i-1] == 'x' || s[i-1] == 'X') && (i < 2 || !isWordByte(s[i-2])) {
+			switch {
+			case c == '\'' && prefixedLiteral(s, i, "x"):
 				lit = hexText(lit)
+			case escaped:
+				lit = cEscapes(lit) // E'\x2fetc': PostgreSQL's escapes
+			case c == '\'' && prefixedLiteral(s, i, "u&"):
+				lit = unicodeEscapes(lit) // U&'\002fetc'
 			}
 			if c == '\'' && len(out) > 0 && continuesLiteral(s, i) {
 				// 'a'<newline>'b' is one literal 'ab' (SQL's, PostgreSQL's):
@@ -932,6 +943,225 @@ func sqlLiterals(s string) []string {
 	}
 	return out
 }
+
+// prefixedLiteral reports a quote at i written after prefix (lower case),
+// itself a word of its own: x'2f', E'\n', U&'\002f'.
+func prefixedLiteral(s string, i int, prefix string) bool {
+	start := i - len(prefix)
+	return start >= 0 && strings.EqualFold(s[start:i], prefix) && (start == 0 || !isWordByte(s[start-1]))
+}
+
+// cEscapes decodes a PostgreSQL E-quoted literal's backslash escapes: \b \f \n
+// \r \t, octal \ooo, hex \xHH, \uXXXX and \UXXXXXXXX; any other escaped
+// character is itself.
+func cEscapes(lit string) string {
+	if !strings.Contains(lit, `\`) {
+		return lit
+	}
+	var b strings.Builder
+	for i := 0; i < len(lit); i++ {
+		if lit[i] != '\\' || i+1 == len(lit) {
+			b.WriteByte(lit[i])
+			continue
+		}
+		i++
+		switch c := lit[i]; c {
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'x', 'u', 'U':
+			digits := 2
+			if c == 'u' {
+				digits = 4
+			} else if c == 'U' {
+				digits = 8
+			}
+			end := i + 1
+			for end < len(lit) && end <= i+digits && isHexDigit(lit[end]) {
+				end++
+			}
+			if end == i+1 {
+				b.WriteByte(c)
+				continue
+			}
+			v, _ := strconv.ParseUint(lit[i+1:end], 16, 32)
+			if c == 'x' {
+				b.WriteByte(byte(v))
+			} else {
+				b.WriteRune(rune(v))
+			}
+			i = end - 1
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			end := i
+			for end < len(lit) && end < i+3 && lit[end] >= '0' && lit[end] <= '7' {
+				end++
+			}
+			v, _ := strconv.ParseUint(lit[i:end], 8, 16)
+			b.WriteByte(byte(v))
+			i = end - 1
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// unicodeEscapes decodes a U&-quoted literal's escapes: \XXXX, \+XXXXXX and \\.
+// (A UESCAPE clause's other escape character is not decoded: the literal
+// keeps its escapes as written.)
+func unicodeEscapes(lit string) string {
+	if !strings.Contains(lit, `\`) {
+		return lit
+	}
+	var b strings.Builder
+	for i := 0; i < len(lit); i++ {
+		if lit[i] != '\\' || i+1 == len(lit) {
+			b.WriteByte(lit[i])
+			continue
+		}
+		n, at := 4, i+1
+		switch lit[at] {
+		case '\\':
+			b.WriteByte('\\')
+			i++
+			continue
+		case '+':
+			n, at = 6, at+1
+		}
+		if at+n > len(lit) {
+			b.WriteByte(lit[i])
+			continue
+		}
+		v, err := strconv.ParseUint(lit[at:at+n], 16, 32)
+		if err != nil {
+			b.WriteByte(lit[i])
+			continue
+		}
+		b.WriteRune(rune(v))
+		i = at + n - 1
+	}
+	return b.String()
+}
+
+// sqlUnread finds what a SQL statement does that no literal in it says:
+// native code loaded or the server's settings changed (load_extension,
+// LOAD 'lib', ALTER SYSTEM, a function in C or an untrusted language), the
+// environment read (DuckDB's getenv), another server reached by the
+// database itself (dblink, a foreign server), the password hashes read
+// (pg_authid, mysql.user), and a file function handed a
+// name it computes (pg_read_file(chr(47)||'etc/shadow')). Each is the span
+// that says so, read as an unknown path.
+func sqlUnread(bare string) []string {
+	var out []string
+	for _, m := range sqlRunsCode.FindAllString(bare, maxShellReadings) {
+		out = append(out, m)
+	}
+	for _, loc := range sqlFileCall.FindAllStringSubmatchIndex(bare, maxShellReadings) {
+		name := strings.ToLower(bare[loc[2]:loc[3]])
+		at := loc[1]
+		if name == "lo_export" {
+			comma := strings.IndexByte(bare[at:], ',')
+			if comma < 0 {
+				continue
+			}
+			at += comma + 1 // lo_export(oid, 'file')
+		}
+		if !literalArgument(bare[at:]) {
+			end := min(len(bare), at+32)
+			out = append(out, bare[loc[0]:end])
+		}
+	}
+	return out
+}
+
+// literalArgument reports an argument list's text that starts with one
+// literal, written whole: a quote, its text, its close, then "," or ")".
+func literalArgument(s string) bool {
+	s = strings.TrimLeft(s, " \t\r\n")
+	escaped := false
+	switch {
+	case len(s) > 1 && (s[0] == 'e' || s[0] == 'E') && s[1] == '\'':
+		s, escaped = s[1:], true
+	case len(s) > 1 && (s[0] == 'x' || s[0] == 'X') && s[1] == '\'':
+		s = s[1:]
+	case len(s) > 2 && (s[0] == 'u' || s[0] == 'U') && s[1] == '&' && s[2] == '\'':
+		s = s[2:]
+	}
+	if strings.HasPrefix(s, "[") {
+		return literalList(s[1:]) // DuckDB's list: ['a.csv', 'b.csv']
+	}
+	if s == "" || s[0] != '\'' && s[0] != '"' {
+		return false
+	}
+	q := s[0]
+	i := 1
+	for ; i < len(s); i++ {
+		if escaped && s[i] == '\\' {
+			i++
+			continue
+		}
+		if s[i] == q {
+			if i+1 < len(s) && s[i+1] == q {
+				i++
+				continue
+			}
+			break
+		}
+	}
+	if i >= len(s) {
+		return false
+	}
+	rest := strings.TrimLeft(s[i+1:], " \t\r\n")
+	return rest != "" && (rest[0] == ',' || rest[0] == ')')
+}
+
+// literalList reports a list's text after its "[": literals, commas and
+// white space up to its "]", then "," or ")".
+func literalList(s string) bool {
+	for {
+		s = strings.TrimLeft(s, " \t\r\n")
+		if s == "" || s[0] != '\'' && s[0] != '"' {
+			return false
+		}
+		end := strings.IndexByte(s[1:], s[0])
+		if end < 0 {
+			return false
+		}
+		s = strings.TrimLeft(s[end+2:], " \t\r\n")
+		switch {
+		case strings.HasPrefix(s, ","):
+			s = s[1:]
+		case strings.HasPrefix(s, "]"):
+			rest := strings.TrimLeft(s[1:], " \t\r\n")
+			return rest != "" && (rest[0] == ',' || rest[0] == ')')
+		default:
+			return false
+		}
+	}
+}
+
+var (
+	// sqlRunsCode: code loaded or run by the database, its settings
+	// changed, the environment read, another server reached, the password
+	// hashes read.
+	sqlRunsCode = regexp.MustCompile(`(?i)\bload_extension\s*\(|\bload\s+['"]|\balter\s+system\b|` +
+		`\blanguage\s+['"]?(?:c|internal|plpython\w*|plperlu|pltclu|plsh|plv8u?|pljava\w*|plr)\b|\bgetenv\s*\(|` +
+		`\bdblink\w*\s*\(|\bforeign\s+data\s+wrapper\b|\bcreate\s+server\b|\bcreate\s+extension\b|` +
+		// the tables of password hashes
+		`\bpg_authid\b|\bpg_shadow\b|\bpg_user_mappings?\b|\bmysql\.user\b|\bauthentication_string\b`)
+	// sqlFileCall: the file functions whose first argument (lo_export's
+	// second) is a file's name.
+	sqlFileCall = regexp.MustCompile(`(?i)\b(pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_dir|lo_import|lo_export|` +
+		`pg_file_write|pg_write_file|load_file|load_extension|readfile|writefile|read_text|read_blob|read_csv\w*|read_json\w*|` +
+		`read_parquet|read_ndjson\w*|fsdir|sqlite_scan)\s*\(`)
+)
 
 // continuesLiteral reports a quote at i that, after only white space with
 // a newline in it, follows the end of another single-quoted literal: the

@@ -231,8 +231,45 @@ func TestSQLFiles(t *testing.T) {
 		"COPY t TO '/srv/secre'\n  't/key'":                    {"/srv/secret/key"},
 		"SUMMARIZE '/home/u/.ssh/id_rsa'":                      {"/home/u/.ssh/id_rsa"},
 		"DESCRIBE ('/srv/x.parquet')":                          {"/srv/x.parquet"},
+		// PostgreSQL's escapes, decoded as the server decodes them.
+		`select pg_read_file(E'\x2fhome/u/.ssh/id_rsa')`: {"/home/u/.ssh/id_rsa"},
+		`select pg_read_file(E'\057etc\057shadow')`:      {"/etc/shadow"},
+		`select pg_read_file(e'/srv/it\'s')`:             {"/srv/it's"},
+		`select pg_read_file(U&'\002fetc/shadow')`:       {"/etc/shadow"},
+		`select pg_read_file(u&'\+00002fetc/shadow')`:    {"/etc/shadow"},
 	} {
 		assert.Equal(t, want, sqlFiles(in), in)
+	}
+}
+
+// What a statement does that no literal in it says is unknown: code
+// loaded, settings changed, the environment or password hashes read,
+// another server reached, a file function handed a computed name.
+func TestSQLUnread(t *testing.T) {
+	for in, want := range map[string][]string{
+		"SELECT load_extension('/tmp/x.so')":                              {"load_extension("},
+		"LOAD '/tmp/x.so'":                                                {"LOAD '"},
+		"ALTER SYSTEM SET archive_command='id'":                           {"ALTER SYSTEM"},
+		"CREATE FUNCTION f() RETURNS int AS '/tmp/x.so' LANGUAGE C":       {"LANGUAGE C"},
+		"SELECT getenv('AWS_SECRET_ACCESS_KEY')":                          {"getenv("},
+		"SELECT * FROM dblink('host=10.0.0.1','select 1') AS t(a int)":    {"dblink("},
+		"CREATE SERVER s FOREIGN DATA WRAPPER postgres_fdw":               {"CREATE SERVER", "FOREIGN DATA WRAPPER"},
+		"SELECT rolpassword FROM pg_authid":                               {"pg_authid"},
+		"select pg_read_file(chr(47)||'etc/shadow')":                      {"pg_read_file(chr(47)||'etc/shadow')"},
+		"select pg_read_file('/et' || 'c/shadow')":                        {"pg_read_file('/et' || 'c/shadow')"},
+		"SELECT lo_export(1, '/tmp/'||x)":                                 {"lo_export(1, '/tmp/'||x)"},
+		"SELECT pg_read_file('/srv/a.txt', 0, 10)":                        nil,
+		"SELECT * FROM read_csv(['a.csv', 'b.csv'], header = true)":       nil,
+		"SELECT * FROM read_parquet('data/*.parquet')":                    nil,
+		"SELECT lo_export(16409, '/tmp/x')":                               nil,
+		"SELECT name FROM users WHERE note = 'getenv is a function name'": nil,
+		"SELECT * FROM environment_settings":                              nil,
+	} {
+		got := sqlUnread(in)
+		if len(got) == 0 {
+			got = nil
+		}
+		assert.Equal(t, want, got, in)
 	}
 }
 

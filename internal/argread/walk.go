@@ -536,6 +536,12 @@ func (w *walker) sqlFiles(s site, t *ast.Term, v string) {
 	for _, f := range sqlFiles(v) {
 		w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), ast.StringTerm(f), f)
 	}
+	for _, span := range sqlUnread(stripSQLComments(v)) {
+		// What it runs, reaches or opens cannot be told; nor does a
+		// read-only claim cover it.
+		w.addPath(s.as(none), ast.StringTerm(span), "")
+		w.out.Acts = true
+	}
 	if sqlActs.MatchString(v) {
 		w.out.Acts = true // a read-only claim does not cover it (Reading.Acts)
 	}

@@ -56,6 +56,44 @@ type shellReader struct {
 	// loops is how many loops around the one being read are read a
 	// second time (loop).
 	loops int
+	// written are the files the line has written so far (by redirection,
+	// cp, mv, tee), resolved, and as written when where they are is
+	// unknown: a later command that runs one runs what this line wrote,
+	// which the decision does not see ("echo '...' > x.sh && sh x.sh").
+	written map[string]bool
+}
+
+// wrote keeps a file the line writes.
+func (r *shellReader) wrote(w shellWord, dirs []string) {
+	if !w.known || w.text == "" || w.text == "-" {
+		return
+	}
+	if r.written == nil {
+		r.written = map[string]bool{}
+	}
+	r.written[w.text] = true
+	for _, d := range dirs {
+		if d != "" || strings.HasPrefix(w.text, "/") {
+			r.written[r.w.resolve(d, w.text)] = true
+		}
+	}
+}
+
+// runsWritten reads a file a command runs (a script, a program named by
+// its path, a project's manifest): unknown when the line wrote it.
+func (r *shellReader) runsWritten(w shellWord, dirs []string) {
+	if r.written == nil || !w.known {
+		return
+	}
+	hit := r.written[w.text]
+	for _, d := range dirs {
+		if d != "" || strings.HasPrefix(w.text, "/") {
+			hit = hit || r.written[r.w.resolve(d, w.text)]
+		}
+	}
+	if hit {
+		r.unknown("what " + w.text + " runs, written by the same line")
+	}
 }
 
 // shellLine reads v, a command line, at s. Relative paths are relative to
@@ -535,6 +573,9 @@ func (r *shellReader) redirect(rd *syntax.Redirect, dirs []string) {
 	w := r.word(rd.Word, dirs)
 	if (rd.Op == syntax.DplIn || rd.Op == syntax.DplOut) && w.known && (w.text == "-" || isNumber(w.text)) {
 		return // a descriptor duplicated or closed
+	}
+	if rd.Op != syntax.RdrIn && rd.Op != syntax.DplIn {
+		r.wrote(w, dirs)
 	}
 	switch w.text {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/zero":

@@ -146,8 +146,13 @@ func (r *shellReader) command(words []shellWord, dirs []string) []string {
 	}
 	if strings.ContainsAny(prog.text, "/\\") {
 		r.path(prog.text, dirs, false) // a program named by its path is a file it runs
+		r.runsWritten(prog, dirs)
 	}
 	name := programName(prog.text)
+	r.writes(name, words[1:], dirs)
+	if manifest := runsManifest[name]; manifest != "" {
+		r.runsWritten(shellWord{text: manifest, known: true}, dirs)
+	}
 	p, ok := programs[name]
 	if !ok {
 		r.defaultCommand(name, words[1:], dirs)
@@ -576,9 +581,42 @@ func (r *shellReader) shell(p *program, words []shellWord, dirs []string) {
 		r.unknown("the commands on standard input")
 	default:
 		r.read(words[rest], dirs) // the script
+		r.runsWritten(words[rest], dirs)
 		r.operands(words[rest+1:], dirs)
 	}
 }
+
+// writes keeps the files cp, mv, install and tee write: the last operand
+// of the first three (a file, or a directory, whose name is kept as a
+// file's too), every operand of tee.
+func (r *shellReader) writes(name string, words []shellWord, dirs []string) {
+	switch name {
+	case "cp", "mv", "install", "tee":
+	default:
+		return
+	}
+	var operands []shellWord
+	for _, w := range words {
+		if !w.known || !strings.HasPrefix(w.text, "-") {
+			operands = append(operands, w)
+		}
+	}
+	if len(operands) == 0 {
+		return
+	}
+	if name != "tee" {
+		operands = operands[len(operands)-1:]
+	}
+	for _, w := range operands {
+		r.wrote(w, dirs)
+	}
+}
+
+// runsManifest are the project runners and the file each takes its
+// commands from: a line that writes the file and then runs the runner
+// runs what it wrote.
+var runsManifest = map[string]string{"npm": "package.json", "pnpm": "package.json", "yarn": "package.json", "bun": "package.json",
+	"make": "Makefile", "gmake": "Makefile", "just": "justfile", "task": "Taskfile.yml", "rake": "Rakefile", "deno": "deno.json"}
 
 // interpreter reads an interpreter's words: code given inline is unknown;
 // a module is no path; a script and its arguments are.
@@ -618,6 +656,7 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 		return
 	}
 	r.read(words[rest], dirs)
+	r.runsWritten(words[rest], dirs)
 	r.operands(words[rest+1:], dirs)
 }
 

@@ -3,6 +3,7 @@ package builtins
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
@@ -15,23 +16,24 @@ import (
 // The Rego names of the builtins. Every argument that may be unresolvable
 // is typed "any" and accepts null, which the builtins read as "unknown".
 const (
-	namePathResolve   = "mcp.path.resolve"
-	namePathWithin    = "mcp.path.within"
-	namePathWithinAll = "mcp.path.within_all"
-	namePathWithinAny = "mcp.path.within_any"
-	namePathWithinF   = "mcp.path.within_folded"
-	namePathFold      = "mcp.path.fold"
-	namePathSensitive = "mcp.path.sensitive"
-	namePathSecret    = "mcp.path.secret"
-	namePathAncestors = "mcp.path.ancestors"
-	namePathCommonDir = "mcp.path.common_dir"
-	nameURLHost       = "mcp.url.host"
-	nameHostMatch     = "mcp.host.match"
-	nameHostMatchAll  = "mcp.host.match_all"
-	nameHostMatchAny  = "mcp.host.match_any"
-	nameHostSuffixes  = "mcp.host.suffixes"
-	nameToolMatch     = "mcp.tool.match"
-	nameToolDestroys  = "mcp.tool.destroys"
+	namePathResolve    = "mcp.path.resolve"
+	namePathWithin     = "mcp.path.within"
+	namePathWithinAll  = "mcp.path.within_all"
+	namePathWithinAny  = "mcp.path.within_any"
+	namePathWithinF    = "mcp.path.within_folded"
+	namePathFold       = "mcp.path.fold"
+	namePathSensitive  = "mcp.path.sensitive"
+	namePathSecret     = "mcp.path.secret"
+	namePathSecretTree = "mcp.path.secret_tree"
+	namePathAncestors  = "mcp.path.ancestors"
+	namePathCommonDir  = "mcp.path.common_dir"
+	nameURLHost        = "mcp.url.host"
+	nameHostMatch      = "mcp.host.match"
+	nameHostMatchAll   = "mcp.host.match_all"
+	nameHostMatchAny   = "mcp.host.match_any"
+	nameHostSuffixes   = "mcp.host.suffixes"
+	nameToolMatch      = "mcp.tool.match"
+	nameToolDestroys   = "mcp.tool.destroys"
 )
 
 var registerOnce sync.Once
@@ -217,6 +219,8 @@ var all = []builtin{
 		lexical.SensitiveFile),
 	floorEntry(namePathSecret, `The danger floor's entry for a path that holds secrets, asked on any read (see the secrets table in docs/floor.md), compared folded: {"id", "why"}; null for any other path, a path that cannot be evaluated or is not absolute, or a non-string.`,
 		lexical.SecretFile),
+	floorEntry(namePathSecretTree, `The danger floor's entry for a directory where secrets are kept (a home, one above homes, /etc, /proc: the secret trees in docs/floor.md), asked when a tool reads every file under it, compared folded: {"id", "why"}; null for any other path (a directory under one included), a path that cannot be evaluated or is not absolute, or a non-string.`,
+		lexical.SecretTree),
 	def1(fn(namePathAncestors,
 		"The clean absolute path and every directory above it, nearest first, ending with \"/\"; [] when the path is not absolute and evaluable.",
 		types.Args(anyOrNull), arrayOfStr),
@@ -321,11 +325,12 @@ func floorEntry(name, doc string, lookup func(string) *lexical.SensitiveEntry) b
 		})
 }
 
-// sensitiveTerms are what mcp.path.sensitive and mcp.path.secret return
-// for each entry of the floor's lists: {"id", "why"}, made once.
+// sensitiveTerms are what mcp.path.sensitive, mcp.path.secret and
+// mcp.path.secret_tree return for each entry of the floor's lists: {"id",
+// "why"}, made once.
 var sensitiveTerms = func() map[string]*ast.Term {
 	out := map[string]*ast.Term{}
-	for _, e := range append(lexical.SensitiveEntries(), lexical.SecretEntries()...) {
+	for _, e := range slices.Concat(lexical.SensitiveEntries(), lexical.SecretEntries(), lexical.SecretTreeEntries()) {
 		out[e.ID] = ast.ObjectTerm(ast.Item(ast.StringTerm("id"), ast.StringTerm(e.ID)), ast.Item(ast.StringTerm("why"), ast.StringTerm(e.Why)))
 	}
 	return out

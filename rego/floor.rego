@@ -59,6 +59,17 @@ ask contains sprintf(secret_message, [input.tool, p.raw, entry.why]) if {
 	entry := mcp.path.secret(concat("", ["/", names]))
 }
 
+# A tree read whole (grep -r, rg, tar c, cp -r, find -exec, a search of
+# contents) where secrets live: a home directory, a directory above one,
+# the system's configuration, /proc (every process's environment). Its
+# keys and tokens are read though the call names none. By any tool, as a
+# secret's read is.
+ask contains sprintf(tree_read_message, [input.tool, p.path, entry.why]) if {
+	some p in input.paths
+	p.tree == true # an equality, which the direct path's refuter reads: most paths have no mark
+	entry := mcp.path.secret_tree(p.path) # null for any other directory: entry.why is then undefined
+}
+
 # The policy's own files, read: the grants say what is allowed, and the
 # approvals queue holds the questions a human answers.
 ask contains sprintf("'%s' would read the policy's own rules, grants or questions (%s)", [input.tool, p.path]) if {
@@ -123,14 +134,15 @@ ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
 	tree_or_home(f)
 }
 
-# find walks every tree it is given, so its options say nothing of
-# recursion ("-print", "-user" and "-newer" have an r in them); it
-# deletes with -delete. What -exec runs is a command of its own, read as
-# one.
+# find and fd walk every tree they are given, so their options say
+# nothing of recursion ("-print", "-user" and "-newer" have an r in
+# them); find deletes with -delete, and what its -exec or fd's -x runs
+# (rm, chmod) is given every file found (find_changers).
 ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
 	some c in input.commands
-	c.program == "find"
-	"-delete" in c.words
+	c.program in {"find", "fd", "fdfind"}
+	some w in c.words
+	w in find_changers
 	some p in c.paths
 	f := mcp.path.fold(p)
 	is_string(f)
@@ -336,7 +348,12 @@ privileged_programs := {
 
 tree_message := "'%s' runs %s on %s, a whole tree or a home directory"
 
+tree_read_message := "'%s' reads every file under %s, %s"
+
 tree_programs := {"rm", "rmdir", "shred", "chmod", "chown", "chgrp", "setfacl"}
+
+# find's -delete, and what its -exec or fd's -x runs on every file found.
+find_changers := {"-delete", "rm", "rmdir", "shred", "chmod", "chown", "chgrp", "setfacl", "unlink", "truncate"}
 
 tree_or_home(f) if f in whole_trees
 

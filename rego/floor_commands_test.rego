@@ -180,3 +180,46 @@ test_a_container_given_the_project_is_not_asked if {
 		not contains(e, "changes the system")
 	}
 }
+
+# --- trees read whole ---------------------------------------------------------
+
+tree_call(tool, p, annotations) := {
+	"tool": tool, "root": null, "annotations": annotations, "arguments": {}, "hosts": [],
+	"paths": [{"arg": "path", "raw": p, "path": p, "tree": true}],
+}
+
+test_a_tree_read_where_secrets_live_is_asked_even_of_a_read_only_tool if {
+	every p in ["/home/u", "/home/u/.config", "/", "/etc", "/proc", "/proc/self", "/root", "/Users/u"] {
+		asks := danger.ask with input as tree_call("grep_search", p, h.read_only)
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		some e in asks
+		contains(e, "reads every file under")
+	}
+}
+
+test_a_tree_read_of_a_project_is_not_asked if {
+	every p in ["/r", "/r/src", "/home/u/proj", "/tmp/x", "/srv"] {
+		asks := danger.ask with input as tree_call("grep_search", p, h.read_only)
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		every e in asks {
+			not contains(e, "reads every file under")
+		}
+	}
+}
+
+test_a_named_path_without_the_tree_mark_is_not_read_as_a_tree if {
+	c := h.call("grep_search", {"paths": ["/home/u"], "annotations": h.read_only})
+	asks := danger.ask with input as c with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+	every e in asks {
+		not contains(e, "reads every file under")
+	}
+}
+
+test_find_and_fd_that_remove_what_they_find_under_a_home_are_asked if {
+	every c in [["find /home/u -exec rm {} +", "/home/u"], ["fd -H . /home/u -x rm", "/home/u"]] {
+		asks := danger.ask with input as command_call(c[0], [c[1]])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		some e in asks
+		contains(e, "whole tree or a home directory")
+	}
+}

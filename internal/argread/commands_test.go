@@ -37,7 +37,11 @@ func readCommand(t testing.TB, line string) (paths, hosts []string) {
 	require.NoError(t, err, line)
 	paths, hosts = []string{}, []string{}
 	for _, v := range got.Paths {
-		paths = append(paths, wordOf(v)+" -> "+orUnknown(v.Resolved))
+		l := wordOf(v) + " -> " + orUnknown(v.Resolved)
+		if v.Tree {
+			l += " (tree)" // every file under it read
+		}
+		paths = append(paths, l)
 	}
 	for _, v := range got.Hosts {
 		hosts = append(hosts, wordOf(v)+" -> "+orUnknown(v.Resolved))

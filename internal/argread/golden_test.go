@@ -124,6 +124,9 @@ func lines(vs []argread.Value) []string {
 		if v.Dir {
 			l += " (dir)"
 		}
+		if v.Tree {
+			l += " (tree)"
+		}
 		out = append(out, l)
 	}
 	return out

@@ -331,6 +331,11 @@ var (
 		"powershell", "pwsh", "process", "console")
 	crawlToolWords = keySet("crawl", "crawler", "crawl4ai", "map", "scrape", "scraper", "spider", "sitemap", "extract", "search")
 	sqlToolWords   = keySet("sql", "psql", "mysql", "sqlite", "sqlite3", "postgres", "postgresql", "pgsql", "mssql", "tsql", "duckdb", "clickhouse")
+	// A search of files' contents: grep's names, or a search of contents,
+	// code or text (a search of names, search_files, is not).
+	grepToolWords    = keySet("grep", "egrep", "ripgrep", "rg", "ag", "ack")
+	searchToolWords  = keySet("search", "find", "query", "lookup")
+	contentToolWords = keySet("content", "contents", "code", "text", "fulltext", "regex", "string", "strings", "in")
 	// A key-value store's tools: their commands are the store's.
 	keyValueToolWords = keySet("redis", "upstash", "valkey", "keydb", "memcached", "dragonfly")
 )

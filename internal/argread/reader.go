@@ -40,6 +40,10 @@ type Value struct {
 	Resolved string
 	// Dir says the tool acts on this path as a directory.
 	Dir bool
+	// Tree says the tool reads every file under the path (grep -r, rg,
+	// tar c, cp -r, find -exec, a content search tool): a secret in it is
+	// read though the call never names it.
+	Tree bool
 }
 
 // SimpleCommand is one simple command of a shell command line the call holds,
@@ -224,6 +228,11 @@ func (r *Reader) Read(c Call) (Reading, error) {
 		w.walkNamed(site{k, c, &pointer{key: k, isKey: true}, 1}, item[1])
 		if w.err != nil {
 			return Reading{}, w.err
+		}
+	}
+	if t.searchesContents {
+		for i := range w.out.Paths {
+			w.out.Paths[i].Tree = true
 		}
 	}
 	return w.out, nil

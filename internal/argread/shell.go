@@ -56,6 +56,9 @@ type shellReader struct {
 	// loops is how many loops around the one being read are read a
 	// second time (loop).
 	loops int
+	// tree: the paths being read are trees the command reads every file
+	// under (Value.Tree).
+	tree bool
 	// written are the files the line has written so far (by redirection,
 	// cp, mv, tee), resolved, and as written when where they are is
 	// unknown: a later command that runs one runs what this line wrote,
@@ -249,6 +252,9 @@ func (r *shellReader) path(word string, dirs []string, dir bool) {
 		}
 		r.commandPath(resolved) // each command its own, though the call names it once
 		key := [2]string{word, resolved}
+		if r.tree {
+			key[0] += "\x00tree" // read again as a tree: the mark is kept
+		}
 		if r.seen[key] {
 			continue
 		}
@@ -256,8 +262,19 @@ func (r *shellReader) path(word string, dirs []string, dir bool) {
 			r.seen = map[[2]string]bool{}
 		}
 		r.seen[key] = true
+		n := len(r.w.out.Paths)
 		r.w.addPath(s, ast.StringTerm(word), resolved)
+		if r.tree && len(r.w.out.Paths) > n {
+			r.w.out.Paths[n].Tree = true
+		}
 	}
+}
+
+// treeRead reads w as a tree the command reads every file under.
+func (r *shellReader) treeRead(w shellWord, dirs []string) {
+	r.tree = true
+	r.read(w, dirs)
+	r.tree = false
 }
 
 // host keeps a host a network program reaches.

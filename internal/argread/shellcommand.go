@@ -233,11 +233,20 @@ func (r *shellReader) pattern(p *program, words []shellWord, dirs []string) {
 	args, _ := parseArgs(words, p, false)
 	dirs = r.options(p, args, dirs)
 	given := false
+	// rg, ag and ack search a directory's tree; grep with -r, -R or
+	// --directories=recurse.
+	recursive := p.recurses
 	for _, a := range args {
-		if a.opt == "-e" || a.opt == "--regexp" || a.opt == "-f" || a.opt == "--file" {
+		switch a.opt {
+		case "-e", "--regexp", "-f", "--file":
 			given = true
+		case "-r", "-R", "--recursive", "--dereference-recursive":
+			recursive = true
+		case "-d", "--directories":
+			recursive = recursive || a.value.text == "recurse"
 		}
 	}
+	files := 0
 	for _, a := range args {
 		switch {
 		case searchGlobs.has(a.opt) && a.value.known && !strings.HasPrefix(a.value.text, "!") && fileGlobNamesFloor(a.value.text):
@@ -247,9 +256,16 @@ func (r *shellReader) pattern(p *program, words []shellWord, dirs []string) {
 		case a.opt != "":
 		case !given:
 			given = true // the pattern
+		case recursive:
+			files++
+			r.treeRead(a.value, dirs)
 		default:
+			files++
 			r.read(a.value, dirs)
 		}
+	}
+	if recursive && files == 0 {
+		r.treeRead(shellWord{text: ".", known: true}, dirs) // the tree where it runs
 	}
 }
 
@@ -265,13 +281,24 @@ var (
 		"-lname -ilname -context -used -regextype -newerXY -D -files0-from")
 	findFiles = opts("-newer -anewer -cnewer -samefile -fprint -fprint0 -fprintf -fls -files0-from")
 	findExec  = opts("-exec -execdir -ok -okdir")
+	findNames = opts("-name -iname -path -ipath -wholename -iwholename")
+	// foundReaders only read the files find or fd gives them: "{}" is a
+	// file under a start point, read with it. Any other program's "{}"
+	// (cp x {}, sed -i, rm) is unknown.
+	foundReaders = opts("cat tac head tail wc grep egrep fgrep rg file stat ls du md5sum sha1sum sha256sum sha512sum b2sum cksum " +
+		"basename dirname echo printf realpath readlink jq xxd od hexdump strings sort uniq nl less more bat batcat diff cmp")
 )
 
 // find reads find's words: its start points (paths; "." when none), its
 // file-valued tests, and each -exec's command, whose "{}" is a file found
 // under the start points (read as them).
 func (r *shellReader) find(words []shellWord, dirs []string) {
+	execs := false
+	for _, w := range words {
+		execs = execs || w.known && findExec[w.text]
+	}
 	i := 0
+	var starts []shellWord
 	for ; i < len(words); i++ {
 		w := words[i]
 		if w.known && (w.text == "-H" || w.text == "-L" || w.text == "-P" || w.text == "--" || strings.HasPrefix(w.text, "-O")) {
@@ -284,7 +311,18 @@ func (r *shellReader) find(words []shellWord, dirs []string) {
 		if w.known && (strings.HasPrefix(w.text, "-") || w.text == "(" || w.text == "!" || w.text == ")") {
 			break
 		}
-		r.read(w, dirs)
+		starts = append(starts, w)
+		if execs {
+			r.treeRead(w, dirs) // what -exec runs is given every file under it
+		} else {
+			r.read(w, dirs)
+		}
+	}
+	if len(starts) == 0 {
+		starts = []shellWord{{text: ".", known: true}}
+		if execs {
+			r.treeRead(starts[0], dirs)
+		}
 	}
 	for ; i < len(words); i++ {
 		w := words[i]
@@ -297,15 +335,19 @@ func (r *shellReader) find(words []shellWord, dirs []string) {
 				end++
 			}
 			cmd := make([]shellWord, 0, end-i-1)
+			reads := i+1 < end && words[i+1].known && foundReaders[programName(words[i+1].text)] && !strings.HasSuffix(w.text, "dir")
 			for _, c := range words[i+1 : end] {
 				switch {
-				case c.known && c.text == "{}":
-					// Any file found: .git/config, a key. Which one
-					// cannot be told here.
-					r.unknown("{} (each file find finds)")
+				case c.known && c.text == "{}" && reads:
+					// Each file found, read: one under a start point,
+					// which the command is read with, as a tree.
+					cmd = append(cmd, starts...)
 					continue
 				case c.known && strings.Contains(c.text, "{}"):
-					r.unknown(c.text) // a path made of one found: {}/../x
+					// A file found, changed (cp x {}, sed -i), which may
+					// be .git/config; or a path made of one ({}/../x,
+					// -execdir's ./name). Which cannot be told.
+					r.unknown(c.text)
 					continue
 				}
 				cmd = append(cmd, c)
@@ -314,7 +356,9 @@ func (r *shellReader) find(words []shellWord, dirs []string) {
 			if strings.HasSuffix(w.text, "dir") {
 				inner = []string{""} // run in each found file's directory
 			}
+			r.tree = true // the files given it are the trees' (read above as trees)
 			r.command(cmd, inner)
+			r.tree = false
 			i = end
 		case findFiles[w.text] && i+1 < len(words):
 			i++
@@ -322,6 +366,10 @@ func (r *shellReader) find(words []shellWord, dirs []string) {
 		case findValues[w.text] && i+1 < len(words):
 			i++
 			if !words[i].known {
+				r.unknown(words[i].text)
+			} else if execs && findNames[w.text] && fileGlobNamesFloor(strings.TrimPrefix(words[i].text, "*/")) {
+				// -name '.env*' -exec cat {} +: the files found, and read,
+				// are the floor's.
 				r.unknown(words[i].text)
 			}
 		}
@@ -1027,6 +1075,13 @@ func (r *shellReader) copying(p *program, words []shellWord, dirs []string) {
 	args, _ := parseArgs(words, p, false)
 	dirs = r.options(p, args, dirs)
 	for _, a := range args {
+		if a.opt == "-r" || a.opt == "-a" || a.opt == "--recursive" || a.opt == "--archive" {
+			r.tree = true // every file under each local operand, copied
+			defer func() { r.tree = false }()
+			break
+		}
+	}
+	for _, a := range args {
 		if a.opt == "-o" && a.value.known && !sshOptionRunsNothing(a.value.text) {
 			r.unknown(a.value.text)
 		}
@@ -1418,6 +1473,16 @@ var runsOtherCode = map[string][]string{
 // it reads as a file's name, and from a later word naming a shell or an
 // interpreter on, the command that word starts.
 func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []string) {
+	if name == "fd" || name == "fdfind" {
+		r.fd(words, dirs)
+		return
+	}
+	if treeCopy(name, words) {
+		// tar c, zip -r, cp -r: every file under each operand is read
+		// (and copied where another call can read it).
+		r.tree = true
+		defer func() { r.tree = false }()
+	}
 	if name == "tar" || name == "gtar" || name == "bsdtar" {
 		local := hasWord(words, "--force-local")
 		for i, w := range words {
@@ -1472,6 +1537,113 @@ func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []stri
 		if p, ok := programs[programName(w.text)]; ok && p.kind != progData && p.kind != progLookup && p.kind != progCd && p.kind != progPattern {
 			r.command(words[i:], dirs)
 			return
+		}
+	}
+}
+
+// treeCopy reports a command that reads every file under its operands
+// into an archive or a copy: tar creating (c in its first word, --create),
+// zip -r, cp -r, -R or -a.
+func treeCopy(name string, words []shellWord) bool {
+	for i, w := range words {
+		if !w.known {
+			continue
+		}
+		t := w.text
+		short := len(t) > 1 && t[0] == '-' && t[1] != '-'
+		switch name {
+		case "tar", "gtar", "bsdtar":
+			if t == "--create" || (short || i == 0 && !strings.HasPrefix(t, "-")) && strings.ContainsRune(t, 'c') {
+				return true
+			}
+		case "zip":
+			if t == "--recurse-paths" || short && strings.ContainsAny(t, "rR") {
+				return true
+			}
+		case "cp", "gcp":
+			if t == "--recursive" || t == "--archive" || short && strings.ContainsAny(t, "rRa") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fdValues are fd's options that take a value.
+var fdValues = opts("-e --extension -t --type -E --exclude -d --max-depth --min-depth --exact-depth -S --size " +
+	"--changed-within --changed-before -o --owner -j --threads -c --color --ignore-file --base-directory --search-path " +
+	"--path-separator --max-results --format --batch-size")
+
+// fd reads fd's words: a pattern, then the directories it searches
+// (where it runs when none); --base-directory moves it, and -x or -X runs
+// a command given each file found ({} and its forms), read with the
+// directories as trees.
+func (r *shellReader) fd(words []shellWord, dirs []string) {
+	var starts []shellWord
+	pattern := false
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		if !w.known {
+			r.unknown(w.text)
+			continue
+		}
+		t := w.text
+		opt, val, has := strings.Cut(t, "=")
+		switch {
+		case t == "-x" || t == "--exec" || t == "-X" || t == "--exec-batch":
+			end := i + 1
+			for end < len(words) && !(words[end].known && words[end].text == ";") {
+				end++
+			}
+			if len(starts) == 0 {
+				starts = []shellWord{{text: ".", known: true}}
+			}
+			for _, s := range starts {
+				r.treeRead(s, dirs)
+			}
+			var cmd []shellWord
+			reads := i+1 < end && words[i+1].known && foundReaders[programName(words[i+1].text)]
+			for _, c := range words[i+1 : end] {
+				switch {
+				case reads && c.known && (c.text == "{}" || c.text == "{.}" || c.text == "{//}"):
+					cmd = append(cmd, starts...) // a file found, read: under one of them
+				case strings.Contains(c.text, "{"):
+					r.unknown(c.text) // a file found, changed; {/}: its name, where the command runs
+				default:
+					cmd = append(cmd, c)
+				}
+			}
+			r.tree = true
+			r.command(cmd, dirs)
+			r.tree = false
+			return
+		case opt == "--base-directory" && has || t == "--base-directory" && i+1 < len(words):
+			if !has {
+				i++
+				val = words[i].text
+			}
+			r.read(shellWord{text: val, known: words[i].known}, dirs)
+			dirs = []string{""}
+		case opt == "--search-path" && has:
+			starts = append(starts, shellWord{text: val, known: true})
+			r.read(starts[len(starts)-1], dirs)
+		case fdValues.has(t) && i+1 < len(words):
+			i++
+			if t == "--search-path" {
+				starts = append(starts, words[i])
+				r.read(words[i], dirs)
+			} else if t == "--ignore-file" {
+				r.read(words[i], dirs)
+			}
+		case strings.HasPrefix(t, "-") && t != "-":
+		case !pattern:
+			pattern = true
+			if fileGlobNamesFloor(strings.Trim(strings.ReplaceAll(t, `\.`, "."), "^$")) && hasWord(words, "-x", "--exec", "-X", "--exec-batch") {
+				r.unknown(t) // fd -H '^\.env$' -x cat: the files found, and read, are the floor's
+			}
+		default:
+			starts = append(starts, w)
+			r.read(w, dirs)
 		}
 	}
 }

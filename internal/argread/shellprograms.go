@@ -110,6 +110,9 @@ type program struct {
 	check func(string) bool
 	// privileged runs its command as another user.
 	privileged bool
+	// recurses: a pattern program that searches each directory's tree
+	// (rg, ag, ack), as grep does with -r.
+	recurses bool
 	// sends: an operand's "@file" is a file it uploads (curl, HTTPie).
 	sends bool
 	// shellBuiltin: the wrapper runs its command in the shell itself (a
@@ -351,9 +354,9 @@ var programs = map[string]program{
 	"rg": {kind: progPattern, values: opts("--pre --hostname-bin -e --regexp -f --file -m --max-count -A --after-context -B --before-context -C --context -g --glob --iglob -t --type -T --type-not " +
 		"-j --threads --max-depth -d -M --max-columns --sort --sortr --pre --pre-glob -E --encoding --engine --ignore-file --path-separator -r --replace --type-add --colors --color " +
 		"--max-filesize --dfa-size-limit --regex-size-limit --context-separator --field-context-separator --field-match-separator"),
-		files: opts("-f --file --ignore-file"), code: opts("--pre --hostname-bin")},
-	"ag":   {kind: progPattern, values: opts("-A -B -C -G --file-search-regex -g -m --max-count --ignore --depth -p --path-to-ignore --pager"), files: opts("-p --path-to-ignore"), code: opts("--pager")},
-	"ack":  {kind: progPattern, values: opts("-A -B -C -m --max-count --type --ignore-dir --ignore-file -g"), files: opts("")},
+		files: opts("-f --file --ignore-file"), code: opts("--pre --hostname-bin"), recurses: true},
+	"ag":   {kind: progPattern, values: opts("-A -B -C -G --file-search-regex -g -m --max-count --ignore --depth -p --path-to-ignore --pager"), files: opts("-p --path-to-ignore"), code: opts("--pager"), recurses: true},
+	"ack":  {kind: progPattern, values: opts("-A -B -C -m --max-count --type --ignore-dir --ignore-file -g"), files: opts(""), recurses: true},
 	"find": {kind: progFind},
 	"jq":   {kind: progJq}, "yq": {kind: progJq}, "gojq": {kind: progJq}, "jaq": {kind: progJq},
 

@@ -158,6 +158,9 @@ type tool struct {
 	// crawl: the tool's name says it visits a site's pages, so its path
 	// patterns beside a web URL are the site's (sitePatternNames).
 	crawl bool
+	// searchesContents: the tool's name says it searches files' contents
+	// (grep_search, search_code, ripgrep): its paths are trees it reads.
+	searchesContents bool
 	// sql: the tool's name says it runs SQL (pg_psql, sqlite_exec), so
 	// its "command" is a statement, not a shell's command line.
 	sql bool
@@ -213,7 +216,8 @@ func (t *tool) moreOf(raw string) []Class {
 // schema's formats: a spec outranks the schema (it is what a person said).
 func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys, known bool, annotations map[string]bool) *tool {
 	t := &tool{dirTool: nameHasWord(name, dirToolWords), crawl: nameHasWord(name, crawlToolWords), program: toolProgram(name),
-		sql: nameHasWord(name, sqlToolWords), keyValue: nameHasWord(name, keyValueToolWords)}
+		sql: nameHasWord(name, sqlToolWords), keyValue: nameHasWord(name, keyValueToolWords),
+		searchesContents: nameHasWord(name, grepToolWords) || nameHasWord(name, searchToolWords) && nameHasWord(name, contentToolWords)}
 	set := func(name string, c Class) {
 		if t.classes == nil {
 			t.classes = map[string]Class{}

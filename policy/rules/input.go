@@ -30,6 +30,8 @@ type Value struct {
 	// Dir says the tool acts on this path as a directory, so an "always"
 	// answer's scope is the directory itself rather than its parent.
 	Dir bool
+	// Tree says the tool reads every file under the path.
+	Tree bool
 }
 
 // Input is a call as the rules see it. It is built once per call and shared
@@ -132,7 +134,7 @@ func values(vs []argread.Value) []Value {
 	}
 	out := make([]Value, len(vs))
 	for i, v := range vs {
-		out[i] = Value{Arg: v.Arg, Pointer: v.Pointer, raw: v.Raw, Resolved: v.Resolved, Dir: v.Dir}
+		out[i] = Value{Arg: v.Arg, Pointer: v.Pointer, raw: v.Raw, Resolved: v.Resolved, Dir: v.Dir, Tree: v.Tree}
 	}
 	return out
 }
@@ -188,6 +190,7 @@ var (
 	keyArg         = regoeval.Key("arg")
 	keyArguments   = regoeval.Key("arguments")
 	keyDir         = regoeval.Key("dir")
+	keyTree        = regoeval.Key("tree")
 	keyHost        = regoeval.Key("host")
 	keyHosts       = regoeval.Key("hosts")
 	keyPath        = regoeval.Key("path")
@@ -287,7 +290,8 @@ func commandsTerm(cs []argread.SimpleCommand) *ast.Term {
 }
 
 // valuesTerm is the input's paths or hosts: {arg, raw, path or host},
-// and "dir": true for a path the tool acts on as a directory. The
+// "dir": true for a path the tool acts on as a directory, and "tree":
+// true for one it reads every file under. The
 // terms the arguments already hold are shared (terms are immutable): the
 // name of a top-level argument, the raw value, and the raw value again
 // when it is what it resolves to, as an absolute clean path is.
@@ -304,6 +308,9 @@ func valuesTerm(vs []Value, field *ast.Term, args [][2]*ast.Term) *ast.Term {
 		}
 		if v.Dir {
 			items = append(items, ast.Item(keyDir, ast.InternedTerm(true)))
+		}
+		if v.Tree {
+			items = append(items, ast.Item(keyTree, ast.InternedTerm(true)))
 		}
 		terms[i] = ast.ObjectTerm(items...)
 	}

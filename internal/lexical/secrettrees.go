@@ -1,0 +1,64 @@
+package lexical
+
+import "strings"
+
+// The directories where secrets are kept, asked when a tool reads every
+// file under one (grep -r, rg, tar c, cp -r, find -exec, a search of
+// files' contents): the keys and tokens in them are read though the call
+// names none. A project, /tmp or /srv is no such directory: a tree read
+// there is ordinary work, and a secret named in it is asked by the
+// secrets list.
+var secretTreeList = []SensitiveEntry{
+	{"TREE1", "the file system's root or a directory above every home, with the keys in each", System, Dir,
+		[]string{"/", "/home", "/users", "/var/home", "/usr/home", "/export/home", "/private", "/private/var", "/var"}},
+	{"TREE2", "a home directory (or its .config, .local or Library), where keys, tokens and histories are kept", Home, Dir,
+		[]string{"~", "~/.config", "~/.local", "~/.local/share", "~/library", "~/library/application support", "/root", "/var/root"}},
+	{"TREE3", "the system's configuration and run-time secrets (/etc/shadow, TLS keys, mounted secrets)", System, Dir,
+		[]string{"/etc", "/private/etc", "/run", "/var/run", "/run/secrets", "/var/run/secrets", "/var/lib"}},
+	{"TREE4", "/proc: every process's environment, command line and memory", System, Dir, []string{"/proc", "/proc/*"}},
+}
+
+// homeParents are the directories homes are made in.
+var homeParents = []string{"/home/", "/users/", "/var/home/", "/usr/home/", "/export/home/"}
+
+// SecretTree is the entry of secretTreeList a directory is, for a path
+// already clean, absolute and folded; nil for any other. Only the
+// directory itself is an entry: a directory under one is not (a project
+// under the home is ordinary work).
+func SecretTree(p string) *SensitiveEntry {
+	if strings.HasPrefix(p, "/proc/") {
+		return entryCopy(3)
+	}
+	for i := range secretTreeList {
+		for _, n := range secretTreeList[i].Names { // "~" and "/proc/*" equal no path: read below and above
+			if n == p {
+				return entryCopy(i)
+			}
+		}
+	}
+	for _, parent := range homeParents {
+		rest, ok := strings.CutPrefix(p, parent)
+		if !ok || rest == "" {
+			continue
+		}
+		user, below, _ := strings.Cut(rest, "/")
+		if user == "" {
+			return nil
+		}
+		for _, n := range secretTreeList[1].Names {
+			if name, ok := strings.CutPrefix(n, "~"); ok && strings.TrimPrefix(name, "/") == below {
+				return entryCopy(1)
+			}
+		}
+	}
+	return nil
+}
+
+func entryCopy(i int) *SensitiveEntry {
+	c := secretTreeList[i]
+	return &c
+}
+
+// SecretTreeEntries returns a copy of the list of directories where
+// secrets are kept, in order: what the floor page's table is made from.
+func SecretTreeEntries() []SensitiveEntry { return copyEntries(secretTreeList) }

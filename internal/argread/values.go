@@ -1059,10 +1059,7 @@ func unicodeEscapes(lit string) string {
 // name it computes (pg_read_file(chr(47)||'etc/shadow')). Each is the span
 // that says so, read as an unknown path.
 func sqlUnread(bare string) []string {
-	var out []string
-	for _, m := range sqlRunsCode.FindAllString(bare, maxShellReadings) {
-		out = append(out, m)
-	}
+	out := sqlRunsCode.FindAllString(bare, maxShellReadings)
 	for _, loc := range sqlFileCall.FindAllStringSubmatchIndex(bare, maxShellReadings) {
 		name := strings.ToLower(bare[loc[2]:loc[3]])
 		at := loc[1]

@@ -44,6 +44,9 @@ type Value struct {
 	// tar c, cp -r, find -exec, a content search tool): a secret in it is
 	// read though the call never names it.
 	Tree bool
+	// Follows says the tree's symbolic links are followed as it is read
+	// (grep -R, cp -rL, tar -h, zip -r): what they point to is read too.
+	Follows bool
 }
 
 // SimpleCommand is one simple command of a shell command line the call holds,

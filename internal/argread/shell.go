@@ -57,8 +57,8 @@ type shellReader struct {
 	// second time (loop).
 	loops int
 	// tree: the paths being read are trees the command reads every file
-	// under (Value.Tree).
-	tree bool
+	// under (Value.Tree); follows, trees whose links it follows.
+	tree, follows bool
 	// written are the files the line has written so far (by redirection,
 	// cp, mv, tee), resolved, and as written when where they are is
 	// unknown: a later command that runs one runs what this line wrote,
@@ -265,7 +265,7 @@ func (r *shellReader) path(word string, dirs []string, dir bool) {
 		n := len(r.w.out.Paths)
 		r.w.addPath(s, ast.StringTerm(word), resolved)
 		if r.tree && len(r.w.out.Paths) > n {
-			r.w.out.Paths[n].Tree = true
+			r.w.out.Paths[n].Tree, r.w.out.Paths[n].Follows = true, r.follows
 		}
 	}
 }

@@ -245,6 +245,7 @@ func (r *shellReader) pattern(p *program, words []shellWord, dirs []string) {
 		case "-d", "--directories":
 			recursive = recursive || a.value.text == "recurse"
 		}
+		r.follows = r.follows || p.follow.has(a.opt) // grep -R, rg -L
 	}
 	files := 0
 	for _, a := range args {
@@ -267,6 +268,7 @@ func (r *shellReader) pattern(p *program, words []shellWord, dirs []string) {
 	if recursive && files == 0 {
 		r.treeRead(shellWord{text: ".", known: true}, dirs) // the tree where it runs
 	}
+	r.follows = false
 }
 
 // searchGlobs are the options of search programs whose value is a glob
@@ -296,7 +298,9 @@ func (r *shellReader) find(words []shellWord, dirs []string) {
 	execs := false
 	for _, w := range words {
 		execs = execs || w.known && findExec[w.text]
+		r.follows = r.follows || w.known && (w.text == "-L" || w.text == "-follow")
 	}
+	defer func() { r.follows = false }()
 	i := 0
 	var starts []shellWord
 	for ; i < len(words); i++ {
@@ -1077,9 +1081,9 @@ func (r *shellReader) copying(p *program, words []shellWord, dirs []string) {
 	for _, a := range args {
 		if a.opt == "-r" || a.opt == "-a" || a.opt == "--recursive" || a.opt == "--archive" {
 			r.tree = true // every file under each local operand, copied
-			defer func() { r.tree = false }()
-			break
+			defer func() { r.tree, r.follows = false, false }()
 		}
+		r.follows = r.follows || p.follow.has(a.opt) // scp -r, rsync -L
 	}
 	for _, a := range args {
 		if a.opt == "-o" && a.value.known && !sshOptionRunsNothing(a.value.text) {
@@ -1477,11 +1481,14 @@ func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []stri
 		r.fd(words, dirs)
 		return
 	}
-	if treeCopy(name, words) {
+	if strings.HasPrefix(name, "ansible") {
+		r.inventory(words)
+	}
+	if tree, follows := treeCopy(name, words); tree {
 		// tar c, zip -r, cp -r: every file under each operand is read
 		// (and copied where another call can read it).
-		r.tree = true
-		defer func() { r.tree = false }()
+		r.tree, r.follows = true, follows
+		defer func() { r.tree, r.follows = false, false }()
 	}
 	if name == "tar" || name == "gtar" || name == "bsdtar" {
 		local := hasWord(words, "--force-local")
@@ -1541,32 +1548,60 @@ func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []stri
 	}
 }
 
+// inventory reads Ansible's -i: a list of hosts when it has a comma
+// ("10.0.0.1," is one host), else a file (read with the operands).
+func (r *shellReader) inventory(words []shellWord) {
+	for i, w := range words {
+		v, ok := "", false
+		switch {
+		case w.known && (w.text == "-i" || w.text == "--inventory" || w.text == "--inventory-file") && i+1 < len(words):
+			v, ok = words[i+1].text, words[i+1].known
+		case w.known && strings.HasPrefix(w.text, "-i") && !strings.HasPrefix(w.text, "--"):
+			v, ok = w.text[2:], true
+		case w.known && (strings.HasPrefix(w.text, "--inventory=") || strings.HasPrefix(w.text, "--inventory-file=")):
+			_, v, _ = strings.Cut(w.text, "=")
+			ok = true
+		default:
+			continue
+		}
+		if !strings.Contains(v, ",") {
+			continue
+		}
+		for _, h := range strings.Split(v, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				r.hostWord(shellWord{text: h, known: ok})
+			}
+		}
+	}
+}
+
 // treeCopy reports a command that reads every file under its operands
 // into an archive or a copy: tar creating (c in its first word, --create),
-// zip -r, cp -r, -R or -a.
-func treeCopy(name string, words []shellWord) bool {
+// zip -r, cp -r, -R or -a; and whether it follows the links it finds (tar
+// -h, zip unless -y, cp -L).
+func treeCopy(name string, words []shellWord) (tree, follows bool) {
+	storesLinks := false // zip -y
 	for i, w := range words {
 		if !w.known {
 			continue
 		}
 		t := w.text
 		short := len(t) > 1 && t[0] == '-' && t[1] != '-'
+		letters := short || i == 0 && !strings.HasPrefix(t, "-") // tar's first word: "czf", "chf"
 		switch name {
 		case "tar", "gtar", "bsdtar":
-			if t == "--create" || (short || i == 0 && !strings.HasPrefix(t, "-")) && strings.ContainsRune(t, 'c') {
-				return true
-			}
+			tree = tree || t == "--create" || letters && strings.ContainsRune(t, 'c')
+			follows = follows || t == "--dereference" || letters && strings.ContainsRune(t, 'h')
 		case "zip":
-			if t == "--recurse-paths" || short && strings.ContainsAny(t, "rR") {
-				return true
-			}
+			tree = tree || t == "--recurse-paths" || short && strings.ContainsAny(t, "rR")
+			storesLinks = storesLinks || t == "--symlinks" || short && strings.ContainsRune(t, 'y')
+			follows = !storesLinks
 		case "cp", "gcp":
-			if t == "--recursive" || t == "--archive" || short && strings.ContainsAny(t, "rRa") {
-				return true
-			}
+			tree = tree || t == "--recursive" || t == "--archive" || short && strings.ContainsAny(t, "rRa")
+			follows = follows || t == "--dereference" || short && strings.ContainsRune(t, 'L')
 		}
 	}
-	return false
+	return tree, tree && follows
 }
 
 // fdValues are fd's options that take a value.
@@ -1579,6 +1614,8 @@ var fdValues = opts("-e --extension -t --type -E --exclude -d --max-depth --min-
 // a command given each file found ({} and its forms), read with the
 // directories as trees.
 func (r *shellReader) fd(words []shellWord, dirs []string) {
+	r.follows = hasWord(words, "-L", "--follow")
+	defer func() { r.follows = false }()
 	var starts []shellWord
 	pattern := false
 	for i := 0; i < len(words); i++ {

@@ -113,6 +113,9 @@ type program struct {
 	// recurses: a pattern program that searches each directory's tree
 	// (rg, ag, ack), as grep does with -r.
 	recurses bool
+	// follow are the options with which it follows the links it finds
+	// in a tree it reads (grep -R, rg -L, rsync -L, scp -r).
+	follow set
 	// sends: an operand's "@file" is a file it uploads (curl, HTTPie).
 	sends bool
 	// shellBuiltin: the wrapper runs its command in the shell itself (a
@@ -347,16 +350,16 @@ var programs = map[string]program{
 	"times": {kind: progData}, "local": {kind: progData}, "typeset": {kind: progData},
 
 	// A pattern, then files.
-	"grep": {kind: progPattern, values: opts("-e --regexp -f --file -m --max-count -A --after-context -B --before-context -C --context --include --exclude --exclude-dir --exclude-from -d --directories -D --devices --label --binary-files --group-separator"),
+	"grep": {kind: progPattern, follow: opts("-R --dereference-recursive"), values: opts("-e --regexp -f --file -m --max-count -A --after-context -B --before-context -C --context --include --exclude --exclude-dir --exclude-from -d --directories -D --devices --label --binary-files --group-separator"),
 		files: opts("-f --file --exclude-from")},
 	"egrep": {kind: progPattern, values: opts("-e --regexp -f --file -m --max-count -A -B -C --include --exclude --exclude-dir"), files: opts("-f --file")},
 	"fgrep": {kind: progPattern, values: opts("-e --regexp -f --file -m --max-count -A -B -C --include --exclude --exclude-dir"), files: opts("-f --file")},
 	"rg": {kind: progPattern, values: opts("--pre --hostname-bin -e --regexp -f --file -m --max-count -A --after-context -B --before-context -C --context -g --glob --iglob -t --type -T --type-not " +
 		"-j --threads --max-depth -d -M --max-columns --sort --sortr --pre --pre-glob -E --encoding --engine --ignore-file --path-separator -r --replace --type-add --colors --color " +
 		"--max-filesize --dfa-size-limit --regex-size-limit --context-separator --field-context-separator --field-match-separator"),
-		files: opts("-f --file --ignore-file"), code: opts("--pre --hostname-bin"), recurses: true},
-	"ag":   {kind: progPattern, values: opts("-A -B -C -G --file-search-regex -g -m --max-count --ignore --depth -p --path-to-ignore --pager"), files: opts("-p --path-to-ignore"), code: opts("--pager"), recurses: true},
-	"ack":  {kind: progPattern, values: opts("-A -B -C -m --max-count --type --ignore-dir --ignore-file -g"), files: opts(""), recurses: true},
+		files: opts("-f --file --ignore-file"), code: opts("--pre --hostname-bin"), recurses: true, follow: opts("-L --follow")},
+	"ag":   {kind: progPattern, values: opts("-A -B -C -G --file-search-regex -g -m --max-count --ignore --depth -p --path-to-ignore --pager"), files: opts("-p --path-to-ignore"), code: opts("--pager"), recurses: true, follow: opts("-f --follow")},
+	"ack":  {kind: progPattern, values: opts("-A -B -C -m --max-count --type --ignore-dir --ignore-file -g"), files: opts(""), recurses: true, follow: opts("--follow")},
 	"find": {kind: progFind},
 	"jq":   {kind: progJq}, "yq": {kind: progJq}, "gojq": {kind: progJq}, "jaq": {kind: progJq},
 
@@ -400,9 +403,9 @@ var programs = map[string]program{
 	"ssh": ssh, "mosh": {kind: progRemote, values: opts("--ssh -p --port --server"), code: opts("--ssh --server")},
 	"autossh": ssh, "ssh-copy-id": ssh,
 	"sshfs": {kind: progCopy, values: opts("-o -p -F"), files: opts("-F"), code: opts("-o")},
-	"scp":   {kind: progCopy, values: opts("-i -F -o -P -S -c -l -J -D -X"), files: opts("-i -F"), hosts: opts("-J"), code: opts("-S -o")},
+	"scp":   {kind: progCopy, follow: opts("-r"), values: opts("-i -F -o -P -S -c -l -J -D -X"), files: opts("-i -F"), hosts: opts("-J"), code: opts("-S -o")},
 	"sftp":  {kind: progRemote, values: opts("-i -F -o -P -S -b -B -c -D -J -l -R -s"), files: opts("-i -F -b"), hosts: opts("-J"), code: opts("-S -s -o -D")},
-	"rsync": {kind: progCopy, values: opts("-e --rsh --rsync-path --exclude --include --exclude-from --include-from --files-from --filter -f --log-file --password-file " +
+	"rsync": {kind: progCopy, follow: opts("-L --copy-links -k --copy-dirlinks --copy-unsafe-links"), values: opts("-e --rsh --rsync-path --exclude --include --exclude-from --include-from --files-from --filter -f --log-file --password-file " +
 		"--backup-dir --partial-dir --temp-dir -T --compare-dest --copy-dest --link-dest --chmod --chown --timeout --bwlimit --max-size --min-size --port --address --sockopts --out-format --log-file-format --info --debug"),
 		files: opts("--exclude-from --include-from --files-from --log-file --password-file --backup-dir --partial-dir --temp-dir -T --compare-dest --copy-dest --link-dest"),
 		code:  opts("-e --rsh --rsync-path")},

@@ -647,3 +647,37 @@ func TestResolveLinks(t *testing.T) {
 		assert.Equal(t, c.remote, decide(t, lexical, call("write_file", args), nil).Reason, "read lexically: %s", c.path)
 	}
 }
+
+// A command that follows the links it finds as it reads a tree (grep -R,
+// zip -r, cp -rL, tar -h, rg -L) reads where they lead: a link in a
+// cloned project to ~/.ssh is a read of the keys, and is asked where the
+// server runs here. One that stores or skips links (grep -r, zip -y,
+// cp -r) reads only the project.
+func TestTreeReadsFollowLinks(t *testing.T) {
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	proj, home := filepath.Join(top, "proj"), filepath.Join(top, "home")
+	for _, d := range []string{filepath.Join(proj, "src"), filepath.Join(home, ".ssh")} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("k"), 0o600))
+	require.NoError(t, os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(proj, "src", "vendor")))
+	rs := []rules.Rule{{Tool: "run_command", Decision: "allow", Under: proj}}
+	local := engine(t, rules.Config{Roots: map[string]string{"*": proj}, Rules: rs, ResolveLinks: true})
+	lexical := engine(t, rules.Config{Roots: map[string]string{"*": proj}, Rules: rs})
+	for line, follows := range map[string]bool{
+		"grep -R TOKEN .": true, "zip -r o.zip src": true, "cp -rL src " + proj + "/copy": true, "tar czhf o.tgz .": true,
+		"rg -L TOKEN": true, "find -L . -exec cat {} +": true,
+		"grep -r TOKEN .": false, "zip -ry o.zip src": false, "cp -r src " + proj + "/copy": false, "tar czf o.tgz .": false, "rg TOKEN": false,
+	} {
+		args := fmt.Sprintf(`{"command":%q,"cwd":%q}`, line, proj)
+		d := decide(t, local, call("run_command", args), nil)
+		if follows {
+			assert.Equal(t, rules.ReasonFloor, d.Reason, "links resolved: %s: %+v", line, d)
+		} else {
+			assert.Equal(t, rules.Allow, d.Decision, "links resolved: %s: %+v", line, d)
+		}
+		assert.Equal(t, rules.Allow, decide(t, lexical, call("run_command", args), nil).Decision, "read lexically: %s", line)
+	}
+}
+

@@ -111,7 +111,7 @@ func (e *Engine) newInput(call provider.Call, tool *provider.Tool) (*Input, erro
 		return nil, &BadCallError{fmt.Sprintf("bad call to '%s': %v", name, err)}
 	}
 	if e.links {
-		read.Paths = resolveLinks(read.Paths, in.Root, rc.RootAliases)
+		read.Paths = followedLinks(resolveLinks(read.Paths, in.Root, rc.RootAliases), in.Root, rc.RootAliases)
 	}
 	if read.Acts && in.Annotations["readOnlyHint"] {
 		// A command line, a program's words or a patch does what it says,
@@ -398,6 +398,42 @@ func spelt(v argread.Value) (p string, has, ok bool) {
 // maxResolvedPaths bounds the paths of one call resolved through the file
 // system; past it, the call names an unknown path.
 const maxResolvedPaths = 1024
+
+// followedLinks adds to a call's paths, for each tree a command reads
+// following the links it finds (grep -R, cp -rL, tar -h, zip -r), where
+// each link in the tree leads (realpath.LinksUnder), itself read as a
+// tree: a link in a cloned repository to ~/.ssh is a read of ~/.ssh. A
+// tree whose walk stopped (too many entries, a directory that cannot be
+// read) is also an unknown path: what else it links to cannot be told.
+func followedLinks(vs []argread.Value, root string, aliases []string) []argread.Value {
+	n := len(vs)
+	for i := range n {
+		v := vs[i]
+		if !v.Follows || v.Resolved == "" {
+			continue
+		}
+		targets, complete := realpath.LinksUnder(filepath.FromSlash(v.Resolved))
+		if !complete {
+			v.Resolved = ""
+			vs = append(vs, v)
+			continue
+		}
+		for _, t := range targets {
+			if len(vs) >= n+maxResolvedPaths {
+				v.Resolved = "" // more links than are read
+				return append(vs, v)
+			}
+			r, ok := lexical.Resolve("", filepath.ToSlash(t))
+			if !ok {
+				continue
+			}
+			w := v
+			w.Resolved, w.Follows = argread.UnderRoot(r, root, aliases), false
+			vs = append(vs, w)
+		}
+	}
+	return vs
+}
 
 // resolveLinks adds to a call's paths, for each one a symbolic link makes
 // another place, the place the file system resolves it to (every existing

@@ -680,4 +680,3 @@ func TestTreeReadsFollowLinks(t *testing.T) {
 		assert.Equal(t, rules.Allow, decide(t, lexical, call("run_command", args), nil).Decision, "read lexically: %s", line)
 	}
 }
-

@@ -107,6 +107,14 @@ ask contains sprintf("'%s' runs a command as another user: %s", [input.tool, con
 	c.program in privileged_programs
 }
 
+# capsh --user=NAME runs its command as that user.
+ask contains sprintf("'%s' runs a command as another user: %s", [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program == "capsh"
+	some w in c.words
+	startswith(w, "--user")
+}
+
 # A recursive delete, or a recursive change of mode or owner, of a whole
 # tree (a root, "/", a directory above a root) or a home directory that
 # the command itself names.
@@ -164,6 +172,21 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	c.program in {"yarn", "composer", "dotnet", "deno"}
 	some w in c.words
 	w in {"global", "-g", "--global"}
+}
+
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program == "nix"
+	"profile" in c.words
+	some w in c.words
+	w in {"install", "add", "upgrade"}
+}
+
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program == "nix-env"
+	some w in c.words
+	w in {"-i", "--install", "-iA", "-u", "--upgrade"}
 }
 
 ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {

@@ -214,6 +214,11 @@ func printsCredentials(program string, words []string) bool {
 	}
 	switch program {
 	case "docker", "podman", "nerdctl", "kubectl", "oc", "docker-compose":
+		// inspect with a format that prints the environment
+		// ('{{json .Config.Env}}'): the secrets handed to the container.
+		if inOrder([]string{"inspect"}, args) && slices.ContainsFunc(args, func(w string) bool { return strings.Contains(w, ".Env") }) {
+			return true
+		}
 		// compose config --environment: the environment it interpolates.
 		if inOrder([]string{"config"}, args) && slices.Contains(args, "--environment") {
 			return true

@@ -648,7 +648,7 @@ func (r *shellReader) assign(a *syntax.Assign, dirs []string) {
 // API_URL, DB_HOST, S3_ENDPOINT) or a proxy's.
 func addressVariable(name string) bool {
 	n := strings.ToUpper(name)
-	for _, end := range []string{"_ADDR", "_ADDRESS", "_URL", "_URI", "_HOST", "_SERVER", "_REPO", "_REPOSITORY"} {
+	for _, end := range []string{"_ADDR", "_ADDRESS", "_URL", "_URI", "_HOST", "_SERVER", "_REPO", "_REPOSITORY", "_DSN"} {
 		if strings.HasSuffix(n, end) {
 			return true
 		}

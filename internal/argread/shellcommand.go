@@ -1405,6 +1405,23 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 	if sub.text == "lfs" && hasWord(words, "install") {
 		r.unknown("git lfs install") // writes the repository's hooks
 	}
+	if sub.text == "maintenance" && hasWord(words, "start", "register") {
+		r.unknown("git maintenance") // installs a schedule (cron, a systemd timer) that runs git later
+	}
+	if sub.text == "clean" {
+		for _, a := range subArgs {
+			if a.opt == "-x" || a.opt == "-X" {
+				r.unknown("git clean " + a.opt) // deletes the ignored files too (.env, keys): which ones cannot be told
+				break
+			}
+		}
+	}
+	for _, a := range subArgs {
+		if a.opt == "-L" && a.hasValue && a.value.known && strings.Contains(a.value.text, ":") {
+			// log -L:func:FILE, -L1,5:FILE: the file whose history it prints.
+			r.path(a.value.text[strings.LastIndexByte(a.value.text, ':')+1:], dirs, false)
+		}
+	}
 	if sub.text == "submodule" || sub.text == "bisect" || sub.text == "filter-branch" || sub.text == "daemon" || sub.text == "apply" || sub.text == "am" ||
 		sub.text == "rebase" && hasWord(words, "--exec", "-x") {
 		r.unknown("git " + sub.text) // runs commands of its own, or writes the files a patch names

@@ -38,7 +38,7 @@ var secretList = []SensitiveEntry{
 		".config/age", ".age", ".config/himalaya", ".aider/oauth-keys.env", ".supabase", ".railway", ".ngrok2", ".doppler", ".lpass",
 		".talos", ".tsh", ".mcli", ".config/linode-cli", ".config/scw", ".ovh.conf", ".exoscale", ".config/twilio-cli", ".config/argocd",
 		".clasprc.json", ".config/atuin/key", ".chef", ".local/share/containers/auth.json", ".local/share/jupyter/runtime",
-		".vercel/auth.json",
+		".vercel/auth.json", ".config/helm/repositories.yaml", ".cassandra/cqlshrc",
 		// AI agents' credentials and the configurations that hold MCP servers' keys.
 		".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json", ".local/share/opencode/auth.json",
 		".claude.json", "claude_desktop_config.json", ".cursor/mcp.json", ".continue/config.json", ".config/code/user/globalstorage"}},
@@ -53,7 +53,7 @@ var secretList = []SensitiveEntry{
 		"secrets.toml", "firebase-adminsdk.json", "keyfile.json", "sftp-config.json", ".ftpconfig", "kubeconfig", "kubeconfig.yaml", "kubeconfig.yml",
 		"admin.conf", "pgpass", "rootkey.csv", "accesskeys.csv", ".dockerconfigjson", "key4.db", "serviceaccountkey.json", "service-account-key.json", "credentials.xml", "cookies.txt", "cookies.sqlite", "credentials", ".credentials", "creds.json",
 		"vault_pass", "vault_pass.txt", ".vault_pass", ".vault_pass.txt", ".vault-pass", "vault_password", ".vault_password", ".ansible-vault-password",
-		".mbsyncrc", ".offlineimaprc", ".config/aerc/accounts.conf", ".weechat/sec.conf", ".config/weechat/sec.conf"}},
+		".mbsyncrc", ".offlineimaprc", ".cqlshrc", ".config/aerc/accounts.conf", ".weechat/sec.conf", ".config/weechat/sec.conf"}},
 	{"CRD10", secretCredentials, Anywhere, Suffix, []string{".env"}},                                        // prod.env, an env_file by another name
 	{"CRD11", secretCredentials, Anywhere, Infix, []string{"-firebase-adminsdk-"}},                          // PROJECT-firebase-adminsdk-ID-HASH.json
 	{"CRD3", secretCredentials, Home, File, []string{".npmrc", ".yarnrc.yml", ".yarnrc", ".bundle/config"}}, // a project's .npmrc names a registry; the home one holds its token

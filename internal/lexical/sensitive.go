@@ -50,7 +50,7 @@ var sensitiveList = []SensitiveEntry{
 	{"FI1", shellStart, Anywhere, Dir, []string{".config/fish", "fish/vendor_conf.d", "fish/vendor_functions.d", "fish/vendor_completions.d"}},
 	{"FI2", shellStart, Anywhere, File, []string{"config.fish"}},
 	{"FI3", shellStart, System, Dir, []string{"/etc/fish"}},
-	{"NU1", shellStart, Anywhere, Dir, []string{".config/nushell", "application support/nushell", "nushell/vendor/autoload", ".local/share/nushell/vendor", ".config/xonsh", ".config/powershell"}},
+	{"NU1", shellStart, Anywhere, Dir, []string{".config/nushell", "application support/nushell", "nushell/vendor/autoload", ".local/share/nushell/vendor", ".config/xonsh", ".config/powershell", ".config/elvish", ".elvish", ".config/ion"}},
 	{"NU2", shellStart, Anywhere, File, []string{".xonshrc", "profile.ps1", ".inputrc"}},
 	{"NU3", shellStart, Anywhere, Suffix, []string{"_profile.ps1"}},
 	{"NU4", shellStart, System, Dir, []string{"/etc/xonsh"}},

@@ -59,6 +59,14 @@ ask contains sprintf(secret_message, [input.tool, p.raw, entry.why]) if {
 	entry := mcp.path.secret(concat("", ["/", names]))
 }
 
+# A path that cannot be evaluated but names a secret however the server
+# reads it: a pattern whose matches include one ("/home/u/.ssh/*",
+# "~/**"), a Windows path to one. The reader marks it ("secret": true).
+ask contains sprintf(secret_message, [input.tool, p.raw, secret_pattern_why]) if {
+	some p in input.paths
+	p.secret == true # an equality, which the direct path's refuter reads
+}
+
 # A tree read whole (grep -r, rg, tar c, cp -r, find -exec, a search of
 # contents) where secrets live: a home directory, a directory above one,
 # the system's configuration, /proc (every process's environment). Its
@@ -370,6 +378,8 @@ privileged_programs := {
 }
 
 tree_message := "'%s' runs %s on %s, a whole tree or a home directory"
+
+secret_pattern_why := "a pattern or a path of another system that names files holding secrets"
 
 tree_read_message := "'%s' reads every file under %s, %s"
 

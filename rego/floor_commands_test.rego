@@ -223,3 +223,13 @@ test_find_and_fd_that_remove_what_they_find_under_a_home_are_asked if {
 		contains(e, "whole tree or a home directory")
 	}
 }
+
+test_a_pattern_the_reader_marks_secret_is_asked_even_of_a_read_only_tool if {
+	c := {
+		"tool": "read_file", "root": null, "annotations": h.read_only, "arguments": {}, "hosts": [],
+		"paths": [{"arg": "path", "raw": "/home/u/.ssh/*", "path": null, "secret": true}],
+	}
+	asks := danger.ask with input as c with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+	some e in asks
+	contains(e, "names files holding secrets")
+}

@@ -157,8 +157,22 @@ func (w *walker) dataString(s site, t *ast.Term, v string) {
 				return
 			}
 		}
-		w.addPath(s.as(none), t, "")
-		return
+		if w.embedded > maxEmbeddedJSON || strictjson.CheckText([]byte(trimmed)) == nil ||
+			strings.Contains(trimmed, "NaN") || strings.Contains(trimmed, "Infinity") {
+			w.addPath(s.as(none), t, "")
+			return
+		}
+		// JSON to no parser ("{key: key, name: fields.name}", a JMESPath
+		// or jq expression): text, read as any other.
+	}
+	if isSQLName(FoldName(s.arg)) || readsAsSQL(v) {
+		// SQL marked data still opens the files it names: each literal
+		// that names a floor file is read (OPENROWSET(BULK '~/.ssh/x')).
+		for _, f := range sqlFiles(v) {
+			if r := trimReading(f); r != "" && (namesFloorInData(r) || w.namesSecret(r)) {
+				w.pathString(s.as(Class{Kind: Path, Evidence: Specified}), ast.StringTerm(f), f)
+			}
+		}
 	}
 	r := trimReading(v)
 	named := namesFloorInData(r)
@@ -221,7 +235,13 @@ const maxDataName = 4096
 // "~" or "$HOME" is a home directory; a relative value is read from any
 // directory. The tries are bounded (maxGlobTries); past the bound the
 // answer is yes.
-func globNamesFloor(r string) bool {
+func globNamesFloor(r string) bool { return globNames(r, floorFile) }
+
+// globNames is globNamesFloor for the files is reports.
+func globNames(r string, is func(string) bool) bool {
+	if strings.HasPrefix(r, "//") {
+		r = "/" + strings.TrimLeft(r, "/") // the same directory to the server's open
+	}
 	if rest, home := afterHome(r); home {
 		r = "/home/x/" + rest
 	} else if !strings.HasPrefix(r, "/") {
@@ -238,7 +258,7 @@ func globNamesFloor(r string) bool {
 		for i, n := range names {
 			plain[i] = globAsName(n)
 		}
-		if floorFile(strings.Join(plain, "/")) {
+		if is(strings.Join(plain, "/")) {
 			return true
 		}
 		for i, n := range names {
@@ -258,7 +278,7 @@ func globNamesFloor(r string) bool {
 					return true
 				}
 				plain[i] = candidate
-				if floorFile(strings.Join(plain, "/")) {
+				if is(strings.Join(plain, "/")) {
 					return true
 				}
 			}
@@ -344,6 +364,12 @@ func braceVariants(r string) []string {
 
 // floorFile reports an absolute path on either of the floor's lists.
 func floorFile(p string) bool { return floorEntry(p) != nil }
+
+// secretFile reports an absolute path on the secrets list.
+func secretFile(p string) bool {
+	clean, ok := lexical.AbsClean(p)
+	return ok && lexical.SecretFile(lexical.FoldPath(clean)) != nil
+}
 
 // floorEntry is the entry of the floor's lists an absolute path falls
 // under, the secrets list's first; nil for none.

@@ -127,6 +127,9 @@ func lines(vs []argread.Value) []string {
 		if v.Tree {
 			l += " (tree)"
 		}
+		if v.Secret {
+			l += " (secret)"
+		}
 		out = append(out, l)
 	}
 	return out

@@ -44,6 +44,11 @@ type Value struct {
 	// tar c, cp -r, find -exec, a content search tool): a secret in it is
 	// read though the call never names it.
 	Tree bool
+	// Secret says a path that cannot be evaluated names a file that holds
+	// secrets however it is read: a pattern whose matches include one
+	// ("/home/u/.ssh/*", "~/**"), a Windows path to one
+	// ("C:\\Users\\u\\.ssh\\id_rsa", for a server on another system).
+	Secret bool
 	// Follows says the tree's symbolic links are followed as it is read
 	// (grep -R, cp -rL, tar -h, zip -r): what they point to is read too.
 	Follows bool

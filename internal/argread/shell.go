@@ -1,6 +1,7 @@
 package argread
 
 import (
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"slices"
 	"strings"
 	"sync"
@@ -59,11 +60,165 @@ type shellReader struct {
 	// tree: the paths being read are trees the command reads every file
 	// under (Value.Tree); follows, trees whose links it follows.
 	tree, follows bool
+	// piped are the directories whose files the command being read gets
+	// on its standard input, one path a line (find . | xargs wc -l); nil
+	// when what it gets is not known to be such paths.
+	piped []shellWord
 	// written are the files the line has written so far (by redirection,
 	// cp, mv, tee), resolved, and as written when where they are is
 	// unknown: a later command that runs one runs what this line wrote,
 	// which the decision does not see ("echo '...' > x.sh && sh x.sh").
 	written map[string]bool
+}
+
+// producedPaths are the directories under which every line st prints is
+// a file, given what it reads on its input (in): find's start points, fd's
+// and rg --files' directories, git ls-files' "."; a filter of lines (grep,
+// sort, head) passes in on. nil for anything else, or a word the shell
+// changes.
+func producedPaths(st *syntax.Stmt, in []shellWord) []shellWord {
+	switch x := st.Cmd.(type) {
+	case *syntax.BinaryCmd:
+		if x.Op != syntax.Pipe && x.Op != syntax.PipeAll {
+			return nil
+		}
+		return producedPaths(x.Y, producedPaths(x.X, in))
+	case *syntax.CallExpr:
+		if len(x.Args) == 0 || len(st.Redirs) > 0 {
+			return nil
+		}
+		words := make([]string, len(x.Args))
+		for i, a := range x.Args {
+			t, ok := literalWord(a)
+			if !ok {
+				return nil
+			}
+			words[i] = t
+		}
+		return pathsPrinted(programName(words[0]), words[1:], in)
+	}
+	return nil
+}
+
+// pathsPrinted is producedPaths for one simple command.
+func pathsPrinted(name string, args []string, in []shellWord) []shellWord {
+	dot := []shellWord{{text: ".", known: true}}
+	operands := func(skip int) []shellWord {
+		var out []shellWord
+		for _, a := range args {
+			switch {
+			case strings.HasPrefix(a, "-"):
+			case skip > 0:
+				skip--
+			default:
+				out = append(out, shellWord{text: a, known: true})
+			}
+		}
+		if len(out) == 0 {
+			return dot
+		}
+		return out
+	}
+	switch name {
+	case "find":
+		var starts []shellWord
+		for _, a := range args {
+			if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+				break
+			}
+			starts = append(starts, shellWord{text: a, known: true})
+		}
+		if slices.ContainsFunc(args, func(a string) bool {
+			return strings.HasPrefix(a, "-printf") || strings.HasPrefix(a, "-fprint") || findExec[a]
+		}) {
+			return nil // prints what it is told, or what a command prints
+		}
+		for i := 0; i+1 < len(args); i++ {
+			if findNames[args[i]] && fileGlobNamesFloor(strings.TrimPrefix(args[i+1], "*/")) {
+				return nil // -name '.env*': the files it picks are the floor's
+			}
+		}
+		if len(starts) == 0 {
+			return dot
+		}
+		return starts
+	case "fd", "fdfind":
+		if slices.ContainsFunc(args, func(a string) bool {
+			return fdValues.has(a) || strings.HasPrefix(a, "-x") || strings.HasPrefix(a, "-X") || a == "--exec" || a == "--exec-batch"
+		}) {
+			return nil // an option's value would read as a directory
+		}
+		return operands(1)
+	case "git":
+		if len(args) > 0 && (args[0] == "ls-files" || args[0] == "diff" && slices.Contains(args, "--name-only")) {
+			return dot
+		}
+	case "rg":
+		if slices.Contains(args, "--files") || slices.Contains(args, "-l") || slices.Contains(args, "--files-with-matches") {
+			if slices.Contains(args, "--files") {
+				return operands(0)
+			}
+			return operands(1)
+		}
+		if in != nil {
+			return in
+		}
+	case "grep", "egrep", "fgrep":
+		if slices.Contains(args, "-l") || slices.Contains(args, "-rl") || slices.Contains(args, "-lr") || slices.Contains(args, "--files-with-matches") {
+			return operands(1)
+		}
+		pattern := ""
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				if pattern != "" {
+					return nil // a file it reads, not only a filter
+				}
+				pattern = a
+			}
+		}
+		// A filter of the lines it reads: one that drops lines (-v) passes
+		// the rest on; one that keeps them must not pick the floor's files
+		// (grep .env, grep ssh).
+		if in != nil && pattern != "" && (slices.Contains(args, "-v") || !picksSecrets(pattern)) {
+			return in
+		}
+	case "sort", "uniq", "head", "tail", "tac", "shuf":
+		if in != nil && !slices.ContainsFunc(args, func(a string) bool { return !strings.HasPrefix(a, "-") && !isNumber(a) }) {
+			return in
+		}
+	case "ls":
+		if len(args) == 0 || !slices.ContainsFunc(args, func(a string) bool { return !strings.HasPrefix(a, "-") }) {
+			return dot // names in the directory it runs in
+		}
+	}
+	return nil
+}
+
+// picksSecrets reports a pattern of grep's that may keep the lines naming
+// a secret: its letters, digits and the characters names have, taken as
+// written, are in one of the secrets list's names ("env" in .env, "ssh"
+// in .ssh, "\.pem" in key.pem; one that ends with "$", at a name's end). A
+// pattern with none of them picks any.
+func picksSecrets(pattern string) bool {
+	if strings.ContainsAny(pattern, "|[]()*+?{}") {
+		return true // alternatives, classes, repeats: which names it keeps cannot be told by its letters
+	}
+	lit := strings.ToLower(strings.Map(func(c rune) rune {
+		if c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			return c
+		}
+		return -1
+	}, pattern))
+	if len(lit) < 2 {
+		return true
+	}
+	atEnd := strings.HasSuffix(pattern, "$") // '\.py$': a name that ends so
+	for _, n := range lexical.SecretNames() {
+		if atEnd && strings.HasSuffix(n, lit) || !atEnd && strings.Contains(n, lit) {
+			return true
+		}
+	}
+	return false
 }
 
 // wrote keeps a file the line writes.
@@ -465,7 +620,10 @@ func (r *shellReader) statement(st *syntax.Stmt, dirs []string) []string {
 			return unionDirs(first, second)
 		default: // a pipeline: each side in a subshell of its own
 			r.stmt(x.X, dirs)
+			outer := r.piped
+			r.piped = producedPaths(x.X, outer)
 			r.stmt(x.Y, dirs)
+			r.piped = outer
 			r.ok = dirs
 			return dirs
 		}

@@ -573,6 +573,16 @@ func (r *shellReader) wrapper(p *program, words []shellWord, dirs []string) []st
 		return dirs
 	}
 	if p.stdin {
+		// xargs given the files under known directories (find . | xargs
+		// wc -l) by a program that only reads them: those directories,
+		// read as trees. Else its arguments are unknown.
+		if r.piped != nil && !p.joined && words[rest].known && foundReaders[programName(words[rest].text)] && !replaces(args) {
+			cmd := append(slices.Clip(words[rest:]), r.piped...)
+			r.tree = true
+			r.command(cmd, inner)
+			r.tree = false
+			return dirs
+		}
 		r.unknown("the arguments it reads from its standard input")
 	}
 	if p.each {
@@ -636,6 +646,14 @@ func (r *shellReader) shell(p *program, words []shellWord, dirs []string) {
 		r.runsWritten(words[rest], dirs)
 		r.operands(words[rest+1:], dirs)
 	}
+}
+
+// replaces reports xargs's -I, -i or --replace: its command's words are
+// made of each line, not given them.
+func replaces(args []shellArg) bool {
+	return slices.ContainsFunc(args, func(a shellArg) bool {
+		return a.opt == "-I" || a.opt == "-i" || strings.HasPrefix(a.opt, "--replace")
+	})
 }
 
 // writes keeps the files cp, mv, install and tee write: the last operand
@@ -1657,7 +1675,9 @@ func (r *shellReader) fd(words []shellWord, dirs []string) {
 			}
 			var cmd []shellWord
 			reads := i+1 < end && words[i+1].known && foundReaders[programName(words[i+1].text)]
+			placeholder := false
 			for _, c := range words[i+1 : end] {
+				placeholder = placeholder || strings.Contains(c.text, "{")
 				switch {
 				case reads && c.known && (c.text == "{}" || c.text == "{.}" || c.text == "{//}"):
 					cmd = append(cmd, starts...) // a file found, read: under one of them
@@ -1666,6 +1686,12 @@ func (r *shellReader) fd(words []shellWord, dirs []string) {
 				default:
 					cmd = append(cmd, c)
 				}
+			}
+			switch {
+			case !placeholder && reads:
+				cmd = append(cmd, starts...) // fd puts the file found last
+			case !placeholder:
+				r.unknown("each file fd finds") // given a command that may change it (cp x, sed -i)
 			}
 			r.tree = true
 			r.command(cmd, dirs)

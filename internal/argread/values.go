@@ -20,12 +20,35 @@ import (
 // is: absolute, a "~" path, a file: URI, a Windows drive or UNC path, or
 // one with a ".." name in it. A block comment ("/* ... */ SELECT 1") is
 // none: it starts as a glob would, and no server opens it.
+// readsAsXPath reports an XPath expression (a browser tool's locator,
+// "//button[@type='submit']", "//a/@href", "//div[contains(., 'x')]"):
+// an attribute test, an axis or a function, which no file's path has, and
+// a first step that names an element ("button", "*"), not a host. One
+// that, read as a glob, names a floor file ("//etc/shado[@w]") is not.
+func readsAsXPath(s string) bool {
+	if !xpathStep.MatchString(s) {
+		return false
+	}
+	first := strings.TrimLeft(s, "/")
+	if end := strings.IndexAny(first, "/["); end >= 0 {
+		first = first[:end]
+	}
+	return !strings.ContainsAny(first, ".:@") && !globNamesFloor(s)
+}
+
+// xpathStep finds what only XPath has: an attribute test ("[@type=",
+// "[@disabled]"), an attribute step ("/@href"), an axis ("::"), a
+// function in a predicate.
+var xpathStep = regexp.MustCompile(`\[@[A-Za-z_][\w.-]*\s*(=|\])|/@[A-Za-z_]|::|\[(contains|starts-with|normalize-space|text|position|last)\(`)
+
 func looksLikePath(s string) bool {
 	if s == "" {
 		return false
 	}
 	switch c := s[0]; {
 	case strings.HasPrefix(s, "/*") && strings.Contains(s[2:], "*/"):
+		return false
+	case c == '/' && readsAsXPath(s):
 		return false
 	case c == '/' || c == '~' || c == '\\':
 		return true
@@ -131,7 +154,9 @@ func readsAsURL(s string) bool {
 	if looksLikeURL(s) || specialSchemeURL(s) {
 		return true
 	}
-	return len(s) > 2 && (s[0] == '/' || s[0] == '\\') && (s[1] == '/' || s[1] == '\\') && s[2] != '/' && s[2] != '\\'
+	// A scheme-relative URL ("//host/x", a share's "\\host"), but not an XPath
+	// expression ("//button[@type='submit']").
+	return len(s) > 2 && (s[0] == '/' || s[0] == '\\') && (s[1] == '/' || s[1] == '\\') && s[2] != '/' && s[2] != '\\' && !readsAsXPath(s)
 }
 
 // specialSchemeURL reports a string that starts with http:, https:, ws:,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -902,7 +903,44 @@ func (w *walker) basesOf(s site) ([]string, bool) {
 // directory the tool acts on, and refuses a call past MaxValues.
 func (w *walker) addPath(s site, t *ast.Term, resolved string) {
 	dir := s.class.Kind == Dir || w.tool.dirTool && s.class.Kind == Path
-	w.add(&w.out.Paths, Value{Arg: s.arg, Raw: t, Resolved: resolved, Dir: dir}, s.at)
+	v := Value{Arg: s.arg, Raw: t, Resolved: resolved, Dir: dir}
+	if raw, ok := t.Value.(ast.String); ok && resolved == "" {
+		v.Secret = w.namesSecret(trimReading(string(raw)))
+	}
+	w.add(&w.out.Paths, v, s.at)
+}
+
+// namesSecret reports an unknown path's text that names a file on the
+// secrets list however it is read: a glob whose matches include one (as
+// globNames reads it), one whose "**" reads every file under a directory
+// where secrets are kept, or a Windows path (a drive's, a share's) to one.
+func (w *walker) namesSecret(r string) bool {
+	if r == "" || len(r) > maxDataName {
+		return false
+	}
+	if strings.ContainsAny(r, "*?[{") {
+		if globNames(r, secretFile) {
+			return true
+		}
+		if lit, _, ok := strings.Cut(r, "**"); ok {
+			dir := strings.TrimSuffix(lit, "/")
+			if rest, home := afterHome(dir); home && w.home != "" {
+				dir = path.Join(w.home, rest)
+			}
+			if clean, ok := lexical.AbsClean(dir); ok && lexical.SecretTree(lexical.FoldPath(clean)) != nil {
+				return true
+			}
+		}
+	}
+	unc := strings.HasPrefix(r, `\\`)
+	if len(r) > 3 && isASCIILetter(r[0]) && r[1] == ':' && (r[2] == '\\' || r[2] == '/') || unc {
+		unix := strings.ReplaceAll(r[2:], `\`, "/") // C:\Users\u: /Users/u
+		if unc {
+			unix = strings.ReplaceAll(r[1:], `\`, "/") // \\host\share: /host/share
+		}
+		return secretFile(unix) || globNames(unix, secretFile)
+	}
+	return false
 }
 
 // addHost keeps a host found at s ("" resolved: unknown). A URL that

@@ -307,10 +307,21 @@ func SensitiveEntries() []SensitiveEntry { return copyEntries(sensitiveList) }
 // ~/.bashrc). A prefix entry's name stands for a name that starts so.
 func FloorNames() []string { return slices.Clone(floorNames) }
 
-var floorNames = func() []string {
+// SecretNames are the names of the secrets list's entries, each once:
+// the names a filter of file names must not pick for a reader.
+func SecretNames() []string { return slices.Clone(secretNames) }
+
+var (
+	floorNames  = namesOf(sensitiveList, secretList)
+	secretNames = namesOf(secretList)
+)
+
+// namesOf is every name in the lists' entries, each name of a path on
+// its own (".config/gh" is .config and gh), each once.
+func namesOf(lists ...[]SensitiveEntry) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, list := range [][]SensitiveEntry{sensitiveList, secretList} {
+	for _, list := range lists {
 		for _, e := range list {
 			for _, n := range e.Names {
 				for _, name := range strings.Split(n, "/") {
@@ -323,7 +334,7 @@ var floorNames = func() []string {
 		}
 	}
 	return out
-}()
+}
 
 // copyEntries is a deep copy of a list: nothing can change the floor at
 // run time.

@@ -17,7 +17,7 @@ import (
 // as terms once, so that reading or building a document allocates no key: a
 // decision does dozens.
 var fieldNames = []string{
-	"tool", "root", "annotations", "paths", "hosts", "arguments", "arg", "raw", "path", "dir", "tree", "host",
+	"tool", "root", "annotations", "paths", "hosts", "arguments", "arg", "raw", "path", "dir", "tree", "secret", "host",
 	"rules", "roots", "protected", "decision", "under", "message", "status",
 	"reason", "rule", "suggestion", "floor", "might", "custom", "deny", "ask", "allow", "null",
 	// and the words the decision is made of

@@ -30,8 +30,10 @@ type Value struct {
 	// Dir says the tool acts on this path as a directory, so an "always"
 	// answer's scope is the directory itself rather than its parent.
 	Dir bool
-	// Tree says the tool reads every file under the path.
-	Tree bool
+	// Tree says the tool reads every file under the path; Secret, that a
+	// path that cannot be evaluated names a file that holds secrets
+	// however it is read (argread.Value.Secret).
+	Tree, Secret bool
 }
 
 // Input is a call as the rules see it. It is built once per call and shared
@@ -134,7 +136,7 @@ func values(vs []argread.Value) []Value {
 	}
 	out := make([]Value, len(vs))
 	for i, v := range vs {
-		out[i] = Value{Arg: v.Arg, Pointer: v.Pointer, raw: v.Raw, Resolved: v.Resolved, Dir: v.Dir, Tree: v.Tree}
+		out[i] = Value{Arg: v.Arg, Pointer: v.Pointer, raw: v.Raw, Resolved: v.Resolved, Dir: v.Dir, Tree: v.Tree, Secret: v.Secret}
 	}
 	return out
 }
@@ -191,6 +193,7 @@ var (
 	keyArguments   = regoeval.Key("arguments")
 	keyDir         = regoeval.Key("dir")
 	keyTree        = regoeval.Key("tree")
+	keySecret      = regoeval.Key("secret")
 	keyHost        = regoeval.Key("host")
 	keyHosts       = regoeval.Key("hosts")
 	keyPath        = regoeval.Key("path")
@@ -290,8 +293,9 @@ func commandsTerm(cs []argread.SimpleCommand) *ast.Term {
 }
 
 // valuesTerm is the input's paths or hosts: {arg, raw, path or host},
-// "dir": true for a path the tool acts on as a directory, and "tree":
-// true for one it reads every file under. The
+// "dir": true for a path the tool acts on as a directory, "tree": true
+// for one it reads every file under, and "secret": true for an unknown one
+// that names a secret however it is read. The
 // terms the arguments already hold are shared (terms are immutable): the
 // name of a top-level argument, the raw value, and the raw value again
 // when it is what it resolves to, as an absolute clean path is.
@@ -311,6 +315,9 @@ func valuesTerm(vs []Value, field *ast.Term, args [][2]*ast.Term) *ast.Term {
 		}
 		if v.Tree {
 			items = append(items, ast.Item(keyTree, ast.InternedTerm(true)))
+		}
+		if v.Secret {
+			items = append(items, ast.Item(keySecret, ast.InternedTerm(true)))
 		}
 		terms[i] = ast.ObjectTerm(items...)
 	}

@@ -1174,6 +1174,19 @@ var (
 	// changed, the environment read, another server reached, the password
 	// hashes read.
 	sqlRunsCode = regexp.MustCompile(`(?i)\bload_extension\s*\(|\bload\s+['"]|\balter\s+system\b|` +
+		// a program or a shell run by the server: COPY's and file_fdw's
+		// program, SQL Server's xp_cmdshell, MySQL's sys_exec UDFs,
+		// ClickHouse's executable(), DuckDB's shellfs
+		`\bprogram\s*['"$]|\bxp_cmdshell\b|\bsys_(?:exec|eval)\s*\(|\bexecutable\s*\(|\bshellfs\b|` +
+		// code that builds the statement it runs: an anonymous block,
+		// dynamic SQL
+		`\bdo\s*(?:\$|'|language\b)|\bexecute\s+immediate\b|\bsp_executesql\b|\bexec(?:ute)?\s*\(|` +
+		// libraries loaded by a setting, extensions installed from afar
+		`\w*preload_libraries\b|\bdynamic_library_path\b|\binstall\s+\w+\s+from\b|` +
+		// the server reaching other hosts: a subscription, SQL Server's
+		// file procedures on a share, ClickHouse's table functions
+		`\bcreate\s+subscription\b|\bxp_(?:dirtree|fileexist|subdirs)\b|\bopenrowset\s*\(\s*'|\bopendatasource\b|` +
+		`\b(?:postgresql|mysql|mongodb|redis|remote|remotesecure|cluster|jdbc|odbc|azureblobstorage|deltalake|iceberg|hudi)\s*\(|` +
 		`\blanguage\s+['"]?(?:c|internal|plpython\w*|plperlu|pltclu|plsh|plv8u?|pljava\w*|plr)\b|\bgetenv\s*\(|` +
 		`\bdblink\w*\s*\(|\bforeign\s+data\s+wrapper\b|\bcreate\s+server\b|\bcreate\s+extension\b|` +
 		// the tables of password hashes

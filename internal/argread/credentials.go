@@ -293,7 +293,7 @@ func printsSecretVariable(w string) bool {
 // have in them.
 var secretVariableWords = []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY",
 	"CREDENTIAL", "SESSION_KEY", "_PASS", "DATABASE_URL", "DSN",
-	"_PWD", "MONGODB_URI", "MONGO_URI", "REDIS_URL", "SIGNING_KEY"}
+	"_PWD", "MONGODB_URI", "MONGO_URI", "REDIS_URL", "SIGNING_KEY", "WEBHOOK", "AUTHORIZATION", "AUTH_HEADER", "BASIC_AUTH", "NPM_AUTH", "COOKIE", "_KEY"}
 
 // kubectlValues are kubectl's options whose value is the next word.
 var kubectlValues = opts("-n --namespace -l --selector -o --output -f --filename --context --cluster --user -c --container " +

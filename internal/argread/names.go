@@ -336,6 +336,9 @@ var (
 	grepToolWords    = keySet("grep", "egrep", "ripgrep", "rg", "ag", "ack")
 	searchToolWords  = keySet("search", "find", "query", "lookup")
 	contentToolWords = keySet("content", "contents", "code", "text", "fulltext", "regex", "string", "strings", "in")
+	// An archive or backup of what it is given: every file under a
+	// directory read (zip_directory, create_archive, backup_folder).
+	archiveToolWords = keySet("zip", "tar", "tgz", "archive", "compress", "backup", "tarball", "7z", "squash")
 	// A key-value store's tools: their commands are the store's.
 	keyValueToolWords = keySet("redis", "upstash", "valkey", "keydb", "memcached", "dragonfly")
 )

@@ -408,7 +408,10 @@ func (r *shellReader) path(word string, dirs []string, dir bool) {
 		r.commandPath(resolved) // each command its own, though the call names it once
 		key := [2]string{word, resolved}
 		if r.tree {
-			key[0] += "\x00tree" // read again as a tree: the mark is kept
+			key[0] += "\x00tree" // read again as a tree, or one whose links are followed: the mark is kept
+			if r.follows {
+				key[0] += "\x00follows"
+			}
 		}
 		if r.seen[key] {
 			continue
@@ -690,7 +693,8 @@ func (r *shellReader) statement(st *syntax.Stmt, dirs []string) []string {
 		return dirs
 	case *syntax.DeclClause:
 		// export -p, declare -x, a bare declare: the environment printed,
-		// as printenv prints it (a command of its own for the floor).
+		// as printenv prints it (a command of its own for the floor); and
+		// declare -p of a secret's variable.
 		if printsEnvironment(x) {
 			before := len(r.w.out.Commands)
 			r.record([]shellWord{{text: x.Variant.Value, known: true}, {text: "-p", known: true}})
@@ -1179,6 +1183,17 @@ func heredocText(w *syntax.Word) (string, bool) {
 func printsEnvironment(x *syntax.DeclClause) bool {
 	if x.Variant == nil || x.Variant.Value == "local" {
 		return false
+	}
+	printing := false
+	for _, a := range x.Args {
+		if w, ok := literalWord(a.Value); ok && a.Name == nil && strings.HasPrefix(w, "-") && strings.Contains(w, "p") {
+			printing = true
+		}
+	}
+	for _, a := range x.Args {
+		if printing && a.Naked && a.Name != nil && printsSecretVariable("$"+a.Name.Value) {
+			return true // declare -p GITHUB_TOKEN: the secret's value printed
+		}
 	}
 	for _, a := range x.Args {
 		if a.Name != nil {

@@ -150,9 +150,7 @@ func (r *shellReader) command(words []shellWord, dirs []string) []string {
 	}
 	name := programName(prog.text)
 	r.writes(name, words[1:], dirs)
-	if manifest := runsManifest[name]; manifest != "" {
-		r.runsWritten(shellWord{text: manifest, known: true}, dirs)
-	}
+	r.runsWrittenCode(name, words[1:], dirs)
 	p, ok := programs[name]
 	if !ok {
 		r.defaultCommand(name, words[1:], dirs)
@@ -238,8 +236,10 @@ func (r *shellReader) pattern(p *program, words []shellWord, dirs []string) {
 	recursive := p.recurses
 	for _, a := range args {
 		switch a.opt {
-		case "-e", "--regexp", "-f", "--file":
+		case "-e", "--regexp":
 			given = true
+		case "-f", "--file":
+			given = given || p.files.has(a.opt) // grep's file of patterns; ag's -f is --follow
 		case "-r", "-R", "--recursive", "--dereference-recursive":
 			recursive = true
 		case "-d", "--directories":
@@ -360,7 +360,10 @@ func (r *shellReader) find(words []shellWord, dirs []string) {
 			if strings.HasSuffix(w.text, "dir") {
 				inner = []string{""} // run in each found file's directory
 			}
-			r.tree = true // the files given it are the trees' (read above as trees)
+			// The files given it are the trees' (read above as trees). A
+			// program that opens each one follows a link it is given
+			// (find . -type l -exec cat {} +).
+			r.tree, r.follows = true, r.follows || reads
 			r.command(cmd, inner)
 			r.tree = false
 			i = end
@@ -578,9 +581,9 @@ func (r *shellReader) wrapper(p *program, words []shellWord, dirs []string) []st
 		// read as trees. Else its arguments are unknown.
 		if r.piped != nil && !p.joined && words[rest].known && foundReaders[programName(words[rest].text)] && !replaces(args) {
 			cmd := append(slices.Clip(words[rest:]), r.piped...)
-			r.tree = true
+			r.tree, r.follows = true, true // it opens each file, a link's target too
 			r.command(cmd, inner)
-			r.tree = false
+			r.tree, r.follows = false, false
 			return dirs
 		}
 		r.unknown("the arguments it reads from its standard input")
@@ -643,7 +646,6 @@ func (r *shellReader) shell(p *program, words []shellWord, dirs []string) {
 		r.unknown("the commands on standard input")
 	default:
 		r.read(words[rest], dirs) // the script
-		r.runsWritten(words[rest], dirs)
 		r.operands(words[rest+1:], dirs)
 	}
 }
@@ -682,11 +684,58 @@ func (r *shellReader) writes(name string, words []shellWord, dirs []string) {
 	}
 }
 
-// runsManifest are the project runners and the file each takes its
-// commands from: a line that writes the file and then runs the runner
-// runs what it wrote.
-var runsManifest = map[string]string{"npm": "package.json", "pnpm": "package.json", "yarn": "package.json", "bun": "package.json",
-	"make": "Makefile", "gmake": "Makefile", "just": "justfile", "task": "Taskfile.yml", "rake": "Rakefile", "deno": "deno.json"}
+// runsWrittenCode reads a command that may run a file the line wrote:
+// an interpreter, a shell or a runner given it by name, anywhere in its
+// words (deno run x.ts, make -f x.mk); and a project's runner run after
+// the line wrote source or configuration it loads by itself (conftest.py
+// then pytest, build.rs then cargo build, .npmrc then npm test). Either
+// runs text the decision did not read: unknown.
+func (r *shellReader) runsWrittenCode(name string, words []shellWord, dirs []string) {
+	if r.written == nil {
+		return
+	}
+	p, known := programs[name]
+	if known && (p.kind == progInterpreter || p.kind == progShell) || projectRunners[name] {
+		for _, w := range words {
+			r.runsWritten(w, dirs)
+		}
+	}
+	if !projectRunners[name] {
+		return
+	}
+	for f := range r.written {
+		if loadedByRunner(f) {
+			r.unknown("what " + name + " loads, written by the same line (" + path.Base(f) + ")")
+			return
+		}
+	}
+}
+
+// projectRunners build, test or run a project from its files: what they
+// load is the project's source and configuration.
+var projectRunners = opts("npm npx yarn pnpm bun deno make gmake just task rake bundle cargo go pytest py.test tox nox " +
+	"mvn gradle gradlew sbt dotnet cmake ninja meson composer mix jest vitest mocha phpunit rspec tsc ant")
+
+// loadedByRunner reports a file a project's runner may load: source in a
+// language one compiles or runs, or a build's or a tool's configuration.
+func loadedByRunner(f string) bool {
+	base := strings.ToLower(path.Base(f))
+	if runnerFiles[base] || strings.HasPrefix(base, ".npmrc") || strings.HasPrefix(base, "makefile") || strings.HasSuffix(base, ".mk") {
+		return true
+	}
+	return codeExtensions[strings.TrimPrefix(path.Ext(base), ".")]
+}
+
+var (
+	// runnerFiles are the files a runner reads its tasks or settings from.
+	runnerFiles = opts("package.json .npmrc .yarnrc .yarnrc.yml gnumakefile justfile taskfile.yml taskfile.yaml rakefile gemfile " +
+		"cargo.toml build.rs go.mod pyproject.toml setup.py setup.cfg tox.ini noxfile.py pytest.ini conftest.py pom.xml build.gradle " +
+		"build.gradle.kts settings.gradle cmakelists.txt meson.build composer.json mix.exs deno.json deno.jsonc jest.config.js vitest.config.ts " +
+		".mocharc.js tsconfig.json build.xml build.sbt .env")
+	// codeExtensions are the source files runners compile or load.
+	codeExtensions = opts("py js mjs cjs ts mts cts jsx tsx rs go rb java kt kts scala groovy cs fs vb php pl pm lua ex exs erl " +
+		"c cc cpp cxx h hpp m mm swift dart sh bash zsh ps1 r jl clj cljs nim zig vue svelte")
+)
 
 // interpreter reads an interpreter's words: code given inline is unknown;
 // a module is no path; a script and its arguments are.
@@ -726,7 +775,6 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 		return
 	}
 	r.read(words[rest], dirs)
-	r.runsWritten(words[rest], dirs)
 	r.operands(words[rest+1:], dirs)
 }
 
@@ -1097,7 +1145,7 @@ func (r *shellReader) copying(p *program, words []shellWord, dirs []string) {
 	args, _ := parseArgs(words, p, false)
 	dirs = r.options(p, args, dirs)
 	for _, a := range args {
-		if a.opt == "-r" || a.opt == "-a" || a.opt == "--recursive" || a.opt == "--archive" {
+		if a.opt == "-r" || a.opt == "-a" || longStart(a.opt, "--recursive") || longStart(a.opt, "--archive") {
 			r.tree = true // every file under each local operand, copied
 			defer func() { r.tree, r.follows = false, false }()
 		}
@@ -1423,6 +1471,18 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 	if sub.text == "lfs" && hasWord(words, "install") {
 		r.unknown("git lfs install") // writes the repository's hooks
 	}
+	if sub.text == "grep" && hasWord(words, "--no-index", "--untracked") {
+		// git grep --no-index: a search of the files under each path, as
+		// grep -r's, in or out of a repository.
+		for _, a := range subArgs[1:] {
+			if a.opt == "" {
+				r.treeRead(a.value, dirs)
+			}
+		}
+		if countOperands(subArgs) <= 1 {
+			r.treeRead(shellWord{text: ".", known: true}, dirs)
+		}
+	}
 	if sub.text == "maintenance" && hasWord(words, "start", "register") {
 		r.unknown("git maintenance") // installs a schedule (cron, a systemd timer) that runs git later
 	}
@@ -1611,10 +1671,28 @@ func (r *shellReader) inventory(words []shellWord) {
 }
 
 // treeCopy reports a command that reads every file under its operands
-// into an archive or a copy: tar creating (c in its first word, --create),
-// zip -r, cp -r, -R or -a; and whether it follows the links it finds (tar
-// -h, zip unless -y, cp -L).
+// into an archive, a copy or a comparison: tar creating, appending or
+// updating (c, r, u; --create), zip -r, cp -r, -R or -a (or a start of
+// --recursive, --archive), 7z a, pax -w, mksquashfs and the image makers,
+// borg create, restic backup, rclone copy and sync, a compressor's -r,
+// diff -r; and whether it follows the links it finds (tar -h, zip unless
+// -y, cp -L).
 func treeCopy(name string, words []shellWord) (tree, follows bool) {
+	switch name {
+	case "mksquashfs", "mkisofs", "genisoimage", "xorrisofs", "mkfs.erofs", "duplicity", "rdiff-backup":
+		return true, true
+	case "7z", "7za", "7zr", "borg", "restic", "rclone", "kopia":
+		for _, w := range words {
+			if w.known && !strings.HasPrefix(w.text, "-") {
+				switch w.text {
+				case "a", "u", "create", "backup", "copy", "sync", "move", "copyto", "snapshot":
+					return true, name == "7z" || name == "7za" || name == "7zr" || name == "rclone" && hasWord(words, "-L", "--copy-links")
+				}
+				return false, false // the subcommand is another
+			}
+		}
+		return false, false
+	}
 	storesLinks := false // zip -y
 	for i, w := range words {
 		if !w.known {
@@ -1624,19 +1702,32 @@ func treeCopy(name string, words []shellWord) (tree, follows bool) {
 		short := len(t) > 1 && t[0] == '-' && t[1] != '-'
 		letters := short || i == 0 && !strings.HasPrefix(t, "-") // tar's first word: "czf", "chf"
 		switch name {
-		case "tar", "gtar", "bsdtar":
-			tree = tree || t == "--create" || letters && strings.ContainsRune(t, 'c')
+		case "tar", "gtar", "bsdtar", "star":
+			tree = tree || t == "--create" || t == "--append" || t == "--update" || letters && strings.ContainsAny(t, "cru")
 			follows = follows || t == "--dereference" || letters && strings.ContainsRune(t, 'h')
 		case "zip":
 			tree = tree || t == "--recurse-paths" || short && strings.ContainsAny(t, "rR")
 			storesLinks = storesLinks || t == "--symlinks" || short && strings.ContainsRune(t, 'y')
 			follows = !storesLinks
 		case "cp", "gcp":
-			tree = tree || t == "--recursive" || t == "--archive" || short && strings.ContainsAny(t, "rRa")
-			follows = follows || t == "--dereference" || short && strings.ContainsRune(t, 'L')
+			tree = tree || longStart(t, "--recursive") || longStart(t, "--archive") || short && strings.ContainsAny(t, "rRa")
+			follows = follows || longStart(t, "--dereference") || short && strings.ContainsRune(t, 'L')
+		case "pax":
+			tree = tree || short && strings.ContainsRune(t, 'w')
+			follows = follows || short && strings.ContainsAny(t, "LH")
+		case "diff", "colordiff":
+			tree = tree || longStart(t, "--recursive") || short && strings.ContainsRune(t, 'r')
+		case "gzip", "pigz", "zstd", "bzip2", "xz", "brotli", "lz4":
+			tree = tree || longStart(t, "--recursive") || short && strings.ContainsRune(t, 'r')
 		}
 	}
 	return tree, tree && follows
+}
+
+// longStart reports a long option written whole or as a start of it that
+// getopt_long takes ("--rec" for --recursive).
+func longStart(w, full string) bool {
+	return len(w) >= 5 && strings.HasPrefix(full, w)
 }
 
 // fdValues are fd's options that take a value.
@@ -1693,7 +1784,7 @@ func (r *shellReader) fd(words []shellWord, dirs []string) {
 			case !placeholder:
 				r.unknown("each file fd finds") // given a command that may change it (cp x, sed -i)
 			}
-			r.tree = true
+			r.tree, r.follows = true, r.follows || reads // a reader opens each file found, a link's target too
 			r.command(cmd, dirs)
 			r.tree = false
 			return
@@ -1776,8 +1867,8 @@ func (r *shellReader) operands(words []shellWord, dirs []string) {
 			continue
 		}
 		r.operand(t, dirs)
-		if k, val, ok := strings.Cut(t, "="); ok && k != "" && namesSomething(val) {
-			r.operand(val, dirs) // dd's if=/etc/x, make's SHELL=/tmp/y
+		if k, val, ok := strings.Cut(t, "="); ok && k != "" && (namesSomething(val) || k == "if" || k == "of") {
+			r.operand(val, dirs) // dd's if=/etc/x and of=notes.txt, make's SHELL=/tmp/y
 		}
 	}
 	// "npm config set registry x", "git config alias.x '!sh'": a setting

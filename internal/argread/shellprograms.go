@@ -358,7 +358,14 @@ var programs = map[string]program{
 		"-j --threads --max-depth -d -M --max-columns --sort --sortr --pre --pre-glob -E --encoding --engine --ignore-file --path-separator -r --replace --type-add --colors --color " +
 		"--max-filesize --dfa-size-limit --regex-size-limit --context-separator --field-context-separator --field-match-separator"),
 		files: opts("-f --file --ignore-file"), code: opts("--pre --hostname-bin"), recurses: true, follow: opts("-L --follow")},
-	"ag":   {kind: progPattern, values: opts("-A -B -C -G --file-search-regex -g -m --max-count --ignore --depth -p --path-to-ignore --pager"), files: opts("-p --path-to-ignore"), code: opts("--pager"), recurses: true, follow: opts("-f --follow")},
+	"ag": {kind: progPattern, values: opts("-A -B -C -G --file-search-regex -g -m --max-count --ignore --depth -p --path-to-ignore --pager"), files: opts("-p --path-to-ignore"), code: opts("--pager"), recurses: true, follow: opts("-f --follow")},
+	// ugrep and the other searchers of trees.
+	"ugrep": {kind: progPattern, recurses: true, follow: opts("-R --dereference-recursive -S"), values: opts("-e --regexp -f --file -m --max-count -A -B -C -g --glob --include --exclude -t --file-type -d --directories -M"),
+		files: opts("-f --file")},
+	"ug":   {kind: progPattern, recurses: true, follow: opts("-R --dereference-recursive -S"), values: opts("-e --regexp -f --file -m --max-count -A -B -C -g --glob --include --exclude -t --file-type -d --directories -M"), files: opts("-f --file")},
+	"sift": {kind: progPattern, recurses: true, values: opts("-e --regexp -f --patterns-file -A -B -C --ext --exclude-path --include-path")},
+	"pt":   {kind: progPattern, recurses: true, follow: opts("-f --follow"), values: opts("-A -B -C -G --file-search-regexp --depth")},
+	"rga":  {kind: progPattern, recurses: true, follow: opts("-L --follow"), values: opts("-e --regexp -f --file -g --glob -t --type")},
 	"ack":  {kind: progPattern, values: opts("-A -B -C -m --max-count --type --ignore-dir --ignore-file -g"), files: opts(""), recurses: true, follow: opts("--follow")},
 	"find": {kind: progFind},
 	"jq":   {kind: progJq}, "yq": {kind: progJq}, "gojq": {kind: progJq}, "jaq": {kind: progJq},
@@ -471,6 +478,11 @@ func codeVariable(name string) bool {
 		"MANPAGER", "BROWSER", "SHELL", "BUNDLE_GEMFILE", "GEM_HOME", "GEM_PATH", "PYTHONUSERBASE", "PYTHONEXECUTABLE", "VIRTUAL_ENV",
 		"TOX_TESTENV_PASSENV", "NODE_REPL_EXTERNAL_MODULE", "ELECTRON_RUN_AS_NODE", "CORECLR_PROFILER_PATH", "LUA_INIT", "LUA_PATH", "LUA_CPATH",
 		"LESS", "LESSKEY", "LESSKEYIN", "VIMINIT", "EXINIT", "MYVIMRC",
+		// glibc's and other loaders' module paths: iconv's gconv modules,
+		// locales, OpenSSL's engines and config, GTK's and Qt's modules,
+		// Python's site hooks.
+		"GCONV_PATH", "LOCPATH", "NLSPATH", "OPENSSL_CONF", "OPENSSL_ENGINES", "OPENSSL_MODULES", "GTK_MODULES", "GTK_PATH",
+		"QT_PLUGIN_PATH", "GIO_MODULE_DIR", "GST_PLUGIN_PATH", "SSL_CERT_FILE", "PYTHONSAFEPATH", "PYTHONBREAKPOINT", "PYTHONINSPECT",
 		"TCLLIBPATH", "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON", "R_ENVIRON_USER", "JULIA_LOAD_PATH", "JULIA_DEPOT_PATH", "PHPRC", "PHP_INI_SCAN_DIR",
 		// A CLI's configuration (a kubeconfig's credential plugin runs a
 		// program) or the host it talks to, named elsewhere than where

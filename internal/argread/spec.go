@@ -159,7 +159,8 @@ type tool struct {
 	// patterns beside a web URL are the site's (sitePatternNames).
 	crawl bool
 	// searchesContents: the tool's name says it searches files' contents
-	// (grep_search, search_code, ripgrep): its paths are trees it reads.
+	// (grep_search, search_code, ripgrep) or archives them (zip_directory,
+	// create_backup): its paths are trees it reads.
 	searchesContents bool
 	// sql: the tool's name says it runs SQL (pg_psql, sqlite_exec), so
 	// its "command" is a statement, not a shell's command line.
@@ -217,7 +218,8 @@ func (t *tool) moreOf(raw string) []Class {
 func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys, known bool, annotations map[string]bool) *tool {
 	t := &tool{dirTool: nameHasWord(name, dirToolWords), crawl: nameHasWord(name, crawlToolWords), program: toolProgram(name),
 		sql: nameHasWord(name, sqlToolWords), keyValue: nameHasWord(name, keyValueToolWords),
-		searchesContents: nameHasWord(name, grepToolWords) || nameHasWord(name, searchToolWords) && nameHasWord(name, contentToolWords)}
+		searchesContents: nameHasWord(name, grepToolWords) || nameHasWord(name, searchToolWords) && nameHasWord(name, contentToolWords) ||
+			nameHasWord(name, archiveToolWords)}
 	set := func(name string, c Class) {
 		if t.classes == nil {
 			t.classes = map[string]Class{}

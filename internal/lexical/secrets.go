@@ -38,7 +38,9 @@ var secretList = []SensitiveEntry{
 		".config/age", ".age", ".config/himalaya", ".aider/oauth-keys.env", ".supabase", ".railway", ".ngrok2", ".doppler", ".lpass",
 		".talos", ".tsh", ".mcli", ".config/linode-cli", ".config/scw", ".ovh.conf", ".exoscale", ".config/twilio-cli", ".config/argocd",
 		".clasprc.json", ".config/atuin/key", ".chef", ".local/share/containers/auth.json", ".local/share/jupyter/runtime",
-		".vercel/auth.json", ".config/helm/repositories.yaml", ".cassandra/cqlshrc",
+		".vercel/auth.json", ".config/helm/repositories.yaml", ".cassandra/cqlshrc", ".config/pypoetry/auth.toml",
+		"application support/pypoetry/auth.toml", ".config/cursor/user/globalstorage", "application support/cursor/user/globalstorage",
+		".config/windsurf/user/globalstorage", ".config/code - insiders/user/globalstorage", "application support/code/user/globalstorage",
 		// AI agents' credentials and the configurations that hold MCP servers' keys.
 		".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json", ".local/share/opencode/auth.json",
 		".claude.json", "claude_desktop_config.json", ".cursor/mcp.json", ".continue/config.json", ".config/code/user/globalstorage"}},
@@ -53,7 +55,7 @@ var secretList = []SensitiveEntry{
 		"secrets.toml", "firebase-adminsdk.json", "keyfile.json", "sftp-config.json", ".ftpconfig", "kubeconfig", "kubeconfig.yaml", "kubeconfig.yml",
 		"admin.conf", "pgpass", "rootkey.csv", "accesskeys.csv", ".dockerconfigjson", "key4.db", "serviceaccountkey.json", "service-account-key.json", "credentials.xml", "cookies.txt", "cookies.sqlite", "credentials", ".credentials", "creds.json",
 		"vault_pass", "vault_pass.txt", ".vault_pass", ".vault_pass.txt", ".vault-pass", "vault_password", ".vault_password", ".ansible-vault-password",
-		".mbsyncrc", ".offlineimaprc", ".cqlshrc", ".config/aerc/accounts.conf", ".weechat/sec.conf", ".config/weechat/sec.conf"}},
+		".mbsyncrc", ".offlineimaprc", ".cqlshrc", ".passwd-s3fs", "passwd-s3fs", ".xauthority", ".config/aerc/accounts.conf", ".weechat/sec.conf", ".config/weechat/sec.conf"}},
 	{"CRD10", secretCredentials, Anywhere, Suffix, []string{".env"}},                                        // prod.env, an env_file by another name
 	{"CRD11", secretCredentials, Anywhere, Infix, []string{"-firebase-adminsdk-"}},                          // PROJECT-firebase-adminsdk-ID-HASH.json
 	{"CRD3", secretCredentials, Home, File, []string{".npmrc", ".yarnrc.yml", ".yarnrc", ".bundle/config"}}, // a project's .npmrc names a registry; the home one holds its token
@@ -65,14 +67,16 @@ var secretList = []SensitiveEntry{
 		"/etc/kubernetes/kubelet.conf", "/etc/kubernetes/controller-manager.conf", "/etc/kubernetes/scheduler.conf", "/etc/kubernetes/super-admin.conf",
 		"/etc/ldap.secret", "/etc/pam_ldap.secret", "/etc/libnss-ldap.secret", "/etc/samba/smbpasswd", "/etc/ssmtp/ssmtp.conf", "/etc/exim4/passwd.client",
 		"/etc/fetchmailrc", "/etc/msmtprc", "/etc/postfix/sasl_passwd", "/etc/sssd/sssd.conf", "/etc/openldap/ldap.secret",
-		"/etc/gitlab-runner/config.toml"}},
+		"/etc/gitlab-runner/config.toml", "/etc/passwd-s3fs"}},
 	{"CRD6", secretCredentials, System, Dir, []string{"/run/secrets", "/etc/networkmanager/system-connections", "/etc/wireguard",
 		"/var/lib/docker/containers", "/run/user/*/containers", "/var/backups", "/etc/kubernetes/pki",
 		"/etc/rancher/k3s", "/var/lib/rancher/k3s/server", "/var/lib/mysql", "/var/lib/postgresql", "/var/lib/pgsql", "/etc/openvpn", "/var/lib/samba/private",
-		"/var/lib/docker/overlay2", "/var/lib/docker/volumes", "/var/lib/containers/storage", "/var/lib/kubelet/pods", "/var/lib/jenkins/secrets"}}, // /var/run/secrets is /run/secrets, a container's and a pod's; layers and volumes hold their files' secrets
+		"/var/lib/docker/overlay2", "/var/lib/docker/volumes", "/var/lib/containers/storage", "/var/lib/kubelet/pods", "/var/lib/jenkins/secrets",
+		"/var/lib/cloud", "/var/lib/sss/secrets", "/var/lib/sss/db"}}, // /var/run/secrets is /run/secrets, a container's and a pod's; layers and volumes hold their files' secrets
 	{"CRD7", secretCredentials, Anywhere, Suffix, []string{".tfstate", ".tfstate.backup", ".tfvars"}},
 	{"CRD8", secretCredentials, Anywhere, Prefix, []string{"krb5cc_"}},            // Kerberos tickets: /tmp/krb5cc_1000
 	{"CRD9", secretCredentials, Anywhere, Prefix, []string{"terraform.tfstate."}}, // its backups, terraform.tfstate.1700000000.backup
+	{"CRD12", secretCredentials, Anywhere, Suffix, []string{".keyring"}},          // Ceph's: ceph.client.admin.keyring
 
 	// Environment files: a project's secrets, by convention outside git.
 	{"ENV1", secretEnv, Anywhere, Prefix, []string{".env", "#.env"}}, // and Emacs' autosave of one, #.env#
@@ -112,7 +116,8 @@ var secretList = []SensitiveEntry{
 	// past the file system's permissions.
 	{"DEV1", secretDevice, System, Prefix, []string{"/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk",
 		"/dev/dm-", "/dev/md", "/dev/loop", "/dev/rdisk"}},
-	{"DEV2", secretDevice, System, Dir, []string{"/dev/mapper", "/dev/disk", "/dev/mem", "/dev/kmem", "/dev/port"}},
+	{"DEV2", secretDevice, System, Dir, []string{"/dev/mapper", "/dev/disk", "/dev/mem", "/dev/kmem", "/dev/port", "/dev/block", "/dev/root",
+		"/dev/vg", "/dev/ubuntu-vg", "/dev/fedora", "/dev/rhel", "/dev/cl", "/dev/centos"}}, // the root's alias, the kernel's by-number names, LVM's volume groups
 }
 
 // Why a path is on the secrets list, as the floor's question says it.

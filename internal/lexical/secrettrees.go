@@ -16,6 +16,7 @@ var secretTreeList = []SensitiveEntry{
 	{"TREE3", "the system's configuration and run-time secrets (/etc/shadow, TLS keys, mounted secrets)", System, Dir,
 		[]string{"/etc", "/private/etc", "/run", "/var/run", "/run/secrets", "/var/run/secrets", "/var/lib"}},
 	{"TREE4", "/proc: every process's environment, command line and memory", System, Dir, []string{"/proc", "/proc/*"}},
+	{"TREE5", "a directory with files of the secrets list in it (/etc/kubernetes, /run/user/1000, /dev)", System, Dir, nil},
 }
 
 // homeParents are the directories homes are made in.
@@ -36,6 +37,9 @@ func SecretTree(p string) *SensitiveEntry {
 			}
 		}
 	}
+	if holdsSystemSecret(p) {
+		return entryCopy(4)
+	}
 	for _, parent := range homeParents {
 		rest, ok := strings.CutPrefix(p, parent)
 		if !ok || rest == "" {
@@ -52,6 +56,39 @@ func SecretTree(p string) *SensitiveEntry {
 		}
 	}
 	return nil
+}
+
+// holdsSystemSecret reports a directory above a file or directory the
+// secrets list names by its place on the system (/etc/kubernetes holds
+// admin.conf, /run/user/1000 holds containers/auth.json, /dev holds the
+// raw disks): a "*" in the list's name stands for any one name.
+func holdsSystemSecret(p string) bool {
+	dir := strings.Split(strings.TrimSuffix(p, "/"), "/")
+	for _, e := range secretList {
+		if e.Where != System {
+			continue
+		}
+		for _, n := range e.Names {
+			names := strings.Split(n, "/")
+			if e.Kind == Prefix {
+				names[len(names)-1] = "*" // "/dev/sd": any name in /dev
+			}
+			if len(names) <= len(dir) {
+				continue
+			}
+			above := true
+			for i, d := range dir {
+				if names[i] != d && names[i] != "*" {
+					above = false
+					break
+				}
+			}
+			if above {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func entryCopy(i int) *SensitiveEntry {

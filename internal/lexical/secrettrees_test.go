@@ -17,8 +17,9 @@ func TestSecretTree(t *testing.T) {
 		"/users/ann/library/application support": "TREE2", "/root": "TREE2", "/var/root": "TREE2",
 		"/etc": "TREE3", "/run/secrets": "TREE3", "/var/lib": "TREE3",
 		"/proc": "TREE4", "/proc/self": "TREE4", "/proc/1/root": "TREE4",
+		"/etc/kubernetes": "TREE5", "/etc/letsencrypt": "TREE5", "/run/user/1000": "TREE5", "/dev": "TREE5", "/var/lib/docker": "TREE5",
 		"/home/u/proj": "", "/home/u/.config/nvim": "", "/srv": "", "/tmp": "", "/srv/app": "",
-		"/etc/nginx": "", "/home/": "", "/home//x": "", "/procfs": "", "/var/log": "",
+		"/etc/nginx": "", "/home/": "", "/home//x": "", "/procfs": "", "/var/log": "", "/run/user/1000/x": "", "/usr/share": "",
 	} {
 		got := ""
 		if e := lexical.SecretTree(p); e != nil {

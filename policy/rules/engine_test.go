@@ -680,3 +680,26 @@ func TestTreeReadsFollowLinks(t *testing.T) {
 		assert.Equal(t, rules.Allow, decide(t, lexical, call("run_command", args), nil).Decision, "read lexically: %s", line)
 	}
 }
+
+// With the shell tool allowed as a whole, a command that reads every file
+// under a directory where secrets are kept is still asked, by the floor;
+// the same command over a project is not.
+func TestTreeReadsOfSecretsAreAskedUnderABareAllow(t *testing.T) {
+	e := engine(t, rules.Config{Roots: map[string]string{"*": "/srv/app"}, Home: "/home/u",
+		Rules: []rules.Rule{{Tool: "run_command", Decision: "allow"}}})
+	for _, line := range []string{
+		"grep -r TOKEN /home/u", "rg -uuu x /home/u", "cd ~ && rg TOKEN", "tar czf /tmp/h.tgz /home/u", "tar -rf x.tar /home/u",
+		"cp -r /home/u/.config /tmp/x", "cp --recu /home/u .", "rsync --rec /home/u .", "7za a x.7z /home/u", "zip -r x.zip /etc",
+		"git grep --no-index x /home/u", "ugrep -r x /home/u", "diff -rN /home/u /srv/app", "grep -r x /proc",
+		"grep -r x /etc/kubernetes", "find /home/u -type f -exec cat {} +", "find /home/u -type f | xargs cat", "fd . /home/u -x cat",
+	} {
+		d := decide(t, e, call("run_command", fmt.Sprintf(`{"command":%q,"cwd":"/srv/app"}`, line)), nil)
+		assert.Equal(t, rules.ReasonFloor, d.Reason, "%s: %+v", line, d)
+	}
+	for _, line := range []string{"grep -rn TODO .", "rg foo src", "tar czf out.tgz src", "cp -r src dst", "find src -type f -exec wc -l {} +",
+		"find . -name '*.py' | xargs wc -l", "git ls-files | xargs wc -l", "diff -r a b"} {
+		d := decide(t, e, call("run_command", fmt.Sprintf(`{"command":%q,"cwd":"/srv/app"}`, line)), nil)
+		assert.Equal(t, rules.Allow, d.Decision, "%s: %+v", line, d)
+	}
+}
+

@@ -702,4 +702,3 @@ func TestTreeReadsOfSecretsAreAskedUnderABareAllow(t *testing.T) {
 		assert.Equal(t, rules.Allow, d.Decision, "%s: %+v", line, d)
 	}
 }
-

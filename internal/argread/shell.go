@@ -922,7 +922,10 @@ func (r *shellReader) substitutions(node syntax.Node, dirs []string) {
 func (r *shellReader) read(w shellWord, dirs []string) {
 	if !w.known {
 		if dir, ok := plainGlob(w.text); ok && !r.dotGlob {
+			tree := r.tree
+			r.tree = tree || strings.Contains(w.text, "**") // globstar: the directory's tree
 			r.path(dir, dirs, true)
+			r.tree = tree
 			return
 		}
 		r.unknown(w.text)

@@ -1315,25 +1315,43 @@ func hasPrefixFold(s, prefix string) bool {
 // the directory ("src") is what rules and the floor check. "*.py"
 // (sitecustomize.py), "*.json", "*.yml" and "*" stay unknown.
 func plainGlob(v string) (string, bool) {
-	if v == "" || strings.ContainsAny(v, "$`'\"\\~{}\x00") || !strings.ContainsAny(v, "*?[") {
+	if v == "" || strings.ContainsAny(v, "$`'\"\\~\x00") || !strings.ContainsAny(v, "*?[") {
 		return "", false
 	}
 	dir, last := "", v
 	if i := strings.LastIndexByte(v, '/'); i >= 0 {
 		dir, last = v[:i], v[i+1:]
 	}
+	walks := false
 	for name := range strings.SplitSeq(dir, "/") {
-		if name == ".." || strings.ContainsAny(name, "*?[]") || len(name) > 1 && name[0] == '.' {
+		if name == "**" {
+			walks = true // any depth: the directory's tree (Value.Tree)
+			continue
+		}
+		if name == ".." || strings.ContainsAny(name, "*?[]{}") || len(name) > 1 && name[0] == '.' {
 			// A dot directory holds the floor's files by any name
-			// (.m2/settings.xml); "**" walks into dot directories for
-			// DuckDB's and other globbers (bash's too, with dotglob).
+			// (.m2/settings.xml).
 			return "", false
 		}
 	}
-	dot := strings.LastIndexByte(last, '.')
-	if last == "" || last[0] == '.' || dot < 0 || !strings.ContainsAny(last[:dot], "*?") || strings.ContainsAny(last[:dot], "[]") ||
-		!globExtensions[strings.ToLower(last[dot+1:])] {
+	if walks && strings.Count(dir, "**") > 1 {
 		return "", false
+	}
+	if strings.ContainsAny(last, "{}") {
+		// "*.{js,ts}": each alternative a plain name.
+		for _, alt := range braceVariants(last) {
+			if strings.ContainsAny(alt, "{},") || !plainName(alt) {
+				return "", false
+			}
+		}
+	} else if !plainName(last) {
+		return "", false
+	}
+	if walks {
+		// "**" walks into dot directories for DuckDB's and other
+		// globbers (bash's too, with dotglob): the directory above it is
+		// read as a tree, so a home's or /etc's is asked.
+		dir = strings.TrimSuffix(strings.TrimSuffix(dir[:strings.Index(dir, "**")], "/"), "/")
 	}
 	switch {
 	case dir == "" && strings.HasPrefix(v, "/"):
@@ -1342,6 +1360,15 @@ func plainGlob(v string) (string, bool) {
 		return ".", true
 	}
 	return dir, true
+}
+
+// plainName reports a glob's last name that names no floor file: a
+// wildcard before an extension no floor or secrets entry's file has
+// ("*.ts", "test_*.go").
+func plainName(last string) bool {
+	dot := strings.LastIndexByte(last, '.')
+	return last != "" && last[0] != '.' && dot >= 0 && strings.ContainsAny(last[:dot], "*?") && !strings.ContainsAny(last[:dot], "[]") &&
+		globExtensions[strings.ToLower(last[dot+1:])]
 }
 
 // globExtensions are extensions that no floor or secrets entry's file

@@ -307,13 +307,16 @@ func TestGlobExtensionsAreNoFloorFiles(t *testing.T) {
 	}
 	for _, c := range []struct{ glob, dir string }{
 		{"src/*.ts", "src"}, {"*.md", "."}, {"/srv/app/logs/*.log", "/srv/app/logs"}, {"data/events/2024-*.csv", "data/events"}, {"a/test_?.go", "a"},
+		// "**": the tree above it (read as a tree, so a home's is asked); braces: each alternative plain.
+		{"docs/**/*.md", "docs"}, {"**/*.tsx", "."}, {"src/api/**/*.{ts,tsx}", "src/api"}, {"*.{js,ts}", "."},
 	} {
 		dir, ok := plainGlob(c.glob)
 		assert.True(t, ok, c.glob)
 		assert.Equal(t, c.dir, dir, c.glob)
 	}
 	for _, g := range []string{"*", "src/*", "*.py", "*.json", ".*.md", "src/.*", "../*.md", "s*c/*.go", "~/x/*.md", "$HOME/*.md",
-		"a/{b,c}/*.md", "*.m[d]", "'*'.md", "x.md", "a/[.]git/*.md", ".m2/*.xml", "a/.github/workflows/*.md", "docs/**/*.md"} {
+		"a/{b,c}/*.md", "*.m[d]", "'*'.md", "x.md", "a/[.]git/*.md", ".m2/*.xml", "a/.github/workflows/*.md", "a/**/b/**/*.md",
+		"**/*.py", "*.{ts,env}", "*.{ts,}", "a/**x/*.md"} {
 		_, ok := plainGlob(g)
 		assert.False(t, ok, g)
 	}

@@ -634,6 +634,9 @@ func (w *walker) unnamedKey(s site, k *ast.Term, key string) {
 // URL or a remote path's host too when it reads as one.
 func (w *walker) pathString(s site, t *ast.Term, v string) {
 	r := trimReading(v)
+	if strings.HasPrefix(r, "!") && strings.ContainsAny(r, "*?[{") {
+		return // "!node_modules/**": a glob's exclusion, which names nothing read
+	}
 	if readsAsURL(r) && !looksLikePath(r) && !hasPrefixFold(r, "jdbc:") {
 		// A URL ("oci://registry/chart", "https://x/a.pdf"): what a server
 		// that takes a file or a URL fetches, its host (pathsHost); as a
@@ -906,6 +909,8 @@ func (w *walker) addPath(s site, t *ast.Term, resolved string) {
 	v := Value{Arg: s.arg, Raw: t, Resolved: resolved, Dir: dir}
 	if raw, ok := t.Value.(ast.String); ok && resolved == "" {
 		v.Secret = w.namesSecret(trimReading(string(raw)))
+	} else if ok && strings.Contains(string(raw), "**") {
+		v.Tree = true // "src/**/*.ts": every file under src, read as a tree (plainGlob)
 	}
 	w.add(&w.out.Paths, v, s.at)
 }

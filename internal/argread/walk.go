@@ -562,7 +562,19 @@ var sqlActs = regexp.MustCompile(`(?is)\bcopy\b.*\b(to|program)\b|\balter\s+syst
 func (w *walker) commandWord(s site, t *ast.Term, v string, afterOption bool) {
 	r := trimReading(v)
 	if readsAsCommandFile(r) || afterOption && r != "" && r[0] != '-' && !readsAsURL(r) {
-		w.addPath(s.as(none), t, "") // relative to where the command runs
+		// Relative to where the command runs, as a command line's words
+		// are: the directories the call names at its top level (cwd),
+		// else the tool's root (unknown for none).
+		for _, d := range w.shellDirs() {
+			resolved := ""
+			if d != "" {
+				resolved = w.resolve(d, r)
+			}
+			w.addPath(s.as(none), t, resolved)
+			if _, val, ok := strings.Cut(r, "="); ok && val != "" && d != "" {
+				w.addPath(s.as(none), t, w.resolve(d, val)) // dd's of=.bashrc, --out=x: the value too
+			}
+		}
 		return
 	}
 	w.unnamed(s.as(none), t, v)

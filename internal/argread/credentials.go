@@ -197,6 +197,11 @@ func printsCredentials(program string, words []string) bool {
 		if slices.Contains(args, "-d") || slices.Contains(args, "--decrypt") {
 			return true
 		}
+	case "systemd-creds":
+		// cat and decrypt print a service's credential.
+		return inOrder([]string{"cat"}, args) || inOrder([]string{"decrypt"}, args)
+	case "stripe":
+		return inOrder([]string{"config"}, args) && slices.Contains(args, "--list")
 	case "pulumi":
 		// --show-secrets prints a stack's secret outputs and config;
 		// config get prints a secret's value decrypted.
@@ -219,8 +224,10 @@ func printsCredentials(program string, words []string) bool {
 		if inOrder([]string{"inspect"}, args) && slices.ContainsFunc(args, func(w string) bool { return strings.Contains(w, ".Env") }) {
 			return true
 		}
-		// compose config --environment: the environment it interpolates.
-		if inOrder([]string{"config"}, args) && slices.Contains(args, "--environment") {
+		// compose config prints the file with the values it interpolates
+		// from .env and env_file, --environment the environment itself.
+		if inOrder([]string{"compose", "config"}, args) && !slices.Contains(args, "--services") && !slices.Contains(args, "--volumes") &&
+			!slices.Contains(args, "-q") && !slices.Contains(args, "--quiet") || inOrder([]string{"config"}, args) && slices.Contains(args, "--environment") {
 			return true
 		}
 		// exec or run of printenv or env in a container: its environment

@@ -338,7 +338,12 @@ var (
 	contentToolWords = keySet("content", "contents", "code", "text", "fulltext", "regex", "string", "strings", "in")
 	// An archive or backup of what it is given: every file under a
 	// directory read (zip_directory, create_archive, backup_folder).
-	archiveToolWords = keySet("zip", "tar", "tgz", "archive", "compress", "backup", "tarball", "7z", "squash")
+	archiveToolWords = keySet("zip", "tar", "tgz", "archive", "compress", "backup", "tarball", "7z", "squash", "pack", "packer", "repomix",
+		"codebase", "bundle", "snapshot", "serve")
+	// A verb over a whole tree (upload_folder, read_all_files,
+	// copy_directory, index_repository): every file under it read.
+	treeVerbWords = keySet("upload", "sync", "read", "copy", "export", "index", "dump", "ingest", "embed", "share", "publish", "mirror", "clone")
+	treeWords     = keySet("folder", "folders", "directory", "directories", "dir", "tree", "all", "recursive", "recursively", "repo", "repository", "workspace", "project")
 	// A key-value store's tools: their commands are the store's.
 	keyValueToolWords = keySet("redis", "upstash", "valkey", "keydb", "memcached", "dragonfly")
 )

@@ -766,8 +766,14 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 			}
 		}
 		if a.opt == "-m" {
+			if servesFiles[a.value.text] {
+				r.served(words, dirs, "--directory", "-d") // python -m http.server: the tree it serves
+			}
 			r.operands(words[rest:], dirs) // a module, then its arguments
 			return
+		}
+		if a.opt == "-S" && name == "php" {
+			r.served(words, dirs, "-t", "") // php -S: the document root's tree, served
 		}
 	}
 	if rest >= len(words) || words[rest].known && (words[rest].text == "-" || words[rest].text == "/dev/stdin") {
@@ -776,6 +782,33 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 	}
 	r.read(words[rest], dirs)
 	r.operands(words[rest+1:], dirs)
+}
+
+// servesFiles are the modules that serve a directory over HTTP.
+var servesFiles = opts("http.server SimpleHTTPServer uploadserver twisted RangeHTTPServer")
+
+// served reads the directory a file server serves, named by an option
+// (long, and short when given) or where it runs: every file under it is
+// read by whoever asks, links followed.
+func (r *shellReader) served(words []shellWord, dirs []string, long, short string) {
+	for i, w := range words {
+		switch {
+		case !w.known:
+		case (w.text == long || short != "" && w.text == short) && i+1 < len(words):
+			r.tree, r.follows = true, true
+			r.read(words[i+1], dirs)
+			r.tree, r.follows = false, false
+			return
+		case strings.HasPrefix(w.text, long+"="):
+			r.tree, r.follows = true, true
+			r.read(shellWord{text: w.text[len(long)+1:], known: true}, dirs)
+			r.tree, r.follows = false, false
+			return
+		}
+	}
+	r.tree, r.follows = true, true
+	r.read(shellWord{text: ".", known: true}, dirs)
+	r.tree, r.follows = false, false
 }
 
 // script reads awk's and sed's words: the script, checked (run by -f, a
@@ -1681,11 +1714,15 @@ func treeCopy(name string, words []shellWord) (tree, follows bool) {
 	switch name {
 	case "mksquashfs", "mkisofs", "genisoimage", "xorrisofs", "mkfs.erofs", "duplicity", "rdiff-backup":
 		return true, true
+	case "miniserve", "darkhttpd", "http-server", "serve", "webfsd", "updog", "sfz", "simple-http-server", "static-web-server", "dufs", "httpd":
+		// a file server: every file under the directory it serves, to
+		// whoever asks, links followed
+		return true, true
 	case "7z", "7za", "7zr", "borg", "restic", "rclone", "kopia":
 		for _, w := range words {
 			if w.known && !strings.HasPrefix(w.text, "-") {
 				switch w.text {
-				case "a", "u", "create", "backup", "copy", "sync", "move", "copyto", "snapshot":
+				case "a", "u", "create", "backup", "copy", "sync", "move", "copyto", "snapshot", "serve":
 					return true, name == "7z" || name == "7za" || name == "7zr" || name == "rclone" && hasWord(words, "-L", "--copy-links")
 				}
 				return false, false // the subcommand is another
@@ -1704,7 +1741,7 @@ func treeCopy(name string, words []shellWord) (tree, follows bool) {
 		switch name {
 		case "tar", "gtar", "bsdtar", "star":
 			tree = tree || t == "--create" || t == "--append" || t == "--update" || letters && strings.ContainsAny(t, "cru")
-			follows = follows || t == "--dereference" || letters && strings.ContainsRune(t, 'h')
+			follows = follows || t == "--dereference" || letters && strings.ContainsRune(t, 'h') || name == "bsdtar" && short && strings.ContainsRune(t, 'L')
 		case "zip":
 			tree = tree || t == "--recurse-paths" || short && strings.ContainsAny(t, "rR")
 			storesLinks = storesLinks || t == "--symlinks" || short && strings.ContainsRune(t, 'y')
@@ -1717,6 +1754,7 @@ func treeCopy(name string, words []shellWord) (tree, follows bool) {
 			follows = follows || short && strings.ContainsAny(t, "LH")
 		case "diff", "colordiff":
 			tree = tree || longStart(t, "--recursive") || short && strings.ContainsRune(t, 'r')
+			follows = !hasWord(words, "--no-dereference") // GNU diff reads a link's target unless told not to
 		case "gzip", "pigz", "zstd", "bzip2", "xz", "brotli", "lz4":
 			tree = tree || longStart(t, "--recursive") || short && strings.ContainsRune(t, 'r')
 		}

@@ -275,7 +275,7 @@ var programs = map[string]program{
 	"python": python, "python2": python, "python3": python, "pypy": python, "pypy3": python,
 	"node": nodeJS, "nodejs": nodeJS, "bun": nodeJS, "deno": {kind: progInterpreter, values: opts("--eval"), code: opts("--eval")},
 	"perl": perl, "ruby": ruby,
-	"php":        {kind: progInterpreter, values: opts("-r -B -R -E -F -f -c -d -z"), code: opts("-r -B -R -E -F -d"), files: opts("-f -c -z")},
+	"php":        {kind: progInterpreter, values: opts("-r -B -R -E -F -f -c -d -z -S -t"), code: opts("-r -B -R -E -F -d"), files: opts("-f -c -z")},
 	"lua":        {kind: progInterpreter, values: opts("-e -l"), code: opts("-e")},
 	"luajit":     {kind: progInterpreter, values: opts("-e -l -b -j"), code: opts("-e")},
 	"rscript":    {kind: progInterpreter, values: opts("-e"), code: opts("-e")},

@@ -1187,6 +1187,8 @@ var (
 		// file procedures on a share, ClickHouse's table functions
 		`\bcreate\s+subscription\b|\bxp_(?:dirtree|fileexist|subdirs)\b|\bopenrowset\s*\(\s*'|\bopendatasource\b|` +
 		`\b(?:postgresql|mysql|mongodb|redis|remote|remotesecure|cluster|jdbc|odbc|azureblobstorage|deltalake|iceberg|hudi)\s*\(|` +
+		// DuckDB's scanners of other databases, and its secrets
+		`\b(?:postgres|mysql|sqlite)_(?:scan|attach|query|execute)\w*\s*\(|\bduckdb_secrets\s*\(|\bcurrent_setting\s*\(\s*'[^']*(?:secret|key|token|password)|` +
 		`\blanguage\s+['"]?(?:c|internal|plpython\w*|plperlu|pltclu|plsh|plv8u?|pljava\w*|plr)\b|\bgetenv\s*\(|` +
 		`\bdblink\w*\s*\(|\bforeign\s+data\s+wrapper\b|\bcreate\s+server\b|\bcreate\s+extension\b|` +
 		// the tables of password hashes

@@ -362,7 +362,7 @@ func TestPrintsCredentials(t *testing.T) {
 		"gpg --verify x.sig", "helm list", "docker exec c ls", "ssh host uptime", "curl -s https://example.com",
 		"oc whoami", "oc get pods", "make test", "make -j4", "pulumi up", "echo $PWD $OLDPWD", "direnv allow",
 		"jq .environment config.json", "cat README.md", "head -n 5 $FILE",
-		"docker compose config", "kubectl set env deploy/x A=b", "age -e -r x f", "python -m pytest", "docker run --rm alpine ls",
+		"docker compose config --services", "kubectl set env deploy/x A=b", "age -e -r x f", "python -m pytest", "docker run --rm alpine ls",
 	} {
 		words := strings.Fields(line)
 		assert.False(t, printsCredentials(programName(words[0]), words), line)

@@ -552,7 +552,8 @@ var (
 	loopbackDomains = []string{"localtest.me", "lvh.me", "vcap.me", "localho.st", "fuf.me", "lacolhost.com", "readme.localtest.me",
 		"local.gd", "localhost.direct"}
 	// wildcardDNS answer with the address their subdomain spells.
-	wildcardDNS = []string{"nip.io", "sslip.io", "xip.io", "traefik.me", "nip.direct", "backname.io"}
+	wildcardDNS = []string{"nip.io", "sslip.io", "xip.io", "traefik.me", "nip.direct", "backname.io", "local-ip.sh", "local-ip.co",
+		"ip.localtest.me", "ip.lvh.me"}
 )
 
 // spelledAddress is the address the labels before a wildcard DNS domain

@@ -251,6 +251,12 @@ func throughProcLink(p string) bool {
 		case "", ".":
 			continue
 		case "..":
+			if depth >= 2 && stack[0] == "proc" && (stack[1] == "net" || stack[1] == "thread-self" || stack[1] == "mounts") {
+				// /proc/net is self/net and /proc/thread-self
+				// self/task/TID: ".." after them is in /proc/self, where
+				// root and cwd lead elsewhere.
+				return true
+			}
 			if depth > 0 {
 				depth--
 			}

@@ -25,7 +25,8 @@ var secretList = []SensitiveEntry{
 		".key.bak", ".key.old", ".key.orig", "-key.json", "_key.json", ".pkcs12", "_rsa", "_ed25519", "_ecdsa", "_dsa"}}, // a key's copies; a cloud service account's key file (gcp-sa-key.json)
 	{"KEY5", privateKey, Anywhere, File, []string{"id_rsa.bak", "id_rsa.old", "id_rsa.orig", "id_rsa.backup", "id_rsa.save", "id_rsa.copy", "id_rsa~", "id_rsa.1", "id_dsa.bak", "id_dsa.old", "id_dsa.orig", "id_dsa.backup", "id_dsa.save", "id_dsa.copy", "id_dsa~", "id_dsa.1", "id_ecdsa.bak", "id_ecdsa.old", "id_ecdsa.orig", "id_ecdsa.backup", "id_ecdsa.save", "id_ecdsa.copy", "id_ecdsa~", "id_ecdsa.1", "id_ed25519.bak", "id_ed25519.old", "id_ed25519.orig", "id_ed25519.backup", "id_ed25519.save", "id_ed25519.copy", "id_ed25519~", "id_ed25519.1"}}, // a key's copies
 	{"KEY4", privateKey, System, Dir, []string{"/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
-		"/etc/ssl/private", "/etc/letsencrypt/live", "/etc/letsencrypt/archive", "/etc/pki/tls/private", "/var/lib/kubelet/pki"}},
+		"/etc/ssl/private", "/etc/letsencrypt/live", "/etc/letsencrypt/archive", "/etc/pki/tls/private", "/var/lib/kubelet/pki",
+		"/etc/dkimkeys", "/etc/pki/ca/private", "/etc/pki/private", "/etc/opendkim/keys"}},
 
 	// Cloud, registry and service credentials.
 	{"CRD1", secretCredentials, Anywhere, Dir, []string{".aws", ".azure", ".config/gcloud", ".kube", ".config/gh", ".terraform.d", ".config/op", ".config/doctl",
@@ -41,6 +42,12 @@ var secretList = []SensitiveEntry{
 		".vercel/auth.json", ".config/helm/repositories.yaml", ".cassandra/cqlshrc", ".config/pypoetry/auth.toml",
 		"application support/pypoetry/auth.toml", ".config/cursor/user/globalstorage", "application support/cursor/user/globalstorage",
 		".config/windsurf/user/globalstorage", ".config/code - insiders/user/globalstorage", "application support/code/user/globalstorage",
+		".qwen", ".config/io.datasette.llm", ".config/code/user/mcp.json", ".aliyun", ".config/openstack", ".bluemix", ".ibmcloud",
+		".gitlab-runner", ".python-gitlab.cfg", ".config/python-gitlab.cfg", ".local/share/uv/credentials", ".tccli", ".ucloud",
+		".config/doctl", ".config/exoscale", ".scw", ".volcengine", ".huaweicloud", ".oci", ".config/hut",
+		".config/tea", ".config/gitea", ".config/glab", ".config/jira", ".jira.d", ".config/sentry", ".config/heroku", ".netlify",
+		".config/vercel", ".config/railway", ".config/render", ".codeium/config.json", ".config/github-copilot", ".aider.conf.yml",
+		".continue", ".config/mods", ".config/fabric", ".config/openai", ".config/anthropic", ".config/aichat",
 		// AI agents' credentials and the configurations that hold MCP servers' keys.
 		".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json", ".local/share/opencode/auth.json",
 		".claude.json", "claude_desktop_config.json", ".cursor/mcp.json", ".continue/config.json", ".config/code/user/globalstorage"}},
@@ -55,7 +62,8 @@ var secretList = []SensitiveEntry{
 		"secrets.toml", "firebase-adminsdk.json", "keyfile.json", "sftp-config.json", ".ftpconfig", "kubeconfig", "kubeconfig.yaml", "kubeconfig.yml",
 		"admin.conf", "pgpass", "rootkey.csv", "accesskeys.csv", ".dockerconfigjson", "key4.db", "serviceaccountkey.json", "service-account-key.json", "credentials.xml", "cookies.txt", "cookies.sqlite", "credentials", ".credentials", "creds.json",
 		"vault_pass", "vault_pass.txt", ".vault_pass", ".vault_pass.txt", ".vault-pass", "vault_password", ".vault_password", ".ansible-vault-password",
-		".mbsyncrc", ".offlineimaprc", ".cqlshrc", ".passwd-s3fs", "passwd-s3fs", ".xauthority", ".config/aerc/accounts.conf", ".weechat/sec.conf", ".config/weechat/sec.conf"}},
+		".mbsyncrc", ".offlineimaprc", ".cqlshrc", ".passwd-s3fs", "passwd-s3fs", ".xauthority", ".dockercfg", ".ssh-agent",
+		"initialadminpassword", ".my.cnf.bak", ".mongoshrc.js", ".pgservicefile", "pg_service.conf", ".config/aerc/accounts.conf", ".weechat/sec.conf", ".config/weechat/sec.conf"}},
 	{"CRD10", secretCredentials, Anywhere, Suffix, []string{".env"}},                                        // prod.env, an env_file by another name
 	{"CRD11", secretCredentials, Anywhere, Infix, []string{"-firebase-adminsdk-"}},                          // PROJECT-firebase-adminsdk-ID-HASH.json
 	{"CRD3", secretCredentials, Home, File, []string{".npmrc", ".yarnrc.yml", ".yarnrc", ".bundle/config"}}, // a project's .npmrc names a registry; the home one holds its token
@@ -67,16 +75,20 @@ var secretList = []SensitiveEntry{
 		"/etc/kubernetes/kubelet.conf", "/etc/kubernetes/controller-manager.conf", "/etc/kubernetes/scheduler.conf", "/etc/kubernetes/super-admin.conf",
 		"/etc/ldap.secret", "/etc/pam_ldap.secret", "/etc/libnss-ldap.secret", "/etc/samba/smbpasswd", "/etc/ssmtp/ssmtp.conf", "/etc/exim4/passwd.client",
 		"/etc/fetchmailrc", "/etc/msmtprc", "/etc/postfix/sasl_passwd", "/etc/sssd/sssd.conf", "/etc/openldap/ldap.secret",
-		"/etc/gitlab-runner/config.toml", "/etc/passwd-s3fs"}},
+		"/etc/gitlab-runner/config.toml", "/etc/passwd-s3fs", "/var/lib/extrausers/shadow", "/var/lib/extrausers/gshadow"}},
 	{"CRD6", secretCredentials, System, Dir, []string{"/run/secrets", "/etc/networkmanager/system-connections", "/etc/wireguard",
 		"/var/lib/docker/containers", "/run/user/*/containers", "/var/backups", "/etc/kubernetes/pki",
 		"/etc/rancher/k3s", "/var/lib/rancher/k3s/server", "/var/lib/mysql", "/var/lib/postgresql", "/var/lib/pgsql", "/etc/openvpn", "/var/lib/samba/private",
 		"/var/lib/docker/overlay2", "/var/lib/docker/volumes", "/var/lib/containers/storage", "/var/lib/kubelet/pods", "/var/lib/jenkins/secrets",
-		"/var/lib/cloud", "/var/lib/sss/secrets", "/var/lib/sss/db"}}, // /var/run/secrets is /run/secrets, a container's and a pod's; layers and volumes hold their files' secrets
+		"/var/lib/cloud", "/var/lib/sss/secrets", "/var/lib/sss/db", "/etc/tcb", "/var/db/dslocal/nodes", "/run/credentials",
+		"/var/lib/tailscale", "/var/lib/etcd", "/run/containers", "/var/jenkins_home/secrets",
+		"/var/lib/zerotier-one", "/var/lib/netbird", "/var/lib/vault", "/etc/vault.d"}}, // /var/run/secrets is /run/secrets, a container's and a pod's; layers and volumes hold their files' secrets
 	{"CRD7", secretCredentials, Anywhere, Suffix, []string{".tfstate", ".tfstate.backup", ".tfvars"}},
 	{"CRD8", secretCredentials, Anywhere, Prefix, []string{"krb5cc_"}},            // Kerberos tickets: /tmp/krb5cc_1000
 	{"CRD9", secretCredentials, Anywhere, Prefix, []string{"terraform.tfstate."}}, // its backups, terraform.tfstate.1700000000.backup
 	{"CRD12", secretCredentials, Anywhere, Suffix, []string{".keyring"}},          // Ceph's: ceph.client.admin.keyring
+	{"CRD13", secretCredentials, Anywhere, Dir, []string{".envs"}},                // cookiecutter-django's .envs/.production/.django
+	{"KEY7", privateKey, Anywhere, Suffix, []string{".pk8", ".private", ".sec"}},  // Android's platform.pk8, DKIM's mail.private
 
 	// Environment files: a project's secrets, by convention outside git.
 	{"ENV1", secretEnv, Anywhere, Prefix, []string{".env", "#.env"}}, // and Emacs' autosave of one, #.env#
@@ -92,20 +104,30 @@ var secretList = []SensitiveEntry{
 		"application support/bitwarden", ".config/keepassxc",
 		".var/app/com.google.chrome", ".var/app/org.chromium.chromium", ".var/app/org.mozilla.firefox", ".var/app/com.brave.browser",
 		".var/app/com.microsoft.edge", ".var/app/org.signal.signal", ".var/app/com.slack.slack", ".var/app/com.discordapp.discord",
-		".var/app/org.telegram.desktop"}}, // the same, installed by Flatpak
+		".var/app/org.telegram.desktop", ".librewolf", ".waterfox", ".floorp", ".config/google-chrome-beta", ".config/google-chrome-unstable",
+		".config/chromium-browser", ".config/yandex-browser", ".config/thorium", ".local/share/kwalletd", ".kde/share/apps/kwallet",
+		".local/share/kwallet5", "application support/arc", "application support/vivaldi", "application support/opera software",
+		".config/keepass", ".keepass", ".config/1password", ".config/enpass", ".local/share/monero", ".bitmonero", ".ledger-live",
+		".config/ledger live", ".config/atomic", ".config/trezor"}}, // the same, installed by Flatpak; more browsers and wallets
 
 	// What a person typed: shells' and REPLs' histories hold the passwords
 	// and tokens typed on command lines.
 	{"HIS1", secretHistory, Anywhere, File, []string{".bash_history", ".zsh_history", ".zhistory", ".history", ".sh_history", ".ksh_history",
 		".python_history", ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history", ".rediscli_history", ".irb_history",
 		".ts_node_repl_history", "fish_history", ".viminfo", ".dbshell", "mongosh_repl_history", ".ipython/profile_default/history.sqlite",
-		".histfile", ".local/state/zsh/history", ".local/share/zsh/history", ".ash_history", ".pry_history", ".rhistory"}},
-	{"HIS2", secretHistory, Anywhere, Dir, []string{".zsh_sessions", ".local/share/atuin"}},
+		".histfile", ".local/state/zsh/history", ".local/share/zsh/history", ".ash_history", ".pry_history", ".rhistory",
+		".duckdb_history", ".config/pgcli/history", ".config/litecli/history", ".mycli-history",
+		".lesshst", ".wget-hsts", ".local/share/fish/fish_history", ".julia/logs/repl_history.jl", ".scala_history", ".jshell_history",
+		".guile_history", ".sqlite_history", ".usql_history", ".cqlsh_history", ".influx_history", ".clickhouse-client-history"}},
+	{"HIS2", secretHistory, Anywhere, Dir, []string{".zsh_sessions", ".local/share/atuin", ".local/share/nvim/shada", ".local/state/nvim/shada"}},
 
 	// A container runtime's socket: whoever reaches it runs containers
 	// as root on this machine.
 	{"SCK1", secretSocket, System, File, []string{"/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock",
+		"/run/k3s/containerd/containerd.sock", "/var/run/cri-dockerd.sock",
+		"/run/cri-dockerd.sock", "/var/snap/microk8s/common/run/containerd.sock",
 		"/var/run/containerd/containerd.sock", "/run/podman/podman.sock", "/var/run/crio/crio.sock", "/run/crio/crio.sock"}},
+	{"SCK3", secretSocket, System, Dir, []string{"/run/user/*/docker.sock", "/run/user/*/containerd"}}, // rootless runtimes'
 	{"SCK2", secretSocket, Anywhere, File, []string{".docker/run/docker.sock", ".colima/default/docker.sock", ".orbstack/run/docker.sock",
 		".rd/docker.sock", "podman/podman.sock"}},
 
@@ -115,7 +137,8 @@ var secretList = []SensitiveEntry{
 	// Raw disks and memory: every file on a disk, every secret in memory,
 	// past the file system's permissions.
 	{"DEV1", secretDevice, System, Prefix, []string{"/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk",
-		"/dev/dm-", "/dev/md", "/dev/loop", "/dev/rdisk"}},
+		"/dev/dm-", "/dev/md", "/dev/loop", "/dev/rdisk", "/dev/zram", "/dev/nbd", "/dev/sr", "/dev/vcs", "/dev/ubd", "/dev/bcache"}},
+	{"DEV3", secretDevice, System, Dir, []string{"/dev/input", "/dev/hidraw0", "/dev/uinput", "/dev/snd", "/dev/video0"}}, // what is typed, heard and seen
 	{"DEV2", secretDevice, System, Dir, []string{"/dev/mapper", "/dev/disk", "/dev/mem", "/dev/kmem", "/dev/port", "/dev/block", "/dev/root",
 		"/dev/vg", "/dev/ubuntu-vg", "/dev/fedora", "/dev/rhel", "/dev/cl", "/dev/centos"}}, // the root's alias, the kernel's by-number names, LVM's volume groups
 }
@@ -138,6 +161,45 @@ const (
 func SecretFile(p string) *SensitiveEntry {
 	e := secrets.file(p)
 	if e == nil {
+		// A system's file under another root is the same secret: a
+		// snapshot's (/.snapshots/1/snapshot/etc/shadow), the host's
+		// mounted into a container (/host/etc/shadow), an image layer's.
+		for _, top := range rootedNames {
+			for i := strings.Index(p[1:], top); i >= 0 && e == nil; {
+				at := 1 + i
+				if otherRoot(p[:at]) {
+					if e = secrets.file(p[at:]); e != nil {
+						break
+					}
+				}
+				next := strings.Index(p[at+1:], top)
+				if next < 0 {
+					break
+				}
+				i = at + next
+			}
+		}
+	}
+	if e == nil {
+		// A directory's copy holds the same secrets: ~/.kube.bak/config,
+		// ~/.password-store.old/x.gpg.
+		for end := strings.IndexByte(p[1:], '/') + 1; end > 0 && e == nil; {
+			dir := p[:end] // "/home/u/.kube.bak"
+			for _, suffix := range backupSuffixes {
+				if base, ok := strings.CutSuffix(dir, suffix); ok && !strings.HasSuffix(base, "/") {
+					if e = secrets.file(base + p[end:]); e != nil {
+						break
+					}
+				}
+			}
+			next := strings.IndexByte(p[end+1:], '/')
+			if next < 0 {
+				break
+			}
+			end += 1 + next
+		}
+	}
+	if e == nil {
 		// A secret's copy is a secret: .git-credentials.bak,
 		// .pgpass.old, ssh_host_ed25519_key.orig, .bash_history~.
 		for _, suffix := range backupSuffixes {
@@ -155,9 +217,34 @@ func SecretFile(p string) *SensitiveEntry {
 	return &c
 }
 
+// rootedNames are the directories a system's secrets are under, looked for
+// under another root too.
+var rootedNames = []string{"/etc/", "/root/", "/var/lib/", "/run/", "/var/run/"}
+
+// otherRoot reports a directory that holds another system's root: a
+// container's view of the host, a snapshot, an image's layer, a mounted
+// disk, an installer's target. A project's etc/ (a fixture) is none.
+func otherRoot(dir string) bool {
+	first, rest, _ := strings.Cut(strings.TrimPrefix(dir, "/"), "/")
+	switch first {
+	case "host", "hostfs", "host-root", "rootfs", "sysroot", "target", "chroot", "newroot", "mnt", "media", ".snapshots", "snapshots":
+		return true
+	case "run":
+		return strings.HasPrefix(rest, "host")
+	case "var":
+		for _, store := range []string{"lib/docker/", "lib/containers/", "lib/machines/", "lib/lxc/", "lib/lxd/", "lib/incus/", "lib/containerd/", "lib/snapd/"} {
+			if strings.HasPrefix(rest, store) {
+				return true
+			}
+		}
+	}
+	return strings.Contains(dir, "/snapshot") || strings.Contains(dir, "/rootfs")
+}
+
 // backupSuffixes are the endings editors, tools and people give a file's
 // copy.
-var backupSuffixes = []string{".bak", ".old", ".orig", ".backup", ".save", ".copy", "~", ".1", ".swp", ".tmp"}
+var backupSuffixes = []string{".bak", ".old", ".orig", ".backup", ".save", ".copy", "~", ".1", ".swp", ".tmp", ".rpmsave", ".rpmnew",
+	".dpkg-old", ".dpkg-dist", ".dpkg-bak", ".pacsave", ".pacnew"}
 
 // SecretEntries returns a copy of the secrets list, in order: what the
 // floor page's secrets table is made from.

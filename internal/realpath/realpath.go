@@ -35,7 +35,13 @@ func Resolve(p string) (string, error) {
 		return "", err
 	}
 	if real, ok, err := kernelResolve(abs); ok {
+		if err == nil && real != abs && throughProc(abs) {
+			return "", errThroughProc
+		}
 		return real, err
+	}
+	if throughProc(abs) {
+		return "", errThroughProc
 	}
 	rest := ""
 	for cur := abs; ; {
@@ -105,4 +111,37 @@ func Spellings(p string) []string {
 		return []string{abs, real}
 	}
 	return []string{abs}
+}
+
+// errThroughProc: a link on the way leads into /proc or /dev/fd, whose
+// self, cwd, root and fd links this process would resolve as its own,
+// not as the server's.
+var errThroughProc = errors.New("a link on the way leads into /proc or /dev/fd, which resolve differently in the server")
+
+// throughProc reports an absolute path with a symbolic link on the way
+// that leads into /proc or /dev/fd (a project's link to /proc/self, then
+// cwd/x): resolved here, it would be this process's cwd, not the server's.
+func throughProc(abs string) bool {
+	for end := 1; end < len(abs); {
+		next := strings.IndexByte(abs[end+1:], '/')
+		prefix := abs
+		if next >= 0 {
+			prefix = abs[:end+1+next]
+		}
+		fi, err := os.Lstat(prefix)
+		if err != nil {
+			return false // what does not exist leads nowhere yet
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if real, err := filepath.EvalSymlinks(prefix); err == nil && (real == "/proc" || strings.HasPrefix(real, "/proc/") ||
+				strings.HasPrefix(real, "/dev/fd") || strings.HasPrefix(real, "/dev/std")) {
+				return true
+			}
+		}
+		if next < 0 {
+			return false
+		}
+		end += 1 + next
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package realpath
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,8 +37,12 @@ func LinksUnder(dir string) (targets []string, complete bool) {
 		if d.Type()&fs.ModeSymlink == 0 || p == dir {
 			return nil
 		}
-		if real, err := Resolve(p); err == nil {
+		real, err := Resolve(p)
+		switch {
+		case err == nil:
 			targets = append(targets, real)
+		case errors.Is(err, errThroughProc):
+			complete = false // where it leads is the server's own /proc
 		}
 		return nil
 	})

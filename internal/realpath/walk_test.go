@@ -40,3 +40,19 @@ func TestLinksUnder(t *testing.T) {
 	_, complete = LinksUnder(big)
 	assert.False(t, complete, "a walk past its bound cannot say what else the tree links to")
 }
+
+// A link into /proc resolves here as this process's own (/proc/self/cwd is
+// the policy's working directory): a path through one cannot be told, and
+// neither can a tree with one in it.
+func TestLinksIntoProc(t *testing.T) {
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	require.NoError(t, os.Symlink("/proc/self", filepath.Join(top, "pself")))
+	_, err = Resolve(filepath.Join(top, "pself", "cwd", "data.txt"))
+	assert.ErrorIs(t, err, errThroughProc)
+	_, complete := LinksUnder(top)
+	assert.False(t, complete)
+	real, err := Resolve(filepath.Join(top, "plain.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(top, "plain.txt"), real)
+}

@@ -60,15 +60,30 @@ type shellReader struct {
 	// tree: the paths being read are trees the command reads every file
 	// under (Value.Tree); follows, trees whose links it follows.
 	tree, follows bool
-	// piped are the directories whose files the command being read gets
-	// on its standard input, one path a line (find . | xargs wc -l); nil
-	// when what it gets is not known to be such paths.
-	piped []shellWord
+	// piped is what the command being read gets on its standard input
+	// from a pipeline (find . | xargs wc -l), read only when a command
+	// asks (pipe.paths); nil outside a pipeline's right side.
+	piped *pipe
 	// written are the files the line has written so far (by redirection,
 	// cp, mv, tee), resolved, and as written when where they are is
 	// unknown: a later command that runs one runs what this line wrote,
 	// which the decision does not see ("echo '...' > x.sh && sh x.sh").
 	written map[string]bool
+}
+
+// pipe is a pipeline's left side, as its right side's standard input.
+type pipe struct {
+	from  *syntax.Stmt
+	outer *pipe // what the left side reads in turn, when it is itself piped into
+}
+
+// paths are the directories under which every line the left side prints
+// is a file (producedPaths); nil when that cannot be told.
+func (p *pipe) paths() []shellWord {
+	if p == nil {
+		return nil
+	}
+	return producedPaths(p.from, p.outer.paths())
 }
 
 // producedPaths are the directories under which every line st prints is
@@ -624,7 +639,7 @@ func (r *shellReader) statement(st *syntax.Stmt, dirs []string) []string {
 		default: // a pipeline: each side in a subshell of its own
 			r.stmt(x.X, dirs)
 			outer := r.piped
-			r.piped = producedPaths(x.X, outer)
+			r.piped = &pipe{from: x.X, outer: outer}
 			r.stmt(x.Y, dirs)
 			r.piped = outer
 			r.ok = dirs

@@ -579,8 +579,8 @@ func (r *shellReader) wrapper(p *program, words []shellWord, dirs []string) []st
 		// xargs given the files under known directories (find . | xargs
 		// wc -l) by a program that only reads them: those directories,
 		// read as trees. Else its arguments are unknown.
-		if r.piped != nil && !p.joined && words[rest].known && foundReaders[programName(words[rest].text)] && !replaces(args) {
-			cmd := append(slices.Clip(words[rest:]), r.piped...)
+		if piped := r.piped.paths(); piped != nil && !p.joined && words[rest].known && foundReaders[programName(words[rest].text)] && !replaces(args) {
+			cmd := append(slices.Clip(words[rest:]), piped...)
 			r.tree, r.follows = true, true // it opens each file, a link's target too
 			r.command(cmd, inner)
 			r.tree, r.follows = false, false

@@ -64,6 +64,29 @@ func SecretTree(p string) *SensitiveEntry {
 // raw disks): a "*" in the list's name stands for any one name.
 func holdsSystemSecret(p string) bool {
 	dir := strings.Split(strings.TrimSuffix(p, "/"), "/")
+	for _, names := range systemSecretNames {
+		if len(names) <= len(dir) {
+			continue
+		}
+		above := true
+		for i, d := range dir {
+			if names[i] != d && names[i] != "*" {
+				above = false
+				break
+			}
+		}
+		if above {
+			return true
+		}
+	}
+	return false
+}
+
+// systemSecretNames are the names of the secrets list's entries placed on
+// the system, each split at "/", once: a prefix entry's last name is "*"
+// ("/dev/sd": any name in /dev).
+var systemSecretNames = func() [][]string {
+	var out [][]string
 	for _, e := range secretList {
 		if e.Where != System {
 			continue
@@ -71,25 +94,13 @@ func holdsSystemSecret(p string) bool {
 		for _, n := range e.Names {
 			names := strings.Split(n, "/")
 			if e.Kind == Prefix {
-				names[len(names)-1] = "*" // "/dev/sd": any name in /dev
+				names[len(names)-1] = "*"
 			}
-			if len(names) <= len(dir) {
-				continue
-			}
-			above := true
-			for i, d := range dir {
-				if names[i] != d && names[i] != "*" {
-					above = false
-					break
-				}
-			}
-			if above {
-				return true
-			}
+			out = append(out, names)
 		}
 	}
-	return false
-}
+	return out
+}()
 
 func entryCopy(i int) *SensitiveEntry {
 	c := secretTreeList[i]

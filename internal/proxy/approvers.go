@@ -110,6 +110,12 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 		}
 		aq.Options = append(aq.Options, approvals.Option{Action: string(c.value), Title: c.title})
 	}
+	// Putting the question, waiting for its answer and withdrawing it all
+	// wait (on a file's lock, on the database, on a human): the host is
+	// read meanwhile (waitStarts), a ping answered, a cancellation of this
+	// very call heard.
+	p.waitStarts()
+	defer p.waitEnds()
 	if err := p.opt.approvals.Put(aq); err != nil {
 		return policy.Answer{Unanswered: fmt.Errorf("the question could not be put to the approvers: %w", err)}
 	}

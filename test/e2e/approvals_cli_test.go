@@ -4,6 +4,7 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -229,3 +230,54 @@ func approveOnce(t *testing.T, h *rawHost, store, id, dir string) {
 	wantFile(t, filepath.Join(dir, "notes.md"), "hi")
 	h.waitStderr("question " + id + " answered allow-once by the approve command")
 }
+
+// TestAHeldQuestionDoesNotStallTheHost: while a call waits for an approver,
+// the host is still read. A ping is answered (with --ask-timeout a minute
+// away, so an answer is not the timeout's), another call that needs no
+// question is decided and runs, and the host's cancellation of the held
+// call takes its question off the queue and ends the call.
+func TestAHeldQuestionDoesNotStallTheHost(t *testing.T) {
+	t.Run("a host that cannot elicit", func(t *testing.T) { heldQuestionDoesNotStall(t, nil, map[string]any{}) })
+	t.Run("--ask approvals", func(t *testing.T) {
+		heldQuestionDoesNotStall(t, []string{"--ask", "approvals"}, map[string]any{"elicitation": map[string]any{"form": map[string]any{}}})
+	})
+}
+
+func heldQuestionDoesNotStall(t *testing.T, flags []string, caps map[string]any) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello"), 0o600))
+	grantsFile := filepath.Join(t.TempDir(), "grants.json")
+	h := startRaw(t, append([]string{"--root", "fs=" + dir, "--grants", grantsFile, "--ask-timeout", "60s"}, flags...), []string{fsserver, dir}, nil)
+	h.initialize(caps)
+	// The call comes alone, after an answered ping: the proxy's reader
+	// decides it with nothing else buffered, and must hand itself on when
+	// the call waits for an approver.
+	h.send(map[string]any{"jsonrpc": "2.0", "id": 10, "method": "ping"})
+	h.response(10, 15*time.Second)
+	h.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
+		"name": "fs_write", "arguments": map[string]any{"path": "notes.md", "content": "hi"}}})
+	waitQuestion(t, grantsFile, "fs_write")
+
+	h.send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "ping"})
+	assert.NotNil(t, h.response(2, 15*time.Second)["result"], "a ping while a question waits")
+	h.send(map[string]any{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": map[string]any{
+		"name": "fs_read", "arguments": map[string]any{"path": "a.txt"}}})
+	read := h.response(3, 15*time.Second)
+	require.NotNil(t, read["result"], "%v", read)
+	assert.Contains(t, fmt.Sprint(read["result"]), "hello", "a read-only call while a question waits")
+
+	h.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": 1, "reason": "user gave up"}})
+	var out string
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		var err error
+		out, err = approve(t, grantsFile)
+		require.NoError(t, err, out)
+		if out == "No question is waiting.\n" {
+			break
+		}
+	}
+	assert.Equal(t, "No question is waiting.\n", out, "the cancelled call's question leaves the queue")
+	_, err := os.Stat(filepath.Join(dir, "notes.md"))
+	assert.True(t, os.IsNotExist(err), "the cancelled write never ran")
+}
+

@@ -280,4 +280,3 @@ func heldQuestionDoesNotStall(t *testing.T, flags []string, caps map[string]any)
 	_, err := os.Stat(filepath.Join(dir, "notes.md"))
 	assert.True(t, os.IsNotExist(err), "the cancelled write never ran")
 }
-

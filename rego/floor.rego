@@ -104,6 +104,15 @@ ask contains sprintf("'%s' would change %s, which holds the policy's own rules o
 	some p in input.paths
 	mcp.path.fold(p.path) in holds_protected
 	not read_only
+	not input.commands # a command line's: by the command that names it (below); ls / changes nothing
+}
+
+ask contains sprintf("'%s' would change %s, which holds the policy's own rules or grants", [input.tool, p]) if {
+	count(holds_protected) > 0
+	some c in input.commands
+	c.program in {"rm", "rmdir", "mv", "shred", "rsync", "find", "fd", "unlink", "chmod", "chown", "chgrp", "chattr"}
+	some p in c.paths
+	mcp.path.fold(p) in holds_protected
 }
 
 # A command run as another user (sudo, su, doas, pkexec, run0): whatever
@@ -131,6 +140,17 @@ ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
 	c.program in tree_programs
 	some flag in c.words
 	regex.match(`^(-[A-Za-z]*[rR][A-Za-z]*|--recu?r?s?i?v?e?|--recursive)$`, flag)
+	some p in c.paths
+	f := mcp.path.fold(p)
+	is_string(f)
+	tree_or_home(f)
+}
+
+# A change of mode or owner of a whole tree or a home itself, recursive
+# or not: chmod 000 / and chown x ~ lock everyone out.
+ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
+	some c in input.commands
+	c.program in {"chmod", "chown", "chgrp", "setfacl", "chattr"}
 	some p in c.paths
 	f := mcp.path.fold(p)
 	is_string(f)
@@ -331,12 +351,14 @@ ask contains sprintf(tree_destroy_message, [input.tool, p.path]) if {
 	mcp.tool.destroys(input.tool) == true
 	some p in input.paths
 	mcp.path.fold(p.path) in whole_trees
+	not input.commands # a command line's commands are judged by what each does (the rules on commands)
 }
 
 ask contains sprintf(tree_destroy_message, [input.tool, p.path]) if {
 	destructive
 	some p in input.paths
 	mcp.path.fold(p.path) in above_roots
+	not input.commands # ls / and df -h / change nothing; rm -rf / is asked by the rule on commands
 }
 
 # The tool's name says it deletes, moves or empties what it names

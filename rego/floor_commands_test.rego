@@ -233,3 +233,20 @@ test_a_pattern_the_reader_marks_secret_is_asked_even_of_a_read_only_tool if {
 	some e in asks
 	contains(e, "names files holding secrets")
 }
+
+test_a_command_that_only_names_the_root_is_not_asked if {
+	every line in ["ls /", "df -h /", "stat /"] {
+		asks := danger.ask with input as command_call(line, ["/"])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		count(asks) == 0
+	}
+}
+
+test_a_change_of_mode_or_owner_of_a_tree_or_home_is_asked_recursive_or_not if {
+	every c in [["chmod 000 /", "/"], ["chown u /home/u", "/home/u"]] {
+		asks := danger.ask with input as command_call(c[0], [c[1]])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		some e in asks
+		contains(e, "whole tree or a home directory")
+	}
+}

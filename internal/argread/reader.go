@@ -223,6 +223,7 @@ func (r *Reader) Read(c Call) (Reading, error) {
 	}
 
 	shellCode := w.shellCode
+	otherCode := !shellCode && codeInOtherLanguage(w.out.Arguments)
 	remote := t.crawl && namesWebURL(t, w.out.Arguments)
 	for _, item := range w.out.Arguments {
 		k := string(item[0].Value.(ast.String))
@@ -232,6 +233,17 @@ func (r *Reader) Read(c Call) (Reading, error) {
 		}
 		if remote && sitePatternNames[FoldName(k)] && c.Evidence < Specified {
 			c = Class{Kind: Text, Evidence: Name} // a crawler's URL-path patterns on the site its url names
+		}
+		if otherCode && codeNames[FoldName(k)] && c.Evidence < Specified {
+			// {"language": "python", "code": "..."}: code in a language of
+			// its own, which no shell reads and this reader does not parse.
+			// What it does is the call's own (Acts); its string literals
+			// that name a floor file or a URL are read.
+			if v, ok := item[1].Value.(ast.String); ok {
+				w.out.Acts = true
+				w.codeLiterals(site{k, c, &pointer{key: k, isKey: true}, 1}, string(v))
+				continue
+			}
 		}
 		w.walkNamed(site{k, c, &pointer{key: k, isKey: true}, 1}, item[1])
 		if w.err != nil {
@@ -294,6 +306,19 @@ func codeInShell(args [][2]*ast.Term) bool {
 		}
 		if codeNames[name] && shebangShell(string(v)) {
 			return true
+		}
+	}
+	return false
+}
+
+// codeInOtherLanguage reports a code runner's call whose language argument
+// names a language other than a shell's ("python", "javascript", "r").
+func codeInOtherLanguage(args [][2]*ast.Term) bool {
+	for _, item := range args {
+		name := FoldName(string(item[0].Value.(ast.String)))
+		if v, ok := item[1].Value.(ast.String); ok && languageNames[name] {
+			lang := FoldName(strings.TrimSpace(string(v)))
+			return lang != "" && !shellLanguages[lang]
 		}
 	}
 	return false

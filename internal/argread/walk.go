@@ -927,6 +927,38 @@ func (w *walker) addPath(s site, t *ast.Term, resolved string) {
 	w.add(&w.out.Paths, v, s.at)
 }
 
+// codeLiterals reads code in a language this reader does not parse (a code
+// runner's Python, JavaScript): each string literal in it ('...', "...",
+// `...`) that names a floor file is a path (open('/home/u/.ssh/id_rsa')),
+// each URL a host; the rest is the code's own business, which the user
+// who allowed the runner allowed.
+func (w *walker) codeLiterals(s site, v string) {
+	if len(v) > maxSQLText {
+		w.addPath(s.as(none), ast.StringTerm("code longer than 64 KiB"), "") // not read: what it names cannot be told
+		return
+	}
+	for i := 0; i < len(v); i++ {
+		q := v[i]
+		if q != '\'' && q != '"' && q != '`' {
+			continue
+		}
+		end := strings.IndexByte(v[i+1:], q)
+		if end < 0 {
+			return
+		}
+		lit := v[i+1 : i+1+end]
+		i += 1 + end
+		r := trimReading(lit)
+		switch {
+		case r == "" || strings.ContainsAny(r, "\n"):
+		case readsAsURL(r):
+			w.pathsHost(s.as(Class{Kind: URL, Evidence: Shape}), ast.StringTerm(lit), lit)
+		case namesFloorInData(r) || w.namesSecret(r) || looksLikePath(r) && floorFile(w.resolve("/", r)):
+			w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), ast.StringTerm(lit), lit)
+		}
+	}
+}
+
 // namesSecret reports an unknown path's text that names a file on the
 // secrets list however it is read: a glob whose matches include one (as
 // globNames reads it), one whose "**" reads every file under a directory

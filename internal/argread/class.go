@@ -154,6 +154,8 @@ func (c Class) inner(key string, keyClass Class) Class {
 		return keyClass
 	case c.Kind == Ignore || c.Kind == Text || c.Kind == Command:
 		return c // an ignored argument's fields are ignored too; a command's flags are its words
+	case c.Kind == Shell && c.Evidence == Name:
+		return c // {"hooks": {"pre": "make lint"}}: each hook's command line
 	}
 	return none
 }

@@ -134,7 +134,8 @@ var nameTable = []nameRow{
 		// A shell's own name, or what a hook or an entrypoint runs
 		// ({"sh": "make test"}); {"shell": "bash"} names the shell
 		// (isShellChoice).
-		"sh", "bash", "zsh", "shell", "exec", "entrypoint", "hook", "hooks", "prehook", "posthook",
+		"sh", "bash", "zsh", "shell", "exec", "entrypoint", "hook", "hooks", "prehook", "posthook", "process", "spawn",
+		"precommand", "postcommand", "beforecommand", "aftercommand", "oncommand", "runcmd", "startcommand", "stopcommand",
 		// A whole command's words, its program first.
 		"argv"}},
 	// Names that hold names: an entity's, a page's, a label.

@@ -222,6 +222,7 @@ func (r *Reader) Read(c Call) (Reading, error) {
 		w.bases = w.basesIn(w.out.Arguments)
 	}
 
+	w.programArgv(w.out.Arguments)
 	shellCode := w.shellCode
 	otherCode := !shellCode && codeInOtherLanguage(w.out.Arguments)
 	remote := t.crawl && namesWebURL(t, w.out.Arguments)
@@ -245,7 +246,11 @@ func (r *Reader) Read(c Call) (Reading, error) {
 				continue
 			}
 		}
-		w.walkNamed(site{k, c, &pointer{key: k, isKey: true}, 1}, item[1])
+		at := site{k, c, &pointer{key: k, isKey: true}, 1}
+		if c.Kind != Data {
+			w.givesHost(at, k, item[1]) // {"image": ..., "privileged": true}
+		}
+		w.walkNamed(at, item[1])
 		if w.err != nil {
 			return Reading{}, w.err
 		}
@@ -310,6 +315,50 @@ func codeInShell(args [][2]*ast.Term) bool {
 	}
 	return false
 }
+
+// programArgv reads a program and its arguments given apart
+// ({"program": "rm", "args": ["-rf", "~"]}, an MCP server's {"command":
+// "npx", "args": [...]}) as one command's words, the program first, as
+// an argv array is: each is read on its own too, but only together do
+// they say what runs.
+func (w *walker) programArgv(args [][2]*ast.Term) {
+	var program string
+	var list *ast.Array
+	var at site
+	for _, item := range args {
+		name := FoldName(string(item[0].Value.(ast.String)))
+		switch v := item[1].Value.(type) {
+		case ast.String:
+			if programNames[name] && v != "" && !strings.ContainsAny(string(v), " \t\n") {
+				program = string(v)
+			}
+		case *ast.Array:
+			if argvNames[name] {
+				k := string(item[0].Value.(ast.String))
+				list, at = v, site{k, shellName, &pointer{key: k, isKey: true}, 1}
+			}
+		}
+	}
+	if program == "" || list == nil {
+		return
+	}
+	words := []string{program}
+	for i := 0; i < list.Len(); i++ {
+		str, ok := list.Elem(i).Value.(ast.String)
+		if !ok {
+			return
+		}
+		words = append(words, string(str))
+	}
+	w.shellArgv(at, words)
+}
+
+var (
+	// programNames hold a program to run, and argvNames its arguments.
+	programNames = keySet("program", "executable", "binary", "bin", "exe", "command", "cmd", "interpreter")
+	argvNames    = keySet("args", "arguments", "argv", "params", "parameters", "arglist", "cliargs", "cmdargs", "commandargs",
+		"programargs", "argument", "options", "flags")
+)
 
 // codeInOtherLanguage reports a code runner's call whose language argument
 // names a language other than a shell's ("python", "javascript", "r").

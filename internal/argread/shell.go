@@ -254,9 +254,9 @@ func (r *shellReader) wrote(w shellWord, dirs []string) {
 
 // runsWritten reads a file a command runs (a script, a program named by
 // its path, a project's manifest): unknown when the line wrote it.
-func (r *shellReader) runsWritten(w shellWord, dirs []string) {
+func (r *shellReader) runsWritten(w shellWord, dirs []string) bool {
 	if r.written == nil || !w.known {
-		return
+		return false
 	}
 	hit := r.written[w.text]
 	for _, d := range dirs {
@@ -267,6 +267,7 @@ func (r *shellReader) runsWritten(w shellWord, dirs []string) {
 	if hit {
 		r.unknown("what " + w.text + " runs, written by the same line")
 	}
+	return hit
 }
 
 // shellLine reads v, a command line, at s. Relative paths are relative to

@@ -2,6 +2,7 @@ package argread
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"slices"
@@ -686,10 +687,12 @@ func (r *shellReader) writes(name string, words []shellWord, dirs []string) {
 
 // runsWrittenCode reads a command that may run a file the line wrote:
 // an interpreter, a shell or a runner given it by name, anywhere in its
-// words (deno run x.ts, make -f x.mk); and a project's runner run after
-// the line wrote source or configuration it loads by itself (conftest.py
-// then pytest, build.rs then cargo build, .npmrc then npm test). Either
-// runs text the decision did not read: unknown.
+// words (deno run x.ts, make -f x.mk); and any program but one that only
+// reads, prints or moves files, run after the line wrote source or
+// configuration a program loads by itself (conftest.py then pytest,
+// setup.py then pip install ., main.tf then terraform apply, compose.yaml
+// then docker compose up). Either runs text the decision did not read:
+// unknown.
 func (r *shellReader) runsWrittenCode(name string, words []shellWord, dirs []string) {
 	if r.written == nil {
 		return
@@ -697,19 +700,24 @@ func (r *shellReader) runsWrittenCode(name string, words []shellWord, dirs []str
 	p, known := programs[name]
 	if known && (p.kind == progInterpreter || p.kind == progShell) || projectRunners[name] {
 		for _, w := range words {
-			r.runsWritten(w, dirs)
+			if r.runsWritten(w, dirs) {
+				return // said once
+			}
 		}
 	}
-	if !projectRunners[name] {
-		return
+	if foundReaders[name] || known && (p.kind == progData || p.kind == progLookup || p.kind == progCd || p.kind == progPattern) || copiers[name] {
+		return // it only reads, prints or moves what the line wrote
 	}
-	for f := range r.written {
+	for _, f := range slices.Sorted(maps.Keys(r.written)) {
 		if loadedByRunner(f) {
 			r.unknown("what " + name + " loads, written by the same line (" + path.Base(f) + ")")
 			return
 		}
 	}
 }
+
+// copiers move or copy files, and run none of them.
+var copiers = opts("cp mv install tee chmod mkdir touch ln rm git")
 
 // projectRunners build, test or run a project from its files: what they
 // load is the project's source and configuration.
@@ -729,12 +737,15 @@ func loadedByRunner(f string) bool {
 var (
 	// runnerFiles are the files a runner reads its tasks or settings from.
 	runnerFiles = opts("package.json .npmrc .yarnrc .yarnrc.yml gnumakefile justfile taskfile.yml taskfile.yaml rakefile gemfile " +
+		"snakefile dockerfile containerfile vagrantfile jenkinsfile procfile tiltfile earthfile .gitlab-ci.yml " +
 		"cargo.toml build.rs go.mod pyproject.toml setup.py setup.cfg tox.ini noxfile.py pytest.ini conftest.py pom.xml build.gradle " +
 		"build.gradle.kts settings.gradle cmakelists.txt meson.build composer.json mix.exs deno.json deno.jsonc jest.config.js vitest.config.ts " +
 		".mocharc.js tsconfig.json build.xml build.sbt .env")
 	// codeExtensions are the source files runners compile or load.
 	codeExtensions = opts("py js mjs cjs ts mts cts jsx tsx rs go rb java kt kts scala groovy cs fs vb php pl pm lua ex exs erl " +
-		"c cc cpp cxx h hpp m mm swift dart sh bash zsh ps1 r jl clj cljs nim zig vue svelte")
+		"c cc cpp cxx h hpp m mm swift dart sh bash zsh ps1 r jl clj cljs nim zig vue svelte " +
+		// and the configuration runners, deployers and orchestrators load
+		"yml yaml toml tf tfvars hcl nix m4 smk cfg ini mk cmake gradle bzl bazel star")
 )
 
 // interpreter reads an interpreter's words: code given inline is unknown;
@@ -1299,6 +1310,10 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 			}
 		case a.opt == "--secret" || a.opt == "--ssh" || a.opt == "--build-context":
 			r.mount(a.value, dirs) // "id=x,src=path", "default=path"
+		case a.opt == "--overrides" && a.value.known && givesHostText(a.value.text):
+			r.unknown("--overrides " + a.value.text) // a pod given the host (hostPID, privileged, hostPath)
+		case a.opt == "" && sub == "debug" && a.value.known && (strings.HasPrefix(a.value.text, "node/") || strings.HasPrefix(a.value.text, "nodes/")):
+			r.unknown("kubectl debug " + a.value.text) // a pod in the node's namespaces, its root mounted
 		case ours && (a.opt == "--post-renderer" || a.opt == "--exec-command"):
 			r.unknown(a.opt + " " + a.value.text) // a program it runs here
 		case ours && a.hasValue && (containerFiles[a.opt] || optionNamesFile(a.opt)):
@@ -1335,7 +1350,7 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 			h, _ := remoteHost(a.value.text) // a git context over ssh: git@host:repo ("" when unread)
 			r.host(a.value.text, h)
 		case sub == "build" || sub == "buildx":
-			r.read(a.value, dirs) // the context (a URL is a host)
+			r.treeRead(a.value, dirs) // the context: every file under it sent to the daemon (a URL is a host)
 		case sub == "cp":
 			if a.value.known && strings.Contains(a.value.text, ":") && !strings.HasPrefix(a.value.text, "/") && !strings.HasPrefix(a.value.text, ".") {
 				continue // container:path
@@ -1412,6 +1427,9 @@ func (r *shellReader) mount(w shellWord, dirs []string) {
 func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 	args, rest := parseArgs(words, p, true)
 	for _, a := range args {
+		if a.opt == "--work-tree" && a.hasValue {
+			r.treeRead(a.value, dirs) // add -A, stash -u, reset --hard: every file under it
+		}
 		if a.opt == "-C" {
 			r.read(a.value, dirs)
 			if a.value.known {
@@ -1564,7 +1582,7 @@ var (
 
 // gitRunsProgram reports a git option that runs a program of its own.
 func gitRunsProgram(opt string) bool {
-	return opt == "--ext-diff" || opt == "--textconv"
+	return opt == "--ext-diff" || opt == "--textconv" || strings.HasSuffix(opt, "-callback") // filter-repo's Python callbacks
 }
 
 func countOperands(args []shellArg) int {
@@ -1598,6 +1616,9 @@ var runsOtherCode = map[string][]string{
 	"npx":  {"-c", "--call"}, "npm": {"-c", "--call", "--script-shell"}, "pnpm": {"-c"}, "yarn": {"exec"},
 	"less": {"-+", "--lesskey", "+"}, "more": {"+"},
 	"sort": {"--compress-program"}, "go": {"-exec", "-toolexec", "-vettool"}, "make": {"--eval", "-E"},
+	"gcc": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"}, "g++": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"},
+	"cc": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"}, "c++": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"},
+	"clang": {"-fplugin", "-fpass-plugin", "-Xclang", "-B", "--gcc-toolchain"}, "clang++": {"-fplugin", "-fpass-plugin", "-Xclang", "-B"},
 }
 
 // defaultCommand reads a program the table does not know: each operand a
@@ -1608,6 +1629,14 @@ func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []stri
 	if name == "fd" || name == "fdfind" {
 		r.fd(words, dirs)
 		return
+	}
+	if name == "entr" && hasWord(words, "-s") {
+		for _, w := range words {
+			if !strings.HasPrefix(w.text, "-") || !w.known {
+				r.lineWord(w, dirs) // entr -s 'make test': a shell runs it
+				return
+			}
+		}
 	}
 	if strings.HasPrefix(name, "ansible") {
 		r.inventory(words)
@@ -1766,6 +1795,18 @@ func treeCopy(name string, words []shellWord) (tree, follows bool) {
 // getopt_long takes ("--rec" for --recursive).
 func longStart(w, full string) bool {
 	return len(w) >= 5 && strings.HasPrefix(full, w)
+}
+
+// givesHostText reports a container's or a pod's settings, as text, that
+// give it the host.
+func givesHostText(s string) bool {
+	l := strings.ToLower(strings.ReplaceAll(s, " ", ""))
+	for _, w := range []string{`"hostpid":true`, `"hostnetwork":true`, `"hostipc":true`, `"privileged":true`, `"hostpath"`, `"pidmode":"host"`, `"networkmode":"host"`, `sys_admin`} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // fdValues are fd's options that take a value.

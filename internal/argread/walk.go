@@ -2,6 +2,7 @@ package argread
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"net/url"
 	"path"
@@ -12,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
@@ -149,6 +151,9 @@ func (w *walker) walk(s site, t *ast.Term) {
 		patchOp := isJSONPatchOp(v)
 		_ = v.Iter(func(k, val *ast.Term) error {
 			key := string(k.Value.(ast.String))
+			if s.class.Kind != Data {
+				w.givesHost(s, key, val)
+			}
 			keyClass := w.tool.classOf(key)
 			if w.shellCode && codeNames[FoldName(key)] && (keyClass.Kind == None || keyClass.Kind == Content) {
 				keyClass = shellName
@@ -818,6 +823,30 @@ func UnderRoot(p, root string, aliases []string) string {
 // reads it all the same (a duplicate key, a lone surrogate, NaN).
 func (w *walker) embeddedDoc(s site, t *ast.Term, v string, strict bool) (read bool) {
 	trimmed := strings.TrimSpace(v)
+	if readsAsManifest(trimmed) {
+		// A Kubernetes manifest in YAML ("apiVersion: v1\nkind: Pod ..."):
+		// its documents read as the arguments they are (a hostPath, a
+		// privileged container).
+		if w.embedded += len(trimmed); w.embedded > maxEmbeddedJSON {
+			w.addPath(s.as(none), t, "")
+			return true
+		}
+		dec := yaml.NewDecoder(strings.NewReader(trimmed))
+		for {
+			var doc any
+			if err := dec.Decode(&doc); err != nil {
+				if err != io.EOF {
+					w.addPath(s.as(none), ast.StringTerm("a manifest that does not parse"), "")
+				}
+				return true
+			}
+			if term, err := ast.InterfaceToValue(doc); err == nil {
+				w.walk(site{s.arg, s.class, s.at, s.depth + 1}, ast.NewTerm(term))
+			} else {
+				w.addPath(s.as(none), ast.StringTerm("a manifest that does not parse"), "")
+			}
+		}
+	}
 	if len(trimmed) < 2 || !(trimmed[0] == '{' && trimmed[len(trimmed)-1] == '}' || trimmed[0] == '[' && trimmed[len(trimmed)-1] == ']') {
 		return false
 	}
@@ -834,6 +863,19 @@ func (w *walker) embeddedDoc(s site, t *ast.Term, v string, strict bool) (read b
 		w.addPath(s.as(none), t, "")
 	}
 	return false
+}
+
+// readsAsManifest reports text that starts as a Kubernetes manifest does
+// (after comments and a document marker): with apiVersion: or kind:.
+func readsAsManifest(s string) bool {
+	for strings.HasPrefix(s, "#") || strings.HasPrefix(s, "---") {
+		_, rest, ok := strings.Cut(s, "\n")
+		if !ok {
+			return false
+		}
+		s = strings.TrimLeft(rest, " \t\r\n")
+	}
+	return strings.HasPrefix(s, "apiVersion:") || strings.HasPrefix(s, "kind:")
 }
 
 // query reads a URL's query as arguments: each parameter under its own
@@ -925,6 +967,89 @@ func (w *walker) addPath(s site, t *ast.Term, resolved string) {
 		v.Tree = true // "src/**/*.ts": every file under src, read as a tree (plainGlob)
 	}
 	w.add(&w.out.Paths, v, s.at)
+}
+
+// givesHost reads a member of a container's or a pod's settings, in any
+// tool's arguments (a Docker API body, a Kubernetes manifest, an MCP
+// container tool's options), that gives what runs inside the host itself:
+// privileged, a host PID, network, IPC or user namespace, a capability
+// that escapes. Each is an unknown path (it reaches every file the rules
+// could name), and the call acts whatever its tool claims. A host path
+// mounted in (hostPath.path, a bind's source, Binds' "SRC:DST") is a tree
+// the container reads whole.
+func (w *walker) givesHost(s site, key string, val *ast.Term) {
+	k := FoldName(key)
+	host := func(what string) {
+		w.addPath(s.as(none), ast.StringTerm(what), "")
+		w.out.Acts = true
+	}
+	switch v := val.Value.(type) {
+	case ast.Boolean:
+		if v && (k == "privileged" || k == "hostpid" || k == "hostnetwork" || k == "hostipc") {
+			host(key + ": true")
+		}
+	case ast.String:
+		str := strings.ToLower(strings.TrimSpace(string(v)))
+		switch {
+		case (k == "pidmode" || k == "networkmode" || k == "ipcmode" || k == "usernsmode" || k == "utsmode" || k == "cgroupnsmode" ||
+			k == "pid" || k == "network" || k == "ipc" || k == "userns") && str == "host":
+			host(key + ": host")
+		case k == "mount" || k == "mounts" || k == "bind" || k == "binds" || k == "volume" || k == "volumes":
+			w.hostMount(s, string(v))
+		}
+	case *ast.Array:
+		switch k {
+		case "capadd", "add":
+			for i := 0; i < v.Len(); i++ {
+				if c, ok := v.Elem(i).Value.(ast.String); ok {
+					switch strings.TrimPrefix(strings.ToUpper(string(c)), "CAP_") {
+					case "SYS_ADMIN", "ALL", "SYS_PTRACE", "SYS_MODULE", "DAC_READ_SEARCH":
+						host(key + ": " + string(c))
+					}
+				}
+			}
+		case "binds", "mounts", "volumes":
+			for i := 0; i < v.Len(); i++ {
+				if c, ok := v.Elem(i).Value.(ast.String); ok {
+					w.hostMount(s, string(c))
+				}
+			}
+		}
+	case ast.Object:
+		if k == "hostpath" {
+			if p, ok := v.Get(ast.StringTerm("path")).Value.(ast.String); ok {
+				w.mountSource(s, string(p))
+			}
+		}
+	}
+}
+
+// hostMount reads a mount's text ("type=bind,source=/,target=/h",
+// "/srv:/x:ro"): its host side, a tree the container reads whole.
+func (w *walker) hostMount(s site, m string) {
+	if strings.Contains(m, "=") {
+		for _, f := range strings.Split(m, ",") {
+			k, v, _ := strings.Cut(f, "=")
+			switch strings.ToLower(strings.TrimSpace(k)) {
+			case "source", "src":
+				w.mountSource(s, v)
+			}
+		}
+		return
+	}
+	if src, _, ok := strings.Cut(m, ":"); ok && strings.HasPrefix(src, "/") || strings.HasPrefix(src, "~") {
+		w.mountSource(s, src)
+	}
+}
+
+// mountSource reads a host directory mounted into a container.
+func (w *walker) mountSource(s site, src string) {
+	n := len(w.out.Paths)
+	w.pathString(s.as(Class{Kind: Dir, Evidence: Shape}), ast.StringTerm(src), src)
+	for i := n; i < len(w.out.Paths); i++ {
+		w.out.Paths[i].Tree = true
+	}
+	w.out.Acts = true
 }
 
 // codeLiterals reads code in a language this reader does not parse (a code

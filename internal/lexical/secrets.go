@@ -48,6 +48,13 @@ var secretList = []SensitiveEntry{
 		".config/tea", ".config/gitea", ".config/glab", ".config/jira", ".jira.d", ".config/sentry", ".config/heroku", ".netlify",
 		".config/vercel", ".config/railway", ".config/render", ".codeium/config.json", ".config/github-copilot", ".aider.conf.yml",
 		".continue", ".config/mods", ".config/fabric", ".config/openai", ".config/anthropic", ".config/aichat",
+		// SSO and SAML token caches; remote IDE servers' copies of the desktop's stores; apps' saved credentials.
+		".aws-sso", ".saml2aws", ".okta", ".config/okta", ".gimme-aws-creds", ".aws/sso/cache", ".azure/msal_token_cache.json",
+		".vscode-server/data/user/globalstorage", ".vscode-server/data/user/mcp.json", ".cursor-server/data/user/globalstorage",
+		".cursor-server/data/user/mcp.json", ".windsurf-server/data/user/globalstorage", ".vscode-server-insiders/data/user/globalstorage",
+		".local/share/dbeaverdata/workspace6/general/.dbeaver", ".dbeaver4", ".config/insomnia", "application support/insomnia",
+		".config/postman", "application support/postman", ".config/mattermost", ".config/teams", ".config/microsoft/microsoft teams",
+		".config/element", ".config/zoom", ".zoom", ".config/gitkraken", ".gitkraken", ".config/sourcegit",
 		// AI agents' credentials and the configurations that hold MCP servers' keys.
 		".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json", ".local/share/opencode/auth.json",
 		".claude.json", "claude_desktop_config.json", ".cursor/mcp.json", ".continue/config.json", ".config/code/user/globalstorage"}},
@@ -119,7 +126,9 @@ var secretList = []SensitiveEntry{
 		".duckdb_history", ".config/pgcli/history", ".config/litecli/history", ".mycli-history",
 		".lesshst", ".wget-hsts", ".local/share/fish/fish_history", ".julia/logs/repl_history.jl", ".scala_history", ".jshell_history",
 		".guile_history", ".sqlite_history", ".usql_history", ".cqlsh_history", ".influx_history", ".clickhouse-client-history"}},
-	{"HIS2", secretHistory, Anywhere, Dir, []string{".zsh_sessions", ".local/share/atuin", ".local/share/nvim/shada", ".local/state/nvim/shada"}},
+	{"HIS2", secretHistory, Anywhere, Dir, []string{".zsh_sessions", ".local/share/atuin", ".local/share/nvim/shada", ".local/state/nvim/shada",
+		".local/state/bash", ".local/state/fish"}},
+	{"HIS3", secretHistory, Anywhere, Prefix, []string{".bash_history-", ".zsh_history-"}}, // a rotated one: .bash_history-20240101
 
 	// A container runtime's socket: whoever reaches it runs containers
 	// as root on this machine.

@@ -273,7 +273,7 @@ var programs = map[string]program{
 
 	// Interpreters that run code given inline.
 	"python": python, "python2": python, "python3": python, "pypy": python, "pypy3": python, "ipython": python, "ipython3": python,
-	"m4": {kind: progInterpreter, values: opts("-D --define -U --undefine -I --include -o --error-output"), files: opts("-I --include -o --error-output")},
+	"m4":   {kind: progInterpreter, values: opts("-D --define -U --undefine -I --include -o --error-output"), files: opts("-I --include -o --error-output")},
 	"node": nodeJS, "nodejs": nodeJS, "bun": nodeJS, "deno": {kind: progInterpreter, values: opts("--eval"), code: opts("--eval")},
 	"perl": perl, "ruby": ruby,
 	"php":        {kind: progInterpreter, values: opts("-r -B -R -E -F -f -c -d -z -S -t"), code: opts("-r -B -R -E -F -d"), files: opts("-f -c -z")},

@@ -327,12 +327,11 @@ func (q *Questions) Await(ctx context.Context, qu approvals.Question, warn func(
 		}
 		select {
 		case <-ctx.Done():
-			// An answer given before the deadline counts even when it
-			// landed after the last read: Answer refuses any later one.
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				if a, ok := q.answerOf(qu, warn); ok {
-					return a, nil
-				}
+			// An answer given before the deadline, or before the host
+			// gave the call up, counts even when it landed after the last
+			// read: Answer refuses any later one.
+			if a, ok := q.answerOf(qu, warn); ok {
+				return a, nil
 			}
 			return approvals.Answer{}, context.Cause(ctx)
 		case <-woken:

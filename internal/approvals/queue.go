@@ -330,13 +330,12 @@ func (q *FileQueue) Await(ctx context.Context, qu Question, warn func(error)) (A
 		}
 		select {
 		case <-ctx.Done():
-			// An answer given before the deadline counts even when it
-			// landed after the last poll: Answer refuses any later one,
-			// so an approver is never told "answered" in vain.
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				if a, err := q.answerOf(qu); err == nil {
-					return a, nil
-				}
+			// An answer given before the deadline, or before the host
+			// gave the call up, counts even when it landed after the last
+			// poll: Answer refuses any later one, so an approver is never
+			// told "answered" in vain, and an "always" is kept.
+			if a, err := q.answerOf(qu); err == nil {
+				return a, nil
 			}
 			return Answer{}, context.Cause(ctx)
 		case now := <-tick.C:

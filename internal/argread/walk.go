@@ -651,7 +651,7 @@ func (w *walker) unnamedKey(s site, k *ast.Term, key string) {
 // URL or a remote path's host too when it reads as one.
 func (w *walker) pathString(s site, t *ast.Term, v string) {
 	r := trimReading(v)
-	if strings.HasPrefix(r, "!") && strings.ContainsAny(r, "*?[{") {
+	if excludes(s.arg, r) {
 		return // "!node_modules/**": a glob's exclusion, which names nothing read
 	}
 	if readsAsURL(r) && !looksLikePath(r) && !hasPrefixFold(r, "jdbc:") {
@@ -863,6 +863,19 @@ func (w *walker) embeddedDoc(s site, t *ast.Term, v string, strict bool) (read b
 		w.addPath(s.as(none), t, "")
 	}
 	return false
+}
+
+// excludes reports a negated glob ("!node_modules/**") under a name of
+// patterns (filePattern, globs, include): what it names is left out of
+// a search, not read. Under any other name ("path"), "!x*" may be a
+// file's own name, and is read.
+func excludes(arg, r string) bool {
+	if !strings.HasPrefix(r, "!") || !strings.ContainsAny(r, "*?[{") {
+		return false
+	}
+	n := FoldName(arg)
+	return strings.Contains(n, "pattern") || strings.Contains(n, "glob") || strings.Contains(n, "include") ||
+		strings.Contains(n, "exclude") || strings.Contains(n, "ignore") || strings.Contains(n, "filter")
 }
 
 // readsAsManifest reports text that starts as a Kubernetes manifest does

@@ -280,3 +280,30 @@ func heldQuestionDoesNotStall(t *testing.T, flags []string, caps map[string]any)
 	_, err := os.Stat(filepath.Join(dir, "notes.md"))
 	assert.True(t, os.IsNotExist(err), "the cancelled write never ran")
 }
+
+// TestAnAnswerBeforeTheHostGivesUpIsKept: an approver answers "always
+// allow" and the host cancels the call at once, before the proxy's next
+// look at the queue. The answer was taken (approve said so), so its grant
+// is kept, whether the call ran or was given up.
+func TestAnAnswerBeforeTheHostGivesUpIsKept(t *testing.T) {
+	for round := range 3 {
+		dir := t.TempDir()
+		grantsFile := filepath.Join(t.TempDir(), "grants.json")
+		h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile, "--ask-timeout", "60s"}, []string{fsserver, dir}, nil)
+		h.initialize(map[string]any{})
+		h.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
+			"name": "fs_write", "arguments": map[string]any{"path": "notes.md", "content": "hi"}}})
+		id := waitQuestion(t, grantsFile, "fs_write")
+		out, err := approve(t, grantsFile, "always-allow", id)
+		require.NoError(t, err, out)
+		h.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": 1}})
+		held := 0
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && held == 0; time.Sleep(50 * time.Millisecond) {
+			store, err := grants.Open(grantsFile)
+			require.NoError(t, err)
+			held = len(store.List())
+		}
+		assert.Equal(t, 1, held, "round %d: the always-allow answered before the cancellation is a grant\n%s", round, h.stderr)
+	}
+}
+

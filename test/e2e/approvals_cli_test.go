@@ -306,4 +306,3 @@ func TestAnAnswerBeforeTheHostGivesUpIsKept(t *testing.T) {
 		assert.Equal(t, 1, held, "round %d: the always-allow answered before the cancellation is a grant\n%s", round, h.stderr)
 	}
 }
-

@@ -367,7 +367,8 @@ var attacks = []attack{
 	{name: "red team 9/SQL that writes a floor file", rules: allowAll, roots: srv, tool: "run_query", args: `{"query":"VACUUM \"main\" INTO '/etc/ld.so.preload'"}`, decision: "ask", reason: "floor"},
 	{name: "red team 9/a relative database file", rules: allowAllDenySecret, roots: srv, tool: "query", args: `{"url":"jdbc:sqlite:secret/app.db"}`, decision: "ask", reason: "unevaluable-path"},
 	{name: "red team 9/an option's value in argv", rules: allowAllDenySecret, roots: srv, tool: "kubectl_generic", args: `{"args":["-f","secret/x.yaml"]}`, decision: "deny", reason: "rule"},
-	{name: "red team 9/an unknown program's option value in argv", rules: allowAll, roots: srv, tool: "run_tool", args: `{"args":["-f","secret/x.yaml"]}`, decision: "ask", reason: "unevaluable-path"},
+	// Read where the command runs (the root), as a command line's words are: denied there.
+	{name: "red team 9/an unknown program's option value in argv", rules: allowAllDenySecret, roots: srv, tool: "run_tool", args: `{"args":["-f","secret/x.yaml"]}`, decision: "deny", reason: "rule"},
 	{name: "red team 9/a file joined to a directory", rules: allowAllDenySecret, roots: srv, tool: "save", args: `{"directory":"/srv/pub","filename":"../secret/key"}`, decision: "deny", reason: "rule"},
 	{name: "red team 9/a full-width address", rules: allowAllDenyPrivate, roots: srv, tool: "probe", args: `{"target":"10。0。0。1"}`, decision: "deny", reason: "rule"},
 	{name: "red team 9/ssh's destination under no name", rules: allowAllDenyPrivate, tool: "connect", args: `{"ssh":"root@10.0.0.1"}`, decision: "deny", reason: "rule"},

@@ -59,19 +59,15 @@ ask contains sprintf(secret_message, [input.tool, p.raw, entry.why]) if {
 	entry := mcp.path.secret(concat("", ["/", names]))
 }
 
-# A path that cannot be evaluated but names a secret however the server
-# reads it: a pattern whose matches include one ("/home/u/.ssh/*",
-# "~/**"), a Windows path to one. The reader marks it ("secret": true).
+# An unknown path that names a secret however it is read (a glob, ~/**,
+# a Windows path): the reader marks it "secret": true.
 ask contains sprintf(secret_message, [input.tool, p.raw, secret_pattern_why]) if {
 	some p in input.paths
 	p.secret == true # an equality, which the direct path's refuter reads
 }
 
-# A tree read whole (grep -r, rg, tar c, cp -r, find -exec, a search of
-# contents) where secrets live: a home directory, a directory above one,
-# the system's configuration, /proc (every process's environment). Its
-# keys and tokens are read though the call names none. By any tool, as a
-# secret's read is.
+# A tree read whole (grep -r, tar c, cp -r, a search of contents) where
+# secrets live (mcp.path.secret_tree), by any tool, as a secret's read is.
 ask contains sprintf(tree_read_message, [input.tool, p.path, entry.why]) if {
 	some p in input.paths
 	p.tree == true # an equality, which the direct path's refuter reads: most paths have no mark
@@ -146,8 +142,16 @@ ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
 	tree_or_home(f)
 }
 
-# A change of mode or owner of a whole tree or a home itself, recursive
-# or not: chmod 000 / and chown x ~ lock everyone out.
+# A command naming / or a directory above a root, but to read or list it
+# (tar -C /, unzip -d /, a restore, a trash; not ls / or df -h /).
+ask contains sprintf(tree_destroy_message, [input.tool, p]) if {
+	some c in input.commands
+	some p in c.paths
+	mcp.path.fold(p) in above_roots
+	not c.program in root_readers # last: the refuter reads up to here, and nearly every call fails above
+}
+
+# A change of mode or owner of a whole tree or a home, recursive or not.
 ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
 	some c in input.commands
 	c.program in {"chmod", "chown", "chgrp", "setfacl", "chattr"}
@@ -170,10 +174,8 @@ ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
 	tree_or_home(f)
 }
 
-# find and fd walk every tree they are given, so their options say
-# nothing of recursion ("-print", "-user" and "-newer" have an r in
-# them); find deletes with -delete, and what its -exec or fd's -x runs
-# (rm, chmod) is given every file found (find_changers).
+# find and fd walk every tree they are given ("-print" has an r in it);
+# -delete, and what -exec or -x runs on each file found (find_changers).
 ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
 	some c in input.commands
 	c.program in {"find", "fd", "fdfind"}
@@ -361,10 +363,6 @@ ask contains sprintf(tree_destroy_message, [input.tool, p.path]) if {
 	not input.commands # ls / and df -h / change nothing; rm -rf / is asked by the rule on commands
 }
 
-# The tool's name says it deletes, moves or empties what it names
-# (mcp.tool.destroys: deleteFile, RMDir, fs_rm).
-tree_tool if mcp.tool.destroys(input.tool)
-
 # "/", every tool's root and every directory above one, folded: a set
 # known before any call.
 whole_trees contains dir if {
@@ -406,6 +404,13 @@ secret_pattern_why := "a pattern or a path of another system that names files ho
 tree_read_message := "'%s' reads every file under %s, %s"
 
 tree_programs := {"rm", "rmdir", "shred", "chmod", "chown", "chgrp", "setfacl"}
+
+# The programs that only read, list or measure what they name.
+root_readers := {
+	"ls", "df", "du", "stat", "file", "tree", "find", "fd", "fdfind", "cat", "head", "tail", "wc", "grep", "rg",
+	"ag", "ack", "echo", "printf", "test", "realpath", "readlink", "cd", "pushd", "basename", "dirname", "which",
+	"findmnt", "lsblk", "ncdu", "exa", "eza", "lsd", "dust", "duf", "namei", "getfacl", "lsattr", "mountpoint",
+}
 
 # find's -delete, and what its -exec or fd's -x runs on every file found.
 find_changers := {"-delete", "rm", "rmdir", "shred", "chmod", "chown", "chgrp", "setfacl", "unlink", "truncate"}

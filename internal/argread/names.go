@@ -345,6 +345,13 @@ var (
 	// copy_directory, index_repository): every file under it read.
 	treeVerbWords = keySet("upload", "sync", "read", "copy", "export", "index", "dump", "ingest", "embed", "share", "publish", "mirror", "clone")
 	treeWords     = keySet("folder", "folders", "directory", "directories", "dir", "tree", "all", "recursive", "recursively", "repo", "repository", "workspace", "project")
+	// A runner of code in a language of its own, and the words that say a
+	// shell runs it instead.
+	codeToolWords = keySet("code", "python", "py", "notebook", "jupyter", "ipython", "snippet", "interpreter", "eval", "repl",
+		"javascript", "js", "node", "deno", "typescript", "ruby", "r", "julia", "sandbox", "cell", "kernel")
+	runVerbWords         = keySet("run", "exec", "execute", "eval", "evaluate", "interpret", "invoke", "runner")
+	interpreterToolWords = keySet("interpreter", "repl", "jupyter", "notebook", "ipython")
+	shellToolWordsOnly   = keySet("shell", "bash", "sh", "zsh", "terminal", "command", "commands", "cmd", "powershell", "pwsh", "console")
 	// A key-value store's tools: their commands are the store's.
 	keyValueToolWords = keySet("redis", "upstash", "valkey", "keydb", "memcached", "dragonfly")
 )

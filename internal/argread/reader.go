@@ -224,7 +224,7 @@ func (r *Reader) Read(c Call) (Reading, error) {
 
 	w.programArgv(w.out.Arguments)
 	shellCode := w.shellCode
-	otherCode := !shellCode && codeInOtherLanguage(w.out.Arguments)
+	otherCode := !shellCode && (codeInOtherLanguage(t, w.out.Arguments) || t.runsCode)
 	remote := t.crawl && namesWebURL(t, w.out.Arguments)
 	for _, item := range w.out.Arguments {
 		k := string(item[0].Value.(ast.String))
@@ -292,6 +292,7 @@ var codeNames = keySet("code", "script", "source", "sourcecode", "snippet", "pro
 var (
 	languageNames  = keySet("language", "languageid", "lang", "runtime", "interpreter", "kernel", "kernelname", "executor")
 	shellLanguages = keySet("bash", "sh", "shell", "shellscript", "zsh", "fish", "dash", "ksh", "csh", "tcsh", "ash", "mksh", "nu",
+		"xonsh", "elvish", "ion", "oil", "osh", "ysh", "hush", "yash", "rc", "es", "murex", "batchfile",
 		"nushell", "powershell", "pwsh", "ps1", "cmd", "bat", "batch", "console", "shell-session", "sh-session", "terminal", "posix",
 		"x-sh", "x-shellscript", "application/x-sh", "text/x-shellscript", "bash-script", "shell-script")
 )
@@ -361,11 +362,15 @@ var (
 )
 
 // codeInOtherLanguage reports a code runner's call whose language argument
-// names a language other than a shell's ("python", "javascript", "r").
-func codeInOtherLanguage(args [][2]*ast.Term) bool {
+// names a language other than a shell's ("python", "javascript", "r"), an
+// argument the tool's schema declares: one the model adds to a shell
+// tool's call ({"script": "rm -rf ~", "language": "python"}) is no
+// server's, which runs the line all the same.
+func codeInOtherLanguage(t *tool, args [][2]*ast.Term) bool {
 	for _, item := range args {
-		name := FoldName(string(item[0].Value.(ast.String)))
-		if v, ok := item[1].Value.(ast.String); ok && languageNames[name] {
+		key := string(item[0].Value.(ast.String))
+		name := FoldName(key)
+		if v, ok := item[1].Value.(ast.String); ok && languageNames[name] && t.strings[name] {
 			lang := FoldName(strings.TrimSpace(string(v)))
 			return lang != "" && !shellLanguages[lang]
 		}

@@ -150,8 +150,8 @@ func (r *shellReader) command(words []shellWord, dirs []string) []string {
 		r.runsWritten(prog, dirs)
 	}
 	name := programName(prog.text)
+	r.runsWrittenCode(name, words[1:], dirs) // what earlier commands wrote, not what this one writes
 	r.writes(name, words[1:], dirs)
-	r.runsWrittenCode(name, words[1:], dirs)
 	p, ok := programs[name]
 	if !ok {
 		r.defaultCommand(name, words[1:], dirs)
@@ -651,6 +651,18 @@ func (r *shellReader) shell(p *program, words []shellWord, dirs []string) {
 	}
 }
 
+// inPlace reports an editor's option that rewrites its files in place:
+// -i, a cluster with i in it (-pi, -ie), --in-place.
+func inPlace(words []shellWord) bool {
+	for _, w := range words {
+		t := w.text
+		if strings.HasPrefix(t, "--in-place") || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsRune(t, 'i') {
+			return true
+		}
+	}
+	return false
+}
+
 // replaces reports xargs's -I, -i or --replace: its command's words are
 // made of each line, not given them.
 func replaces(args []shellArg) bool {
@@ -663,8 +675,20 @@ func replaces(args []shellArg) bool {
 // of the first three (a file, or a directory, whose name is kept as a
 // file's too), every operand of tee.
 func (r *shellReader) writes(name string, words []shellWord, dirs []string) {
-	switch name {
-	case "cp", "mv", "install", "tee":
+	switch {
+	case name == "cp", name == "mv", name == "install", name == "tee":
+	case (name == "sed" || name == "gsed" || name == "perl" || name == "yq" || name == "ruby") && inPlace(words):
+		// sed -i, perl -pi, yq -i: every operand but the script is
+		// rewritten in place.
+		for _, w := range words[1:] {
+			if !strings.HasPrefix(w.text, "-") {
+				r.wrote(w, dirs)
+			}
+		}
+		return
+	case (name == "npm" || name == "pnpm" || name == "yarn" || name == "bun") && (hasWord(words, "set-script") || hasWord(words, "pkg") && hasWord(words, "set")):
+		r.wrote(shellWord{text: "package.json", known: true}, dirs) // npm pkg set scripts.test=...
+		return
 	default:
 		return
 	}
@@ -1522,6 +1546,12 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 	if sub.text == "lfs" && hasWord(words, "install") {
 		r.unknown("git lfs install") // writes the repository's hooks
 	}
+	if sub.text == "add" && hasWord(words, "-A", "--all", ".", ":/", "-f", "--force") || sub.text == "stash" && hasWord(words, "-u", "--include-untracked", "-a", "--all") ||
+		sub.text == "commit" && hasWord(words, "-a", "--all", "-am") {
+		// Every file of the work tree, staged, stashed or committed:
+		// git init then add -A at / or a home takes it all.
+		r.treeRead(shellWord{text: ".", known: true}, dirs)
+	}
 	if sub.text == "grep" && hasWord(words, "--no-index", "--untracked") {
 		// git grep --no-index: a search of the files under each path, as
 		// grep -r's, in or out of a repository.
@@ -1613,7 +1643,7 @@ var runsOtherCode = map[string][]string{
 	"tar":  {"--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--rsh-command", "--info-script", "--new-volume-script", "-F", "-P", "--absolute-names"},
 	"gtar": {"--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--rsh-command", "--info-script", "--new-volume-script", "-F"},
 	"zip":  {"-TT", "--unzip-command"},
-	"npx":  {"-c", "--call"}, "npm": {"-c", "--call", "--script-shell"}, "pnpm": {"-c"}, "yarn": {"exec"},
+	"npm": {"-c", "--call", "--script-shell"}, "pnpm": {"-c"}, "yarn": {"exec"},
 	"less": {"-+", "--lesskey", "+"}, "more": {"+"},
 	"sort": {"--compress-program"}, "go": {"-exec", "-toolexec", "-vettool"}, "make": {"--eval", "-E"},
 	"gcc": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"}, "g++": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"},

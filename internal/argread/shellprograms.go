@@ -245,8 +245,16 @@ var programs = map[string]program{
 	"devbox":  {values: opts("-c --config"), runs: opts("run")},
 	"mise":    {values: opts("-C --cd -E --env"), runs: opts("x exec")},
 	"chronic": wrapper("", "", 0),
+	// Runners of command lines: watchexec's command (a shell runs it),
+	// concurrently's each operand, nodemon's --exec; npx and its kin run a
+	// package's program with what follows.
+	"concurrently": {kind: progWrapper, values: opts("-n --names -c --prefix-colors -p --prefix -k --kill-others -s --success -r --raw --max-processes -m"), each: true},
+	"nodemon":      {kind: progWrapper, values: opts("-x --exec -w --watch -e --ext -i --ignore -d --delay --signal"), lines: opts("-x --exec")},
+	"npx":          {kind: progWrapper, values: opts("-p --package -c --call"), lines: opts("-c --call")},
+	"bunx":         {kind: progWrapper, values: opts("-p --package")},
+	"pnpx":         {kind: progWrapper, values: opts("-p --package -c")},
 	"watchexec": {kind: progWrapper, values: opts("-e --exts -w --watch -i --ignore -d --debounce -s --signal --shell -f --filter --project-origin --workdir"),
-		code: opts("--shell")},
+		code: opts("--shell"), joined: true}, // its command's words joined, for a shell
 	"nix":   {values: opts("--file -f --expr --override-input"), code: opts("--expr"), runs: opts("develop shell run")},
 	"xidel": {kind: progInterpreter, values: opts("-e --extract --xquery --xpath --css --follow -f --extract-file"), code: opts("-e --extract --xquery --xpath --follow -f"), files: opts("--extract-file")},
 	// Programs whose operands are command lines, each run by a shell.

@@ -158,6 +158,10 @@ type tool struct {
 	// crawl: the tool's name says it visits a site's pages, so its path
 	// patterns beside a web URL are the site's (sitePatternNames).
 	crawl bool
+	// runsCode: the tool's name says it runs code in a language of its own
+	// (run_code, run_python, code_interpreter, notebook_run), and not a
+	// shell's: its code is read for its literals (codeLiterals).
+	runsCode bool
 	// searchesContents: the tool's name says it searches files' contents
 	// (grep_search, search_code, ripgrep) or archives them (zip_directory,
 	// create_backup): its paths are trees it reads.
@@ -219,7 +223,9 @@ func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys,
 	t := &tool{dirTool: nameHasWord(name, dirToolWords), crawl: nameHasWord(name, crawlToolWords), program: toolProgram(name),
 		sql: nameHasWord(name, sqlToolWords), keyValue: nameHasWord(name, keyValueToolWords),
 		searchesContents: nameHasWord(name, grepToolWords) || nameHasWord(name, searchToolWords) && nameHasWord(name, contentToolWords) ||
-			nameHasWord(name, archiveToolWords) || nameHasWord(name, treeVerbWords) && nameHasWord(name, treeWords)}
+			nameHasWord(name, archiveToolWords) || nameHasWord(name, treeVerbWords) && nameHasWord(name, treeWords),
+		runsCode: !nameHasWord(name, shellToolWordsOnly) && (nameHasWord(name, runVerbWords) && nameHasWord(name, codeToolWords) ||
+			nameHasWord(name, interpreterToolWords))}
 	set := func(name string, c Class) {
 		if t.classes == nil {
 			t.classes = map[string]Class{}

@@ -393,6 +393,23 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 // under s.class.
 func (w *walker) unnamed(s site, t *ast.Term, v string) {
 	r := trimReading(v)
+	if patternName(s.arg) {
+		// A list of file patterns in one string ("!*.md\n/home/u/.ssh/x",
+		// "*.go,*.ts"): each pattern on its own; micromatch's "!!x" is x.
+		if parts := patternList(r); len(parts) > 1 {
+			for _, p := range parts {
+				w.unnamed(s, ast.StringTerm(p), p)
+			}
+			return
+		}
+		for strings.HasPrefix(r, "!!") {
+			r = r[2:]
+		}
+		if excludes(s.arg, r) {
+			return
+		}
+		v = r
+	}
 	asPath := looksLikeOption(r)
 	if s.class.Kind == Label {
 		asPath = asPath || w.labelPath(r)
@@ -651,6 +668,18 @@ func (w *walker) unnamedKey(s site, k *ast.Term, key string) {
 // URL or a remote path's host too when it reads as one.
 func (w *walker) pathString(s site, t *ast.Term, v string) {
 	r := trimReading(v)
+	if patternName(s.arg) {
+		if parts := patternList(r); len(parts) > 1 {
+			for _, p := range parts {
+				w.pathString(s, ast.StringTerm(p), p) // "*.md,/home/u/.ssh/*": each pattern of a list
+			}
+			return
+		}
+		for strings.HasPrefix(r, "!!") {
+			r = r[2:] // micromatch's "!!x" is x
+			v = r
+		}
+	}
 	if excludes(s.arg, r) {
 		return // "!node_modules/**": a glob's exclusion, which names nothing read
 	}
@@ -870,12 +899,46 @@ func (w *walker) embeddedDoc(s site, t *ast.Term, v string, strict bool) (read b
 // a search, not read. Under any other name ("path"), "!x*" may be a
 // file's own name, and is read.
 func excludes(arg, r string) bool {
-	if !strings.HasPrefix(r, "!") || !strings.ContainsAny(r, "*?[{") {
+	if !strings.HasPrefix(r, "!") || strings.HasPrefix(r, "!!") || !strings.ContainsAny(r, "*?[{") ||
+		strings.ContainsAny(r, " \t\r\n,;|:") || strings.Contains(r[1:], "!") {
+		// "!!x" is x to micromatch; "!*.md\n/home/u/x", "!a,b": more
+		// than one pattern; only one exclusion, alone, names nothing.
 		return false
 	}
+	return patternName(arg)
+}
+
+// patternList splits a string of file patterns at white space, commas,
+// semicolons and bars outside braces ("*.{js,ts}" is one pattern).
+func patternList(r string) []string {
+	var parts []string
+	depth, start := 0, 0
+	for i := 0; i < len(r); i++ {
+		switch c := r[i]; {
+		case c == '{':
+			depth++
+		case c == '}' && depth > 0:
+			depth--
+		case depth == 0 && strings.IndexByte("\n\r\t ,;|", c) >= 0:
+			if i > start {
+				parts = append(parts, r[start:i])
+			}
+			start = i + 1
+		}
+	}
+	if start < len(r) {
+		parts = append(parts, r[start:])
+	}
+	return parts
+}
+
+// patternName reports an argument's name that holds file patterns
+// (filePattern, pathPatterns, globs, include, exclude, ignore); a bare
+// "pattern" is a search's regular expression as often.
+func patternName(arg string) bool {
 	n := FoldName(arg)
-	return strings.Contains(n, "pattern") || strings.Contains(n, "glob") || strings.Contains(n, "include") ||
-		strings.Contains(n, "exclude") || strings.Contains(n, "ignore") || strings.Contains(n, "filter")
+	return strings.Contains(n, "glob") || strings.Contains(n, "include") || strings.Contains(n, "exclude") || strings.Contains(n, "ignore") ||
+		strings.Contains(n, "pattern") && (strings.Contains(n, "file") || strings.Contains(n, "path"))
 }
 
 // readsAsManifest reports text that starts as a Kubernetes manifest does
@@ -982,6 +1045,19 @@ func (w *walker) addPath(s site, t *ast.Term, resolved string) {
 	w.add(&w.out.Paths, v, s.at)
 }
 
+// shellMagics are a notebook's cell and line magics that hand their text
+// to a shell.
+var shellMagics = keySet("bash", "sh", "script", "system", "sx", "zsh", "perl", "ruby", "writefile", "file")
+
+// shellsOut finds code that runs a command line or another program:
+// Python's os.system, os.popen, subprocess, pty.spawn, os.exec*, Node's
+// child_process, Deno's and Bun's spawners, Ruby's and Perl's system and
+// backquotes, R's system().
+var shellsOut = regexp.MustCompile(`\bos\.(?:system|popen|exec\w*|spawn\w*|posix_spawn\w*)\s*\(|\bsubprocess\b|\bpty\.spawn|\bcommands\.getoutput|` +
+	`\bchild_process\b|\bexecSync\b|\bspawnSync\b|\bexecFile\w*\b|\bDeno\.(?:run|Command)\b|\bBun\.spawn|\bRuntime\.getRuntime\(\)\.exec|` +
+	`\bProcessBuilder\b|\bsystem2?\s*\(|\bshell_exec\b|\bpassthru\b|\bproc_open\b|\bIO\.popen|\bOpen3\b|\bctypes\b|\bcffi\b|` +
+	`\b__import__\s*\(|\bimportlib\b|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(`)
+
 // givesHost reads a member of a container's or a pod's settings, in any
 // tool's arguments (a Docker API body, a Kubernetes manifest, an MCP
 // container tool's options), that gives what runs inside the host itself:
@@ -1075,6 +1151,22 @@ func (w *walker) codeLiterals(s site, v string) {
 		w.addPath(s.as(none), ast.StringTerm("code longer than 64 KiB"), "") // not read: what it names cannot be told
 		return
 	}
+	for _, line := range strings.Split(v, "\n") {
+		// A notebook's shell escapes (IPython's "!cmd", "%%bash", "%sx")
+		// run a shell: read as one.
+		l := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(l, "!"):
+			w.shellLine(s.as(shellName), ast.StringTerm(l[1:]), l[1:])
+		case strings.HasPrefix(l, "%%") || strings.HasPrefix(l, "%sx") || strings.HasPrefix(l, "%system") || strings.HasPrefix(l, "%sh"):
+			if cell := strings.Fields(l); len(cell) > 0 && shellMagics[strings.TrimLeft(cell[0], "%")] {
+				w.addPath(s.as(none), ast.StringTerm(l), "") // a cell or line a shell runs, as a whole: unknown
+			}
+		}
+	}
+	if m := shellsOut.FindString(v); m != "" {
+		w.addPath(s.as(none), ast.StringTerm(m), "") // code that runs a command line: what it runs cannot be told here
+	}
 	for i := 0; i < len(v); i++ {
 		q := v[i]
 		if q != '\'' && q != '"' && q != '`' {
@@ -1091,8 +1183,18 @@ func (w *walker) codeLiterals(s site, v string) {
 		case r == "" || strings.ContainsAny(r, "\n"):
 		case readsAsURL(r):
 			w.pathsHost(s.as(Class{Kind: URL, Evidence: Shape}), ast.StringTerm(lit), lit)
+		case readsAsIP(r):
+			w.pathsHost(s.as(Class{Kind: Host, Evidence: Shape}), ast.StringTerm(lit), lit) // socket.create_connection(('169.254.169.254', 80))
 		case namesFloorInData(r) || w.namesSecret(r) || looksLikePath(r) && floorFile(w.resolve("/", r)):
 			w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), ast.StringTerm(lit), lit)
+		case looksLikePath(r):
+			if p := w.resolve(w.root, r); p != "" && lexical.SecretTree(lexical.FoldPath(p)) != nil {
+				n := len(w.out.Paths)
+				w.pathString(s.as(Class{Kind: Dir, Evidence: Shape}), ast.StringTerm(lit), lit)
+				for i := n; i < len(w.out.Paths); i++ {
+					w.out.Paths[i].Tree = true // shutil.rmtree('/home/u'), os.walk('/'): a tree where secrets are kept
+				}
+			}
 		}
 	}
 }

@@ -1643,7 +1643,7 @@ var runsOtherCode = map[string][]string{
 	"tar":  {"--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--rsh-command", "--info-script", "--new-volume-script", "-F", "-P", "--absolute-names"},
 	"gtar": {"--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--rsh-command", "--info-script", "--new-volume-script", "-F"},
 	"zip":  {"-TT", "--unzip-command"},
-	"npm": {"-c", "--call", "--script-shell"}, "pnpm": {"-c"}, "yarn": {"exec"},
+	"npm":  {"-c", "--call", "--script-shell"}, "pnpm": {"-c"}, "yarn": {"exec"},
 	"less": {"-+", "--lesskey", "+"}, "more": {"+"},
 	"sort": {"--compress-program"}, "go": {"-exec", "-toolexec", "-vettool"}, "make": {"--eval", "-E"},
 	"gcc": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"}, "g++": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"},

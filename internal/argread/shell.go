@@ -854,7 +854,47 @@ func (r *shellReader) call(x *syntax.CallExpr, dirs []string) []string {
 		words[i] = r.word(a, dirs)
 	}
 	r.ok = nil // the substitutions read above ran in subshells
+	if words[0].known && foundReaders[programName(words[0].text)] {
+		if given, ok := substitutedPaths(x.Args[1:], words[1:]); ok {
+			// wc -l $(git ls-files '*.py'): a program that only reads is
+			// given the files a producer prints, as xargs would give them
+			// (producedPaths): those directories, read as trees.
+			r.tree, r.follows = true, true
+			after := r.command(append([]shellWord{words[0]}, given...), dirs)
+			r.tree, r.follows = false, false
+			return after
+		}
+	}
 	return r.command(words, dirs)
+}
+
+// substitutedPaths are words with each that is one command substitution
+// of a producer of paths ($(git ls-files), $(find src -name '*.go'))
+// put in place by the directories it prints the files of; ok is false
+// when there is none, or another word the shell changes.
+func substitutedPaths(args []*syntax.Word, words []shellWord) ([]shellWord, bool) {
+	var out []shellWord
+	found := false
+	for i, w := range words {
+		if w.known {
+			out = append(out, w)
+			continue
+		}
+		if len(args[i].Parts) != 1 {
+			return nil, false
+		}
+		cs, ok := args[i].Parts[0].(*syntax.CmdSubst)
+		if !ok || len(cs.Stmts) != 1 {
+			return nil, false
+		}
+		paths := producedPaths(cs.Stmts[0], nil)
+		if paths == nil {
+			return nil, false
+		}
+		out = append(out, paths...)
+		found = true
+	}
+	return out, found
 }
 
 // shellWord is a word of a command as the program will see it: its text

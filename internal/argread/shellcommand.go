@@ -1497,6 +1497,10 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 			continue
 		}
 		w := a.value
+		if sub.text == "ls-files" && strings.ContainsAny(w.text, "*?[") && !strings.ContainsAny(w.text, "$`") {
+			r.path(".", dirs, true) // git ls-files '*.py': the names of the repository's files that match, nothing read
+			continue
+		}
 		if !w.known {
 			r.unknown(w.text)
 			continue

@@ -451,6 +451,14 @@ func (r *shellReader) treeRead(w shellWord, dirs []string) {
 	r.tree = false
 }
 
+// followedTreeRead reads w as a tree the command reads every file under,
+// following the links it finds (a file server's).
+func (r *shellReader) followedTreeRead(w shellWord, dirs []string) {
+	r.tree, r.follows = true, true
+	r.read(w, dirs)
+	r.tree, r.follows = false, false
+}
+
 // host keeps a host a network program reaches.
 func (r *shellReader) host(word, h string) {
 	r.w.addHost(r.s, ast.StringTerm(word), h)
@@ -1164,13 +1172,7 @@ func (r *shellReader) stdinText(st *syntax.Stmt) {
 	}
 	c := &r.w.out.Commands[r.cur]
 	for _, rd := range st.Redirs {
-		var w *syntax.Word
-		switch rd.Op {
-		case syntax.Hdoc, syntax.DashHdoc:
-			w = rd.Hdoc
-		case syntax.WordHdoc:
-			w = rd.Word
-		}
+		w := stdinWord(rd)
 		if w == nil {
 			continue
 		}
@@ -1198,15 +1200,22 @@ var stdinPrinters = opts("cat tac rev tee base64 base32 basenc xxd od hexdump tr
 // generators and scanners.
 var stdinTargets = opts("vegeta httpx nuclei katana hakrawler gau waybackurls httprobe ffuf")
 
+// stdinWord is the text a redirection gives the command's input: a
+// here-document's body or a here-string's word; nil for any other.
+func stdinWord(rd *syntax.Redirect) *syntax.Word {
+	switch rd.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		return rd.Hdoc
+	case syntax.WordHdoc:
+		return rd.Word
+	}
+	return nil
+}
+
 func (r *shellReader) stdinPatch(st *syntax.Stmt, dirs []string) {
 	for _, rd := range st.Redirs {
-		var w *syntax.Word
-		switch rd.Op {
-		case syntax.Hdoc, syntax.DashHdoc:
-			w = rd.Hdoc
-		case syntax.WordHdoc:
-			w = rd.Word
-		default:
+		w := stdinWord(rd)
+		if w == nil {
 			continue
 		}
 		if text, ok := heredocText(w); ok {

@@ -830,20 +830,14 @@ func (r *shellReader) served(words []shellWord, dirs []string, long, short strin
 		switch {
 		case !w.known:
 		case (w.text == long || short != "" && w.text == short) && i+1 < len(words):
-			r.tree, r.follows = true, true
-			r.read(words[i+1], dirs)
-			r.tree, r.follows = false, false
+			r.followedTreeRead(words[i+1], dirs)
 			return
 		case strings.HasPrefix(w.text, long+"="):
-			r.tree, r.follows = true, true
-			r.read(shellWord{text: w.text[len(long)+1:], known: true}, dirs)
-			r.tree, r.follows = false, false
+			r.followedTreeRead(shellWord{text: w.text[len(long)+1:], known: true}, dirs)
 			return
 		}
 	}
-	r.tree, r.follows = true, true
-	r.read(shellWord{text: ".", known: true}, dirs)
-	r.tree, r.follows = false, false
+	r.followedTreeRead(shellWord{text: ".", known: true}, dirs)
 }
 
 // script reads awk's and sed's words: the script, checked (run by -f, a

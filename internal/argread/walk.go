@@ -394,21 +394,14 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 func (w *walker) unnamed(s site, t *ast.Term, v string) {
 	r := trimReading(v)
 	if patternName(s.arg) {
-		// A list of file patterns in one string ("!*.md\n/home/u/.ssh/x",
-		// "*.go,*.ts"): each pattern on its own; micromatch's "!!x" is x.
-		if parts := patternList(r); len(parts) > 1 {
-			for _, p := range parts {
-				w.unnamed(s, ast.StringTerm(p), p)
-			}
+		list, one, skip := filePatterns(s.arg, r)
+		for _, p := range list {
+			w.unnamed(s, ast.StringTerm(p), p)
+		}
+		if list != nil || skip {
 			return
 		}
-		for strings.HasPrefix(r, "!!") {
-			r = r[2:]
-		}
-		if excludes(s.arg, r) {
-			return
-		}
-		v = r
+		r, v = one, one
 	}
 	asPath := looksLikeOption(r)
 	if s.class.Kind == Label {
@@ -668,20 +661,13 @@ func (w *walker) unnamedKey(s site, k *ast.Term, key string) {
 // URL or a remote path's host too when it reads as one.
 func (w *walker) pathString(s site, t *ast.Term, v string) {
 	r := trimReading(v)
-	if patternName(s.arg) {
-		if parts := patternList(r); len(parts) > 1 {
-			for _, p := range parts {
-				w.pathString(s, ast.StringTerm(p), p) // "*.md,/home/u/.ssh/*": each pattern of a list
-			}
-			return
+	if list, one, skip := filePatterns(s.arg, r); list != nil || skip {
+		for _, p := range list {
+			w.pathString(s, ast.StringTerm(p), p) // "*.md,/home/u/.ssh/*": each pattern of a list
 		}
-		for strings.HasPrefix(r, "!!") {
-			r = r[2:] // micromatch's "!!x" is x
-			v = r
-		}
-	}
-	if excludes(s.arg, r) {
-		return // "!node_modules/**": a glob's exclusion, which names nothing read
+		return // or "!node_modules/**": a glob's exclusion, which names nothing read
+	} else if one != r {
+		r, v = one, one // micromatch's "!!x" is x
 	}
 	if readsAsURL(r) && !looksLikePath(r) && !hasPrefixFold(r, "jdbc:") {
 		// A URL ("oci://registry/chart", "https://x/a.pdf"): what a server
@@ -906,6 +892,24 @@ func excludes(arg, r string) bool {
 		return false
 	}
 	return patternName(arg)
+}
+
+// filePatterns reads a value under a file pattern's name (patternName):
+// the patterns of a list in one string ("!*.md\n/home/u/.ssh/x",
+// "*.go,*.ts"), each to be read on its own; or the one pattern it is,
+// micromatch's "!!x" read as x, and skip when it is a lone exclusion,
+// which names nothing. Under any other name, r as it is.
+func filePatterns(arg, r string) (list []string, one string, skip bool) {
+	if !patternName(arg) {
+		return nil, r, false
+	}
+	if parts := patternList(r); len(parts) > 1 {
+		return parts, "", false
+	}
+	for strings.HasPrefix(r, "!!") {
+		r = r[2:]
+	}
+	return nil, r, excludes(arg, r)
 }
 
 // patternList splits a string of file patterns at white space, commas,
@@ -1133,12 +1137,17 @@ func (w *walker) hostMount(s site, m string) {
 
 // mountSource reads a host directory mounted into a container.
 func (w *walker) mountSource(s site, src string) {
+	w.treeString(s, src)
+	w.out.Acts = true
+}
+
+// treeString reads v as a directory the call reads every file under.
+func (w *walker) treeString(s site, v string) {
 	n := len(w.out.Paths)
-	w.pathString(s.as(Class{Kind: Dir, Evidence: Shape}), ast.StringTerm(src), src)
+	w.pathString(s.as(Class{Kind: Dir, Evidence: Shape}), ast.StringTerm(v), v)
 	for i := n; i < len(w.out.Paths); i++ {
 		w.out.Paths[i].Tree = true
 	}
-	w.out.Acts = true
 }
 
 // codeLiterals reads code in a language this reader does not parse (a code
@@ -1189,11 +1198,7 @@ func (w *walker) codeLiterals(s site, v string) {
 			w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), ast.StringTerm(lit), lit)
 		case looksLikePath(r):
 			if p := w.resolve(w.root, r); p != "" && lexical.SecretTree(lexical.FoldPath(p)) != nil {
-				n := len(w.out.Paths)
-				w.pathString(s.as(Class{Kind: Dir, Evidence: Shape}), ast.StringTerm(lit), lit)
-				for i := n; i < len(w.out.Paths); i++ {
-					w.out.Paths[i].Tree = true // shutil.rmtree('/home/u'), os.walk('/'): a tree where secrets are kept
-				}
+				w.treeString(s, lit) // shutil.rmtree('/home/u'), os.walk('/'): a tree where secrets are kept
 			}
 		}
 	}

@@ -56,10 +56,10 @@ func openQueue(file string) (*grants.Store, approvals.Queue, func(), error) {
 }
 
 // openPostgresQueue is the queue in the grants database at url.
-func openPostgresQueue(url string) (*pgstore.Questions, error) {
+func openPostgresQueue(url string) (*approvals.PostgresQueue, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return pgstore.OpenQuestions(ctx, url, pgstore.QuestionOptions{})
+	return approvals.OpenPostgres(ctx, url, approvals.PostgresOptions{})
 }
 
 // warnUnused tells the human when no proxy has ever put a question in

@@ -9,7 +9,6 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/grants/pgstore"
-	"github.com/mcp-policy/mcp-policy/internal/approvals"
 	"github.com/mcp-policy/mcp-policy/internal/pgtest"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
@@ -126,47 +125,5 @@ func BenchmarkPropagation(b *testing.B) {
 			}
 			time.Sleep(50 * time.Microsecond)
 		}
-	}
-}
-
-// BenchmarkQuestionAnswered: one question put, answered by another
-// approver's connection, and the answer in the waiting proxy's hands,
-// then withdrawn — the file queue (whose waiter polls) beside the
-// PostgreSQL queue (whose waiter NOTIFY wakes).
-func BenchmarkQuestionAnswered(b *testing.B) {
-	for _, where := range []string{"file", "postgres"} {
-		b.Run(where, func(b *testing.B) {
-			var proxy, approver approvals.Queue
-			if where == "file" {
-				file := filepath.Join(b.TempDir(), "grants.json")
-				fq, err := approvals.Open(file)
-				if err != nil {
-					b.Fatal(err)
-				}
-				proxy, approver = fq, fq
-			} else {
-				url := pgtest.NewDatabase(b)
-				p, a := openQuestions(b, url, pgstore.QuestionOptions{}), openQuestions(b, url, pgstore.QuestionOptions{})
-				proxy, approver = p, a
-			}
-			for b.Loop() {
-				qu := question(time.Minute)
-				if err := proxy.Put(qu); err != nil {
-					b.Fatal(err)
-				}
-				got := make(chan error, 1)
-				go func() {
-					_, err := proxy.Await(context.Background(), qu, func(err error) { b.Error(err) })
-					got <- err
-				}()
-				if err := approver.Answer(qu.ID, qu.Digest, "allow-once", "bench"); err != nil {
-					b.Fatal(err)
-				}
-				if err := <-got; err != nil {
-					b.Fatal(err)
-				}
-				proxy.Withdraw(qu.ID)
-			}
-		})
 	}
 }

@@ -22,8 +22,8 @@
 // memory (a deny answers here at once) and written when the database
 // returns; Close reports any answer it still could not write.
 //
-// Questions is the approvals queue in the same database: the questions
-// proxies hold calls on, answered by approvers on any machine.
+// The approvals queue (the questions proxies hold calls on) lives in the
+// same database, migrated with the grants, but is the approvals package's.
 package pgstore
 
 import (
@@ -38,6 +38,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcp-policy/mcp-policy/internal/pgschema"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -135,7 +137,7 @@ func OpenBackend(ctx context.Context, connString string, o Options) (*Backend, e
 		return nil, fmt.Errorf("grants: postgres: %w", err)
 	}
 	b := &Backend{pool: pool, cfg: pcfg.ConnConfig.Copy(), o: o, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	if err := migrate(ctx, pool); err != nil {
+	if err := pgschema.Migrate(ctx, pool); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -620,3 +622,7 @@ func outOfReach(err error) bool {
 	}
 	return true // no answer from the server at all
 }
+
+// NewerSchemaError is a database whose grants schema a newer program
+// wrote: this program would misread its grants and refuses it.
+type NewerSchemaError = pgschema.NewerSchemaError

@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/grants/grantstest"
 	"github.com/mcp-policy/mcp-policy/grants/pgstore"
+	"github.com/mcp-policy/mcp-policy/internal/pgschema"
 	"github.com/mcp-policy/mcp-policy/internal/pgtest"
 	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
@@ -238,7 +239,7 @@ func TestNewerSchemaIsRefused(t *testing.T) {
 	}
 	_, err = pgstore.Open(context.Background(), url, pgstore.Options{})
 	var newer *pgstore.NewerSchemaError
-	if !errors.As(err, &newer) || newer.Have != 99 || newer.Want != pgstore.SchemaVersion {
+	if !errors.As(err, &newer) || newer.Have != 99 || newer.Want != pgschema.Version {
 		t.Fatalf("opening a newer schema: %v", err)
 	}
 }

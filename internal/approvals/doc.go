@@ -6,10 +6,10 @@
 // elicit can still have its calls approved.
 //
 // Queue is what a proxy and an approver need of the queue; it lives where
-// the grants live. FileQueue, here, is a directory beside the grants file;
-// package grants/pgstore keeps one in the grants database, for approvers
-// on other machines. The checks on an answer (NewAnswer, CheckAnswer) are
-// this package's, whichever keeps the queue.
+// the grants live. FileQueue is a directory beside the grants file;
+// PostgresQueue a table in the grants database (grants/pgstore's, one
+// schema: internal/pgschema), for approvers on other machines. The checks
+// on an answer (NewAnswer, CheckAnswer) are shared by both.
 //
 // The file queue is a directory, <grants file>.pending: one JSON file per
 // question, written by the proxy that holds the call, and one answer file

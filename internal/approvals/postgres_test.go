@@ -1,25 +1,30 @@
-package pgstore_test
+package approvals_test
 
 import (
 	"context"
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/grants/pgstore"
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
+	"github.com/mcp-policy/mcp-policy/internal/pgschema"
 	"github.com/mcp-policy/mcp-policy/internal/pgtest"
+	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
 
-func openQuestions(t testing.TB, url string, o pgstore.QuestionOptions) *pgstore.Questions {
+func openQuestions(t testing.TB, url string, o approvals.PostgresOptions) *approvals.PostgresQueue {
 	t.Helper()
-	q, err := pgstore.OpenQuestions(context.Background(), url, o)
+	q, err := approvals.OpenPostgres(context.Background(), url, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +32,7 @@ func openQuestions(t testing.TB, url string, o pgstore.QuestionOptions) *pgstore
 	return q
 }
 
-func question(deadline time.Duration) approvals.Question {
+func pgQuestion(deadline time.Duration) approvals.Question {
 	digest, _ := approvals.Digest("write_file", `{"path":"/srv/a"}`)
 	now := time.Now().UTC()
 	return approvals.Question{ID: approvals.NewID(), Digest: digest, Tool: "write_file", Message: "The agent wants to run write_file.",
@@ -35,7 +40,7 @@ func question(deadline time.Duration) approvals.Question {
 		Arguments: `{"path": "/srv/a"}`, Asker: approvals.Asker{Machine: "m1", PID: 1}, Asked: now, Deadline: now.Add(deadline)}
 }
 
-func pendingIDs(t *testing.T, q *pgstore.Questions) []string {
+func pendingIDs(t *testing.T, q *approvals.PostgresQueue) []string {
 	t.Helper()
 	qs, err := q.Pending()
 	if err != nil {
@@ -54,12 +59,12 @@ func pendingIDs(t *testing.T, q *pgstore.Questions) []string {
 // re-read, is an hour), and the answer is the one given.
 func TestQuestionIsAnsweredFromAnotherConnection(t *testing.T) {
 	url := pgtest.NewDatabase(t)
-	proxy := openQuestions(t, url, pgstore.QuestionOptions{Heartbeat: time.Hour})
-	approver := openQuestions(t, url, pgstore.QuestionOptions{})
+	proxy := openQuestions(t, url, approvals.PostgresOptions{Heartbeat: time.Hour})
+	approver := openQuestions(t, url, approvals.PostgresOptions{})
 	if used, err := approver.Used(); err != nil || used {
 		t.Fatalf("a fresh database: Used = %v, %v", used, err)
 	}
-	qu := question(time.Minute)
+	qu := pgQuestion(time.Minute)
 	if err := proxy.Put(qu); err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +112,8 @@ func TestQuestionIsAnsweredFromAnotherConnection(t *testing.T) {
 // too late.
 func TestForgedAnswersAreRefused(t *testing.T) {
 	url := pgtest.NewDatabase(t)
-	q := openQuestions(t, url, pgstore.QuestionOptions{})
-	qu := question(time.Minute)
+	q := openQuestions(t, url, approvals.PostgresOptions{})
+	qu := pgQuestion(time.Minute)
 	if err := q.Put(qu); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +127,7 @@ func TestForgedAnswersAreRefused(t *testing.T) {
 	if ids := pendingIDs(t, q); len(ids) != 1 {
 		t.Fatalf("refused answers closed the question: %v", ids)
 	}
-	late := question(-time.Second)
+	late := pgQuestion(-time.Second)
 	if err := q.Put(late); err != nil {
 		t.Fatal(err)
 	}
@@ -135,8 +140,8 @@ func TestForgedAnswersAreRefused(t *testing.T) {
 // Answer) is not taken: the waiting proxy clears it, warns, and waits on.
 func TestAwaitTakesOnlyItsOwnCallsAnswer(t *testing.T) {
 	url := pgtest.NewDatabase(t)
-	q := openQuestions(t, url, pgstore.QuestionOptions{})
-	qu := question(time.Minute)
+	q := openQuestions(t, url, approvals.PostgresOptions{})
+	qu := pgQuestion(time.Minute)
 	if err := q.Put(qu); err != nil {
 		t.Fatal(err)
 	}
@@ -165,16 +170,16 @@ func TestAwaitTakesOnlyItsOwnCallsAnswer(t *testing.T) {
 // answered already, and the proxy takes the winner's answer.
 func TestTwoAnswersRaceOneWins(t *testing.T) {
 	url := pgtest.NewDatabase(t)
-	q := openQuestions(t, url, pgstore.QuestionOptions{})
-	a, b := openQuestions(t, url, pgstore.QuestionOptions{}), openQuestions(t, url, pgstore.QuestionOptions{})
+	q := openQuestions(t, url, approvals.PostgresOptions{})
+	a, b := openQuestions(t, url, approvals.PostgresOptions{}), openQuestions(t, url, approvals.PostgresOptions{})
 	for range 20 {
-		qu := question(time.Minute)
+		qu := pgQuestion(time.Minute)
 		if err := q.Put(qu); err != nil {
 			t.Fatal(err)
 		}
 		var wg sync.WaitGroup
 		errs := make([]error, 2)
-		for i, approver := range []*pgstore.Questions{a, b} {
+		for i, approver := range []*approvals.PostgresQueue{a, b} {
 			wg.Go(func() {
 				errs[i] = approver.Answer(qu.ID, qu.Digest, []string{"allow-once", "deny-once"}[i], "approver")
 			})
@@ -207,7 +212,7 @@ func TestTwoAnswersRaceOneWins(t *testing.T) {
 // StaleAfter passes, and can no longer be answered.
 func TestQuestionOfAKilledProxyExpires(t *testing.T) {
 	url := pgtest.NewDatabase(t)
-	o := pgstore.QuestionOptions{Heartbeat: 100 * time.Millisecond, StaleAfter: time.Second}
+	o := approvals.PostgresOptions{Heartbeat: 100 * time.Millisecond, StaleAfter: time.Second}
 	approver := openQuestions(t, url, o)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWaitingProxy$")
 	cmd.Env = append(os.Environ(), "PGSTORE_HELPER_URL="+url)
@@ -216,13 +221,13 @@ func TestQuestionOfAKilledProxyExpires(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	var id string
-	waitFor(t, "the helper's question was never listed", func() bool {
+	require.Eventually(t, func() bool {
 		ids := pendingIDs(t, approver)
 		if len(ids) == 1 {
 			id = ids[0]
 		}
 		return id != ""
-	})
+	}, 15*time.Second, 10*time.Millisecond, "the helper's question was never listed")
 	time.Sleep(2 * o.StaleAfter)
 	if ids := pendingIDs(t, approver); len(ids) != 1 {
 		t.Fatalf("a living proxy's question expired: %v", ids)
@@ -231,7 +236,8 @@ func TestQuestionOfAKilledProxyExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	waitFor(t, "the killed proxy's question is still listed", func() bool { return len(pendingIDs(t, approver)) == 0 })
+	require.Eventually(t, func() bool { return len(pendingIDs(t, approver)) == 0 },
+		15*time.Second, 10*time.Millisecond, "the killed proxy's question is still listed")
 	if _, err := approver.Get(id); err == nil {
 		t.Fatal("the killed proxy's question can still be read")
 	}
@@ -244,8 +250,8 @@ func TestHelperWaitingProxy(t *testing.T) {
 	if url == "" {
 		t.Skip("a helper process")
 	}
-	q := openQuestions(t, url, pgstore.QuestionOptions{Heartbeat: 100 * time.Millisecond, StaleAfter: time.Second})
-	qu := question(time.Hour)
+	q := openQuestions(t, url, approvals.PostgresOptions{Heartbeat: 100 * time.Millisecond, StaleAfter: time.Second})
+	qu := pgQuestion(time.Hour)
 	if err := q.Put(qu); err != nil {
 		t.Fatal(err)
 	}
@@ -257,10 +263,14 @@ func TestHelperWaitingProxy(t *testing.T) {
 // queue and keeps its grants.
 func TestMigrationAddsTheQueueKeepingGrants(t *testing.T) {
 	url := pgtest.NewDatabase(t)
-	s := open(t, url, pgstore.Options{})
-	if err := s.Add(deny("rm")); err != nil {
-		t.Fatal(err)
+	openGrants := func() *grants.Store {
+		s, err := pgstore.Open(context.Background(), url, pgstore.Options{Logf: t.Logf})
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, s.Close()) })
+		return s
 	}
+	rm := rules.Rule{Tool: "rm", Decision: rules.Deny}
+	require.NoError(t, openGrants().Add(rm))
 	c, err := pgx.Connect(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
@@ -269,15 +279,15 @@ func TestMigrationAddsTheQueueKeepingGrants(t *testing.T) {
 	if _, err := c.Exec(context.Background(), "DROP TABLE mcp_policy_questions; UPDATE mcp_policy_schema SET version = 1"); err != nil {
 		t.Fatal(err)
 	}
-	q := openQuestions(t, url, pgstore.QuestionOptions{})
-	if err := q.Put(question(time.Minute)); err != nil {
+	q := openQuestions(t, url, approvals.PostgresOptions{})
+	if err := q.Put(pgQuestion(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	var version int
-	if err := c.QueryRow(context.Background(), "SELECT version FROM mcp_policy_schema").Scan(&version); err != nil || version != pgstore.SchemaVersion {
-		t.Fatalf("schema version %d (%v), want %d", version, err, pgstore.SchemaVersion)
+	if err := c.QueryRow(context.Background(), "SELECT version FROM mcp_policy_schema").Scan(&version); err != nil || version != pgschema.Version {
+		t.Fatalf("schema version %d (%v), want %d", version, err, pgschema.Version)
 	}
-	if !open(t, url, pgstore.Options{}).Grants().Has(deny("rm")) {
+	if !openGrants().Grants().Has(rm) {
 		t.Fatal("the migration lost a grant")
 	}
 }
@@ -287,8 +297,8 @@ func TestMigrationAddsTheQueueKeepingGrants(t *testing.T) {
 // (written by the proxy's clock) says to an approver whose clock is off.
 func TestTheDeadlineIsTheDatabases(t *testing.T) {
 	url := pgtest.NewDatabase(t)
-	q := openQuestions(t, url, pgstore.QuestionOptions{})
-	qu := question(time.Hour)
+	q := openQuestions(t, url, approvals.PostgresOptions{})
+	qu := pgQuestion(time.Hour)
 	if err := q.Put(qu); err != nil {
 		t.Fatal(err)
 	}
@@ -302,5 +312,47 @@ func TestTheDeadlineIsTheDatabases(t *testing.T) {
 	}
 	if err := q.Answer(qu.ID, qu.Digest, "allow-once", "x"); !errors.Is(err, approvals.ErrTooLate) {
 		t.Fatalf("past the database's deadline: %v", err)
+	}
+}
+
+// BenchmarkQuestionAnswered: one question put, answered by another
+// approver's connection, and the answer in the waiting proxy's hands,
+// then withdrawn — the file queue (whose waiter polls) beside the
+// PostgreSQL queue (whose waiter NOTIFY wakes).
+func BenchmarkQuestionAnswered(b *testing.B) {
+	for _, where := range []string{"file", "postgres"} {
+		b.Run(where, func(b *testing.B) {
+			var proxy, approver approvals.Queue
+			if where == "file" {
+				file := filepath.Join(b.TempDir(), "grants.json")
+				fq, err := approvals.Open(file)
+				if err != nil {
+					b.Fatal(err)
+				}
+				proxy, approver = fq, fq
+			} else {
+				url := pgtest.NewDatabase(b)
+				p, a := openQuestions(b, url, approvals.PostgresOptions{}), openQuestions(b, url, approvals.PostgresOptions{})
+				proxy, approver = p, a
+			}
+			for b.Loop() {
+				qu := pgQuestion(time.Minute)
+				if err := proxy.Put(qu); err != nil {
+					b.Fatal(err)
+				}
+				got := make(chan error, 1)
+				go func() {
+					_, err := proxy.Await(context.Background(), qu, func(err error) { b.Error(err) })
+					got <- err
+				}()
+				if err := approver.Answer(qu.ID, qu.Digest, "allow-once", "bench"); err != nil {
+					b.Fatal(err)
+				}
+				if err := <-got; err != nil {
+					b.Fatal(err)
+				}
+				proxy.Withdraw(qu.ID)
+			}
+		})
 	}
 }

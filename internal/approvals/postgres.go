@@ -1,4 +1,4 @@
-package pgstore
+package approvals
 
 import (
 	"context"
@@ -11,7 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/mcp-policy/mcp-policy/internal/approvals"
+	"github.com/mcp-policy/mcp-policy/grants/pgstore"
+	"github.com/mcp-policy/mcp-policy/internal/pgschema"
 )
 
 // questionsChannel is the NOTIFY channel a question put, answered or
@@ -22,25 +23,25 @@ const questionsChannel = "mcp_policy_questions"
 // question file: a question holds the call's arguments whole.
 const maxQuestionJSON = 32 << 20
 
-// QuestionOptions tune a Questions queue; the zero value is the default.
-type QuestionOptions struct {
+// PostgresOptions tune a PostgresQueue queue; the zero value is the default.
+type PostgresOptions struct {
 	// Heartbeat is how often a waiting proxy marks its question alive;
 	// StaleAfter how long unmarked a question is taken for a dead
-	// proxy's. Defaults approvals.Heartbeat and approvals.StaleAfter.
+	// proxy's. Defaults Heartbeat and StaleAfter.
 	Heartbeat, StaleAfter time.Duration
 }
 
-// Questions is the approvals queue in PostgreSQL, beside the grants: the
+// PostgresQueue is the approvals queue in PostgreSQL, beside the grants: the
 // questions of every proxy pointed at the database, answered by
 // `mcp-policy approvals` or `approve` on any machine. The answer is
 // written in the transaction that reads the question (FOR UPDATE), so of
 // two approvers answering at once one wins and the other is told; a
 // NOTIFY wakes the waiting proxy.
-type Questions struct {
+type PostgresQueue struct {
 	pool   *pgxpool.Pool
 	cfg    *pgx.ConnConfig
 	grants string // the URL, redacted
-	o      QuestionOptions
+	o      PostgresOptions
 
 	mu      sync.Mutex
 	changed chan struct{} // closed (and replaced) on every notification
@@ -49,53 +50,53 @@ type Questions struct {
 	done chan struct{}
 }
 
-var _ approvals.Queue = (*Questions)(nil)
+var _ Queue = (*PostgresQueue)(nil)
 
-// OpenQuestions connects to the database at connString, creates or
+// OpenPostgres connects to the database at connString, creates or
 // migrates the schema (the grants' and the queue's are one), and listens
 // for the queue's notifications. Close it when done.
-func OpenQuestions(ctx context.Context, connString string, o QuestionOptions) (*Questions, error) {
+func OpenPostgres(ctx context.Context, connString string, o PostgresOptions) (*PostgresQueue, error) {
 	if o.Heartbeat <= 0 {
-		o.Heartbeat = approvals.Heartbeat
+		o.Heartbeat = Heartbeat
 	}
 	if o.StaleAfter <= 0 {
-		o.StaleAfter = approvals.StaleAfter
+		o.StaleAfter = StaleAfter
 	}
 	pcfg, err := pgxpool.ParseConfig(connString)
 	if err != nil {
-		return nil, fmt.Errorf("approvals: postgres: %s: %w", Redact(connString), err)
+		return nil, fmt.Errorf("approvals: postgres: %s: %w", pgstore.Redact(connString), err)
 	}
 	pcfg.MaxConns = 4
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
 		return nil, fmt.Errorf("approvals: postgres: %w", err)
 	}
-	if err := migrate(ctx, pool); err != nil {
+	if err := pgschema.Migrate(ctx, pool); err != nil {
 		pool.Close()
 		return nil, err
 	}
 	rctx, cancel := context.WithCancel(context.Background())
-	q := &Questions{pool: pool, cfg: pcfg.ConnConfig.Copy(), grants: Redact(connString), o: o,
+	q := &PostgresQueue{pool: pool, cfg: pcfg.ConnConfig.Copy(), grants: pgstore.Redact(connString), o: o,
 		changed: make(chan struct{}), stop: cancel, done: make(chan struct{})}
 	go q.listen(rctx)
 	return q, nil
 }
 
 // Close stops listening and closes the connections.
-func (q *Questions) Close() {
+func (q *PostgresQueue) Close() {
 	q.stop()
 	<-q.done
 	q.pool.Close()
 }
 
 // Grants is the database's URL, its password hidden.
-func (q *Questions) Grants() string { return q.grants }
+func (q *PostgresQueue) Grants() string { return q.grants }
 
 // listen wakes the waiting proxies on every notification, and also when
 // the connection breaks (a notification may have been lost with it), in
 // which case it reconnects, backing off up to a second. Await re-reads
 // every Heartbeat in any case.
-func (q *Questions) listen(ctx context.Context) {
+func (q *PostgresQueue) listen(ctx context.Context) {
 	defer close(q.done)
 	backoff := 50 * time.Millisecond
 	for ctx.Err() == nil {
@@ -119,14 +120,14 @@ func (q *Questions) listen(ctx context.Context) {
 	}
 }
 
-func (q *Questions) wake() {
+func (q *PostgresQueue) wake() {
 	q.mu.Lock()
 	close(q.changed)
 	q.changed = make(chan struct{})
 	q.mu.Unlock()
 }
 
-func (q *Questions) changes() <-chan struct{} {
+func (q *PostgresQueue) changes() <-chan struct{} {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return q.changed
@@ -138,7 +139,7 @@ func opContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), 10*time.Second)
 }
 
-func (q *Questions) notify(ctx context.Context, tx pgx.Tx, id string) error {
+func (q *PostgresQueue) notify(ctx context.Context, tx pgx.Tx, id string) error {
 	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", questionsChannel, id)
 	return err
 }
@@ -147,8 +148,8 @@ func (q *Questions) notify(ctx context.Context, tx pgx.Tx, id string) error {
 // database's clock (now plus the time it has left by the proxy's), so an
 // approver whose clock is off is refused as too late exactly when the
 // proxy gives up.
-func (q *Questions) Put(qu approvals.Question) error {
-	if err := approvals.CheckQuestion(qu); err != nil {
+func (q *PostgresQueue) Put(qu Question) error {
+	if err := CheckQuestion(qu); err != nil {
 		return err
 	}
 	data, err := json.Marshal(qu)
@@ -171,7 +172,7 @@ func (q *Questions) Put(qu approvals.Question) error {
 }
 
 // Withdraw removes the question and its answer, and announces it.
-func (q *Questions) Withdraw(id string) {
+func (q *PostgresQueue) Withdraw(id string) {
 	ctx, cancel := opContext()
 	defer cancel()
 	_ = pgx.BeginFunc(ctx, q.pool, func(tx pgx.Tx) error {
@@ -185,42 +186,42 @@ func (q *Questions) Withdraw(id string) {
 // alive is the condition a question of a living proxy meets.
 const alive = "heartbeat >= now() - make_interval(secs => $2)"
 
-func (q *Questions) stale() float64 { return q.o.StaleAfter.Seconds() }
+func (q *PostgresQueue) stale() float64 { return q.o.StaleAfter.Seconds() }
 
 // Get reads one pending question: not one answered already, nor one
 // whose proxy is gone.
-func (q *Questions) Get(id string) (approvals.Question, error) {
-	if err := approvals.CheckID(id); err != nil {
-		return approvals.Question{}, err
+func (q *PostgresQueue) Get(id string) (Question, error) {
+	if err := CheckID(id); err != nil {
+		return Question{}, err
 	}
 	ctx, cancel := opContext()
 	defer cancel()
 	var data []byte
 	err := q.pool.QueryRow(ctx, "SELECT question_json FROM mcp_policy_questions WHERE id = $1 AND answer_json IS NULL AND "+alive, id, q.stale()).Scan(&data)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return approvals.Question{}, approvals.NotPending(id)
+		return Question{}, NotPending(id)
 	}
 	if err != nil {
-		return approvals.Question{}, fmt.Errorf("approvals: postgres: %w", err)
+		return Question{}, fmt.Errorf("approvals: postgres: %w", err)
 	}
 	return decodeQuestion(id, data)
 }
 
 // decodeQuestion reads a question row as the file queue reads a question
 // file: bounded, its id the row's, its answers the four known ones.
-func decodeQuestion(id string, data []byte) (approvals.Question, error) {
+func decodeQuestion(id string, data []byte) (Question, error) {
 	if len(data) > maxQuestionJSON {
-		return approvals.Question{}, fmt.Errorf("approvals: question %s is too big (%d bytes, at most %d)", id, len(data), maxQuestionJSON)
+		return Question{}, fmt.Errorf("approvals: question %s is too big (%d bytes, at most %d)", id, len(data), maxQuestionJSON)
 	}
-	var qu approvals.Question
+	var qu Question
 	if err := json.Unmarshal(data, &qu); err != nil {
-		return approvals.Question{}, fmt.Errorf("approvals: question %s: %w", id, err)
+		return Question{}, fmt.Errorf("approvals: question %s: %w", id, err)
 	}
 	if qu.ID != id {
-		return approvals.Question{}, fmt.Errorf("approvals: row %s holds question %.40q", id, qu.ID)
+		return Question{}, fmt.Errorf("approvals: row %s holds question %.40q", id, qu.ID)
 	}
-	if err := approvals.CheckQuestion(qu); err != nil {
-		return approvals.Question{}, fmt.Errorf("approvals: question %s: %w", id, err)
+	if err := CheckQuestion(qu); err != nil {
+		return Question{}, fmt.Errorf("approvals: question %s: %w", id, err)
 	}
 	return qu, nil
 }
@@ -228,7 +229,7 @@ func decodeQuestion(id string, data []byte) (approvals.Question, error) {
 // Pending lists the questions waiting for an answer, oldest first, after
 // removing those of proxies gone; a row that is not a question is
 // skipped.
-func (q *Questions) Pending() ([]approvals.Question, error) {
+func (q *PostgresQueue) Pending() ([]Question, error) {
 	ctx, cancel := opContext()
 	defer cancel()
 	if _, err := q.pool.Exec(ctx, "DELETE FROM mcp_policy_questions WHERE heartbeat < now() - make_interval(secs => $1)", q.stale()); err != nil {
@@ -238,7 +239,7 @@ func (q *Questions) Pending() ([]approvals.Question, error) {
 	if err != nil {
 		return nil, fmt.Errorf("approvals: postgres: %w", err)
 	}
-	var out []approvals.Question
+	var out []Question
 	var id string
 	var data []byte
 	_, err = pgx.ForEachRow(rows, []any{&id, &data}, func() error {
@@ -254,7 +255,7 @@ func (q *Questions) Pending() ([]approvals.Question, error) {
 }
 
 // Used says whether a question was ever put in this database.
-func (q *Questions) Used() (bool, error) {
+func (q *PostgresQueue) Used() (bool, error) {
 	ctx, cancel := opContext()
 	defer cancel()
 	var used bool
@@ -268,8 +269,8 @@ func (q *Questions) Used() (bool, error) {
 // transaction holding the question's row: refused when it is not pending
 // (answered first by someone else included), out of time, another call,
 // or not offering action.
-func (q *Questions) Answer(id, digest, action, by string) error {
-	if err := approvals.CheckID(id); err != nil {
+func (q *PostgresQueue) Answer(id, digest, action, by string) error {
+	if err := CheckID(id); err != nil {
 		return err
 	}
 	ctx, cancel := opContext()
@@ -281,19 +282,19 @@ func (q *Questions) Answer(id, digest, action, by string) error {
 		err := tx.QueryRow(ctx, "SELECT question_json, answer_json IS NOT NULL, extract(epoch FROM deadline_at - now())::float8 FROM mcp_policy_questions WHERE id = $1 AND "+alive+" FOR UPDATE",
 			id, q.stale()).Scan(&data, &answered, &left)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return approvals.NotPending(id)
+			return NotPending(id)
 		}
 		if err != nil {
 			return fmt.Errorf("approvals: postgres: %w", err)
 		}
 		if answered {
-			return approvals.AnsweredAlready(id)
+			return AnsweredAlready(id)
 		}
 		qu, err := decodeQuestion(id, data)
 		if err != nil {
 			return err
 		}
-		a, err := approvals.NewAnswer(qu, time.Duration(left*float64(time.Second)), digest, action, by)
+		a, err := NewAnswer(qu, time.Duration(left*float64(time.Second)), digest, action, by)
 		if err != nil {
 			return err
 		}
@@ -314,10 +315,10 @@ func (q *Questions) Answer(id, digest, action, by string) error {
 // Await waits for qu's answer until ctx ends: woken by the queue's
 // notifications, and re-reading at every heartbeat besides (a
 // notification lost with a connection is then late, not lost). An answer
-// that is not qu's (approvals.CheckAnswer: only a hand-written row can
+// that is not qu's (CheckAnswer: only a hand-written row can
 // be) is cleared and reported to warn. A question removed under it (a
 // reader took it for dead after a long stop) is put back.
-func (q *Questions) Await(ctx context.Context, qu approvals.Question, warn func(error)) (approvals.Answer, error) {
+func (q *PostgresQueue) Await(ctx context.Context, qu Question, warn func(error)) (Answer, error) {
 	beat := time.NewTicker(q.o.Heartbeat)
 	defer beat.Stop()
 	for {
@@ -333,11 +334,11 @@ func (q *Questions) Await(ctx context.Context, qu approvals.Question, warn func(
 			if a, ok := q.answerOf(qu, warn); ok {
 				return a, nil
 			}
-			return approvals.Answer{}, context.Cause(ctx)
+			return Answer{}, context.Cause(ctx)
 		case <-woken:
 		case <-beat.C:
 			if err := q.heartbeat(qu); err != nil {
-				return approvals.Answer{}, err
+				return Answer{}, err
 			}
 		}
 	}
@@ -345,31 +346,31 @@ func (q *Questions) Await(ctx context.Context, qu approvals.Question, warn func(
 
 // answerOf reads qu's answer; false while there is none (or the database
 // cannot say: the call waits on, and is refused at its deadline).
-func (q *Questions) answerOf(qu approvals.Question, warn func(error)) (approvals.Answer, bool) {
+func (q *PostgresQueue) answerOf(qu Question, warn func(error)) (Answer, bool) {
 	ctx, cancel := opContext()
 	defer cancel()
 	var data []byte
 	err := q.pool.QueryRow(ctx, "SELECT answer_json FROM mcp_policy_questions WHERE id = $1 AND answer_json IS NOT NULL", qu.ID).Scan(&data)
 	if err != nil {
-		return approvals.Answer{}, false
+		return Answer{}, false
 	}
-	var a approvals.Answer
+	var a Answer
 	err = json.Unmarshal(data, &a)
 	if err != nil {
-		err = fmt.Errorf("%w: %v", approvals.ErrBadAnswer, err)
+		err = fmt.Errorf("%w: %v", ErrBadAnswer, err)
 	} else {
-		err = approvals.CheckAnswer(qu, a)
+		err = CheckAnswer(qu, a)
 	}
 	if err != nil {
 		_, _ = q.pool.Exec(ctx, "UPDATE mcp_policy_questions SET answer_json = NULL WHERE id = $1", qu.ID)
 		warn(err)
-		return approvals.Answer{}, false
+		return Answer{}, false
 	}
 	return a, true
 }
 
 // heartbeat marks qu alive, putting it back if it was removed.
-func (q *Questions) heartbeat(qu approvals.Question) error {
+func (q *PostgresQueue) heartbeat(qu Question) error {
 	ctx, cancel := opContext()
 	defer cancel()
 	tag, err := q.pool.Exec(ctx, "UPDATE mcp_policy_questions SET heartbeat = now() WHERE id = $1", qu.ID)

@@ -1,4 +1,7 @@
-package pgstore
+// Package pgschema is the PostgreSQL schema the grants store
+// (grants/pgstore) and the approvals queue (internal/approvals) share: one
+// database holds both, migrated once, under one version.
+package pgschema
 
 import (
 	"context"
@@ -12,7 +15,7 @@ import (
 // migrations are the schema's versions, in order: migrations[i] takes a
 // database at version i to version i+1. A change to the schema is a new
 // entry, never an edit of one that has shipped.
-var migrations = []string{
+var migrations = [...]string{
 	// 1: one row per grant, as the grants file writes it, with the columns
 	// the store matches on (id) and a human's queries filter on. seq is
 	// the order grants were added in.
@@ -24,7 +27,7 @@ var migrations = []string{
 		expires_at timestamptz
 	);
 	CREATE INDEX mcp_policy_grants_seq ON mcp_policy_grants (seq);`,
-	// 2: the approvals queue (Questions): one row per pending question,
+	// 2: the approvals queue (approvals.PostgresQueue): one row per pending question,
 	// the question as approvals.Question writes it, the digest its answer
 	// must name, its answer once given (NULL until then: the first answer
 	// wins), its deadline and when its proxy last showed it is alive
@@ -42,19 +45,19 @@ var migrations = []string{
 	CREATE INDEX mcp_policy_questions_seq ON mcp_policy_questions (seq);`,
 }
 
-// SchemaVersion is the version of the schema this program writes.
-var SchemaVersion = len(migrations)
+// Version is the version of the schema this program writes.
+const Version = len(migrations)
 
 // migrateLock is the advisory lock key that makes one process at a time
 // create or migrate the schema.
 const migrateLock = 0x6d63707067 // "mcppg"
 
-// migrate brings the schema (in the connection's search_path, so a role
-// given a schema of its own keeps it there) to SchemaVersion, in one
+// Migrate brings the schema (in the connection's search_path, so a role
+// given a schema of its own keeps it there) to Version, in one
 // transaction under an advisory lock, so processes starting together
 // migrate it once. A schema newer than this program's is refused: this
 // program would not know what the newer one's grants mean.
-func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrateLock)); err != nil {
 			return err
@@ -72,15 +75,15 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		case err != nil:
 			return err
 		}
-		if version > SchemaVersion {
-			return &NewerSchemaError{Have: version, Want: SchemaVersion}
+		if version > Version {
+			return &NewerSchemaError{Have: version, Want: Version}
 		}
-		for v := version; v < SchemaVersion; v++ {
+		for v := version; v < Version; v++ {
 			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
 				return fmt.Errorf("migrating the schema to version %d: %w", v+1, err)
 			}
 		}
-		_, err = tx.Exec(ctx, "UPDATE mcp_policy_schema SET version = $1", SchemaVersion)
+		_, err = tx.Exec(ctx, "UPDATE mcp_policy_schema SET version = $1", Version)
 		return err
 	})
 	var newer *NewerSchemaError

@@ -13,7 +13,7 @@
 //     reading may not settle a question: whether a path is inside a
 //     directory (Contains, WithinAll, WithinAny), whether hosts match a
 //     rule's host (MatchAllHosts, MatchAnyHosts), and whether a rule applies
-//     to a call (policy/rules). Unknown is not No: callers fail closed on it.
+//     to a call (internal/rules). Unknown is not No: callers fail closed on it.
 //   - The plain functions a caller needs to put a call's arguments in the
 //     form those answers expect: Resolve, FoldPath, URLHost, HostOf,
 //     NormalizeHostPattern, MatchTool.

@@ -40,7 +40,7 @@ var registerOnce sync.Once
 
 // Register adds the builtins to OPA's global registry, so that every
 // compiler, query, test runner and OPA command in this process knows them.
-// It is idempotent. (policy/rules registers them itself, with the engine's
+// It is idempotent. (internal/rules registers them itself, with the engine's
 // own builtin.)
 func Register() {
 	registerOnce.Do(func() {

@@ -29,8 +29,8 @@ import (
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/internal/argread"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 	"github.com/mcp-policy/mcp-policy/policy"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
 
 // Path is the "path" of every entry: the Rego rule the engine decides by,

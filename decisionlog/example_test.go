@@ -11,7 +11,6 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/decisionlog"
 	"github.com/mcp-policy/mcp-policy/policy"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -48,7 +47,7 @@ func ExampleNew() {
 
 	p, err := policy.New(policy.Options{
 		Provider:   files{}, // read_file (read-only) and edit_file
-		Rules:      []rules.Rule{{Tool: "edit_file", Decision: rules.Deny, Under: "/srv/prod", Message: "prod is read-only"}},
+		Rules:      []policy.Rule{{Tool: "edit_file", Decision: policy.Deny, Under: "/srv/prod", Message: "prod is read-only"}},
 		Roots:      map[string]string{"*": "/srv"},
 		OnDecision: log.Log,
 		Name:       "team-policy",

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcp-policy/mcp-policy/grants"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 )
 
 // Two stores opened on one file, as two proxies of one host would open it:

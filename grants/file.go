@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/internal/realpath"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 )
 
 // fileBackend is a grants file that several processes share (see Open).

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
 
 // Grant is a grant with its record: the rule that answers, and who made

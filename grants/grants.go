@@ -26,7 +26,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 )
 
 // Store holds grants. It is safe for concurrent use: every policy wired to

@@ -8,8 +8,8 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/rego"
 
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 	"github.com/mcp-policy/mcp-policy/policy"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -65,7 +65,7 @@ func BenchmarkExecuteToolCalls(b *testing.B) {
 // (there, the MCP server's own answer to the last call). A decision touches
 // enough memory that this, not its instruction count, sets its time in
 // place: compare the two benchmarks, and the bare prepared query (the
-// yardstick of policy/rules' BenchmarkPreparedQueryFixedCost) under the
+// yardstick of internal/rules' BenchmarkPreparedQueryFixedCost) under the
 // same conditions.
 //
 //	go test ./policy/ -run '^$' -bench 'ExecuteToolCalls$|ExecuteToolCallsCold' -benchmem

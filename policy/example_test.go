@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/policy"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -40,7 +39,7 @@ func printResults(rs []provider.Result) {
 	}
 }
 
-func printRules(rs []rules.Rule) {
+func printRules(rs []policy.Rule) {
 	b, _ := json.Marshal(rs)
 	fmt.Println(string(b))
 }
@@ -52,8 +51,8 @@ func Example() {
 	p, err := policy.New(policy.Options{
 		Provider: exampleServer("fs_"),
 		Rules: append(policy.DefaultRules(), // reads, and asking
-			rules.Rule{Tool: "fs_write", Decision: rules.Allow, Under: "scratch"},
-			rules.Rule{Tool: "fs_delete", Decision: rules.Deny},
+			policy.Rule{Tool: "fs_write", Decision: policy.Allow, Under: "scratch"},
+			policy.Rule{Tool: "fs_delete", Decision: policy.Deny},
 		),
 		Roots: map[string]string{"fs": "/srv"},
 		OnAsk: func(_ context.Context, q policy.Question) policy.Answer {
@@ -123,7 +122,7 @@ func ExampleNew_fleet() {
 		p, err := policy.New(policy.Options{
 			Provider: exampleServer("fs_"), Rules: policy.DefaultRules(),
 			Roots: map[string]string{"fs": "/srv"}, OnAsk: onAsk, GrantsStore: store, Name: name,
-			OnGrant: func(gs []rules.Rule) { fmt.Println(name, "made a grant; persist", len(gs)) },
+			OnGrant: func(gs []policy.Rule) { fmt.Println(name, "made a grant; persist", len(gs)) },
 		})
 		if err != nil {
 			panic(err)
@@ -153,7 +152,7 @@ func ExampleNew_stacked() {
 	ctx := context.Background()
 	inner, err := policy.New(policy.Options{
 		Provider: exampleServer(""), // lists read, write, delete
-		Rules:    []rules.Rule{{Tool: "delete", Decision: rules.Deny}, {Tool: "*", Decision: rules.Allow}},
+		Rules:    []policy.Rule{{Tool: "delete", Decision: policy.Deny}, {Tool: "*", Decision: policy.Allow}},
 		Roots:    map[string]string{"*": "/srv"}, // keys in the server's names too
 		Name:     "inner",
 	})
@@ -166,7 +165,7 @@ func ExampleNew_stacked() {
 	}
 	outer, err := policy.New(policy.Options{
 		Provider: registry,
-		Rules:    []rules.Rule{{Tool: "fs_write", Decision: rules.Ask}, {Tool: "fs_*", Decision: rules.Allow}},
+		Rules:    []policy.Rule{{Tool: "fs_write", Decision: policy.Ask}, {Tool: "fs_*", Decision: policy.Allow}},
 		Roots:    map[string]string{"fs": "/srv"},
 		Name:     "outer",
 		OnAsk: func(_ context.Context, q policy.Question) policy.Answer {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
+	"github.com/mcp-policy/mcp-policy/internal/verdict"
 	"github.com/mcp-policy/mcp-policy/provider"
-	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // ExecuteToolCalls decides every call of the batch first — asking where

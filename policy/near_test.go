@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 	"github.com/mcp-policy/mcp-policy/policy"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
 
 // A question names the allow grants for its tool that did not answer it,

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 	"github.com/mcp-policy/mcp-policy/policy"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
 
 // The policy's own files are guarded by the floor without being listed,

@@ -5,7 +5,7 @@
 #   rules (data.mcp_data.rules), the danger floor (data.mcp.floor) and
 #   security teams' modules (data.mcp.custom). The rules are Rego and data;
 #   combining what matched is the builtin mcp.engine.decide, written down
-#   once, top to bottom, in verdict/verdict.go (the package comment; how
+#   once, top to bottom, in internal/verdict/verdict.go (the package comment; how
 #   grants then answer an ask is there too): deny > ask > allow, the first
 #   in order (floor, modules, data rules) among the winners, and unknowns
 #   decided twice, once as matching and once as not, so that only an answer

@@ -1,13 +1,13 @@
 # METADATA
 # title: Test helpers
 # description: |
-#   Builds the engine's input and data.mcp_data the way policy/rules does,
+#   Builds the engine's input and data.mcp_data the way internal/rules does,
 #   for the _test.rego files: data rules with every field present, and
 #   calls whose paths and URLs are
 #   resolved by the same builtins the Go side uses.
 package mcp.helpers_test
 
-# rule is a data rule as policy/rules stores it: every field present.
+# rule is a data rule as internal/rules stores it: every field present.
 rule(r) := object.union(
 	{"decision": "allow", "under": "", "host": "", "annotations": {}, "arguments": {}, "message": ""},
 	r,

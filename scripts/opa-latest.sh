@@ -3,14 +3,14 @@
 # serves, in a copy of the tree (this one is left as it is). The engine's
 # fast path leans on OPA behaviour outside OPA's public contract; the guard
 # tests (internal/regoeval/guard_test.go) name each assumption and the
-# differential test (policy/rules) holds the decisions to OPA's public API,
+# differential test (internal/rules) holds the decisions to OPA's public API,
 # so an upgrade that breaks one fails here by name before it lands.
 #   scripts/opa-latest.sh            # the engine, the rules and the policy
 #   scripts/opa-latest.sh ./...      # everything
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=("$@")
-[ ${#pkgs[@]} -gt 0 ] || pkgs=(./internal/regoeval/ ./policy/rules/ ./policy/ ./builtins/ ./internal/lexical/ ./cmd/policy-eval/)
+[ ${#pkgs[@]} -gt 0 ] || pkgs=(./internal/regoeval/ ./internal/rules/ ./policy/ ./builtins/ ./internal/lexical/ ./cmd/policy-eval/)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

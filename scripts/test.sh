@@ -75,7 +75,7 @@ for target in FuzzResolve FuzzScope FuzzCleanAbs FuzzUnevaluable FuzzURLHost Fuz
 done
 go test ./internal/strictjson/ -run '^$' -fuzz '^FuzzDecodeJSON$' -fuzztime "$fuzz_runs"
 # Two engines per configuration decide each run: a third of the runs.
-go test ./policy/rules/ -run '^$' -fuzz '^FuzzFastPathIsThePlainPath$' -fuzztime "${FUZZTIME:-10000x}"
+go test ./internal/rules/ -run '^$' -fuzz '^FuzzFastPathIsThePlainPath$' -fuzztime "${FUZZTIME:-10000x}"
 go test ./grants/ -run '^$' -fuzz '^FuzzParseGrants$' -fuzztime "$fuzz_runs"
 for target in FuzzArgumentsSeen FuzzCommandLine FuzzPatch FuzzComposeFile; do
 	go test ./internal/argread/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"

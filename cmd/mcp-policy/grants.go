@@ -14,8 +14,8 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
-	"github.com/mcp-policy/mcp-policy/verdict"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
+	"github.com/mcp-policy/mcp-policy/internal/verdict"
 )
 
 const grantsUsage = `usage:

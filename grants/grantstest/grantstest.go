@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/grants"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 )
 
 // Opener opens a new store on the shared source of the test's grants: each

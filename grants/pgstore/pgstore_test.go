@@ -17,7 +17,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/grants/pgstore"
 	"github.com/mcp-policy/mcp-policy/internal/pgschema"
 	"github.com/mcp-policy/mcp-policy/internal/pgtest"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }

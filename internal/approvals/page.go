@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 	"github.com/mcp-policy/mcp-policy/internal/visible"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
 
 //go:embed page.html

@@ -17,7 +17,7 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 )
 
 // served is the page on a real HTTP server, and a browser-like client

@@ -19,7 +19,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
 	"github.com/mcp-policy/mcp-policy/internal/pgschema"
 	"github.com/mcp-policy/mcp-policy/internal/pgtest"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 )
 
 func openQuestions(t testing.TB, url string, o approvals.PostgresOptions) *approvals.PostgresQueue {

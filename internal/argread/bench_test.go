@@ -10,7 +10,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/internal/argread"
 )
 
-// benchLine is policy/rules' BenchmarkDecideCommand's 200-byte line.
+// benchLine is internal/rules' BenchmarkDecideCommand's 200-byte line.
 func benchLine() string {
 	line := `cd packages/api && npm run build -- --mode production && git status --short && grep -rn "TODO" src | head -n 20 > todo.txt; ls -la dist`
 	for len(line) < 200 {
@@ -21,7 +21,7 @@ func benchLine() string {
 
 // BenchmarkParseShellLine is what mvdan.cc/sh's parser alone costs on the
 // line: the floor of any reading that parses it (compare with
-// BenchmarkReadShellLine and policy/rules' BenchmarkDecide in one run).
+// BenchmarkReadShellLine and internal/rules' BenchmarkDecide in one run).
 func BenchmarkParseShellLine(b *testing.B) {
 	line := benchLine()
 	p := syntax.NewParser(syntax.Variant(syntax.LangBash))

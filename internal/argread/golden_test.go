@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/internal/argread"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
 
 // reading is one case of testdata/readings.json: a call (its tool, the

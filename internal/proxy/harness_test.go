@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 )
 
 // The relay's state machine, driven without processes: the host and the

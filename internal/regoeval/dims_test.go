@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
-	"github.com/mcp-policy/mcp-policy/verdict"
+	"github.com/mcp-policy/mcp-policy/internal/verdict"
 )
 
 // An allow covers a call only in the dimensions it names; a deny or ask

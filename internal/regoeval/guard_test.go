@@ -2,7 +2,7 @@ package regoeval
 
 // Guard tests: the fast path leans on OPA behaviour that is not OPA's
 // public contract. Were an OPA upgrade to change one, the decisions would
-// stay right (the differential test in policy/rules holds the fast path to
+// stay right (the differential test in internal/rules holds the fast path to
 // the plain one) but the speed would go silently, or every call would fail
 // closed. Each test here names one assumption, so that the upgrade fails
 // it by name instead. scripts/opa-latest.sh runs them against the newest
@@ -19,8 +19,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mcp-policy/mcp-policy/internal/verdict"
 	"github.com/mcp-policy/mcp-policy/rego"
-	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // guardRules are data rules as data, every field present.

@@ -122,7 +122,7 @@ func TestHintedResidualsAreBounded(t *testing.T) {
 // when a rule of it may hold — here the module's deny, whose startswith
 // is no builtin the direct call reads. Each decides as the generic
 // residual does (TestHintedResidualsDecideAsTheGenericOne, and
-// policy/rules' TestFastPathIsThePlainPath against OPA's own prepared
+// internal/rules' TestFastPathIsThePlainPath against OPA's own prepared
 // query).
 func TestGuardReadOnlyResidualIsDirect(t *testing.T) {
 	ctx := context.Background()

@@ -13,7 +13,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/internal/argread"
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 
-	"github.com/mcp-policy/mcp-policy/verdict"
+	"github.com/mcp-policy/mcp-policy/internal/verdict"
 )
 
 // Matcher is the part of a rule that decides whether it applies to a call:

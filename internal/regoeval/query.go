@@ -454,7 +454,7 @@ func calledIn(expr *ast.Expr) string {
 }
 
 // inputUnknowns are the input document's fields other than annotations
-// (policy/rules builds the document; the differential test holds the two
+// (internal/rules builds the document; the differential test holds the two
 // together: a field left out here is read as absent on the fast path):
 // what a residual made for one tool's hints leaves unknown.
 var inputUnknowns = []string{"input.tool", "input.root", "input.paths", "input.hosts", "input.arguments", "input.commands"}

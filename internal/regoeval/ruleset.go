@@ -8,7 +8,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/mcp-policy/mcp-policy/builtins"
-	"github.com/mcp-policy/mcp-policy/verdict"
+	"github.com/mcp-policy/mcp-policy/internal/verdict"
 )
 
 // RuleSet is a list of rules indexed for matching: each rule's matcher

@@ -9,7 +9,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcp-policy/mcp-policy/verdict"
+	"github.com/mcp-policy/mcp-policy/internal/verdict"
 )
 
 // A sink answers only the call for the very input it was made for: an

@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
-	"github.com/mcp-policy/mcp-policy/verdict"
+	"github.com/mcp-policy/mcp-policy/internal/verdict"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 )

@@ -21,8 +21,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
 	"github.com/mcp-policy/mcp-policy/policy"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
 )
 
 // settle is how long a burst of file events is let finish before the

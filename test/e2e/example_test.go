@@ -12,7 +12,6 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/mcpclient"
 	"github.com/mcp-policy/mcp-policy/policy"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -41,8 +40,8 @@ func Example_embedding() {
 	p, err := policy.New(policy.Options{
 		Provider: client,
 		Rules: append(policy.DefaultRules(), // reads, and asking
-			rules.Rule{Tool: "fs_write", Decision: rules.Allow, Under: "scratch"},
-			rules.Rule{Tool: "fs_delete", Decision: rules.Deny},
+			policy.Rule{Tool: "fs_write", Decision: policy.Allow, Under: "scratch"},
+			policy.Rule{Tool: "fs_delete", Decision: policy.Deny},
 		),
 		Roots: map[string]string{"fs": dir}, // relative paths of fs_* tools
 		// OnAsk: askTheUser, // without one, anything not allowed is refused

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/mcpclient"
 	"github.com/mcp-policy/mcp-policy/policy"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -17,10 +16,10 @@ import (
 // directly over the client, as in the SYNOPSIS, and rules and the roots key
 // "fs" name tools exactly as the server does. (Under a Registry the names
 // would gain a prefix; TestStackedLayers shows that layering.)
-func synopsisRules() []rules.Rule {
+func synopsisRules() []policy.Rule {
 	return append(policy.DefaultRules(),
-		rules.Rule{Tool: "fs_write", Decision: rules.Allow, Under: "scratch"},
-		rules.Rule{Tool: "fs_delete", Decision: rules.Deny},
+		policy.Rule{Tool: "fs_write", Decision: policy.Allow, Under: "scratch"},
+		policy.Rule{Tool: "fs_delete", Decision: policy.Deny},
 	)
 }
 
@@ -63,8 +62,8 @@ func TestSynopsis(t *testing.T) {
 	// the server's own readOnlyHint.
 	d, err := p.Decide(t.Context(), mkcall("read", "fs_read", map[string]string{"path": "README.md"}))
 	require.NoError(t, err)
-	require.Equal(t, rules.Allow, d.Decision, "fs_read decision %+v", d)
-	require.Equal(t, rules.ReasonRule, d.Reason, "fs_read decision %+v", d)
+	require.Equal(t, policy.Allow, d.Decision, "fs_read decision %+v", d)
+	require.Equal(t, policy.ReasonRule, d.Reason, "fs_read decision %+v", d)
 	require.NotNil(t, d.Rule, "fs_read decision %+v", d)
 	require.True(t, d.Rule.Annotations["readOnlyHint"], "fs_read decision by rule %+v, want the default read-only rule", d.Rule)
 
@@ -98,7 +97,7 @@ func TestSynopsis(t *testing.T) {
 	docs := filepath.Join(dir, "docs")
 	require.Equal(t, policy.KindPermission, q.Kind, "question %+v", q)
 	require.Equal(t, "fs_write", q.Tool, "question %+v", q)
-	require.Equal(t, rules.ReasonNoMatch, q.Reason, "question %+v", q)
+	require.Equal(t, policy.ReasonNoMatch, q.Reason, "question %+v", q)
 	require.Equal(t, "w1", q.Call.ID, "question %+v", q)
 	require.Equal(t, []string{filepath.Join(docs, "a.md")}, q.Paths, "question paths")
 	require.NotNil(t, q.Suggestion, "suggestion")
@@ -110,7 +109,7 @@ func TestSynopsis(t *testing.T) {
 	require.Len(t, g, 1, "grants %+v", g)
 	require.Equal(t, "fs_write", g[0].Tool, "grants %+v", g)
 	require.Equal(t, docs, g[0].Under, "grants %+v", g)
-	require.Equal(t, rules.Allow, g[0].Decision, "grants %+v", g)
+	require.Equal(t, policy.Allow, g[0].Decision, "grants %+v", g)
 
 	// The next write there, and one deeper, go through on the grant.
 	rs = execute(t, p,
@@ -124,7 +123,7 @@ func TestSynopsis(t *testing.T) {
 	require.Len(t, human.asked(), 1, "writes under the granted directory asked again")
 	gd, ok := p.GrantDecision(mkcall("w4", "fs_write", map[string]string{"path": "docs/d.md"}))
 	require.True(t, ok, "GrantDecision found no grant")
-	require.Equal(t, rules.Allow, gd, "GrantDecision")
+	require.Equal(t, policy.Allow, gd, "GrantDecision")
 
 	// The grant is that directory, not the sandbox: a write next to it asks,
 	// and a deny-once leaves nothing on disk.
@@ -175,9 +174,9 @@ func TestStackedLayers(t *testing.T) {
 	keep := mkfile(t, dir, "keep.txt", "keep\n")
 	inner := newPolicy(t, policy.Options{
 		Provider: connect(t, dir),
-		Rules: []rules.Rule{
-			{Tool: "fs_delete", Decision: rules.Deny, Message: "no deletes here"},
-			{Tool: "*", Decision: rules.Allow},
+		Rules: []policy.Rule{
+			{Tool: "fs_delete", Decision: policy.Deny, Message: "no deletes here"},
+			{Tool: "*", Decision: policy.Allow},
 		},
 		Roots: map[string]string{"fs": dir},
 		Name:  "inner",
@@ -188,8 +187,8 @@ func TestStackedLayers(t *testing.T) {
 	outer := newPolicy(t, policy.Options{
 		Provider: reg,
 		Rules: append(policy.DefaultRules(),
-			rules.Rule{Tool: "local_fs_write", Decision: rules.Allow, Under: "scratch"},
-			rules.Rule{Tool: "local_fs_delete", Decision: rules.Allow},
+			policy.Rule{Tool: "local_fs_write", Decision: policy.Allow, Under: "scratch"},
+			policy.Rule{Tool: "local_fs_delete", Decision: policy.Allow},
 		),
 		Roots: map[string]string{"local": dir},
 		OnAsk: human.ask,

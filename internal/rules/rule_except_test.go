@@ -7,9 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/grants"
-	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
+	"github.com/mcp-policy/mcp-policy/internal/verdict"
 	"github.com/mcp-policy/mcp-policy/provider"
-	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // "Allow under the project, ask anywhere else", on top of the default

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcp-policy/mcp-policy/policy/rules"
+	"github.com/mcp-policy/mcp-policy/internal/rules"
+	"github.com/mcp-policy/mcp-policy/internal/verdict"
 	"github.com/mcp-policy/mcp-policy/provider"
-	"github.com/mcp-policy/mcp-policy/verdict"
 )
 
 // A rule's arguments that cannot be read are a ValidationError naming the

@@ -85,7 +85,7 @@ ask contains r.message if { some r in data.mcp_data.rules; r.decision == "deny";
 `}
 	roots := map[string]string{"fs": "/srv", "web": "/web"}
 	return map[string]Config{
-		"rules and floor":      {Rules: rs, Roots: roots, Protected: []string{"/srv/policy/rules.json", "/srv/policy/grants.json"}},
+		"rules and floor":      {Rules: rs, Roots: roots, Protected: []string{"/srv/internal/rules.json", "/srv/policy/grants.json"}},
 		"team modules":         {Rules: rs, Roots: roots, Modules: []Module{team}},
 		"replaced floor":       {Rules: rs, Roots: roots, Modules: []Module{floor, team}},
 		"module reads rules":   {Rules: rs, Roots: roots, Modules: []Module{reads}},
@@ -127,7 +127,7 @@ func must[T any](v T, err error) T {
 
 var (
 	genPaths = []string{`"/srv/projects/p1/a"`, `"projects/p2/b"`, `"/srv/live/db"`, `"/SRV/Live/x"`, `"/tmp/x"`, `"~/x"`, `7`, `null`,
-		`"/srv/.git/config"`, `"/srv/policy/rules.json"`, `"/srv/policy"`, `"/srv"`, `"/"`, `"/srv/maybe/m"`, `"file:///srv/x"`,
+		`"/srv/.git/config"`, `"/srv/internal/rules.json"`, `"/srv/policy"`, `"/srv"`, `"/"`, `"/srv/maybe/m"`, `"file:///srv/x"`,
 		`"file:/etc/passwd"`, `" /etc/x"`, `"/srv/secret/k"`, `"/srv/sec\u200cret/k"`, `"/home/u/.bashrc"`, `"/etc/profile.d/x"`,
 		`"../x"`, `"a/../../b"`, `"/proc/self/root/etc"`, `"/srv/%2e%2e/x"`, `"/srv/caf\u00e9"`, `"--output=/x"`}
 	genURLs = []string{`"https://docs.example.org/a"`, `"http://a.example.org:8080"`, `"https://other.test"`, `"mailto:x"`, `{}`,

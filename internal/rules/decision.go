@@ -7,7 +7,7 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/internal/regoeval"
-	"github.com/mcp-policy/mcp-policy/verdict"
+	"github.com/mcp-policy/mcp-policy/internal/verdict"
 )
 
 // Decision is the answer for one call.

@@ -123,7 +123,7 @@ func lockTarget(path string) (file string, unlock func(), err error) {
 }
 
 // LoadFile reads a JSON array of grants as the rules that answer now
-// (LoadGrantsFile keeps their records): a grant whose "expires" has passed
+// (a store keeps their records): a grant whose "expires" has passed
 // answers nothing and is left out, as a store leaves it out. A missing
 // file is an error wrapping fs.ErrNotExist, so a host can tell "first run"
 // from "broken file"; an empty file (or one of only white space) is no
@@ -131,7 +131,7 @@ func lockTarget(path string) (file string, unlock func(), err error) {
 // included), an invalid rule or record, an ask or a relative under is an
 // error naming the file (and the rule).
 func LoadFile(path string) ([]rules.Rule, error) {
-	gs, err := LoadGrantsFile(path)
+	gs, err := loadRecords(path)
 	if err != nil {
 		return nil, err
 	}
@@ -145,8 +145,8 @@ func LoadFile(path string) ([]rules.Rule, error) {
 	return rulesOf(live), nil
 }
 
-// LoadGrantsFile is LoadFile with each grant's record.
-func LoadGrantsFile(path string) ([]Grant, error) {
+// loadRecords is LoadFile with each grant's record, expired ones too.
+func loadRecords(path string) ([]Grant, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("grants: %w", err)
@@ -165,7 +165,7 @@ func parse(data []byte, path string) ([]Grant, error) {
 	return gs, nil
 }
 
-// readFile is LoadGrantsFile for a store's own file, where a missing file
+// readFile is loadRecords for a store's own file, where a missing file
 // is no grants yet, with the file's stamp as it was read.
 func readFile(path string) ([]Grant, fileStamp, error) {
 	f, err := os.Open(path)

@@ -253,7 +253,7 @@ func TestOpenRefusesALinkToNothing(t *testing.T) {
 }
 
 // An "Allow for a day" grant whose day has passed answers nothing: LoadFile
-// leaves it out, as a store does, while LoadGrantsFile keeps its record.
+// leaves it out, as a store does, while the file keeps its record.
 func TestLoadFileLeavesExpiredGrantsOut(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "grants.json")
 	require.NoError(t, os.WriteFile(path, []byte(`[
@@ -270,7 +270,9 @@ func TestLoadFileLeavesExpiredGrantsOut(t *testing.T) {
 		unders = append(unders, r.Under)
 	}
 	assert.Equal(t, []string{"/srv/new", "/srv/never"}, unders, "the expired grants are left out: year 1 is past, not never")
-	records, err := grants.LoadGrantsFile(path)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	records, err := grants.ParseGrants(data, path)
 	require.NoError(t, err)
 	assert.Len(t, records, 5, "the records are all read")
 }

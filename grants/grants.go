@@ -546,7 +546,7 @@ func (s *Store) Snapshot() ([]rules.Rule, uint64) {
 // duplicates; a host that wants to merge calls LoadFile and Add. On any
 // error the store is left unchanged.
 func (s *Store) Load(path string) error {
-	gs, err := LoadGrantsFile(path)
+	gs, err := loadRecords(path)
 	if err != nil {
 		return err
 	}

@@ -291,20 +291,17 @@ func TestNewRejectsBadOptions(t *testing.T) {
 	}
 }
 
-// Wrap is New with the provider given first, as the other composers take
-// it: the policy stands in front of p, and a second provider in the
-// options is refused rather than one of the two silently used.
-func TestWrapPutsThePolicyInFrontOfP(t *testing.T) {
+// The policy stands in front of Options.Provider: only what it allows
+// reaches it, and a policy with no provider is refused.
+func TestThePolicyStandsInFrontOfItsProvider(t *testing.T) {
 	fake := newFake()
-	p, err := policy.Wrap(fake, policy.Options{Rules: append(policy.DefaultRules(), rules.Rule{Tool: "fs_delete", Decision: rules.Deny})})
+	p, err := policy.New(policy.Options{Provider: fake, Rules: append(policy.DefaultRules(), policy.Rule{Tool: "fs_delete", Decision: policy.Deny})})
 	require.NoError(t, err)
 	res := p.ExecuteToolCalls(context.Background(), []provider.Call{call("1", "fs_delete", `{"path":"/srv/x"}`), call("2", "fs_read", `{"path":"/srv/x"}`)})
-	assert.True(t, res[0].IsError, "the rule given to Wrap denies: %s", res[0].Content)
+	assert.True(t, res[0].IsError, "the rule denies: %s", res[0].Content)
 	assert.False(t, res[1].IsError, "the default rules allow a read: %s", res[1].Content)
 	assert.Len(t, fake.Calls(), 1, "only the allowed call reached the provider")
 
-	_, err = policy.Wrap(fake, policy.Options{Provider: newFake()})
-	assert.ErrorContains(t, err, "two providers")
-	_, err = policy.Wrap(nil, policy.Options{})
-	assert.Error(t, err, "no provider")
+	_, err = policy.New(policy.Options{})
+	assert.ErrorContains(t, err, "Provider is required")
 }

@@ -210,18 +210,6 @@ type Policy struct {
 	tools atomic.Pointer[map[string]*provider.Tool]
 }
 
-// Wrap is New with the provider given the way the other composers take it
-// (reasons.New(p), leases.New(p, ...)): the policy in front of p, by o.
-// o.Provider must be nil: one provider, given once.
-func Wrap(p provider.Provider, o Options) (*Policy, error) {
-	if o.Provider != nil {
-		// Not compared with p: a provider need not be comparable.
-		return nil, errors.New("policy: Wrap was given two providers (p and Options.Provider)")
-	}
-	o.Provider = p
-	return New(o)
-}
-
 // New validates the options, compiles the rules and returns the policy in
 // front of o.Provider. Invalid rules, grants, roots or Rego are errors.
 func New(o Options) (*Policy, error) {

@@ -388,9 +388,13 @@ func (s serverProvider) ExecuteToolCalls(ctx context.Context, calls []provider.C
 // maxServerRounds bounds the input-required rounds of one call.
 const maxServerRounds = 10
 
-// forwardCall sends the call to the server and waits until its answer has
-// gone to the host. The Result is empty then: the host has the server's
-// own bytes.
+// forwardCall sends the call to the server. Before protocol 2026-07-28 it
+// returns once the line is written: the server's answer goes to the host
+// on the server's reader goroutine (callAnswered), byte for byte, and
+// never comes back here. From 2026-07-28 it waits for the answer, which
+// may be a round of input the server requires (fulfilServerRound), and
+// sends the call again with it. The Result is empty when the host has, or
+// will have, the server's own bytes.
 func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 	fail := func(msg string) provider.Result {
 		hc.failCode = -32603

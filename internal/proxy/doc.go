@@ -19,8 +19,32 @@
 // stream, with its process supervision, signals and exit statuses, which
 // is a program's business rather than a library's, and whose API would
 // freeze details (the upstream interface, the options) still moving.
-package proxy
-
+//
+// # A call's way
+//
+// docs/life-of-a-call.md walks it with every branch; in short, for
+// tools/call: readHost (relay.go) reads the host's line; fromHost and
+// readMessage (scan.go) refuse what is not one unambiguous JSON-RPC
+// message; hostCallRequest (calls.go) and readCallRequest (requests.go)
+// make it a hostCall, whose call is the provider.Call the policy decides;
+// decideReading (relay.go) decides it on the reading goroutine, or hands
+// the reader on first (see Concurrency); runCall picks the policy for the
+// host's root and capabilities (policySet.forCall, policies.go) and calls
+// its ExecuteToolCalls. The policy is above this package and calls back
+// into it twice, through what New gave it: the question callback onAsk
+// (ask.go: the host's elicitation, or the approvals queue, approvers.go)
+// and the provider below it, serverProvider, whose ExecuteToolCalls is
+// forwardCall: the line, as the host sent it, goes to the server
+// (sendDecided, roots.go). The server's answer comes back on the server's
+// reader goroutine (fromUpstream, callAnswered) and goes to the host
+// unread; a refusal is written by finishCall.
+//
+// The hostCall reaches those two callbacks in the context the policy is
+// handed (hostCallKey), because the policy's provider and callback are
+// fixed at its construction and shared by all calls; it is the one value
+// the proxy puts in a context, and only these three read it: onAsk,
+// serverProvider and listTools.
+//
 // # Concurrency
 //
 // Goroutines: one reads the host (readHost), and decides the calls it
@@ -115,3 +139,4 @@ package proxy
 // what it wrote could leave the proxy's server reader waiting on rs.mu
 // while a call waited, under rs.mu, on the server
 // (TestNoLockAcrossTheServersWrite).
+package proxy

@@ -4,8 +4,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each step says how long it took, and the last line the whole run's time:
+# the test command's budget is a few minutes on two cores, and a step that
+# grows is seen where it grows.
 steps=0
-step() { steps=$((steps + 1)); printf '\n== %s\n' "$*"; }
+began=$SECONDS
+step_began=$SECONDS
+took() { [ "$steps" -eq 0 ] || printf -- '-- step %d took %ds\n' "$steps" $((SECONDS - step_began)); }
+step() { took; steps=$((steps + 1)); step_began=$SECONDS; printf '\n== %s\n' "$*"; }
 
 step "npm: the official filesystem MCP server, for the end-to-end tests"
 (cd test/npm && npm ci --no-audit --no-fund --loglevel=error)
@@ -92,5 +98,6 @@ step "go test -race"
 go test -race -count=1 ./...
 
 # set -e stopped at the first failing step: reaching here, every one passed.
+took
 echo
-echo "steps: ${steps} passed, 0 failed"
+echo "steps: ${steps} passed, 0 failed, in $((SECONDS - began))s"

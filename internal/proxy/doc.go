@@ -23,11 +23,11 @@
 // # A call's way
 //
 // docs/life-of-a-call.md walks it with every branch; in short, for
-// tools/call: readHost (relay.go) reads the host's line; fromHost and
+// tools/call: readHost (hostreader.go) reads the host's line; fromHost and
 // readMessage (scan.go) refuse what is not one unambiguous JSON-RPC
 // message; hostCallRequest (calls.go) and readCallRequest (requests.go)
 // make it a hostCall, whose call is the provider.Call the policy decides;
-// decideReading (relay.go) decides it on the reading goroutine, or hands
+// decideReading (hostreader.go) decides it on the reading goroutine, or hands
 // the reader on first (see Concurrency); runCall picks the policy for the
 // host's root and capabilities (policySet.forCall, policies.go) and calls
 // its ExecuteToolCalls. The policy is above this package and calls back

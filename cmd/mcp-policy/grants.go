@@ -3,17 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
+	"github.com/mcp-policy/mcp-policy/internal/grantsview"
 	"github.com/mcp-policy/mcp-policy/internal/rules"
 	"github.com/mcp-policy/mcp-policy/internal/verdict"
 )
@@ -35,6 +35,7 @@ ago than that too.
 
 // grantsFlags are the flags every grants subcommand reads.
 type grantsFlags struct {
+	sub       string // list, show, revoke, add or prune
 	store     string
 	tool      string
 	under     string
@@ -47,6 +48,9 @@ type grantsFlags struct {
 	// add's
 	decision, message string
 	ttl               time.Duration
+
+	parsedLabels map[string]string
+	filter       grants.Filter // what list, show and revoke pick
 }
 
 func grantsCommand(args []string, stdout, stderr io.Writer) int {
@@ -57,11 +61,47 @@ func grantsCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	sub := args[0]
-	fail := failer(stderr, "grants "+sub)
+	if !slices.Contains([]string{"list", "show", "revoke", "add", "prune"}, args[0]) {
+		fmt.Fprintf(stderr, "mcp-policy grants: unknown subcommand %q\n%s", args[0], grantsUsage)
+		return exitUsage
+	}
+	fail := failer(stderr, "grants "+args[0])
+	f, code, err := parseGrantsFlags(args[0], args[1:], stderr)
+	if err != nil {
+		return fail(code, "%v", err)
+	} else if f == nil {
+		return code
+	}
+	store, err := openGrants(f.store)
+	if err != nil {
+		return fail(exitFailure, "%v", err)
+	}
+	defer store.Close()
+	store.SetLabels(f.parsedLabels)
+	store.SetTTL(f.ttl)
+	switch f.sub {
+	case "list", "show":
+		code, err = f.show(store, stdout)
+	case "revoke", "prune":
+		code, err = f.revoke(store, stdout)
+	case "add":
+		code, err = f.add(store, stdout)
+	}
+	if err == nil {
+		err = store.Close()
+	}
+	if err != nil {
+		return fail(code, "%v", err)
+	}
+	return exitOK
+}
+
+// parseGrantsFlags reads sub's flags and checks them; a nil f with no
+// error is help given, or the flag package's own complaint.
+func parseGrantsFlags(sub string, args []string, stderr io.Writer) (f *grantsFlags, code int, err error) {
+	f = &grantsFlags{sub: sub}
 	fset := flag.NewFlagSet("grants "+sub, flag.ContinueOnError)
 	fset.SetOutput(stderr)
-	var f grantsFlags
 	fset.StringVar(&f.store, "grants", "", "the grants: a JSON file or a postgres:// URL")
 	fset.StringVar(&f.tool, "tool", "", "a tool glob")
 	fset.StringVar(&f.under, "under", "", "an absolute directory")
@@ -76,10 +116,6 @@ func grantsCommand(args []string, stdout, stderr io.Writer) int {
 		fset.StringVar(&f.decision, "decision", "", "allow or deny")
 		fset.StringVar(&f.message, "message", "", "the message a deny grant gives")
 		fset.DurationVar(&f.ttl, "grant-ttl", 0, "how long the grant lasts (0: until revoked)")
-	case "prune":
-	default:
-		fmt.Fprintf(stderr, "mcp-policy grants: unknown subcommand %q\n%s", sub, grantsUsage)
-		return exitUsage
 	}
 	if sub != "add" {
 		fset.DurationVar(&f.olderThan, "older-than", 0, "made longer ago than DURATION")
@@ -88,104 +124,104 @@ func grantsCommand(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fset.Usage = func() { fmt.Fprint(stderr, grantsUsage, "\nflags:\n"); fset.PrintDefaults() }
-	if code, ok := parsed(fset.Parse(args[1:])); !ok {
-		return code
+	if code, ok := parsed(fset.Parse(args)); !ok {
+		return nil, code, nil
 	}
 	if f.store == "" {
-		return fail(exitUsage, "--grants is required: the grants file or postgres:// URL")
+		return nil, exitUsage, errors.New("--grants is required: the grants file or postgres:// URL")
 	}
-	labels, err := cliconfig.ParseLabels(f.labels)
-	if err != nil {
-		return fail(exitUsage, "%v", err)
+	if f.parsedLabels, err = cliconfig.ParseLabels(f.labels); err != nil {
+		return nil, exitUsage, err
 	}
-	filter := grants.Filter{IDs: fset.Args(), Tool: f.tool, Under: f.under, Host: f.host, Labels: labels,
+	f.filter = grants.Filter{IDs: fset.Args(), Tool: f.tool, Under: f.under, Host: f.host, Labels: f.parsedLabels,
 		OlderThan: f.olderThan, Expired: f.expired}
 	if sub == "add" {
-		filter = grants.Filter{}
-	} else if err := filter.Validate(); err != nil {
-		return fail(exitUsage, "%v", err)
+		f.filter = grants.Filter{}
+	} else if err := f.filter.Validate(); err != nil {
+		return nil, exitUsage, err
 	}
 	switch {
-	case sub == "show" && len(filter.IDs) == 0:
-		return fail(exitUsage, "name the grants to show by ID")
-	case sub == "list" && len(filter.IDs) > 0:
-		return fail(exitUsage, "list takes filters, not IDs (%s): use show", strings.Join(filter.IDs, " "))
+	case sub == "show" && len(f.filter.IDs) == 0:
+		return nil, exitUsage, errors.New("name the grants to show by ID")
+	case sub == "list" && len(f.filter.IDs) > 0:
+		return nil, exitUsage, fmt.Errorf("list takes filters, not IDs (%s): use show", strings.Join(f.filter.IDs, " "))
 	case sub == "add" && fset.NArg() > 0:
-		return fail(exitUsage, "unexpected arguments %q", fset.Args())
+		return nil, exitUsage, fmt.Errorf("unexpected arguments %q", fset.Args())
 	case sub == "prune" && fset.NArg() > 0:
-		return fail(exitUsage, "prune takes --older-than, not IDs: use revoke")
-	case sub == "revoke" && filter.Empty() && !f.all:
-		return fail(exitUsage, "name the grants to revoke by ID or filter (or --all for every grant)")
+		return nil, exitUsage, errors.New("prune takes --older-than, not IDs: use revoke")
+	case sub == "revoke" && f.filter.Empty() && !f.all:
+		return nil, exitUsage, errors.New("name the grants to revoke by ID or filter (or --all for every grant)")
 	}
+	return f, exitOK, nil
+}
 
-	store, err := openGrants(f.store)
-	if err != nil {
-		return fail(exitFailure, "%v", err)
-	}
-	defer store.Close()
-	store.SetLabels(labels)
-	store.SetTTL(f.ttl)
+// show lists the grants the filter picks, or shows the ones named in full.
+func (f *grantsFlags) show(store *grants.Store, stdout io.Writer) (int, error) {
 	now := time.Now()
-	ctx := context.Background()
-
-	switch sub {
-	case "list", "show":
-		picked := pick(store.Records(), filter, now)
-		if sub == "show" {
-			if missing := missingIDs(filter.IDs, picked); len(missing) > 0 {
-				return fail(exitFailure, "no grant %s", strings.Join(missing, ", "))
-			}
+	picked := grantsview.Pick(store.Records(), f.filter, now)
+	if f.sub == "show" {
+		if missing := grantsview.MissingIDs(f.filter.IDs, picked); len(missing) > 0 {
+			return exitFailure, fmt.Errorf("no grant %s", strings.Join(missing, ", "))
 		}
-		if f.asJSON {
-			return writeJSON(stdout, stderr, picked)
-		}
-		if sub == "show" {
-			showGrants(stdout, picked, now)
-		} else {
-			listGrants(stdout, picked, now)
-		}
-	case "revoke", "prune":
-		picked := pick(store.Records(), filter, now)
-		if sub == "prune" {
-			// Expired, or (with --older-than) old: what pruning clears.
-			old := grants.Filter{OlderThan: f.olderThan}
-			picked = pick(store.Records(), grants.Filter{}, now)
-			picked = slices.DeleteFunc(picked, func(g grants.Grant) bool {
-				return !g.ExpiredAt(now) && (f.olderThan == 0 || !old.Match(g, now))
-			})
-		}
-		if sub == "revoke" && len(filter.IDs) > 0 {
-			if missing := missingIDs(filter.IDs, picked); len(missing) > 0 {
-				return fail(exitFailure, "no grant %s (nothing was revoked)", strings.Join(missing, ", "))
-			}
-		}
-		ids := make([]string, len(picked))
-		for i, g := range picked {
-			ids[i] = g.ID
-		}
-		removed, err := store.Revoke(ctx, ids...)
+	}
+	switch {
+	case f.asJSON:
+		b, err := json.MarshalIndent(picked, "", "  ")
 		if err != nil {
-			return fail(exitFailure, "%v", err)
+			return exitFailure, err
 		}
-		verb := map[string]string{"revoke": "revoked", "prune": "pruned"}[sub]
-		for _, g := range removed {
-			fmt.Fprintf(stdout, "%s %s %s\n", verb, g.ID, describe(g.Rule))
-		}
-		fmt.Fprintf(stdout, "%d grant(s) %s\n", len(removed), verb)
-	case "add":
-		r := rules.Rule{Tool: f.tool, Decision: verdict.Decision(f.decision), Under: f.under, Host: f.host, Message: f.message}
-		if f.decision != string(rules.Allow) && f.decision != string(rules.Deny) {
-			return fail(exitUsage, "--decision %q: want allow or deny", f.decision)
-		}
-		if err := store.Add(r); err != nil {
-			return fail(exitFailure, "%v", err)
-		}
-		fmt.Fprintf(stdout, "added %s %s\n", grants.IDOf(mustValidate(r)), describe(r))
+		fmt.Fprintf(stdout, "%s\n", b)
+	case f.sub == "show":
+		grantsview.Show(stdout, picked, now)
+	default:
+		grantsview.List(stdout, picked, now)
 	}
-	if err := store.Close(); err != nil {
-		return fail(exitFailure, "%v", err)
+	return exitOK, nil
+}
+
+// revoke removes the grants the filter picks (revoke), or the expired
+// ones and, with --older-than, the old ones (prune).
+func (f *grantsFlags) revoke(store *grants.Store, stdout io.Writer) (int, error) {
+	now := time.Now()
+	picked := grantsview.Pick(store.Records(), f.filter, now)
+	if f.sub == "prune" {
+		old := grants.Filter{OlderThan: f.olderThan}
+		picked = slices.DeleteFunc(grantsview.Pick(store.Records(), grants.Filter{}, now), func(g grants.Grant) bool {
+			return !g.ExpiredAt(now) && (f.olderThan == 0 || !old.Match(g, now))
+		})
 	}
-	return exitOK
+	if f.sub == "revoke" && len(f.filter.IDs) > 0 {
+		if missing := grantsview.MissingIDs(f.filter.IDs, picked); len(missing) > 0 {
+			return exitFailure, fmt.Errorf("no grant %s (nothing was revoked)", strings.Join(missing, ", "))
+		}
+	}
+	ids := make([]string, len(picked))
+	for i, g := range picked {
+		ids[i] = g.ID
+	}
+	removed, err := store.Revoke(context.Background(), ids...)
+	if err != nil {
+		return exitFailure, err
+	}
+	verb := map[string]string{"revoke": "revoked", "prune": "pruned"}[f.sub]
+	for _, g := range removed {
+		fmt.Fprintf(stdout, "%s %s %s\n", verb, g.ID, grantsview.Describe(g.Rule))
+	}
+	fmt.Fprintf(stdout, "%d grant(s) %s\n", len(removed), verb)
+	return exitOK, nil
+}
+
+// add adds one grant, as an always-answer would.
+func (f *grantsFlags) add(store *grants.Store, stdout io.Writer) (int, error) {
+	if f.decision != string(rules.Allow) && f.decision != string(rules.Deny) {
+		return exitUsage, fmt.Errorf("--decision %q: want allow or deny", f.decision)
+	}
+	r := rules.Rule{Tool: f.tool, Decision: verdict.Decision(f.decision), Under: f.under, Host: f.host, Message: f.message}
+	if err := store.Add(r); err != nil {
+		return exitFailure, err
+	}
+	fmt.Fprintf(stdout, "added %s %s\n", grants.IDOf(mustValidate(r)), grantsview.Describe(r))
+	return exitOK, nil
 }
 
 // openGrants opens the grants file (~ expanded) or database the grants
@@ -208,119 +244,4 @@ func mustValidate(r rules.Rule) rules.Rule {
 		return r
 	}
 	return v
-}
-
-func pick(all []grants.Grant, f grants.Filter, now time.Time) []grants.Grant {
-	out := []grants.Grant{}
-	for _, g := range all {
-		if f.Match(g, now) {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
-func missingIDs(ids []string, found []grants.Grant) []string {
-	var missing []string
-	for _, id := range ids {
-		ok := false
-		for _, g := range found {
-			ok = ok || g.ID == id
-		}
-		if !ok {
-			missing = append(missing, id)
-		}
-	}
-	return missing
-}
-
-func writeJSON(stdout, stderr io.Writer, gs []grants.Grant) int {
-	b, err := json.MarshalIndent(gs, "", "  ")
-	if err != nil {
-		fmt.Fprintf(stderr, "mcp-policy grants: %v\n", err)
-		return exitFailure
-	}
-	fmt.Fprintf(stdout, "%s\n", b)
-	return exitOK
-}
-
-// describe is a grant's rule in a few words: "allow fs_write under /srv".
-func describe(r rules.Rule) string {
-	s := string(r.Decision) + " " + r.Tool
-	if r.Under != "" {
-		s += " under " + r.Under
-	}
-	if r.Host != "" {
-		s += " host " + r.Host
-	}
-	if len(r.Arguments) > 0 || len(r.Annotations) > 0 {
-		s += " (with conditions: see show)"
-	}
-	return s
-}
-
-func listGrants(w io.Writer, gs []grants.Grant, now time.Time) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tGRANT\tGRANTED\tEXPIRES\tLABELS")
-	for _, g := range gs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", g.ID, describe(g.Rule), when(g.GrantedAt, "unknown"), expiry(g, now), labelText(g.Labels))
-	}
-	tw.Flush()
-}
-
-func showGrants(w io.Writer, gs []grants.Grant, now time.Time) {
-	for i, g := range gs {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		rb, _ := json.Marshal(g.Rule)
-		fmt.Fprintf(w, "id:       %s\nrule:     %s\ngranted:  %s\nexpires:  %s\nlabels:   %s\n",
-			g.ID, rb, when(g.GrantedAt, "unknown"), expiry(g, now), labelText(g.Labels))
-		if q := g.Question; q != nil {
-			fmt.Fprintf(w, "question: %s", q.Tool)
-			if len(q.Paths) > 0 {
-				fmt.Fprintf(w, " paths %s", strings.Join(q.Paths, ", "))
-			}
-			if len(q.Hosts) > 0 {
-				fmt.Fprintf(w, " hosts %s", strings.Join(q.Hosts, ", "))
-			}
-			if q.Reason != "" {
-				fmt.Fprintf(w, " (%s)", q.Reason)
-			}
-			fmt.Fprintln(w)
-		}
-	}
-}
-
-func when(t time.Time, zero string) string {
-	if t.IsZero() {
-		return zero
-	}
-	return t.UTC().Format(time.RFC3339)
-}
-
-func expiry(g grants.Grant, now time.Time) string {
-	switch {
-	case g.Expires.IsZero():
-		return "never"
-	case g.ExpiredAt(now):
-		return when(g.Expires, "") + " (expired)"
-	}
-	return when(g.Expires, "")
-}
-
-func labelText(l map[string]string) string {
-	if len(l) == 0 {
-		return "-"
-	}
-	keys := make([]string, 0, len(l))
-	for k := range l {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + l[k]
-	}
-	return strings.Join(parts, ",")
 }

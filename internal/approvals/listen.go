@@ -4,7 +4,48 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net"
+	"net/http"
+	"time"
 )
+
+// ListenAt listens for the page where --listen says, or, with listen
+// empty, where Listen chooses. warn receives what the human should know
+// about the address: a cookie shared with every local service on
+// 127.0.0.1, or a page other machines can reach over plain HTTP. host is
+// the one Host header the page answers to ("" when it listens on every
+// address: then any).
+func ListenAt(listen string, warn func(string)) (ln net.Listener, host string, err error) {
+	if listen == "" {
+		var note string
+		if ln, note, err = Listen(); note != "" {
+			warn(note)
+		}
+	} else {
+		ln, err = net.Listen("tcp", listen)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	addr := ln.Addr().(*net.TCPAddr)
+	if listen != "" && (addr.IP.Equal(net.IPv4(127, 0, 0, 1)) || addr.IP.Equal(net.IPv6loopback)) {
+		warn(fmt.Sprintf("on %s, which every local service shares, the page's cookie also reaches them all (browsers keep cookies apart by host, not port); without --listen the page gets an address of its own", addr.IP))
+	}
+	if !addr.IP.IsLoopback() {
+		warn(fmt.Sprintf("listening on %s, which other machines can reach; the page is plain HTTP, so its link and cookie cross the network readable", addr))
+	}
+	if addr.IP.IsUnspecified() {
+		return ln, "", nil
+	}
+	return ln, addr.String(), nil
+}
+
+// NewServer is the HTTP server for a page: a slow or idle client is let
+// go rather than held (a header must arrive within 10 s, a kept-alive
+// connection closes after a minute without a request), so idle
+// connections cannot pile up until the process runs out of descriptors.
+func NewServer(page http.Handler) *http.Server {
+	return &http.Server{Handler: page, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+}
 
 // Listen listens for the page on a loopback address of its own, chosen at
 // random in 127.0.0.0/8 (port chosen by the system): a browser keeps

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/mcp-policy/mcp-policy/internal/approvals"
+	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
+	"github.com/mcp-policy/mcp-policy/internal/visible"
+)
+
+// approveCommand lists the pending questions, shows one in full, or
+// answers one.
+func approveCommand(args []string, stdout, stderr io.Writer) int {
+	fset := flag.NewFlagSet("approve", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	grantsFile := fset.String("grants", "", "the grants file or postgres:// URL the proxies share (required)")
+	fset.Usage = func() {
+		fmt.Fprint(stderr, "usage: mcp-policy approve --grants FILE|URL [list | show ID | allow|deny|always-allow|always-deny ID]\n\n"+
+			"Lists the questions proxies with that --grants (a file or a postgres:// URL) hold for an approver, shows one with all its\n"+
+			"arguments (read it before you answer), or answers one: allow or deny once, or always (the\n"+
+			"proxy remembers the grant the question names).\n\nflags:\n")
+		fset.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fset, args)
+	if code, ok := parsed(err); !ok {
+		return code
+	}
+	fail := failer(stderr, "approve")
+	_, queue, closeQueue, err := cliconfig.OpenGrantsAndQueue(*grantsFile)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	defer closeQueue()
+	if len(pos) == 0 || (len(pos) == 1 && pos[0] == "list") {
+		qs, err := queue.Pending()
+		if err != nil {
+			return fail(exitFailure, "%v", err)
+		}
+		if len(qs) == 0 {
+			fmt.Fprintln(stdout, "No question is waiting.")
+			warnUnused(queue, stderr, "approve")
+		}
+		for _, q := range qs {
+			approvals.WriteQuestion(stdout, q, *grantsFile, false)
+		}
+		return exitOK
+	}
+	if len(pos) == 2 && pos[0] == "show" {
+		q, err := queue.Get(pos[1])
+		if err != nil {
+			return fail(exitFailure, "%v", err)
+		}
+		approvals.WriteQuestion(stdout, q, *grantsFile, true)
+		return exitOK
+	}
+	action, ok := approvals.ActionOf(pos[0])
+	if !ok || len(pos) != 2 {
+		fset.Usage()
+		return exitUsage
+	}
+	q, err := queue.Get(pos[1])
+	if err != nil {
+		return fail(exitFailure, "%v", err)
+	}
+	if err := queue.Answer(q.ID, q.Digest, action, "the approve command"); err != nil {
+		return fail(exitFailure, "%v", err)
+	}
+	for _, o := range q.Options {
+		if o.Action == action {
+			fmt.Fprintf(stdout, "Answered %s: %s.\n", visible.Whole(q.Tool), o.Label())
+		}
+	}
+	return exitOK
+}

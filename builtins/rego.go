@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/mcp-policy/mcp-policy/internal/matching"
+
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -95,9 +97,9 @@ func def1ctx(d *rego.Function, f func(ctx context.Context, a *ast.Term) (*ast.Te
 // exclude anything either, so "unknown" unless there is no path at all.
 func noDir(paths []string) *ast.Term {
 	if len(paths) == 0 {
-		return pathWord(No)
+		return pathWord(matching.No)
 	}
-	return pathWord(Unknown)
+	return pathWord(matching.Unknown)
 }
 
 // foldedPath is p cleaned and folded (FoldPath of AbsClean), false when p
@@ -113,17 +115,7 @@ func foldedPath(ctx context.Context, p string) (string, bool) {
 			}
 		}
 	}
-	return cleanFolded(p)
-}
-
-// cleanFolded is p cleaned and folded (FoldPath of AbsClean); "" and false
-// when p is not absolute and evaluable.
-func cleanFolded(p string) (string, bool) {
-	clean, ok := lexical.AbsClean(p)
-	if !ok {
-		return "", false
-	}
-	return lexical.FoldPath(clean), true
+	return matching.CleanFolded(p)
 }
 
 func def2(d *rego.Function, f func(a, b *ast.Term) (*ast.Term, error)) builtin {
@@ -153,7 +145,7 @@ var all = []builtin{
 		func(dir, p *ast.Term) (*ast.Term, error) {
 			d, _ := str(dir)
 			ps, _ := str(p)
-			return pathWord(Contains(d, ps)), nil
+			return pathWord(matching.Contains(d, ps)), nil
 		}),
 	def2(fn(namePathWithinF,
 		`Lexical containment of a path in a directory, both folded (case, Unicode normalisation, HFS+ ignorables): "inside", "outside" or "unknown". How deny and ask rules and the floor compare one path.`,
@@ -161,7 +153,7 @@ var all = []builtin{
 		func(dir, p *ast.Term) (*ast.Term, error) {
 			d, _ := str(dir)
 			ps, _ := str(p)
-			return pathWord(foldedContains(d, ps)), nil
+			return pathWord(matching.FoldedContains(d, ps)), nil
 		}),
 	def2(fn(namePathWithinAll,
 		`Containment of every path of a call in a directory: "inside" if all are, "outside" if any is (or there are none), else "unknown".`,
@@ -175,7 +167,7 @@ var all = []builtin{
 			if !ok {
 				return noDir(paths), nil
 			}
-			return pathWord(WithinAll(d, paths)), nil
+			return pathWord(matching.WithinAll(d, paths)), nil
 		}),
 	def2(fn(namePathWithinAny,
 		`Containment of any path of a call in a directory, compared folded (case, Unicode normalisation, HFS+ ignorables): "inside" if any is, "outside" if none is and all are known (or there are none), else "unknown". How deny and ask rules read a call.`,
@@ -187,16 +179,16 @@ var all = []builtin{
 				return nil, err
 			}
 			if ok {
-				d, ok = cleanFolded(d)
+				d, ok = matching.CleanFolded(d)
 			}
 			if !ok {
 				return noDir(paths), nil
 			}
 			folded := make([]string, len(paths))
 			for i, p := range paths {
-				folded[i], _ = cleanFolded(p) // "" when it cannot be evaluated
+				folded[i], _ = matching.CleanFolded(p) // "" when it cannot be evaluated
 			}
-			return pathWord(WithinAny(d, folded)), nil
+			return pathWord(matching.WithinAny(d, folded)), nil
 		}),
 	def1ctx(fn(namePathFold,
 		"An absolute path, cleaned, as a file system that ignores case and Unicode normalisation compares it: each name case-folded, NFC, HFS+ ignorable code points removed; null for a path that is not absolute and evaluable, or a non-string.",
@@ -226,7 +218,7 @@ var all = []builtin{
 		types.Args(anyOrNull), arrayOfStr),
 		func(p *ast.Term) (*ast.Term, error) {
 			ps, ok := str(p)
-			if !ok || Contains("/", ps) != Yes {
+			if !ok || matching.Contains("/", ps) != matching.Yes {
 				return ast.ArrayTerm(), nil
 			}
 			return strArray(lexical.Ancestors(ps)), nil
@@ -240,7 +232,7 @@ var all = []builtin{
 				return nil, err
 			}
 			for _, p := range paths {
-				if Contains("/", p) != Yes {
+				if matching.Contains("/", p) != matching.Yes {
 					return ast.NullTerm(), nil
 				}
 			}
@@ -271,14 +263,14 @@ var all = []builtin{
 				return nil, err
 			}
 			hs, _ := str(h)
-			return hostWord(MatchAllHosts(p, []string{hs})), nil
+			return hostWord(matching.MatchAllHosts(p, []string{hs})), nil
 		}),
 	callHosts(nameHostMatchAll,
 		`Matches every host of a call: "match" if all do, "mismatch" if any does not (or there are none), else "unknown".`,
-		MatchAllHosts),
+		matching.MatchAllHosts),
 	callHosts(nameHostMatchAny,
 		`Matches any host of a call: "match" if any does, "mismatch" if none does and all are known (or there are none), else "unknown". How deny and ask rules read a call.`,
-		MatchAnyHosts),
+		matching.MatchAnyHosts),
 	def1(fn(nameHostSuffixes,
 		`The domains a host is a subdomain of, nearest first: "a.b.c" gives ["b.c", "c"].`,
 		types.Args(anyOrNull), arrayOfStr),
@@ -372,20 +364,20 @@ func hostPattern(t *ast.Term) (string, error) {
 	return lexical.NormalizeHostPattern(p)
 }
 
-// pathWords and hostWords are a Match as the path and host builtins spell
+// pathWords and hostWords are a matching.Match as the path and host builtins spell
 // it in Rego: "inside"/"outside" and "match"/"mismatch", "unknown" for both.
 // Rules and security teams' modules compare these words, and
 // mcp.engine.decide reads them back from a module's entry "status".
 var (
-	pathWords = [...]string{Unknown: "unknown", Yes: "inside", No: "outside"}
-	hostWords = [...]string{Unknown: "unknown", Yes: "match", No: "mismatch"}
+	pathWords = [...]string{matching.Unknown: "unknown", matching.Yes: "inside", matching.No: "outside"}
+	hostWords = [...]string{matching.Unknown: "unknown", matching.Yes: "match", matching.No: "mismatch"}
 )
 
-func pathWord(m Match) *ast.Term { return ast.StringTerm(pathWords[m]) }
+func pathWord(m matching.Match) *ast.Term { return ast.StringTerm(pathWords[m]) }
 
 // callHosts is a builtin that matches a rule host against a call's hosts,
 // as match reads them (all of them, or any).
-func callHosts(name, desc string, match func(pattern string, hosts []string) Match) builtin {
+func callHosts(name, desc string, match func(pattern string, hosts []string) matching.Match) builtin {
 	return def2(fn(name, desc, types.Args(types.S, arrayOfAny), types.S),
 		func(pat, hs *ast.Term) (*ast.Term, error) {
 			p, err := hostPattern(pat)
@@ -400,4 +392,4 @@ func callHosts(name, desc string, match func(pattern string, hosts []string) Mat
 		})
 }
 
-func hostWord(m Match) *ast.Term { return ast.StringTerm(hostWords[m]) }
+func hostWord(m matching.Match) *ast.Term { return ast.StringTerm(hostWords[m]) }

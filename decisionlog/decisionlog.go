@@ -37,11 +37,11 @@ import (
 // data.mcp.engine.decision, spelt as OPA's decision log spells it.
 const Path = "mcp/engine/decision"
 
-// DefaultMaskKeys are the argument names whose values are erased unless
+// defaultMaskKeys are the argument names whose values are erased unless
 // Options.FullArguments is set. They are compared as the rules compare
 // argument names: Unicode case-folded and with "_" and "-" left out, so
 // oldText, old_text, OLD-TEXT and oldſtring's long s are one key.
-var DefaultMaskKeys = []string{
+var defaultMaskKeys = []string{
 	"content", "contents", "text", "body", "data", "blob",
 	"oldText", "newText", "oldString", "newString", "oldStr", "newStr",
 	"patch", "diff",
@@ -51,7 +51,9 @@ var DefaultMaskKeys = []string{
 type Options struct {
 	// FullArguments keeps every argument value.
 	FullArguments bool
-	// MaskKeys replaces DefaultMaskKeys.
+	// MaskKeys replaces the default list of argument names whose values
+	// are erased: content, contents, text, body, data, blob, oldText,
+	// newText, oldString, newString, oldStr, newStr, patch and diff.
 	MaskKeys []string
 	// Labels are written as the entry's "labels" (OPA's decision log
 	// carries the agent's labels there); the policy's name is added as
@@ -75,7 +77,7 @@ type Logger struct {
 func New(w io.Writer, o Options) *Logger {
 	keys := o.MaskKeys
 	if keys == nil {
-		keys = DefaultMaskKeys
+		keys = defaultMaskKeys
 	}
 	mask := make(map[string]bool, len(keys))
 	for _, k := range keys {

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
+	"github.com/mcp-policy/mcp-policy/internal/matching"
 )
 
 // Filter picks grants to list or revoke: a grant is picked when it meets
@@ -54,9 +55,9 @@ func (f Filter) Match(g Grant, now time.Time) bool {
 	switch {
 	case len(f.IDs) > 0 && !slices.Contains(f.IDs, g.ID):
 		return false
-	case f.Tool != "" && !builtins.MatchTool(f.Tool, r.Tool):
+	case f.Tool != "" && !lexical.MatchTool(f.Tool, r.Tool):
 		return false
-	case f.Under != "" && (r.Under == "" || builtins.Contains(path.Clean(f.Under), r.Under) != builtins.Yes):
+	case f.Under != "" && (r.Under == "" || matching.Contains(path.Clean(f.Under), r.Under) != matching.Yes):
 		return false
 	case f.Host != "" && !underHost(r.Host, f.Host):
 		return false

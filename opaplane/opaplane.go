@@ -47,16 +47,16 @@ import (
 	"github.com/mcp-policy/mcp-policy/policy"
 )
 
-// RulesPath is where in a bundle's data the data rules live: a JSON array
+// rulesPath is where in a bundle's data the data rules live: a JSON array
 // of rules, in the shape of a --rules file, at data.mcp.rules (the file
 // mcp/rules/data.json of the bundle's directory, or "rules" in
 // mcp/data.json).
-var RulesPath = storage.Path{"mcp", "rules"}
+var rulesPath = storage.Path{"mcp", "rules"}
 
-// StatusName is the name this package reports under in OPA's status
+// statusName is the name this package reports under in OPA's status
 // plugin: OK with the revisions in force, or an error saying why a bundle
 // OPA activated was refused by the policy.
-const StatusName = "mcp-policy"
+const statusName = "mcp-policy"
 
 // Options configure a Plane.
 type Options struct {
@@ -134,7 +134,7 @@ func New(ctx context.Context, o Options) (*Plane, error) {
 		seen: map[string]time.Time{}, watchers: map[int]func(policy.RuleSet) error{}}
 	if b := bundle.Lookup(manager); b != nil {
 		p.bundles = slices.Sorted(maps.Keys(b.Config().Bundles))
-		manager.UpdatePluginStatus(StatusName, &plugins.Status{State: plugins.StateNotReady, Message: "no bundle activated yet"})
+		manager.UpdatePluginStatus(statusName, &plugins.Status{State: plugins.StateNotReady, Message: "no bundle activated yet"})
 		b.RegisterBulkListener(p, p.bundlesChanged)
 	}
 	if owned {
@@ -144,7 +144,7 @@ func New(ctx context.Context, o Options) (*Plane, error) {
 	}
 	p.quit, p.drained = make(chan struct{}), make(chan struct{})
 	if p.logs != nil {
-		p.queue = make(chan policy.Record, QueueLength)
+		p.queue = make(chan policy.Record, queueLength)
 		go p.drain()
 	} else {
 		close(p.drained)
@@ -312,7 +312,7 @@ func (p *Plane) bundlesChanged(status map[string]*bundle.Status) {
 		return
 	}
 	p.current = &set
-	p.manager.UpdatePluginStatus(StatusName, &plugins.Status{State: plugins.StateOK,
+	p.manager.UpdatePluginStatus(statusName, &plugins.Status{State: plugins.StateOK,
 		Message: "rules in force: " + describeRevisions(revisions)})
 	fmt.Fprintf(p.stderr, "mcp-policy: rules in force from bundle %s\n", describeRevisions(revisions))
 }
@@ -326,7 +326,7 @@ func (p *Plane) refused(revisions map[string]string, err error) {
 	}
 	msg := fmt.Sprintf("bundle %s refused: %v; %s", describeRevisions(revisions), err, stay)
 	fmt.Fprintf(p.stderr, "mcp-policy: %s\n", msg)
-	p.manager.UpdatePluginStatus(StatusName, &plugins.Status{State: plugins.StateErr, Message: msg})
+	p.manager.UpdatePluginStatus(statusName, &plugins.Status{State: plugins.StateErr, Message: msg})
 }
 
 // readSet reads every module and the data rules out of the store, as the
@@ -347,7 +347,7 @@ func (p *Plane) readSet(revisions map[string]string) (policy.RuleSet, error) {
 			}
 			set.Modules = append(set.Modules, rules.Module{Name: id, Source: string(src)})
 		}
-		data, err := p.manager.Store.Read(ctx, txn, RulesPath)
+		data, err := p.manager.Store.Read(ctx, txn, rulesPath)
 		if storage.IsNotFound(err) {
 			return nil // modules only
 		}
@@ -363,7 +363,7 @@ func (p *Plane) readSet(revisions map[string]string) (policy.RuleSet, error) {
 		if err != nil {
 			return err
 		}
-		set.Rules, err = rules.ParseRules(raw, "data."+strings.Join(RulesPath, "."))
+		set.Rules, err = rules.ParseRules(raw, "data."+strings.Join(rulesPath, "."))
 		return err
 	})
 	return set, err
@@ -391,10 +391,10 @@ func describeRevisions(revisions map[string]string) string {
 	return strings.Join(parts, ", ")
 }
 
-// QueueLength is how many decisions wait for the decision-log plugin
+// queueLength is how many decisions wait for the decision-log plugin
 // before more are dropped (and counted as
 // decision_logs_dropped_queue_full).
-const QueueLength = 4096
+const queueLength = 4096
 
 // Log sends rec to OPA's decision-log plugin: the function to give
 // policy.Options.OnDecision. It only queues the decision: a goroutine hands

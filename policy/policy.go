@@ -19,7 +19,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
+
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/rules"
 	"github.com/mcp-policy/mcp-policy/internal/verdict"
@@ -409,7 +410,7 @@ const maxNear = 3
 func (p *Policy) near(tool string) []rules.Rule {
 	var out []rules.Rule
 	for _, g := range p.Grants() {
-		if g.Decision == rules.Allow && builtins.MatchTool(g.Tool, tool) {
+		if g.Decision == rules.Allow && lexical.MatchTool(g.Tool, tool) {
 			out = append(out, g)
 			if len(out) == maxNear {
 				break

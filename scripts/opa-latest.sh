@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=("$@")
-[ ${#pkgs[@]} -gt 0 ] || pkgs=(./internal/regoeval/ ./internal/rules/ ./policy/ ./builtins/ ./internal/lexical/ ./cmd/policy-eval/)
+[ ${#pkgs[@]} -gt 0 ] || pkgs=(./internal/regoeval/ ./internal/rules/ ./policy/ ./builtins/ ./internal/matching/ ./internal/lexical/ ./cmd/policy-eval/)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

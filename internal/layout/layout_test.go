@@ -50,7 +50,8 @@ func packages(t *testing.T) map[string][]string {
 var layers = [][]string{
 	{"provider", "internal/verdict", "rego", "internal/lexical", "internal/strictjson", "internal/realpath", "internal/stderrtail",
 		"internal/visible", "internal/pgschema", "internal/pgtest", "internal/bundletest", "internal/testbuild", "internal/layout"},
-	{"builtins", "reasons", "leases", "mcpclient"},
+	{"internal/matching", "reasons", "leases", "mcpclient"},
+	{"builtins"},
 	{"internal/argread"},
 	{"internal/regoeval"},
 	{"internal/rules"},

@@ -3,9 +3,10 @@ package regoeval
 import (
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/matching"
+
 	"github.com/stretchr/testify/assert"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/verdict"
 )
 
@@ -17,22 +18,22 @@ func TestAnAllowCoversEveryDimensionTheCallNames(t *testing.T) {
 		under, host string
 		paths       []string
 		hosts       []string
-		want        builtins.Match
+		want        matching.Match
 	}{
-		{verdict.Allow, "/", "", []string{"/tmp"}, nil, builtins.Yes},
-		{verdict.Allow, "/", "", []string{"/tmp"}, []string{"169.254.169.254"}, builtins.No},
-		{verdict.Allow, "/", "", []string{"/tmp"}, []string{""}, builtins.No},
-		{verdict.Allow, "/", "", []string{""}, []string{"x.example"}, builtins.No},
-		{verdict.Allow, "", "x.example", nil, []string{"x.example"}, builtins.Yes},
-		{verdict.Allow, "", "x.example", []string{"/tmp"}, []string{"x.example"}, builtins.No},
-		{verdict.Allow, "", "x.example", []string{""}, []string{"x.example"}, builtins.No},
-		{verdict.Allow, "", "x.example", []string{"/tmp"}, []string{""}, builtins.No},
-		{verdict.Allow, "/srv", "x.example", []string{"/srv/a"}, []string{"x.example"}, builtins.Yes},
-		{verdict.Allow, "/srv", "x.example", []string{"/srv/a"}, []string{""}, builtins.Unknown},
-		{verdict.Allow, "", "", []string{"/tmp", ""}, []string{"x.example", ""}, builtins.Yes},
-		{verdict.Deny, "/tmp", "", []string{"/tmp"}, []string{"x.example"}, builtins.Yes},
-		{verdict.Deny, "", "x.example", []string{"/tmp"}, []string{"x.example"}, builtins.Yes},
-		{verdict.Ask, "/tmp", "", []string{"/tmp"}, []string{""}, builtins.Yes},
+		{verdict.Allow, "/", "", []string{"/tmp"}, nil, matching.Yes},
+		{verdict.Allow, "/", "", []string{"/tmp"}, []string{"169.254.169.254"}, matching.No},
+		{verdict.Allow, "/", "", []string{"/tmp"}, []string{""}, matching.No},
+		{verdict.Allow, "/", "", []string{""}, []string{"x.example"}, matching.No},
+		{verdict.Allow, "", "x.example", nil, []string{"x.example"}, matching.Yes},
+		{verdict.Allow, "", "x.example", []string{"/tmp"}, []string{"x.example"}, matching.No},
+		{verdict.Allow, "", "x.example", []string{""}, []string{"x.example"}, matching.No},
+		{verdict.Allow, "", "x.example", []string{"/tmp"}, []string{""}, matching.No},
+		{verdict.Allow, "/srv", "x.example", []string{"/srv/a"}, []string{"x.example"}, matching.Yes},
+		{verdict.Allow, "/srv", "x.example", []string{"/srv/a"}, []string{""}, matching.Unknown},
+		{verdict.Allow, "", "", []string{"/tmp", ""}, []string{"x.example", ""}, matching.Yes},
+		{verdict.Deny, "/tmp", "", []string{"/tmp"}, []string{"x.example"}, matching.Yes},
+		{verdict.Deny, "", "x.example", []string{"/tmp"}, []string{"x.example"}, matching.Yes},
+		{verdict.Ask, "/tmp", "", []string{"/tmp"}, []string{""}, matching.Yes},
 	} {
 		m := MatcherFor(c.decision, "t", c.under, c.host, nil)
 		got := m.Status(NewCall("t", "", nil, c.paths, c.hosts))
@@ -60,7 +61,7 @@ func TestTheSuggestionNamesEveryDimension(t *testing.T) {
 		assert.Equal(t, [2]string{c.under, c.host}, [2]string{under, host}, "paths %q hosts %q", c.paths, c.hosts)
 		if under != "" || host != "" {
 			m := MatcherFor(verdict.Allow, "t", under, host, nil)
-			assert.Equal(t, builtins.Yes, m.Status(call), "the suggestion as a grant matches its call")
+			assert.Equal(t, matching.Yes, m.Status(call), "the suggestion as a grant matches its call")
 		}
 	}
 }

@@ -4,10 +4,11 @@ import (
 	"math/rand"
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/matching"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/internal/verdict"
 )
@@ -72,7 +73,7 @@ func TestIndexAgainstEveryRule(t *testing.T) {
 		}
 		for i := range ms {
 			st := ms[i].Status(c)
-			if !assert.True(t, st == builtins.No || cand[i], "rule %+v status %v missed for call tool=%q root=%q paths=%q hosts=%q", ms[i], st, c.Tool, c.Root, c.Paths, c.Hosts) {
+			if !assert.True(t, st == matching.No || cand[i], "rule %+v status %v missed for call tool=%q root=%q paths=%q hosts=%q", ms[i], st, c.Tool, c.Root, c.Paths, c.Hosts) {
 				fails++
 			}
 		}

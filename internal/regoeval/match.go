@@ -7,9 +7,10 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mcp-policy/mcp-policy/internal/matching"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/argread"
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 
@@ -154,21 +155,21 @@ func (c *Call) fold() {
 // matches only if an unevaluable path or URL (or a relative directory with
 // no root) is what it might be. Every condition must hold; any that fails
 // is No, else any unknown is Unknown.
-func (m *Matcher) Status(c *Call) builtins.Match {
+func (m *Matcher) Status(c *Call) matching.Match {
 	// A deny or ask names a tool as written or folded: either matches (a
 	// "?" is one character, and folding can make one two: "ß" is "ss").
 	if !lexical.MatchTool(m.Tool, c.Tool) && (!m.Any || !lexical.MatchTool(lexical.Fold(m.Tool), c.FoldedTool)) {
-		return builtins.No
+		return matching.No
 	}
-	st := builtins.Yes
+	st := matching.Yes
 	if len(m.Annotations) > 0 {
 		// An unknown catalogue never matches a rule that tests hints.
 		if c.Annotations == nil {
-			return builtins.No
+			return matching.No
 		}
 		for k, want := range m.Annotations {
 			if got, ok := c.Annotations[k]; !ok || got != want {
-				return builtins.No
+				return matching.No
 			}
 		}
 	}
@@ -179,63 +180,63 @@ func (m *Matcher) Status(c *Call) builtins.Match {
 	// which programs run, wherever they act.
 	if !m.Any && (m.Host == "" && (m.Under != "" || len(m.Command) > 0) && len(c.Hosts) > 0 ||
 		m.Under == "" && len(m.Command) == 0 && m.Host != "" && len(c.Paths) > 0) {
-		return builtins.No
+		return matching.No
 	}
 	if len(m.Command) > 0 {
 		switch m.commandStatus(c) {
-		case builtins.No:
-			return builtins.No
-		case builtins.Unknown:
-			st = builtins.Unknown
+		case matching.No:
+			return matching.No
+		case matching.Unknown:
+			st = matching.Unknown
 		}
 	}
 	if len(m.Arguments) > 0 {
 		switch m.argumentsStatus(c) {
-		case builtins.No:
-			return builtins.No
-		case builtins.Unknown:
-			st = builtins.Unknown
+		case matching.No:
+			return matching.No
+		case matching.Unknown:
+			st = matching.Unknown
 		}
 	}
 	if m.Under != "" {
-		var in builtins.Match
+		var in matching.Match
 		switch dir, ok := m.dir(c.Root); {
 		case !ok && len(c.Paths) == 0:
-			in = builtins.No
+			in = matching.No
 		case !ok:
-			in = builtins.Unknown // no root to say where the rule's directory is
+			in = matching.Unknown // no root to say where the rule's directory is
 		case m.Any && m.foldedUnder != "":
-			in = builtins.WithinAny(m.foldedUnder, c.Folded)
+			in = matching.WithinAny(m.foldedUnder, c.Folded)
 		case m.Any:
-			in = builtins.WithinAny(lexical.FoldPath(dir), c.Folded)
+			in = matching.WithinAny(lexical.FoldPath(dir), c.Folded)
 		default:
-			in = builtins.WithinAll(dir, c.Paths)
+			in = matching.WithinAll(dir, c.Paths)
 		}
 		switch in {
-		case builtins.No:
-			return builtins.No
-		case builtins.Unknown:
-			st = builtins.Unknown
+		case matching.No:
+			return matching.No
+		case matching.Unknown:
+			st = matching.Unknown
 		}
 	}
 	if m.Host != "" {
-		match := builtins.MatchAllHosts
+		match := matching.MatchAllHosts
 		if m.Any {
-			match = builtins.MatchAnyHosts
+			match = matching.MatchAnyHosts
 		}
 		switch match(m.Host, c.Hosts) {
-		case builtins.No:
-			return builtins.No
-		case builtins.Unknown:
-			st = builtins.Unknown
+		case matching.No:
+			return matching.No
+		case matching.Unknown:
+			st = matching.Unknown
 		}
 	}
 	if m.Except != nil {
 		switch m.Except.Status(c) {
-		case builtins.Yes:
-			return builtins.No
-		case builtins.Unknown:
-			st = builtins.Unknown
+		case matching.Yes:
+			return matching.No
+		case matching.Unknown:
+			st = matching.Unknown
 		}
 	}
 	return st
@@ -285,13 +286,13 @@ func mayExpandTo(glob, known string) bool {
 // secret's variable printed is the floor's.) A deny
 // or ask matches if a glob matches any command, as written or folded (as
 // a tool's name is); else it might match if a command has an unknown word.
-func (m *Matcher) commandStatus(c *Call) builtins.Match {
+func (m *Matcher) commandStatus(c *Call) matching.Match {
 	if len(c.Commands) == 0 {
-		return builtins.No
+		return matching.No
 	}
-	st := builtins.No
+	st := matching.No
 	if !m.Any {
-		st = builtins.Yes
+		st = matching.Yes
 	}
 	for _, cl := range c.Commands {
 		matches := false
@@ -312,11 +313,11 @@ func (m *Matcher) commandStatus(c *Call) builtins.Match {
 		}
 		switch {
 		case m.Any && matches:
-			return builtins.Yes
+			return matching.Yes
 		case !m.Any && !matches && !mayMatch:
-			return builtins.No
+			return matching.No
 		case mayMatch:
-			st = builtins.Unknown
+			st = matching.Unknown
 		}
 	}
 	return st
@@ -332,8 +333,8 @@ func (m *Matcher) commandStatus(c *Call) builtins.Match {
 // matches as written or folded (as it names a tool); else it might match
 // if one is no scalar (a server may read the value it holds), so the
 // call is asked rather than allowed.
-func (m *Matcher) argumentsStatus(c *Call) builtins.Match {
-	st := builtins.No
+func (m *Matcher) argumentsStatus(c *Call) matching.Match {
+	st := matching.No
 	for _, a := range m.Arguments {
 		found := false
 		for _, item := range c.Arguments {
@@ -349,29 +350,29 @@ func (m *Matcher) argumentsStatus(c *Call) builtins.Match {
 					// An allow reads several words only against a glob of
 					// words ("compute *"): "acme*" allows the one owner
 					// "acme-x", not ["acme-x", "evil"].
-					return builtins.No
+					return matching.No
 				}
 			case !scalar:
 				// A list of commands, each a scalar ([["SET", "k", "v"],
 				// ["FLUSHALL"]]): a deny or ask matches one of them.
 				switch anyElementMatches(a.Glob, item[1].Value) {
-				case builtins.Yes:
-					return builtins.Yes
-				case builtins.Unknown:
-					st = builtins.Unknown
+				case matching.Yes:
+					return matching.Yes
+				case matching.Unknown:
+					st = matching.Unknown
 				}
-			case globMatchesText(a.Glob, text) || anyElementMatches(a.Glob, item[1].Value) == builtins.Yes:
+			case globMatchesText(a.Glob, text) || anyElementMatches(a.Glob, item[1].Value) == matching.Yes:
 				// The words joined, or one of them: ["SCAN 0", "FLUSHALL"]
 				// is two commands to a server that runs each.
-				return builtins.Yes
+				return matching.Yes
 			}
 		}
 		if !found && !m.Any {
-			return builtins.No
+			return matching.No
 		}
 	}
 	if !m.Any {
-		return builtins.Yes
+		return matching.Yes
 	}
 	return st
 }
@@ -390,19 +391,19 @@ func globMatchesText(glob, text string) bool {
 // anyElementMatches is how a deny's or ask's glob relates to an array
 // that is no scalar itself: Yes when an element that is one matches it,
 // No when every element is one and none does, else Unknown.
-func anyElementMatches(glob string, v ast.Value) builtins.Match {
+func anyElementMatches(glob string, v ast.Value) matching.Match {
 	arr, ok := v.(*ast.Array)
 	if !ok || arr.Len() == 0 {
-		return builtins.Unknown
+		return matching.Unknown
 	}
-	st := builtins.No
+	st := matching.No
 	for i := range arr.Len() {
 		text, scalar := scalarText(arr.Elem(i).Value, false)
 		switch {
 		case !scalar:
-			st = builtins.Unknown
+			st = matching.Unknown
 		case globMatchesText(glob, text):
-			return builtins.Yes
+			return matching.Yes
 		}
 	}
 	return st

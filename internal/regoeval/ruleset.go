@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
+	"github.com/mcp-policy/mcp-policy/internal/matching"
+
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/verdict"
 )
 
@@ -36,7 +38,7 @@ func NewRuleSet() *RuleSet { return &RuleSet{index: newIndex()} }
 func (rs *RuleSet) Add(m Matcher, decision verdict.Decision) {
 	i := len(rs.matchers)
 	if m.Any && path.IsAbs(m.Under) {
-		m.foldedUnder = builtins.FoldPath(m.Under)
+		m.foldedUnder = lexical.FoldPath(m.Under)
 	}
 	rs.matchers = append(rs.matchers, m)
 	rs.decisions = append(rs.decisions, decision)
@@ -47,11 +49,11 @@ func (rs *RuleSet) Add(m Matcher, decision verdict.Decision) {
 func (rs *RuleSet) Len() int { return len(rs.matchers) }
 
 // Match calls yield, in order, for each rule that matches the call or
-// might (status builtins.Yes or builtins.Unknown), with its position and decision.
-func (rs *RuleSet) Match(c *Call, yield func(pos int, decision verdict.Decision, st builtins.Match)) {
+// might (status matching.Yes or matching.Unknown), with its position and decision.
+func (rs *RuleSet) Match(c *Call, yield func(pos int, decision verdict.Decision, st matching.Match)) {
 	var buf [16]int
 	for _, pos := range rs.index.candidates(c, buf[:0]) {
-		if st := rs.matchers[pos].Status(c); st != builtins.No {
+		if st := rs.matchers[pos].Status(c); st != matching.No {
 			yield(pos, rs.decisions[pos], st)
 		}
 	}
@@ -105,8 +107,8 @@ func (rs *ruleSet) matching(call *Call, out []entry) ([]entry, error) {
 	if rs.err != nil {
 		return nil, rs.err
 	}
-	rs.Match(call, func(pos int, decision verdict.Decision, st builtins.Match) {
-		out = append(out, entry{RuleRef{Kind: DataRule, Position: pos, Decision: decision}, st == builtins.Unknown})
+	rs.Match(call, func(pos int, decision verdict.Decision, st matching.Match) {
+		out = append(out, entry{RuleRef{Kind: DataRule, Position: pos, Decision: decision}, st == matching.Unknown})
 	})
 	return out, nil
 }

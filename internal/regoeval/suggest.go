@@ -4,7 +4,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/matching"
+
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
 
@@ -24,7 +25,7 @@ func Suggest(c *Call) (under, host string) {
 		}
 	}
 	for _, p := range c.Paths {
-		if p == "" || builtins.Contains("/", p) != builtins.Yes {
+		if p == "" || matching.Contains("/", p) != matching.Yes {
 			return "", ""
 		}
 	}

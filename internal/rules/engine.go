@@ -12,18 +12,19 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/mcp-policy/mcp-policy/internal/matching"
+
 	"sync/atomic"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/argread"
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/internal/realpath"
 	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/provider"
-	"github.com/mcp-policy/mcp-policy/rego"
+	mcprego "github.com/mcp-policy/mcp-policy/rego"
 )
 
 // Module is a Rego module a security team adds: Name is its file name (for
@@ -448,7 +449,7 @@ func guardedSpellings(roots, protected []string) ([]string, []string) {
 		for _, p := range list {
 			for _, s := range same {
 				for _, from := range [2][2]string{{s.real, s.given}, {s.given, s.real}} {
-					if builtins.Contains(from[0], p) == builtins.Yes {
+					if matching.Contains(from[0], p) == matching.Yes {
 						out = append(out, path.Join(from[1], strings.TrimPrefix(p, from[0])))
 					}
 				}

@@ -11,10 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/matching"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/internal/rules"
 	"github.com/mcp-policy/mcp-policy/internal/verdict"
@@ -365,7 +366,7 @@ func reference(rs []rules.Rule, in *rules.Input) string {
 		rank := map[string]int{"none": 0, "allow": 1, "ask": 2, "deny": 3}
 		for _, r := range rs {
 			st := in.Match(r)
-			if st == builtins.Yes || maybe && st == builtins.Unknown {
+			if st == matching.Yes || maybe && st == matching.Unknown {
 				if rank[string(r.Decision)] > rank[best] {
 					best = string(r.Decision)
 				}

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/matching"
+
 	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/internal/verdict"
 )
@@ -94,11 +95,11 @@ func (g *GrantSet) match(c *regoeval.Call, allowCounts bool, t *verdict.Tally, m
 	}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	g.set.Match(c, func(pos int, decision verdict.Decision, st builtins.Match) {
+	g.set.Match(c, func(pos int, decision verdict.Decision, st matching.Match) {
 		if decision != Deny && (decision != Allow || !allowCounts) {
 			return
 		}
-		t.Add(decision, st == builtins.Unknown)
+		t.Add(decision, st == matching.Unknown)
 		matched = append(matched, g.list[pos])
 	})
 	return matched

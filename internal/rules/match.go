@@ -1,8 +1,8 @@
 package rules
 
 import (
-	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/argread"
+	"github.com/mcp-policy/mcp-policy/internal/matching"
 	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/internal/verdict"
 )
@@ -11,7 +11,7 @@ import (
 // the same code the engine's builtin matches data rules with, so a grant
 // and a rule agree on what "inside" and "matches" mean. Unknown: the rule
 // applies if a path or URL that cannot be evaluated is what it might be.
-func (in *Input) Match(r Rule) builtins.Match {
+func (in *Input) Match(r Rule) matching.Match {
 	m := r.matcher()
 	return m.Status(in.call())
 }

@@ -1,9 +1,10 @@
-package builtins_test
+package matching_test
 
 import (
 	"fmt"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
+	"github.com/mcp-policy/mcp-policy/internal/matching"
 )
 
 // Contains answers with the tri-state Match. Unknown is not No: a caller
@@ -19,7 +20,7 @@ func ExampleContains() {
 		`C:\srv\scratch`,                // a Windows path
 		"scratch/notes.md",              // relative: resolve it first
 	} {
-		fmt.Printf("%-32q %v\n", p, builtins.Contains("/srv/scratch", p))
+		fmt.Printf("%-32q %v\n", p, matching.Contains("/srv/scratch", p))
 	}
 	// Output:
 	// "/srv/scratch/notes.md"          yes
@@ -36,7 +37,7 @@ func ExampleContains() {
 // outside the root.
 func ExampleResolve() {
 	for _, p := range []string{"scratch/notes.md", "../etc/passwd", "file:///etc/hosts", "file://evil.example/share", "~/x"} {
-		abs, ok := builtins.Resolve("/srv", p)
+		abs, ok := lexical.Resolve("/srv", p)
 		fmt.Printf("%q -> %q %v\n", p, abs, ok)
 	}
 	// Output:
@@ -58,10 +59,10 @@ func ExampleFoldPath() {
 		{"/srv/caf\u00e9", "/srv/cafe\u0301/menu"}, // NFD
 		{"/srv/app/.git", "/srv/app/.Git./config"}, // NTFS drops the trailing dot
 	} {
-		fp := builtins.FoldPath(c.path)
-		fmt.Printf("%+q folds to %+q: in deny %+q: %v\n", c.path, fp, c.deny, builtins.WithinAny(builtins.FoldPath(c.deny), []string{fp}))
+		fp := lexical.FoldPath(c.path)
+		fmt.Printf("%+q folds to %+q: in deny %+q: %v\n", c.path, fp, c.deny, matching.WithinAny(lexical.FoldPath(c.deny), []string{fp}))
 	}
-	fmt.Println("allow /srv/Scratch, exact:", builtins.Contains("/srv/Scratch", "/srv/scratch/a"))
+	fmt.Println("allow /srv/Scratch, exact:", matching.Contains("/srv/Scratch", "/srv/scratch/a"))
 	// Output:
 	// "/srv/SECRET/key" folds to "/srv/secret/key": in deny "/srv/secret": yes
 	// "/srv/sec\u200cret/key" folds to "/srv/secret/key": in deny "/srv/secret": yes
@@ -75,13 +76,13 @@ func ExampleFoldPath() {
 // that cannot be evaluated ("") keeps an allow from matching.
 func ExampleWithinAny() {
 	paths := []string{"/srv/scratch/a.md", "/srv/secret/key"}
-	fmt.Println("allow under /srv/scratch:", builtins.WithinAll("/srv/scratch", paths))
-	fmt.Println("deny under /srv/secret:  ", builtins.WithinAny("/srv/secret", paths))
+	fmt.Println("allow under /srv/scratch:", matching.WithinAll("/srv/scratch", paths))
+	fmt.Println("deny under /srv/secret:  ", matching.WithinAny("/srv/secret", paths))
 
 	withUnknown := []string{"/srv/scratch/a.md", ""}
-	fmt.Println("allow, one path unknown: ", builtins.WithinAll("/srv/scratch", withUnknown))
-	fmt.Println("deny, one path unknown:  ", builtins.WithinAny("/srv/secret", withUnknown))
-	fmt.Println("allow, no path at all:   ", builtins.WithinAll("/srv/scratch", nil))
+	fmt.Println("allow, one path unknown: ", matching.WithinAll("/srv/scratch", withUnknown))
+	fmt.Println("deny, one path unknown:  ", matching.WithinAny("/srv/secret", withUnknown))
+	fmt.Println("allow, no path at all:   ", matching.WithinAll("/srv/scratch", nil))
 	// Output:
 	// allow under /srv/scratch: no
 	// deny under /srv/secret:   yes
@@ -102,7 +103,7 @@ func ExampleURLHost() {
 		`http://evil.example\@good.example/`,
 		"ftp://example.com/",
 	} {
-		host, ok := builtins.URLHost(u)
+		host, ok := lexical.URLHost(u)
 		fmt.Printf("%-38s %q %v\n", u, host, ok)
 	}
 	// Output:
@@ -120,8 +121,8 @@ func ExampleURLHost() {
 // range matches IP literals, and the machine's own names when it holds a
 // loopback address.
 func ExampleMatchAnyHosts() {
-	wild, _ := builtins.NormalizeHostPattern("*.Raku.org")
-	loop, _ := builtins.NormalizeHostPattern("127.0.0.0/8")
+	wild, _ := lexical.NormalizeHostPattern("*.Raku.org")
+	loop, _ := lexical.NormalizeHostPattern("127.0.0.0/8")
 	for _, c := range []struct{ pattern, host string }{
 		{wild, "docs.raku.org"},
 		{wild, "raku.org"},
@@ -130,9 +131,9 @@ func ExampleMatchAnyHosts() {
 		{loop, "localhost"},
 		{loop, "example.com"}, // may resolve into the range: a lexical rule cannot see it
 	} {
-		fmt.Printf("%s matches %s: %v\n", c.pattern, c.host, builtins.MatchAnyHosts(c.pattern, []string{c.host}))
+		fmt.Printf("%s matches %s: %v\n", c.pattern, c.host, matching.MatchAnyHosts(c.pattern, []string{c.host}))
 	}
-	_, err := builtins.NormalizeHostPattern("https://raku.org")
+	_, err := lexical.NormalizeHostPattern("https://raku.org")
 	fmt.Println(err)
 	// Output:
 	// *.raku.org matches docs.raku.org: yes
@@ -147,8 +148,8 @@ func ExampleMatchAnyHosts() {
 // Tool globs: "*" any run, "?" one character, "\" makes the next literal,
 // so "fs_\*" names exactly the tool called "fs_*".
 func ExampleMatchTool() {
-	fmt.Println(builtins.MatchTool("fs_*", "fs_write"), builtins.MatchTool("fs_*", "web_fetch"))
-	fmt.Println(builtins.MatchTool(`fs_\*`, "fs_*"), builtins.MatchTool(`fs_\*`, "fs_write"))
+	fmt.Println(lexical.MatchTool("fs_*", "fs_write"), lexical.MatchTool("fs_*", "web_fetch"))
+	fmt.Println(lexical.MatchTool(`fs_\*`, "fs_*"), lexical.MatchTool(`fs_\*`, "fs_write"))
 	// Output:
 	// true false
 	// true false

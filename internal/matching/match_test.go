@@ -1,52 +1,53 @@
-package builtins_test
+package matching_test
 
 import (
 	"path"
 	"strings"
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/matching"
+
 	"github.com/stretchr/testify/assert"
 
-	"github.com/mcp-policy/mcp-policy/builtins"
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
 
 func TestContains(t *testing.T) {
 	cases := []struct {
 		dir, p string
-		want   builtins.Match
+		want   matching.Match
 	}{
-		{"/srv", "/srv", builtins.Yes},
-		{"/srv", "/srv/a/b", builtins.Yes},
-		{"/srv/", "/srv/a", builtins.Yes},
-		{"/", "/anything", builtins.Yes},
-		{"/srv", "/srvx", builtins.No},        // a prefix is not a parent
-		{"/srv", "/srv/../etc", builtins.No},  // cleaned before comparing
-		{"/srv/a/..", "/srv/b", builtins.Yes}, // the directory is cleaned too
-		{"/srv", "/srv/a/../../etc", builtins.No},
-		{"/srv", "relative", builtins.Unknown}, // no root to resolve against
-		{"/srv", "", builtins.Unknown},
-		{"/srv", "~/x", builtins.Unknown},
-		{"/srv", "/srv/${HOME}", builtins.Unknown},
-		{"/srv", "$HOME/x", builtins.Unknown},
-		{"/srv", "/srv/app/posts.$slug.tsx", builtins.Yes}, // a name only inserts text where it stands
-		{"/srv", `/srv\..\etc`, builtins.Unknown},
-		{"/srv", "C:/srv", builtins.Unknown},
-		{"/srv", "//server/share", builtins.Unknown},
-		{"/srv", "/srv/a\x00b", builtins.Unknown},
-		{"", "/srv", builtins.Unknown},
+		{"/srv", "/srv", matching.Yes},
+		{"/srv", "/srv/a/b", matching.Yes},
+		{"/srv/", "/srv/a", matching.Yes},
+		{"/", "/anything", matching.Yes},
+		{"/srv", "/srvx", matching.No},        // a prefix is not a parent
+		{"/srv", "/srv/../etc", matching.No},  // cleaned before comparing
+		{"/srv/a/..", "/srv/b", matching.Yes}, // the directory is cleaned too
+		{"/srv", "/srv/a/../../etc", matching.No},
+		{"/srv", "relative", matching.Unknown}, // no root to resolve against
+		{"/srv", "", matching.Unknown},
+		{"/srv", "~/x", matching.Unknown},
+		{"/srv", "/srv/${HOME}", matching.Unknown},
+		{"/srv", "$HOME/x", matching.Unknown},
+		{"/srv", "/srv/app/posts.$slug.tsx", matching.Yes}, // a name only inserts text where it stands
+		{"/srv", `/srv\..\etc`, matching.Unknown},
+		{"/srv", "C:/srv", matching.Unknown},
+		{"/srv", "//server/share", matching.Unknown},
+		{"/srv", "/srv/a\x00b", matching.Unknown},
+		{"", "/srv", matching.Unknown},
 	}
 	for _, c := range cases {
-		assert.Equal(t, c.want, builtins.Contains(c.dir, c.p), "Contains(%q, %q)", c.dir, c.p)
+		assert.Equal(t, c.want, matching.Contains(c.dir, c.p), "Contains(%q, %q)", c.dir, c.p)
 	}
 }
 
 func TestWithinAll(t *testing.T) {
-	assert.Equal(t, builtins.Yes, builtins.WithinAll("/srv", []string{"/srv/a", "/srv/b"}))
-	assert.Equal(t, builtins.No, builtins.WithinAll("/srv", []string{"/srv/a", "/etc"}))
-	assert.Equal(t, builtins.No, builtins.WithinAll("/srv", []string{"", "/etc"}), "an outside path settles it")
-	assert.Equal(t, builtins.Unknown, builtins.WithinAll("/srv", []string{"/srv/a", ""}))
-	assert.Equal(t, builtins.No, builtins.WithinAll("/srv", nil), "no path, no match")
+	assert.Equal(t, matching.Yes, matching.WithinAll("/srv", []string{"/srv/a", "/srv/b"}))
+	assert.Equal(t, matching.No, matching.WithinAll("/srv", []string{"/srv/a", "/etc"}))
+	assert.Equal(t, matching.No, matching.WithinAll("/srv", []string{"", "/etc"}), "an outside path settles it")
+	assert.Equal(t, matching.Unknown, matching.WithinAll("/srv", []string{"/srv/a", ""}))
+	assert.Equal(t, matching.No, matching.WithinAll("/srv", nil), "no path, no match")
 }
 
 // FuzzContains checks the one property a user relies on: Contains never says
@@ -58,7 +59,7 @@ func FuzzContains(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, dir, p string) {
-		if builtins.Contains(dir, p) != builtins.Yes {
+		if matching.Contains(dir, p) != matching.Yes {
 			return
 		}
 		for _, s := range []string{dir, p} {
@@ -104,12 +105,12 @@ func TestLookupAnchorsAreUnknown(t *testing.T) {
 		assert.NotEmpty(t, lexical.Unevaluable(p), "%q", p)
 		_, ok := lexical.AbsClean(p)
 		assert.False(t, ok, "AbsClean(%q)", p)
-		assert.Equal(t, builtins.Unknown, builtins.Contains("/etc", p), "Contains(/etc, %q)", p)
+		assert.Equal(t, matching.Unknown, matching.Contains("/etc", p), "Contains(/etc, %q)", p)
 	}
 	for _, c := range [][2]string{{"/", ".nofollow/etc/x"}, {"/srv", "../.vol/1/2"}, {"/srv", "/srv/../.resolve/1/etc"},
 		{"/Volumes", "Macintosh HD/etc"}, {"/x", "/x/../.file/id=1.2"},
 		{"/srv/app", "../../proc/self/cwd/../secret/key"}, {"/srv", "file:///proc/self/./cwd/../k"}, {"/", "proc/self/cwd/.."}} {
-		_, ok := builtins.Resolve(c[0], c[1])
+		_, ok := lexical.Resolve(c[0], c[1])
 		assert.False(t, ok, "Resolve(%q, %q)", c[0], c[1])
 	}
 	for _, p := range []string{"/.nofollowing/x", "/.resolved/x", "/.volume/x", "/.files/x", "/srv/.nofollow/x", "/srv/.vol/1/2",

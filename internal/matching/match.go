@@ -1,4 +1,4 @@
-package builtins
+package matching
 
 import "github.com/mcp-policy/mcp-policy/internal/lexical"
 
@@ -36,11 +36,11 @@ func WithinAny(dir string, paths []string) Match {
 	return anyOf(paths, func(p string) bool { return lexical.ContainsClean(dir, p) })
 }
 
-// foldedContains is Contains with both paths folded: how deny and ask rules
+// FoldedContains is Contains with both paths folded: how deny and ask rules
 // and the floor compare one path (mcp.path.within_folded).
-func foldedContains(dir, p string) Match {
-	dir, dirOK := cleanFolded(dir)
-	p, pOK := cleanFolded(p)
+func FoldedContains(dir, p string) Match {
+	dir, dirOK := CleanFolded(dir)
+	p, pOK := CleanFolded(p)
 	if !dirOK || !pOK {
 		return Unknown
 	}
@@ -108,4 +108,14 @@ func yesNo(b bool) Match {
 		return Yes
 	}
 	return No
+}
+
+// CleanFolded is p cleaned and folded (FoldPath of AbsClean); "" and false
+// when p is not absolute and evaluable.
+func CleanFolded(p string) (string, bool) {
+	clean, ok := lexical.AbsClean(p)
+	if !ok {
+		return "", false
+	}
+	return lexical.FoldPath(clean), true
 }

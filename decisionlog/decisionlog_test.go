@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -65,10 +67,6 @@ func field[T any](t *testing.T, m map[string]any, k string) T {
 	return v
 }
 
-func call(id, name, args string) provider.Call {
-	return provider.Call{ID: id, Type: "function", Function: provider.CallFunction{Name: name, Arguments: args}}
-}
-
 func newPolicy(t *testing.T, log *decisionlog.Logger, ask policy.AskFunc, extra ...rules.Rule) *policy.Policy {
 	t.Helper()
 	p, err := policy.New(policy.Options{Provider: files{}, Rules: append(policy.DefaultRules(), extra...),
@@ -87,10 +85,10 @@ func TestEntriesHaveOPAShapeAndMaskContents(t *testing.T) {
 	}, rules.Rule{Tool: "edit_file", Decision: rules.Deny, Under: "/srv/prod", Message: "prod is read-only"})
 
 	rs := p.ExecuteToolCalls(context.Background(), []provider.Call{
-		call("r1", "read_file", `{"path":"notes.md","reason":"to see the plan"}`),
-		call("e1", "edit_file", `{"path":"/srv/scratch/a.md","edits":[{"oldText":"secret one","newText":"secret two"}],"content":"SECRET"}`),
-		call("e2", "edit_file", `{"path":"/srv/prod/app.conf","content":"SECRET"}`),
-		call("bad", "edit_file", `{"path":`),
+		testkit.Call("r1", "read_file", `{"path":"notes.md","reason":"to see the plan"}`),
+		testkit.Call("e1", "edit_file", `{"path":"/srv/scratch/a.md","edits":[{"oldText":"secret one","newText":"secret two"}],"content":"SECRET"}`),
+		testkit.Call("e2", "edit_file", `{"path":"/srv/prod/app.conf","content":"SECRET"}`),
+		testkit.Call("bad", "edit_file", `{"path":`),
 	})
 	require.Len(t, rs, 4)
 	require.False(t, rs[0].IsError, "the read failed: %+v", rs[0])
@@ -176,8 +174,8 @@ func TestFullArguments(t *testing.T) {
 	log := decisionlog.New(&buf, decisionlog.Options{FullArguments: true})
 	p := newPolicy(t, log, nil)
 	p.ExecuteToolCalls(context.Background(), []provider.Call{
-		call("e1", "edit_file", `{"path":"/srv/a","content":"kept"}`),
-		call("bad", "edit_file", `{"path"`),
+		testkit.Call("e1", "edit_file", `{"path":"/srv/a","content":"kept"}`),
+		testkit.Call("bad", "edit_file", `{"path"`),
 	})
 	es := lines(t, &buf)
 	require.Len(t, es, 2, "entries:\n%s", buf.String())
@@ -200,7 +198,7 @@ func TestConcurrentEntriesAreWholeLines(t *testing.T) {
 	for i := range 20 {
 		wg.Go(func() {
 			big := strings.Repeat("x", 10000+i)
-			p.ExecuteToolCalls(context.Background(), []provider.Call{call("c", "read_file", `{"path":"/srv/a","note":"`+big+`"}`)})
+			p.ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("c", "read_file", `{"path":"/srv/a","note":"`+big+`"}`)})
 		})
 	}
 	wg.Wait()

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -20,7 +22,7 @@ func record(t *testing.T, args string) policy.Record {
 	t.Helper()
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(args), &m))
-	return policy.Record{ID: "id", Call: call("c1", "edit_file", args), Arguments: m}
+	return policy.Record{ID: "id", Call: testkit.Call("c1", "edit_file", args), Arguments: m}
 }
 
 func TestMaskKeysAreComparedCaseBlindWithoutSeparators(t *testing.T) {

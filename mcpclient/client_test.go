@@ -1,7 +1,6 @@
 package mcpclient_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -102,24 +103,6 @@ func settle(t *testing.T, before int) {
 		k := runtime.Stack(buf, true)
 		require.FailNowf(t, "goroutines left running", "%d goroutines, want <= %d\n%s", n, before, buf[:k])
 	}
-}
-
-// syncBuffer is a goroutine-safe bytes.Buffer for the server's stderr.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestToolsForLLM(t *testing.T) {
@@ -275,7 +258,7 @@ func TestBatchRunsConcurrently(t *testing.T) {
 	for _, n := range []string{"a", "b"} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, n), []byte(n), 0o644))
 	}
-	var stderr syncBuffer
+	var stderr testkit.SyncBuffer
 	c := connect(t, dir, mcpclient.WithEnv([]string{"FSSERVER_SLOW_MS=500"}), mcpclient.WithStderr(&stderr))
 	rs := c.ExecuteToolCalls(context.Background(), []provider.Call{
 		mkcall("1", "fs_read", map[string]string{"path": "a"}),

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -15,24 +17,6 @@ import (
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
-
-// syncBuffer is stderr, read while the plane writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func decision(t *testing.T, p *policy.Policy, path string) rules.Decision {
 	t.Helper()
@@ -66,7 +50,7 @@ func TestSignedRevisionsChangeDecisionsLive(t *testing.T) {
 	assert.Empty(t, f.ran, "nothing runs before the rules are in")
 
 	h.Serve(bundletest.Bundle{Revision: "r1", Rules: allowUnder("/srv/a")}.Build(t, &s))
-	eventually(t, 10*time.Second, "revision r1 in force", func() bool {
+	testkit.Eventually(t, 10*time.Second, "revision r1 in force", func() bool {
 		d, err := p.Decide(context.Background(), write("/srv/a/x"))
 		return err == nil && d.Decision == rules.Allow
 	})
@@ -77,7 +61,7 @@ func TestSignedRevisionsChangeDecisionsLive(t *testing.T) {
 	h.Serve(bundletest.Bundle{Revision: "r2", Rules: allowUnder("/srv/b"), Modules: map[string]string{
 		"mcp/custom.rego": "package mcp.custom\n\ndeny contains \"no temp files\" if endswith(input.arguments.path, \".tmp\")\n",
 	}}.Build(t, &s))
-	eventually(t, 10*time.Second, "revision r2 in force", func() bool {
+	testkit.Eventually(t, 10*time.Second, "revision r2 in force", func() bool {
 		return decision(t, p, "/srv/b/x").Decision == rules.Allow
 	})
 	assert.Equal(t, rules.Ask, decision(t, p, "/srv/a/x").Decision, "r1's rule is gone")
@@ -98,11 +82,11 @@ func TestSignedRevisionsChangeDecisionsLive(t *testing.T) {
 // before keeps deciding, and the refusal is reported.
 func TestBadRevisionsAreRefusedAndTheOldOneKeepsDeciding(t *testing.T) {
 	h, s := bundletest.NewHub(t), bundletest.NewSigner(t)
-	stderr := &syncBuffer{}
+	stderr := &testkit.SyncBuffer{}
 	plane := startPlane(t, h.Config(s, bundletest.LogsAndStatus), stderr)
 	p := headless(t, plane, &files{})
 	h.Serve(bundletest.Bundle{Revision: "good", Rules: allowUnder("/srv/a")}.Build(t, &s))
-	eventually(t, 10*time.Second, "the good revision in force", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the good revision in force", func() bool {
 		d, err := p.Decide(context.Background(), write("/srv/a/x"))
 		return err == nil && d.Decision == rules.Allow
 	})
@@ -131,7 +115,7 @@ func TestBadRevisionsAreRefusedAndTheOldOneKeepsDeciding(t *testing.T) {
 			h.Mu.Unlock()
 			said := len(stderr.String())
 			h.Serve(bad.body)
-			eventually(t, 10*time.Second, "the bad revision fetched and refused: "+bad.stderr, func() bool {
+			testkit.Eventually(t, 10*time.Second, "the bad revision fetched and refused: "+bad.stderr, func() bool {
 				h.Mu.Lock()
 				fetched := len(h.Requests) > before+1
 				h.Mu.Unlock()
@@ -145,7 +129,7 @@ func TestBadRevisionsAreRefusedAndTheOldOneKeepsDeciding(t *testing.T) {
 	}
 	// The status plugin tells the control plane: the policy's own status
 	// says which revision was refused and which stays.
-	eventually(t, 10*time.Second, "the refusal in the status report", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the refusal in the status report", func() bool {
 		st := h.LastStatus()
 		pl, _ := st["plugins"].(map[string]any)
 		mine, _ := pl["mcp-policy"].(map[string]any)
@@ -154,7 +138,7 @@ func TestBadRevisionsAreRefusedAndTheOldOneKeepsDeciding(t *testing.T) {
 	})
 
 	h.Serve(bundletest.Bundle{Revision: "fixed", Rules: allowB}.Build(t, &s))
-	eventually(t, 10*time.Second, "a good revision after the bad ones is taken", func() bool {
+	testkit.Eventually(t, 10*time.Second, "a good revision after the bad ones is taken", func() bool {
 		return decision(t, p, "/srv/b/x").Decision == rules.Allow
 	})
 }

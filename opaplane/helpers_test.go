@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -64,22 +63,6 @@ func write(path string) provider.Call {
 
 // allowUnder is a rules document allowing fs_write under dir.
 func allowUnder(dir string) string { return bundletest.AllowUnder("fs_write", dir) }
-
-// eventually polls cond until it holds or d passes.
-func eventually(t testing.TB, d time.Duration, what string, cond func() bool, show ...func() string) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			var seen []string
-			for _, f := range show {
-				seen = append(seen, f())
-			}
-			t.Fatalf("after %v: %s %s", d, what, strings.Join(seen, "\n"))
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-}
 
 // headless is a policy over files whose rules come from plane, decisions
 // to plane's log.

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -47,7 +49,7 @@ func TestEveryDecisionReachesTheCollectorMasked(t *testing.T) {
 	assert.True(t, res[1].IsError)
 	assert.False(t, res[2].IsError, "answered always-allow")
 
-	eventually(t, 10*time.Second, "three events at the collector", func() bool { return len(h.Events()) >= 3 })
+	testkit.Eventually(t, 10*time.Second, "three events at the collector", func() bool { return len(h.Events()) >= 3 })
 	events := h.Events()
 	require.Len(t, events, 3)
 	h.Mu.Lock()
@@ -118,11 +120,11 @@ decision_logs:
 		res := p.ExecuteToolCalls(context.Background(), []provider.Call{write("/srv/a/x")})
 		require.False(t, res[0].IsError, res[0].Content)
 	}
-	eventually(t, 10*time.Second, "the overflow counted", func() bool { return plane.DroppedDecisions() >= 3 })
+	testkit.Eventually(t, 10*time.Second, "the overflow counted", func() bool { return plane.DroppedDecisions() >= 3 })
 	h.Mu.Lock()
 	h.LogsDown = false
 	h.Mu.Unlock()
-	eventually(t, 10*time.Second, "what the buffer held, uploaded once the collector is back", func() bool {
+	testkit.Eventually(t, 10*time.Second, "what the buffer held, uploaded once the collector is back", func() bool {
 		return len(h.Events()) >= 5
 	})
 	assert.Len(t, h.Events(), 5, "the buffer held its limit; the rest were dropped")
@@ -145,7 +147,7 @@ func TestBundleServiceFailuresBackOff(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, s := bundletest.NewHub(t), bundletest.NewSigner(t)
-			stderr := &syncBuffer{}
+			stderr := &testkit.SyncBuffer{}
 			plane := startPlane(t, h.Config(s, "status:\n  service: hub\n"), stderr)
 			p := headless(t, plane, &files{})
 			h.Serve(bundletest.Bundle{Revision: "r1", Rules: allowUnder("/srv/a")}.Build(t, &s))
@@ -169,7 +171,7 @@ func TestBundleServiceFailuresBackOff(t *testing.T) {
 				assert.Greater(t, gaps[len(gaps)-1], 2*gaps[0], "then further apart: %v", gaps)
 				assert.LessOrEqual(t, len(times), 12, "not hammered: %v", gaps)
 			}
-			eventually(t, 10*time.Second, "the failure in the status report", func() bool {
+			testkit.Eventually(t, 10*time.Second, "the failure in the status report", func() bool {
 				st := h.LastStatus()
 				bs, _ := st["bundles"].(map[string]any)
 				team, _ := bs["team"].(map[string]any)

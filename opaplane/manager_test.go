@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/open-policy-agent/opa/v1/plugins"
 	"github.com/open-policy-agent/opa/v1/plugins/discovery"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
@@ -47,13 +49,13 @@ func TestACallersOwnPluginManager(t *testing.T) {
 	stop, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	plane.Stop(stop) // hands over the queue; the manager runs on
-	eventually(t, 10*time.Second, "the decision at the collector through the caller's logs plugin", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the decision at the collector through the caller's logs plugin", func() bool {
 		return len(h.Events()) == 1
 	})
 	labels := h.Events()[0]["labels"].(map[string]any)
 	assert.Equal(t, "callers-own", labels["id"])
 	h.Serve(bundletest.Bundle{Revision: "r2", Rules: allowUnder("/srv/b")}.Build(t, &s))
-	eventually(t, 10*time.Second, "the caller's manager still running: r2 downloaded", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the caller's manager still running: r2 downloaded", func() bool {
 		st := h.LastStatus()
 		bs, _ := st["bundles"].(map[string]any)
 		team, _ := bs["team"].(map[string]any)

@@ -8,6 +8,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -24,7 +26,7 @@ func TestQuestionCarriesTheCall(t *testing.T) {
 	fake := newFake()
 	a := answering(policy.Answer{Action: policy.AllowOnce})
 	p := newPolicy(t, policy.Options{Provider: fake, Rules: withDefaults(), OnAsk: a.ask})
-	c := call("call_1", "fs_write", `{"path":"docs/notes.md","content":"hi","n":3}`)
+	c := testkit.Call("call_1", "fs_write", `{"path":"docs/notes.md","content":"hi","n":3}`)
 	require.False(t, run1(p, c).IsError)
 
 	qs := a.Questions()
@@ -54,7 +56,7 @@ func TestQuestionCarriesTheCall(t *testing.T) {
 	// A web fetch is suggested by host.
 	a3 := answering(policy.Answer{Action: policy.AllowOnce})
 	p3 := newPolicy(t, policy.Options{Provider: fake, OnAsk: a3.ask})
-	run1(p3, call("w", "web_fetch", `{"url":"https://docs.raku.org/type/Str"}`))
+	run1(p3, testkit.Call("w", "web_fetch", `{"url":"https://docs.raku.org/type/Str"}`))
 	require.Len(t, a3.Questions(), 1)
 	assert.Equal(t, &rules.Rule{Tool: "web_fetch", Host: "docs.raku.org"}, a3.Questions()[0].Suggestion)
 	assert.Equal(t, []string{"docs.raku.org"}, a3.Questions()[0].Hosts)
@@ -152,8 +154,8 @@ func TestAlwaysDenyWithRule(t *testing.T) {
 	// Any asked fs_ call under live is now denied without asking.
 	res := p.ExecuteToolCalls(context.Background(), []provider.Call{
 		write("2", "live/other.html"),
-		call("3", "fs_edit", `{"path":"live/deep/x"}`),
-		call("4", "fs_read", `{"path":"live/x"}`), // statically allowed: grants not consulted
+		testkit.Call("3", "fs_edit", `{"path":"live/deep/x"}`),
+		testkit.Call("4", "fs_read", `{"path":"live/x"}`), // statically allowed: grants not consulted
 	})
 	assert.True(t, res[0].IsError)
 	assert.True(t, res[1].IsError)
@@ -161,7 +163,7 @@ func TestAlwaysDenyWithRule(t *testing.T) {
 	assert.False(t, res[2].IsError, "a grant is consulted only when the rules said ask")
 	assert.Equal(t, int32(1), a.n.Load())
 	assert.Len(t, g.Lists(), 1)
-	assert.Equal(t, []provider.Call{call("4", "fs_read", `{"path":"live/x"}`)}, fake.Calls())
+	assert.Equal(t, []provider.Call{testkit.Call("4", "fs_read", `{"path":"live/x"}`)}, fake.Calls())
 }
 
 func TestAnswerDecisionComesFromTheAction(t *testing.T) {
@@ -186,7 +188,7 @@ func TestAlwaysAllowSeveralRules(t *testing.T) {
 	assert.Equal(t, [][]rules.Rule{want}, g.Lists(), "one OnGrant per answer, however many rules")
 	assert.Empty(t, offered[0].Decision, "the caller's rules are not modified")
 
-	assert.False(t, run1(p, call("2", "fs_edit", `{"path":"x/y"}`)).IsError)
+	assert.False(t, run1(p, testkit.Call("2", "fs_edit", `{"path":"x/y"}`)).IsError)
 	assert.Equal(t, int32(1), a.n.Load())
 }
 
@@ -232,7 +234,7 @@ func TestRefusedAnswers(t *testing.T) {
 			var res []provider.Result
 			require.NotPanics(t, func() {
 				res = p.ExecuteToolCalls(context.Background(), []provider.Call{
-					call("r", "fs_read", `{"path":"a"}`), write("w", "docs/a.md"), call("l", "fs_list", `{"path":"b"}`),
+					testkit.Call("r", "fs_read", `{"path":"a"}`), write("w", "docs/a.md"), testkit.Call("l", "fs_list", `{"path":"b"}`),
 				})
 			})
 			require.Len(t, res, 3)
@@ -276,7 +278,7 @@ func TestOnGrantFiresBeforeTheCallIsDecided(t *testing.T) {
 			gs[0].Tool = "mutated" // a copy: the policy must not care
 		},
 	})
-	res := p.ExecuteToolCalls(context.Background(), []provider.Call{call("0", "fs_read", `{"path":"x"}`), write("1", "docs/a.md")})
+	res := p.ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("0", "fs_read", `{"path":"x"}`), write("1", "docs/a.md")})
 	assert.False(t, res[0].IsError)
 	assert.False(t, res[1].IsError)
 	require.Len(t, seen, 1)

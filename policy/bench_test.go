@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/open-policy-agent/opa/v1/rego"
 
 	"github.com/mcp-policy/mcp-policy/internal/rules"
@@ -29,8 +31,8 @@ func (noopProvider) ExecuteToolCalls(_ context.Context, calls []provider.Call) [
 
 var (
 	benchNoop     = noopProvider{tools: fsTools("fs_")}
-	benchAllowed  = []provider.Call{call("1", "fs_write", `{"path":"scratch/notes.md","content":"hello"}`)}
-	benchByGrant  = []provider.Call{call("1", "fs_write", `{"path":"granted/notes.md","content":"hello"}`)}
+	benchAllowed  = []provider.Call{testkit.Call("1", "fs_write", `{"path":"scratch/notes.md","content":"hello"}`)}
+	benchByGrant  = []provider.Call{testkit.Call("1", "fs_write", `{"path":"granted/notes.md","content":"hello"}`)}
 	benchGrantHit = rules.Rule{Tool: "fs_write", Decision: rules.Allow, Under: "/srv/granted"}
 )
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -29,10 +31,10 @@ func dlFake() *fakeProvider {
 func TestAnAllowGrantUnderADirectoryDoesNotCoverAHost(t *testing.T) {
 	a := answering(policy.Answer{Action: policy.AlwaysAllow, Rule: &rules.Rule{Tool: "fs_download", Under: "/srv/dl"}})
 	p := newPolicy(t, policy.Options{Provider: dlFake(), OnAsk: a.ask})
-	require.False(t, run1(p, call("1", "fs_download", `{"path":"/srv/dl/a"}`)).IsError)
+	require.False(t, run1(p, testkit.Call("1", "fs_download", `{"path":"/srv/dl/a"}`)).IsError)
 	require.Equal(t, []rules.Rule{{Tool: "fs_download", Decision: rules.Allow, Under: "/srv/dl"}}, p.Grants())
 
-	d, err := p.Decide(context.Background(), call("2", "fs_download", `{"path":"/srv/dl/b"}`))
+	d, err := p.Decide(context.Background(), testkit.Call("2", "fs_download", `{"path":"/srv/dl/b"}`))
 	require.NoError(t, err)
 	assert.Equal(t, rules.ReasonGrant, d.Reason, "the grant covers a path in its directory")
 	for _, args := range []string{
@@ -40,7 +42,7 @@ func TestAnAllowGrantUnderADirectoryDoesNotCoverAHost(t *testing.T) {
 		`{"path":"/srv/dl/b","url":"http://10.0.0.5/admin/"}`,
 		`{"path":"/srv/dl/b","url":"http:///nohost"}`, // an unknown host
 	} {
-		d, err := p.Decide(context.Background(), call("3", "fs_download", args))
+		d, err := p.Decide(context.Background(), testkit.Call("3", "fs_download", args))
 		require.NoError(t, err)
 		assert.Equal(t, rules.Ask, d.Decision, args)
 		assert.Equal(t, rules.ReasonNoMatch, d.Reason, args)
@@ -53,7 +55,7 @@ func TestAnAllowGrantUnderADirectoryDoesNotCoverAHost(t *testing.T) {
 func TestASuggestionNamesEveryDimensionOfTheCall(t *testing.T) {
 	a := answering(policy.Answer{Action: policy.AlwaysAllow})
 	p := newPolicy(t, policy.Options{Provider: dlFake(), OnAsk: a.ask})
-	same := call("1", "fs_download", `{"path":"dl/a.tgz","url":"https://Docs.Example.org:443/a.tgz"}`)
+	same := testkit.Call("1", "fs_download", `{"path":"dl/a.tgz","url":"https://Docs.Example.org:443/a.tgz"}`)
 	require.False(t, run1(p, same).IsError)
 	qs := a.Questions()
 	require.Len(t, qs, 1)
@@ -73,7 +75,7 @@ func TestASuggestionNamesEveryDimensionOfTheCall(t *testing.T) {
 		`{"url":"https://docs.example.org/a.tgz"}`,
 		`{"path":"etc/b.tgz","url":"https://docs.example.org/a.tgz"}`,
 	} {
-		d, err := p.Decide(context.Background(), call("2", "fs_download", args))
+		d, err := p.Decide(context.Background(), testkit.Call("2", "fs_download", args))
 		require.NoError(t, err)
 		assert.Equal(t, rules.Ask, d.Decision, args)
 	}
@@ -83,7 +85,7 @@ func TestASuggestionNamesEveryDimensionOfTheCall(t *testing.T) {
 		`{"path":"dl/a","urls":["https://a.example/","https://b.example/"]}`,
 		`{"path":"dl/a","url":"http:///nohost"}`,
 	} {
-		d, err := p.Decide(context.Background(), call("3", "fs_download", args))
+		d, err := p.Decide(context.Background(), testkit.Call("3", "fs_download", args))
 		require.NoError(t, err)
 		assert.Equal(t, &rules.Rule{Tool: "fs_download"}, d.Suggestion, args)
 	}

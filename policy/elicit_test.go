@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -42,18 +44,18 @@ func TestDecideNeverAsks(t *testing.T) {
 	assert.Equal(t, rules.ReasonGrant, d.Reason)
 	require.NotNil(t, d.Grant)
 
-	d, err = p.Decide(ctx, call("3", "fs_delete", `{"path":"x"}`))
+	d, err = p.Decide(ctx, testkit.Call("3", "fs_delete", `{"path":"x"}`))
 	require.NoError(t, err)
 	assert.Equal(t, rules.Deny, d.Decision)
 	assert.Equal(t, rules.ReasonRule, d.Reason)
 
-	d, err = p.Decide(ctx, call("4", "fs_read", `{"path":"x"}`))
+	d, err = p.Decide(ctx, testkit.Call("4", "fs_read", `{"path":"x"}`))
 	require.NoError(t, err)
 	assert.Equal(t, rules.Allow, d.Decision)
 
-	_, err = p.Decide(ctx, call("5", "fs_read", `[1]`))
+	_, err = p.Decide(ctx, testkit.Call("5", "fs_read", `[1]`))
 	assert.Error(t, err)
-	_, err = p.Decide(ctx, call("6", "", `{}`))
+	_, err = p.Decide(ctx, testkit.Call("6", "", `{}`))
 	assert.Error(t, err)
 	assert.Empty(t, fake.Calls(), "Decide runs nothing")
 }
@@ -73,11 +75,11 @@ func TestGrantDecision(t *testing.T) {
 		"allow grant":          {write("1", "ok/a"), rules.Allow, true},
 		"deny grant":           {write("2", "ok/secret/a"), rules.Deny, true},
 		"nothing to say":       {write("3", "elsewhere/a"), "", false},
-		"not an ask":           {call("4", "fs_read", `{"path":"ok/a"}`), "", false},
-		"explicit ask rule":    {call("5", "fs_edit", `{"path":"a"}`), "", false},
+		"not an ask":           {testkit.Call("4", "fs_read", `{"path":"ok/a"}`), "", false},
+		"explicit ask rule":    {testkit.Call("5", "fs_edit", `{"path":"a"}`), "", false},
 		"floor ask":            {write("6", "ok/.git/config"), "", false},
-		"unevaluable no guess": {call("7", "fs_write", `{"path":"$HOME/a"}`), "", false},
-		"bad call":             {call("8", "fs_write", `nope`), "", false},
+		"unevaluable no guess": {testkit.Call("7", "fs_write", `{"path":"$HOME/a"}`), "", false},
+		"bad call":             {testkit.Call("8", "fs_write", `nope`), "", false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			d, ok := p.GrantDecision(tc.c)
@@ -287,7 +289,7 @@ func TestClaimElicits(t *testing.T) {
 			top := tc.build(fake, &seen)
 			var res []provider.Result
 			within(t, 10*time.Second, "an elicitation from inside a call", func() {
-				res = top.ExecuteToolCalls(context.Background(), []provider.Call{call("1", tc.tool, `{"path":"/srv/x"}`)})
+				res = top.ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("1", tc.tool, `{"path":"/srv/x"}`)})
 			})
 			require.Len(t, res, 1)
 			require.False(t, res[0].IsError, res[0].Content)
@@ -334,7 +336,7 @@ func TestClaimedElicitationUsesTheClaimantsLock(t *testing.T) {
 	go run1(child, write("w", "x")) // asks, and blocks
 	<-permOpen
 	done := make(chan provider.Result, 1)
-	go func() { done <- run1(child, call("r", "fs_read", `{"path":"x"}`)) }() // allowed, elicits
+	go func() { done <- run1(child, testkit.Call("r", "fs_read", `{"path":"x"}`)) }() // allowed, elicits
 	select {
 	case <-done:
 		t.Fatal("the claimed elicitation jumped the open question")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -30,9 +32,9 @@ func TestMixedBatchForwardsAllowedUntouchedInOneBatch(t *testing.T) {
 	readArgs := "{ \"path\" :\"notes/a.md\",\n  \"limit\": 1.50e0, \"z\":null }"
 	writeArgs := `{"content":"héllo \u00e9","path":"scratch/notes.md"}`
 	calls := []provider.Call{
-		call("c1", "fs_read", readArgs),
-		call("c2", "fs_delete", `{"path":"scratch/old.md"}`),
-		call("c3", "fs_write", writeArgs),
+		testkit.Call("c1", "fs_read", readArgs),
+		testkit.Call("c2", "fs_delete", `{"path":"scratch/old.md"}`),
+		testkit.Call("c3", "fs_write", writeArgs),
 		write("c4", "live/site.html"),                                                           // no rule: asked, declined
 		{ID: "c5", Function: provider.CallFunction{Name: "fs_list", Arguments: `{"path":"."}`}}, // no Type
 	}
@@ -77,7 +79,7 @@ func TestAllDeniedBatchNeverCallsProvider(t *testing.T) {
 	fake := newFake()
 	p := newPolicy(t, policy.Options{Provider: fake, Rules: synopsisRules()})
 	res := p.ExecuteToolCalls(context.Background(), []provider.Call{
-		call("1", "fs_delete", `{"path":"a"}`),
+		testkit.Call("1", "fs_delete", `{"path":"a"}`),
 		write("2", "elsewhere/b"), // headless: refused
 	})
 	require.Len(t, res, 2)
@@ -116,8 +118,8 @@ func TestProviderFailuresBecomeErrorResults(t *testing.T) {
 			var res []provider.Result
 			require.NotPanics(t, func() {
 				res = p.ExecuteToolCalls(context.Background(), []provider.Call{
-					call("a", "fs_read", `{"path":"x"}`),
-					call("b", "fs_delete", `{"path":"x"}`),
+					testkit.Call("a", "fs_read", `{"path":"x"}`),
+					testkit.Call("b", "fs_delete", `{"path":"x"}`),
 					write("c", "scratch/y"),
 				})
 			})
@@ -149,7 +151,7 @@ func TestProviderResultsAreAttributedToTheirCalls(t *testing.T) {
 	}
 	p := newPolicy(t, policy.Options{Provider: fake, Rules: synopsisRules()})
 	res := p.ExecuteToolCalls(context.Background(), []provider.Call{
-		call("r1", "fs_read", `{"path":"x"}`), call("r2", "fs_list", `{"path":"y"}`),
+		testkit.Call("r1", "fs_read", `{"path":"x"}`), testkit.Call("r2", "fs_list", `{"path":"y"}`),
 	})
 	assert.Equal(t, []string{"r1", "r2"}, ids(res))
 	assert.Equal(t, "fs_read", res[0].Content)
@@ -158,18 +160,18 @@ func TestProviderResultsAreAttributedToTheirCalls(t *testing.T) {
 
 func TestBadCallsAreRefusedAlone(t *testing.T) {
 	bad := map[string]provider.Call{
-		"array arguments":     call("bad", "fs_read", `["path","x"]`),
-		"string arguments":    call("bad", "fs_read", `"x"`),
-		"number arguments":    call("bad", "fs_read", `42`),
-		"null arguments":      call("bad", "fs_read", `null`),
-		"truncated JSON":      call("bad", "fs_read", `{"path":"x"`),
-		"trailing data":       call("bad", "fs_read", `{"path":"x"} {}`),
-		"invalid UTF-8":       call("bad", "fs_read", "{\"path\":\"a\xffb\"}"),
-		"invalid UTF-8 name":  call("bad", "fs_read\xff", `{"path":"x"}`),
-		"duplicate keys":      call("bad", "fs_read", `{"path":"notes/a","path":"/etc/shadow"}`),
-		"nested duplicate":    call("bad", "fs_read", `{"path":"a","opts":{"k":1,"k":2}}`),
-		"empty name":          call("bad", "", `{"path":"x"}`),
-		"allowed-looking bad": call("bad", "fs_write", `{"path":"scratch/a","path":"scratch/b"}`),
+		"array arguments":     testkit.Call("bad", "fs_read", `["path","x"]`),
+		"string arguments":    testkit.Call("bad", "fs_read", `"x"`),
+		"number arguments":    testkit.Call("bad", "fs_read", `42`),
+		"null arguments":      testkit.Call("bad", "fs_read", `null`),
+		"truncated JSON":      testkit.Call("bad", "fs_read", `{"path":"x"`),
+		"trailing data":       testkit.Call("bad", "fs_read", `{"path":"x"} {}`),
+		"invalid UTF-8":       testkit.Call("bad", "fs_read", "{\"path\":\"a\xffb\"}"),
+		"invalid UTF-8 name":  testkit.Call("bad", "fs_read\xff", `{"path":"x"}`),
+		"duplicate keys":      testkit.Call("bad", "fs_read", `{"path":"notes/a","path":"/etc/shadow"}`),
+		"nested duplicate":    testkit.Call("bad", "fs_read", `{"path":"a","opts":{"k":1,"k":2}}`),
+		"empty name":          testkit.Call("bad", "", `{"path":"x"}`),
+		"allowed-looking bad": testkit.Call("bad", "fs_write", `{"path":"scratch/a","path":"scratch/b"}`),
 	}
 	for name, c := range bad {
 		t.Run(name, func(t *testing.T) {
@@ -179,7 +181,7 @@ func TestBadCallsAreRefusedAlone(t *testing.T) {
 					t.Errorf("a bad call must not be asked about")
 					return policy.Answer{Action: policy.AllowOnce}
 				}})
-			before := call("ok1", "fs_read", `{"path":"a"}`)
+			before := testkit.Call("ok1", "fs_read", `{"path":"a"}`)
 			after := write("ok2", "scratch/b")
 			var res []provider.Result
 			require.NotPanics(t, func() {
@@ -200,7 +202,7 @@ func TestBadCallsAreRefusedAlone(t *testing.T) {
 func TestEmptyArgumentsCountAsEmptyObject(t *testing.T) {
 	fake := newFake()
 	p := newPolicy(t, policy.Options{Provider: fake, Rules: []rules.Rule{{Tool: "fs_list", Decision: rules.Allow}}})
-	res := p.ExecuteToolCalls(context.Background(), []provider.Call{call("1", "fs_list", "")})
+	res := p.ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("1", "fs_list", "")})
 	assert.False(t, res[0].IsError, res[0].Content)
 	assert.Equal(t, "", fake.Calls()[0].Function.Arguments, "still forwarded as written")
 }
@@ -211,9 +213,9 @@ func TestHeadless(t *testing.T) {
 	assert.False(t, p.Interactive())
 
 	res := p.ExecuteToolCalls(context.Background(), []provider.Call{
-		call("1", "fs_write", `{"path":"x"}`),
-		call("2", "fs_read", `{"path":"x"}`),
-		call("3", "fs_write", `{"path":".git/config"}`), // a floor ask: refused too
+		testkit.Call("1", "fs_write", `{"path":"x"}`),
+		testkit.Call("2", "fs_read", `{"path":"x"}`),
+		testkit.Call("3", "fs_write", `{"path":".git/config"}`), // a floor ask: refused too
 	})
 	require.Len(t, res, 3)
 	assert.True(t, res[0].IsError)
@@ -223,7 +225,7 @@ func TestHeadless(t *testing.T) {
 	assert.False(t, res[1].IsError, "reads still go through")
 	assert.True(t, res[2].IsError)
 	assert.Regexp(t, `^Permission required: 'fs_write' needs approval, but `, res[2].Content)
-	assert.Equal(t, []provider.Call{call("2", "fs_read", `{"path":"x"}`)}, fake.Calls())
+	assert.Equal(t, []provider.Call{testkit.Call("2", "fs_read", `{"path":"x"}`)}, fake.Calls())
 
 	interactive := newPolicy(t, policy.Options{Provider: fake, OnAsk: answering(policy.Answer{Action: policy.AllowOnce}).ask})
 	assert.True(t, interactive.Interactive())
@@ -268,7 +270,7 @@ func TestUnknownCatalogueMeansNoAnnotationRules(t *testing.T) {
 	// A provider that cannot list: the read-only default rule cannot match,
 	// so a read is asked (headless: refused), never allowed on a guess.
 	p := newPolicy(t, policy.Options{Provider: failingLister{}, Rules: policy.DefaultRules()})
-	res := p.ExecuteToolCalls(context.Background(), []provider.Call{call("1", "fs_read", `{"path":"x"}`)})
+	res := p.ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("1", "fs_read", `{"path":"x"}`)})
 	assert.True(t, res[0].IsError)
 	assert.Contains(t, res[0].Content, "Permission required")
 }
@@ -297,7 +299,7 @@ func TestThePolicyStandsInFrontOfItsProvider(t *testing.T) {
 	fake := newFake()
 	p, err := policy.New(policy.Options{Provider: fake, Rules: append(policy.DefaultRules(), policy.Rule{Tool: "fs_delete", Decision: policy.Deny})})
 	require.NoError(t, err)
-	res := p.ExecuteToolCalls(context.Background(), []provider.Call{call("1", "fs_delete", `{"path":"/srv/x"}`), call("2", "fs_read", `{"path":"/srv/x"}`)})
+	res := p.ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("1", "fs_delete", `{"path":"/srv/x"}`), testkit.Call("2", "fs_read", `{"path":"/srv/x"}`)})
 	assert.True(t, res[0].IsError, "the rule denies: %s", res[0].Content)
 	assert.False(t, res[1].IsError, "the default rules allow a read: %s", res[1].Content)
 	assert.Len(t, fake.Calls(), 1, "only the allowed call reached the provider")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -38,8 +40,8 @@ func TestGrantThroughParentBindsChildren(t *testing.T) {
 	// And the other way: a deny through a child binds the parent.
 	childAsk := answering(policy.Answer{Action: policy.AlwaysDeny})
 	child := newPolicy(t, policy.Options{Provider: fake, Rules: withDefaults(), OnAsk: childAsk.ask, GrantsStore: store})
-	assert.True(t, run1(child, call("d", "fs_delete", `{"path":"tmp/x"}`)).IsError)
-	assert.True(t, run1(parent, call("d2", "fs_delete", `{"path":"tmp/x"}`)).IsError)
+	assert.True(t, run1(child, testkit.Call("d", "fs_delete", `{"path":"tmp/x"}`)).IsError)
+	assert.True(t, run1(parent, testkit.Call("d2", "fs_delete", `{"path":"tmp/x"}`)).IsError)
 	assert.Equal(t, int32(1), parentAsk.n.Load(), "the parent was not asked again")
 	assert.Len(t, store.List(), 2)
 }
@@ -62,7 +64,7 @@ func TestGrantsAreOwnThenStore(t *testing.T) {
 
 	// A grant added to the store from outside binds at once.
 	require.NoError(t, store.Add(rules.Rule{Tool: "fs_delete", Decision: rules.Deny, Under: "/srv"}))
-	r := run1(p, call("2", "fs_delete", `{"path":"x"}`))
+	r := run1(p, testkit.Call("2", "fs_delete", `{"path":"x"}`))
 	assert.True(t, r.IsError)
 	assert.Contains(t, r.Content, "always deny")
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -22,17 +24,17 @@ func TestAnAlwaysAnswerAboutAToolNamedLikeAGlobAllowsThatToolOnly(t *testing.T) 
 		Function: provider.ToolFunction{Name: "fs_*", Parameters: []byte(`{"type":"object"}`)}, Annotations: &provider.Annotations{}})
 	a := answering(policy.Answer{Action: policy.AlwaysAllow})
 	p := newPolicy(t, policy.Options{Provider: fake, OnAsk: a.ask})
-	require.False(t, run1(p, call("1", "fs_*", `{}`)).IsError)
+	require.False(t, run1(p, testkit.Call("1", "fs_*", `{}`)).IsError)
 	require.Len(t, a.Questions(), 1)
 	assert.Equal(t, `fs_\*`, a.Questions()[0].Suggestion.Tool, "escaped")
 	assert.Equal(t, []rules.Rule{{Tool: `fs_\*`, Decision: rules.Allow}}, p.Grants())
 
 	for _, other := range []string{"fs_delete", "fs_x", "fs_"} {
-		d, err := p.Decide(context.Background(), call("2", other, `{}`))
+		d, err := p.Decide(context.Background(), testkit.Call("2", other, `{}`))
 		require.NoError(t, err)
 		assert.Equal(t, rules.Ask, d.Decision, "%s is not the tool the human answered about", other)
 	}
-	d, err := p.Decide(context.Background(), call("3", "fs_*", `{}`))
+	d, err := p.Decide(context.Background(), testkit.Call("3", "fs_*", `{}`))
 	require.NoError(t, err)
 	assert.Equal(t, rules.ReasonGrant, d.Reason, "the tool itself is")
 }
@@ -57,7 +59,7 @@ func TestARelativeAnswerIsRememberedAbsolute(t *testing.T) {
 	// No root to resolve against: refused, nothing remembered.
 	a = answering(policy.Answer{Action: policy.AlwaysAllow, Rule: &rules.Rule{Tool: "web_write", Under: "scratch"}})
 	p = newPolicy(t, policy.Options{Provider: newFake(), OnAsk: a.ask, Roots: map[string]string{"fs": "/srv"}})
-	r := run1(p, call("1", "web_write", `{"path":"/srv/scratch/a"}`))
+	r := run1(p, testkit.Call("1", "web_write", `{"path":"/srv/scratch/a"}`))
 	assert.True(t, r.IsError)
 	assert.Contains(t, r.Content, "no root")
 	assert.Empty(t, p.Grants())
@@ -75,11 +77,11 @@ func TestTheSuggestionForADirectoryIsTheDirectory(t *testing.T) {
 		`{"path":"."}`:    "/srv",
 		`{"path":"docs"}`: "/srv/docs",
 	} {
-		d, err := p.Decide(context.Background(), call("1", "fs_list_directory", args))
+		d, err := p.Decide(context.Background(), testkit.Call("1", "fs_list_directory", args))
 		require.NoError(t, err)
 		assert.Equal(t, want, d.Suggestion.Under, args)
 	}
-	d, err := p.Decide(context.Background(), call("1", "fs_search", `{"cwd":"docs","path":"docs/a.md"}`))
+	d, err := p.Decide(context.Background(), testkit.Call("1", "fs_search", `{"cwd":"docs","path":"docs/a.md"}`))
 	require.NoError(t, err)
 	assert.Equal(t, "/srv/docs", d.Suggestion.Under, "a directory argument is its own scope")
 	d, err = p.Decide(context.Background(), write("1", "."))
@@ -104,7 +106,7 @@ func TestGrantsReadCallsAsRulesDo(t *testing.T) {
 		`{"paths":["/srv/ok","/srv/b"]}`:        rules.Allow,
 		`{"paths":["/SRV/ok"]}`:                 rules.Ask,
 	} {
-		d, err := p.Decide(context.Background(), call("1", "fs_write", args))
+		d, err := p.Decide(context.Background(), testkit.Call("1", "fs_write", args))
 		require.NoError(t, err)
 		assert.Equal(t, want, d.Decision, args)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/grants"
@@ -84,12 +86,8 @@ func (f *fakeProvider) Calls() []provider.Call {
 	return out
 }
 
-func call(id, name, args string) provider.Call {
-	return provider.Call{ID: id, Type: "function", Function: provider.CallFunction{Name: name, Arguments: args}}
-}
-
 func write(id, path string) provider.Call {
-	return call(id, "fs_write", fmt.Sprintf(`{"path":%q,"content":"x"}`, path))
+	return testkit.Call(id, "fs_write", fmt.Sprintf(`{"path":%q,"content":"x"}`, path))
 }
 
 var srvRoots = map[string]string{"fs": "/srv"}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -136,7 +138,7 @@ func TestCancelledBatchStopsWaitingForTheLock(t *testing.T) {
 	waiterDone := make(chan []provider.Result, 1)
 	go func() {
 		waiterDone <- p.ExecuteToolCalls(ctx, []provider.Call{
-			write("waiter", "b/y"), call("read", "fs_read", `{"path":"b/z"}`),
+			write("waiter", "b/y"), testkit.Call("read", "fs_read", `{"path":"b/z"}`),
 		})
 	}()
 	time.Sleep(50 * time.Millisecond) // let it queue behind the open question
@@ -229,7 +231,7 @@ func TestReentrantCallFromOnAskIsRefused(t *testing.T) {
 		OnAsk: func(ctx context.Context, q policy.Question) policy.Answer {
 			if q.Call.ID == "outer" {
 				inner = p.ExecuteToolCalls(ctx, []provider.Call{write("inner", "other/x")})
-				innerRead = p.ExecuteToolCalls(ctx, []provider.Call{call("innerRead", "fs_read", `{"path":"x"}`)})
+				innerRead = p.ExecuteToolCalls(ctx, []provider.Call{testkit.Call("innerRead", "fs_read", `{"path":"x"}`)})
 				_, elicitErr = p.ElicitHook()(ctx, provider.ElicitRequest{Method: provider.ElicitMethod})
 			}
 			return policy.Answer{Action: policy.AllowOnce}

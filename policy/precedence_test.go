@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -155,7 +157,7 @@ func TestAllowGrantNeverAnswersUnevaluablePathByGuess(t *testing.T) {
 	fake := newFake()
 	a := answering(policy.Answer{Action: policy.DenyOnce})
 	p := newPolicy(t, policy.Options{Provider: fake, OnAsk: a.ask, Grants: []rules.Rule{allowSrvWrites}})
-	assert.True(t, run1(p, call("1", "fs_write", `{"path":"~/x"}`)).IsError)
+	assert.True(t, run1(p, testkit.Call("1", "fs_write", `{"path":"~/x"}`)).IsError)
 	assert.Equal(t, int32(1), a.n.Load())
 }
 

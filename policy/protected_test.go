@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -82,13 +84,13 @@ func TestProtectedFilesAndRootsUnderEveryLinkedSpelling(t *testing.T) {
 				{"fs_delete", "app"}, {"fs_delete", "projects/app"}, {"fs_delete", "projects"}, // a root, by either name, and above it
 			} {
 				t.Run(c.tool+" "+c.path, func(t *testing.T) {
-					d, err := p.Decide(context.Background(), call("1", c.tool, fmt.Sprintf(`{"path":%q}`, filepath.Join(top, c.path))))
+					d, err := p.Decide(context.Background(), testkit.Call("1", c.tool, fmt.Sprintf(`{"path":%q}`, filepath.Join(top, c.path))))
 					require.NoError(t, err)
 					assert.Equal(t, rules.Ask, d.Decision)
 					assert.Equal(t, rules.ReasonFloor, d.Reason)
 				})
 			}
-			d, err := p.Decide(context.Background(), call("1", "fs_delete", fmt.Sprintf(`{"path":%q}`, filepath.Join(top, "projects", "app", "old"))))
+			d, err := p.Decide(context.Background(), testkit.Call("1", "fs_delete", fmt.Sprintf(`{"path":%q}`, filepath.Join(top, "projects", "app", "old"))))
 			require.NoError(t, err)
 			assert.Equal(t, rules.Allow, d.Decision, "below the root, the rules decide")
 		})

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -34,11 +36,11 @@ func TestOnDecisionRecordsEveryCallOnce(t *testing.T) {
 		Rules: withDefaults(rules.Rule{Tool: "fs_delete", Decision: rules.Deny, Message: "no deletes"}),
 	})
 	res := p.ExecuteToolCalls(context.Background(), []provider.Call{
-		call("read", "fs_read", `{"path":"a.txt"}`),
-		call("del", "fs_delete", `{"path":"a.txt"}`),
+		testkit.Call("read", "fs_read", `{"path":"a.txt"}`),
+		testkit.Call("del", "fs_delete", `{"path":"a.txt"}`),
 		write("ask", "scratch/n.md"),
 		write("again", "scratch/m.md"), // answered by the grant the first answer left
-		call("bad", "fs_write", `{"path":`),
+		testkit.Call("bad", "fs_write", `{"path":`),
 	})
 	require.Len(t, res, 5)
 	require.Len(t, log.recs, 5, "one record a call, bad ones too")
@@ -84,7 +86,7 @@ func TestOnDecisionRecordsEveryCallOnce(t *testing.T) {
 func TestOnDecisionHeadlessAndPanicking(t *testing.T) {
 	p := newPolicy(t, policy.Options{Provider: newFake(), Rules: withDefaults(),
 		OnDecision: func(policy.Record) { panic("log full") }})
-	res := p.ExecuteToolCalls(context.Background(), []provider.Call{write("1", "x"), call("2", "fs_read", `{"path":"x"}`)})
+	res := p.ExecuteToolCalls(context.Background(), []provider.Call{write("1", "x"), testkit.Call("2", "fs_read", `{"path":"x"}`)})
 	assert.True(t, res[0].IsError, "a panicking log changes no call's fate")
 	assert.False(t, res[1].IsError)
 

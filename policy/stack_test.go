@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -41,12 +43,12 @@ func TestPolicyUnderRegistry(t *testing.T) {
 	assert.Equal(t, []string{"fs_read", "fs_list", "fs_write", "fs_edit", "fs_delete", "web_fetch"}, names)
 
 	res := reg.ExecuteToolCalls(context.Background(), []provider.Call{
-		call("1", "fs_read", `{"path":"notes"}`),
-		call("2", "fs_delete", `{"path":"notes"}`),
-		call("3", "fs_write", `{"path":"scratch/a"}`),
-		call("4", "fs_write", `{"path":"live/a"}`),
-		call("5", "nope_x", `{}`),
-		call("6", "web_fetch", `{"url":"https://example.com"}`),
+		testkit.Call("1", "fs_read", `{"path":"notes"}`),
+		testkit.Call("2", "fs_delete", `{"path":"notes"}`),
+		testkit.Call("3", "fs_write", `{"path":"scratch/a"}`),
+		testkit.Call("4", "fs_write", `{"path":"live/a"}`),
+		testkit.Call("5", "nope_x", `{}`),
+		testkit.Call("6", "web_fetch", `{"url":"https://example.com"}`),
 	})
 	require.Len(t, res, 6)
 	assert.Equal(t, []string{"1", "2", "3", "4", "5", "6"}, ids(res))
@@ -61,8 +63,8 @@ func TestPolicyUnderRegistry(t *testing.T) {
 	assert.False(t, res[5].IsError)
 
 	require.Len(t, server.Batches(), 1, "one batch for the inner policy's provider")
-	assert.Equal(t, []provider.Call{call("1", "read", `{"path":"notes"}`), call("3", "write", `{"path":"scratch/a"}`)}, server.Batches()[0])
-	assert.Equal(t, []provider.Call{call("6", "fetch", `{"url":"https://example.com"}`)}, other.Calls())
+	assert.Equal(t, []provider.Call{testkit.Call("1", "read", `{"path":"notes"}`), testkit.Call("3", "write", `{"path":"scratch/a"}`)}, server.Batches()[0])
+	assert.Equal(t, []provider.Call{testkit.Call("6", "fetch", `{"url":"https://example.com"}`)}, other.Calls())
 }
 
 func TestStackedPolicies(t *testing.T) {
@@ -83,9 +85,9 @@ func TestStackedPolicies(t *testing.T) {
 		Roots: map[string]string{"fs": "/data"}})
 
 	res := outer.ExecuteToolCalls(context.Background(), []provider.Call{
-		call("w", "fs_write", `{"path":"notes/a.md"}`),
-		call("d", "fs_delete", `{"path":"notes/a.md"}`),
-		call("r", "fs_read", `{"path":"notes/a.md"}`),
+		testkit.Call("w", "fs_write", `{"path":"notes/a.md"}`),
+		testkit.Call("d", "fs_delete", `{"path":"notes/a.md"}`),
+		testkit.Call("r", "fs_read", `{"path":"notes/a.md"}`),
 	})
 	require.Len(t, res, 3)
 	assert.False(t, res[0].IsError, res[0].Content)
@@ -100,14 +102,14 @@ func TestStackedPolicies(t *testing.T) {
 	assert.Equal(t, []string{"/data/notes/a.md"}, qs[0].Paths, "the outer root key is the prefixed name")
 	assert.Equal(t, &rules.Rule{Tool: "fs_write", Under: "/data/notes"}, qs[0].Suggestion)
 
-	assert.Equal(t, []provider.Call{call("w", "write", `{"path":"notes/a.md"}`), call("r", "read", `{"path":"notes/a.md"}`)},
+	assert.Equal(t, []provider.Call{testkit.Call("w", "write", `{"path":"notes/a.md"}`), testkit.Call("r", "read", `{"path":"notes/a.md"}`)},
 		server.Calls(), "the server sees its own names, the arguments untouched")
 
 	// Each layer resolves relative paths by its own root keys.
-	d, err := outer.Decide(context.Background(), call("x", "fs_write", `{"path":"a"}`))
+	d, err := outer.Decide(context.Background(), testkit.Call("x", "fs_write", `{"path":"a"}`))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"/data/a"}, d.Paths)
-	d, err = inner.Decide(context.Background(), call("x", "write", `{"path":"a"}`))
+	d, err = inner.Decide(context.Background(), testkit.Call("x", "write", `{"path":"a"}`))
 	require.NoError(t, err)
 	assert.Equal(t, rules.Allow, d.Decision)
 	assert.Equal(t, []string{"/data/a"}, d.Paths)
@@ -116,7 +118,7 @@ func TestStackedPolicies(t *testing.T) {
 	// the relative path cannot be evaluated, and the call is asked.
 	wrong := newPolicy(t, policy.Options{Provider: server, Rules: []rules.Rule{{Tool: "write", Decision: rules.Allow, Under: "/data"}},
 		Roots: map[string]string{"fs": "/data"}})
-	d, err = wrong.Decide(context.Background(), call("x", "write", `{"path":"a"}`))
+	d, err = wrong.Decide(context.Background(), testkit.Call("x", "write", `{"path":"a"}`))
 	require.NoError(t, err)
 	assert.Equal(t, rules.Ask, d.Decision)
 	assert.Equal(t, []string{"a"}, d.Paths, "unresolved")
@@ -151,9 +153,9 @@ deny contains "forbidden path" if input.arguments.path == "forbidden"
 	assert.NotContains(t, params.Required, "reason")
 
 	res := p.ExecuteToolCalls(context.Background(), []provider.Call{
-		call("w", "fs_write", `{"path":"docs/a.md","reason":"to fix the typo the user pointed out"}`),
-		call("r", "fs_read", `{"reason":"to see it first","path":"docs/a.md"}`),
-		call("f", "fs_read", `{"path":"forbidden","reason":"x"}`),
+		testkit.Call("w", "fs_write", `{"path":"docs/a.md","reason":"to fix the typo the user pointed out"}`),
+		testkit.Call("r", "fs_read", `{"reason":"to see it first","path":"docs/a.md"}`),
+		testkit.Call("f", "fs_read", `{"path":"forbidden","reason":"x"}`),
 	})
 	require.Len(t, res, 3)
 	assert.False(t, res[0].IsError, res[0].Content)
@@ -166,16 +168,16 @@ deny contains "forbidden path" if input.arguments.path == "forbidden"
 	assert.Equal(t, "to fix the typo the user pointed out", qs[0].Arguments["reason"], "the human sees the reason")
 	assert.Equal(t, `{"path":"docs/a.md","reason":"to fix the typo the user pointed out"}`, qs[0].Call.Function.Arguments)
 
-	assert.Equal(t, []provider.Call{call("w", "fs_write", `{"path":"docs/a.md"}`), call("r", "fs_read", `{"path":"docs/a.md"}`)},
+	assert.Equal(t, []provider.Call{testkit.Call("w", "fs_write", `{"path":"docs/a.md"}`), testkit.Call("r", "fs_read", `{"path":"docs/a.md"}`)},
 		server.Calls(), "the provider never sees the reason")
 
-	d, err := p.Decide(context.Background(), call("w", "fs_write", `{"path":"docs/a.md","reason":"x"}`))
+	d, err := p.Decide(context.Background(), testkit.Call("w", "fs_write", `{"path":"docs/a.md","reason":"x"}`))
 	require.NoError(t, err)
 	assert.Equal(t, rules.Ask, d.Decision)
 	assert.Equal(t, rules.ReasonNoMatch, d.Reason)
 
 	// The reason is no path either, even if it looks like one.
-	d, err = p.Decide(context.Background(), call("w", "fs_read", `{"path":"a","reason":"/etc/shadow"}`))
+	d, err = p.Decide(context.Background(), testkit.Call("w", "fs_read", `{"path":"a","reason":"/etc/shadow"}`))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"/srv/a"}, d.Paths)
 }
@@ -220,14 +222,14 @@ func TestFullComposition(t *testing.T) {
 	p := newPolicy(t, policy.Options{Provider: reasons.New(ls), OnAsk: a.ask, Rules: withDefaults()})
 
 	res := p.ExecuteToolCalls(context.Background(), []provider.Call{
-		call("1", "fs_write", `{"path":"a/x","reason":"because"}`),
-		call("2", "fs_write", `{"path":"a/y","reason":"again"}`),
-		call("3", "fs_read", `{"path":"a/x","reason":"check"}`),
+		testkit.Call("1", "fs_write", `{"path":"a/x","reason":"because"}`),
+		testkit.Call("2", "fs_write", `{"path":"a/y","reason":"again"}`),
+		testkit.Call("3", "fs_read", `{"path":"a/x","reason":"check"}`),
 	})
 	assert.False(t, res[0].IsError, res[0].Content)
 	assert.True(t, res[1].IsError)
 	assert.Contains(t, res[1].Content, "lease exhausted")
 	assert.False(t, res[2].IsError, res[2].Content)
 	assert.Equal(t, int32(1), a.n.Load(), "the second write was decided by the grant")
-	assert.Equal(t, []provider.Call{call("1", "write", `{"path":"a/x"}`), call("3", "read", `{"path":"a/x"}`)}, server.Calls())
+	assert.Equal(t, []provider.Call{testkit.Call("1", "write", `{"path":"a/x"}`), testkit.Call("3", "read", `{"path":"a/x"}`)}, server.Calls())
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -41,7 +43,7 @@ func TestFuncKeepsTheContract(t *testing.T) {
 	assert.Equal(t, "echo", f.Tools[0].Function.Name, "the catalogue handed out is a copy")
 
 	got := f.ExecuteToolCalls(context.Background(), []provider.Call{
-		call("1", "echo", `{"a":1}`), call("2", "fail", `{}`), call("3", "missing", `{}`), call("4", "boom", `{}`), call("5", "echo", `{}`),
+		testkit.Call("1", "echo", `{"a":1}`), testkit.Call("2", "fail", `{}`), testkit.Call("3", "missing", `{}`), testkit.Call("4", "boom", `{}`), testkit.Call("5", "echo", `{}`),
 	})
 	require.Len(t, got, 5)
 	for i, want := range []struct {
@@ -57,7 +59,7 @@ func TestFuncKeepsTheContract(t *testing.T) {
 
 	var none provider.Func
 	none.Tools = f.Tools
-	res := none.ExecuteToolCalls(context.Background(), []provider.Call{call("1", "echo", `{}`)})
+	res := none.ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("1", "echo", `{}`)})
 	assert.True(t, res[0].IsError, "no Run: an error result, not a panic")
 }
 

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -61,10 +63,6 @@ func (f *fake) recorded() [][]provider.Call {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([][]provider.Call(nil), f.batches...)
-}
-
-func call(id, name, args string) provider.Call {
-	return provider.Call{ID: id, Type: "function", Function: provider.CallFunction{Name: name, Arguments: args}}
 }
 
 func names(tools []provider.Tool) []string {
@@ -165,10 +163,10 @@ func TestRegistryRoutesStripsAndBatchesPerProvider(t *testing.T) {
 	require.NoError(t, r.Add(web, "web"))
 
 	calls := []provider.Call{
-		call("1", "fs_read", `{"path":"a"}`),
-		call("2", "web_fetch", `{"url":"https://x"}`),
-		call("3", "nope_tool", `{}`),
-		call("4", "fs_write", `{"path":"b"}`),
+		testkit.Call("1", "fs_read", `{"path":"a"}`),
+		testkit.Call("2", "web_fetch", `{"url":"https://x"}`),
+		testkit.Call("3", "nope_tool", `{}`),
+		testkit.Call("4", "fs_write", `{"path":"b"}`),
 	}
 	res := r.ExecuteToolCalls(context.Background(), calls)
 	require.Len(t, res, 4)
@@ -179,9 +177,9 @@ func TestRegistryRoutesStripsAndBatchesPerProvider(t *testing.T) {
 	assert.Equal(t, provider.TextResult("4", `write({"path":"b"})`), res[3])
 
 	require.Len(t, fs.recorded(), 1, "both fs calls must go in one batch")
-	assert.Equal(t, []provider.Call{call("1", "read", `{"path":"a"}`), call("4", "write", `{"path":"b"}`)}, fs.recorded()[0])
+	assert.Equal(t, []provider.Call{testkit.Call("1", "read", `{"path":"a"}`), testkit.Call("4", "write", `{"path":"b"}`)}, fs.recorded()[0])
 	require.Len(t, web.recorded(), 1)
-	assert.Equal(t, []provider.Call{call("2", "fetch", `{"url":"https://x"}`)}, web.recorded()[0])
+	assert.Equal(t, []provider.Call{testkit.Call("2", "fetch", `{"url":"https://x"}`)}, web.recorded()[0])
 	assert.Equal(t, "fs_read", calls[0].Function.Name, "the caller's calls must not be rewritten")
 }
 
@@ -190,10 +188,10 @@ func TestRegistryUnknownNames(t *testing.T) {
 	r := provider.NewRegistry()
 	require.NoError(t, r.Add(fs, "fs"))
 	res := r.ExecuteToolCalls(context.Background(), []provider.Call{
-		call("1", "fs_", `{}`),
-		call("2", "fs", `{}`),
-		call("3", "fsread", `{}`),
-		call("4", "", `{}`),
+		testkit.Call("1", "fs_", `{}`),
+		testkit.Call("2", "fs", `{}`),
+		testkit.Call("3", "fsread", `{}`),
+		testkit.Call("4", "", `{}`),
 	})
 	for i, want := range []string{"fs_", "fs", "fsread", ""} {
 		assert.Equal(t, provider.ErrorResult(res[i].ToolCallID, "unknown tool '"+want+"'"), res[i])
@@ -209,14 +207,14 @@ func TestRegistryRoutesAmbiguousNamesByCatalogue(t *testing.T) {
 	require.NoError(t, r.Add(ab, "a_b"))
 
 	// Before listing: the longest prefix wins.
-	res := r.ExecuteToolCalls(context.Background(), []provider.Call{call("1", "a_b_y", `{}`), call("2", "a_b_x", `{}`)})
+	res := r.ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("1", "a_b_y", `{}`), testkit.Call("2", "a_b_x", `{}`)})
 	assert.Equal(t, "y({})", res[0].Content)
 	assert.Equal(t, "x({})", res[1].Content)
 
 	// After listing, the catalogue knows "a_b_x" is a's "b_x".
 	_, err := r.ToolsForLLM(context.Background())
 	require.NoError(t, err)
-	res = r.ExecuteToolCalls(context.Background(), []provider.Call{call("3", "a_b_y", `{}`), call("4", "a_b_x", `{}`)})
+	res = r.ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("3", "a_b_y", `{}`), testkit.Call("4", "a_b_x", `{}`)})
 	assert.Equal(t, provider.TextResult("3", "y({})"), res[0])
 	assert.Equal(t, provider.TextResult("4", "b_x({})"), res[1])
 }
@@ -232,7 +230,7 @@ func TestRegistryResultsCarryTheCallersIDs(t *testing.T) {
 	}
 	r := provider.NewRegistry()
 	require.NoError(t, r.Add(f, "fs"))
-	res := r.ExecuteToolCalls(context.Background(), []provider.Call{call("a", "fs_read", `{}`), call("b", "fs_read", `{}`)})
+	res := r.ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("a", "fs_read", `{}`), testkit.Call("b", "fs_read", `{}`)})
 	assert.Equal(t, []provider.Result{provider.TextResult("a", "0"), provider.TextResult("b", "1")}, res)
 }
 
@@ -248,7 +246,7 @@ func TestRegistryContainsMisbehavingProviders(t *testing.T) {
 	var res []provider.Result
 	require.NotPanics(t, func() {
 		res = r.ExecuteToolCalls(context.Background(), []provider.Call{
-			call("1", "p_x", `{}`), call("2", "s_y", `{}`), call("3", "g_z", `{}`), call("4", "p_x", `{}`),
+			testkit.Call("1", "p_x", `{}`), testkit.Call("2", "s_y", `{}`), testkit.Call("3", "g_z", `{}`), testkit.Call("4", "p_x", `{}`),
 		})
 	})
 	require.Len(t, res, 4)
@@ -285,7 +283,7 @@ func TestRegistryProvidersRunConcurrently(t *testing.T) {
 	r := provider.NewRegistry()
 	require.NoError(t, r.Add(a, "a"))
 	require.NoError(t, r.Add(b, "b"))
-	res := r.ExecuteToolCalls(context.Background(), []provider.Call{call("1", "a_x", `{}`), call("2", "b_y", `{}`)})
+	res := r.ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("1", "a_x", `{}`), testkit.Call("2", "b_y", `{}`)})
 	assert.Equal(t, []provider.Result{provider.TextResult("1", "ok"), provider.TextResult("2", "ok")}, res)
 }
 
@@ -302,7 +300,7 @@ func TestRegistryConcurrentUse(t *testing.T) {
 				_, err := r.ToolsForLLM(context.Background())
 				assert.NoError(t, err)
 			default:
-				res := r.ExecuteToolCalls(context.Background(), []provider.Call{call("1", "fs_read", `{}`)})
+				res := r.ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("1", "fs_read", `{}`)})
 				assert.Equal(t, provider.TextResult("1", "read({})"), res[0])
 			}
 		})
@@ -318,7 +316,7 @@ func TestForwardHoldsAProviderToTheContract(t *testing.T) {
 	f.exec = func([]provider.Call) []provider.Result {
 		return []provider.Result{{Content: "one"}, {Content: "two"}}
 	}
-	res := provider.Forward(context.Background(), f, []provider.Call{call("1", "x", `{}`)})
+	res := provider.Forward(context.Background(), f, []provider.Call{testkit.Call("1", "x", `{}`)})
 	require.Len(t, res, 1)
 	assert.True(t, res[0].IsError)
 	assert.Equal(t, "1", res[0].ToolCallID)

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -54,10 +56,6 @@ func tool(name, params string) provider.Tool {
 	return t
 }
 
-func call(id, name, args string) provider.Call {
-	return provider.Call{ID: id, Function: provider.CallFunction{Name: name, Arguments: args}}
-}
-
 var reasonProp = `{"type":"string","description":"` + reasons.Description + `"}`
 
 func TestToolsGetAnOptionalReason(t *testing.T) {
@@ -102,8 +100,8 @@ func TestToolWithItsOwnReasonKeepsSchemaAndArguments(t *testing.T) {
 	assert.Equal(t, own, string(tools[0].Function.Parameters))
 
 	res := r.ExecuteToolCalls(context.Background(), []provider.Call{
-		call("1", "label", `{"reason":"bug"}`),
-		call("2", "other", `{"reason":"because","x":1}`),
+		testkit.Call("1", "label", `{"reason":"bug"}`),
+		testkit.Call("2", "other", `{"reason":"because","x":1}`),
 	})
 	assert.Equal(t, `{"reason":"bug"}`, res[0].Content, "the tool's own reason argument must reach it")
 	assert.Equal(t, `{"x":1}`, res[1].Content)
@@ -122,7 +120,7 @@ func TestSchemasReasonsCannotExtendAreLeftAlone(t *testing.T) {
 			tools, err := r.ToolsForLLM(context.Background())
 			require.NoError(t, err)
 			assert.Equal(t, params, string(tools[0].Function.Parameters))
-			res := r.ExecuteToolCalls(context.Background(), []provider.Call{call("1", "t", `{"reason":"r"}`)})
+			res := r.ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("1", "t", `{"reason":"r"}`)})
 			assert.Equal(t, `{"reason":"r"}`, res[0].Content, "no reason was offered, so none is taken away")
 		})
 	}
@@ -138,13 +136,13 @@ func TestCallsAreStrippedAndForwardedInOneBatch(t *testing.T) {
 	f := &fake{tools: []provider.Tool{tool("write", `{"type":"object"}`)}}
 	r := reasons.New(f)
 	calls := []provider.Call{
-		call("1", "write", `{"path":"a", "reason":"saving notes", "mode": {"x" : 1}}`),
-		call("2", "write", `{ "path" : "b" }`),
-		call("3", "write", `not json`),
-		call("4", "write", `["reason"]`),
-		call("5", "write", `{"reason":"only"}`),
-		call("6", "unlisted", `{"reason":"r","q":"<&>"}`),
-		call("7", "write", `{"reason":1,"reason":"dup"}`),
+		testkit.Call("1", "write", `{"path":"a", "reason":"saving notes", "mode": {"x" : 1}}`),
+		testkit.Call("2", "write", `{ "path" : "b" }`),
+		testkit.Call("3", "write", `not json`),
+		testkit.Call("4", "write", `["reason"]`),
+		testkit.Call("5", "write", `{"reason":"only"}`),
+		testkit.Call("6", "unlisted", `{"reason":"r","q":"<&>"}`),
+		testkit.Call("7", "write", `{"reason":1,"reason":"dup"}`),
 	}
 	res := r.ExecuteToolCalls(context.Background(), calls)
 	require.Len(t, f.recorded(), 1, "one batch in, one batch down")
@@ -166,14 +164,14 @@ func TestCallsAreStrippedAndForwardedInOneBatch(t *testing.T) {
 
 func TestStripsBeforeTheCatalogueIsListed(t *testing.T) {
 	f := &fake{}
-	res := reasons.New(f).ExecuteToolCalls(context.Background(), []provider.Call{call("1", "x", `{"reason":"r","a":true}`)})
+	res := reasons.New(f).ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("1", "x", `{"reason":"r","a":true}`)})
 	assert.Equal(t, `{"a":true}`, res[0].Content)
 }
 
 func TestProviderPanicBecomesErrorResults(t *testing.T) {
 	var res []provider.Result
 	require.NotPanics(t, func() {
-		res = reasons.New(&fake{panics: true}).ExecuteToolCalls(context.Background(), []provider.Call{call("1", "x", `{}`)})
+		res = reasons.New(&fake{panics: true}).ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("1", "x", `{}`)})
 	})
 	require.Len(t, res, 1)
 	assert.True(t, res[0].IsError)
@@ -222,7 +220,7 @@ func TestConcurrentUse(t *testing.T) {
 				assert.NoError(t, err)
 				return
 			}
-			res := r.ExecuteToolCalls(context.Background(), []provider.Call{call("1", "w", `{"reason":"r","p":1}`)})
+			res := r.ExecuteToolCalls(context.Background(), []provider.Call{testkit.Call("1", "w", `{"reason":"r","p":1}`)})
 			assert.Equal(t, `{"p":1}`, res[0].Content)
 		})
 	}

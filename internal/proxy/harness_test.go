@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/internal/rules"
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
 )
 
 // The relay's state machine, driven without processes: the host and the
@@ -180,7 +181,7 @@ func (rt *relayTest) initialize(caps string) {
 	require.Equal(rt.t, "list", next(rt.t, rt.host, "tools/list's answer")["id"])
 	// The answer is read after it goes to the host: until then a call
 	// would have the proxy list the tools itself.
-	eventually(rt.t, "the catalogue is read", func() bool {
+	testkit.Eventually(rt.t, 5*time.Second, "the catalogue is read", func() bool {
 		rt.p.cat.mu.Lock()
 		defer rt.p.cat.mu.Unlock()
 		return rt.p.cat.fresh
@@ -207,17 +208,6 @@ func (rt *relayTest) atServer(what string) map[string]any {
 	return next(rt.t, ch, what)
 }
 
-// eventually polls cond, under no lock of the test's, for up to 5 seconds.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("%s: not within 5s", what)
-}
-
 // rootsNow reads the roots state under its lock.
 func (rt *relayTest) rootsNow() (dir string, settled bool, sending int) {
 	rs := &rt.p.roots
@@ -237,7 +227,7 @@ func (rt *relayTest) giveRoot(reqID, dir string) {
 	require.False(rt.t, settled, "a roots/list in flight unsettles the root")
 	rt.fromHost(`{"jsonrpc":"2.0","id":"` + reqID + `","result":{"roots":[{"uri":"file://` + dir + `"}]}}`)
 	require.Equal(rt.t, reqID, rt.atServer("the host's roots at the server")["id"])
-	eventually(rt.t, "the root settles", func() bool {
+	testkit.Eventually(rt.t, 5*time.Second, "the root settles", func() bool {
 		d, settled, _ := rt.rootsNow()
 		return settled && d == dir
 	})

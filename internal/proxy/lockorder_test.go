@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +26,7 @@ func TestNoLockAcrossTheServersWrite(t *testing.T) {
 	rt.giveRoot("r1", dir)
 
 	rt.fromHost(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"path":"a.txt"}}}`)
-	eventually(t, "the call is being written to the server", func() bool { return rt.srv.writing.Load() == 1 })
+	testkit.Eventually(t, 5*time.Second, "the call is being written to the server", func() bool { return rt.srv.writing.Load() == 1 })
 
 	// The server writes, and reads only once its writes are read.
 	served := make(chan map[string]any, 1)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -88,7 +90,7 @@ func TestRelayHostCancelsACall(t *testing.T) {
 	rt.fromHost(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`)
 	m := next(t, rt.server, "the cancellation")
 	assert.Equal(t, "notifications/cancelled", m["method"])
-	eventually(t, "the call is forgotten", func() bool { return rt.p.calls.empty() })
+	testkit.Eventually(t, 5*time.Second, "the call is forgotten", func() bool { return rt.p.calls.empty() })
 	rt.p.pending.each(func(hr *forwardedRequest) {
 		assert.Nil(t, hr.call, "the withdrawn entry holds the call (and its line)")
 	})
@@ -97,7 +99,7 @@ func TestRelayHostCancelsACall(t *testing.T) {
 	assert.EqualValues(t, -32600, errorCode(next(t, rt.host, "the id reused before the server answered")))
 	rt.fromServer(`{"jsonrpc":"2.0","id":4,"result":{"content":[]}}`)
 	nothing(t, rt.host, "an answer to a cancelled call")
-	eventually(t, "the id is free", func() bool { return rt.p.pending.empty() })
+	testkit.Eventually(t, 5*time.Second, "the id is free", func() bool { return rt.p.pending.empty() })
 	rt.fromHost(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"again":true}}}`)
 	assert.EqualValues(t, 4, next(t, rt.server, "the id reused once the server answered")["id"])
 }
@@ -112,7 +114,7 @@ func TestCancelledIDIsFreeAfterTheGrace(t *testing.T) {
 	assert.EqualValues(t, 4, next(t, rt.server, "the call")["id"])
 	rt.fromHost(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`)
 	next(t, rt.server, "the cancellation")
-	eventually(t, "nothing is left of the call", func() bool { return rt.p.calls.empty() && rt.p.pending.empty() })
+	testkit.Eventually(t, 5*time.Second, "nothing is left of the call", func() bool { return rt.p.calls.empty() && rt.p.pending.empty() })
 	rt.fromHost(`{"jsonrpc":"2.0","id":"4","method":"ping"}`)
 	assert.Equal(t, "4", next(t, rt.server, "the id's reading, free again")["id"])
 }
@@ -193,7 +195,7 @@ func TestRelayRoots(t *testing.T) {
 	next(t, rt.host, "the fourth roots/list")
 	rt.fromHost(`{"jsonrpc":"2.0","id":"r4","result":{"roots":[{"uri":"file://` + dir + `"},{"uri":"file:///tmp"}]}}`)
 	assert.Equal(t, "r4", next(t, rt.server, "the answer")["id"])
-	eventually(t, "settled with no root", func() bool {
+	testkit.Eventually(t, 5*time.Second, "settled with no root", func() bool {
 		d, settled, _ := rt.rootsNow()
 		return settled && d == ""
 	})
@@ -340,12 +342,12 @@ func TestCancelWhileACallMovesIntoARound(t *testing.T) {
 	meta := `"_meta":{"` + metaProtocol + `":"2026-07-28","` + metaClientCaps + `":{"elicitation":{"form":{}}}}`
 	rt.fromHost(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ask_me","arguments":{"a":1},` + meta + `}}`)
 	<-cancelled
-	eventually(t, "the question is withdrawn", func() bool {
+	testkit.Eventually(t, 5*time.Second, "the question is withdrawn", func() bool {
 		rt.p.mu.Lock()
 		defer rt.p.mu.Unlock()
 		return len(rt.p.rounds) == 0
 	})
-	eventually(t, "the call is over", func() bool { return rt.p.calls.empty() && rt.p.answering.Load() == 0 })
+	testkit.Eventually(t, 5*time.Second, "the call is over", func() bool { return rt.p.calls.empty() && rt.p.answering.Load() == 0 })
 	nothing(t, rt.server, "a cancelled call")
 }
 

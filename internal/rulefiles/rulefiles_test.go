@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -58,17 +60,6 @@ func decisionFor(t *testing.T, p *policy.Policy, path string) rules.Decision {
 	return d
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after 10s: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func allowUnder(dir string) string {
 	return fmt.Sprintf("[\n  {\"tool\": \"fs_write\", \"decision\": \"allow\", \"under\": %q}\n]\n", dir)
 }
@@ -92,17 +83,17 @@ func TestRulesFileEditsTakeEffectAndBadOnesAreRefused(t *testing.T) {
 	assert.Equal(t, rules.Allow, decisionFor(t, p, "/srv/a/x").Decision)
 
 	require.NoError(t, os.WriteFile(file, []byte(allowUnder("/srv/b")), 0o600))
-	eventually(t, "the edit written in place in force", func() bool { return decisionFor(t, p, "/srv/b/x").Decision == rules.Allow })
+	testkit.Eventually(t, 10*time.Second, "the edit written in place in force", func() bool { return decisionFor(t, p, "/srv/b/x").Decision == rules.Allow })
 	assert.Equal(t, rules.Ask, decisionFor(t, p, "/srv/a/x").Decision)
 
 	tmp := filepath.Join(dir, ".rules.json.swp")
 	require.NoError(t, os.WriteFile(tmp, []byte(allowUnder("/srv/c")), 0o600))
 	require.NoError(t, os.Rename(tmp, file))
-	eventually(t, "the edit renamed over the file in force", func() bool { return decisionFor(t, p, "/srv/c/x").Decision == rules.Allow })
+	testkit.Eventually(t, 10*time.Second, "the edit renamed over the file in force", func() bool { return decisionFor(t, p, "/srv/c/x").Decision == rules.Allow })
 
 	bad := "[\n  {\"tool\": \"fs_write\", \"decision\": \"allow\", \"under\": \"/srv/d\"},\n  {\"tool\": \"fs_write\", \"decision\": \"maybe\"}\n]\n"
 	require.NoError(t, os.WriteFile(file, []byte(bad), 0o600))
-	eventually(t, "the bad edit refused", func() bool { return strings.Contains(out.all(), "refused") })
+	testkit.Eventually(t, 10*time.Second, "the bad edit refused", func() bool { return strings.Contains(out.all(), "refused") })
 	assert.Contains(t, out.all(), file+":3:", "the file and line at fault")
 	assert.Contains(t, out.all(), "the rules in force stay")
 	assert.Equal(t, rules.Allow, decisionFor(t, p, "/srv/c/x").Decision, "the rules in force stay")
@@ -138,12 +129,12 @@ func TestModuleEditsAndReload(t *testing.T) {
 	require.NoError(t, src.Start())
 	defer src.Stop()
 	require.NoError(t, os.WriteFile(mod, []byte("package mcp.custom\n\ndeny contains x if {\n\tx := nope(1)\n}\n"), 0o600))
-	eventually(t, "the module that does not compile refused", func() bool { return strings.Contains(out.all(), "refused") })
+	testkit.Eventually(t, 10*time.Second, "the module that does not compile refused", func() bool { return strings.Contains(out.all(), "refused") })
 	assert.Contains(t, out.all(), mod+":4", "the module's file and line")
 	assert.Equal(t, rules.Deny, decisionFor(t, p, "/srv/x.bak").Decision, "the module in force stays")
 
 	added := filepath.Join(mods, "more.rego")
 	require.NoError(t, os.WriteFile(mod, []byte(deny(".bak")), 0o600))
 	require.NoError(t, os.WriteFile(added, []byte("package mcp.custom\n\ndeny contains \"no logs\" if endswith(input.arguments.path, \".log\")\n"), 0o600))
-	eventually(t, "a module added to the directory in force", func() bool { return decisionFor(t, p, "/srv/x.log").Decision == rules.Deny })
+	testkit.Eventually(t, 10*time.Second, "a module added to the directory in force", func() bool { return decisionFor(t, p, "/srv/x.log").Decision == rules.Deny })
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/pgtest"
 	"github.com/mcp-policy/mcp-policy/internal/rules"
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
 )
 
 // chromium is the browser the approvals page is tested in: Debian's
@@ -73,7 +74,7 @@ func (a *approvalsPage) newLink(t *testing.T) string {
 func startApprovals(t *testing.T, grantsFile string) *approvalsPage {
 	t.Helper()
 	cmd := exec.Command(proxyBinary(t), "approvals", "--grants", grantsFile)
-	stderr := &syncBuffer{}
+	stderr := &testkit.SyncBuffer{}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)

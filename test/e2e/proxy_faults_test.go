@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -28,7 +29,7 @@ type rawHost struct {
 	in     io.WriteCloser
 	out    io.ReadCloser
 	lines  chan map[string]any
-	stderr *syncBuffer
+	stderr *testkit.SyncBuffer
 	exited chan struct{}
 	code   int
 }
@@ -36,7 +37,7 @@ type rawHost struct {
 func startRaw(t *testing.T, flags, server, env []string) *rawHost {
 	t.Helper()
 	args := append(append(append([]string{"proxy"}, flags...), "--"), server...)
-	h := &rawHost{t: t, cmd: exec.Command(proxyBinary(t), args...), stderr: &syncBuffer{},
+	h := &rawHost{t: t, cmd: exec.Command(proxyBinary(t), args...), stderr: &testkit.SyncBuffer{},
 		lines: make(chan map[string]any, 100), exited: make(chan struct{})}
 	h.cmd.Env = append(os.Environ(), env...)
 	h.cmd.Stderr = h.stderr

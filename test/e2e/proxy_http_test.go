@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,7 +30,7 @@ func everythingHTTP(t *testing.T) string {
 	l.Close()
 	cmd := exec.Command(server[0], server[1], "streamableHttp")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("PORT=%d", port))
-	stderr := &syncBuffer{}
+	stderr := &testkit.SyncBuffer{}
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {

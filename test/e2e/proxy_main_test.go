@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -56,24 +58,6 @@ func proxyBinary(t testing.TB) string {
 	return proxyBin
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // hostOptions make the mcp-go client a host with these capabilities.
 type hostOptions struct {
 	elicit   client.ElicitationHandler
@@ -89,7 +73,7 @@ type proxied struct {
 	*client.Client
 	t      testing.TB
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *testkit.SyncBuffer
 	init   *mcp.InitializeResult
 	closed bool
 }
@@ -104,7 +88,7 @@ func startProxied(t testing.TB, flags []string, server []string, ho hostOptions)
 // startProxiedArgs runs `mcp-policy ARGS...` as the host's server.
 func startProxiedArgs(t testing.TB, args []string, ho hostOptions) *proxied {
 	t.Helper()
-	ph := &proxied{t: t, stderr: &syncBuffer{}}
+	ph := &proxied{t: t, stderr: &testkit.SyncBuffer{}}
 	tr := transport.NewStdioWithOptions(proxyBinary(t), nil, args,
 		transport.WithCommandFunc(func(_ context.Context, command string, _, args []string) (*exec.Cmd, error) {
 			cmd := exec.Command(command, args...)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -31,12 +32,12 @@ type lineHost struct {
 	cmd   *exec.Cmd
 	in    io.WriteCloser
 	lines chan []byte
-	err   *syncBuffer
+	err   *testkit.SyncBuffer
 }
 
 func startLineHost(t *testing.T, argv []string) *lineHost {
 	t.Helper()
-	h := &lineHost{t: t, cmd: exec.Command(argv[0], argv[1:]...), lines: make(chan []byte, 100), err: &syncBuffer{}}
+	h := &lineHost{t: t, cmd: exec.Command(argv[0], argv[1:]...), lines: make(chan []byte, 100), err: &testkit.SyncBuffer{}}
 	h.cmd.Stderr = h.err
 	var err error
 	h.in, err = h.cmd.StdinPipe()

@@ -32,6 +32,7 @@ type proxyFlags struct {
 	askTimeout time.Duration
 	serverURL  string
 	headers    []string
+	maxLine    int
 	command    []string // the server to run, after --
 }
 
@@ -50,6 +51,7 @@ func parseProxyFlags(args []string, stderr io.Writer) (f *proxyFlags, code int, 
 	fset.DurationVar(&f.askTimeout, "ask-timeout", 10*time.Minute, "how long a question waits for an answer, the host's (by elicitation or in an input-required round) or an approver's")
 	fset.StringVar(&f.serverURL, "url", "", "a remote MCP server over streamable HTTP, instead of COMMAND")
 	fset.Var(stringList{&f.headers}, "header", "'Name: value': an HTTP header for --url (repeatable)")
+	fset.IntVar(&f.maxLine, "max-line", proxy.DefaultMaxLine, "the longest message, in bytes, read from the host or the server; a longer one is dropped, and the request it is or answers fails")
 	fset.Usage = func() { fmt.Fprint(stderr, usage, "\nflags:\n"); fset.PrintDefaults() }
 	if code, ok := parsed(fset.Parse(args)); !ok {
 		return nil, code, nil
@@ -66,6 +68,8 @@ func parseProxyFlags(args []string, stderr io.Writer) (f *proxyFlags, code int, 
 		return nil, exitUsage, fmt.Errorf("--log-arguments %q: want masked or full", f.logArgs)
 	case f.askTimeout <= 0:
 		return nil, exitUsage, errors.New("--ask-timeout must be positive")
+	case f.maxLine < 1<<20:
+		return nil, exitUsage, fmt.Errorf("--max-line %d: at least 1048576 (1 MiB): less would refuse ordinary messages", f.maxLine)
 	}
 	if err := proxy.ParseAsk(f.ask); err != nil {
 		return nil, exitUsage, err
@@ -114,7 +118,7 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		live.Stop(ctx)
 	}()
 	opt := proxy.Options{Config: cfg, Grants: store, Ask: f.ask, Approvals: queue, Server: f.serverText(), AskTimeout: f.askTimeout,
-		Stderr: stderr, Source: live.Source(), Decisions: live.Decisions()}
+		Stderr: stderr, Source: live.Source(), Decisions: live.Decisions(), MaxLine: f.maxLine}
 	if f.logFile != "" {
 		l, err := openLog(f.logFile, logOpts)
 		if err != nil {
@@ -185,11 +189,11 @@ func (f *proxyFlags) run(p *proxy.Proxy, stdin io.Reader, stdout, stderr io.Writ
 	var server proxy.Server
 	var err error
 	if f.serverURL != "" {
-		if server, err = proxy.DialServer(f.serverURL, f.headers); err != nil {
+		if server, err = proxy.DialServer(f.serverURL, f.headers, f.maxLine); err != nil {
 			fmt.Fprintf(stderr, "mcp-policy proxy: --url: %v\n", err)
 			return exitUsage
 		}
-	} else if server, err = proxy.StartServer(f.command[0], f.command[1:], stderr); err != nil {
+	} else if server, err = proxy.StartServer(f.command[0], f.command[1:], stderr, f.maxLine); err != nil {
 		why := fmt.Sprintf("the MCP server %s did not start: %v", f.command[0], err)
 		fmt.Fprintf(stderr, "mcp-policy proxy: %s\n", why)
 		proxy.TellHost(stdin, stdout, why)

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 )
 
@@ -259,4 +260,46 @@ func (p *Proxy) hostCancelled(params []byte) {
 	if _, open := p.pending.find(id); !open {
 		p.withdrawRounds(func(r *round) bool { return r.onKey == id.key }, "the host cancelled the call")
 	}
+}
+
+// hostLineTooLong answers a message of the host's longer than the limit,
+// which no one reads: a request whose id its start gives is answered with
+// the error; anything else is only said on stderr.
+func (p *Proxy) hostLineTooLong(e *lineTooLong) {
+	p.warnf("the host sent %v; not passed on", e)
+	if id, request := headOf(e.head); request && validID(id) {
+		p.toHost(errorMessage(id, -32600, "mcp-policy: the request is "+e.Error()+"; not passed on"))
+	}
+}
+
+// headOf reads the start of a message too long to read whole: the id and
+// whether it has a method, when they come before the first member that
+// does not fit (as they do in what the SDKs write). It reads nothing to
+// pass on; only to answer what would otherwise wait for ever.
+func headOf(head []byte) (id []byte, hasMethod bool) {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			break
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		switch key {
+		case "id":
+			if id != nil {
+				return nil, false // two ids: none to trust
+			}
+			id = v
+		case "method":
+			hasMethod = true
+		}
+	}
+	return id, hasMethod
 }

@@ -250,3 +250,13 @@ func (p *Proxy) serverGone() int {
 	}
 	return code
 }
+
+// serverLineTooLong drops a message of the server's longer than the limit:
+// the host's request it answers, when its start says which, fails rather
+// than wait for ever.
+func (p *Proxy) serverLineTooLong(e *lineTooLong) {
+	p.warnf("the MCP server wrote %v; dropped", e)
+	if id, request := headOf(e.head); id != nil && !request && validID(id) {
+		p.failAnswered(id, "the MCP server's answer is "+e.Error()+", and was dropped")
+	}
+}

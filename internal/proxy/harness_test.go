@@ -74,6 +74,19 @@ type relayTest struct {
 // it the test reads srv.stdin itself.
 func newRelayTest(t *testing.T, rulesJSON string, drain bool) *relayTest {
 	t.Helper()
+	return newRelayTestWith(t, rulesJSON, drain, relayLimits{})
+}
+
+// relayLimits are what a test sets beyond the defaults: the longest line
+// each side may send (0: DefaultMaxLine for the host, none for the
+// server), and where the proxy's stderr goes (nil: the test's log).
+type relayLimits struct {
+	hostMaxLine, serverMaxLine int
+	stderr                     io.Writer
+}
+
+func newRelayTestWith(t *testing.T, rulesJSON string, drain bool, lim relayLimits) *relayTest {
+	t.Helper()
 	rs, err := rules.ParseRules([]byte(rulesJSON), "rules.json")
 	require.NoError(t, err)
 	cfg := &cliconfig.Config{Rules: rs, Roots: map[string]string{}}
@@ -81,9 +94,15 @@ func newRelayTest(t *testing.T, rulesJSON string, drain bool) *relayTest {
 	require.NoError(t, err)
 	hostOutR, hostOutW := io.Pipe()
 	hostInR, hostInW := io.Pipe()
-	p, err := New(Options{Config: cfg, Grants: store, Ask: AskElicit, AskTimeout: 5 * time.Second, Stderr: testWriter{t}}, hostOutW)
+	var stderr io.Writer = testWriter{t}
+	if lim.stderr != nil {
+		stderr = io.MultiWriter(stderr, lim.stderr)
+	}
+	p, err := New(Options{Config: cfg, Grants: store, Ask: AskElicit, AskTimeout: 5 * time.Second, Stderr: stderr, MaxLine: lim.hostMaxLine}, hostOutW)
 	require.NoError(t, err)
-	rt := &relayTest{t: t, p: p, srv: newPipeServer(), hostIn: hostInW,
+	srv := newPipeServer()
+	srv.out.max = lim.serverMaxLine
+	rt := &relayTest{t: t, p: p, srv: srv, hostIn: hostInW,
 		host: make(chan map[string]any, 100), server: make(chan map[string]any, 100), done: make(chan int, 1)}
 	go readLines(hostOutR, rt.host)
 	if drain {

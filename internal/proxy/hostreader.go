@@ -11,6 +11,10 @@ package proxy
 func (p *Proxy) readHost(lr *lineReader) {
 	for {
 		msg, err := lr.next()
+		if tooLong, ok := err.(*lineTooLong); ok {
+			p.hostLineTooLong(tooLong)
+			continue
+		}
 		if err != nil {
 			p.doneOnce.Do(func() { close(p.hostDone) })
 			return

@@ -35,7 +35,7 @@ type httpUpstream struct {
 	waiting map[string]chan []byte // the server's requests, awaiting the host's answer
 }
 
-func newHTTPUpstream(url string, headers []string) (*httpUpstream, error) {
+func newHTTPUpstream(url string, headers []string, maxLine int) (*httpUpstream, error) {
 	hdrs := map[string]string{}
 	for _, h := range headers {
 		k, v, ok := strings.Cut(h, ":")
@@ -49,7 +49,9 @@ func newHTTPUpstream(url string, headers []string) (*httpUpstream, error) {
 	// proxy must keep open to relay them; the option is deprecated only
 	// because the newest protocol has no such stream.
 	//lint:ignore SA1019 see above
-	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(hdrs), transport.WithContinuousListening())
+	client := &http.Client{Transport: lineCapped{base: http.DefaultTransport, max: maxLine}}
+	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(hdrs), transport.WithContinuousListening(),
+		transport.WithHTTPBasicClient(client))
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +138,13 @@ func (u *httpUpstream) request(req transport.JSONRPCRequest, rawID []byte) {
 		}
 		return
 	}
+	if sent, got := idJSON(req.ID), idJSON(resp.ID); sent != got {
+		// An answer to another request (a stream the server mixed up, or
+		// a forgery): it answers nothing here, and this request fails
+		// rather than take it, as the stdio path drops such answers.
+		u.deliver(errorMessage(rawID, errServerGone, fmt.Sprintf("mcp-policy: the MCP server at %s answered request %s with id %.40s; not passed on", u.url, sent, got)))
+		return
+	}
 	if resp.Error != nil {
 		u.deliver(marshalLine(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(rawID), "error": resp.Error}))
 		return
@@ -210,3 +219,61 @@ func (u *httpUpstream) exit() (int, string) {
 }
 
 func (u *httpUpstream) stoppedByUs() bool { return true }
+
+// idJSON is a request id as JSON, for comparing one sent with one
+// answered.
+func idJSON(id mcp.RequestId) string {
+	b, err := json.Marshal(id)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// lineCapped bounds every line of a response body, SSE event lines and a
+// JSON body alike, at max bytes: past it the body ends with a
+// *lineTooLong, and the request it answers fails, rather than the proxy
+// holding a message of any size.
+type lineCapped struct {
+	base http.RoundTripper
+	max  int
+}
+
+func (l lineCapped) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := l.base.RoundTrip(req)
+	if err == nil && resp.Body != nil {
+		resp.Body = &cappedBody{ReadCloser: resp.Body, max: l.max}
+	}
+	return resp, err
+}
+
+type cappedBody struct {
+	io.ReadCloser
+	max  int
+	line int // bytes since the last newline
+	err  error
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.ReadCloser.Read(p)
+	for rest := p[:n]; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			b.line += len(rest)
+			break
+		}
+		b.line += i
+		if b.line > b.max {
+			break
+		}
+		b.line, rest = 0, rest[i+1:]
+	}
+	if b.line > b.max {
+		b.err = &lineTooLong{size: int64(b.line), max: b.max}
+		return 0, b.err
+	}
+	return n, err
+}

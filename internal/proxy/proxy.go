@@ -42,6 +42,9 @@ type Options struct {
 	// host's in a 2026-07-28 input-required round, or an approver's.
 	AskTimeout time.Duration
 	Stderr     io.Writer // the proxy's own messages, and a server's stderr
+	// MaxLine bounds one message from the host (the server's are bounded
+	// where it is started: StartServer, DialServer); 0 is DefaultMaxLine.
+	MaxLine int
 }
 
 // options are what the proxy runs with, as it reads them.
@@ -57,6 +60,7 @@ type options struct {
 	askTimeout time.Duration
 	rootsFixed bool // --root given: the host's roots are passed up, not used
 	stderr     io.Writer
+	maxLine    int
 }
 
 // New compiles the policies and returns a proxy that writes to the host on
@@ -64,7 +68,10 @@ type options struct {
 func New(o Options, hostOut io.Writer) (*Proxy, error) {
 	opt := options{cfg: o.Config, store: o.Grants, log: o.Log, source: o.Source, decisions: o.Decisions, askMode: o.Ask, askTimeout: o.AskTimeout,
 		approvals: o.Approvals, server: o.Server,
-		rootsFixed: len(o.Config.Roots) > 0, stderr: o.Stderr}
+		rootsFixed: len(o.Config.Roots) > 0, stderr: o.Stderr, maxLine: o.MaxLine}
+	if opt.maxLine <= 0 {
+		opt.maxLine = DefaultMaxLine
+	}
 	p := newProxy(opt, nil, hostOut)
 	set, err := p.buildPolicies(o.Config.Roots)
 	if err != nil {
@@ -79,9 +86,13 @@ func New(o Options, hostOut io.Writer) (*Proxy, error) {
 type Server interface{ upstream }
 
 // StartServer runs command in a process group of its own, its stderr
-// copied to stderr.
-func StartServer(command string, args []string, stderr io.Writer) (Server, error) {
-	u, err := startStdio(command, args, stderr)
+// copied to stderr; a line it writes longer than maxLine bytes (0:
+// DefaultMaxLine) is dropped, and the call it answers fails.
+func StartServer(command string, args []string, stderr io.Writer, maxLine int) (Server, error) {
+	if maxLine <= 0 {
+		maxLine = DefaultMaxLine
+	}
+	u, err := startStdio(command, args, stderr, maxLine)
 	if err != nil {
 		return nil, err
 	}
@@ -89,9 +100,13 @@ func StartServer(command string, args []string, stderr io.Writer) (Server, error
 }
 
 // DialServer reaches a remote server over streamable HTTP, with headers
-// ("Name: value") on every request.
-func DialServer(url string, headers []string) (Server, error) {
-	u, err := newHTTPUpstream(url, headers)
+// ("Name: value") on every request; a line of a body longer than maxLine
+// bytes (0: DefaultMaxLine) ends that body, and the call it answers fails.
+func DialServer(url string, headers []string, maxLine int) (Server, error) {
+	if maxLine <= 0 {
+		maxLine = DefaultMaxLine
+	}
+	u, err := newHTTPUpstream(url, headers, maxLine)
 	if err != nil {
 		return nil, err
 	}
@@ -121,8 +136,12 @@ func TellHost(hostIn io.Reader, hostOut io.Writer, why string) {
 	go func() {
 		defer close(done)
 		lr := newLineReader(hostIn)
+		lr.max = DefaultMaxLine
 		for {
 			msg, err := lr.next()
+			if _, tooLong := err.(*lineTooLong); tooLong {
+				continue
+			}
 			if err != nil {
 				return
 			}

@@ -222,6 +222,10 @@ func (p *Proxy) run(hostIn io.Reader, signals <-chan int) int {
 	go func() {
 		for {
 			msg, err := p.up.recv()
+			if tooLong, ok := err.(*lineTooLong); ok {
+				p.serverLineTooLong(tooLong)
+				continue
+			}
 			if err != nil {
 				break
 			}
@@ -229,7 +233,9 @@ func (p *Proxy) run(hostIn io.Reader, signals <-chan int) int {
 		}
 		serverDone <- p.serverGone()
 	}()
-	go p.readHost(newLineReader(hostIn))
+	lr := newLineReader(hostIn)
+	lr.max = p.opt.maxLine
+	go p.readHost(lr)
 	sig := 0
 	select {
 	case code := <-serverDone:

@@ -35,6 +35,11 @@ type upstream interface {
 // read into as much at a time as the buffer holds, and returns each
 // message (its newline included) as a slice of that buffer, valid until
 // the next call: a message is copied once, from the pipe.
+//
+// A line longer than max (when max is not 0) is not kept: it is read
+// through to its newline and dropped, its first bytes kept to tell what
+// it answers, and next reports it as a *lineTooLong. The buffer then
+// never holds more than max and a read.
 type lineReader struct {
 	r       io.Reader
 	buf     []byte
@@ -42,12 +47,52 @@ type lineReader struct {
 	end     int
 	scanned int // buf[start:scanned] holds no newline
 	err     error
+	max     int
 }
 
 const (
 	readSize   = 64 << 10
 	keepBuffer = 4 << 20 // a buffer grown past this is let go once empty
+	// DefaultMaxLine bounds one message, each way, unless --max-line says
+	// otherwise: well above any call's arguments (at most 32 MiB) and the
+	// answers real servers give, well below what exhausts memory.
+	DefaultMaxLine = 64 << 20
+	// headKept is how much of a line too long is kept to read its id.
+	headKept = 4 << 10
 )
+
+// lineTooLong is a line longer than its reader's max, dropped. head is
+// its start, from which the request it is, or answers, may be read.
+type lineTooLong struct {
+	head []byte
+	size int64
+	max  int
+}
+
+func (e *lineTooLong) Error() string {
+	return fmt.Sprintf("a message of %d bytes, longer than the limit of %d bytes (--max-line raises it)", e.size, e.max)
+}
+
+// skipLine drops the line at lr.start, longer than lr.max, through its
+// newline (or the end of the stream), and lets a grown buffer go.
+func (lr *lineReader) skipLine() error {
+	e := &lineTooLong{head: bytes.Clone(lr.buf[lr.start:min(lr.end, lr.start+headKept)]), size: int64(lr.end - lr.start), max: lr.max}
+	if len(lr.buf) > readSize {
+		lr.buf = make([]byte, readSize)
+	}
+	lr.start, lr.end, lr.scanned = 0, 0, 0
+	for lr.err == nil {
+		n, err := lr.r.Read(lr.buf)
+		lr.err = err
+		if i := bytes.IndexByte(lr.buf[:n], '\n'); i >= 0 {
+			e.size += int64(i)
+			lr.end = copy(lr.buf, lr.buf[i+1:n])
+			break
+		}
+		e.size += int64(n)
+	}
+	return e
+}
 
 func newLineReader(r io.Reader) *lineReader {
 	return &lineReader{r: r, buf: make([]byte, readSize)}
@@ -67,6 +112,9 @@ func (lr *lineReader) next() ([]byte, error) {
 			return line, nil
 		}
 		lr.scanned = lr.end
+		if lr.max > 0 && lr.end-lr.start > lr.max {
+			return nil, lr.skipLine()
+		}
 		if lr.err != nil {
 			line := lr.buf[lr.start:lr.end]
 			lr.start, lr.scanned = lr.end, lr.end
@@ -89,7 +137,13 @@ func (lr *lineReader) next() ([]byte, error) {
 				lr.start, lr.end, lr.scanned = 0, n, n
 			}
 			if lr.end > len(lr.buf)/2 {
-				bigger := make([]byte, 2*len(lr.buf))
+				size := 2 * len(lr.buf)
+				if lr.max > 0 {
+					// Room for a line of max bytes and the read that
+					// finds it longer: no more.
+					size = min(size, lr.max+readSize)
+				}
+				bigger := make([]byte, size)
 				copy(bigger, lr.buf[:lr.end])
 				lr.buf = bigger
 			}
@@ -156,7 +210,7 @@ type stdioUpstream struct {
 
 // startStdio starts command in a process group of its own, its stderr
 // copied to stderr.
-func startStdio(command string, args []string, stderr io.Writer) (*stdioUpstream, error) {
+func startStdio(command string, args []string, stderr io.Writer, maxLine int) (*stdioUpstream, error) {
 	path, err := exec.LookPath(command)
 	if err != nil {
 		return nil, err
@@ -198,7 +252,9 @@ func startStdio(command string, args []string, stderr io.Writer) (*stdioUpstream
 		errR.Close()
 		return nil, err
 	}
-	u := &stdioUpstream{command: command, cmd: cmd, stdin: inW, out: newLineReader(blocking(outR)),
+	out := newLineReader(blocking(outR))
+	out.max = maxLine
+	u := &stdioUpstream{command: command, cmd: cmd, stdin: inW, out: out,
 		tail: &stderrtail.Buffer{Tee: stderr}, exited: make(chan struct{}), drained: make(chan struct{})}
 	u.w.w = inW
 	go func() {
@@ -219,7 +275,7 @@ func (u *stdioUpstream) send(msg []byte) error { return u.w.write(msg) }
 
 func (u *stdioUpstream) recv() ([]byte, error) {
 	line, err := u.out.next()
-	if err != nil {
+	if _, tooLong := err.(*lineTooLong); err != nil && !tooLong {
 		u.closeDrained()
 	}
 	return line, err

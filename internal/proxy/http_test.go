@@ -1,0 +1,94 @@
+package proxy
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// misbehavingHTTPServer answers each POSTed request by its method: with
+// another request's id (over SSE), with a body whose one line is longer
+// than the proxy's limit, or as it should.
+func misbehavingHTTPServer(t *testing.T) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed) // no GET stream
+			return
+		}
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		if json.Unmarshal(body, &req) != nil || req.ID == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		switch req.Method {
+		case "wrong-id":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":99999,\"result\":{\"content\":[]}}\n\n")
+		case "huge":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"text":"%s"}}`, req.ID, strings.Repeat("h", 2<<20))
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"ok":true}}`, req.ID)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// recvWithin is the upstream's next message, failing after a while.
+func recvWithin(t *testing.T, u upstream) map[string]any {
+	t.Helper()
+	got := make(chan []byte, 1)
+	go func() {
+		msg, _ := u.recv()
+		got <- msg
+	}()
+	select {
+	case msg := <-got:
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(msg, &m), "%s", msg)
+		return m
+	case <-time.After(10 * time.Second):
+		t.Fatal("no message from the server")
+		return nil
+	}
+}
+
+// Over --url an answer is matched to its request by id, as over stdio: an
+// answer with another id fails the request rather than answer it, and a
+// body with a line over the limit fails it too, naming the limit, with no
+// more than the limit read into memory.
+func TestHTTPAnswersAreTheirRequests(t *testing.T) {
+	u, err := newHTTPUpstream(misbehavingHTTPServer(t), nil, 1<<20)
+	require.NoError(t, err)
+	t.Cleanup(u.stop)
+
+	require.NoError(t, u.send([]byte(`{"jsonrpc":"2.0","id":2,"method":"wrong-id","params":{}}`+"\n")))
+	m := recvWithin(t, u)
+	assert.EqualValues(t, 2, m["id"])
+	assert.Nil(t, m["result"], "another request's answer is not this one's")
+	assert.Contains(t, fmt.Sprint(m["error"]), "answered request 2 with id 99999")
+
+	require.NoError(t, u.send([]byte(`{"jsonrpc":"2.0","id":3,"method":"huge","params":{}}`+"\n")))
+	m = recvWithin(t, u)
+	assert.EqualValues(t, 3, m["id"])
+	assert.Contains(t, fmt.Sprint(m["error"]), "limit of 1048576 bytes")
+
+	require.NoError(t, u.send([]byte(`{"jsonrpc":"2.0","id":"ok","method":"fine","params":{}}`+"\n")))
+	m = recvWithin(t, u)
+	assert.Equal(t, "ok", m["id"])
+	assert.Equal(t, map[string]any{"ok": true}, m["result"])
+}

@@ -1,0 +1,111 @@
+package proxy
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
+)
+
+// A line longer than the reader's max is read through and dropped, never
+// held whole: the buffer stays within max and a read however long the
+// line, its start is kept, and the lines around it are read as ever.
+func TestLineReaderDropsALineOverItsMax(t *testing.T) {
+	const max = 1 << 20
+	huge := `{"jsonrpc":"2.0","id":7,"result":{"text":"` + strings.Repeat("x", 5*max) + `"}}`
+	for _, ending := range []string{"\n", ""} { // a last line need not end
+		in := "{\"a\":1}\n" + huge + ending
+		if ending != "" {
+			in += "{\"b\":2}\n"
+		}
+		lr := newLineReader(strings.NewReader(in))
+		lr.max = max
+		line, err := lr.next()
+		require.NoError(t, err)
+		assert.Equal(t, "{\"a\":1}\n", string(line))
+
+		_, err = lr.next()
+		var tooLong *lineTooLong
+		require.ErrorAs(t, err, &tooLong)
+		assert.EqualValues(t, len(huge), tooLong.size, "the whole line is counted")
+		assert.LessOrEqual(t, len(lr.buf), max+readSize, "the buffer held no more than max and a read")
+		assert.Contains(t, err.Error(), "limit of 1048576 bytes")
+		id, hasMethod := headOf(tooLong.head)
+		assert.Equal(t, "7", string(id))
+		assert.False(t, hasMethod)
+
+		line, err = lr.next()
+		if ending != "" {
+			require.NoError(t, err)
+			assert.Equal(t, "{\"b\":2}\n", string(line), "the stream goes on after the dropped line")
+			_, err = lr.next()
+		}
+		assert.ErrorIs(t, err, io.EOF)
+	}
+}
+
+// What a long message's start tells: its id and whether it is a request,
+// when they come before the member too long to read; nothing when they do
+// not, or when two ids make it ambiguous.
+func TestHeadOf(t *testing.T) {
+	for _, c := range []struct {
+		head, id string
+		method   bool
+	}{
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","arguments":{"a":"aaaa`, `3`, true},
+		{`{"jsonrpc":"2.0","id":"a","result":{"content":[{"text":"aaa`, `"a"`, false},
+		{`{"result":{"content":[{"text":"aaa`, ``, false},
+		{`{"id":1,"id":2,"result":{`, ``, false},
+		{`[{"id":1`, ``, false},
+		{`not json`, ``, false},
+	} {
+		id, method := headOf([]byte(c.head))
+		assert.Equal(t, c.id, string(id), c.head)
+		assert.Equal(t, c.method, method, c.head)
+	}
+}
+
+// A server's answer longer than the limit fails the call it answers with
+// an error naming the limit, says so on stderr, and the next call goes
+// through as ever.
+func TestRelayDropsAServerLineOverTheLimit(t *testing.T) {
+	var stderr testkit.SyncBuffer
+	rt := newRelayTestWith(t, testRules, true, relayLimits{serverMaxLine: 1 << 20, stderr: &stderr})
+	rt.initialize(`{}`)
+	rt.fromHost(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	require.EqualValues(t, 5, next(t, rt.server, "the allowed call")["id"])
+	rt.fromServer(`{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"` + strings.Repeat("y", 2<<20) + `"}]}}`)
+	m := next(t, rt.host, "the failed call")
+	assert.EqualValues(t, 5, m["id"])
+	assert.True(t, isErrorResult(m), "%v", m)
+	assert.Contains(t, fmt.Sprint(m), "limit of 1048576 bytes")
+	assert.Contains(t, stderr.String(), "the MCP server wrote a message of")
+
+	rt.fromHost(`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	require.EqualValues(t, 6, next(t, rt.server, "the next call")["id"])
+	rt.fromServer(`{"jsonrpc":"2.0","id":6,"result":{"content":[]}}`)
+	m = next(t, rt.host, "the next answer")
+	assert.EqualValues(t, 6, m["id"])
+	assert.False(t, isErrorResult(m))
+}
+
+// A host's request longer than the limit never reaches the server: it is
+// answered with an error naming the limit.
+func TestRelayRefusesAHostLineOverTheLimit(t *testing.T) {
+	var stderr testkit.SyncBuffer
+	rt := newRelayTestWith(t, testRules, true, relayLimits{hostMaxLine: 1 << 20, stderr: &stderr})
+	rt.initialize(`{}`)
+	big := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"echo","arguments":{"x":"` + strings.Repeat("z", 2<<20) + `"}}}`
+	go rt.fromHost(big) // an io.Pipe: the write lasts until it is read
+	m := next(t, rt.host, "the refusal")
+	assert.EqualValues(t, 9, m["id"])
+	assert.Contains(t, fmt.Sprint(m["error"]), "limit of 1048576 bytes")
+	nothing(t, rt.server, "a request over the limit")
+	assert.True(t, bytes.Contains([]byte(stderr.String()), []byte("the host sent a message of")))
+}

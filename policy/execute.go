@@ -12,7 +12,6 @@ import (
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/internal/rules"
-	"github.com/mcp-policy/mcp-policy/internal/verdict"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -77,9 +76,9 @@ func (p *Policy) resolve(ctx context.Context, engine *rules.Engine, call provide
 		rec.Decision, rec.Arguments = &dc, in.Arguments()
 	}
 	switch d.Decision {
-	case rules.Allow:
+	case Allow:
 		return true, ""
-	case rules.Deny:
+	case Deny:
 		return false, p.denial(call.Function.Name, d)
 	}
 	if p.opts.OnAsk == nil {
@@ -90,11 +89,11 @@ func (p *Policy) resolve(ctx context.Context, engine *rules.Engine, call provide
 	return p.ask(ctx, call, in, d, rec)
 }
 
-func (p *Policy) denial(tool string, d rules.Decision) string {
+func (p *Policy) denial(tool string, d Decision) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Denied by %s: '%s' is not allowed", p.name, tool)
 	switch {
-	case d.Reason == rules.ReasonGrant && d.Grant != nil:
+	case d.Reason == ReasonGrant && d.Grant != nil:
 		fmt.Fprintf(&b, " (the user chose to always deny %s)", describe(*d.Grant))
 	case d.Rule != nil:
 		fmt.Fprintf(&b, " by rule %s", describe(*d.Rule))
@@ -106,7 +105,7 @@ func (p *Policy) denial(tool string, d rules.Decision) string {
 	return b.String()
 }
 
-func describe(r rules.Rule) string {
+func describe(r Rule) string {
 	r.Message = ""
 	b, _ := json.Marshal(r)
 	return string(b)
@@ -115,7 +114,7 @@ func describe(r rules.Rule) string {
 // ask puts the question to the human under the ask lock. The grants are
 // read again once the lock is held: the answer to the question this call
 // waited behind may have decided it already.
-func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d rules.Decision, rec *Record) (bool, string) {
+func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d Decision, rec *Record) (bool, string) {
 	tool := call.Function.Name
 	release, err := p.lock(ctx)
 	if err != nil {
@@ -128,15 +127,15 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 		rec.Decision = &dc
 	}
 	switch d.Decision {
-	case rules.Allow:
+	case Allow:
 		return true, ""
-	case rules.Deny:
+	case Deny:
 		return false, p.denial(tool, d)
 	}
 	q := Question{
 		Kind: KindPermission, Tool: tool, Arguments: in.Arguments(), Call: call,
 		Rule: cloneRule(d.Rule), Reason: d.Reason, Paths: d.Paths, Hosts: d.Hosts, Suggestion: cloneRule(d.Suggestion),
-		AllowGrantable: rules.AllowGrantCanAnswer(d),
+		AllowGrantable: rules.AllowGrantMayAnswer(d),
 	}
 	if q.AllowGrantable {
 		// Where a grant could have answered, one that did not is worth
@@ -164,12 +163,12 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 
 // apply turns an answer into the call's fate, remembering what an always-
 // answer covers.
-func (p *Policy) apply(tool, root string, d rules.Decision, a Answer, rec *Record) (bool, string) {
+func (p *Policy) apply(tool, root string, d Decision, a Answer, rec *Record) (bool, string) {
 	refuse := func(why string) (bool, string) {
 		return false, fmt.Sprintf("%s could not use the answer about '%s': %s. The call was not run and nothing was remembered; "+
 			"ask the user to answer again.", p.name, tool, why)
 	}
-	var decision verdict.Decision
+	var decision Verdict
 	var ttl time.Duration // 0: the store's
 	switch a.Action {
 	case AllowOnce:
@@ -177,21 +176,21 @@ func (p *Policy) apply(tool, root string, d rules.Decision, a Answer, rec *Recor
 	case DenyOnce:
 		return false, fmt.Sprintf("The user declined '%s' this time (%s). The call was not run; do not retry it unchanged.", tool, p.name)
 	case AlwaysAllow, AllowForADay:
-		if !rules.AllowGrantCanAnswer(d) {
+		if !rules.AllowGrantMayAnswer(d) {
 			// A grant that would never answer is not worth keeping, and
 			// would widen silently if the rule asking were ever removed.
 			return true, ""
 		}
-		decision = rules.Allow
+		decision = Allow
 		if a.Action == AllowForADay {
 			ttl = ADay
 		}
 	case AlwaysDeny:
-		decision = rules.Deny
+		decision = Deny
 	default:
 		return refuse(fmt.Sprintf("unknown action %q (want %s, %s, %s, %s or %s)", a.Action, AllowOnce, DenyOnce, AlwaysAllow, AllowForADay, AlwaysDeny))
 	}
-	var offered []rules.Rule
+	var offered []Rule
 	switch {
 	case a.Rule != nil && a.Rules != nil:
 		return refuse("it carries both rule and rules")
@@ -200,9 +199,9 @@ func (p *Policy) apply(tool, root string, d rules.Decision, a Answer, rec *Recor
 	case a.Rules != nil:
 		offered = rules.CloneAll(a.Rules)
 	case a.Rule != nil:
-		offered = []rules.Rule{a.Rule.Clone()}
+		offered = []Rule{a.Rule.Clone()}
 	case d.Suggestion != nil:
-		offered = []rules.Rule{d.Suggestion.Clone()}
+		offered = []Rule{d.Suggestion.Clone()}
 	default:
 		return refuse("there is no rule to remember")
 	}
@@ -240,7 +239,7 @@ func (p *Policy) apply(tool, root string, d rules.Decision, a Answer, rec *Recor
 			log.Printf("%s: %s", p.name, w)
 		}
 	}
-	if decision == rules.Allow {
+	if decision == Allow {
 		return true, ""
 	}
 	return false, fmt.Sprintf("The user chose to always deny %s (%s). The call was not run; do not retry it.", describe(offered[0]), p.name)
@@ -297,7 +296,7 @@ func (p *Policy) lock(ctx context.Context) (func(), error) {
 	}
 }
 
-func cloneRule(r *rules.Rule) *rules.Rule {
+func cloneRule(r *Rule) *Rule {
 	if r == nil {
 		return nil
 	}

@@ -1,6 +1,6 @@
 // Package policy puts per-directory permissions in front of any
 // provider.Provider: every tool call is decided allow, deny or ask by the
-// static rules (package rules, evaluated by OPA), asks go to one human one
+// static rules (Rule, evaluated by OPA), asks go to one human one
 // question at a time, and "always" answers are remembered as grants.
 //
 // A Policy is itself a Provider, the way net/http middleware is itself a
@@ -23,7 +23,6 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/rules"
-	"github.com/mcp-policy/mcp-policy/internal/verdict"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -47,15 +46,15 @@ type Question struct {
 	Tool      string         // as this policy sees it
 	Arguments map[string]any // the parsed copy, reason included
 	Call      provider.Call  // a copy of the original
-	Rule      *rules.Rule    // the rule that asked, if one did
-	Reason    rules.Reason   // rule, no-match, unevaluable-path or floor
+	Rule      *Rule          // the rule that asked, if one did
+	Reason    Reason         // rule, no-match, unevaluable-path or floor
 	Paths     []string
 	Hosts     []string
 	// Suggestion is the narrowest honest scope for "always", naming every
 	// dimension the call names: under a directory (possibly as wide as
 	// "/") for its paths, on a host for its URLs, both for a call naming
 	// both; else the bare tool.
-	Suggestion *rules.Rule
+	Suggestion *Rule
 	// AllowGrantable says an allow grant could answer this question: it
 	// was asked because no rule matched or a path could not be evaluated,
 	// not by an ask rule or the danger floor, which mean "ask me every
@@ -68,7 +67,7 @@ type Question struct {
 	// that does not answer now (it expired, or the grants store is out of
 	// touch). A host shows them so the human knows why the agent asks
 	// again about what they thought they had allowed.
-	Near    []rules.Rule
+	Near    []Rule
 	Request *provider.ElicitRequest // server-elicit only
 }
 
@@ -107,8 +106,8 @@ const (
 // and Content the form's values.
 type Answer struct {
 	Action  Action
-	Rule    *rules.Rule
-	Rules   []rules.Rule
+	Rule    *Rule
+	Rules   []Rule
 	Content map[string]any
 	// Unanswered, when set, says no one answered (the question timed out,
 	// or could not be put): the call is refused with these words, not as
@@ -123,24 +122,24 @@ type Options struct {
 	Provider provider.Provider
 	// Rules are the static rules, in order; DefaultRules are not included
 	// unless listed.
-	Rules []rules.Rule
+	Rules []Rule
 	// Modules are Rego modules a security team adds (package mcp.custom),
 	// or a replacement floor (package mcp.floor).
-	Modules []rules.Module
+	Modules []Module
 	// Roots maps tool names (or prefixes before "_", or "*") to the
 	// directories relative paths resolve against.
 	Roots map[string]string
-	// Home is the directory "~" names where the tools run (rules.Config):
+	// Home is the directory "~" names where the tools run:
 	// the home of the user a local server runs as; "" when unknown.
 	Home string
 	// ResolveLinks says the tools run on this machine: each path is also
-	// read as the file system resolves it (rules.Config.ResolveLinks).
+	// read as the file system resolves it.
 	ResolveLinks bool
 	// Arguments say how tools' arguments name paths and URLs beyond the
 	// names read by default: which hold paths, directories, URLs, paths
 	// relative to another argument, or nothing to check (see
-	// rules.ArgumentSpec; rules.ServerArguments has the reference servers').
-	Arguments []rules.ArgumentSpec
+	// ArgumentSpec; ServerArguments has the reference servers').
+	Arguments []ArgumentSpec
 	// DecisionTimeout bounds one call's decision (the Rego evaluation):
 	// past it the call is refused. Default DefaultDecisionTimeout; a
 	// negative value leaves only the caller's ctx.
@@ -156,13 +155,13 @@ type Options struct {
 	OnAsk AskFunc
 	// OnGrant is told the whole effective grant list each time an answer
 	// remembered something, before the call is decided. A leaf, like OnAsk.
-	OnGrant func(grants []rules.Rule)
+	OnGrant func(grants []Rule)
 	// OnDecision is told of every call ExecuteToolCalls decides, once it
 	// is decided and before the allowed calls are forwarded: the material
 	// of a decision log. A leaf, like OnAsk; it runs outside the ask lock.
 	OnDecision func(Record)
 	// Grants are this policy's own grants to start with.
-	Grants []rules.Rule
+	Grants []Rule
 	// GrantsStore, when set, is where always- answers go, and every
 	// decision reads it: one grant set for a fleet of policies.
 	// Policies wired to one store also share one ask lock, because they
@@ -289,7 +288,7 @@ func engineConfig(o Options) rules.Config {
 //
 // With a Source, rs and modules replace Rules and Modules: the Source's
 // set still follows them.
-func (p *Policy) SetRules(rs []rules.Rule, modules []rules.Module) error {
+func (p *Policy) SetRules(rs []Rule, modules []Module) error {
 	p.reload.Lock()
 	defer p.reload.Unlock()
 	if err := p.swap(RuleSet{Rules: rs, Modules: modules}, p.fed); err != nil {
@@ -321,13 +320,13 @@ func protectedFiles(o Options) []string {
 	return out
 }
 
-func validateGrants(gs []rules.Rule) ([]rules.Rule, error) {
+func validateGrants(gs []Rule) ([]Rule, error) {
 	out, err := rules.ValidateAll(gs, "grant")
 	if err != nil {
 		return nil, err
 	}
 	for i, g := range out {
-		if g.Decision == rules.Ask {
+		if g.Decision == Ask {
 			return nil, &rules.ValidationError{Rule: fmt.Sprintf("grant %d", i+1), Field: "decision",
 				Msg: `a grant remembers an answer: "allow" or "deny", not "ask"`}
 		}
@@ -346,7 +345,7 @@ const DefaultDecisionTimeout = 5 * time.Second
 // DefaultRules returns the rules of the embedded default.rego: reads by
 // read-only tools on local paths, user_ask / *_user_ask, and the MCP
 // requests prompts/get and completion/complete.
-func DefaultRules() []rules.Rule { return rules.DefaultRules() }
+func DefaultRules() []Rule { return rules.DefaultRules() }
 
 // Interactive reports whether there is someone to ask (OnAsk is set).
 // Wire a client's elicitation hook only when it is true: declaring the
@@ -393,7 +392,7 @@ func (p *Policy) tool(ctx context.Context, name string) *provider.Tool {
 
 // Grants returns the effective grants: this policy's own, then the
 // store's. A copy.
-func (p *Policy) Grants() []rules.Rule {
+func (p *Policy) Grants() []Rule {
 	out := p.own.List()
 	if s := p.opts.GrantsStore; s != nil {
 		out = append(out, s.List()...)
@@ -407,10 +406,10 @@ const maxNear = 3
 // near are the allow grants for tool (up to maxNear) that did not answer
 // the call just asked about: see Question.Near. It runs only when a human
 // is about to be asked, so reading every grant is cheap beside it.
-func (p *Policy) near(tool string) []rules.Rule {
-	var out []rules.Rule
+func (p *Policy) near(tool string) []Rule {
+	var out []Rule
 	for _, g := range p.Grants() {
-		if g.Decision == rules.Allow && lexical.MatchTool(g.Tool, tool) {
+		if g.Decision == Allow && lexical.MatchTool(g.Tool, tool) {
 			out = append(out, g)
 			if len(out) == maxNear {
 				break
@@ -433,7 +432,7 @@ func (p *Policy) grantSets() []*rules.GrantSet {
 // remember adds the grants an answer to q left, expiring after ttl (0:
 // the store's TTL): to the store when there is one (which records q), else
 // to this policy's own list, which keeps no expiry. All or nothing.
-func (p *Policy) remember(q *grants.Question, ttl time.Duration, gs []rules.Rule) error {
+func (p *Policy) remember(q *grants.Question, ttl time.Duration, gs []Rule) error {
 	if s := p.opts.GrantsStore; s != nil {
 		return s.RememberFor(q, ttl, gs...)
 	}
@@ -446,10 +445,10 @@ func (p *Policy) remember(q *grants.Question, ttl time.Duration, gs []rules.Rule
 
 // Decide is the static decision plus the grants, as a call would get it
 // before anyone is asked. It never asks.
-func (p *Policy) Decide(ctx context.Context, call provider.Call) (rules.Decision, error) {
+func (p *Policy) Decide(ctx context.Context, call provider.Call) (Decision, error) {
 	set := p.current.Load()
 	if !set.loaded {
-		return rules.Decision{}, ErrNotLoaded
+		return Decision{}, ErrNotLoaded
 	}
 	d, _, err := p.decide(ctx, set.engine, call)
 	return d, err
@@ -457,12 +456,12 @@ func (p *Policy) Decide(ctx context.Context, call provider.Call) (rules.Decision
 
 // decide is the static decision by engine, plus the grants when it asks:
 // an allowed or denied call never looks at them.
-func (p *Policy) decide(ctx context.Context, engine *rules.Engine, call provider.Call) (rules.Decision, *rules.Input, error) {
+func (p *Policy) decide(ctx context.Context, engine *rules.Engine, call provider.Call) (Decision, *rules.Input, error) {
 	d, in, err := engine.Decide(ctx, call, p.tool(ctx, call.Function.Name))
 	if err != nil {
-		return rules.Decision{}, nil, err
+		return Decision{}, nil, err
 	}
-	if d.Decision != rules.Ask {
+	if d.Decision != Ask {
 		return d, in, nil
 	}
 	return rules.ApplyGrants(d, in, p.grantSets()...), in, nil
@@ -472,9 +471,9 @@ func (p *Policy) decide(ctx context.Context, engine *rules.Engine, call provider
 // static rules ask about: what a host that asks the human itself checks
 // before opening a dialog. ok is false when the grants have nothing to say
 // (or the call is not an ask at all).
-func (p *Policy) GrantDecision(call provider.Call) (decision verdict.Decision, ok bool) {
+func (p *Policy) GrantDecision(call provider.Call) (decision Verdict, ok bool) {
 	d, err := p.Decide(context.Background(), call)
-	if err != nil || d.Reason != rules.ReasonGrant {
+	if err != nil || d.Reason != ReasonGrant {
 		return "", false
 	}
 	return d.Decision, true

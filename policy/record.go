@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mcp-policy/mcp-policy/internal/rules"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -30,13 +29,13 @@ type Record struct {
 	// Decision is the rules' and grants' decision, before anyone was
 	// asked (Decision.Reason "grant" when a grant decided); nil when the
 	// call could not be decided (see Error).
-	Decision *rules.Decision
+	Decision *Decision
 	// Question and Answer are what the human was asked and answered;
 	// nil when nobody was asked.
 	Question *Question
 	Answer   *Answer
 	// Remembered is what the answer left as grants.
-	Remembered []rules.Rule
+	Remembered []Rule
 	// Allowed says the call was forwarded; Refusal is what the model was
 	// told when it was not.
 	Allowed bool

@@ -27,8 +27,8 @@ type RuleSource interface {
 
 // RuleSet is one set of rules and Rego modules a RuleSource activated.
 type RuleSet struct {
-	Rules   []rules.Rule
-	Modules []rules.Module
+	Rules   []Rule
+	Modules []Module
 	// Revisions name where the set came from: bundle name to revision.
 	// Every decision made under the set is recorded with them
 	// (Record.Revisions).

@@ -23,8 +23,8 @@
 // # A call's way
 //
 // docs/life-of-a-call.md walks it with every branch; in short, for
-// tools/call: readHost (hostreader.go) reads the host's line; fromHost and
-// readMessage (scan.go) refuse what is not one unambiguous JSON-RPC
+// tools/call: readHost (hostreader.go) reads the host's line; fromHost
+// (fromhost.go) and readMessage (scan.go) refuse what is not one unambiguous JSON-RPC
 // message; hostCallRequest (calls.go) and readCallRequest (requests.go)
 // make it a hostCall, whose call is the provider.Call the policy decides;
 // decideReading (hostreader.go) decides it on the reading goroutine, or hands

@@ -49,11 +49,13 @@ type handler = func(p *Proxy, msg []byte, env envelope)
 
 // hostRequests are the host's requests the proxy reads on their way to
 // the server, by method; any other passes as it came (forward). The
-// requests the policy decides are decidedMethods' (requests.go).
+// requests the policy decides are decidedMethods' (requests.go). Filled by
+// init: their handlers lead back to fromHost, which reads them.
+var hostRequests map[string]handler
+
 // hostNotifications are the host's notifications the proxy acts on; any
-// other goes to the server as it came. (Filled by init: their handlers
-// lead back to fromHost, which reads them.)
-var hostRequests, hostNotifications map[string]handler
+// other goes to the server as it came. Filled by init, as hostRequests.
+var hostNotifications map[string]handler
 
 func init() {
 	hostRequests = map[string]handler{

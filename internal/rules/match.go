@@ -45,12 +45,13 @@ func commandLines(cs []argread.SimpleCommand) []regoeval.CommandLine {
 	return out
 }
 
-// AllowGrantCanAnswer says whether an allow grant may answer d, an asked
-// decision (verdict.AllowGrantMayAnswer): only one asked because no rule
+// AllowGrantMayAnswer says whether an allow grant may answer d, an asked
+// decision: verdict.AllowGrantMayAnswer, read from a Decision (the
+// policy's Question.AllowGrantable is its answer): only one asked because no rule
 // matched, or because a path could not be evaluated where at most an allow
 // rule might match it, and not by the floor in either world. An explicit
 // ask rule and the floor mean "ask me every time".
-func AllowGrantCanAnswer(d Decision) bool {
+func AllowGrantMayAnswer(d Decision) bool {
 	o := verdict.Decided
 	switch d.Reason {
 	case ReasonNoMatch:
@@ -62,7 +63,7 @@ func AllowGrantCanAnswer(d Decision) bool {
 }
 
 // ApplyGrants decides a statically asked call by the grants, if they can:
-// a deny grant answers any ask; an allow grant only one AllowGrantCanAnswer
+// a deny grant answers any ask; an allow grant only one AllowGrantMayAnswer
 // says it may (an explicit ask rule and the floor mean "ask me every
 // time"). The sets are read in order, the first set's grants before the
 // next's (a policy's own, then its store's), each through its index.
@@ -73,7 +74,7 @@ func ApplyGrants(d Decision, in *Input, sets ...*GrantSet) Decision {
 	if d.Decision != Ask {
 		return d
 	}
-	allowCounts := AllowGrantCanAnswer(d)
+	allowCounts := AllowGrantMayAnswer(d)
 	var t verdict.Tally
 	var matched []Rule
 	for _, g := range sets {

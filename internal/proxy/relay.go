@@ -113,10 +113,11 @@ type serverRequest struct {
 }
 
 type Proxy struct {
-	opt    options
-	up     upstream
-	host   *lineWriter
-	stderr io.Writer
+	warnings warnLimiter // stderr lines of each kind, counted
+	opt      options
+	up       upstream
+	host     *lineWriter
+	stderr   io.Writer
 
 	// prefix starts every id the proxy originates; roundPrefix every
 	// requestState of its input-required rounds.
@@ -211,8 +212,60 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
+// warnf writes a line of the proxy's own on stderr. Lines of one kind
+// (one format) beyond warnBurst in warnWindow are counted, not written: a
+// host or server flooding the proxy with what it warns about cannot flood
+// stderr (or the disk under it). The next line of the kind written says
+// how many were left out.
 func (p *Proxy) warnf(format string, a ...any) {
+	if dropped, ok := p.warnings.allow(format, time.Now()); !ok {
+		return
+	} else if dropped > 0 {
+		format += fmt.Sprintf(" (and %d more like it left out)", dropped)
+	}
 	fmt.Fprintf(p.stderr, "mcp-policy proxy: "+format+"\n", a...)
+}
+
+const (
+	warnBurst  = 20
+	warnWindow = 10 * time.Second
+)
+
+// warnLimiter counts the warnings of each kind in the current window.
+type warnLimiter struct {
+	mu    sync.Mutex
+	kinds map[string]*warnKind
+}
+
+type warnKind struct {
+	since   time.Time
+	written int
+	dropped int
+}
+
+// allow says whether a warning of kind may be written at now, and how many
+// of the kind were left out before it.
+func (l *warnLimiter) allow(kind string, now time.Time) (dropped int, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.kinds == nil {
+		l.kinds = map[string]*warnKind{}
+	}
+	k := l.kinds[kind]
+	if k == nil {
+		k = &warnKind{since: now}
+		l.kinds[kind] = k
+	}
+	if now.Sub(k.since) >= warnWindow {
+		k.since, k.written = now, 0
+	}
+	if k.written >= warnBurst {
+		k.dropped++
+		return 0, false
+	}
+	k.written++
+	dropped, k.dropped = k.dropped, 0
+	return dropped, true
 }
 
 // run relays until the host leaves or the server goes, and returns the

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"golang.org/x/net/netutil"
 )
 
 // ListenAt listens for the page where --listen says, or, with listen
@@ -26,6 +28,10 @@ func ListenAt(listen string, warn func(string)) (ln net.Listener, host string, e
 	if err != nil {
 		return nil, "", err
 	}
+	// A human's browser needs a few connections; a client holding many
+	// waits for one of them to close (an idle one does, see NewServer)
+	// rather than the page running out of descriptors.
+	ln = netutil.LimitListener(ln, maxPageConns)
 	addr := ln.Addr().(*net.TCPAddr)
 	if listen != "" && (addr.IP.Equal(net.IPv4(127, 0, 0, 1)) || addr.IP.Equal(net.IPv6loopback)) {
 		warn(fmt.Sprintf("on %s, which every local service shares, the page's cookie also reaches them all (browsers keep cookies apart by host, not port); without --listen the page gets an address of its own", addr.IP))
@@ -39,12 +45,17 @@ func ListenAt(listen string, warn func(string)) (ln net.Listener, host string, e
 	return ln, addr.String(), nil
 }
 
+// maxPageConns bounds the page's open connections (ListenAt).
+const maxPageConns = 64
+
 // NewServer is the HTTP server for a page: a slow or idle client is let
 // go rather than held (a header must arrive within 10 s, a kept-alive
 // connection closes after a minute without a request), so idle
 // connections cannot pile up until the process runs out of descriptors.
-func NewServer(page http.Handler) *http.Server {
-	return &http.Server{Handler: page, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+func NewServer(page http.Handler) *http.Server { return newServer(page, 10*time.Second, time.Minute) }
+
+func newServer(page http.Handler, readHeader, idle time.Duration) *http.Server {
+	return &http.Server{Handler: page, ReadHeaderTimeout: readHeader, IdleTimeout: idle}
 }
 
 // Listen listens for the page on a loopback address of its own, chosen at

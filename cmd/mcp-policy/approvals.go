@@ -60,11 +60,14 @@ func approvalsCommand(args []string, stdin io.Reader, stdout, stderr io.Writer, 
 	if len(pos) > 0 {
 		return fail(exitUsage, "unexpected argument %q", pos[0])
 	}
-	store, queue, closeQueue, err := cliconfig.OpenGrantsAndQueue(*grantsFile)
+	store, queue, closeQueue, grantsErr, err := cliconfig.OpenGrantsAndQueue(*grantsFile)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
 	defer closeQueue()
+	if grantsErr != nil {
+		fmt.Fprintf(stderr, "mcp-policy approvals: warning: %v; the page answers questions, but shows no grants until it is restarted on a grants file it can read\n", grantsErr)
+	}
 	warnUnused(queue, stderr, "approvals")
 	ln, host, err := approvals.ListenAt(*listen, func(w string) { fmt.Fprintf(stderr, "mcp-policy approvals: warning: %s\n", w) })
 	if err != nil {

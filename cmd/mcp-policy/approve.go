@@ -28,11 +28,16 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	fail := failer(stderr, "approve")
-	_, queue, closeQueue, err := cliconfig.OpenGrantsAndQueue(*grantsFile)
+	_, queue, closeQueue, grantsErr, err := cliconfig.OpenGrantsAndQueue(*grantsFile)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
 	defer closeQueue()
+	if grantsErr != nil {
+		// Answering needs the queue alone; the proxy that asked writes
+		// an always-answer's grant, and says so if it cannot.
+		fmt.Fprintf(stderr, "mcp-policy approve: warning: %v\n", grantsErr)
+	}
 	if len(pos) == 0 || (len(pos) == 1 && pos[0] == "list") {
 		qs, err := queue.Pending()
 		if err != nil {

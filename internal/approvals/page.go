@@ -7,6 +7,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"net"
@@ -81,7 +82,8 @@ type notice struct {
 	text   string
 }
 
-// NewPage returns the page for queue and store, served at host
+// NewPage returns the page for queue and store (nil when the grants could
+// not be read: the questions are answered all the same), served at host
 // ("127.1.2.3:4567", the listener's address; "" accepts any IP address
 // or localhost, for a server listening on every address).
 func NewPage(queue Queue, store *grants.Store, host string) *Page {
@@ -258,6 +260,9 @@ func (p *Page) revoke(r *http.Request) (string, error) {
 	if err := d.Decode(&g); err != nil {
 		return "", fmt.Errorf("the grant to revoke: %w", err)
 	}
+	if p.grants == nil {
+		return "", errors.New("the grants could not be read when this page started; restart it once they are fixed")
+	}
 	revoked, err := p.grants.Revoke(r.Context(), grants.IDOf(g))
 	if err != nil {
 		return "", err
@@ -299,11 +304,16 @@ func (p *Page) show(w http.ResponseWriter, s *session, grantsView bool) {
 		data.QueueErr = visible.Lines(err.Error())
 	}
 	data.Questions = qs
-	if err := p.grants.Err(); err != nil {
-		data.GrErr = visible.Lines(err.Error())
+	switch {
+	case p.grants == nil:
+		data.GrErr = "The grants could not be read when this page started (its stderr says why); restart it once they are fixed."
+	case p.grants.Err() != nil:
+		data.GrErr = visible.Lines(p.grants.Err().Error())
 	}
-	for _, g := range p.grants.List() {
-		data.Grants = append(data.Grants, rowOf(g))
+	if p.grants != nil {
+		for _, g := range p.grants.List() {
+			data.Grants = append(data.Grants, rowOf(g))
+		}
 	}
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, data); err != nil {

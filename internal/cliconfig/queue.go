@@ -38,22 +38,32 @@ func (c *Config) OpenQueue(store *grants.Store) (q approvals.Queue, closeQueue f
 
 // OpenGrantsAndQueue opens the grants at path (a file, ~ expanded, or a
 // postgres:// URL) and the queue beside them, for the commands that answer
-// the proxies' questions: both are required. done closes them.
-func OpenGrantsAndQueue(path string) (store *grants.Store, q approvals.Queue, done func(), err error) {
+// the proxies' questions. A grants file that cannot be read (a human's
+// edit half made, a corrupt file) does not keep its questions from being
+// answered: store is then nil, grantsErr says why, and the queue is open.
+// done closes what was opened.
+func OpenGrantsAndQueue(path string) (store *grants.Store, q approvals.Queue, done func(), grantsErr, err error) {
 	if path, err = ExpandPath("--grants", path); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	if path == "" {
-		return nil, nil, nil, errors.New("give --grants FILE or postgres:// URL: the grants the proxies were started with (their questions wait there)")
+		return nil, nil, nil, nil, errors.New("give --grants FILE or postgres:// URL: the grants the proxies were started with (their questions wait there)")
 	}
 	c := &Config{GrantsFile: path}
 	if store, err = c.OpenGrants(); err != nil {
-		return nil, nil, nil, fmt.Errorf("--grants: %w", err)
+		if IsPostgres(path) {
+			return nil, nil, nil, nil, fmt.Errorf("--grants: %w", err)
+		}
+		fq, qerr := approvals.Open(path)
+		if qerr != nil {
+			return nil, nil, nil, nil, fmt.Errorf("--grants: %w", err)
+		}
+		return nil, fq, func() {}, fmt.Errorf("--grants: %w", err), nil
 	}
 	q, closeQueue, err := c.OpenQueue(store)
 	if err != nil {
 		store.Close()
-		return nil, nil, nil, fmt.Errorf("--grants: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("--grants: %w", err)
 	}
-	return store, q, func() { closeQueue(); store.Close() }, nil
+	return store, q, func() { closeQueue(); store.Close() }, nil, nil
 }

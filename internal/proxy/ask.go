@@ -40,6 +40,12 @@ func (p *Proxy) onAsk(ctx context.Context, q policy.Question) policy.Answer {
 	if hc != nil {
 		caps = hc.caps
 	}
+	if s := p.opt.store; s != nil && s.Err() != nil {
+		err := s.Err()
+		// Said where the human will look while the question waits: an
+		// "always" answer will not be remembered until this is fixed.
+		p.warnf("the grants cannot be read (%v): the grants read before stay in force, and an \"always\" answer is not remembered until they can be", err)
+	}
 	if p.route(caps) == toApprovers {
 		return p.askApprovers(ctx, hc, q)
 	}

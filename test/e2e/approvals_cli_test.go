@@ -306,3 +306,28 @@ func TestAnAnswerBeforeTheHostGivesUpIsKept(t *testing.T) {
 		assert.Equal(t, 1, held, "round %d: the always-allow answered before the cancellation is a grant\n%s", round, h.stderr)
 	}
 }
+
+// A grants file that turns unreadable while a call waits (a human's edit
+// half made) does not keep the call from being answered: the proxy says
+// on stderr that an always-answer cannot be remembered, and approve, told
+// the same, still lists and answers the question.
+func TestACorruptGrantsFileDoesNotBlockAnswering(t *testing.T) {
+	dir := t.TempDir()
+	grantsFile := filepath.Join(t.TempDir(), "grants.json")
+	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile}, []string{fsserver, dir}, nil)
+	h.initialize(map[string]any{})
+	require.NoError(t, os.WriteFile(grantsFile, []byte(`[{"tool": `), 0o600))
+	h.callTool(1, "fs_write", map[string]any{"path": "notes.md", "content": "hi"})
+	h.waitStderr("the grants cannot be read")
+
+	id := waitQuestion(t, grantsFile, "fs_write")
+	out, err := approve(t, grantsFile, "list")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "warning: --grants: ")
+	out, err = approve(t, grantsFile, "allow", id)
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "Answered fs_write: Allow once.")
+	r := h.response(1, 20*time.Second)
+	assert.NotEqual(t, true, r["result"].(map[string]any)["isError"], "%v", r)
+	wantFile(t, filepath.Join(dir, "notes.md"), "hi")
+}

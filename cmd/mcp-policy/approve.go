@@ -48,7 +48,7 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 			warnUnused(queue, stderr, "approve")
 		}
 		for _, q := range qs {
-			approvals.WriteQuestion(stdout, q, *grantsFile, false)
+			approvals.WriteQuestion(stdout, q, queue.Grants(), false)
 		}
 		return exitOK
 	}
@@ -57,7 +57,7 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(exitFailure, "%v", err)
 		}
-		approvals.WriteQuestion(stdout, q, *grantsFile, true)
+		approvals.WriteQuestion(stdout, q, queue.Grants(), true)
 		return exitOK
 	}
 	action, ok := approvals.ActionOf(pos[0])

@@ -227,11 +227,9 @@ func (f *grantsFlags) add(store *grants.Store, stdout io.Writer) (int, error) {
 // openGrants opens the grants file (~ expanded) or database the grants
 // command works on, as the proxy opens it.
 func openGrants(store string) (*grants.Store, error) {
-	if !cliconfig.IsPostgres(store) {
-		var err error
-		if store, err = cliconfig.ExpandPath("--grants", store); err != nil {
-			return nil, err
-		}
+	store, err := cliconfig.GrantsLocation(store)
+	if err != nil {
+		return nil, err
 	}
 	return (&cliconfig.Config{GrantsFile: store}).OpenGrants()
 }

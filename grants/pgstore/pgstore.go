@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"log"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -159,10 +160,18 @@ func OpenBackend(ctx context.Context, connString string, o Options) (*Backend, e
 	return b, nil
 }
 
+// userinfoPassword is the password of a URL's userinfo, after "user:".
+var userinfoPassword = regexp.MustCompile(`^([^:/?#]*://[^:@/?#]*:)[^@]*@`)
+
 // Redact is a connection URL without its password, for messages.
 func Redact(s string) string {
 	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
+	if err != nil {
+		// Not a URL Go reads (a stray character, a bad port): hide what
+		// stands where a password would, between "user:" and "@".
+		return userinfoPassword.ReplaceAllString(s, "${1}xxxxx@")
+	}
+	if u.User == nil {
 		return s
 	}
 	if _, ok := u.User.Password(); ok {

@@ -217,8 +217,8 @@ func (f *Flags) expand() error {
 		}
 	}
 	one("--rules", &f.Rules)
-	if !IsPostgres(f.Grants) {
-		one("--grants", &f.Grants)
+	if err == nil {
+		f.Grants, err = GrantsLocation(f.Grants)
 	}
 	one("--config", &f.OPAConfig)
 	if f.Home != "none" {

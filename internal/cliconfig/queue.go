@@ -43,7 +43,7 @@ func (c *Config) OpenQueue(store *grants.Store) (q approvals.Queue, closeQueue f
 // answered: store is then nil, grantsErr says why, and the queue is open.
 // done closes what was opened.
 func OpenGrantsAndQueue(path string) (store *grants.Store, q approvals.Queue, done func(), grantsErr, err error) {
-	if path, err = ExpandPath("--grants", path); err != nil {
+	if path, err = GrantsLocation(path); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	if path == "" {

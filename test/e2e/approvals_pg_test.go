@@ -3,6 +3,7 @@
 package e2e_test
 
 import (
+	"net/url"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,10 +19,16 @@ import (
 // allow lets the held call run; the proxy logs who answered. Before any
 // question, approve warns that no proxy has used the database.
 func TestApproveAnswersAProxyThroughPostgres(t *testing.T) {
-	db := pgtest.NewDatabase(t)
+	// A password in the URL (the test server trusts every connection,
+	// so any will do) is never printed.
+	u, err := url.Parse(pgtest.NewDatabase(t))
+	require.NoError(t, err)
+	u.User = url.UserPassword(u.User.Username(), "hunter2")
+	db := u.String()
 	out, err := approve(t, db, "list")
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "No question is waiting.")
+	assert.NotContains(t, out, "hunter2")
 	assert.Contains(t, out, "no proxy has put a question in postgres://", "an unused database is pointed out")
 
 	dir := t.TempDir()
@@ -35,6 +42,8 @@ func TestApproveAnswersAProxyThroughPostgres(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, out, "The agent wants to run fs_write.")
 	assert.NotContains(t, out, "no proxy has put a question")
+	assert.NotContains(t, out, "hunter2", "the database's password is hidden, as the proxy hides it")
+	assert.Contains(t, out, ":xxxxx@")
 
 	approveOnce(t, h, db, id, dir)
 

@@ -1,0 +1,26 @@
+package cliconfig
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/mcp-policy/mcp-policy/grants/pgstore"
+)
+
+// urlScheme is the start of a URL: a scheme and "://".
+var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+
+// GrantsLocation reads a --grants value: a postgres:// or postgresql://
+// URL as it is, anything else a file, ~ expanded. Any other URL is an
+// error: a typo such as postgress:// would otherwise be taken for a file
+// whose name holds the database's password, and http:// for a file too.
+// The error shows the URL with its password hidden.
+func GrantsLocation(s string) (string, error) {
+	switch {
+	case IsPostgres(s):
+		return s, nil
+	case urlScheme.MatchString(s):
+		return "", fmt.Errorf("--grants %s: not a file, and the only URLs --grants takes are postgres:// and postgresql://", pgstore.Redact(s))
+	}
+	return ExpandPath("--grants", s)
+}

@@ -69,7 +69,9 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitFailure, "%v", err)
 	}
-	if err := queue.Answer(q.ID, q.Digest, action, "the approve command"); err != nil {
+	// Answered only once the proxy that asked has taken it: a proxy that
+	// died meanwhile ran nothing and remembers nothing.
+	if _, err := approvals.Deliver(queue, q.ID, q.Digest, action, "the approve command"); err != nil {
 		return fail(exitFailure, "%v", err)
 	}
 	for _, o := range q.Options {

@@ -238,11 +238,8 @@ func (p *Page) post(w http.ResponseWriter, r *http.Request, s *session, back str
 
 func (p *Page) answer(r *http.Request) (string, error) {
 	id, action := r.PostForm.Get("id"), r.PostForm.Get("action")
-	qu, err := p.queue.Get(id)
+	qu, err := Deliver(p.queue, id, r.PostForm.Get("digest"), action, "the approvals page")
 	if err != nil {
-		return "", err
-	}
-	if err := p.queue.Answer(id, r.PostForm.Get("digest"), action, "the approvals page"); err != nil {
 		return "", err
 	}
 	for _, o := range qu.Options {

@@ -1,11 +1,14 @@
 package approvals_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -151,7 +154,17 @@ func TestAnsweringNeedsTheFormsTokenAndThisOrigin(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, pending, 1, "not answered")
 
+	// The proxy that asked, waiting: it takes the answer and withdraws
+	// the question, and only then does the page say "Answered".
+	took := make(chan approvals.Answer, 1)
+	go func() {
+		a, err := s.queue.Await(context.Background(), qu, func(err error) { t.Error(err) })
+		assert.NoError(t, err)
+		s.queue.Withdraw(qu.ID)
+		took <- a
+	}()
 	resp, _ = s.post(t, "/answer", form, "http://"+s.addr())
+	assert.Equal(t, "allow-once", (<-took).Action)
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
 	_, body = s.get(t, resp.Header.Get("Location"))
 	assert.Contains(t, body, "Answered write_file: Allow once.")
@@ -163,7 +176,39 @@ func TestAnsweringNeedsTheFormsTokenAndThisOrigin(t *testing.T) {
 
 	resp, _ = s.post(t, "/answer", form, "")
 	_, body = s.get(t, resp.Header.Get("Location"))
-	assert.Contains(t, body, "Not done: question "+qu.ID+" was answered already")
+	assert.Contains(t, body, "Not done: no question "+qu.ID+" is pending")
+}
+
+// An answer to a question whose proxy died is not reported as given: the
+// page says the proxy is gone, and the question leaves the queue.
+func TestAnAnswerToADeadProxyIsNotSaidGiven(t *testing.T) {
+	s := serve(t)
+	s.login(t)
+	dead := exec.Command(os.Args[0], "-test.run=^$")
+	require.NoError(t, dead.Run())
+	host, err := os.Hostname()
+	require.NoError(t, err)
+	qu := question(t, "write_file", `{}`)
+	qu.Asker = approvals.Asker{Machine: host, PID: os.Getpid()}
+	require.NoError(t, s.queue.Put(qu))
+	_, body := s.get(t, "/")
+	csrf := csrfField.FindStringSubmatch(body)[1]
+	// The proxy dies as the human reads the question.
+	qu.Asker.PID = dead.Process.Pid
+	s.queue.Withdraw(qu.ID)
+	require.NoError(t, s.queue.Put(qu))
+	resp, _ := s.post(t, "/answer", url.Values{"csrf": {csrf}, "id": {qu.ID}, "digest": {qu.Digest}, "action": {"allow-once"}}, "")
+	_, body = s.get(t, resp.Header.Get("Location"))
+	assert.NotContains(t, body, "Answered")
+	assert.Contains(t, body, "is gone: the answer was not taken, the call was not run")
+	pending, err := s.queue.Pending()
+	require.NoError(t, err)
+	assert.Empty(t, pending)
+
+	// A question of a proxy found gone is not even listed.
+	require.NoError(t, s.queue.Put(qu))
+	_, body = s.get(t, "/")
+	assert.Contains(t, body, "No question is waiting.")
 }
 
 // What the model wrote reaches the page as text, never as markup.

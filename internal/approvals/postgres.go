@@ -312,6 +312,28 @@ func (q *PostgresQueue) Answer(id, digest, action, by string) error {
 	})
 }
 
+// Taken says the proxy took qu's answer (it withdrew the question), or,
+// when it is gone (its process, on this machine; its heartbeat three
+// beats old, on any), removes the question and says so.
+func (q *PostgresQueue) Taken(qu Question) (bool, error) {
+	id := qu.ID
+	ctx, cancel := opContext()
+	defer cancel()
+	var silent float64 // seconds since its proxy's last heartbeat
+	err := q.pool.QueryRow(ctx, "SELECT extract(epoch FROM now() - heartbeat)::float8 FROM mcp_policy_questions WHERE id = $1", id).Scan(&silent)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("approvals: postgres: %w", err)
+	}
+	if silent > 3*q.o.Heartbeat.Seconds() || qu.Asker.gone() {
+		q.Withdraw(id)
+		return false, AskerGone(qu)
+	}
+	return false, nil
+}
+
 // Await waits for qu's answer until ctx ends: woken by the queue's
 // notifications, and re-reading at every heartbeat besides (a
 // notification lost with a connection is then late, not lost). An answer

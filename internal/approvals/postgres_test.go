@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/grants"
@@ -313,6 +314,41 @@ func TestTheDeadlineIsTheDatabases(t *testing.T) {
 	if err := q.Answer(qu.ID, qu.Digest, "allow-once", "x"); !errors.Is(err, approvals.ErrTooLate) {
 		t.Fatalf("past the database's deadline: %v", err)
 	}
+}
+
+// An approver on another machine is told "answered" only once the proxy
+// took the answer. A proxy that stopped showing it is alive (three
+// heartbeats missed, well before its question goes stale) is taken for
+// gone: the answer is refused as not taken, and the question removed.
+func TestDeliverWaitsForTheProxyToTakeTheAnswer(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	proxy := openQuestions(t, url, approvals.PostgresOptions{})
+	approver := openQuestions(t, url, approvals.PostgresOptions{})
+	qu := pgQuestion(time.Hour)
+	require.NoError(t, proxy.Put(qu))
+	took := make(chan string, 1)
+	go func() {
+		a, err := proxy.Await(context.Background(), qu, func(err error) { t.Error(err) })
+		assert.NoError(t, err)
+		proxy.Withdraw(qu.ID)
+		took <- a.Action
+	}()
+	_, err := approvals.Deliver(approver, qu.ID, qu.Digest, "allow-once", "x")
+	require.NoError(t, err)
+	assert.Equal(t, "allow-once", <-took)
+
+	gone := pgQuestion(time.Hour)
+	require.NoError(t, proxy.Put(gone))
+	c, err := pgx.Connect(context.Background(), url)
+	require.NoError(t, err)
+	defer c.Close(context.Background())
+	silent := 3*approvals.Heartbeat + time.Second
+	require.Less(t, silent, approvals.StaleAfter, "gone is told before stale")
+	_, err = c.Exec(context.Background(), "UPDATE mcp_policy_questions SET heartbeat = now() - make_interval(secs => $1)", silent.Seconds())
+	require.NoError(t, err)
+	_, err = approvals.Deliver(approver, gone.ID, gone.Digest, "allow-once", "x")
+	require.ErrorContains(t, err, "is gone: the answer was not taken")
+	assert.Empty(t, pendingIDs(t, approver), "the dead proxy's question is removed")
 }
 
 // BenchmarkQuestionAnswered: one question put, answered by another

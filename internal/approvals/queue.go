@@ -14,13 +14,19 @@ import (
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/internal/realpath"
+	"github.com/mcp-policy/mcp-policy/internal/visible"
 )
 
 // How a waiting proxy shows it is alive, and when a question is taken for
 // a dead proxy's.
 const (
-	Heartbeat  = 5 * time.Second
-	StaleAfter = 30 * time.Second
+	Heartbeat  = 2 * time.Second
+	StaleAfter = 10 * time.Second
+	// answerTaken bounds how long an approver waits for the proxy that
+	// asked to take an answer before saying it did not: longer than the
+	// proxy's poll, and than the three heartbeats a proxy on another
+	// machine may miss before it is taken for gone.
+	answerTaken = 10 * time.Second
 	// poll is how often a waiting proxy looks for its answer: a human's
 	// click is answered well within a glance.
 	poll = 100 * time.Millisecond
@@ -44,8 +50,13 @@ type Queue interface {
 	// reported to warn, and the wait goes on.
 	Await(ctx context.Context, qu Question, warn func(error)) (Answer, error)
 	// Answer answers question id as shown with digest (CheckAnswer), by
-	// whom ("the approvals page"); only the first answer is taken.
+	// whom ("the approvals page"); only the first answer is taken. It
+	// writes the answer; Deliver also waits for a proxy to take it.
 	Answer(id, digest, action, by string) error
+	// Taken says the proxy that asked qu has taken its answer (it
+	// withdrew the question), or that it is gone (AskerGone), in which
+	// case the question is removed.
+	Taken(qu Question) (bool, error)
 	// Get reads one pending question.
 	Get(id string) (Question, error)
 	// Pending lists the questions waiting for an answer, oldest first.
@@ -198,6 +209,10 @@ func (q *FileQueue) Pending() ([]Question, error) {
 		if err != nil {
 			continue
 		}
+		if qu.Asker.gone() {
+			q.Withdraw(id) // its proxy died: nothing waits for an answer
+			continue
+		}
 		out = append(out, qu)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Asked.Before(out[j].Asked) })
@@ -247,6 +262,57 @@ func (q *FileQueue) Answer(id, digest, action, by string) error {
 		return err
 	}
 	return nil
+}
+
+// Taken says the proxy took qu's answer: it withdrew the question. A
+// proxy of this machine whose process is gone never will: its question
+// is removed, and the error says so.
+func (q *FileQueue) Taken(qu Question) (bool, error) {
+	if _, err := os.Stat(q.questionFile(qu.ID)); errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	if qu.Asker.gone() {
+		q.Withdraw(qu.ID)
+		return false, AskerGone(qu)
+	}
+	return false, nil
+}
+
+// Deliver answers question id (Queue.Answer), then waits for the proxy
+// that asked to take the answer, so that an approver is told "answered"
+// only when a living proxy has it: a proxy found gone meanwhile has its
+// question and the answer removed (AskerGone), and one that does not take
+// it within answerTaken is said to be stopped. What the approvals page
+// and `approve` answer with.
+func Deliver(q Queue, id, digest, action, by string) (Question, error) {
+	qu, err := q.Get(id)
+	if err != nil {
+		return Question{}, err
+	}
+	if err := q.Answer(id, digest, action, by); err != nil {
+		return qu, err
+	}
+	deadline := time.Now().Add(answerTaken)
+	for {
+		taken, err := q.Taken(qu)
+		switch {
+		case err != nil:
+			return qu, err
+		case taken:
+			return qu, nil
+		case time.Now().After(deadline):
+			return qu, fmt.Errorf("question %s: the answer is written, but the proxy that asked (process %d on %s) has not taken it within %s: "+
+				"it may be stopped; `approve list` shows whether the question still waits", qu.ID, qu.Asker.PID, visible.Whole(qu.Asker.Machine), answerTaken)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// AskerGone is the error for an answer to a proxy that died before it
+// could take it: the call was not run, and nothing was remembered.
+func AskerGone(qu Question) error {
+	return fmt.Errorf("question %s: the proxy that asked (process %d on %s) is gone: the answer was not taken, the call was not run, and nothing was remembered",
+		qu.ID, qu.Asker.PID, visible.Whole(qu.Asker.Machine))
 }
 
 // NewAnswer is the answer to qu as shown with digest, or why there can be

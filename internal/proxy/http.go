@@ -44,12 +44,12 @@ func newHTTPUpstream(url string, headers []string, maxLine int) (*httpUpstream, 
 		}
 		hdrs[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
+	client := &http.Client{Transport: lineCapped{base: http.DefaultTransport, max: maxLine}}
 	// A server on a protocol before 2026-07-28 sends its requests and
 	// notifications outside a call on the standalone GET stream, which the
 	// proxy must keep open to relay them; the option is deprecated only
 	// because the newest protocol has no such stream.
 	//lint:ignore SA1019 see above
-	client := &http.Client{Transport: lineCapped{base: http.DefaultTransport, max: maxLine}}
 	tr, err := transport.NewStreamableHTTP(url, transport.WithHTTPHeaders(hdrs), transport.WithContinuousListening(),
 		transport.WithHTTPBasicClient(client))
 	if err != nil {

@@ -16,8 +16,9 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("approve", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	grantsFile := fset.String("grants", "", "the grants file or postgres:// URL the proxies share (required)")
+	asJSON := fset.Bool("json", false, "list and show: write the questions as JSON (an array; one object for show), for scripts and other UIs")
 	fset.Usage = func() {
-		fmt.Fprint(stderr, "usage: mcp-policy approve --grants FILE|URL [list | show ID | allow|deny|always-allow|always-deny ID]\n\n"+
+		fmt.Fprint(stderr, "usage: mcp-policy approve --grants FILE|URL [--json] [list | show ID | allow|deny|always-allow|allow-for-a-day|always-deny ID]\n\n"+
 			"Lists the questions proxies with that --grants (a file or a postgres:// URL) hold for an approver, shows one with all its\n"+
 			"arguments (read it before you answer), or answers one: allow or deny once, or always (the\n"+
 			"proxy remembers the grant the question names).\n\nflags:\n")
@@ -43,6 +44,9 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(exitFailure, "%v", err)
 		}
+		if *asJSON {
+			return writeJSONOut(stdout, stderr, append([]approvals.Question{}, qs...))
+		}
 		if len(qs) == 0 {
 			fmt.Fprintln(stdout, "No question is waiting.")
 			warnUnused(queue, stderr, "approve")
@@ -56,6 +60,9 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 		q, err := queue.Get(pos[1])
 		if err != nil {
 			return fail(exitFailure, "%v", err)
+		}
+		if *asJSON {
+			return writeJSONOut(stdout, stderr, q)
 		}
 		approvals.WriteQuestion(stdout, q, queue.Grants(), true)
 		return exitOK

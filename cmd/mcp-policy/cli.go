@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -27,4 +28,15 @@ func parsed(err error) (code int, ok bool) {
 		return exitOK, false
 	}
 	return exitUsage, false
+}
+
+// writeJSONOut writes v as indented JSON, for --json.
+func writeJSONOut(stdout, stderr io.Writer, v any) int {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		fmt.Fprintf(stderr, "mcp-policy: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintf(stdout, "%s\n", b)
+	return exitOK
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -166,11 +165,7 @@ func (f *grantsFlags) show(store *grants.Store, stdout io.Writer) (int, error) {
 	}
 	switch {
 	case f.asJSON:
-		b, err := json.MarshalIndent(picked, "", "  ")
-		if err != nil {
-			return exitFailure, err
-		}
-		fmt.Fprintf(stdout, "%s\n", b)
+		return writeJSONOut(stdout, io.Discard, picked), nil
 	case f.sub == "show":
 		grantsview.Show(stdout, picked, now)
 	default:

@@ -7,7 +7,7 @@
 //	                 [--ask elicit|approvals|elicit,approvals|refuse] [--ask-timeout D] -- COMMAND [ARGS...]
 //	mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
 //	mcp-policy approvals --grants FILE [--listen ADDR]
-//	mcp-policy approve --grants FILE [list | show ID | allow|deny|always-allow|always-deny ID]
+//	mcp-policy approve --grants FILE [--json] [list | show ID | allow|deny|always-allow|allow-for-a-day|always-deny ID]
 //	mcp-policy version
 //
 // The proxy is an MCP server on stdio to the host and a client of the
@@ -36,7 +36,7 @@ const usage = `usage:
                    -- COMMAND [ARGS...]
   mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
   mcp-policy approvals --grants FILE [--listen ADDR]
-  mcp-policy approve --grants FILE [list | show ID | allow|deny|always-allow|always-deny ID]
+  mcp-policy approve --grants FILE [--json] [list | show ID | allow|deny|always-allow|allow-for-a-day|always-deny ID]
   mcp-policy grants list|show|revoke|add|prune --grants FILE|URL ...
   mcp-policy version
 

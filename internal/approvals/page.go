@@ -273,6 +273,7 @@ func (p *Page) revoke(r *http.Request) (string, error) {
 // grantRow is a grant as the page lists it.
 type grantRow struct {
 	Decision, Tool, Under, Host, Rest string
+	Expires                           string // "never", or when, by this machine's clock
 	JSON                              string // what the revoke form sends back
 }
 
@@ -308,8 +309,11 @@ func (p *Page) show(w http.ResponseWriter, s *session, grantsView bool) {
 		data.GrErr = visible.Lines(p.grants.Err().Error())
 	}
 	if p.grants != nil {
-		for _, g := range p.grants.List() {
-			data.Grants = append(data.Grants, rowOf(g))
+		now := time.Now()
+		for _, g := range p.grants.Records() {
+			if !g.ExpiredAt(now) {
+				data.Grants = append(data.Grants, rowOf(g.Rule, g.Expires))
+			}
 		}
 	}
 	var b bytes.Buffer
@@ -321,11 +325,14 @@ func (p *Page) show(w http.ResponseWriter, s *session, grantsView bool) {
 	_, _ = w.Write(b.Bytes())
 }
 
-func rowOf(g rules.Rule) grantRow {
+func rowOf(g rules.Rule, expires time.Time) grantRow {
 	full, _ := json.Marshal(g)
 	// Escaped as a question escapes them: a grant made from a server's
 	// tool name reads as the question read.
-	row := grantRow{Decision: visible.Whole(string(g.Decision)), Tool: visible.Whole(g.Tool), JSON: visible.JSON(string(full))}
+	row := grantRow{Decision: visible.Whole(string(g.Decision)), Tool: visible.Whole(g.Tool), JSON: visible.JSON(string(full)), Expires: "never"}
+	if !expires.IsZero() {
+		row.Expires = expires.Local().Format("2006-01-02 15:04")
+	}
 	if g.Under != "" {
 		row.Under = visible.Whole(g.Under)
 	}
@@ -364,7 +371,7 @@ func optionKind(action string) string {
 	switch action {
 	case "allow-once":
 		return "allow"
-	case "always-allow":
+	case "always-allow", "allow-for-a-day":
 		return "allow always"
 	case "always-deny":
 		return "deny always"

@@ -246,6 +246,18 @@ func TestRevokeRemovesTheGrant(t *testing.T) {
 	assert.Contains(t, body, "Not done: the grant to revoke")
 }
 
+// A grant for a day says when it ends; one until revoked says never.
+func TestTheGrantsPageSaysWhenAGrantExpires(t *testing.T) {
+	s := serve(t)
+	s.login(t)
+	require.NoError(t, s.store.Add(rules.Rule{Tool: "read_file", Decision: rules.Allow, Under: "/srv"}))
+	require.NoError(t, s.store.RememberFor(nil, 24*time.Hour, rules.Rule{Tool: "write_file", Decision: rules.Allow, Under: "/srv/docs"}))
+	_, body := s.get(t, "/grants")
+	assert.Contains(t, body, "<th>Expires</th>")
+	assert.Contains(t, body, "<td>never</td>")
+	assert.Contains(t, body, "<td>"+time.Now().Add(24*time.Hour).Format("2006-01-02"), "the day it ends")
+}
+
 // TestALinkOpensThePageOnce: the link's token is exchanged, once, for a
 // session of another value: the link left in the history opens nothing.
 func TestALinkOpensThePageOnce(t *testing.T) {

@@ -208,7 +208,7 @@ func (q *PostgresQueue) Get(id string) (Question, error) {
 }
 
 // decodeQuestion reads a question row as the file queue reads a question
-// file: bounded, its id the row's, its answers the four known ones.
+// file: bounded, its id the row's, its answers the five known ones.
 func decodeQuestion(id string, data []byte) (Question, error) {
 	if len(data) > maxQuestionJSON {
 		return Question{}, fmt.Errorf("approvals: question %s is too big (%d bytes, at most %d)", id, len(data), maxQuestionJSON)

@@ -59,13 +59,14 @@ type Answer struct {
 	At     time.Time `json:"at"`
 }
 
-// The four answers: the action a question file and an answer name, the
-// word approve takes, and the label a button or a line starts with. One
-// table, so what a button says is what it does, whatever a question file
-// holds as its title.
+// The five answers, the host's form's: the action a question file and an
+// answer name, the word approve takes, and the label a button or a line
+// starts with. One table, so what a button says is what it does, whatever
+// a question file holds as its title.
 var answers = []struct{ action, word, label string }{
 	{"allow-once", "allow", "Allow once"},
 	{"always-allow", "always-allow", "Always allow"},
+	{"allow-for-a-day", "allow-for-a-day", "Allow for a day"},
 	{"deny-once", "deny", "Deny once"},
 	{"always-deny", "always-deny", "Always deny"},
 }
@@ -106,7 +107,7 @@ func (o Option) Label() string {
 	return visible.Whole(o.Action) // not offered: read refuses such a question
 }
 
-// known says every option of q is one of the four answers.
+// known says every option of q is one of the five answers.
 func (q Question) known() error {
 	if len(q.Options) == 0 {
 		return errors.New("it offers no answer")

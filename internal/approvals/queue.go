@@ -358,7 +358,7 @@ func CheckAnswer(qu Question, a Answer) error {
 }
 
 // CheckQuestion refuses a question read from a queue that offers an
-// answer that is none of the four.
+// answer that is none of the five.
 func CheckQuestion(qu Question) error {
 	if err := CheckID(qu.ID); err != nil {
 		return err

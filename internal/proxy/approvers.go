@@ -105,9 +105,6 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 		Asker: p.asker(), Asked: now, Deadline: now.Add(p.opt.askTimeout),
 	}
 	for _, c := range choices(q) {
-		if c.value == policy.AllowForADay {
-			continue // the approvals page and approve do not offer it (yet): their answer table has the four others
-		}
 		aq.Options = append(aq.Options, approvals.Option{Action: string(c.value), Title: c.title})
 	}
 	// Putting the question, waiting for its answer and withdrawing it all

@@ -184,8 +184,8 @@ func TestApprovalsPageInABrowser(t *testing.T) {
 	assert.Contains(t, question, "process ", "which proxy asked")
 	buttons := bounded(t, ctx, "the answers", chromedp.Evaluate[[]string](`[...document.querySelectorAll("article.question button")].map(b => b.textContent)`))
 	scope := "write_file under " + filepath.Dir(notes)
-	assert.Equal(t, []string{"Allow once", "Always allow " + scope, "Deny once", "Always deny " + scope}, buttons,
-		"the same four answers as the elicitation form")
+	assert.Equal(t, []string{"Allow once", "Always allow " + scope, "Allow for a day " + scope, "Deny once", "Always deny " + scope}, buttons,
+		"the same five answers as the elicitation form")
 	screenshot(t, ctx, "approvals.png")
 
 	select {

@@ -64,8 +64,27 @@ func TestApproveCommandAnswersAHeldCall(t *testing.T) {
 	out, err = approve(t, grantsFile, "list")
 	require.NoError(t, err)
 	assert.Contains(t, out, "The agent wants to run fs_write.")
+
 	assert.Contains(t, out, "mcp-policy approve --grants "+grantsFile+" allow "+id+"   # Allow once")
 	assert.Contains(t, out, "always-allow "+id+"   # Always allow fs_write under "+dir)
+
+	// For scripts and other UIs: the same questions as JSON.
+	out, err = approve(t, grantsFile, "--json", "list")
+	require.NoError(t, err, out)
+	var listed []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &listed), out)
+	require.Len(t, listed, 1)
+	assert.Equal(t, id, listed[0]["id"])
+	assert.Equal(t, "fs_write", listed[0]["tool"])
+	out, err = approve(t, grantsFile, "show", id, "--json")
+	require.NoError(t, err, out)
+	var shown map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &shown), out)
+	assert.Contains(t, shown["arguments"], `"notes.md"`)
+	out, err = approve(t, grantsFile, "--json")
+	require.NoError(t, err, out)
+	require.NoError(t, json.Unmarshal([]byte(out), &listed), out)
+	assert.Len(t, listed, 1, "list is the default")
 
 	// The host hears progress while the call is held.
 	m := h.next(3 * approvalsHeartbeat)
@@ -330,4 +349,32 @@ func TestACorruptGrantsFileDoesNotBlockAnswering(t *testing.T) {
 	r := h.response(1, 20*time.Second)
 	assert.NotEqual(t, true, r["result"].(map[string]any)["isError"], "%v", r)
 	wantFile(t, filepath.Join(dir, "notes.md"), "hi")
+}
+
+// "Allow for a day" is one of approve's answers, as it is the host's
+// form's: the call runs, and the grant it leaves ends in 24 hours.
+func TestApproveAllowsForADay(t *testing.T) {
+	dir := t.TempDir()
+	grantsFile := filepath.Join(t.TempDir(), "grants.json")
+	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile}, []string{fsserver, dir}, nil)
+	h.initialize(map[string]any{})
+	h.callTool(1, "fs_write", map[string]any{"path": "notes.md", "content": "hi"})
+	id := waitQuestion(t, grantsFile, "fs_write")
+	out, err := approve(t, grantsFile, "list")
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "allow-for-a-day "+id+"   # Allow for a day fs_write under "+dir)
+
+	out, err = approve(t, grantsFile, "allow-for-a-day", id)
+	require.NoError(t, err, out)
+	assert.Equal(t, "Answered fs_write: Allow for a day fs_write under "+dir+".\n", out)
+	r := h.response(1, 20*time.Second)
+	assert.NotEqual(t, true, r["result"].(map[string]any)["isError"], "%v", r)
+	wantFile(t, filepath.Join(dir, "notes.md"), "hi")
+
+	data, err := os.ReadFile(grantsFile)
+	require.NoError(t, err)
+	records, err := grants.ParseGrants(data, grantsFile)
+	require.NoError(t, err)
+	require.Len(t, records, 1, "%s", data)
+	assert.WithinDuration(t, time.Now().Add(24*time.Hour), records[0].Expires, time.Minute)
 }

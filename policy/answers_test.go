@@ -363,3 +363,23 @@ func TestUnansweredIsNotADenial(t *testing.T) {
 	assert.Contains(t, r.Content, "no one answered within 1m; approve at the approvals page")
 	assert.NotContains(t, r.Content, "declined")
 }
+
+// An "always deny" answer to the floor's question about one file names
+// that file: the project around it stays writable.
+func TestAlwaysDenyOnAFloorFileNamesTheFile(t *testing.T) {
+	fake := newFake()
+	a := answering(policy.Answer{Action: policy.AlwaysDeny})
+	p := newPolicy(t, policy.Options{Provider: fake, OnAsk: a.ask,
+		Rules: []policy.Rule{{Tool: "fs_write", Decision: policy.Allow, Under: "/srv"}}, GrantsStore: mustStore(t, nil)})
+	require.True(t, run1(p, testkit.Call("1", "fs_write", `{"path":"/srv/app/.env","content":"X=1"}`)).IsError)
+	qs := a.Questions()
+	require.Len(t, qs, 1)
+	assert.Equal(t, policy.ReasonFloor, qs[0].Reason)
+	assert.Equal(t, "/srv/app/.env", qs[0].Suggestion.Under, "the floor's file, not its directory")
+	assert.Equal(t, []policy.Rule{{Tool: "fs_write", Decision: policy.Deny, Under: "/srv/app/.env"}}, p.Grants())
+
+	assert.False(t, run1(p, testkit.Call("2", "fs_write", `{"path":"/srv/app/main.go","content":"package main"}`)).IsError,
+		"the rest of the project is written as the rules allow")
+	assert.True(t, run1(p, testkit.Call("3", "fs_write", `{"path":"/srv/app/.env","content":"X=2"}`)).IsError)
+	assert.Len(t, a.Questions(), 1, "the file is denied without asking again")
+}

@@ -40,8 +40,14 @@ func (e *Engine) decisionOf(in *Input, o *regoeval.Outcome) (Decision, error) {
 	d := Decision{Decision: o.Decision, Reason: reason, Floor: o.Floor, Might: o.Might,
 		Paths: stringsOf(o.Paths), Hosts: stringsOf(o.Hosts),
 		Suggestion: &Rule{Tool: lexical.EscapeTool(in.Tool), Under: o.Under, Host: o.Host, Command: CommandGlobs(o.Command)}}
-	if o.NoSuggestion {
+	switch {
+	case o.NoSuggestion:
 		d.Suggestion = nil // commands no one rule can name: only "once" answers fit
+	case reason == ReasonFloor && len(d.Paths) == 1 && d.Suggestion.Under != "":
+		// The floor asked about one file (.env, a hook, a key): an
+		// "always" answer names that file, not its directory, where an
+		// always-deny would block every write around it.
+		d.Suggestion.Under = d.Paths[0]
 	}
 	switch r := o.Rule; {
 	case r == nil:

@@ -125,7 +125,7 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
 	if !p.hostServed(r.Host) {
-		http.Error(w, "mcp-policy approvals answers only at the address it printed (Host "+visible.Whole(r.Host)+" refused)", http.StatusMisdirectedRequest)
+		refuse(w, "mcp-policy approvals answers only at the address it printed (Host "+visible.Whole(r.Host)+" refused)", http.StatusMisdirectedRequest)
 		return
 	}
 	if r.URL.Path == "/page.css" {
@@ -139,7 +139,7 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s := p.session(r)
 	if s == nil {
-		http.Error(w, "no session, or it expired: press Enter in the terminal running mcp-policy approvals for a new link, and open it", http.StatusForbidden)
+		refuse(w, "no session, or it expired: press Enter in the terminal running mcp-policy approvals for a new link, and open it", http.StatusForbidden)
 		return
 	}
 	switch {
@@ -167,7 +167,7 @@ func (p *Page) open(w http.ResponseWriter, r *http.Request, token string) {
 	}
 	p.mu.Unlock()
 	if value == "" {
-		http.Error(w, "this link was opened already, or is not this server's: press Enter in the terminal running mcp-policy approvals for a new link", http.StatusForbidden)
+		refuse(w, "this link was opened already, or is not this server's: press Enter in the terminal running mcp-policy approvals for a new link", http.StatusForbidden)
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: p.cookie, Value: value, Path: "/", MaxAge: int(p.life / time.Second),
@@ -213,16 +213,16 @@ func (p *Page) hostServed(host string) bool {
 // page at back.
 func (p *Page) post(w http.ResponseWriter, r *http.Request, s *session, back string, do func(*http.Request) (string, error)) {
 	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
-		http.Error(w, "a form from another site ("+visible.Whole(o)+") is refused", http.StatusForbidden)
+		refuse(w, "a form from another site ("+visible.Whole(o)+") is refused", http.StatusForbidden)
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
-		http.Error(w, "the form: "+err.Error(), http.StatusBadRequest)
+		refuse(w, "the form: "+err.Error(), http.StatusBadRequest)
 		return
 	}
 	if !same(r.PostForm.Get("csrf"), s.csrf) {
-		http.Error(w, "the form's token is not this page's: reload the page and answer again", http.StatusForbidden)
+		refuse(w, "the form's token is not this page's: reload the page and answer again", http.StatusForbidden)
 		return
 	}
 	said, err := do(r)
@@ -378,4 +378,34 @@ func optionKind(action string) string {
 	default:
 		return "deny"
 	}
+}
+
+// refuseTemplate is a refusal as a page, styled as the page is (its
+// stylesheet needs no session): a browser opening a used link or a
+// stale tab sees why, and what to do, not a line of plain text.
+var refuseTemplate = template.Must(template.New("refuse").Parse(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>mcp-policy approvals</title>
+<link rel="stylesheet" href="/page.css">
+</head>
+<body>
+<header><h1>mcp-policy approvals</h1></header>
+<main><p class="error" role="alert">{{.}}</p></main>
+</body>
+</html>
+`))
+
+// refuse answers a request the page will not serve with why, as a page.
+func refuse(w http.ResponseWriter, why string, status int) {
+	var b bytes.Buffer
+	if err := refuseTemplate.Execute(&b, why); err != nil {
+		http.Error(w, why, status)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
 }

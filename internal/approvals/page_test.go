@@ -276,8 +276,13 @@ func TestALinkOpensThePageOnce(t *testing.T) {
 	other := &http.Client{CheckRedirect: s.client.CheckRedirect}
 	resp, err := other.Get(link)
 	require.NoError(t, err)
+	body, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	require.NoError(t, err)
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "a link opens the page once")
+	assert.Equal(t, "text/html; charset=utf-8", resp.Header.Get("Content-Type"), "said as a page, styled as the page is")
+	assert.Contains(t, string(body), `<link rel="stylesheet" href="/page.css">`)
+	assert.Contains(t, string(body), "this link was opened already")
 	resp, _ = s.get(t, "/")
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "the session it opened lives on")
 }

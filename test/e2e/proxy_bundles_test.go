@@ -57,6 +57,7 @@ func TestProxyRulesFromSignedBundles(t *testing.T) {
 	})
 	wantFile(t, filepath.Join(a, "x"), "the team's secret text")
 	wantCallError(t, ph.call("write_file", writeTo(filepath.Join(b, "y"))), "Permission required")
+	assert.Equal(t, 1, strings.Count(ph.stderr.String(), "rules in force from bundle"), "each activation said once:\n%s", ph.stderr.String())
 
 	hub.Serve(bundletest.Bundle{Revision: "r2", Rules: bundletest.AllowUnder("write_file", b)}.Build(t, &signer))
 	waitFor(t, 15*time.Second, "revision r2 in force", func() bool {

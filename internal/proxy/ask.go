@@ -279,14 +279,18 @@ const maxReach = 20
 // maxReach, else their number and what holds them all, so that no path is
 // hidden among others.
 func reach(b *strings.Builder, lead, what string, list []string) {
+	shown := func(s string) string { return visible.Shown(s, maxShown) }
+	if what == "paths" {
+		shown = func(s string) string { return visible.ShownPath(s, maxShown) } // the file name kept in sight
+	}
 	switch {
 	case len(list) == 0:
 	case len(list) == 1:
-		fmt.Fprintf(b, "%s %s\n", lead, visible.Shown(list[0], maxShown))
+		fmt.Fprintf(b, "%s %s\n", lead, shown(list[0]))
 	case len(list) <= maxReach:
 		fmt.Fprintf(b, "%s:\n", lead)
 		for _, p := range list {
-			fmt.Fprintf(b, "  %s\n", visible.Shown(p, maxShown))
+			fmt.Fprintf(b, "  %s\n", shown(p))
 		}
 	case what == "paths":
 		var clean []string
@@ -297,7 +301,7 @@ func reach(b *strings.Builder, lead, what string, list []string) {
 		}
 		where := "some of which cannot be checked"
 		if len(clean) == len(list) {
-			where = "under " + visible.Shown(lexical.CommonDir(clean), maxShown)
+			where = "under " + visible.ShownPath(lexical.CommonDir(clean), maxShown)
 		}
 		fmt.Fprintf(b, "%s %d paths, %s.\n", lead, len(list), where)
 	default:

@@ -190,3 +190,11 @@ func TestPermissionMessageNamesTheCommands(t *testing.T) {
 	lines := strings.Split(permissionMessage(q), "\n")
 	assert.Equal(t, `"Always allow" would allow run_command running 'cat package.json*', 'jq*' under /srv/app from now on; "Allow for a day", for the next 24 hours.`, lines[2])
 }
+
+// A path made long on purpose cannot hide the file it names: the question
+// cuts it in the middle.
+func TestAQuestionShowsTheFileOfALongPath(t *testing.T) {
+	long := "/srv/app/" + strings.Repeat("harmless/", 40) + ".env"
+	msg := permissionMessage(policy.Question{Tool: "write_file", Reason: rules.ReasonFloor, Paths: []string{long}})
+	assert.Contains(t, msg, "/harmless/.env\" (", "the file name, with the whole's length:\n%s", msg)
+}

@@ -51,6 +51,21 @@ func Quote(s string, n int) string {
 	return `"` + strings.Join(pieces, "") + `"`
 }
 
+// ShownPath renders a path as Shown does, but cut in the middle when it is
+// long: its end — the file it names — is what a human must see, and a
+// path made long on purpose must not push the file name out of sight.
+func ShownPath(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max && Plain(s) {
+		return s
+	}
+	pieces := Pieces(s)
+	if len(pieces) <= max {
+		return `"` + strings.Join(pieces, "") + `"`
+	}
+	head, tail := max/4, max-max/4
+	return fmt.Sprintf("\"%s…%s\" (%d characters)", strings.Join(pieces[:head], ""), strings.Join(pieces[len(pieces)-tail:], ""), len(pieces))
+}
+
 // Pieces is each character of s as a question shows it in a JSON string.
 func Pieces(s string) []string {
 	var pieces []string

@@ -53,3 +53,14 @@ func FuzzLines(f *testing.F) {
 		}
 	})
 }
+
+// A long path is cut in its middle: the file it names stays in sight,
+// with how long the whole is.
+func TestShownPathKeepsTheFileName(t *testing.T) {
+	long := "/srv/app/" + strings.Repeat("deep/", 60) + ".env"
+	got := visible.ShownPath(long, 80)
+	assert.True(t, strings.HasSuffix(got, `/deep/deep/.env" (313 characters)`), got)
+	assert.True(t, strings.HasPrefix(got, `"/srv/app/`), got)
+	assert.Equal(t, "/srv/app/.env", visible.ShownPath("/srv/app/.env", 80))
+	assert.Equal(t, `"/srv/\u202e.env"`, visible.ShownPath("/srv/\u202e.env", 80), "escaped as Shown escapes")
+}

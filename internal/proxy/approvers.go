@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -121,8 +120,10 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 
 	wait, cancel := context.WithTimeoutCause(ctx, p.opt.askTimeout, errAskTimeout)
 	defer cancel()
-	stop := p.progress(hc, aq)
-	defer stop()
+	if hc != nil {
+		hc.waitsFor.Store(ptr(fmt.Sprintf("waiting for an approver to answer about %s (question %s)", aq.Tool, aq.ID)))
+		defer hc.waitsFor.Store(nil)
+	}
 	a, err := p.opt.approvals.Await(wait, aq, func(err error) { p.warnf("question %s: %v (removed)", aq.ID, err) })
 	if errors.Is(err, errAskTimeout) {
 		return policy.Answer{Unanswered: fmt.Errorf("no one answered within %s. To approve it, answer at `%s` (or `%s`) and make the call again",
@@ -142,39 +143,4 @@ var errAskTimeout = errors.New("--ask-timeout passed")
 func (p *Proxy) asker() approvals.Asker {
 	machine, _ := os.Hostname()
 	return approvals.Asker{Machine: visible.Shown(machine, maxShown), PID: os.Getpid(), Server: visible.Shown(p.opt.server, maxShownPath), Client: visible.Shown(p.session().client, maxShown)}
-}
-
-// progress sends the host a progress notification every Heartbeat while
-// a question waits, when its request carries a progress token: a host
-// that resets its timeout on progress then waits for the approver. It
-// returns the function that stops it.
-func (p *Proxy) progress(hc *hostCall, aq approvals.Question) func() {
-	var params struct {
-		Meta struct {
-			Token json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	if hc == nil || json.Unmarshal(hc.params, &params) != nil || len(params.Meta.Token) == 0 {
-		return func() {}
-	}
-	done, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		t := time.NewTicker(approvals.Heartbeat)
-		defer t.Stop()
-		for n := 1; ; n++ {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				p.toHost(notification("notifications/progress", map[string]any{
-					"progressToken": params.Meta.Token, "progress": n,
-					"message": fmt.Sprintf("waiting for an approver to answer about %s (question %s)", aq.Tool, aq.ID),
-				}))
-			}
-		}
-	}()
-	// Stopping waits for the goroutine: no progress may follow the call's
-	// result.
-	return func() { close(done); <-exited }
 }

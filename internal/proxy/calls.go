@@ -49,6 +49,12 @@ type hostCall struct {
 
 	answered atomic.Bool // the one answer has been given (or the server's passed through)
 
+	// waitsFor is what the held call waits for, as its progress says
+	// (nil: its turn to ask); stopProgress ends that progress, set and
+	// called by the goroutine deciding it.
+	waitsFor     atomic.Pointer[string]
+	stopProgress func()
+
 	// root is the host's root the call was decided with ("" for none),
 	// set and read by the goroutine deciding it.
 	root string
@@ -305,7 +311,9 @@ func (p *Proxy) runCall(hc *hostCall) {
 	pol := set.forCall(p, hc)
 	ctx := context.WithValue(hc.ctx, hostCallKey{}, hc)
 	set.refresh(ctx, p, pol)
+	hc.stopProgress = p.progressWhileHeld(hc)
 	r := pol.ExecuteToolCalls(ctx, []provider.Call{hc.call})[0]
+	hc.stopProgress() // when the call was not sent on
 	p.finishCall(hc, r)
 }
 
@@ -379,6 +387,9 @@ func (s serverProvider) ExecuteToolCalls(ctx context.Context, calls []provider.C
 		if hc == nil || c.ID != hc.call.ID {
 			out[i] = provider.ErrorResult(c.ID, "mcp-policy proxy: internal error: a call with no request of the host's behind it")
 			continue
+		}
+		if hc.stopProgress != nil {
+			hc.stopProgress() // the token is the server's from here
 		}
 		out[i] = s.p.forwardCall(ctx, hc)
 	}

@@ -378,3 +378,38 @@ func TestApproveAllowsForADay(t *testing.T) {
 	require.Len(t, records, 1, "%s", data)
 	assert.WithinDuration(t, time.Now().Add(24*time.Hour), records[0].Expires, time.Minute)
 }
+
+// A call that waits its turn behind another question hears progress too,
+// when it asked to: a host that resets its timeout on progress does not
+// give it up while the human answers the first.
+func TestACallWaitingItsTurnHearsProgress(t *testing.T) {
+	dir := t.TempDir()
+	grantsFile := filepath.Join(t.TempDir(), "grants.json")
+	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile, "--ask-timeout", "60s"}, []string{fsserver, dir}, nil)
+	h.initialize(map[string]any{})
+	h.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
+		"name": "fs_write", "arguments": map[string]any{"path": "first.md", "content": "1"}}})
+	first := waitQuestion(t, grantsFile, "fs_write")
+	h.send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{
+		"name": "fs_write", "arguments": map[string]any{"path": "second.md", "content": "2"},
+		"_meta": map[string]any{"progressToken": "p2"}}})
+	var heard map[string]any
+	for deadline := time.Now().Add(3 * approvalsHeartbeat); heard == nil && time.Now().Before(deadline); {
+		m := h.next(time.Until(deadline))
+		if params, ok := m["params"].(map[string]any); ok && m["method"] == "notifications/progress" && params["progressToken"] == "p2" {
+			heard = params
+		}
+	}
+	require.NotNil(t, heard, "the waiting call heard no progress\n%s", h.stderr)
+	assert.Contains(t, heard["message"], "another question is being asked")
+
+	out, err := approve(t, grantsFile, "allow", first)
+	require.NoError(t, err, out)
+	h.response(1, 20*time.Second)
+	second := waitQuestion(t, grantsFile, "fs_write")
+	out, err = approve(t, grantsFile, "allow", second)
+	require.NoError(t, err, out)
+	r := h.response(2, 20*time.Second)
+	assert.NotEqual(t, true, r["result"].(map[string]any)["isError"], "%v", r)
+	wantFile(t, filepath.Join(dir, "second.md"), "2")
+}

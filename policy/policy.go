@@ -255,8 +255,8 @@ func New(o Options) (*Policy, error) {
 	}
 	p.current.Store(state)
 	if o.Source != nil {
-		// Watch hands over the current set again (a cheap reload: the
-		// modules are compiled already), and every set after.
+		// Watch hands over the current set again (taken as the one New
+		// compiled, unless it changed meanwhile), and every set after.
 		stop := o.Source.Watch(p.activate)
 		p.reload.Lock()
 		p.stopWatch = stop

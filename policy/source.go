@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/mcp-policy/mcp-policy/internal/rules"
@@ -55,6 +56,11 @@ type ruleState struct {
 func (p *Policy) activate(set RuleSet) error {
 	p.reload.Lock()
 	defer p.reload.Unlock()
+	if p.fed != nil && sameSet(*p.fed, set) {
+		// The set New compiled, handed over again by Watch: compiling it
+		// again would cost a second at 100,000 rules, for the same engine.
+		return nil
+	}
 	set.Revisions = cloneMap(set.Revisions)
 	if err := p.swap(p.base, &set); err != nil {
 		return err
@@ -80,6 +86,16 @@ func (p *Policy) swap(base RuleSet, fed *RuleSet) error {
 	p.base = base
 	p.current.Store(&ruleState{engine: engine, revisions: revisions, loaded: p.opts.Source == nil || fed != nil})
 	return nil
+}
+
+// sameSet says a and b are one set, handed over twice: the same rules and
+// modules (the same slices, not equal ones: a source never changes a set
+// it handed over) and revisions.
+func sameSet(a, b RuleSet) bool {
+	same := func(x, y int, first func() bool) bool { return x == y && (x == 0 || first()) }
+	return same(len(a.Rules), len(b.Rules), func() bool { return &a.Rules[0] == &b.Rules[0] }) &&
+		same(len(a.Modules), len(b.Modules), func() bool { return &a.Modules[0] == &b.Modules[0] }) &&
+		maps.Equal(a.Revisions, b.Revisions)
 }
 
 // withSet is o with set's rules and modules after its own.

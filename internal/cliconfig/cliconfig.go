@@ -96,6 +96,9 @@ type Config struct {
 	// how long one lasts (0: until revoked).
 	Labels   map[string]string
 	GrantTTL time.Duration
+	// FileRules are the rules of RulesFile alone, as Rules holds them
+	// after the default rules.
+	FileRules []rules.Rule
 	// RulesFile is --rules as given (~ expanded), "" for none; Defaults
 	// says whether Rules start with the default rules.
 	RulesFile string
@@ -162,6 +165,7 @@ func (f Flags) Load() (*Config, error) {
 			return nil, err
 		}
 		c.Rules = append(c.Rules, more...)
+		c.FileRules = more
 		c.Protected = append(c.Protected, absPath(f.Rules))
 	}
 	for _, kv := range f.Roots {

@@ -86,7 +86,7 @@ func Start(ctx context.Context, c *cliconfig.Config, watch bool, say func(string
 	if !watch || c.RulesFile == "" && len(c.PolicyPaths) == 0 {
 		return m, nil // the files are read once, as c holds them
 	}
-	files, err := rulefiles.Open(c.RulesFile, c.PolicyPaths, say)
+	files, err := rulefiles.OpenRead(c.RulesFile, c.PolicyPaths, policy.RuleSet{Rules: c.FileRules, Modules: c.Modules}, say)
 	if err != nil {
 		m.Stop(ctx)
 		return nil, err

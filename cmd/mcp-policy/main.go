@@ -32,7 +32,7 @@ const usage = `usage:
                    [--config FILE] [--grants FILE|URL] [--label KEY=VALUE]... [--grant-ttl DURATION]
                    [--log FILE|-] [--log-arguments masked|full]
                    [--arguments NAME|FILE]... [--timeout DURATION]
-                   [--ask elicit|approvals|elicit,approvals|refuse] [--ask-timeout DURATION] [--max-line BYTES]
+                   [--ask elicit|approvals|elicit,approvals|refuse] [--ask-timeout DURATION] [--ask-wait DURATION] [--max-line BYTES]
                    -- COMMAND [ARGS...]
   mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
   mcp-policy approvals --grants FILE [--listen ADDR]

@@ -30,6 +30,7 @@ type proxyFlags struct {
 	logArgs    string
 	ask        string
 	askTimeout time.Duration
+	askWait    time.Duration
 	serverURL  string
 	headers    []string
 	maxLine    int
@@ -49,6 +50,7 @@ func parseProxyFlags(args []string, stderr io.Writer) (f *proxyFlags, code int, 
 	fset.StringVar(&f.ask, "ask", proxy.AskElicitApprovals, "where questions go: elicit (the human, through the host), approvals (the page of mcp-policy approvals, beside --grants), "+
 		"elicit,approvals (the host when it can elicit, else approvals), refuse (refuse what needs asking)")
 	fset.DurationVar(&f.askTimeout, "ask-timeout", 10*time.Minute, "how long a question waits for an answer, the host's (by elicitation or in an input-required round) or an approver's")
+	fset.DurationVar(&f.askWait, "ask-wait", 0, "how long a call is held for an approver before the host is told to make it again once it is answered (for hosts that give up on a call sooner than --ask-timeout); 0: held until --ask-timeout")
 	fset.StringVar(&f.serverURL, "url", "", "a remote MCP server over streamable HTTP, instead of COMMAND")
 	fset.Var(stringList{&f.headers}, "header", "'Name: value': an HTTP header for --url (repeatable)")
 	fset.IntVar(&f.maxLine, "max-line", proxy.DefaultMaxLine, "the longest message, in bytes, read from the host or the server; a longer one is dropped, and the request it is or answers fails")
@@ -68,6 +70,8 @@ func parseProxyFlags(args []string, stderr io.Writer) (f *proxyFlags, code int, 
 		return nil, exitUsage, fmt.Errorf("--log-arguments %q: want masked or full", f.logArgs)
 	case f.askTimeout <= 0:
 		return nil, exitUsage, errors.New("--ask-timeout must be positive")
+	case f.askWait < 0:
+		return nil, exitUsage, errors.New("--ask-wait must not be negative")
 	case f.maxLine < 1<<20:
 		return nil, exitUsage, fmt.Errorf("--max-line %d: at least 1048576 (1 MiB): less would refuse ordinary messages", f.maxLine)
 	}
@@ -117,7 +121,7 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		defer cancel()
 		live.Stop(ctx)
 	}()
-	opt := proxy.Options{Config: cfg, Grants: store, Ask: f.ask, Approvals: queue, Server: f.serverText(), AskTimeout: f.askTimeout,
+	opt := proxy.Options{Config: cfg, Grants: store, Ask: f.ask, Approvals: queue, Server: f.serverText(), AskTimeout: f.askTimeout, AskWait: f.askWait,
 		Stderr: stderr, Source: live.Source(), Decisions: live.Decisions(), MaxLine: f.maxLine}
 	if f.logFile != "" {
 		l, err := openLog(f.logFile, logOpts)

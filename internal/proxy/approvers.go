@@ -91,6 +91,9 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 	if err != nil {
 		return policy.Answer{Unanswered: err}
 	}
+	if a, ok := p.parked.retried(p, digest); ok {
+		return a // the same call, made again after the host was told to
+	}
 	// All the arguments, whole: the digest binds all of them, so the
 	// approver sees all of them.
 	arguments, err := approvals.ShowArguments(q.Call.Function.Arguments)
@@ -115,16 +118,34 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 	if err := p.opt.approvals.Put(aq); err != nil {
 		return policy.Answer{Unanswered: fmt.Errorf("the question could not be put to the approvers: %w", err)}
 	}
-	defer p.opt.approvals.Withdraw(aq.ID)
+	parked := false
+	defer func() {
+		if !parked {
+			p.opt.approvals.Withdraw(aq.ID)
+		}
+	}()
 	p.warnf("%s waits for an answer (question %s): `%s`", visible.Shown(q.Tool, maxShown), aq.ID, p.approvalsCommand("approvals"))
 
-	wait, cancel := context.WithTimeoutCause(ctx, p.opt.askTimeout, errAskTimeout)
+	hold, holdCause := p.opt.askTimeout, errAskTimeout
+	if w := p.opt.askWait; w > 0 && w < hold {
+		hold, holdCause = w, errAskWait
+	}
+	wait, cancel := context.WithTimeoutCause(ctx, hold, holdCause)
 	defer cancel()
 	if hc != nil {
 		hc.waitsFor.Store(ptr(fmt.Sprintf("waiting for an approver to answer about %s (question %s)", aq.Tool, aq.ID)))
 		defer hc.waitsFor.Store(nil)
 	}
 	a, err := p.opt.approvals.Await(wait, aq, func(err error) { p.warnf("question %s: %v (removed)", aq.ID, err) })
+	if errors.Is(err, errAskWait) {
+		// The host is told now, and the question waits on without it:
+		// the same call, made again, takes its answer.
+		parked = true
+		p.parked.park(p, digest, aq, p.opt.askTimeout-hold)
+		return policy.Answer{Unanswered: fmt.Errorf("it waits for an approver's answer (question %s) at `%s` (or `%s`). "+
+			"Once it is answered, make the same call again, with the same arguments, within %s", aq.ID,
+			p.approvalsCommand("approvals"), p.approvalsCommand("approve"), p.opt.askTimeout)}
+	}
 	if errors.Is(err, errAskTimeout) {
 		return policy.Answer{Unanswered: fmt.Errorf("no one answered within %s. To approve it, answer at `%s` (or `%s`) and make the call again",
 			p.opt.askTimeout, p.approvalsCommand("approvals"), p.approvalsCommand("approve"))}
@@ -137,7 +158,10 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 	return policy.Answer{Action: policy.Action(a.Action)}
 }
 
-var errAskTimeout = errors.New("--ask-timeout passed")
+var (
+	errAskTimeout = errors.New("--ask-timeout passed")
+	errAskWait    = errors.New("--ask-wait passed")
+)
 
 // asker is this proxy as an approver sees it.
 func (p *Proxy) asker() approvals.Asker {

@@ -42,6 +42,11 @@ type Options struct {
 	// host's in a 2026-07-28 input-required round, or an approver's.
 	AskTimeout time.Duration
 	Stderr     io.Writer // the proxy's own messages, and a server's stderr
+	// AskWait, when shorter than AskTimeout and not 0, is how long a call
+	// is held for an approver's answer before the host is told to make it
+	// again once the question is answered (see parked.go); 0 holds it
+	// for AskTimeout.
+	AskWait time.Duration
 	// MaxLine bounds one message from the host (the server's are bounded
 	// where it is started: StartServer, DialServer); 0 is DefaultMaxLine.
 	MaxLine int
@@ -58,6 +63,7 @@ type options struct {
 	approvals  approvals.Queue
 	server     string
 	askTimeout time.Duration
+	askWait    time.Duration
 	rootsFixed bool // --root given: the host's roots are passed up, not used
 	stderr     io.Writer
 	maxLine    int
@@ -66,7 +72,7 @@ type options struct {
 // New compiles the policies and returns a proxy that writes to the host on
 // hostOut. No server is started yet.
 func New(o Options, hostOut io.Writer) (*Proxy, error) {
-	opt := options{cfg: o.Config, store: o.Grants, log: o.Log, source: o.Source, decisions: o.Decisions, askMode: o.Ask, askTimeout: o.AskTimeout,
+	opt := options{cfg: o.Config, store: o.Grants, log: o.Log, source: o.Source, decisions: o.Decisions, askMode: o.Ask, askTimeout: o.AskTimeout, askWait: o.AskWait,
 		approvals: o.Approvals, server: o.Server,
 		rootsFixed: len(o.Config.Roots) > 0, stderr: o.Stderr, maxLine: o.MaxLine}
 	if opt.maxLine <= 0 {

@@ -113,7 +113,8 @@ type serverRequest struct {
 }
 
 type Proxy struct {
-	warnings warnLimiter // stderr lines of each kind, counted
+	parked   parkedQuestions // questions whose calls the host was told to make again
+	warnings warnLimiter     // stderr lines of each kind, counted
 	opt      options
 	up       upstream
 	host     *lineWriter

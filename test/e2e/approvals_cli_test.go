@@ -413,3 +413,45 @@ func TestACallWaitingItsTurnHearsProgress(t *testing.T) {
 	assert.NotEqual(t, true, r["result"].(map[string]any)["isError"], "%v", r)
 	wantFile(t, filepath.Join(dir, "second.md"), "2")
 }
+
+// With --ask-wait a host that gives up on calls sooner than a human
+// answers is told, once the wait passes, to make the call again once it
+// is answered; the question stays. Made again before the answer, the call
+// is told it still waits (no second question); after, the same call takes
+// the answer, once. Another call (other arguments) never takes it.
+func TestAskWaitTellsTheHostToCallAgain(t *testing.T) {
+	dir := t.TempDir()
+	grantsFile := filepath.Join(t.TempDir(), "grants.json")
+	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile, "--ask-wait", "1s", "--ask-timeout", "60s"}, []string{fsserver, dir}, nil)
+	h.initialize(map[string]any{})
+	write := map[string]any{"path": "notes.md", "content": "hi"}
+	callText := func(id int, args map[string]any) string {
+		h.callTool(id, "fs_write", args)
+		r := h.response(float64(id), 20*time.Second)
+		result := r["result"].(map[string]any)
+		if result["isError"] != true {
+			return ""
+		}
+		return result["content"].([]any)[0].(map[string]any)["text"].(string)
+	}
+	said := callText(1, write)
+	assert.Contains(t, said, "Once it is answered, make the same call again, with the same arguments")
+	id := waitQuestion(t, grantsFile, "fs_write")
+	assert.Contains(t, said, "question "+id)
+	wantAbsent(t, filepath.Join(dir, "notes.md"))
+
+	assert.Contains(t, callText(2, write), "question "+id+" still waits for an approver's answer")
+	out, err := approve(t, grantsFile, "list")
+	require.NoError(t, err, out)
+	assert.Equal(t, 1, strings.Count(out, "The agent wants to run fs_write."), "one question, not one per call:\n%s", out)
+
+	out, err = approve(t, grantsFile, "allow", id)
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "Answered fs_write: Allow once.")
+	other := map[string]any{"path": "other.md", "content": "no"}
+	assert.Contains(t, callText(3, other), "make the same call again", "another call is asked on its own")
+	assert.Empty(t, callText(4, write), "the same call, made again, takes the answer")
+	wantFile(t, filepath.Join(dir, "notes.md"), "hi")
+	assert.Contains(t, callText(5, write), "make the same call again", "allow once was taken once")
+	wantAbsent(t, filepath.Join(dir, "other.md"))
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 )
 
 // Messages from the host, by kind and method.
@@ -180,10 +181,54 @@ func leniently(msg []byte) []envelope {
 		}
 		return out
 	}
-	if err == nil || env.id != nil {
+	if err == nil {
 		return []envelope{env}
 	}
-	return nil
+	return everyID(repaired) // every id a reader could take: the first, the last, any case
+}
+
+// everyID reads an object no strict reader takes (a member twice, say) as
+// the readers that take the first of a duplicated member, or the last, or
+// match member names in any case, would: one envelope for each id any of
+// them could find, each saying whether the object has a method, a result
+// or an error. It reads as far as it can, so the start of a line too long
+// to read whole gives what comes before the member that does not fit.
+// Used only to answer what would otherwise wait for ever.
+func everyID(msg []byte) []envelope {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var ids [][]byte
+	var shape envelope
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			break
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		switch strings.ToLower(key) {
+		case "id":
+			ids = append(ids, v)
+		case "method":
+			shape.hasMethod = true
+		case "result":
+			shape.result = v
+		case "error":
+			shape.err = v
+		}
+	}
+	out := make([]envelope, 0, len(ids))
+	for _, id := range ids {
+		e := shape
+		e.id = id
+		out = append(out, e)
+	}
+	return out
 }
 
 // refusedID says why a request's id is not taken, "" when it is: not a
@@ -269,39 +314,9 @@ func (p *Proxy) hostCancelled(params []byte) {
 // the error; anything else is only said on stderr.
 func (p *Proxy) hostLineTooLong(e *lineTooLong) {
 	p.warnf("the host sent %v; not passed on", e)
-	if id, request := headOf(e.head); request && validID(id) {
-		p.toHost(errorMessage(id, -32600, "mcp-policy: the request is "+e.Error()+"; not passed on"))
-	}
-}
-
-// headOf reads the start of a message too long to read whole: the id and
-// whether it has a method, when they come before the first member that
-// does not fit (as they do in what the SDKs write). It reads nothing to
-// pass on; only to answer what would otherwise wait for ever.
-func headOf(head []byte) (id []byte, hasMethod bool) {
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, false
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			break
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			break
-		}
-		switch key {
-		case "id":
-			if id != nil {
-				return nil, false // two ids: none to trust
-			}
-			id = v
-		case "method":
-			hasMethod = true
+	for _, env := range everyID(e.head) {
+		if env.hasMethod && validID(env.id) {
+			p.toHost(errorMessage(env.id, -32600, "mcp-policy: the request is "+e.Error()+"; not passed on"))
 		}
 	}
-	return id, hasMethod
 }

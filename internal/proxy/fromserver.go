@@ -158,25 +158,27 @@ func (p *Proxy) serverAnswered(msg []byte, env envelope) {
 func (p *Proxy) refuseFromServer(env envelope, msg []byte, err error) {
 	p.warnf("the MCP server wrote a line that is not one JSON-RPC message a host reads one way (%v); dropped: %.120q", err, msg)
 	why := "the MCP server's answer could be read more than one way (" + err.Error() + "); not passed on"
-	if env.id == nil || env.result == nil && env.err == nil && !env.hasMethod {
-		// Unread by the proxy, perhaps read by a lenient host: each
-		// answer found there fails the request it answers, which would
-		// otherwise wait for ever.
-		for _, e := range leniently(msg) {
-			if e.id != nil && !e.hasMethod {
-				p.failAnswered(e.id, why)
-			}
-		}
+	if env.id != nil && env.result == nil && env.err == nil && env.hasMethod {
+		p.toUpstream(errorMessage(env.id, -32600, "mcp-policy: invalid request: "+err.Error()+"; not passed on"))
 		return
 	}
-	switch {
-	case env.id == nil:
-	case env.result == nil && env.err == nil:
-		if env.hasMethod {
-			p.toUpstream(errorMessage(env.id, -32600, "mcp-policy: invalid request: "+err.Error()+"; not passed on"))
+	// What would answer something fails the request it answers, which
+	// would otherwise wait for ever: as the proxy read it, and as every
+	// lenient reader could (a duplicated id read first or last).
+	failed := map[string]bool{}
+	fail := func(id []byte) {
+		if k := idKey(id); !failed[k] {
+			failed[k] = true
+			p.failAnswered(id, why)
 		}
-	default: // it would answer something
-		p.failAnswered(env.id, why)
+	}
+	if env.id != nil && (env.result != nil || env.err != nil) {
+		fail(env.id)
+	}
+	for _, e := range leniently(msg) {
+		if e.id != nil && (!e.hasMethod || e.result != nil || e.err != nil) {
+			fail(e.id)
+		}
 	}
 }
 
@@ -256,7 +258,9 @@ func (p *Proxy) serverGone() int {
 // than wait for ever.
 func (p *Proxy) serverLineTooLong(e *lineTooLong) {
 	p.warnf("the MCP server wrote %v; dropped", e)
-	if id, request := headOf(e.head); id != nil && !request && validID(id) {
-		p.failAnswered(id, "the MCP server's answer is "+e.Error()+", and was dropped")
+	for _, env := range everyID(e.head) {
+		if !env.hasMethod && validID(env.id) {
+			p.failAnswered(env.id, "the MCP server's answer is "+e.Error()+", and was dropped")
+		}
 	}
 }

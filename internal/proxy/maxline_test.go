@@ -36,9 +36,10 @@ func TestLineReaderDropsALineOverItsMax(t *testing.T) {
 		assert.EqualValues(t, len(huge), tooLong.size, "the whole line is counted")
 		assert.LessOrEqual(t, len(lr.buf), max+readSize, "the buffer held no more than max and a read")
 		assert.Contains(t, err.Error(), "limit of 1048576 bytes")
-		id, hasMethod := headOf(tooLong.head)
-		assert.Equal(t, "7", string(id))
-		assert.False(t, hasMethod)
+		envs := everyID(tooLong.head)
+		require.Len(t, envs, 1)
+		assert.Equal(t, "7", string(envs[0].id))
+		assert.False(t, envs[0].hasMethod)
 
 		line, err = lr.next()
 		if ending != "" {
@@ -50,24 +51,34 @@ func TestLineReaderDropsALineOverItsMax(t *testing.T) {
 	}
 }
 
-// What a long message's start tells: its id and whether it is a request,
-// when they come before the member too long to read; nothing when they do
-// not, or when two ids make it ambiguous.
-func TestHeadOf(t *testing.T) {
+// What a message no strict reader takes, or the start of one too long to
+// read, tells: every id a reader could find (the first of a duplicate, the
+// last, one spelt in another case), and whether it has a method, when
+// they come before the member that cannot be read.
+func TestEveryID(t *testing.T) {
 	for _, c := range []struct {
-		head, id string
-		method   bool
+		msg    string
+		ids    []string
+		method bool
 	}{
-		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","arguments":{"a":"aaaa`, `3`, true},
-		{`{"jsonrpc":"2.0","id":"a","result":{"content":[{"text":"aaa`, `"a"`, false},
-		{`{"result":{"content":[{"text":"aaa`, ``, false},
-		{`{"id":1,"id":2,"result":{`, ``, false},
-		{`[{"id":1`, ``, false},
-		{`not json`, ``, false},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x","arguments":{"a":"aaaa`, []string{`3`}, true},
+		{`{"jsonrpc":"2.0","id":"a","result":{"content":[{"text":"aaa`, []string{`"a"`}, false},
+		{`{"result":{"content":[{"text":"aaa`, nil, false},
+		{`{"id":1,"id":2,"result":{}}`, []string{`1`, `2`}, false},
+		{`{"id":1,"ID":"x","result":{}}`, []string{`1`, `"x"`}, false},
+		{`[{"id":1`, nil, false},
+		{`not json`, nil, false},
 	} {
-		id, method := headOf([]byte(c.head))
-		assert.Equal(t, c.id, string(id), c.head)
-		assert.Equal(t, c.method, method, c.head)
+		var ids []string
+		method := false
+		for _, e := range everyID([]byte(c.msg)) {
+			ids = append(ids, string(e.id))
+			method = e.hasMethod
+		}
+		assert.Equal(t, c.ids, ids, c.msg)
+		if len(ids) > 0 {
+			assert.Equal(t, c.method, method, c.msg)
+		}
 	}
 }
 
@@ -108,4 +119,17 @@ func TestRelayRefusesAHostLineOverTheLimit(t *testing.T) {
 	assert.Contains(t, fmt.Sprint(m["error"]), "limit of 1048576 bytes")
 	nothing(t, rt.server, "a request over the limit")
 	assert.True(t, bytes.Contains([]byte(stderr.String()), []byte("the host sent a message of")))
+}
+
+// A server answer with its id twice is dropped, and the call it answers,
+// by either reading, fails rather than wait for ever.
+func TestRelayFailsTheCallOfAnAnswerWithTwoIDs(t *testing.T) {
+	rt := newRelayTest(t, testRules, true)
+	rt.initialize(`{}`)
+	rt.fromHost(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+	require.EqualValues(t, 5, next(t, rt.server, "the allowed call")["id"])
+	rt.fromServer(`{"jsonrpc":"2.0","id":5,"id":"other","result":{"content":[]}}`)
+	m := next(t, rt.host, "the failed call")
+	assert.EqualValues(t, 5, m["id"])
+	assert.True(t, isErrorResult(m), "%v", m)
 }

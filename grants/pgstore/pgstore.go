@@ -32,8 +32,6 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -130,7 +128,7 @@ func OpenBackend(ctx context.Context, connString string, o Options) (*Backend, e
 	}
 	pcfg, err := pgxpool.ParseConfig(connString)
 	if err != nil {
-		return nil, fmt.Errorf("grants: postgres: %s: %w", Redact(connString), err)
+		return nil, fmt.Errorf("grants: postgres: %s: %w", pgschema.Redact(connString), err)
 	}
 	pcfg.MaxConns = 4
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
@@ -158,26 +156,6 @@ func OpenBackend(ctx context.Context, connString string, o Options) (*Backend, e
 	b.stop = cancel
 	go b.run(rctx, listener)
 	return b, nil
-}
-
-// userinfoPassword is the password of a URL's userinfo, after "user:".
-var userinfoPassword = regexp.MustCompile(`^([^:/?#]*://[^:@/?#]*:)[^@]*@`)
-
-// Redact is a connection URL without its password, for messages.
-func Redact(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		// Not a URL Go reads (a stray character, a bad port): hide what
-		// stands where a password would, between "user:" and "@".
-		return userinfoPassword.ReplaceAllString(s, "${1}xxxxx@")
-	}
-	if u.User == nil {
-		return s
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
 }
 
 func (b *Backend) listen(ctx context.Context) (*pgx.Conn, error) {

@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/mcp-policy/mcp-policy/grants/pgstore"
 	"github.com/mcp-policy/mcp-policy/internal/pgschema"
 )
 
@@ -64,7 +63,7 @@ func OpenPostgres(ctx context.Context, connString string, o PostgresOptions) (*P
 	}
 	pcfg, err := pgxpool.ParseConfig(connString)
 	if err != nil {
-		return nil, fmt.Errorf("approvals: postgres: %s: %w", pgstore.Redact(connString), err)
+		return nil, fmt.Errorf("approvals: postgres: %s: %w", pgschema.Redact(connString), err)
 	}
 	pcfg.MaxConns = 4
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
@@ -76,7 +75,7 @@ func OpenPostgres(ctx context.Context, connString string, o PostgresOptions) (*P
 		return nil, err
 	}
 	rctx, cancel := context.WithCancel(context.Background())
-	q := &PostgresQueue{pool: pool, cfg: pcfg.ConnConfig.Copy(), grants: pgstore.Redact(connString), o: o,
+	q := &PostgresQueue{pool: pool, cfg: pcfg.ConnConfig.Copy(), grants: pgschema.Redact(connString), o: o,
 		changed: make(chan struct{}), stop: cancel, done: make(chan struct{})}
 	go q.listen(rctx)
 	return q, nil

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/mcp-policy/mcp-policy/grants/pgstore"
+	"github.com/mcp-policy/mcp-policy/internal/pgschema"
 )
 
 // urlScheme is the start of a URL: a scheme and "://".
@@ -20,7 +20,7 @@ func GrantsLocation(s string) (string, error) {
 	case IsPostgres(s):
 		return s, nil
 	case urlScheme.MatchString(s):
-		return "", fmt.Errorf("--grants %s: not a file, and the only URLs --grants takes are postgres:// and postgresql://", pgstore.Redact(s))
+		return "", fmt.Errorf("--grants %s: not a file, and the only URLs --grants takes are postgres:// and postgresql://", pgschema.Redact(s))
 	}
 	return ExpandPath("--grants", s)
 }

@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"regexp"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -103,4 +105,24 @@ type NewerSchemaError struct{ Have, Want int }
 func (e *NewerSchemaError) Error() string {
 	return fmt.Sprintf("grants: postgres: the database's grants schema is version %d, newer than this program's %d: "+
 		"upgrade mcp-policy (an older one would misread the grants)", e.Have, e.Want)
+}
+
+// userinfoPassword is the password of a URL's userinfo, after "user:".
+var userinfoPassword = regexp.MustCompile(`^([^:/?#]*://[^:@/?#]*:)[^@]*@`)
+
+// Redact is a connection URL without its password, for messages.
+func Redact(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		// Not a URL Go reads (a stray character, a bad port): hide what
+		// stands where a password would, between "user:" and "@".
+		return userinfoPassword.ReplaceAllString(s, "${1}xxxxx@")
+	}
+	if u.User == nil {
+		return s
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
 }

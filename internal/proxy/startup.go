@@ -8,10 +8,10 @@ import (
 	"strings"
 
 	"github.com/mcp-policy/mcp-policy/grants"
-	"github.com/mcp-policy/mcp-policy/grants/pgstore"
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/internal/managed"
+	"github.com/mcp-policy/mcp-policy/internal/pgschema"
 )
 
 // StartupLine is what the proxy says on stderr as it starts: the rules,
@@ -41,7 +41,7 @@ func StartupLine(cfg *cliconfig.Config, live *managed.Managed, store *grants.Sto
 	if f := store.File(); f != "" {
 		grantsText = fmt.Sprintf("%s (%d held)", f, len(store.List()))
 	} else if cliconfig.IsPostgres(cfg.GrantsFile) {
-		grantsText = fmt.Sprintf("%s (%d held)", pgstore.Redact(cfg.GrantsFile), len(store.List()))
+		grantsText = fmt.Sprintf("%s (%d held)", pgschema.Redact(cfg.GrantsFile), len(store.List()))
 	}
 	if cfg.GrantTTL > 0 {
 		grantsText += fmt.Sprintf(", each for %v", cfg.GrantTTL)

@@ -74,6 +74,8 @@ func parseProxyFlags(args []string, stderr io.Writer) (f *proxyFlags, code int, 
 		return nil, exitUsage, errors.New("--ask-wait must not be negative")
 	case f.maxLine < 1<<20:
 		return nil, exitUsage, fmt.Errorf("--max-line %d: at least 1048576 (1 MiB): less would refuse ordinary messages", f.maxLine)
+	case f.maxLine > proxy.MaxMaxLine:
+		return nil, exitUsage, fmt.Errorf("--max-line %d: at most %d (1 GiB)", f.maxLine, proxy.MaxMaxLine)
 	}
 	if err := proxy.ParseAsk(f.ask); err != nil {
 		return nil, exitUsage, err

@@ -108,21 +108,26 @@ func (e *NewerSchemaError) Error() string {
 }
 
 // userinfoPassword is the password of a URL's userinfo, after "user:".
-var userinfoPassword = regexp.MustCompile(`^([^:/?#]*://[^:@/?#]*:)[^@]*@`)
+var userinfoPassword = regexp.MustCompile(`(^|[/:\s])([^:@/?#\s]*:)[^@]*@`)
 
-// Redact is a connection URL without its password, for messages.
+// passwordParam is a password given as a parameter (?password=..., or a
+// key=value connection string's), which pgx takes too.
+var passwordParam = regexp.MustCompile(`(?i)(password\s*=\s*)('[^']*'|[^&\s]*)`)
+
+// Redact is a connection URL (or string) without its password, for
+// messages: the userinfo's, and a password parameter's.
 func Redact(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		// Not a URL Go reads (a stray character, a bad port): hide what
-		// stands where a password would, between "user:" and "@".
-		return userinfoPassword.ReplaceAllString(s, "${1}xxxxx@")
+	out := s
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+		out = u.String()
+	} else {
+		// Not a URL Go reads as one with a user (a stray character, a bad
+		// port, a typo of the scheme): hide what stands where a password
+		// would, between "user:" and "@".
+		out = userinfoPassword.ReplaceAllString(s, "${1}${2}xxxxx@")
 	}
-	if u.User == nil {
-		return s
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
+	return passwordParam.ReplaceAllString(out, "${1}xxxxx")
 }

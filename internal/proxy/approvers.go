@@ -124,7 +124,7 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 			p.opt.approvals.Withdraw(aq.ID)
 		}
 	}()
-	p.warnf("%s waits for an answer (question %s): `%s`", visible.Shown(q.Tool, maxShown), aq.ID, p.approvalsCommand("approvals"))
+	p.sayf("%s waits for an answer (question %s): `%s`", visible.Shown(q.Tool, maxShown), aq.ID, p.approvalsCommand("approvals"))
 
 	hold, holdCause := p.opt.askTimeout, errAskTimeout
 	if w := p.opt.askWait; w > 0 && w < hold {
@@ -154,7 +154,7 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 		return policy.Answer{Unanswered: err}
 	}
 	// The wait was logged; so is its end, and who ended it.
-	p.warnf("question %s answered %s by %s", aq.ID, a.Action, visible.Shown(a.By, maxShown))
+	p.sayf("question %s answered %s by %s", aq.ID, a.Action, visible.Shown(a.By, maxShown))
 	return policy.Answer{Action: policy.Action(a.Action)}
 }
 

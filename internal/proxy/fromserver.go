@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"errors"
+	"regexp"
 	"time"
 )
 
@@ -247,7 +248,7 @@ func (p *Proxy) serverGone() int {
 	select {
 	case <-p.ctx.Done(): // we stopped it: nobody to tell
 	default:
-		p.warnf("%s", why)
+		p.sayf("%s", why)
 		p.toHost(notification(notifyMessage, map[string]any{"level": "error", "logger": "mcp-policy", "data": "mcp-policy: " + why}))
 	}
 	return code
@@ -258,9 +259,36 @@ func (p *Proxy) serverGone() int {
 // than wait for ever.
 func (p *Proxy) serverLineTooLong(e *lineTooLong) {
 	p.warnf("the MCP server wrote %v; dropped", e)
+	why := "the MCP server's answer is " + e.Error() + ", and was dropped"
+	failed := false
 	for _, env := range everyID(e.head) {
 		if !env.hasMethod && validID(env.id) {
-			p.failAnswered(env.id, "the MCP server's answer is "+e.Error()+", and was dropped")
+			p.failAnswered(env.id, why)
+			failed = true
+		}
+	}
+	if !failed && bytes.HasSuffix(bytes.TrimSpace(e.tail), []byte("}")) {
+		// The id written last, as the official TypeScript servers write
+		// it: `...,"id":7}`. Taken only if a host request at the server
+		// has it; else the one host call at the server, if there is one.
+		if m := lastID.FindSubmatch(e.tail); m != nil {
+			if _, open := p.pending.find(openIDOf(m[1])); open {
+				p.failAnswered(m[1], why)
+				return
+			}
+		}
+		var only []*forwardedRequest
+		p.pending.each(func(hr *forwardedRequest) {
+			if hr.call != nil && !hr.withdrawn {
+				only = append(only, hr)
+			}
+		})
+		if len(only) == 1 {
+			p.failAnswered(only[0].id, why)
 		}
 	}
 }
+
+// lastID is an object's last member when it is its id, a number or a
+// string: how the end of an answer too long to read names its request.
+var lastID = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")\s*}\s*$`)

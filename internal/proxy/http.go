@@ -247,11 +247,15 @@ func (l lineCapped) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// cappedBody bounds a response body at max bytes between blank lines: an
+// SSE event (whose data lines are joined into one message), or a whole
+// JSON body (which has none), whatever lines it is cut into.
 type cappedBody struct {
 	io.ReadCloser
-	max  int
-	line int // bytes since the last newline
-	err  error
+	max     int
+	message int  // bytes since the last blank line
+	newline bool // the last byte read was a newline
+	err     error
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
@@ -259,21 +263,22 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 		return 0, b.err
 	}
 	n, err := b.ReadCloser.Read(p)
-	for rest := p[:n]; len(rest) > 0; {
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			b.line += len(rest)
-			break
+	for _, c := range p[:n] {
+		switch {
+		case c == '\r':
+		case c == '\n' && b.newline:
+			b.message = 0 // a blank line: the event ends
+		case c == '\n':
+			b.newline = true
+			b.message++
+		default:
+			b.newline = false
+			b.message++
 		}
-		b.line += i
-		if b.line > b.max {
-			break
+		if b.message > b.max {
+			b.err = &lineTooLong{size: int64(b.message), max: b.max}
+			return 0, b.err
 		}
-		b.line, rest = 0, rest[i+1:]
-	}
-	if b.line > b.max {
-		b.err = &lineTooLong{size: int64(b.line), max: b.max}
-		return 0, b.err
 	}
 	return n, err
 }

@@ -39,6 +39,21 @@ func misbehavingHTTPServer(t *testing.T) string {
 		case "huge":
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"text":"%s"}}`, req.ID, strings.Repeat("h", 2<<20))
+		case "many-lines":
+			// Short lines, a big body: what counts is the message.
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"items":[`, req.ID)
+			for i := range 40000 {
+				fmt.Fprintf(w, "\n\"%064d\",", i)
+			}
+			fmt.Fprint(w, "\n\"end\"]}}")
+		case "sse-many-lines":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "event: message\n")
+			for range 40000 {
+				fmt.Fprintf(w, "data: %064d\n", 0)
+			}
+			fmt.Fprint(w, "\n")
 		default:
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"ok":true}}`, req.ID)
@@ -86,6 +101,13 @@ func TestHTTPAnswersAreTheirRequests(t *testing.T) {
 	m = recvWithin(t, u)
 	assert.EqualValues(t, 3, m["id"])
 	assert.Contains(t, fmt.Sprint(m["error"]), "limit of 1048576 bytes")
+
+	for i, method := range []string{"many-lines", "sse-many-lines"} {
+		require.NoError(t, u.send([]byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{}}`+"\n", 10+i, method))))
+		m = recvWithin(t, u)
+		assert.EqualValues(t, 10+i, m["id"], method)
+		assert.NotNil(t, m["error"], "%s: a message over the limit, however it is cut into lines: %.200v", method, m)
+	}
 
 	require.NoError(t, u.send([]byte(`{"jsonrpc":"2.0","id":"ok","method":"fine","params":{}}`+"\n")))
 	m = recvWithin(t, u)

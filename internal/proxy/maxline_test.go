@@ -133,3 +133,40 @@ func TestRelayFailsTheCallOfAnAnswerWithTwoIDs(t *testing.T) {
 	assert.EqualValues(t, 5, m["id"])
 	assert.True(t, isErrorResult(m), "%v", m)
 }
+
+// The official TypeScript servers write the id last: an answer over the
+// limit names its call at its end, and that call fails, as it does when
+// the id comes first. With nothing to tell the call by, the one call at
+// the server is the one it answers.
+func TestRelayFailsTheCallOfALongAnswerWhoseIDIsLast(t *testing.T) {
+	for name, answer := range map[string]string{
+		"the id last":      `{"result":{"content":[{"type":"text","text":"` + strings.Repeat("y", 2<<20) + `"}]},"jsonrpc":"2.0","id":5}`,
+		"no id to be read": `{"result":{"content":[{"type":"text","text":"` + strings.Repeat("y", 2<<20) + `"}]},"jsonrpc":"2.0","id":5,"x":1}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			rt := newRelayTestWith(t, testRules, true, relayLimits{serverMaxLine: 1 << 20})
+			rt.initialize(`{}`)
+			rt.fromHost(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{}}}`)
+			require.EqualValues(t, 5, next(t, rt.server, "the allowed call")["id"])
+			rt.fromServer(answer)
+			m := next(t, rt.host, "the failed call")
+			assert.EqualValues(t, 5, m["id"])
+			assert.True(t, isErrorResult(m), "%v", m)
+			assert.Contains(t, fmt.Sprint(m), "limit of 1048576 bytes")
+		})
+	}
+}
+
+// The limit holds for a line that arrives whole in one read too.
+func TestALineJustOverTheLimitInOneReadIsDropped(t *testing.T) {
+	line := `{"id":1,"x":"` + strings.Repeat("z", 1<<20) + `"}` + "\n"
+	lr := newLineReader(strings.NewReader(line + "{\"id\":2}\n"))
+	lr.buf = make([]byte, 4<<20) // the whole line in the first read
+	lr.max = 1 << 20
+	_, err := lr.next()
+	var tooLong *lineTooLong
+	require.ErrorAs(t, err, &tooLong)
+	next, err := lr.next()
+	require.NoError(t, err)
+	assert.Equal(t, "{\"id\":2}\n", string(next))
+}

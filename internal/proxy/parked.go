@@ -53,7 +53,7 @@ func (pq *parkedQuestions) park(p *Proxy, digest string, aq approvals.Question, 
 		// answer waits here for the call to be made again.
 		p.opt.approvals.Withdraw(aq.ID)
 		if err == nil {
-			p.warnf("question %s answered %s by %s; it applies when the call is made again", aq.ID, a.Action, visible.Shown(a.By, maxShown))
+			p.sayf("question %s answered %s by %s; it applies when the call is made again", aq.ID, a.Action, visible.Shown(a.By, maxShown))
 		}
 		q.answer, q.err = a, err
 		close(q.done)

@@ -75,9 +75,7 @@ func New(o Options, hostOut io.Writer) (*Proxy, error) {
 	opt := options{cfg: o.Config, store: o.Grants, log: o.Log, source: o.Source, decisions: o.Decisions, askMode: o.Ask, askTimeout: o.AskTimeout, askWait: o.AskWait,
 		approvals: o.Approvals, server: o.Server,
 		rootsFixed: len(o.Config.Roots) > 0, stderr: o.Stderr, maxLine: o.MaxLine}
-	if opt.maxLine <= 0 {
-		opt.maxLine = DefaultMaxLine
-	}
+	opt.maxLine = lineLimit(opt.maxLine)
 	p := newProxy(opt, nil, hostOut)
 	set, err := p.buildPolicies(o.Config.Roots)
 	if err != nil {
@@ -88,6 +86,15 @@ func New(o Options, hostOut io.Writer) (*Proxy, error) {
 	return p, nil
 }
 
+// lineLimit is a message limit as given, 0 for the default, and never
+// above MaxMaxLine.
+func lineLimit(n int) int {
+	if n <= 0 {
+		return DefaultMaxLine
+	}
+	return min(n, MaxMaxLine)
+}
+
 // Server is the MCP server the proxy stands in front of.
 type Server interface{ upstream }
 
@@ -95,10 +102,7 @@ type Server interface{ upstream }
 // copied to stderr; a line it writes longer than maxLine bytes (0:
 // DefaultMaxLine) is dropped, and the call it answers fails.
 func StartServer(command string, args []string, stderr io.Writer, maxLine int) (Server, error) {
-	if maxLine <= 0 {
-		maxLine = DefaultMaxLine
-	}
-	u, err := startStdio(command, args, stderr, maxLine)
+	u, err := startStdio(command, args, stderr, lineLimit(maxLine))
 	if err != nil {
 		return nil, err
 	}
@@ -109,10 +113,7 @@ func StartServer(command string, args []string, stderr io.Writer, maxLine int) (
 // ("Name: value") on every request; a line of a body longer than maxLine
 // bytes (0: DefaultMaxLine) ends that body, and the call it answers fails.
 func DialServer(url string, headers []string, maxLine int) (Server, error) {
-	if maxLine <= 0 {
-		maxLine = DefaultMaxLine
-	}
-	u, err := newHTTPUpstream(url, headers, maxLine)
+	u, err := newHTTPUpstream(url, headers, lineLimit(maxLine))
 	if err != nil {
 		return nil, err
 	}

@@ -227,6 +227,21 @@ func (p *Proxy) warnf(format string, a ...any) {
 	fmt.Fprintf(p.stderr, "mcp-policy proxy: "+format+"\n", a...)
 }
 
+// sayf writes a line of the proxy's own on stderr that is never counted
+// instead: one a human acts on (where a question waits, who answered it,
+// why the server ended), which no flood of other lines may hide.
+func (p *Proxy) sayf(format string, a ...any) {
+	fmt.Fprintf(p.stderr, "mcp-policy proxy: "+format+"\n", a...)
+}
+
+// leftOut says, as the proxy ends, how many warnings were counted and not
+// written since the last of their kind was.
+func (p *Proxy) leftOut() {
+	if n := p.warnings.pending(); n > 0 {
+		p.sayf("%d more warnings like the ones above were left out", n)
+	}
+}
+
 const (
 	warnBurst  = 20
 	warnWindow = 10 * time.Second
@@ -269,6 +284,17 @@ func (l *warnLimiter) allow(kind string, now time.Time) (dropped int, ok bool) {
 	return dropped, true
 }
 
+// pending is how many warnings were counted and never said.
+func (l *warnLimiter) pending() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, k := range l.kinds {
+		n += k.dropped
+	}
+	return n
+}
+
 // run relays until the host leaves or the server goes, and returns the
 // status to exit with.
 func (p *Proxy) run(hostIn io.Reader, signals <-chan int) int {
@@ -297,6 +323,7 @@ func (p *Proxy) run(hostIn io.Reader, signals <-chan int) int {
 		// error rather than silence while the last answers go out.
 		time.Sleep(100 * time.Millisecond)
 		p.wait(time.Second)
+		p.leftOut()
 		return code
 	case <-p.hostDone:
 	case <-p.hostGone:
@@ -314,6 +341,7 @@ func (p *Proxy) run(hostIn io.Reader, signals <-chan int) int {
 	if sig != 0 {
 		code = 128 + sig
 	}
+	p.leftOut()
 	return code
 }
 

@@ -57,16 +57,32 @@ const (
 	// otherwise: well above any call's arguments (at most 32 MiB) and the
 	// answers real servers give, well below what exhausts memory.
 	DefaultMaxLine = 64 << 20
+	// MaxMaxLine is the largest --max-line: a message of a gigabyte is
+	// no tool's, and the buffer's arithmetic stays far from overflow.
+	MaxMaxLine = 1 << 30
 	// headKept is how much of a line too long is kept to read its id.
 	headKept = 4 << 10
 )
 
-// lineTooLong is a line longer than its reader's max, dropped. head is
-// its start, from which the request it is, or answers, may be read.
+// lineTooLong is a line longer than its reader's max, dropped. head and
+// tail are its first and last bytes, from which the request it is, or
+// answers, may be read (the SDKs write the id first or last).
 type lineTooLong struct {
-	head []byte
-	size int64
-	max  int
+	head, tail []byte
+	size       int64
+	max        int
+}
+
+// keepTail is the last headKept bytes of tail and more.
+func keepTail(tail, more []byte) []byte {
+	if len(more) >= headKept {
+		return append(tail[:0], more[len(more)-headKept:]...)
+	}
+	tail = append(tail, more...)
+	if len(tail) > headKept {
+		tail = append(tail[:0], tail[len(tail)-headKept:]...)
+	}
+	return tail
 }
 
 func (e *lineTooLong) Error() string {
@@ -77,6 +93,7 @@ func (e *lineTooLong) Error() string {
 // newline (or the end of the stream), and lets a grown buffer go.
 func (lr *lineReader) skipLine() error {
 	e := &lineTooLong{head: bytes.Clone(lr.buf[lr.start:min(lr.end, lr.start+headKept)]), size: int64(lr.end - lr.start), max: lr.max}
+	e.tail = keepTail(nil, lr.buf[lr.start:lr.end])
 	if len(lr.buf) > readSize {
 		lr.buf = make([]byte, readSize)
 	}
@@ -86,10 +103,12 @@ func (lr *lineReader) skipLine() error {
 		lr.err = err
 		if i := bytes.IndexByte(lr.buf[:n], '\n'); i >= 0 {
 			e.size += int64(i)
+			e.tail = keepTail(e.tail, lr.buf[:i])
 			lr.end = copy(lr.buf, lr.buf[i+1:n])
 			break
 		}
 		e.size += int64(n)
+		e.tail = keepTail(e.tail, lr.buf[:n])
 	}
 	return e
 }
@@ -106,6 +125,12 @@ func (lr *lineReader) next() ([]byte, error) {
 			nl := lr.scanned + i
 			line := lr.buf[lr.start : nl+1]
 			lr.start, lr.scanned = nl+1, nl+1
+			if lr.max > 0 && len(line)-1 > lr.max {
+				// Over the limit, though it came whole in one read.
+				body := line[:len(line)-1]
+				return nil, &lineTooLong{head: bytes.Clone(body[:min(len(body), headKept)]), tail: keepTail(nil, body),
+					size: int64(len(body)), max: lr.max}
+			}
 			if len(bytes.TrimSpace(line)) == 0 {
 				continue
 			}

@@ -27,6 +27,7 @@ func TestWarningsOfOneKindAreCountedPastABurst(t *testing.T) {
 	}
 	_, ok := l.allow("b", t0.Add(time.Second))
 	assert.True(t, ok, "another kind")
+	assert.Equal(t, 5, l.pending(), "what is said at the end if no later line says it")
 	dropped, ok := l.allow("a", t0.Add(warnWindow+time.Second))
 	assert.True(t, ok, "the next window")
 	assert.Equal(t, 5, dropped)

@@ -314,9 +314,21 @@ func (p *Proxy) hostCancelled(params []byte) {
 // the error; anything else is only said on stderr.
 func (p *Proxy) hostLineTooLong(e *lineTooLong) {
 	p.warnf("the host sent %v; not passed on", e)
+	answer := func(id []byte) {
+		p.toHost(errorMessage(id, -32600, "mcp-policy: the request is "+e.Error()+"; not passed on"))
+	}
+	answered := false
 	for _, env := range everyID(e.head) {
-		if env.hasMethod && validID(env.id) {
-			p.toHost(errorMessage(env.id, -32600, "mcp-policy: the request is "+e.Error()+"; not passed on"))
+		if !env.hasMethod && (env.result != nil || env.err != nil) {
+			continue // an answer of the host's: nobody waits on the host
 		}
+		if validID(env.id) {
+			answer(env.id)
+			answered = true
+		}
+	}
+	// The id after the member too long to read: written last.
+	if m := lastID.FindSubmatch(bytes.TrimSpace(e.tail)); !answered && m != nil && validID(m[1]) {
+		answer(m[1])
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -131,7 +132,14 @@ func (u *httpUpstream) send(msg []byte) error {
 
 // request POSTs one request of the host's and delivers the answer.
 func (u *httpUpstream) request(req transport.JSONRPCRequest, rawID []byte) {
-	resp, err := u.tr.SendRequest(u.ctx, req)
+	overLimit := &atomic.Pointer[lineTooLong]{}
+	resp, err := u.tr.SendRequest(context.WithValue(u.ctx, overLimitKey{}, overLimit), req)
+	if e := overLimit.Load(); e != nil {
+		// The transport may say only that no answer came (an SSE event
+		// it stopped reading): the host is told why.
+		u.deliver(errorMessage(rawID, errServerGone, fmt.Sprintf("mcp-policy: the MCP server at %s answered with %v; dropped", u.url, e)))
+		return
+	}
 	if err != nil {
 		if u.ctx.Err() == nil {
 			u.deliver(errorMessage(rawID, errServerGone, fmt.Sprintf("mcp-policy: the MCP server at %s: %v", u.url, err)))
@@ -239,10 +247,15 @@ type lineCapped struct {
 	max  int
 }
 
+// overLimitKey carries, in a request's context, where its response body
+// says it went over the limit: the one request the body answers.
+type overLimitKey struct{}
+
 func (l lineCapped) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := l.base.RoundTrip(req)
 	if err == nil && resp.Body != nil {
-		resp.Body = &cappedBody{ReadCloser: resp.Body, max: l.max}
+		over, _ := req.Context().Value(overLimitKey{}).(*atomic.Pointer[lineTooLong])
+		resp.Body = &cappedBody{ReadCloser: resp.Body, max: l.max, over: over}
 	}
 	return resp, err
 }
@@ -256,6 +269,7 @@ type cappedBody struct {
 	message int  // bytes since the last blank line
 	newline bool // the last byte read was a newline
 	err     error
+	over    *atomic.Pointer[lineTooLong] // told when the limit is passed; nil for none
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
@@ -276,7 +290,11 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 			b.message++
 		}
 		if b.message > b.max {
-			b.err = &lineTooLong{size: int64(b.message), max: b.max}
+			e := &lineTooLong{size: int64(b.message), max: b.max}
+			if b.over != nil {
+				b.over.Store(e)
+			}
+			b.err = e
 			return 0, b.err
 		}
 	}

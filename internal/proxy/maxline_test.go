@@ -170,3 +170,16 @@ func TestALineJustOverTheLimitInOneReadIsDropped(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "{\"id\":2}\n", string(next))
 }
+
+// A host request over the limit whose id comes after its params is
+// answered too, with the limit named.
+func TestRelayRefusesALongHostRequestWhoseIDIsLast(t *testing.T) {
+	rt := newRelayTestWith(t, testRules, true, relayLimits{hostMaxLine: 1 << 20})
+	rt.initialize(`{}`)
+	big := `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"x":"` + strings.Repeat("z", 2<<20) + `"}},"id":9}`
+	go rt.fromHost(big)
+	m := next(t, rt.host, "the refusal")
+	assert.EqualValues(t, 9, m["id"])
+	assert.Contains(t, fmt.Sprint(m["error"]), "limit of 1048576 bytes")
+	nothing(t, rt.server, "a request over the limit")
+}

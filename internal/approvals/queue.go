@@ -302,7 +302,8 @@ func Deliver(q Queue, id, digest, action, by string) (Question, error) {
 			return qu, nil
 		case time.Now().After(deadline):
 			return qu, fmt.Errorf("question %s: the answer is written, but the proxy that asked (process %d on %s) has not taken it within %s: "+
-				"it may be stopped; `approve list` shows whether the question still waits", qu.ID, qu.Asker.PID, visible.Whole(qu.Asker.Machine), answerTaken)
+				"it is stopped or overloaded. It takes the answer if it goes on within %s of its last sign of life; after that the question and the answer are removed, and nothing was approved",
+				qu.ID, qu.Asker.PID, visible.Whole(qu.Asker.Machine), answerTaken, StaleAfter)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -311,7 +312,7 @@ func Deliver(q Queue, id, digest, action, by string) (Question, error) {
 // AskerGone is the error for an answer to a proxy that died before it
 // could take it: the call was not run, and nothing was remembered.
 func AskerGone(qu Question) error {
-	return fmt.Errorf("question %s: the proxy that asked (process %d on %s) is gone: the answer was not taken, the call was not run, and nothing was remembered",
+	return fmt.Errorf("question %s: the proxy that asked (process %d on %s) is gone (or stopped for three heartbeats): the answer was not taken, the call was not run, and nothing was remembered",
 		qu.ID, qu.Asker.PID, visible.Whole(qu.Asker.Machine))
 }
 

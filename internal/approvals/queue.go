@@ -116,6 +116,12 @@ func (q *FileQueue) Dir() string { return q.dir }
 func (q *FileQueue) questionFile(id string) string { return filepath.Join(q.dir, id+".json") }
 func (q *FileQueue) answerFile(id string) string   { return filepath.Join(q.dir, id+".answer") }
 
+// takenFile is where a proxy that took its answer says so: the answer
+// file, renamed. It outlives the question's withdrawal (the stale sweep
+// removes it), so an approver can tell an answer taken from a question
+// withdrawn for another reason.
+func (q *FileQueue) takenFile(id string) string { return filepath.Join(q.dir, id+".taken") }
+
 // Put writes the question's file.
 func (q *FileQueue) Put(qu Question) error {
 	if err := CheckID(qu.ID); err != nil {
@@ -205,6 +211,9 @@ func (q *FileQueue) Pending() ([]Question, error) {
 		if _, err := os.Stat(q.answerFile(id)); err == nil {
 			continue // answered: its proxy is about to take it
 		}
+		if _, err := os.Lstat(q.takenFile(id)); err == nil {
+			continue // answered and taken
+		}
 		qu, err := q.read(filepath.Join(q.dir, e.Name()))
 		if err != nil {
 			continue
@@ -225,6 +234,9 @@ func (q *FileQueue) Pending() ([]Question, error) {
 func (q *FileQueue) removeOrphan(e fs.DirEntry) {
 	name := e.Name()
 	id, isAnswer := strings.CutSuffix(name, ".answer")
+	if taken, ok := strings.CutSuffix(name, ".taken"); ok {
+		id, isAnswer = taken, true
+	}
 	switch {
 	case isAnswer && CheckID(id) == nil:
 		if _, err := os.Stat(q.questionFile(id)); err == nil {
@@ -256,6 +268,9 @@ func (q *FileQueue) Answer(id, digest, action, by string) error {
 	if err != nil {
 		return err
 	}
+	if _, err := os.Lstat(q.takenFile(id)); err == nil {
+		return AnsweredAlready(id)
+	}
 	if err := writeNew(q.answerFile(id), data); errors.Is(err, fs.ErrExist) {
 		return AnsweredAlready(id)
 	} else if err != nil {
@@ -268,8 +283,13 @@ func (q *FileQueue) Answer(id, digest, action, by string) error {
 // proxy of this machine whose process is gone never will: its question
 // is removed, and the error says so.
 func (q *FileQueue) Taken(qu Question) (bool, error) {
-	if _, err := os.Stat(q.questionFile(qu.ID)); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(q.takenFile(qu.ID)); err == nil {
 		return true, nil
+	}
+	if _, err := os.Stat(q.questionFile(qu.ID)); errors.Is(err, fs.ErrNotExist) {
+		// Withdrawn with its answer untaken: its call ended first, or a
+		// reader took it for a dead proxy's.
+		return false, fmt.Errorf("question %s was withdrawn before its proxy took the answer (its call ended, or its proxy stopped showing it is alive): nothing was approved", qu.ID)
 	}
 	if qu.Asker.gone() {
 		q.Withdraw(qu.ID)
@@ -389,7 +409,7 @@ func (q *FileQueue) Await(ctx context.Context, qu Question, warn func(error)) (A
 	defer tick.Stop()
 	lastBeat := time.Now()
 	for {
-		if a, err := q.answerOf(qu); err == nil {
+		if a, err := q.take(qu); err == nil {
 			return a, nil
 		} else if errors.Is(err, ErrBadAnswer) {
 			os.Remove(q.answerFile(qu.ID))
@@ -401,7 +421,7 @@ func (q *FileQueue) Await(ctx context.Context, qu Question, warn func(error)) (A
 			// gave the call up, counts even when it landed after the last
 			// poll: Answer refuses any later one, so an approver is never
 			// told "answered" in vain, and an "always" is kept.
-			if a, err := q.answerOf(qu); err == nil {
+			if a, err := q.take(qu); err == nil {
 				return a, nil
 			}
 			return Answer{}, context.Cause(ctx)
@@ -418,6 +438,20 @@ func (q *FileQueue) Await(ctx context.Context, qu Question, warn func(error)) (A
 			}
 		}
 	}
+}
+
+// take reads qu's answer and marks it taken (takenFile): an approver is
+// told "answered" only then. An answer removed before it could be marked
+// (its question taken for a dead proxy's) is not taken.
+func (q *FileQueue) take(qu Question) (Answer, error) {
+	a, err := q.answerOf(qu)
+	if err != nil {
+		return Answer{}, err
+	}
+	if err := os.Rename(q.answerFile(qu.ID), q.takenFile(qu.ID)); err != nil {
+		return Answer{}, fmt.Errorf("approvals: taking the answer to %s: %w", qu.ID, err)
+	}
+	return a, nil
 }
 
 // answerOf reads qu's answer: fs.ErrNotExist while there is none.

@@ -257,3 +257,37 @@ func TestQueueIsUsedOnceAQuestionWasPut(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, used)
 }
+
+// An approver is told "answered" only when the proxy took the answer:
+// one whose question is withdrawn first (its call ended, or a reader took
+// its proxy for dead) is told nothing was approved, and a second answer
+// after a taken one is refused.
+func TestDeliverSaysAnsweredOnlyWhenTaken(t *testing.T) {
+	q := newQueue(t)
+	qu := question(t, "write_file", `{"path":"/srv/a"}`)
+	require.NoError(t, q.Put(qu))
+	done := make(chan error, 1)
+	go func() {
+		_, err := approvals.Deliver(q, qu.ID, qu.Digest, "allow-once", "t")
+		done <- err
+	}()
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(filepath.Join(q.Dir(), qu.ID+".answer"))
+		return err == nil
+	}, 5*time.Second, 5*time.Millisecond, "the answer is written")
+	q.Withdraw(qu.ID) // the call ended before the proxy looked
+	assert.ErrorContains(t, <-done, "withdrawn before its proxy took the answer")
+
+	qu = question(t, "write_file", `{"path":"/srv/b"}`)
+	require.NoError(t, q.Put(qu))
+	go func() {
+		_, err := approvals.Deliver(q, qu.ID, qu.Digest, "allow-once", "t")
+		done <- err
+	}()
+	a, err := q.Await(context.Background(), qu, func(err error) { t.Error(err) })
+	require.NoError(t, err)
+	assert.Equal(t, "allow-once", a.Action)
+	q.Withdraw(qu.ID)
+	assert.NoError(t, <-done, "taken")
+	assert.Error(t, q.Answer(qu.ID, qu.Digest, "deny-once", "t"), "answered, taken, gone")
+}

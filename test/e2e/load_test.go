@@ -165,13 +165,13 @@ func approveAsNamed(ctx context.Context, bin, db string) []string {
 	return problems
 }
 
-// TestLoadOnASharedDatabase: three proxies, two rounds each, on one
+// TestLoadOnASharedDatabase: two proxies, two rounds each, on one
 // PostgreSQL: every call answered as due, a grant for each always-answer.
 // MCP_POLICY_LOAD=PROXIES,ROUNDS runs a bigger load; the reads' latencies
 // (calls that need no question, among calls that wait for an approver)
 // are logged.
 func TestLoadOnASharedDatabase(t *testing.T) {
-	proxies, rounds := 3, 2
+	proxies, rounds := 2, 2
 	if v := os.Getenv("MCP_POLICY_LOAD"); v != "" {
 		_, err := fmt.Sscanf(v, "%d,%d", &proxies, &rounds)
 		require.NoError(t, err, "MCP_POLICY_LOAD=PROXIES,ROUNDS")

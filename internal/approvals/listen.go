@@ -49,13 +49,15 @@ func ListenAt(listen string, warn func(string)) (ln net.Listener, host string, e
 const maxPageConns = 64
 
 // NewServer is the HTTP server for a page: a slow or idle client is let
-// go rather than held (a header must arrive within 10 s, a kept-alive
-// connection closes after a minute without a request), so idle
-// connections cannot pile up until the process runs out of descriptors.
-func NewServer(page http.Handler) *http.Server { return newServer(page, 10*time.Second, time.Minute) }
+// go rather than held (a header must arrive within 10 s, a whole request
+// within 30 s, and a kept-alive connection closes after a minute without
+// a request), so slow or idle connections cannot take the page's few.
+func NewServer(page http.Handler) *http.Server {
+	return newServer(page, 10*time.Second, 30*time.Second, time.Minute)
+}
 
-func newServer(page http.Handler, readHeader, idle time.Duration) *http.Server {
-	return &http.Server{Handler: page, ReadHeaderTimeout: readHeader, IdleTimeout: idle}
+func newServer(page http.Handler, readHeader, read, idle time.Duration) *http.Server {
+	return &http.Server{Handler: page, ReadHeaderTimeout: readHeader, ReadTimeout: read, IdleTimeout: idle}
 }
 
 // Listen listens for the page on a loopback address of its own, chosen at

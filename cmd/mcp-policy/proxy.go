@@ -192,24 +192,25 @@ func (f *proxyFlags) serverText() string {
 // host or the server goes. A server that does not start is told to the
 // host too, which would otherwise see only a closed pipe.
 func (f *proxyFlags) run(p *proxy.Proxy, stdin io.Reader, stdout, stderr io.Writer) int {
+	fail := failer(stderr, "proxy")
 	var server proxy.Server
 	var err error
 	if f.serverURL != "" {
 		if server, err = proxy.DialServer(f.serverURL, f.headers, f.maxLine); err != nil {
-			fmt.Fprintf(stderr, "mcp-policy proxy: --url: %v\n", err)
-			return exitUsage
+			return fail(exitUsage, "--url: %v", err)
 		}
 	} else if server, err = proxy.StartServer(f.command[0], f.command[1:], stderr, f.maxLine); err != nil {
-		why := fmt.Sprintf("the MCP server %s did not start: %v", f.command[0], err)
-		fmt.Fprintf(stderr, "mcp-policy proxy: %s\n", why)
-		proxy.TellHost(stdin, stdout, why)
+		code := exitFailure
 		switch {
 		case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist):
-			return exitNotFound
+			code = exitNotFound
 		case errors.Is(err, fs.ErrPermission):
-			return exitNoExec
+			code = exitNoExec
 		}
-		return exitFailure
+		why := fmt.Sprintf("the MCP server %s did not start: %v", f.command[0], err)
+		fail(code, "%s", why) // said before the host is waited for
+		proxy.TellHost(stdin, stdout, why)
+		return code
 	}
 	for _, f := range []any{stdin, stdout} {
 		if f, ok := f.(*os.File); ok {

@@ -53,9 +53,8 @@ type Queue interface {
 	// whom ("the approvals page"); only the first answer is taken. It
 	// writes the answer; Deliver also waits for a proxy to take it.
 	Answer(id, digest, action, by string) error
-	// Taken says the proxy that asked qu has taken its answer (it
-	// withdrew the question), or that it is gone (AskerGone), in which
-	// case the question is removed.
+	// Taken says the proxy that asked qu has taken its answer, or that
+	// it is gone (AskerGone), in which case the question is removed.
 	Taken(qu Question) (bool, error)
 	// Get reads one pending question.
 	Get(id string) (Question, error)
@@ -279,9 +278,10 @@ func (q *FileQueue) Answer(id, digest, action, by string) error {
 	return nil
 }
 
-// Taken says the proxy took qu's answer: it withdrew the question. A
-// proxy of this machine whose process is gone never will: its question
-// is removed, and the error says so.
+// Taken says the proxy took qu's answer: it marked it so (takenFile). A
+// question withdrawn without the mark was not taken, and a proxy of this
+// machine whose process is gone never will take it: its question is
+// removed, and the error says so.
 func (q *FileQueue) Taken(qu Question) (bool, error) {
 	if _, err := os.Lstat(q.takenFile(qu.ID)); err == nil {
 		return true, nil

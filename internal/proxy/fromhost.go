@@ -328,7 +328,7 @@ func (p *Proxy) hostLineTooLong(e *lineTooLong) {
 		}
 	}
 	// The id after the member too long to read: written last.
-	if m := lastID.FindSubmatch(bytes.TrimSpace(e.tail)); !answered && m != nil && validID(m[1]) {
-		answer(m[1])
+	if id := e.idAtEnd(); !answered && id != nil {
+		answer(id)
 	}
 }

@@ -3,7 +3,6 @@ package proxy
 import (
 	"bytes"
 	"errors"
-	"regexp"
 	"time"
 )
 
@@ -271,9 +270,9 @@ func (p *Proxy) serverLineTooLong(e *lineTooLong) {
 		// The id written last, as the official TypeScript servers write
 		// it: `...,"id":7}`. Taken only if a host request at the server
 		// has it; else the one host call at the server, if there is one.
-		if m := lastID.FindSubmatch(e.tail); m != nil {
-			if _, open := p.pending.find(openIDOf(m[1])); open {
-				p.failAnswered(m[1], why)
+		if id := e.idAtEnd(); id != nil {
+			if _, open := p.pending.find(openIDOf(id)); open {
+				p.failAnswered(id, why)
 				return
 			}
 		}
@@ -288,7 +287,3 @@ func (p *Proxy) serverLineTooLong(e *lineTooLong) {
 		}
 	}
 }
-
-// lastID is an object's last member when it is its id, a number or a
-// string: how the end of an answer too long to read names its request.
-var lastID = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")\s*}\s*$`)

@@ -224,7 +224,7 @@ func (p *Proxy) warnf(format string, a ...any) {
 	} else if dropped > 0 {
 		format += fmt.Sprintf(" (and %d more like it left out)", dropped)
 	}
-	fmt.Fprintf(p.stderr, "mcp-policy proxy: "+format+"\n", a...)
+	p.sayf(format, a...)
 }
 
 // sayf writes a line of the proxy's own on stderr that is never counted

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"sync"
 	"syscall"
 	"time"
@@ -73,6 +74,25 @@ type lineTooLong struct {
 	max        int
 }
 
+// newLineTooLong is line, over max, as far as it was read: its head, its
+// tail and its length so far.
+func newLineTooLong(line []byte, max int) *lineTooLong {
+	return &lineTooLong{head: bytes.Clone(line[:min(len(line), headKept)]), tail: keepTail(nil, line), size: int64(len(line)), max: max}
+}
+
+// idAtEnd is the id written as the line's last member (`...,"id":7}`, as
+// the official TypeScript servers write it), nil for none.
+func (e *lineTooLong) idAtEnd() []byte {
+	if m := lastID.FindSubmatch(e.tail); m != nil && validID(m[1]) {
+		return m[1]
+	}
+	return nil
+}
+
+// lastID is an object's last member when it is its id, a number or a
+// string.
+var lastID = regexp.MustCompile(`"id"\s*:\s*(-?[0-9]+|"(?:[^"\\]|\\.)*")\s*}\s*$`)
+
 // keepTail is the last headKept bytes of tail and more.
 func keepTail(tail, more []byte) []byte {
 	if len(more) >= headKept {
@@ -92,8 +112,7 @@ func (e *lineTooLong) Error() string {
 // skipLine drops the line at lr.start, longer than lr.max, through its
 // newline (or the end of the stream), and lets a grown buffer go.
 func (lr *lineReader) skipLine() error {
-	e := &lineTooLong{head: bytes.Clone(lr.buf[lr.start:min(lr.end, lr.start+headKept)]), size: int64(lr.end - lr.start), max: lr.max}
-	e.tail = keepTail(nil, lr.buf[lr.start:lr.end])
+	e := newLineTooLong(lr.buf[lr.start:lr.end], lr.max)
 	if len(lr.buf) > readSize {
 		lr.buf = make([]byte, readSize)
 	}
@@ -127,9 +146,7 @@ func (lr *lineReader) next() ([]byte, error) {
 			lr.start, lr.scanned = nl+1, nl+1
 			if lr.max > 0 && len(line)-1 > lr.max {
 				// Over the limit, though it came whole in one read.
-				body := line[:len(line)-1]
-				return nil, &lineTooLong{head: bytes.Clone(body[:min(len(body), headKept)]), tail: keepTail(nil, body),
-					size: int64(len(body)), max: lr.max}
+				return nil, newLineTooLong(line[:len(line)-1], lr.max)
 			}
 			if len(bytes.TrimSpace(line)) == 0 {
 				continue

@@ -20,43 +20,49 @@ import (
 // call decided at once hears nothing.
 const heldFirst = approvals.Heartbeat
 
-// progressWhileHeld starts hc's progress notifications, if its request
+// progressWhileHeld arranges hc's progress notifications, if its request
 // asked for them, and returns what stops them (at once, waiting for the
 // last to be written: none may follow the call's result or its forward).
+// Nothing is read or started for a call decided within heldFirst, as
+// nearly all are: a timer, which looks for the request's progress token
+// only when it fires.
 func (p *Proxy) progressWhileHeld(hc *hostCall) (stop func()) {
-	var params struct {
-		Meta struct {
-			Token json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(hc.params, &params) != nil || len(params.Meta.Token) == 0 {
-		return func() {}
-	}
 	done, exited := make(chan struct{}), make(chan struct{})
-	go func() {
+	timer := time.AfterFunc(heldFirst, func() {
 		defer close(exited)
+		token := member(member(hc.params, "_meta"), "progressToken")
+		if token == nil {
+			return
+		}
 		t := time.NewTicker(heldFirst)
 		defer t.Stop()
 		for n := 1; ; n++ {
 			select {
 			case <-done:
 				return
+			default:
+			}
+			why := "waiting for the human's attention: another question is being asked"
+			if w := hc.waitsFor.Load(); w != nil {
+				why = *w
+			}
+			p.toHost(notification("notifications/progress", map[string]any{
+				"progressToken": json.RawMessage(token), "progress": n, "message": why,
+			}))
+			select {
+			case <-done:
+				return
 			case <-t.C:
-				why := "waiting for the human's attention: another question is being asked"
-				if w := hc.waitsFor.Load(); w != nil {
-					why = *w
-				}
-				p.toHost(notification("notifications/progress", map[string]any{
-					"progressToken": params.Meta.Token, "progress": n, "message": why,
-				}))
 			}
 		}
-	}()
+	})
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			close(done)
-			<-exited
+			if !timer.Stop() {
+				<-exited // it fired: wait for its last notification
+			}
 		})
 	}
 }

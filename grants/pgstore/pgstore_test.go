@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/internal/pgschema"
 	"github.com/mcp-policy/mcp-policy/internal/pgtest"
 	"github.com/mcp-policy/mcp-policy/internal/rules"
+	"github.com/mcp-policy/mcp-policy/internal/testkit"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -53,17 +54,6 @@ func allow(tool string) rules.Rule {
 }
 func deny(tool string) rules.Rule { return rules.Rule{Tool: tool, Decision: rules.Deny} }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal(what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // With the database killed, deny grants go on answering, allow grants stop
 // after StaleAfter (a call they would allow is asked), and answers given
 // meanwhile answer here and are written once it is back: none lost, none
@@ -76,7 +66,7 @@ func TestDatabaseDownFailsClosedAndQueuesAnswers(t *testing.T) {
 	if err := a.Add(allow("write"), deny("rm")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "b never saw a's grants", func() bool { return b.Grants().Has(allow("write")) })
+	testkit.Eventually(t, 15*time.Second, "b never saw a's grants", func() bool { return b.Grants().Has(allow("write")) })
 
 	srv.Kill(t)
 	restarted := false
@@ -85,7 +75,7 @@ func TestDatabaseDownFailsClosedAndQueuesAnswers(t *testing.T) {
 			srv.Restart(t)
 		}
 	}()
-	waitFor(t, "an allow grant still answers with the database down past StaleAfter", func() bool {
+	testkit.Eventually(t, 15*time.Second, "an allow grant still answers with the database down past StaleAfter", func() bool {
 		return !a.Grants().Has(allow("write")) && !b.Grants().Has(allow("write"))
 	})
 	if !a.Grants().Has(deny("rm")) || !b.Grants().Has(deny("rm")) {
@@ -105,7 +95,7 @@ func TestDatabaseDownFailsClosedAndQueuesAnswers(t *testing.T) {
 	srv.Restart(t)
 	restarted = true
 	for _, s := range []*grants.Store{a, b} {
-		waitFor(t, "grants did not come back with the database", func() bool {
+		testkit.Eventually(t, 15*time.Second, "grants did not come back with the database", func() bool {
 			g := s.Grants()
 			return g.Has(allow("write")) && g.Has(deny("dd")) && g.Has(allow("queued_write")) && g.Has(deny("rm"))
 		})
@@ -132,7 +122,7 @@ func TestDatabaseKilledMidRunLosesNoAnswer(t *testing.T) {
 	if err := a.Add(allow("write")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "b never saw a's grant", func() bool { return b.Grants().Has(allow("write")) })
+	testkit.Eventually(t, 15*time.Second, "b never saw a's grant", func() bool { return b.Grants().Has(allow("write")) })
 
 	const answers = 120
 	done := make(chan struct{})
@@ -147,13 +137,13 @@ func TestDatabaseKilledMidRunLosesNoAnswer(t *testing.T) {
 	}()
 	time.Sleep(300 * time.Millisecond)
 	srv.Kill(t)
-	waitFor(t, "an allow grant answered past StaleAfter with the database down", func() bool {
+	testkit.Eventually(t, 15*time.Second, "an allow grant answered past StaleAfter with the database down", func() bool {
 		return !a.Grants().Has(allow("write")) && !b.Grants().Has(allow("write"))
 	})
 	srv.Restart(t)
 	<-done
 	for _, s := range []*grants.Store{a, b} {
-		waitFor(t, "answers lost across the restart", func() bool {
+		testkit.Eventually(t, 15*time.Second, "answers lost across the restart", func() bool {
 			return len(s.List()) == answers+1 && s.Grants().Has(allow("write"))
 		})
 	}

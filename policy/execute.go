@@ -3,6 +3,7 @@ package policy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"path"
@@ -158,28 +159,44 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 	if rec != nil {
 		rec.Answer = &a
 	}
-	return p.apply(tool, in.Root, d, a, rec)
+	ok, message, failed := p.apply(tool, in.Root, d, a, rec)
+	p.tellApplied(a, failed)
+	return ok, message
+}
+
+// tellApplied tells the answer's Applied what came of it. A panic there
+// is contained: the answer is carried out already.
+func (p *Policy) tellApplied(a Answer, failed error) {
+	if a.Applied == nil {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			log.Printf("%s: Answer.Applied panicked: %v", p.name, v)
+		}
+	}()
+	a.Applied(failed)
 }
 
 // apply turns an answer into the call's fate, remembering what an always-
-// answer covers.
-func (p *Policy) apply(tool, root string, d Decision, a Answer, rec *Record) (bool, string) {
-	refuse := func(why string) (bool, string) {
+// answer covers; failed says why the answer could not be carried out.
+func (p *Policy) apply(tool, root string, d Decision, a Answer, rec *Record) (ok bool, message string, failed error) {
+	refuse := func(why string) (bool, string, error) {
 		return false, fmt.Sprintf("%s could not use the answer about '%s': %s. The call was not run and nothing was remembered; "+
-			"ask the user to answer again.", p.name, tool, why)
+			"ask the user to answer again.", p.name, tool, why), errors.New(why)
 	}
 	var decision Verdict
 	var ttl time.Duration // 0: the store's
 	switch a.Action {
 	case AllowOnce:
-		return true, ""
+		return true, "", nil
 	case DenyOnce:
-		return false, fmt.Sprintf("The user declined '%s' this time (%s). The call was not run; do not retry it unchanged.", tool, p.name)
+		return false, fmt.Sprintf("The user declined '%s' this time (%s). The call was not run; do not retry it unchanged.", tool, p.name), nil
 	case AlwaysAllow, AllowForADay:
 		if !rules.AllowGrantMayAnswer(d) {
 			// A grant that would never answer is not worth keeping, and
 			// would widen silently if the rule asking were ever removed.
-			return true, ""
+			return true, "", nil
 		}
 		decision = Allow
 		if a.Action == AllowForADay {
@@ -240,9 +257,9 @@ func (p *Policy) apply(tool, root string, d Decision, a Answer, rec *Record) (bo
 		}
 	}
 	if decision == Allow {
-		return true, ""
+		return true, "", nil
 	}
-	return false, fmt.Sprintf("The user chose to always deny %s (%s). The call was not run; do not retry it.", describe(offered[0]), p.name)
+	return false, fmt.Sprintf("The user chose to always deny %s (%s). The call was not run; do not retry it.", describe(offered[0]), p.name), nil
 }
 
 // notifyGrant hands OnGrant the whole effective list. A panic there is

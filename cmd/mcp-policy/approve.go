@@ -76,8 +76,9 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitFailure, "%v", err)
 	}
-	// Answered only once the proxy that asked has taken it: a proxy that
-	// died meanwhile ran nothing and remembers nothing.
+	// Answered only once the proxy that asked has carried it out (an
+	// "always" saved): a proxy that died meanwhile, or could not save it,
+	// is reported, and the command fails.
 	if _, err := approvals.Deliver(queue, q.ID, q.Digest, action, "the approve command"); err != nil {
 		return fail(exitFailure, "%v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mcp-policy/mcp-policy/internal/pgschema"
+	"github.com/mcp-policy/mcp-policy/internal/visible"
 )
 
 // questionsChannel is the NOTIFY channel a question put, answered or
@@ -311,24 +312,52 @@ func (q *PostgresQueue) Answer(id, digest, action, by string) error {
 	})
 }
 
-// Taken says the proxy took qu's answer (it withdrew the question), or,
-// when it is gone (its process, on this machine; its heartbeat three
-// beats old, on any), removes the question and says so.
-func (q *PostgresQueue) Taken(qu Question) (bool, error) {
+// Settle withdraws the question of an answer carried out. One that could
+// not be keeps its row, its answer marked with why (answer_json's
+// "failed"), for the approver to read; the stale sweep removes it.
+func (q *PostgresQueue) Settle(id string, failed error) {
+	if failed == nil {
+		q.Withdraw(id)
+		return
+	}
+	ctx, cancel := opContext()
+	defer cancel()
+	_ = pgx.BeginFunc(ctx, q.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "UPDATE mcp_policy_questions SET answer_json = answer_json || jsonb_build_object('failed', $2::text) WHERE id = $1 AND answer_json IS NOT NULL",
+			id, visible.Shown(failed.Error(), maxFailure)); err != nil {
+			return err
+		}
+		return q.notify(ctx, tx, id)
+	})
+}
+
+// Settled says what came of qu's answer: carried out once the proxy
+// withdrew the question (Settle), not when the proxy marked it failed;
+// and when the proxy is gone (its process, on this machine; its heartbeat
+// three beats old, on any), the question is removed and the error says
+// whether it had taken the answer (answer_json's "taken") before.
+func (q *PostgresQueue) Settled(qu Question) (bool, error) {
 	id := qu.ID
 	ctx, cancel := opContext()
 	defer cancel()
 	var silent float64 // seconds since its proxy's last heartbeat
-	err := q.pool.QueryRow(ctx, "SELECT extract(epoch FROM now() - heartbeat)::float8 FROM mcp_policy_questions WHERE id = $1", id).Scan(&silent)
-	if errors.Is(err, pgx.ErrNoRows) {
+	var taken bool
+	var failed *string
+	err := q.pool.QueryRow(ctx, "SELECT extract(epoch FROM now() - heartbeat)::float8, coalesce((answer_json->'taken')::text = 'true', false), answer_json->>'failed' FROM mcp_policy_questions WHERE id = $1",
+		id).Scan(&silent, &taken, &failed)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
 		return true, nil
-	}
-	if err != nil {
+	case err != nil:
 		return false, fmt.Errorf("approvals: postgres: %w", err)
-	}
-	if silent > 3*q.o.Heartbeat.Seconds() || qu.Asker.gone() {
+	case failed != nil:
+		return true, NotCarriedOut(qu, *failed)
+	case silent > 3*q.o.Heartbeat.Seconds() || qu.Asker.gone():
 		q.Withdraw(id)
-		return false, AskerGone(qu)
+		if taken {
+			return true, TookThenGone(qu)
+		}
+		return true, AskerGone(qu)
 	}
 	return false, nil
 }
@@ -365,8 +394,11 @@ func (q *PostgresQueue) Await(ctx context.Context, qu Question, warn func(error)
 	}
 }
 
-// answerOf reads qu's answer; false while there is none (or the database
-// cannot say: the call waits on, and is refused at its deadline).
+// answerOf reads qu's answer and marks it taken (answer_json's "taken":
+// an approver told the proxy is gone can then say whether it had the
+// answer); false while there is none, while its row is gone (taken for a
+// dead proxy's), or while the database cannot say: the call waits on, and
+// is refused at its deadline.
 func (q *PostgresQueue) answerOf(qu Question, warn func(error)) (Answer, bool) {
 	ctx, cancel := opContext()
 	defer cancel()
@@ -385,6 +417,10 @@ func (q *PostgresQueue) answerOf(qu Question, warn func(error)) (Answer, bool) {
 	if err != nil {
 		_, _ = q.pool.Exec(ctx, "UPDATE mcp_policy_questions SET answer_json = NULL WHERE id = $1", qu.ID)
 		warn(err)
+		return Answer{}, false
+	}
+	tag, err := q.pool.Exec(ctx, `UPDATE mcp_policy_questions SET answer_json = answer_json || '{"taken": true}' WHERE id = $1 AND answer_json IS NOT NULL`, qu.ID)
+	if err != nil || tag.RowsAffected() == 0 {
 		return Answer{}, false
 	}
 	return a, true

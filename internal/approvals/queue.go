@@ -22,11 +22,11 @@ import (
 const (
 	Heartbeat  = 2 * time.Second
 	StaleAfter = 10 * time.Second
-	// answerTaken bounds how long an approver waits for the proxy that
-	// asked to take an answer before saying it did not: longer than the
-	// proxy's poll, and than the three heartbeats a proxy on another
-	// machine may miss before it is taken for gone.
-	answerTaken = 10 * time.Second
+	// answerSettled bounds how long an approver waits for the proxy that
+	// asked to take an answer and act on it before saying it did not:
+	// longer than the proxy's poll, and than the three heartbeats a proxy
+	// on another machine may miss before it is taken for gone.
+	answerSettled = 10 * time.Second
 	// poll is how often a waiting proxy looks for its answer: a human's
 	// click is answered well within a glance.
 	poll = 100 * time.Millisecond
@@ -51,11 +51,18 @@ type Queue interface {
 	Await(ctx context.Context, qu Question, warn func(error)) (Answer, error)
 	// Answer answers question id as shown with digest (CheckAnswer), by
 	// whom ("the approvals page"); only the first answer is taken. It
-	// writes the answer; Deliver also waits for a proxy to take it.
+	// writes the answer; Deliver also waits for a proxy to act on it.
 	Answer(id, digest, action, by string) error
-	// Taken says the proxy that asked qu has taken its answer, or that
-	// it is gone (AskerGone), in which case the question is removed.
-	Taken(qu Question) (bool, error)
+	// Settle is the proxy that took an answer saying what came of it:
+	// nil when it was carried out (an "always" remembered), else why not.
+	// The question is withdrawn. Withdrawing a taken answer's question
+	// settles it as carried out.
+	Settle(id string, failed error)
+	// Settled says the proxy that asked qu has acted on its answer (done,
+	// with why it could not when err is set), or that it is gone before it
+	// did (done, with AskerGone or TookThenGone), in which case the question
+	// is removed. Not done while the proxy has yet to take or act on it.
+	Settled(qu Question) (done bool, err error)
 	// Get reads one pending question.
 	Get(id string) (Question, error)
 	// Pending lists the questions waiting for an answer, oldest first.
@@ -120,6 +127,10 @@ func (q *FileQueue) answerFile(id string) string   { return filepath.Join(q.dir,
 // removes it), so an approver can tell an answer taken from a question
 // withdrawn for another reason.
 func (q *FileQueue) takenFile(id string) string { return filepath.Join(q.dir, id+".taken") }
+
+// failedFile is where a proxy that took an answer and could not carry it
+// out says why (Settle). Like takenFile, it outlives the question.
+func (q *FileQueue) failedFile(id string) string { return filepath.Join(q.dir, id+".failed") }
 
 // Put writes the question's file.
 func (q *FileQueue) Put(qu Question) error {
@@ -233,8 +244,10 @@ func (q *FileQueue) Pending() ([]Question, error) {
 func (q *FileQueue) removeOrphan(e fs.DirEntry) {
 	name := e.Name()
 	id, isAnswer := strings.CutSuffix(name, ".answer")
-	if taken, ok := strings.CutSuffix(name, ".taken"); ok {
-		id, isAnswer = taken, true
+	for _, mark := range []string{".taken", ".failed"} {
+		if marked, ok := strings.CutSuffix(name, mark); ok {
+			id, isAnswer = marked, true
+		}
 	}
 	switch {
 	case isAnswer && CheckID(id) == nil:
@@ -278,32 +291,57 @@ func (q *FileQueue) Answer(id, digest, action, by string) error {
 	return nil
 }
 
-// Taken says the proxy took qu's answer: it marked it so (takenFile). A
-// question withdrawn without the mark was not taken, and a proxy of this
-// machine whose process is gone never will take it: its question is
-// removed, and the error says so.
-func (q *FileQueue) Taken(qu Question) (bool, error) {
-	if _, err := os.Lstat(q.takenFile(qu.ID)); err == nil {
-		return true, nil
+// Settle writes why the answer to id could not be carried out, when it
+// could not, and withdraws the question.
+func (q *FileQueue) Settle(id string, failed error) {
+	if CheckID(id) != nil {
+		return
 	}
-	if _, err := os.Stat(q.questionFile(qu.ID)); errors.Is(err, fs.ErrNotExist) {
+	if failed != nil {
+		_ = writeNew(q.failedFile(id), []byte(visible.Shown(failed.Error(), maxFailure)))
+	}
+	q.Withdraw(id)
+}
+
+// Settled says what came of qu's answer. The proxy marks an answer taken
+// (takenFile) and withdraws the question once it acted on it (Settle),
+// saying why when it could not (failedFile). A question withdrawn unmarked
+// was not taken; a proxy of this machine whose process is gone before it
+// took the answer, or before it acted on it, never will: its question is
+// removed, and the error says so.
+func (q *FileQueue) Settled(qu Question) (bool, error) {
+	_, err := os.Lstat(q.takenFile(qu.ID))
+	taken := err == nil
+	if data, err := readSafe(q.failedFile(qu.ID), 4*maxFailure); err == nil {
+		return true, NotCarriedOut(qu, string(data))
+	}
+	_, err = os.Stat(q.questionFile(qu.ID))
+	withdrawn := errors.Is(err, fs.ErrNotExist)
+	switch {
+	case taken && withdrawn:
+		return true, nil
+	case withdrawn:
 		// Withdrawn with its answer untaken: its call ended first, or a
 		// reader took it for a dead proxy's.
-		return false, fmt.Errorf("question %s was withdrawn before its proxy took the answer (its call ended, or its proxy stopped showing it is alive): nothing was approved", qu.ID)
-	}
-	if qu.Asker.gone() {
+		return true, fmt.Errorf("question %s was withdrawn before its proxy took the answer (its call ended, or its proxy stopped showing it is alive): nothing was approved", qu.ID)
+	case qu.Asker.gone():
 		q.Withdraw(qu.ID)
-		return false, AskerGone(qu)
+		if taken {
+			return true, TookThenGone(qu)
+		}
+		return true, AskerGone(qu)
 	}
 	return false, nil
 }
 
 // Deliver answers question id (Queue.Answer), then waits for the proxy
-// that asked to take the answer, so that an approver is told "answered"
-// only when a living proxy has it: a proxy found gone meanwhile has its
-// question and the answer removed (AskerGone), and one that does not take
-// it within answerTaken is said to be stopped. What the approvals page
-// and `approve` answer with.
+// that asked to take the answer and act on it, so that an approver is told
+// "answered" only when a living proxy carried it out (an "always" is
+// remembered by then): a proxy found gone meanwhile has its question and
+// the answer removed (AskerGone, TookThenGone), one that could not carry
+// it out says why (NotCarriedOut), and one that does neither within
+// answerSettled is said to be stopped. What the approvals page and
+// `approve` answer with.
 func Deliver(q Queue, id, digest, action, by string) (Question, error) {
 	qu, err := q.Get(id)
 	if err != nil {
@@ -312,18 +350,18 @@ func Deliver(q Queue, id, digest, action, by string) (Question, error) {
 	if err := q.Answer(id, digest, action, by); err != nil {
 		return qu, err
 	}
-	deadline := time.Now().Add(answerTaken)
+	deadline := time.Now().Add(answerSettled)
 	for {
-		taken, err := q.Taken(qu)
+		done, err := q.Settled(qu)
 		switch {
+		case done:
+			return qu, err
 		case err != nil:
 			return qu, err
-		case taken:
-			return qu, nil
 		case time.Now().After(deadline):
-			return qu, fmt.Errorf("question %s: the answer is written, but the proxy that asked (process %d on %s) has not taken it within %s: "+
+			return qu, fmt.Errorf("question %s: the answer is written, but the proxy that asked (process %d on %s) has not acted on it within %s: "+
 				"it is stopped or overloaded. It takes the answer if it goes on within %s of its last sign of life; after that the question and the answer are removed, and nothing was approved",
-				qu.ID, qu.Asker.PID, visible.Whole(qu.Asker.Machine), answerTaken, StaleAfter)
+				qu.ID, qu.Asker.PID, visible.Whole(qu.Asker.Machine), answerSettled, StaleAfter)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -352,6 +390,22 @@ func NewAnswer(qu Question, left time.Duration, digest, action, by string) (Answ
 		return Answer{}, fmt.Errorf("question %s does not offer %q (its answers: %s)", qu.ID, action, actions(qu))
 	}
 	return Answer{ID: qu.ID, Digest: digest, Action: action, By: by, At: time.Now().UTC()}, nil
+}
+
+// TookThenGone is the error for an answer whose proxy took it and died
+// before it acted on it: the call did not run, and an "always" is
+// remembered only if the proxy got that far.
+func TookThenGone(qu Question) error {
+	return fmt.Errorf("question %s: the proxy that asked (process %d on %s) took the answer, then stopped before it could act on it: the call was not run, "+
+		"and an always-answer may not be remembered (`mcp-policy grants list` shows what is)",
+		qu.ID, qu.Asker.PID, visible.Whole(qu.Asker.Machine))
+}
+
+// NotCarriedOut is the error for an answer its proxy took and could not
+// carry out (an "always" it could not save): the call was refused, and
+// nothing was remembered.
+func NotCarriedOut(qu Question, why string) error {
+	return fmt.Errorf("question %s: the proxy that asked took the answer but could not carry it out: %s", qu.ID, visible.Whole(why))
 }
 
 // AnsweredAlready is the error for an answer that came second.
@@ -493,10 +547,11 @@ func (q *FileQueue) checkDir() error {
 }
 
 // How big a queue file may be: a question holds the call's arguments
-// whole, an answer a few words.
+// whole, an answer a few words, a failure a sentence.
 const (
 	maxQuestion = 32 << 20
 	maxAnswer   = 64 << 10
+	maxFailure  = 4 << 10
 )
 
 var (

@@ -118,9 +118,13 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 	if err := p.opt.approvals.Put(aq); err != nil {
 		return policy.Answer{Unanswered: fmt.Errorf("the question could not be put to the approvers: %w", err)}
 	}
-	parked := false
+	// Withdrawn when the wait ends, unless the question waits on parked,
+	// or its answer was taken: then the policy settles it once it acted
+	// on the answer (an "always" saved, or why not), and the approver is
+	// told "answered" only then.
+	keep := false
 	defer func() {
-		if !parked {
+		if !keep {
 			p.opt.approvals.Withdraw(aq.ID)
 		}
 	}()
@@ -140,7 +144,7 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 	if errors.Is(err, errAskWait) {
 		// The host is told now, and the question waits on without it:
 		// the same call, made again, takes its answer.
-		parked = true
+		keep = true
 		p.parked.park(p, digest, aq, p.opt.askTimeout-hold)
 		return policy.Answer{Unanswered: fmt.Errorf("it waits for an approver's answer (question %s) at `%s` (or `%s`). "+
 			"Once it is answered, make the same call again, with the same arguments, within %s", aq.ID,
@@ -155,7 +159,13 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 	}
 	// The wait was logged; so is its end, and who ended it.
 	p.sayf("question %s answered %s by %s", aq.ID, a.Action, visible.Shown(a.By, maxShown))
-	return policy.Answer{Action: policy.Action(a.Action)}
+	keep = true
+	return policy.Answer{Action: policy.Action(a.Action), Applied: func(failed error) {
+		if failed != nil {
+			p.sayf("question %s: the answer could not be carried out: %v", aq.ID, failed)
+		}
+		p.opt.approvals.Settle(aq.ID, failed)
+	}}
 }
 
 var (

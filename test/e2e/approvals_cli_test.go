@@ -301,9 +301,9 @@ func heldQuestionDoesNotStall(t *testing.T, flags []string, caps map[string]any)
 }
 
 // TestAnAnswerBeforeTheHostGivesUpIsKept: an approver answers "always
-// allow" and the host cancels the call at once, before the proxy's next
-// look at the queue. The answer was taken (approve said so), so its grant
-// is kept, whether the call ran or was given up.
+// allow" and the host cancels the call at once. approve returns once the
+// proxy has kept the grant, so it is there when approve says so, and it
+// stays, whether the call ran or was given up.
 func TestAnAnswerBeforeTheHostGivesUpIsKept(t *testing.T) {
 	for round := range 3 {
 		dir := t.TempDir()
@@ -315,6 +315,9 @@ func TestAnAnswerBeforeTheHostGivesUpIsKept(t *testing.T) {
 		id := waitQuestion(t, grantsFile, "fs_write")
 		out, err := approve(t, grantsFile, "always-allow", id)
 		require.NoError(t, err, out)
+		store, err := grants.Open(grantsFile)
+		require.NoError(t, err)
+		require.Len(t, store.List(), 1, "round %d: approve said answered before the grant was kept", round)
 		h.send(map[string]any{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": map[string]any{"requestId": 1}})
 		held := 0
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && held == 0; time.Sleep(50 * time.Millisecond) {
@@ -347,6 +350,42 @@ func TestACorruptGrantsFileDoesNotBlockAnswering(t *testing.T) {
 	require.NoError(t, err, out)
 	assert.Contains(t, out, "Answered fs_write: Allow once.")
 	r := h.response(1, 20*time.Second)
+	assert.NotEqual(t, true, r["result"].(map[string]any)["isError"], "%v", r)
+	wantFile(t, filepath.Join(dir, "notes.md"), "hi")
+}
+
+// An "always allow" the proxy cannot keep (its grants file turned
+// unreadable while the call waited) is not reported as given: approve
+// fails, saying why, the call is refused, and nothing is remembered. Once
+// the file is whole again, the same answer is kept and reported.
+func TestAnAlwaysAnswerThatCannotBeKeptIsNotReportedKept(t *testing.T) {
+	dir := t.TempDir()
+	grantsFile := filepath.Join(t.TempDir(), "grants.json")
+	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile}, []string{fsserver, dir}, nil)
+	h.initialize(map[string]any{})
+	require.NoError(t, os.WriteFile(grantsFile, []byte(`[{"tool": `), 0o600))
+	h.callTool(1, "fs_write", map[string]any{"path": "notes.md", "content": "hi"})
+	id := waitQuestion(t, grantsFile, "fs_write")
+	out, err := approve(t, grantsFile, "always-allow", id)
+	require.Error(t, err, out)
+	assert.NotContains(t, out, "Answered")
+	assert.Contains(t, out, "question "+id+": the proxy that asked took the answer but could not carry it out: ")
+	r := h.response(1, 20*time.Second)
+	assert.Equal(t, true, r["result"].(map[string]any)["isError"], "%v", r)
+	assert.Contains(t, fmt.Sprint(r), "nothing was remembered")
+	assert.NoFileExists(t, filepath.Join(dir, "notes.md"))
+	h.waitStderr("question " + id + ": the answer could not be carried out")
+
+	require.NoError(t, os.WriteFile(grantsFile, []byte(`[]`), 0o600))
+	h.callTool(2, "fs_write", map[string]any{"path": "notes.md", "content": "hi"})
+	id = waitQuestion(t, grantsFile, "fs_write")
+	out, err = approve(t, grantsFile, "always-allow", id)
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "Answered fs_write: Always allow fs_write under "+dir+".")
+	store, err := grants.Open(grantsFile)
+	require.NoError(t, err)
+	assert.Len(t, store.List(), 1, "kept when approve says so")
+	r = h.response(2, 20*time.Second)
 	assert.NotEqual(t, true, r["result"].(map[string]any)["isError"], "%v", r)
 	wantFile(t, filepath.Join(dir, "notes.md"), "hi")
 }

@@ -195,12 +195,24 @@ func leniently(msg []byte) []envelope {
 // to read whole gives what comes before the member that does not fit.
 // Used only to answer what would otherwise wait for ever.
 func everyID(msg []byte) []envelope {
+	shape, ids := readHead(msg)
+	out := make([]envelope, 0, len(ids))
+	for _, id := range ids {
+		e := shape
+		e.id = id
+		out = append(out, e)
+	}
+	return out
+}
+
+// readHead reads an object's members as far as it can (everyID): every
+// id any reader could find, and whether a method, a result or an error
+// came before the first member it could not read.
+func readHead(msg []byte) (shape envelope, ids [][]byte) {
 	dec := json.NewDecoder(bytes.NewReader(msg))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
+		return shape, nil
 	}
-	var ids [][]byte
-	var shape envelope
 	for dec.More() {
 		t, err := dec.Token()
 		key, ok := t.(string)
@@ -222,13 +234,7 @@ func everyID(msg []byte) []envelope {
 			shape.err = v
 		}
 	}
-	out := make([]envelope, 0, len(ids))
-	for _, id := range ids {
-		e := shape
-		e.id = id
-		out = append(out, e)
-	}
-	return out
+	return shape, ids
 }
 
 // refusedID says why a request's id is not taken, "" when it is: not a
@@ -310,25 +316,59 @@ func (p *Proxy) hostCancelled(params []byte) {
 }
 
 // hostLineTooLong answers a message of the host's longer than the limit,
-// which no one reads: a request whose id its start gives is answered with
-// the error; anything else is only said on stderr.
+// which no one reads: a request whose id its start or end gives is
+// answered with the error; an answer of the host's fails the request it
+// answers (the server's, or the proxy's own question), which would
+// otherwise wait for ever; anything else is only said on stderr.
 func (p *Proxy) hostLineTooLong(e *lineTooLong) {
 	p.warnf("the host sent %v; not passed on", e)
 	answer := func(id []byte) {
 		p.toHost(errorMessage(id, -32600, "mcp-policy: the request is "+e.Error()+"; not passed on"))
 	}
-	answered := false
-	for _, env := range everyID(e.head) {
-		if !env.hasMethod && (env.result != nil || env.err != nil) {
-			continue // an answer of the host's: nobody waits on the host
-		}
-		if validID(env.id) {
-			answer(env.id)
-			answered = true
+	why := "the host's answer is " + e.Error() + ", and was dropped"
+	shape, ids := readHead(e.head)
+	if len(ids) == 0 {
+		// The id after the member too long to read: written last.
+		if id := e.idAtEnd(); id != nil {
+			ids = [][]byte{id}
 		}
 	}
-	// The id after the member too long to read: written last.
-	if id := e.idAtEnd(); !answered && id != nil {
-		answer(id)
+	for _, id := range ids {
+		switch {
+		case !validID(id):
+		case shape.hasMethod:
+			answer(id)
+		case p.hostAnswerFailed(id, why):
+		case shape.result == nil && shape.err == nil:
+			// Its start says neither: a request whose method comes after
+			// its params, as far as anyone can tell.
+			answer(id)
+		}
 	}
+}
+
+// hostAnswerFailed fails the request an answer of the host's that could
+// not be read would have answered: the proxy's own question, or the
+// server's request, which gets the error back. False when id answers no
+// request waiting on the host.
+func (p *Proxy) hostAnswerFailed(id []byte, why string) bool {
+	key := idKey(id)
+	p.mu.Lock()
+	ch, ours := p.hostPeer.take(key)
+	sr := p.fromSrv[key]
+	if ours || sr == nil || sr.kept {
+		sr = nil
+	} else {
+		delete(p.fromSrv, key)
+	}
+	p.mu.Unlock()
+	switch {
+	case ours:
+		ch <- reply{fail: why}
+	case sr != nil:
+		p.toUpstream(errorMessage(sr.id, -32603, "mcp-policy: "+why))
+	default:
+		return false
+	}
+	return true
 }

@@ -255,9 +255,21 @@ func (p *Proxy) serverGone() int {
 
 // serverLineTooLong drops a message of the server's longer than the limit:
 // the host's request it answers, when its start says which, fails rather
-// than wait for ever.
+// than wait for ever; a request of the server's gets the error back, for
+// the same reason.
 func (p *Proxy) serverLineTooLong(e *lineTooLong) {
 	p.warnf("the MCP server wrote %v; dropped", e)
+	if shape, ids := readHead(e.head); shape.hasMethod {
+		if id := e.idAtEnd(); len(ids) == 0 && id != nil {
+			ids = [][]byte{id}
+		}
+		for _, id := range ids {
+			if validID(id) {
+				p.toUpstream(errorMessage(id, -32600, "mcp-policy: the request is "+e.Error()+"; not passed on"))
+			}
+		}
+		return
+	}
 	why := "the MCP server's answer is " + e.Error() + ", and was dropped"
 	failed := false
 	for _, env := range everyID(e.head) {

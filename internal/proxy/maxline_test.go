@@ -183,3 +183,45 @@ func TestRelayRefusesALongHostRequestWhoseIDIsLast(t *testing.T) {
 	assert.Contains(t, fmt.Sprint(m["error"]), "limit of 1048576 bytes")
 	nothing(t, rt.server, "a request over the limit")
 }
+
+// A server's request longer than the limit never reaches the host, and
+// the server is answered with the error, whether its id comes first or
+// last, rather than wait for ever.
+func TestRelayAnswersALongServerRequest(t *testing.T) {
+	for name, request := range map[string]string{
+		"the id first": `{"jsonrpc":"2.0","id":40,"method":"sampling/createMessage","params":{"x":"` + strings.Repeat("s", 2<<20) + `"}}`,
+		"the id last":  `{"jsonrpc":"2.0","method":"sampling/createMessage","params":{"x":"` + strings.Repeat("s", 2<<20) + `"},"id":40}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			rt := newRelayTestWith(t, testRules, true, relayLimits{serverMaxLine: 1 << 20})
+			rt.initialize(`{}`)
+			go rt.fromServer(request)
+			m := next(t, rt.server, "the refusal")
+			assert.EqualValues(t, 40, m["id"])
+			assert.Contains(t, fmt.Sprint(m["error"]), "limit of 1048576 bytes")
+			nothing(t, rt.host, "a request over the limit")
+		})
+	}
+}
+
+// A host's answer to a server's request, longer than the limit, is not
+// passed on: the server's request fails with the limit named, rather
+// than wait for ever.
+func TestRelayFailsTheServerRequestOfALongHostAnswer(t *testing.T) {
+	for name, answer := range map[string]string{
+		"the id first": `{"jsonrpc":"2.0","id":40,"result":{"x":"` + strings.Repeat("a", 2<<20) + `"}}`,
+		"the id last":  `{"jsonrpc":"2.0","result":{"x":"` + strings.Repeat("a", 2<<20) + `"},"id":40}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			rt := newRelayTestWith(t, testRules, true, relayLimits{hostMaxLine: 1 << 20})
+			rt.initialize(`{"sampling":{}}`)
+			rt.fromServer(`{"jsonrpc":"2.0","id":40,"method":"sampling/createMessage","params":{}}`)
+			require.EqualValues(t, 40, next(t, rt.host, "the server's request")["id"])
+			go rt.fromHost(answer)
+			m := next(t, rt.server, "the failed request")
+			assert.EqualValues(t, 40, m["id"])
+			assert.Contains(t, fmt.Sprint(m["error"]), "limit of 1048576 bytes")
+			nothing(t, rt.host, "no error to the host for its own answer")
+		})
+	}
+}

@@ -91,7 +91,7 @@ var nameTable = []nameRow{
 		"dir", "dirs", "directory", "directories", "dirpath", "dirpaths", "folder", "folders",
 		"folderpath", "folderpaths", "root", "roots", "rootpath", "cwd", "workdir", "workdirs",
 		"workingdir", "workingdirectory", "repopath", "repo_path", "outdir", "outdirs", "userdatadir", "dirname",
-		"dirnames", "foldername", "foldernames"},
+		"dirnames", "foldername", "foldernames", "workspace", "workspaces", "workspacefolder", "workspacedir", "workspaceroot"},
 		endings: []string{"dirpath", "dirpaths", "folderpath", "folderpaths", "rootpath", "rootpaths", "dirname", "dirnames",
 			"foldername", "foldernames", "directory", "directories", "folder", "folders", "dir", "dirs", "cwd", "root", "roots"}},
 	{class: namedPath, listed: []string{

@@ -135,6 +135,11 @@ func (w *walker) walk(s site, t *ast.Term) {
 		if s.class.Kind == Shell && w.shellArray(s, v) || s.class.Kind == Command && w.cliArray(s, v) {
 			return
 		}
+		if joined, ok := partsJoined(s.arg, v); ok && s.class.Kind != Data && s.class.Kind != Text {
+			// {"path_parts": ["/etc", "shadow"]}: the parts of one
+			// path, which the server joins; read whole too.
+			w.pathString(s.as(Class{Kind: Path, Evidence: Word}), ast.StringTerm(joined), joined)
+		}
 		afterOption := false
 		for i := 0; i < v.Len(); i++ {
 			e := v.Elem(i)
@@ -166,10 +171,11 @@ func (w *walker) walk(s site, t *ast.Term) {
 				keyClass = jsonPointerClass
 			}
 			switch c := s.class; {
-			case c.keysArePaths() && (keyClass == none || isFileName(key) || looksLikePath(trimReading(key))):
-				// A file's name, not a field's: {"a.md": ...}, {"/x": ...}.
-				// A word with a class of its own ({"name": ..., "content":
-				// ...}) names a field of the path's object.
+			case c.keysArePaths() && (keyClass == none || isFileName(key) || looksLikePath(trimReading(key)) || floorFile(w.resolve(w.root, key))):
+				// A file's name, not a field's: {"a.md": ...}, {"/x": ...},
+				// {"Jenkinsfile": ...}. A word with a class of its own
+				// ({"name": ..., "content": ...}) names a field of the
+				// path's object.
 				w.pathString(s, k, key)
 			case c.keysArePaths():
 			case c.Kind == Content || c.Kind == Text || c.Kind == Ignore || c.Kind == Data:
@@ -462,8 +468,49 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 		}
 		return
 	}
+	if joined := w.joinedFloorFiles(s, r); joined != nil {
+		// A name no shape says is a file's, that a server joining it to
+		// a directory the call names would make a floor file of:
+		// {"workspace": "/etc", "document": "shadow"}.
+		for _, p := range joined {
+			w.addPath(s.as(Class{Kind: Path, Evidence: Word}), t, p)
+		}
+		return
+	}
 	w.sqlFiles(s, t, v)
 	w.embeddedDoc(s, t, v, true)
+}
+
+// joinedFloorFiles are the files on the floor's lists that r, a file's
+// name by its shape (one word, no white space), makes when joined to a
+// directory another argument of the call names: what a server that joins
+// the two opens. Any top-level absolute path counts as such a directory,
+// whatever its name ("workspace", "base", "location"): a join is the
+// server's to make.
+func (w *walker) joinedFloorFiles(s site, r string) []string {
+	if r == "" || len(r) > maxDataName || strings.ContainsFunc(r, unicode.IsSpace) || isNumber(r) {
+		return nil
+	}
+	name := strings.TrimLeft(r, "/")
+	top := s.at.top()
+	var out []string
+	for _, item := range w.out.Arguments {
+		k, _ := item[0].Value.(ast.String)
+		d, ok := item[1].Value.(ast.String)
+		if !ok || string(k) == top || !plainAbsolute(trimReading(string(d)), string(d)) {
+			continue
+		}
+		// An entry of a place (/etc/shadow) beside any absolute path; one
+		// that matches a name anywhere (id_rsa, Jenkinsfile) beside a
+		// directory's argument, where the name is a file's in it (beside
+		// a "path", "credentials" is an enum's value as often).
+		if p := w.resolve(string(d), name); p != "" {
+			if e := floorEntry(p); e != nil && (e.Where != lexical.Anywhere || namesFloorInData(r) || w.isDirArg(string(k))) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
 
 // readsAsProse reports a value no name says anything of that is a
@@ -646,6 +693,13 @@ func (w *walker) unnamedKey(s site, k *ast.Term, key string) {
 			resolved = w.resolve("/", r)
 		}
 		w.addPath(s.as(none), k, resolved)
+	} else if chain := keyChain(s.at, r); namesFloorInData(chain) {
+		// A file tree as nested objects ({"tree": {".git": {"config":
+		// ...}}}): the keys above this one are its directories, and the
+		// file they make is a floor file's, read from the root and beside
+		// each directory the call names, as a relative name is.
+		w.addPath(s.as(none), k, w.resolve(w.root, chain))
+		w.inDirectories(s.as(Class{Kind: Path, Evidence: Word}), k, chain)
 	}
 	switch {
 	case readsAsURL(r): // {"requests": {"http://169.254.169.254/": "GET"}}
@@ -654,6 +708,54 @@ func (w *walker) unnamedKey(s site, k *ast.Term, key string) {
 		h, _ := lexical.HostOf(key)
 		w.addHost(s, k, h)
 	}
+}
+
+// isDirArg says the top-level argument k names a directory (dirsIn).
+func (w *walker) isDirArg(k string) bool {
+	if !w.dirsRead {
+		w.dirs, w.dirsRead = w.dirsIn(w.out.Arguments), true
+	}
+	for _, d := range w.dirs {
+		if d.arg == k {
+			return true
+		}
+	}
+	return false
+}
+
+// partsJoined is the path an array of strings under a name of a path's
+// parts makes ("pathParts", "path_segments", "components"), joined as
+// path.join joins them.
+func partsJoined(name string, v *ast.Array) (string, bool) {
+	n := FoldName(name)
+	if v.Len() < 2 || v.Len() > MaxDepth || !(strings.HasSuffix(n, "parts") || strings.HasSuffix(n, "segments") || strings.HasSuffix(n, "components")) {
+		return "", false
+	}
+	parts := make([]string, 0, v.Len())
+	for i := 0; i < v.Len(); i++ {
+		str, ok := v.Elem(i).Value.(ast.String)
+		if !ok {
+			return "", false
+		}
+		parts = append(parts, string(str))
+	}
+	return path.Join(parts...), true
+}
+
+// keyChain is key with the keys of the objects it is in before it, as a
+// relative path ("a/b/key"), up to the argument's own name or an array.
+// Each name that reads as a file's name or a directory's (no white space,
+// no separator) counts; the chain stops at the first that does not.
+func keyChain(at *pointer, key string) string {
+	parts := []string{key}
+	for p := at; p != nil && p.isKey && p.up != nil && len(parts) < MaxDepth; p = p.up {
+		if p.key == "" || strings.ContainsFunc(p.key, unicode.IsSpace) || strings.ContainsAny(p.key, "/\\") {
+			break
+		}
+		parts = append(parts, p.key)
+	}
+	slices.Reverse(parts)
+	return strings.Join(parts, "/")
 }
 
 // pathString reads a string under a path's name: a path, resolved (and

@@ -125,7 +125,9 @@ func (w *walker) walk(s site, t *ast.Term) {
 	}
 	if s.class.Kind == Shell && s.class.Evidence == Name && w.tool.keyValue {
 		// A Redis tool's "commands" ([["SET", "k", "v"]]): the store's
-		// own commands on its data, no shell's.
+		// own commands on its data, no shell's; the few that reach past
+		// the store are read (redis.go).
+		w.redisValue(s, t)
 		s.class = dataClass
 	}
 	switch v := t.Value.(type) {

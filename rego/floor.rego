@@ -261,8 +261,26 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 
 ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	some c in input.commands
-	c.program in {"cargo", "go", "pipx", "gem", "uv"}
-	c.words[1] in {"install", "tool"}
+	c.program in {"cargo", "go", "pipx", "gem", "uv", "stack", "cabal", "opam", "nimble", "raco"}
+	c.words[1] in {"install", "tool", "binstall"}
+}
+
+# Installs onto every shell's PATH or into a tool that runs them, by
+# other spellings: an editor's extension (code runs it), a kubectl
+# plugin, a tool manager's global default, conda's base environment.
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program in {"code", "code-insiders", "codium", "cursor", "windsurf", "positron"}
+	some w in c.words
+	startswith(w, "--install-extension")
+}
+
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	some i, w in c.words
+	[c.program, w] in global_install_verbs
+	some g in array.slice(c.words, i + 1, count(c.words))
+	g in {"install", "-g", "--global", "base", "-n=base", "--name=base"}
 }
 
 ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
@@ -451,10 +469,18 @@ system_package_verbs := {
 	"--install", "-r", "--remove", "-P", "--purge", "--upgrade", "--erase",
 }
 
+# The programs and words after which -g, --global, install or the base
+# environment installs for every shell.
+global_install_verbs := {
+	["kubectl", "krew"], ["mise", "use"], ["rtx", "use"], ["asdf", "global"], ["conda", "install"],
+	["mamba", "install"],
+}
+
 # npm's -g, alone or in a cluster of its flags (-gD, -Dg): a set, not a
 # pattern, so that the direct path's refuter reads the rule.
 npm_global_flags := {
-	"-g", "--global", "--location=global", "-gD", "-Dg", "-gS", "-Sg", "-gE", "-Eg", "-gO", "-Og", "-gP", "-Pg",
+	"-g", "--global", "--location=global", "-g=true", "--global=true", "-g=1", "--global=1",
+	"-gD", "-Dg", "-gS", "-Sg", "-gE", "-Eg", "-gO", "-Og", "-gP", "-Pg",
 	"-gf", "-fg", "-gq", "-qg", "-gs", "-sg", "-gy", "-yg",
 }
 

@@ -139,6 +139,17 @@ func (r *shellReader) cli(p *program, words []shellWord, dirs []string) {
 		(recursive || strings.HasSuffix(strings.Join(sub, " "), "sync")) {
 		r.unknown("the files " + localOps[0] + " holds, written into " + localOps[len(localOps)-1])
 	}
+	// The other way, a local directory synced or copied recursively up
+	// sends every file under it: a tree read whole (a home's secrets
+	// with it).
+	if len(localOps) >= 2 && !readsAsURL(localOps[0]) && readsAsURL(localOps[len(localOps)-1]) &&
+		(recursive || strings.HasSuffix(strings.Join(sub, " "), "sync")) {
+		for _, op := range localOps[:len(localOps)-1] {
+			if !readsAsURL(op) {
+				r.treeRead(shellWord{text: op, known: true}, dirs)
+			}
+		}
+	}
 }
 
 // optionNamesFile reports an option whose name says its value is a local

@@ -22,7 +22,7 @@ var credentialCommands = map[string][][]string{
 		{"sts", "assume-role-with-saml"}, {"ec2", "get-password-data"}, {"lightsail", "download-default-key-pair"},
 		{"cognito-identity", "get-credentials-for-identity"}, {"kms", "decrypt"}, {"rds", "generate-db-auth-token"}, {"eks", "get-token"},
 		{"sts", "get-federation-token"}, {"sso", "get-role-credentials"}, {"eks", "update-kubeconfig"}, {"lightsail", "get-instance-access-details"},
-		{"ecr", "get-login"}},
+		{"ecr", "get-login"}, {"lambda", "get-function-configuration"}},
 	"gcloud": {{"auth", "print-access-token"}, {"auth", "print-identity-token"}, {"auth", "application-default", "print-access-token"},
 		{"auth", "login"}, {"auth", "activate-service-account"}, {"secrets", "versions", "access"},
 		{"iam", "service-accounts", "keys", "create"}, {"config", "set"}, {"sql", "generate-login-token"},
@@ -33,9 +33,15 @@ var credentialCommands = map[string][][]string{
 		{"acr", "credential", "show"}, {"cosmosdb", "keys", "list"}, {"storage", "account", "show-connection-string"},
 		{"webapp", "deployment", "list-publishing-credentials"}, {"ad", "app", "credential", "reset"}, {"redis", "list-keys"},
 		{"servicebus", "namespace", "authorization-rule", "keys", "list"}, {"keyvault", "key", "download"}, {"ad", "sp", "create-for-rbac"},
-		{"webapp", "deployment", "list-publishing-profiles"}, {"functionapp", "deployment", "list-publishing-profiles"}},
+		{"webapp", "deployment", "list-publishing-profiles"}, {"functionapp", "deployment", "list-publishing-profiles"},
+		{"functionapp", "keys", "list"}, {"functionapp", "function", "keys", "list"}, {"webapp", "config", "appsettings", "list"},
+		{"functionapp", "config", "appsettings", "list"}, {"cosmosdb", "keys", "list"}, {"eventhubs", "namespace", "authorization-rule", "keys", "list"},
+		{"signalr", "key", "list"}, {"search", "admin-key", "show"}, {"cognitiveservices", "account", "keys", "list"}},
 	"gh":        {{"auth", "token"}, {"auth", "login"}, {"auth", "refresh"}, {"auth", "setup-git"}, {"config", "set"}, {"auth", "git-credential"}},
 	"glab":      {{"auth", "login"}, {"config", "set"}},
+	"crane":     {{"auth", "get"}, {"auth", "token"}, {"auth", "login"}},
+	"consul":    {{"acl", "token", "read"}, {"acl", "bootstrap"}, {"kv", "get"}},
+	"nomad":     {{"var", "get"}, {"acl", "token", "self"}, {"acl", "bootstrap"}},
 	"fly":       {{"auth", "token"}},
 	"flyctl":    {{"auth", "token"}},
 	"doctl":     {{"auth", "init"}, {"auth", "token"}},
@@ -105,8 +111,21 @@ func printsCredentials(program string, words []string) bool {
 	case "set":
 		return len(args) == 0 // every variable, the environment's included
 	case "gh", "glab":
-		// auth status -t / --show-token prints the token.
+		// auth status -t / --show-token prints the token; config get of
+		// a token.
 		if inOrder([]string{"auth", "status"}, args) && (slices.Contains(args, "-t") || slices.Contains(args, "--show-token")) {
+			return true
+		}
+		if inOrder([]string{"config", "get"}, args) && slices.ContainsFunc(args, func(w string) bool { return strings.Contains(strings.ToLower(w), "token") }) {
+			return true
+		}
+	case "git":
+		// git config of what holds a credential: an extra header with a
+		// token in it, a credential helper's settings.
+		if inOrder([]string{"config"}, args) && slices.ContainsFunc(args, func(w string) bool {
+			lw := strings.ToLower(w)
+			return strings.Contains(lw, "extraheader") || strings.Contains(lw, "credential") || strings.Contains(lw, "token") || strings.Contains(lw, "password")
+		}) {
 			return true
 		}
 	case "jq", "gojq", "jaq":
@@ -132,6 +151,9 @@ func printsCredentials(program string, words []string) bool {
 			if strings.HasPrefix(w, "-") {
 				if w == "--raw" && verb == "view" {
 					return true
+				}
+				if raw, ok := strings.CutPrefix(w, "--raw="); ok && strings.Contains(strings.ToLower(raw), "secret") {
+					return true // get --raw=/api/v1/secrets: every Secret, as the API returns it
 				}
 				if kubectlValues[w] {
 					i++ // its value: a namespace, a selector, a format
@@ -219,6 +241,15 @@ func printsCredentials(program string, words []string) bool {
 	}
 	switch program {
 	case "docker", "podman", "nerdctl", "kubectl", "oc", "docker-compose":
+		// A container's mounted secrets, printed or copied out (exec cat,
+		// cp): /run/secrets, a service account's token.
+		if slices.ContainsFunc(args, containerSecret) {
+			return true
+		}
+		if program == "docker-compose" && inOrder([]string{"config"}, args) && !slices.Contains(args, "--services") &&
+			!slices.Contains(args, "--volumes") && !slices.Contains(args, "-q") && !slices.Contains(args, "--quiet") {
+			return true // compose config, the docker-compose spelling
+		}
 		// inspect with a format that prints the environment
 		// ('{{json .Config.Env}}'): the secrets handed to the container.
 		if inOrder([]string{"inspect"}, args) && slices.ContainsFunc(args, func(w string) bool { return strings.Contains(w, ".Env") }) {
@@ -267,6 +298,16 @@ func printsCredentials(program string, words []string) bool {
 	return false
 }
 
+// containerSecret reports a word that names where a container keeps its
+// secrets: Docker's and Compose's /run/secrets, Kubernetes' service
+// account and its mounted secrets (as a path, or a container's side of
+// cp: "web:/run/secrets/db").
+func containerSecret(w string) bool {
+	lw := strings.ToLower(w)
+	return strings.Contains(lw, "/run/secrets/") || strings.HasSuffix(lw, "/run/secrets") || strings.Contains(lw, "serviceaccount/token") ||
+		strings.Contains(lw, "/secrets/kubernetes.io/")
+}
+
 // jqEnv finds jq's env builtin as a word of a filter ("env", "[env]",
 // "env[\"X\"]", "{} + env"), not a name that has it ("environment").
 var jqEnv = regexp.MustCompile(`(^|[^A-Za-z0-9_$.])env($|[^A-Za-z0-9_])`)
@@ -300,7 +341,8 @@ func printsSecretVariable(w string) bool {
 // have in them.
 var secretVariableWords = []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY",
 	"CREDENTIAL", "SESSION_KEY", "_PASS", "DATABASE_URL", "DSN",
-	"_PWD", "MONGODB_URI", "MONGO_URI", "REDIS_URL", "SIGNING_KEY", "WEBHOOK", "AUTHORIZATION", "AUTH_HEADER", "BASIC_AUTH", "NPM_AUTH", "COOKIE", "_KEY"}
+	"_PWD", "MONGODB_URI", "MONGO_URI", "REDIS_URL", "SIGNING_KEY", "WEBHOOK", "AUTHORIZATION", "AUTH_HEADER", "BASIC_AUTH", "NPM_AUTH", "COOKIE", "_KEY",
+	"JWT", "_CREDS", "OIDC"}
 
 // kubectlValues are kubectl's options whose value is the next word.
 var kubectlValues = opts("-n --namespace -l --selector -o --output -f --filename --context --cluster --user -c --container " +

@@ -804,6 +804,12 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 			if servesFiles[a.value.text] {
 				r.served(words, dirs, "--directory", "-d") // python -m http.server: the tree it serves
 			}
+			if moduleCommands[a.value.text] && a.value.known {
+				// python -m pip install --user x is pip install --user
+				// x: read as a command of its own too, as a wrapper's.
+				r.command(append([]shellWord{a.value}, words[rest:]...), dirs)
+				return
+			}
 			r.operands(words[rest:], dirs) // a module, then its arguments
 			return
 		}
@@ -818,6 +824,10 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 	r.read(words[rest], dirs)
 	r.operands(words[rest+1:], dirs)
 }
+
+// moduleCommands are the modules that are a program of the table too
+// (the package managers): python -m pip is pip.
+var moduleCommands = opts("pip pip3 pipx uv conda ensurepip")
 
 // servesFiles are the modules that serve a directory over HTTP.
 var servesFiles = opts("http.server SimpleHTTPServer uploadserver twisted RangeHTTPServer")
@@ -1293,12 +1303,26 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 	// kubectl's and helm's may come anywhere.
 	interspersed := name == "kubectl" || name == "oc" || name == "helm"
 	operands := 0
+	templateFile := false // kubectl -o jsonpath-file: the template is a file, which it prints
 	for _, a := range args {
 		ours := a.opt != "" && (interspersed || operands == 0)
 		if a.opt == "" && sub != "" {
 			operands++
 		}
+		if templateFile && (a.opt == "" || a.opt == "--template") && a.value.known {
+			templateFile = false
+			r.read(a.value, dirs)
+			continue
+		}
 		switch {
+		case interspersed && (a.opt == "-o" || a.opt == "--output") && a.value.known && templateOutput(a.value.text):
+			// -o jsonpath-file=FILE, go-template-file: kubectl reads the
+			// template from FILE and prints what it cannot parse of it.
+			if _, file, ok := strings.Cut(a.value.text, "="); ok {
+				r.read(shellWord{text: file, known: true}, dirs)
+			} else {
+				templateFile = true
+			}
 		case a.opt == "-v" || a.opt == "--volume":
 			r.volume(a.value, dirs)
 		case a.opt == "--mount" || a.opt == "--opt" || sub == "volume" && a.opt == "-o":
@@ -1378,6 +1402,13 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 			r.unknown(a.value.text)
 		}
 	}
+}
+
+// templateOutput reports kubectl's output formats whose template is a
+// file: jsonpath-file, go-template-file, template-file.
+func templateOutput(v string) bool {
+	f, _, _ := strings.Cut(v, "=")
+	return f == "jsonpath-file" || f == "go-template-file" || f == "template-file"
 }
 
 // containerFiles are the options of docker, kubectl and helm whose value

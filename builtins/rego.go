@@ -27,6 +27,7 @@ const (
 	namePathSensitive  = "mcp.path.sensitive"
 	namePathSecret     = "mcp.path.secret"
 	namePathSecretTree = "mcp.path.secret_tree"
+	namePathSysWrite   = "mcp.path.system_write"
 	namePathAncestors  = "mcp.path.ancestors"
 	namePathCommonDir  = "mcp.path.common_dir"
 	nameURLHost        = "mcp.url.host"
@@ -36,6 +37,7 @@ const (
 	nameHostSuffixes   = "mcp.host.suffixes"
 	nameToolMatch      = "mcp.tool.match"
 	nameToolDestroys   = "mcp.tool.destroys"
+	nameToolWrites     = "mcp.tool.writes"
 )
 
 var registerOnce sync.Once
@@ -213,6 +215,8 @@ var all = []builtin{
 		lexical.SecretFile),
 	floorEntry(namePathSecretTree, `The danger floor's entry for a directory where secrets are kept (a home, one above homes, /etc, /proc: the secret trees in docs/floor.md), asked when a tool reads every file under it, compared folded: {"id", "why"}; null for any other path (a directory under one included), a path that cannot be evaluated or is not absolute, or a non-string.`,
 		lexical.SecretTree),
+	floorEntry(namePathSysWrite, `The danger floor's entry for a path where a write outside every root changes what runs for every user or shell (the system's directories, /proc and /sys, a home's hidden files: docs/floor.md), compared folded: {"id", "why"}; null for any other path, a path that cannot be evaluated or is not absolute, or a non-string.`,
+		lexical.SystemWrite),
 	def1(fn(namePathAncestors,
 		"The clean absolute path and every directory above it, nearest first, ending with \"/\"; [] when the path is not absolute and evaluable.",
 		types.Args(anyOrNull), arrayOfStr),
@@ -296,6 +300,13 @@ var all = []builtin{
 			n, _ := str(name)
 			return ast.BooleanTerm(lexical.ToolDestroys(n)), nil
 		}),
+	def1(fn(nameToolWrites,
+		`Whether a tool's name has a word that writes, makes, changes or removes the files it names (write, edit, create, save, put, copy, mkdir, download, extract, install, and every word of mcp.tool.destroys), its words split as mcp.tool.destroys splits them.`,
+		types.Args(types.S), types.B),
+		func(name *ast.Term) (*ast.Term, error) {
+			n, _ := str(name)
+			return ast.BooleanTerm(lexical.ToolWrites(n)), nil
+		}),
 }
 
 // floorEntry is a builtin that looks a path up in one of the floor's
@@ -322,7 +333,7 @@ func floorEntry(name, doc string, lookup func(string) *lexical.SensitiveEntry) b
 // "why"}, made once.
 var sensitiveTerms = func() map[string]*ast.Term {
 	out := map[string]*ast.Term{}
-	for _, e := range slices.Concat(lexical.SensitiveEntries(), lexical.SecretEntries(), lexical.SecretTreeEntries()) {
+	for _, e := range slices.Concat(lexical.SensitiveEntries(), lexical.SecretEntries(), lexical.SecretTreeEntries(), lexical.SystemWriteEntries()) {
 		out[e.ID] = ast.ObjectTerm(ast.Item(ast.StringTerm("id"), ast.StringTerm(e.ID)), ast.Item(ast.StringTerm("why"), ast.StringTerm(e.Why)))
 	}
 	return out

@@ -36,6 +36,20 @@ ask contains sprintf("'%s' touches %s, %s, which always needs a human's approval
 	entry := mcp.path.sensitive(p.path) # null for any other path: entry.why is then undefined
 }
 
+# A write outside every root into the system's own directories, /proc or
+# /sys, or a home's hidden files (mcp.path.system_write): what is written
+# there runs for every user, every shell or every program of a kind, and
+# no list names all of it. A file tool's paths are what it writes; a
+# command line's, those it writes (a redirection, cp, tee, sed -i, touch,
+# rm, chmod): reading /etc/os-release is no question.
+ask contains sprintf(system_write_message, [input.tool, p.path, entry.why]) if {
+	some p in input.paths
+	entry := mcp.path.system_write(p.path) # null for most paths, which the next line refutes at once
+	entry != null
+	writes(p)
+	not in_a_root(p.path)
+}
+
 # Files that hold secrets (keys, credentials, .env files, password stores,
 # histories: the secrets table in docs/floor.md), on any read as on any
 # change, by any tool: a secret read into the model's context can leave
@@ -435,7 +449,7 @@ find_changers := {"-delete", "rm", "rmdir", "shred", "chmod", "chown", "chgrp", 
 
 tree_or_home(f) if f in whole_trees
 
-tree_or_home(f) if regex.match(`^/(home|users|var/home|usr/home|export/home)/[^/]+$|^/(root|var/root)$`, f)
+tree_or_home(f) if home_dir(f)
 
 system_message := "'%s' runs %s, which changes the system itself"
 
@@ -502,6 +516,8 @@ metadata_hosts := [
 	"100.100.100.200/32", "169.254.0.23/32",
 ]
 
+system_write_message := "'%s' writes %s, %s, outside the project; it always needs a human's approval"
+
 metadata_message := concat("", [
 	"'%s' reaches %v, a cloud metadata service, which hands out credentials; ",
 	"it always needs a human's approval",
@@ -522,4 +538,30 @@ container_host_flag := concat("", [
 
 home_or_above_roots(f) if f in above_roots
 
-home_or_above_roots(f) if regex.match(`^/(home|users|var/home|usr/home|export/home)/[^/]+$|^/(root|var/root)$`, f)
+home_or_above_roots(f) if home_dir(f)
+
+# A path a call writes: those a command line writes, and any of a tool's
+# whose name says it writes (write_file, edit, create_directory, save,
+# download: mcp.tool.writes) and that is not read-only. A tool that
+# does not say so (sftp_read_file, a vector store's upsert) is no writer
+# of what its arguments name.
+writes(p) if p.written == true
+
+writes(_) if file_writer
+
+file_writer if {
+	mcp.tool.writes(input.tool)
+	not read_only
+	not input.commands
+}
+
+# f is in a root a tool was given; the home, which the floor counts as a
+# whole tree whether or not it is one, keeps its hidden files out.
+in_a_root(f) if {
+	some root in data.mcp_data.roots
+	not home_dir(mcp.path.fold(root))
+	mcp.path.within_folded(root, f) == "inside"
+}
+
+# A home directory, folded.
+home_dir(f) if regex.match(`^/(home|users|var/home|usr/home|export/home)/[^/]+$|^/(root|var/root)$`, f)

@@ -57,7 +57,7 @@ ordinary_paths := [
 	"/r/templates/ci.yml",
 	"/r/x.git/objects/ab",
 	"/home/u/bashrc",
-	"/home/u/.bashrc.bak",
+	"/r/.bashrc.bak",
 	"/r/.vscode/launch.json",
 	"/r/etc/profile.d/x.sh",
 	"/app/env",
@@ -300,10 +300,10 @@ test_a_root_is_not_asked_for_a_tool_marked_not_destructive_or_read_only if {
 
 # --- the policy's own files ------------------------------------------------
 
-protected_data := h.mcp_data_with(allow_all, [], ["/etc/mcp/rules.json", "/etc/mcp/policies"])
+protected_data := h.mcp_data_with(allow_all, [], ["/srv/mcp/rules.json", "/srv/mcp/policies"])
 
 test_the_policy_files_are_asked if {
-	every p in ["/etc/mcp/rules.json", "/etc/mcp/policies", "/etc/mcp/policies/team.rego"] {
+	every p in ["/srv/mcp/rules.json", "/srv/mcp/policies", "/srv/mcp/policies/team.rego"] {
 		d := engine.decision with input as h.call("fs_write", {"annotations": h.harmless, "paths": [p]})
 			with data.mcp_data as protected_data
 		d.decision == "ask"
@@ -313,20 +313,20 @@ test_the_policy_files_are_asked if {
 }
 
 test_the_policy_files_are_asked_on_a_read if {
-	every p in ["/etc/mcp/rules.json", "/etc/mcp/policies/team.rego"] {
+	every p in ["/srv/mcp/rules.json", "/srv/mcp/policies/team.rego"] {
 		d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": [p]})
 			with data.mcp_data as protected_data
 		d.decision == "ask"
 		d.reason == "floor"
 		contains(d.rule.message, "would read the policy's own")
 	}
-	d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": ["/etc/mcp/other.json"]})
+	d := engine.decision with input as h.call("fs_read", {"annotations": h.read_only, "paths": ["/srv/mcp/other.json"]})
 		with data.mcp_data as protected_data
 	d.decision == "allow"
 }
 
 test_beside_the_policy_files_is_not_asked if {
-	every p in ["/etc/mcp/rules.json.bak", "/etc/mcp/other.json", "/etc/mcpx"] {
+	every p in ["/srv/mcp/rules.json.bak", "/srv/mcp/other.json", "/srv/mcpx"] {
 		d := engine.decision with input as h.call("fs_write", {"annotations": h.harmless, "paths": [p]})
 			with data.mcp_data as protected_data
 		d.decision == "allow"
@@ -388,7 +388,7 @@ test_a_call_without_paths_is_no_concern_of_the_floor if {
 destroys := {"destructiveHint": true}
 
 test_a_directory_holding_the_policy_files_is_asked if {
-	d := engine.decision with input as h.call("fs_delete", {"paths": ["/etc/mcp"], "annotations": destroys})
+	d := engine.decision with input as h.call("fs_delete", {"paths": ["/srv/mcp"], "annotations": destroys})
 		with data.mcp_data as protected_data
 	d.decision == "ask"
 	d.reason == "floor"
@@ -397,7 +397,7 @@ test_a_directory_holding_the_policy_files_is_asked if {
 # A move that is not destructive (destructiveHint false) takes the files
 # with it just the same.
 test_a_directory_holding_the_policy_files_is_asked_for_any_change if {
-	d := engine.decision with input as h.call("fs_move", {"paths": ["/etc/mcp", "/tmp/away"], "annotations": h.harmless})
+	d := engine.decision with input as h.call("fs_move", {"paths": ["/srv/mcp", "/tmp/away"], "annotations": h.harmless})
 		with data.mcp_data as protected_data
 	d.decision == "ask"
 	d.reason == "floor"
@@ -405,7 +405,7 @@ test_a_directory_holding_the_policy_files_is_asked_for_any_change if {
 
 # Case and Unicode forms of the policy's files are the files.
 test_the_policy_files_are_asked_folded if {
-	every p in ["/ETC/MCP/rules.json", "/etc/mcp/Rules.JSON", "/etc/Mcp"] {
+	every p in ["/SRV/MCP/rules.json", "/srv/mcp/Rules.JSON", "/srv/Mcp"] {
 		d := engine.decision with input as h.call("fs_write", {"annotations": h.harmless, "paths": [p]})
 			with data.mcp_data as protected_data
 		d.reason == "floor"
@@ -430,7 +430,7 @@ test_a_destructive_tool_on_an_ancestor_of_a_root_is_asked if {
 }
 
 test_a_sibling_of_the_policy_files_is_not_asked if {
-	d := engine.decision with input as h.call("fs_delete", {"paths": ["/etc/other"], "annotations": destroys})
+	d := engine.decision with input as h.call("fs_delete", {"paths": ["/srv/other"], "annotations": destroys})
 		with data.mcp_data as protected_data
 	d.decision == "allow"
 }
@@ -452,4 +452,54 @@ test_other_link_local_hosts_are_not_the_metadata_service if {
 	every e in asks {
 		not contains(e, "metadata service")
 	}
+}
+
+# --- writes outside the roots ------------------------------------------------
+
+system_writes := [
+	"/etc/supervisor/conf.d/x.conf", "/usr/share/bash-completion/completions/git", "/var/lib/dpkg/info/bash.postinst",
+	"/home/u/.cache/p10k-instant-prompt-u.zsh", "/home/u/.config/helix/languages.toml", "/Users/u/.wasmer/wasmer.sh",
+	"/root/.local/share/jupyter/kernels/python3/kernel.json", "/home/u/miniconda3/etc/profile.d/conda.sh",
+	"/proc/sysrq-trigger",
+]
+
+test_a_write_into_the_system_or_a_homes_hidden_files_outside_the_roots_is_asked if {
+	every p in system_writes {
+		d := engine.decision with input as write_of(p) with data.mcp_data as h.mcp_data_with(allow_all, ["/r"], [])
+		d.reason == "floor"
+	}
+}
+
+test_a_root_covers_its_writes_but_a_home_root_not_its_hidden_files if {
+	inside := engine.decision with input as write_of("/home/u/.dotfiles/zshrc.local")
+		with data.mcp_data as h.mcp_data_with(allow_all, ["/home/u/.dotfiles"], [])
+	inside.decision == "allow"
+	home := engine.decision with input as write_of("/home/u/.cache/x")
+		with data.mcp_data as h.mcp_data_with(allow_all, ["/home/u"], [])
+	home.reason == "floor"
+	project := engine.decision with input as write_of("/home/u/app/.cache/x")
+		with data.mcp_data as h.mcp_data_with(allow_all, ["/home/u/app"], [])
+	project.decision == "allow"
+}
+
+write_of(p) := h.call("write_file", {"annotations": h.harmless, "paths": [p]})
+
+# A tool whose name does not say it writes (an sftp read, a vector store's
+# upsert) is no writer of what it names; a read is no write.
+test_a_read_of_the_system_is_not_asked if {
+	every tool in ["sftp_read_file", "upsert_records", "list_dir"] {
+		d := engine.decision with input as h.call(tool, {"annotations": h.harmless, "paths": ["/etc/nginx/nginx.conf"]})
+			with data.mcp_data as h.mcp_data_with(allow_all, ["/r"], [])
+		d.decision == "allow"
+	}
+}
+
+# A command line's paths are asked only where it writes them.
+test_a_command_writes_what_it_marks_written if {
+	read := command_call("cat /etc/os-release", ["/etc/os-release"])
+	d := engine.decision with input as read with data.mcp_data as h.mcp_data_with(allow_all, ["/r"], [])
+	d.decision == "allow"
+	written := object.union(read, {"paths": [{"arg": "command", "raw": "/etc/x", "path": "/etc/x", "written": true}]})
+	w := engine.decision with input as written with data.mcp_data as h.mcp_data_with(allow_all, ["/r"], [])
+	w.reason == "floor"
 }

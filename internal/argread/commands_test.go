@@ -41,6 +41,9 @@ func readCommand(t testing.TB, line string) (paths, hosts []string) {
 		if v.Tree {
 			l += " (tree)" // every file under it read
 		}
+		if v.Written {
+			l += " (written)" // the line writes, removes or changes it
+		}
 		paths = append(paths, l)
 	}
 	for _, v := range got.Hosts {

@@ -52,6 +52,10 @@ type Value struct {
 	// Follows says the tree's symbolic links are followed as it is read
 	// (grep -R, cp -rL, tar -h, zip -r): what they point to is read too.
 	Follows bool
+	// Written says a command line writes the path (a redirection, cp,
+	// mv, tee, sed -i, touch): a file tool's paths are all what it may
+	// write, a command's only these.
+	Written bool
 }
 
 // SimpleCommand is one simple command of a shell command line the call holds,

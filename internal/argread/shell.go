@@ -69,6 +69,9 @@ type shellReader struct {
 	// unknown: a later command that runs one runs what this line wrote,
 	// which the decision does not see ("echo '...' > x.sh && sh x.sh").
 	written map[string]bool
+	// changed are the files it removes or changes the mode or owner of
+	// (changedFile), resolved.
+	changed map[string]bool
 }
 
 // pipe is a pipeline's left side, as its right side's standard input.
@@ -236,6 +239,19 @@ func picksSecrets(pattern string) bool {
 	return false
 }
 
+// changedFile keeps a file the line removes or changes the mode or owner
+// of: written, for the floor (Value.Written), but not for runsWritten.
+func (r *shellReader) changedFile(w shellWord, dirs []string) {
+	if r.changed == nil {
+		r.changed = map[string]bool{}
+	}
+	for _, d := range dirs {
+		if d != "" || strings.HasPrefix(w.text, "/") {
+			r.changed[r.w.resolve(d, w.text)] = true
+		}
+	}
+}
+
 // wrote keeps a file the line writes.
 func (r *shellReader) wrote(w shellWord, dirs []string) {
 	if !w.known || w.text == "" || w.text == "-" {
@@ -276,7 +292,22 @@ func (r *shellReader) runsWritten(w shellWord, dirs []string) bool {
 func (w *walker) shellLine(s site, t *ast.Term, v string) {
 	w.out.Acts = true
 	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
+	from := len(w.out.Paths)
 	r.line(v, r.startDirs())
+	r.markWritten(from)
+}
+
+// markWritten marks the paths the reader found from index from on that
+// the line writes (written, by their resolved spelling).
+func (r *shellReader) markWritten(from int) {
+	if r.written == nil && r.changed == nil {
+		return
+	}
+	for i := from; i < len(r.w.out.Paths); i++ {
+		if p := &r.w.out.Paths[i]; p.Resolved != "" && (r.written[p.Resolved] || r.changed[p.Resolved]) {
+			p.Written = true
+		}
+	}
 }
 
 // startDirs are the directories a command line starts in (shellDirs).
@@ -304,7 +335,9 @@ func (w *walker) shellArgv(s site, words []string) {
 	for i, x := range words {
 		ws[i] = shellWord{text: x, known: true}
 	}
+	from := len(w.out.Paths)
 	r.command(ws, r.startDirs())
+	r.markWritten(from)
 }
 
 // isShellChoice reports a "shell" argument that names the shell to run a

@@ -467,7 +467,17 @@ func (r *shellReader) record(words []shellWord) {
 	c.Credentials = printsCredentials(c.Program, c.Words)
 	r.w.out.Commands = append(r.w.out.Commands, c)
 	r.cur = len(r.w.out.Commands) - 1
+	if h, ok := remoteActionHost(c.Program, c.Words); ok {
+		line := strings.Join(c.Words, " ")
+		if len(line) > maxShownAction {
+			line = strings.ToValidUTF8(line[:maxShownAction], "") + "…"
+		}
+		r.host(line, h) // what it changes or runs remotely
+	}
 }
+
+// maxShownAction bounds the words a remote action's host is shown with.
+const maxShownAction = 200
 
 // options reads the options of args by p's table: files, hosts, code and
 // lines; it returns the working directories after any chdir option.
@@ -676,7 +686,34 @@ func replaces(args []shellArg) bool {
 // file's too), every operand of tee.
 func (r *shellReader) writes(name string, words []shellWord, dirs []string) {
 	switch {
-	case name == "cp", name == "mv", name == "install", name == "tee":
+	case name == "touch" || name == "truncate" || name == "mkdir":
+		// Each operand is made or emptied.
+		for _, w := range words {
+			if !w.known || !strings.HasPrefix(w.text, "-") {
+				r.wrote(w, dirs)
+			}
+		}
+		return
+	case name == "rm" || name == "unlink" || name == "shred" || name == "chmod" || name == "chown" || name == "chgrp" ||
+		name == "chattr" || name == "setfacl":
+		// Each operand is removed, or its mode or owner changed: a change
+		// of the file (Value.Written), but no new content a later command
+		// could run (chmod +x x.sh && ./x.sh runs what was there). A mode's
+		// or an owner's word names no file, and marking it changes nothing.
+		for _, w := range words {
+			if w.known && !strings.HasPrefix(w.text, "-") {
+				r.changedFile(w, dirs)
+			}
+		}
+		return
+	case name == "dd":
+		for _, w := range words {
+			if of, ok := strings.CutPrefix(w.text, "of="); ok && w.known {
+				r.wrote(shellWord{text: of, known: true}, dirs)
+			}
+		}
+		return
+	case name == "cp", name == "mv", name == "install", name == "tee", name == "ln", name == "rsync":
 	case (name == "sed" || name == "gsed" || name == "perl" || name == "yq" || name == "ruby") && inPlace(words):
 		// sed -i, perl -pi, yq -i: every operand but the script is
 		// rewritten in place.

@@ -178,16 +178,36 @@ var treeVerbs = map[string]bool{
 	"clean": true, "cleanup": true, "clear": true, "empty": true, "truncate": true, "overwrite": true, "format": true,
 }
 
+// writeVerbs are the words of a tool's name that say it writes, makes,
+// changes or removes the files it names (a database's insert or upsert is
+// none: its rows are no files).
+var writeVerbs = map[string]bool{
+	"write": true, "edit": true, "create": true, "save": true, "put": true, "append": true, "patch": true,
+	"replace": true, "overwrite": true, "modify": true, "copy": true, "cp": true, "mkdir": true, "touch": true,
+	"download": true, "extract": true, "unzip": true, "untar": true, "unpack": true, "install": true, "apply": true,
+	"scaffold": true, "generate": true, "symlink": true, "link": true, "chmod": true, "chown": true, "store": true,
+}
+
 // ToolDestroys reports a tool name with a word in treeVerbs: its words
 // split at anything not a letter or digit and where camel case starts one
 // ("deleteFile", "RMDir", "fs_rm"), compared in lower case.
-func ToolDestroys(name string) bool {
+func ToolDestroys(name string) bool { return nameHasWord(name, treeVerbs) }
+
+// ToolWrites reports a tool name with a word that writes, makes, changes
+// or removes what it names (writeVerbs or treeVerbs), its words split as
+// ToolDestroys splits them: "write_file", "editNote", "fs_put".
+func ToolWrites(name string) bool {
+	return nameHasWord(name, writeVerbs) || nameHasWord(name, treeVerbs)
+}
+
+// nameHasWord reports a tool name with a word in words.
+func nameHasWord(name string, words map[string]bool) bool {
 	var word []rune
 	rs := []rune(name)
 	check := func() bool {
 		w := strings.ToLower(string(word))
 		word = word[:0]
-		return treeVerbs[w]
+		return words[w]
 	}
 	for i, r := range rs {
 		isAlnum := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'

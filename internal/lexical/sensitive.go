@@ -194,9 +194,9 @@ var sensitiveList = []SensitiveEntry{
 		".aider.conf.yml", "application support/windsurf/hooks.json"}},
 	{"AI3", agents, Anywhere, Suffix, []string{".code-workspace"}},
 	{"AI4", agents, System, Dir, []string{"/etc/claude-code", "/etc/gemini-cli", "/etc/codex", "/etc/cursor", "/etc/windsurf", "/etc/qwen-code"}},
-	{"AI5", agents, Anywhere, Dir, []string{".devcontainer", ".zed", ".kiro", ".roo",
+	{"AI5", agents, Anywhere, Dir, []string{".devcontainer", ".github/hooks", ".zed", ".kiro", ".roo",
 		".amazonq", ".windsurf", ".qwen", ".junie", ".augment", ".cline", ".opencode", ".kilocode", ".devin"}},
-	{"AI6", agents, Anywhere, File, []string{"opencode.json", "opencode.jsonc"}},
+	{"AI6", agents, Anywhere, File, []string{"opencode.json", "opencode.jsonc", ".devcontainer.json"}},
 	{"AI7", agents, Anywhere, Dir, []string{".cursor-server", ".windsurf-server", ".vscode-server-insiders"}},
 
 	// The directories a home entry's names start with: renaming one makes

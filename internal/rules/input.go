@@ -32,8 +32,9 @@ type Value struct {
 	Dir bool
 	// Tree says the tool reads every file under the path; Secret, that a
 	// path that cannot be evaluated names a file that holds secrets
-	// however it is read (argread.Value.Secret).
-	Tree, Secret bool
+	// however it is read (argread.Value.Secret); Written, that a command
+	// line writes it (argread.Value.Written).
+	Tree, Secret, Written bool
 }
 
 // Input is a call as the rules see it. It is built once per call and shared
@@ -136,7 +137,7 @@ func values(vs []argread.Value) []Value {
 	}
 	out := make([]Value, len(vs))
 	for i, v := range vs {
-		out[i] = Value{Arg: v.Arg, Pointer: v.Pointer, raw: v.Raw, Resolved: v.Resolved, Dir: v.Dir, Tree: v.Tree, Secret: v.Secret}
+		out[i] = Value{Arg: v.Arg, Pointer: v.Pointer, raw: v.Raw, Resolved: v.Resolved, Dir: v.Dir, Tree: v.Tree, Secret: v.Secret, Written: v.Written}
 	}
 	return out
 }
@@ -194,6 +195,7 @@ var (
 	keyDir         = regoeval.Key("dir")
 	keyTree        = regoeval.Key("tree")
 	keySecret      = regoeval.Key("secret")
+	keyWritten     = regoeval.Key("written")
 	keyHost        = regoeval.Key("host")
 	keyHosts       = regoeval.Key("hosts")
 	keyPath        = regoeval.Key("path")
@@ -318,6 +320,9 @@ func valuesTerm(vs []Value, field *ast.Term, args [][2]*ast.Term) *ast.Term {
 		}
 		if v.Secret {
 			items = append(items, ast.Item(keySecret, ast.InternedTerm(true)))
+		}
+		if v.Written {
+			items = append(items, ast.Item(keyWritten, ast.InternedTerm(true)))
 		}
 		terms[i] = ast.ObjectTerm(items...)
 	}

@@ -884,7 +884,7 @@ var (
 	sqlFileWords = regexp.MustCompile(`(?i)\b(?:attach|vacuum|outfile|dumpfile|infile|copy|load|install|export\s+database|` +
 		`tablespace|filename|load_extension|load_file|readfile|writefile|zipfile|read_\w+|parquet_scan|glob|sniff_csv|` +
 		`sqlite_scan|st_read|pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_dir|pg_file_write|lo_import|lo_export|` +
-		`\w+_scan|\w+_metadata|import\s+database|openrowset|bulk|fsdir|httpfs)\b|` +
+		`\w+_scan|\w+_metadata|import\s+database|openrowset|bulk|fsdir|httpfs|\w+_file|secure_file_priv|datadir|plugin_dir)\b|` +
 		`\b(?:from|join)\s*[('"]|\b(?:url|file|remote|s3|hdfs|gcs|azureblobstorage|input)\s*\(|\b(?:summarize|describe|show|pivot|unpivot)\s*['"(]`)
 	// sqlLiteralArgument: a literal handed to a function, or where a
 	// table goes in a FROM list.
@@ -1192,7 +1192,7 @@ var (
 		`\blanguage\s+['"]?(?:c|internal|plpython\w*|plperlu|pltclu|plsh|plv8u?|pljava\w*|plr)\b|\bgetenv\s*\(|` +
 		`\bdblink\w*\s*\(|\bforeign\s+data\s+wrapper\b|\bcreate\s+server\b|\bcreate\s+extension\b|` +
 		// the tables of password hashes
-		`\bpg_authid\b|\bpg_shadow\b|\bpg_user_mappings?\b|\bmysql\.user\b|\bauthentication_string\b`)
+		`\bpg_authid\b|\bpg_shadow\b|\bpg_user_mappings?\b|\bmysql\s*\.\s*[\x60"\[]?user\b|\bauthentication_string\b`)
 	// sqlFileCall: the file functions whose first argument (lo_export's
 	// second) is a file's name.
 	sqlFileCall = regexp.MustCompile(`(?i)\b(pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_dir|lo_import|lo_export|` +

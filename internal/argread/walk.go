@@ -598,8 +598,28 @@ func (w *walker) sqlFiles(s site, t *ast.Term, v string) {
 		w.addPath(s.as(none), ast.StringTerm("SQL longer than 64 KiB"), "") // not read: what it opens cannot be told
 		return
 	}
+	if strings.HasPrefix(strings.TrimSpace(v), ".") {
+		w.sqliteDotCommands(s, v) // the sqlite3 shell's own commands
+	}
 	for _, f := range sqlFiles(v) {
+		if hosts, ok := connectionHosts(f); ok {
+			// ATTACH 'host=10.0.0.1 dbname=x' (TYPE postgres): another
+			// database server, by a connection string.
+			for _, h := range hosts {
+				w.addHost(s.as(Class{Kind: Host, Evidence: Shape}), ast.StringTerm(f), h)
+			}
+			continue
+		}
 		w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), ast.StringTerm(f), f)
+	}
+	for _, m := range sqlEndpoint.FindAllStringSubmatch(v, maxShellReadings) {
+		// DuckDB's CREATE SECRET (..., ENDPOINT '10.0.0.1:9000'): the
+		// server its S3 reads and writes reach.
+		h, _ := schemelessHost(m[1])
+		if u, ok := urlHost(m[1]); ok {
+			h = u
+		}
+		w.addHost(s.as(Class{Kind: Host, Evidence: Shape}), ast.StringTerm(m[1]), h)
 	}
 	for _, span := range sqlUnread(stripSQLComments(v)) {
 		// What it runs, reaches or opens cannot be told; nor does a
@@ -609,6 +629,36 @@ func (w *walker) sqlFiles(s site, t *ast.Term, v string) {
 	}
 	if sqlActs.MatchString(v) {
 		w.out.Acts = true // a read-only claim does not cover it (Reading.Acts)
+	}
+}
+
+// sqlEndpoint finds an ENDPOINT given a literal (DuckDB's secrets).
+var sqlEndpoint = regexp.MustCompile(`(?i)\bendpoint\s+'([^']{1,512})'`)
+
+// sqliteDotCommands reads the sqlite3 shell's own commands, which a
+// server that hands a statement to the sqlite3 program runs: .shell and
+// .system run a command line, .load native code (unknown); .output,
+// .once, .save, .backup, .dump's redirections write a file, .import,
+// .read, .open and .restore read one (paths).
+func (w *walker) sqliteDotCommands(s site, v string) {
+	for _, line := range strings.Split(v, "\n") {
+		f := strings.Fields(strings.TrimSpace(line))
+		if len(f) == 0 || !strings.HasPrefix(f[0], ".") {
+			continue
+		}
+		switch strings.ToLower(f[0]) {
+		case ".shell", ".system", ".load", ".sh":
+			w.addPath(s.as(none), ast.StringTerm(line), "") // what it runs cannot be told here
+			w.out.Acts = true
+		case ".output", ".once", ".save", ".backup", ".import", ".read", ".open", ".restore", ".excel":
+			for _, a := range f[1:] {
+				if a = strings.Trim(a, `"'`); a != "" && !strings.HasPrefix(a, "-") {
+					w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), ast.StringTerm(a), a)
+					break
+				}
+			}
+			w.out.Acts = true
+		}
 	}
 }
 

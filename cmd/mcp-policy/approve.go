@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -79,12 +80,17 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 	// Answered only once the proxy that asked has carried it out (an
 	// "always" saved): a proxy that died meanwhile, or could not save it,
 	// is reported, and the command fails.
-	if _, err := approvals.Deliver(queue, q.ID, q.Digest, action, "the approve command"); err != nil {
+	_, err = approvals.Deliver(queue, q.ID, q.Digest, action, "the approve command")
+	later := errors.Is(err, approvals.ErrOnRetry)
+	if err != nil && !later {
 		return fail(exitFailure, "%v", err)
 	}
 	for _, o := range q.Options {
 		if o.Action == action {
 			fmt.Fprintf(stdout, "Answered %s: %s.\n", visible.Whole(q.Tool), o.Label())
+			if later {
+				fmt.Fprintln(stdout, approvals.AppliesOnRetry)
+			}
 		}
 	}
 	return exitOK

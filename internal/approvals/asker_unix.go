@@ -3,8 +3,10 @@
 package approvals
 
 import (
+	"bytes"
 	"errors"
 	"os"
+	"strconv"
 	"syscall"
 )
 
@@ -17,5 +19,14 @@ func (a Asker) gone() bool {
 	if err != nil || a.Machine != host || a.PID <= 0 {
 		return false
 	}
-	return errors.Is(syscall.Kill(a.PID, 0), syscall.ESRCH)
+	if errors.Is(syscall.Kill(a.PID, 0), syscall.ESRCH) {
+		return true
+	}
+	// A process that has exited but not been reaped (a zombie) still
+	// answers kill; Linux's /proc says it is one.
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(a.PID) + "/stat")
+	if i := bytes.LastIndexByte(stat, ')'); err == nil && i >= 0 && i+2 < len(stat) {
+		return stat[i+2] == 'Z'
+	}
+	return false
 }

@@ -239,11 +239,15 @@ func (p *Page) post(w http.ResponseWriter, r *http.Request, s *session, back str
 func (p *Page) answer(r *http.Request) (string, error) {
 	id, action := r.PostForm.Get("id"), r.PostForm.Get("action")
 	qu, err := Deliver(p.queue, id, r.PostForm.Get("digest"), action, "the approvals page")
-	if err != nil {
+	later := errors.Is(err, ErrOnRetry)
+	if err != nil && !later {
 		return "", err
 	}
 	for _, o := range qu.Options {
 		if o.Action == action {
+			if later {
+				return "Answered " + visible.Whole(qu.Tool) + ": " + o.Label() + ". " + AppliesOnRetry, nil
+			}
 			return "Answered " + visible.Whole(qu.Tool) + ": " + o.Label() + ".", nil
 		}
 	}

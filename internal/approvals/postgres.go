@@ -312,54 +312,95 @@ func (q *PostgresQueue) Answer(id, digest, action, by string) error {
 	})
 }
 
-// Settle withdraws the question of an answer carried out. One that could
-// not be keeps its row, its answer marked with why (answer_json's
-// "failed"), for the approver to read; the stale sweep removes it.
+// Settle marks the answer with what came of it (answer_json's "settled",
+// "failed" or "parked") and keeps the row for the approver to read: a row
+// gone says nothing of its answer. The stale sweep removes it, as it
+// removes any row whose proxy stopped beating.
 func (q *PostgresQueue) Settle(id string, failed error) {
-	if failed == nil {
-		q.Withdraw(id)
-		return
+	mark := `jsonb_build_object('settled', true)`
+	var arg any = ""
+	switch {
+	case errors.Is(failed, ErrOnRetry):
+		mark = `jsonb_build_object('parked', true)`
+	case failed != nil:
+		mark, arg = `jsonb_build_object('failed', $2::text)`, visible.Shown(failed.Error(), maxFailure)
 	}
 	ctx, cancel := opContext()
 	defer cancel()
 	_ = pgx.BeginFunc(ctx, q.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "UPDATE mcp_policy_questions SET answer_json = answer_json || jsonb_build_object('failed', $2::text) WHERE id = $1 AND answer_json IS NOT NULL",
-			id, visible.Shown(failed.Error(), maxFailure)); err != nil {
+		sql := "UPDATE mcp_policy_questions SET answer_json = answer_json || " + mark + " WHERE id = $1 AND answer_json IS NOT NULL"
+		args := []any{id}
+		if failed != nil && !errors.Is(failed, ErrOnRetry) {
+			args = append(args, arg)
+		}
+		if _, err := tx.Exec(ctx, sql, args...); err != nil {
 			return err
 		}
 		return q.notify(ctx, tx, id)
 	})
 }
 
-// Settled says what came of qu's answer: carried out once the proxy
-// withdrew the question (Settle), not when the proxy marked it failed;
-// and when the proxy is gone (its process, on this machine; its heartbeat
-// three beats old, on any), the question is removed and the error says
-// whether it had taken the answer (answer_json's "taken") before.
-func (q *PostgresQueue) Settled(qu Question) (bool, error) {
+// Beat marks qu alive while its proxy acts on the answer it took; a row
+// removed meanwhile is not put back (its answer is taken).
+func (q *PostgresQueue) Beat(qu Question) error {
+	ctx, cancel := opContext()
+	defer cancel()
+	_, err := q.pool.Exec(ctx, "UPDATE mcp_policy_questions SET heartbeat = now() WHERE id = $1", qu.ID)
+	return err
+}
+
+// Retract clears qu's answer unless the proxy marked it taken first, in
+// one statement: the proxy's take (answerOf) and this cannot both win.
+func (q *PostgresQueue) Retract(qu Question) (bool, error) {
+	ctx, cancel := opContext()
+	defer cancel()
+	tag, err := q.pool.Exec(ctx, `UPDATE mcp_policy_questions SET answer_json = NULL
+		WHERE id = $1 AND answer_json IS NOT NULL AND NOT coalesce((answer_json->'taken')::text = 'true', false)`, qu.ID)
+	if err != nil {
+		return false, fmt.Errorf("approvals: postgres: %w", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// Settled reads what the proxy marked in the answer (Settle; "taken" by
+// answerOf). A row gone was withdrawn before the proxy acted on the
+// answer (its call ended); a proxy gone (its process, on this machine;
+// its heartbeat three beats old, on any) has its question removed, and
+// the error says whether it had taken the answer.
+func (q *PostgresQueue) Settled(qu Question) (Progress, error) {
 	id := qu.ID
 	ctx, cancel := opContext()
 	defer cancel()
 	var silent float64 // seconds since its proxy's last heartbeat
-	var taken bool
+	var answered, taken, settled, parked bool
 	var failed *string
-	err := q.pool.QueryRow(ctx, "SELECT extract(epoch FROM now() - heartbeat)::float8, coalesce((answer_json->'taken')::text = 'true', false), answer_json->>'failed' FROM mcp_policy_questions WHERE id = $1",
-		id).Scan(&silent, &taken, &failed)
+	err := q.pool.QueryRow(ctx, `SELECT extract(epoch FROM now() - heartbeat)::float8, answer_json IS NOT NULL,
+		coalesce((answer_json->'taken')::text = 'true', false), coalesce((answer_json->'settled')::text = 'true', false),
+		coalesce((answer_json->'parked')::text = 'true', false), answer_json->>'failed'
+		FROM mcp_policy_questions WHERE id = $1`, id).Scan(&silent, &answered, &taken, &settled, &parked, &failed)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return true, nil
+		return Done, withdrawnUntaken(qu)
 	case err != nil:
-		return false, fmt.Errorf("approvals: postgres: %w", err)
+		return Waiting, fmt.Errorf("approvals: postgres: %w", err)
 	case failed != nil:
-		return true, NotCarriedOut(qu, *failed)
+		return Done, NotCarriedOut(qu, *failed)
+	case parked:
+		return Done, ErrOnRetry
+	case settled:
+		return Done, nil
 	case silent > 3*q.o.Heartbeat.Seconds() || qu.Asker.gone():
 		q.Withdraw(id)
 		if taken {
-			return true, TookThenGone(qu)
+			return Done, TookThenGone(qu)
 		}
-		return true, AskerGone(qu)
+		return Done, AskerGone(qu)
+	case taken:
+		return Applying, nil
+	case !answered:
+		return Done, fmt.Errorf("question %s: the answer was withdrawn before its proxy took it: nothing was approved", id)
 	}
-	return false, nil
+	return Waiting, nil
 }
 
 // Await waits for qu's answer until ctx ends: woken by the queue's

@@ -330,7 +330,7 @@ func TestDeliverWaitsForTheProxyToTakeTheAnswer(t *testing.T) {
 	go func() {
 		a, err := proxy.Await(context.Background(), qu, func(err error) { t.Error(err) })
 		assert.NoError(t, err)
-		proxy.Withdraw(qu.ID)
+		proxy.Settle(qu.ID, nil)
 		took <- a.Action
 	}()
 	_, err := approvals.Deliver(approver, qu.ID, qu.Digest, "allow-once", "x")

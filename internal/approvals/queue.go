@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/internal/realpath"
@@ -22,14 +23,24 @@ import (
 const (
 	Heartbeat  = 2 * time.Second
 	StaleAfter = 10 * time.Second
-	// answerSettled bounds how long an approver waits for the proxy that
-	// asked to take an answer and act on it before saying it did not:
-	// longer than the proxy's poll, and than the three heartbeats a proxy
-	// on another machine may miss before it is taken for gone.
-	answerSettled = 10 * time.Second
+
 	// poll is how often a waiting proxy looks for its answer: a human's
 	// click is answered well within a glance.
 	poll = 100 * time.Millisecond
+)
+
+// How long an approver waits for the proxy (variables only so that a test
+// can shorten them).
+var (
+	// answerTaken bounds how long an approver waits for the proxy that
+	// asked to take an answer before withdrawing it: longer than the
+	// proxy's poll, and than the three heartbeats a proxy on another
+	// machine may miss before it is taken for gone.
+	answerTaken = 10 * time.Second
+	// answerApplied bounds how long an approver waits, once the proxy has
+	// taken the answer, for it to act on it: a grant saved may wait on
+	// the grants file's lock (10 seconds) or the database (30).
+	answerApplied = 60 * time.Second
 )
 
 // Queue is where the proxies sharing one grants store put the questions
@@ -54,15 +65,22 @@ type Queue interface {
 	// writes the answer; Deliver also waits for a proxy to act on it.
 	Answer(id, digest, action, by string) error
 	// Settle is the proxy that took an answer saying what came of it:
-	// nil when it was carried out (an "always" remembered), else why not.
-	// The question is withdrawn. Withdrawing a taken answer's question
-	// settles it as carried out.
+	// nil when it was carried out (an "always" remembered), ErrOnRetry
+	// when it waits for the call to be made again, else why not.
 	Settle(id string, failed error)
-	// Settled says the proxy that asked qu has acted on its answer (done,
-	// with why it could not when err is set), or that it is gone before it
-	// did (done, with AskerGone or TookThenGone), in which case the question
-	// is removed. Not done while the proxy has yet to take or act on it.
-	Settled(qu Question) (done bool, err error)
+	// Beat shows the proxy is alive while it acts on an answer it took
+	// (Hold): the question is not taken for a dead proxy's meanwhile.
+	Beat(qu Question) error
+	// Settled says how far the proxy that asked qu has come with its
+	// answer: Waiting to take it, Applying it, or Done, with why it could
+	// not carry it out when err is set. A proxy found gone is Done (with
+	// AskerGone or TookThenGone), and its question removed. An error
+	// with Waiting or Applying is the queue's own (the database out of
+	// reach): worth asking again.
+	Settled(qu Question) (Progress, error)
+	// Retract withdraws qu's answer if the proxy has not taken it, and
+	// says whether it did: false when the proxy took it first.
+	Retract(qu Question) (bool, error)
 	// Get reads one pending question.
 	Get(id string) (Question, error)
 	// Pending lists the questions waiting for an answer, oldest first.
@@ -129,8 +147,10 @@ func (q *FileQueue) answerFile(id string) string   { return filepath.Join(q.dir,
 func (q *FileQueue) takenFile(id string) string { return filepath.Join(q.dir, id+".taken") }
 
 // failedFile is where a proxy that took an answer and could not carry it
-// out says why (Settle). Like takenFile, it outlives the question.
+// out says why (Settle); parkedFile, that it keeps it for the same call
+// made again. Like takenFile, they outlive the question.
 func (q *FileQueue) failedFile(id string) string { return filepath.Join(q.dir, id+".failed") }
+func (q *FileQueue) parkedFile(id string) string { return filepath.Join(q.dir, id+".parked") }
 
 // Put writes the question's file.
 func (q *FileQueue) Put(qu Question) error {
@@ -244,7 +264,7 @@ func (q *FileQueue) Pending() ([]Question, error) {
 func (q *FileQueue) removeOrphan(e fs.DirEntry) {
 	name := e.Name()
 	id, isAnswer := strings.CutSuffix(name, ".answer")
-	for _, mark := range []string{".taken", ".failed"} {
+	for _, mark := range []string{".taken", ".failed", ".parked"} {
 		if marked, ok := strings.CutSuffix(name, mark); ok {
 			id, isAnswer = marked, true
 		}
@@ -288,6 +308,13 @@ func (q *FileQueue) Answer(id, digest, action, by string) error {
 	} else if err != nil {
 		return err
 	}
+	// The proxy may have taken another approver's answer between the
+	// look above and the write (renaming it away, so the write found no
+	// file): this answer came second, and is no one's.
+	if _, err := os.Lstat(q.takenFile(id)); err == nil {
+		os.Remove(q.answerFile(id))
+		return AnsweredAlready(id)
+	}
 	return nil
 }
 
@@ -297,10 +324,38 @@ func (q *FileQueue) Settle(id string, failed error) {
 	if CheckID(id) != nil {
 		return
 	}
-	if failed != nil {
+	switch {
+	case errors.Is(failed, ErrOnRetry):
+		_ = writeNew(q.parkedFile(id), nil)
+	case failed != nil:
 		_ = writeNew(q.failedFile(id), []byte(visible.Shown(failed.Error(), maxFailure)))
 	}
 	q.Withdraw(id)
+}
+
+// Beat marks qu's question file alive.
+func (q *FileQueue) Beat(qu Question) error {
+	if err := CheckID(qu.ID); err != nil {
+		return err
+	}
+	now := time.Now()
+	return os.Chtimes(q.questionFile(qu.ID), now, now)
+}
+
+// Retract removes qu's answer unless the proxy took it (renamed it to
+// takenFile) first: the rename that would take it finds none after.
+func (q *FileQueue) Retract(qu Question) (bool, error) {
+	if err := CheckID(qu.ID); err != nil {
+		return false, err
+	}
+	away := q.answerFile(qu.ID) + ".retracted"
+	if err := os.Rename(q.answerFile(qu.ID), away); errors.Is(err, fs.ErrNotExist) {
+		return false, nil // taken, or withdrawn: Settled says which
+	} else if err != nil {
+		return false, err
+	}
+	os.Remove(away)
+	return true, nil
 }
 
 // Settled says what came of qu's answer. The proxy marks an answer taken
@@ -309,29 +364,87 @@ func (q *FileQueue) Settle(id string, failed error) {
 // was not taken; a proxy of this machine whose process is gone before it
 // took the answer, or before it acted on it, never will: its question is
 // removed, and the error says so.
-func (q *FileQueue) Settled(qu Question) (bool, error) {
+func (q *FileQueue) Settled(qu Question) (Progress, error) {
 	_, err := os.Lstat(q.takenFile(qu.ID))
 	taken := err == nil
 	if data, err := readSafe(q.failedFile(qu.ID), 4*maxFailure); err == nil {
-		return true, NotCarriedOut(qu, string(data))
+		return Done, NotCarriedOut(qu, string(data))
+	}
+	if _, err := os.Lstat(q.parkedFile(qu.ID)); err == nil {
+		return Done, ErrOnRetry
 	}
 	_, err = os.Stat(q.questionFile(qu.ID))
 	withdrawn := errors.Is(err, fs.ErrNotExist)
 	switch {
 	case taken && withdrawn:
-		return true, nil
+		return Done, nil
 	case withdrawn:
 		// Withdrawn with its answer untaken: its call ended first, or a
 		// reader took it for a dead proxy's.
-		return true, fmt.Errorf("question %s was withdrawn before its proxy took the answer (its call ended, or its proxy stopped showing it is alive): nothing was approved", qu.ID)
+		return Done, withdrawnUntaken(qu)
 	case qu.Asker.gone():
 		q.Withdraw(qu.ID)
 		if taken {
-			return true, TookThenGone(qu)
+			return Done, TookThenGone(qu)
 		}
-		return true, AskerGone(qu)
+		return Done, AskerGone(qu)
+	case taken:
+		return Applying, nil
 	}
-	return false, nil
+	return Waiting, nil
+}
+
+// withdrawnUntaken is the error for a question withdrawn with its answer
+// untaken.
+func withdrawnUntaken(qu Question) error {
+	return fmt.Errorf("question %s was withdrawn before its proxy took the answer (its call ended, or its proxy stopped showing it is alive): nothing was approved", qu.ID)
+}
+
+// Progress is how far a proxy has come with an answer (Queue.Settled).
+type Progress int
+
+const (
+	Waiting  Progress = iota // the answer is not taken yet
+	Applying                 // taken, being acted on
+	Done                     // acted on, or never will be
+)
+
+// ErrOnRetry is how a proxy that parked a question (--ask-wait) settles
+// an answer it keeps for the same call made again: nothing is carried out
+// before then.
+var ErrOnRetry = errors.New("the proxy keeps the answer for when the agent makes the same call again; nothing is carried out or remembered before then")
+
+// AppliesOnRetry is what an approver is told of an answer a proxy keeps
+// for the same call made again (ErrOnRetry).
+const AppliesOnRetry = "The agent was told to make the same call again: the answer applies then, and nothing is carried out or remembered before."
+
+// Hold keeps qu alive (Queue.Beat, every Heartbeat) while the proxy acts
+// on the answer it took, and returns the function that settles it: a
+// grant saved may wait on a lock or the database longer than a reader
+// waits before taking a silent question for a dead proxy's.
+func Hold(q Queue, qu Question, every time.Duration) (settle func(failed error)) {
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				_ = q.Beat(qu) // out of reach: the next beat tries again
+			}
+		}
+	}()
+	var once sync.Once
+	return func(failed error) {
+		once.Do(func() {
+			close(stop)
+			<-stopped
+			q.Settle(qu.ID, failed)
+		})
+	}
 }
 
 // Deliver answers question id (Queue.Answer), then waits for the proxy
@@ -350,18 +463,28 @@ func Deliver(q Queue, id, digest, action, by string) (Question, error) {
 	if err := q.Answer(id, digest, action, by); err != nil {
 		return qu, err
 	}
-	deadline := time.Now().Add(answerSettled)
+	start := time.Now()
 	for {
-		done, err := q.Settled(qu)
+		p, err := q.Settled(qu)
+		waited := time.Since(start)
 		switch {
-		case done:
+		case p == Done:
 			return qu, err
-		case err != nil:
-			return qu, err
-		case time.Now().After(deadline):
-			return qu, fmt.Errorf("question %s: the answer is written, but the proxy that asked (process %d on %s) has not acted on it within %s: "+
-				"it is stopped or overloaded. It takes the answer if it goes on within %s of its last sign of life; after that the question and the answer are removed, and nothing was approved",
-				qu.ID, qu.Asker.PID, visible.Whole(qu.Asker.Machine), answerSettled, StaleAfter)
+		case waited > answerApplied && err != nil:
+			return qu, fmt.Errorf("question %s: the answer is written, but what came of it cannot be read: %w", qu.ID, err)
+		case p == Applying && waited > answerApplied:
+			return qu, fmt.Errorf("question %s: the proxy that asked (process %d on %s) took the answer and is still acting on it after %s "+
+				"(saving a grant waits on the grants store): `mcp-policy grants list` shows what it has kept", qu.ID, qu.Asker.PID, visible.Whole(qu.Asker.Machine), answerApplied)
+		case p == Waiting && err == nil && waited > answerTaken:
+			// Not taken: a stopped proxy could take it when it goes on,
+			// after the approver was told it did not. Withdrawn instead;
+			// if the proxy took it meanwhile, the wait goes on.
+			retracted, rerr := q.Retract(qu)
+			if rerr == nil && retracted {
+				return qu, fmt.Errorf("question %s: the proxy that asked (process %d on %s) did not take the answer within %s: it is stopped or overloaded. "+
+					"The answer is withdrawn and nothing was approved; the question waits for another answer while its proxy lives",
+					qu.ID, qu.Asker.PID, visible.Whole(qu.Asker.Machine), answerTaken)
+			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

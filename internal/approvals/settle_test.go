@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,12 +60,64 @@ func TestDeliverTellsWhatCameOfTheAnswer(t *testing.T) {
 				require.NoError(t, approver.Answer(qu.ID, qu.Digest, "allow-once", "t"))
 				_, err := proxy.Await(context.Background(), qu, func(err error) { t.Error(err) })
 				require.NoError(t, err, "taken")
-				done, err := approver.Settled(qu)
-				assert.True(t, done)
+				p, err := approver.Settled(qu)
+				assert.Equal(t, approvals.Done, p)
 				assert.ErrorContains(t, err, "took the answer, then stopped before it could act on it")
 				pending, err := approver.Pending()
 				require.NoError(t, err)
 				assert.Empty(t, pending)
+			})
+			t.Run("kept for the call made again", func(t *testing.T) {
+				proxy, approver := open(t)
+				err := answerAndSettle(t, proxy, approver, approvals.ErrOnRetry)
+				assert.ErrorIs(t, err, approvals.ErrOnRetry)
+			})
+			t.Run("withdrawn before it was taken", func(t *testing.T) {
+				// The host gave the call up as the approver answered: a
+				// question gone says nothing was approved, whatever keeps it.
+				proxy, approver := open(t)
+				qu := pgQuestion(time.Minute)
+				require.NoError(t, proxy.Put(qu))
+				require.NoError(t, approver.Answer(qu.ID, qu.Digest, "allow-once", "t"))
+				proxy.Withdraw(qu.ID)
+				p, err := approver.Settled(qu)
+				assert.Equal(t, approvals.Done, p)
+				assert.ErrorContains(t, err, "nothing was approved")
+			})
+			t.Run("not taken in time: the answer is withdrawn", func(t *testing.T) {
+				// A stopped proxy must not take an answer its approver was
+				// told came to nothing.
+				defer approvals.SetAnswerWaits(200*time.Millisecond, time.Minute)()
+				proxy, approver := open(t)
+				qu := pgQuestion(time.Minute)
+				qu.Asker = approvals.Asker{Machine: "elsewhere", PID: 1}
+				require.NoError(t, proxy.Put(qu))
+				stop := beating(t, proxy, qu) // alive, but never takes it
+				_, err := approvals.Deliver(approver, qu.ID, qu.Digest, "allow-once", "t")
+				stop()
+				assert.ErrorContains(t, err, "did not take the answer within")
+				assert.ErrorContains(t, err, "The answer is withdrawn and nothing was approved")
+				ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+				defer cancel()
+				_, err = proxy.Await(ctx, qu, func(err error) { t.Error(err) })
+				assert.ErrorIs(t, err, context.DeadlineExceeded, "the proxy, going on, finds no answer")
+				require.NoError(t, approver.Answer(qu.ID, qu.Digest, "deny-once", "t"), "the question waits for another answer")
+			})
+			t.Run("a slow grant keeps the question alive", func(t *testing.T) {
+				proxy, approver := open(t)
+				qu := pgQuestion(time.Minute)
+				require.NoError(t, proxy.Put(qu))
+				require.NoError(t, approver.Answer(qu.ID, qu.Digest, "allow-once", "t"))
+				_, err := proxy.Await(context.Background(), qu, func(err error) { t.Error(err) })
+				require.NoError(t, err)
+				settle := approvals.Hold(proxy, qu, 10*time.Millisecond)
+				p, err := approver.Settled(qu)
+				require.NoError(t, err)
+				assert.Equal(t, approvals.Applying, p, "taken, being acted on")
+				settle(nil)
+				p, err = approver.Settled(qu)
+				assert.Equal(t, approvals.Done, p)
+				assert.NoError(t, err)
 			})
 			t.Run("not taken, the proxy died", func(t *testing.T) {
 				proxy, approver := open(t)
@@ -100,6 +153,27 @@ func answerAndSettle(t *testing.T, proxy, approver approvals.Queue, failed error
 	}
 	proxy.Settle(qu.ID, failed)
 	return <-delivered
+}
+
+// beating keeps qu alive as a waiting proxy would, without taking its
+// answer, until the returned function is called.
+func beating(t *testing.T, q approvals.Queue, qu approvals.Question) (stop func()) {
+	t.Helper()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(50 * time.Millisecond):
+				_ = q.Beat(qu)
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
 }
 
 // deadAsker is a proxy of this machine whose process has ended.

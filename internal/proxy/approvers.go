@@ -160,11 +160,12 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 	// The wait was logged; so is its end, and who ended it.
 	p.sayf("question %s answered %s by %s", aq.ID, a.Action, visible.Shown(a.By, maxShown))
 	keep = true
+	settle := approvals.Hold(p.opt.approvals, aq, approvals.Heartbeat)
 	return policy.Answer{Action: policy.Action(a.Action), Applied: func(failed error) {
 		if failed != nil {
 			p.sayf("question %s: the answer could not be carried out: %v", aq.ID, failed)
 		}
-		p.opt.approvals.Settle(aq.ID, failed)
+		settle(failed)
 	}}
 }
 

@@ -49,9 +49,13 @@ func (pq *parkedQuestions) park(p *Proxy, digest string, aq approvals.Question, 
 		ctx, cancel := context.WithTimeoutCause(p.ctx, left, errAskTimeout)
 		defer cancel()
 		a, err := p.opt.approvals.Await(ctx, aq, func(err error) { p.warnf("question %s: %v (removed)", aq.ID, err) })
-		// Taken: withdrawn, so the approver is told it was, and the
-		// answer waits here for the call to be made again.
-		p.opt.approvals.Withdraw(aq.ID)
+		// Taken, and kept here for the call made again: the approver is
+		// told so (ErrOnRetry), not that it was carried out.
+		if err == nil {
+			p.opt.approvals.Settle(aq.ID, approvals.ErrOnRetry)
+		} else {
+			p.opt.approvals.Withdraw(aq.ID)
+		}
 		if err == nil {
 			p.sayf("question %s answered %s by %s; it applies when the call is made again", aq.ID, a.Action, visible.Shown(a.By, maxShown))
 		}

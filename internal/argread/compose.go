@@ -132,6 +132,19 @@ func (c composeReader) service(svc map[string]any) {
 	case map[string]any:
 		c.context(b["context"])
 		c.path(b["dockerfile"])
+		if more, ok := b["additional_contexts"].(map[string]any); ok {
+			for _, k := range sortedKeys(more) {
+				c.context(more[k]) // another context: a directory sent whole, or an image or URL
+			}
+		}
+		if more, ok := b["additional_contexts"].([]any); ok {
+			for _, e := range more {
+				if str, ok := e.(string); ok {
+					_, v, _ := strings.Cut(str, "=")
+					c.context(v)
+				}
+			}
+		}
 		if secrets, ok := b["secrets"].([]any); ok {
 			for _, s := range secrets {
 				if m, ok := s.(map[string]any); ok {
@@ -160,9 +173,31 @@ func (c composeReader) service(svc map[string]any) {
 			}
 		}
 	}
+	// Compose Watch syncs a host directory into the container (and
+	// rebuilds from it): every file under it.
+	if dev, ok := svc["develop"].(map[string]any); ok {
+		if watch, ok := dev["watch"].([]any); ok {
+			for _, e := range watch {
+				if m, ok := e.(map[string]any); ok {
+					c.context(m["path"])
+				}
+			}
+		}
+	}
 	// What gives the container the host: every file the rules could name.
-	if svc["privileged"] == true {
+	// Compose reads a boolean written as a string too ("true", yes).
+	if truthy(svc["privileged"]) {
 		c.r.unknown("privileged: true")
+	}
+	if rules, ok := svc["device_cgroup_rules"].([]any); ok && len(rules) > 0 {
+		c.r.unknown("device_cgroup_rules") // the host's devices, by number
+	}
+	if opts, ok := svc["security_opt"].([]any); ok {
+		for _, o := range opts {
+			if str, ok := o.(string); ok && (strings.Contains(str, "unconfined") || strings.Contains(str, "label:disable") || strings.Contains(str, "label=disable")) {
+				c.r.unknown("security_opt: " + str)
+			}
+		}
 	}
 	for _, k := range []string{"pid", "network_mode", "ipc", "userns_mode", "uts", "cgroup"} {
 		if s, ok := svc[k].(string); ok && strings.EqualFold(s, "host") {
@@ -179,6 +214,23 @@ func (c composeReader) service(svc map[string]any) {
 			}
 		}
 	}
+}
+
+// truthy reports a YAML value Compose reads as true: the boolean, or a
+// string of one ("true", "yes", "on", "1", any case).
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "true", "yes", "y", "on", "1":
+			return true
+		}
+	case int:
+		return x != 0
+	}
+	return false
 }
 
 // volume reads one entry of a service's volumes.
@@ -213,11 +265,18 @@ func (c composeReader) volume(v any) {
 // context reads a build context: a path, or a URL (a git repository) whose
 // host the daemon reaches.
 func (c composeReader) context(v any) {
+	if s, ok := v.(string); ok && (strings.HasPrefix(s, "docker-image://") || strings.HasPrefix(s, "service:")) {
+		return // another image or service as a context: no local files
+	}
 	if s, ok := v.(string); ok && readsAsURL(s) {
 		c.r.hostWord(shellWord{text: s, known: true})
 		return
 	}
+	// Every file under it is sent to the daemon (or synced): a tree read
+	// whole, so a home's secrets are asked.
+	c.r.tree = true
 	c.path(v)
+	c.r.tree = false
 }
 
 // paths reads a string or a list of strings, or of {path: X}.

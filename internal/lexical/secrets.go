@@ -22,11 +22,14 @@ var secretList = []SensitiveEntry{
 		"privkey.pem", "private.pem", "private_key.pem", "secring.gpg", "private_key", "adbkey", "key.der", "private.der", "private.asc", "secret.gpg"}}, // Vagrant's private_key, Android's adbkey
 	{"KEY6", privateKey, Anywhere, Prefix, []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"}}, // a second key by the default's name: id_rsa_deploy, id_ed25519_github (not its .pub)
 	{"KEY3", privateKey, Anywhere, Suffix, []string{".key", "-key.pem", "_key.pem", ".key.pem", ".p12", ".pfx", ".jks", ".keystore", ".p8", ".ppk", ".kdbx", ".keytab",
-		".key.bak", ".key.old", ".key.orig", "-key.json", "_key.json", ".pkcs12", "_rsa", "_ed25519", "_ecdsa", "_dsa"}}, // a key's copies; a cloud service account's key file (gcp-sa-key.json)
+		".key.bak", ".key.old", ".key.orig", "-key.json", "_key.json", ".pkcs12", "_rsa", "_ed25519", "_ecdsa", "_dsa",
+		"_private.pem", "-private.pem", ".private.pem", "_private_key.pem", ".psk"}}, // a key's copies; a cloud service account's key file (gcp-sa-key.json); a JWT signing key; an iwd network's key
 	{"KEY5", privateKey, Anywhere, File, []string{"id_rsa.bak", "id_rsa.old", "id_rsa.orig", "id_rsa.backup", "id_rsa.save", "id_rsa.copy", "id_rsa~", "id_rsa.1", "id_dsa.bak", "id_dsa.old", "id_dsa.orig", "id_dsa.backup", "id_dsa.save", "id_dsa.copy", "id_dsa~", "id_dsa.1", "id_ecdsa.bak", "id_ecdsa.old", "id_ecdsa.orig", "id_ecdsa.backup", "id_ecdsa.save", "id_ecdsa.copy", "id_ecdsa~", "id_ecdsa.1", "id_ed25519.bak", "id_ed25519.old", "id_ed25519.orig", "id_ed25519.backup", "id_ed25519.save", "id_ed25519.copy", "id_ed25519~", "id_ed25519.1"}}, // a key's copies
 	{"KEY4", privateKey, System, Dir, []string{"/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
 		"/etc/ssl/private", "/etc/letsencrypt/live", "/etc/letsencrypt/archive", "/etc/pki/tls/private", "/var/lib/kubelet/pki",
-		"/etc/dkimkeys", "/etc/pki/ca/private", "/etc/pki/private", "/etc/opendkim/keys"}},
+		"/etc/dkimkeys", "/etc/pki/ca/private", "/etc/pki/private", "/etc/opendkim/keys",
+		"/etc/puppetlabs/puppet/ssl/private_keys", "/etc/puppet/ssl/private_keys", "/var/lib/puppet/ssl/private_keys",
+		"/etc/puppetlabs/puppetserver/ca", "/etc/salt/pki", "/var/lib/iwd", "/etc/chef/client.pem"}},
 
 	// Cloud, registry and service credentials.
 	{"CRD1", secretCredentials, Anywhere, Dir, []string{".aws", ".azure", ".config/gcloud", ".kube", ".config/gh", ".terraform.d", ".config/op", ".config/doctl",
@@ -64,6 +67,7 @@ var secretList = []SensitiveEntry{
 		".config/rclone/rclone.conf", ".config/composer/auth.json", ".composer/auth.json", ".gradle/gradle.properties", ".m2/settings-security.xml",
 		".m2/settings.xml", ".config/pip/pip.conf", ".pip/pip.conf", ".sentryclirc", ".sbt/.credentials", ".ivy2/.credentials",
 		".nuget/nuget/nuget.config", "key.pem", "deploy_key", ".dev.vars", "local.settings.json", "secrets.yaml", "secrets.yml",
+		"secret.yaml", "secret.yml", ".wakatime.cfg", "c.pwd", "c.kdbx",
 		"secrets.json", ".secrets", "wp-config.php", "terraform.tfstate", ".gitcookies", ".msmtprc", ".authinfo", ".authinfo.gpg",
 		".smbcredentials", ".fetchmailrc", "service_account.json", "sasl_passwd", "wpa_supplicant.conf",
 		"secrets.toml", "firebase-adminsdk.json", "keyfile.json", "sftp-config.json", ".ftpconfig", "kubeconfig", "kubeconfig.yaml", "kubeconfig.yml",
@@ -75,7 +79,7 @@ var secretList = []SensitiveEntry{
 	{"CRD11", secretCredentials, Anywhere, Infix, []string{"-firebase-adminsdk-"}},                          // PROJECT-firebase-adminsdk-ID-HASH.json
 	{"CRD3", secretCredentials, Home, File, []string{".npmrc", ".yarnrc.yml", ".yarnrc", ".bundle/config"}}, // a project's .npmrc names a registry; the home one holds its token
 	{"CRD4", secretCredentials, Anywhere, Prefix, []string{"client_secret"}},                                // Google's client_secret_<id>.json
-	{"CRD5", secretCredentials, System, File, []string{"/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "/etc/security/opasswd",
+	{"CRD5", secretCredentials, System, File, []string{"/etc/shadow", "/etc/gshadow", "/etc/master.passwd", "/etc/security/opasswd", "/etc/grafana/grafana.ini",
 		"/etc/shadow-", "/etc/gshadow-", "/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml", "/etc/mysql/debian.cnf", "/etc/krb5.keytab",
 		"/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets", "/etc/ipsec.secrets", "/etc/gitlab/gitlab-secrets.json",
 		"/etc/shadow.bak", "/etc/shadow~", "/etc/shadow.old", "/etc/shadow.orig", "/etc/gshadow.bak", "/etc/gshadow~", "/etc/master.passwd.bak",
@@ -108,7 +112,12 @@ var secretList = []SensitiveEntry{
 		"library/cookies", ".thunderbird", "snap/chromium", "snap/firefox", ".config/slack", ".config/discord",
 		".local/share/rbw", ".config/bitwarden", ".config/rbw", ".local/share/gopass", ".config/gopass", ".electrum", ".config/exodus", ".exodus",
 		".config/signal", ".local/share/telegramdesktop", "application support/signal", "application support/telegram desktop",
-		"application support/bitwarden", ".config/keepassxc",
+		"application support/bitwarden", ".config/keepassxc", "library/safari", "library/messages", "library/mail",
+		"library/application support/addressbook", ".local/share/remmina", ".config/remmina", ".vnc",
+		"appdata/roaming/mozilla", "appdata/local/google/chrome/user data", "appdata/local/microsoft/edge/user data",
+		"appdata/local/bravesoftware", "appdata/roaming/opera software", "appdata/roaming/microsoft/credentials",
+		"appdata/local/microsoft/credentials", "appdata/roaming/microsoft/protect", "appdata/roaming/microsoft/vault",
+		"appdata/local/microsoft/vault",
 		".var/app/com.google.chrome", ".var/app/org.chromium.chromium", ".var/app/org.mozilla.firefox", ".var/app/com.brave.browser",
 		".var/app/com.microsoft.edge", ".var/app/org.signal.signal", ".var/app/com.slack.slack", ".var/app/com.discordapp.discord",
 		".var/app/org.telegram.desktop", ".librewolf", ".waterfox", ".floorp", ".config/google-chrome-beta", ".config/google-chrome-unstable",
@@ -190,6 +199,20 @@ func SecretFile(p string) *SensitiveEntry {
 		}
 	}
 	if e == nil {
+		// A Flatpak application keeps its ~/.config and ~/.local/share
+		// under ~/.var/app/ID/config and data: the same files.
+		if i := strings.Index(p, "/.var/app/"); i >= 0 {
+			home, rest := p[:i], p[i+len("/.var/app/"):]
+			if _, after, ok := strings.Cut(rest, "/"); ok {
+				if sub, ok := strings.CutPrefix(after, "config/"); ok {
+					e = secrets.file(home + "/.config/" + sub)
+				} else if sub, ok := strings.CutPrefix(after, "data/"); ok {
+					e = secrets.file(home + "/.local/share/" + sub)
+				}
+			}
+		}
+	}
+	if e == nil {
 		// A directory's copy holds the same secrets: ~/.kube.bak/config,
 		// ~/.password-store.old/x.gpg.
 		for end := strings.IndexByte(p[1:], '/') + 1; end > 0 && e == nil; {
@@ -228,7 +251,7 @@ func SecretFile(p string) *SensitiveEntry {
 
 // rootedNames are the directories a system's secrets are under, looked for
 // under another root too.
-var rootedNames = []string{"/etc/", "/root/", "/var/lib/", "/run/", "/var/run/"}
+var rootedNames = []string{"/etc/", "/root/", "/var/lib/", "/run/", "/var/run/", "/users/", "/home/"}
 
 // otherRoot reports a directory that holds another system's root: a
 // container's view of the host, a snapshot, an image's layer, a mounted

@@ -7,6 +7,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
 
 // How each command is read, by its program's row in the table
@@ -150,6 +152,11 @@ func (r *shellReader) command(words []shellWord, dirs []string) []string {
 		r.runsWritten(prog, dirs)
 	}
 	name := programName(prog.text)
+	if unsafeArchive(name, words[1:]) {
+		// Members named with ".." or from "/" are written where they
+		// say, above the directory: which ones, the archive says.
+		r.unknown(prog.text + "'s members outside the directory")
+	}
 	r.runsWrittenCode(name, words[1:], dirs) // what earlier commands wrote, not what this one writes
 	r.writes(name, words[1:], dirs)
 	p, ok := programs[name]
@@ -850,6 +857,12 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 			r.operands(words[rest:], dirs) // a module, then its arguments
 			return
 		}
+		if opt, addr, ok := strings.Cut(a.opt, "="); ok && strings.HasPrefix(opt, "--inspect") && inspectsOpen(addr) ||
+			strings.HasPrefix(a.opt, "--inspect") && a.hasValue && a.value.known && inspectsOpen(a.value.text) {
+			// node --inspect=0.0.0.0:9229: a debugger anyone who reaches
+			// the port can run code through.
+			r.unknown(a.opt)
+		}
 		if a.opt == "-S" && name == "php" {
 			r.served(words, dirs, "-t", "") // php -S: the document root's tree, served
 		}
@@ -860,6 +873,32 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 	}
 	r.read(words[rest], dirs)
 	r.operands(words[rest+1:], dirs)
+}
+
+// unsafeArchive reports an extraction told to write members outside its
+// directory: unzip -: and tar -P (--absolute-names).
+func unsafeArchive(name string, words []shellWord) bool {
+	switch name {
+	case "unzip":
+		return hasWord(words, "-:")
+	case "tar", "gtar", "bsdtar":
+		return hasWord(words, "-P") || hasWord(words, "--absolute-names")
+	}
+	return false
+}
+
+// inspectsOpen reports a debugger's address (node's --inspect=HOST:PORT)
+// that is not this machine's loopback: the port is open to others.
+func inspectsOpen(v string) bool {
+	host := v
+	if i := strings.LastIndexByte(v, ':'); i >= 0 {
+		host = v[:i]
+	}
+	host = strings.Trim(host, "[]")
+	if host == "0.0.0.0" || host == "::" || host == "0" {
+		return true // every interface: to a listener, the unspecified address is everyone's
+	}
+	return host != "" && !lexical.IsLoopback(host) && !isNumber(v)
 }
 
 // moduleCommands are the modules that are a program of the table too
@@ -957,6 +996,11 @@ func (r *shellReader) network(p *program, name string, words []shellWord, dirs [
 			r.uploads(a.value.text, dirs) // -w @file reads its format from a file
 		case a.opt == "--resolve" || a.opt == "--connect-to":
 			r.resolveForm(a.value)
+		case a.opt == "--abstract-unix-socket":
+			// A socket in Linux's abstract namespace (a container runtime's
+			// shim, a daemon's API): no file to name, a local service
+			// whose rights are its own.
+			r.unknown(a.opt + " " + a.value.text)
 		case a.hasValue && !a.value.known:
 			r.unknown(a.value.text)
 		}

@@ -1214,7 +1214,12 @@ var shellMagics = keySet("bash", "sh", "script", "system", "sx", "zsh", "perl", 
 var shellsOut = regexp.MustCompile(`\bos\.(?:system|popen|exec\w*|spawn\w*|posix_spawn\w*)\s*\(|\bsubprocess\b|\bpty\.spawn|\bcommands\.getoutput|` +
 	`\bchild_process\b|\bexecSync\b|\bspawnSync\b|\bexecFile\w*\b|\bDeno\.(?:run|Command)\b|\bBun\.spawn|\bRuntime\.getRuntime\(\)\.exec|` +
 	`\bProcessBuilder\b|\bsystem2?\s*\(|\bshell_exec\b|\bpassthru\b|\bproc_open\b|\bIO\.popen|\bOpen3\b|\bctypes\b|\bcffi\b|` +
-	`\b__import__\s*\(|\bimportlib\b|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(`)
+	`\b__import__\s*\(|\bimportlib\b|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(|` +
+	// another name for the same (from os import system as s; asyncio's
+	// subprocesses; platform.popen), and the whole environment printed
+	`\bfrom\s+os\s+import\b[^\n]*\b(?:system|popen|exec\w*|spawn\w*)\b|\bcreate_subprocess_(?:shell|exec)\b|\bplatform\.popen\b|` +
+	`\bdict\s*\(\s*os\.environ\s*\)|\bprint\s*\(\s*os\.environ\s*\)|\bos\.environ\.(?:items|copy)\s*\(|` +
+	`\b(?:console\.log|JSON\.stringify)\s*\(\s*process\.env\s*[,)]|\bos\.Environ\s*\(`)
 
 // givesHost reads a member of a container's or a pod's settings, in any
 // tool's arguments (a Docker API body, a Kubernetes manifest, an MCP

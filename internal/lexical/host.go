@@ -537,6 +537,15 @@ func NameAddress(host string) (string, bool) {
 			return spelledAddress(rest)
 		}
 	}
+	// A cluster's service (x.svc, x.svc.cluster.local) is at an address
+	// of its private service range; a cloud's private DNS name spells
+	// its address (AWS's ip-10-0-0-1.ec2.internal).
+	if strings.HasSuffix(host, ".svc") || strings.HasSuffix(host, ".svc.cluster.local") || strings.HasSuffix(host, ".cluster.local") {
+		return "10.96.0.1", true
+	}
+	if first, rest, ok := strings.Cut(host, "."); ok && strings.HasPrefix(first, "ip-") && strings.HasSuffix(rest, "internal") {
+		return spelledAddress(strings.TrimPrefix(first, "ip-"))
+	}
 	return "", false
 }
 
@@ -546,6 +555,13 @@ var (
 		"metadata.google.internal": "169.254.169.254", "metadata.goog": "169.254.169.254", "metadata": "169.254.169.254",
 		"instance-data": "169.254.169.254", "instance-data.ec2.internal": "169.254.169.254",
 		"metadata.ec2.internal": "169.254.169.254", "metadata.tencentyun.com": "169.254.0.23",
+		// The container host and the cluster, by the names their
+		// platforms give them, read as the default address of each (a
+		// private one): a deny on the private ranges holds for them.
+		"host.docker.internal": "172.17.0.1", "gateway.docker.internal": "172.17.0.1",
+		"host.containers.internal": "10.88.0.1", "host.lima.internal": "192.168.5.2",
+		"kubernetes.default.svc":               "10.96.0.1",
+		"kubernetes.default.svc.cluster.local": "10.96.0.1",
 	}
 	// loopbackDomains answer with 127.0.0.1 for themselves and every
 	// subdomain.
@@ -553,7 +569,7 @@ var (
 		"local.gd", "localhost.direct"}
 	// wildcardDNS answer with the address their subdomain spells.
 	wildcardDNS = []string{"nip.io", "sslip.io", "xip.io", "traefik.me", "nip.direct", "backname.io", "local-ip.sh", "local-ip.co",
-		"ip.localtest.me", "ip.lvh.me"}
+		"ip.localtest.me", "ip.lvh.me", "ip.addr.tools"}
 )
 
 // spelledAddress is the address the labels before a wildcard DNS domain

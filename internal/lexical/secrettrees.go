@@ -10,9 +10,11 @@ import "strings"
 // secrets list.
 var secretTreeList = []SensitiveEntry{
 	{"TREE1", "the file system's root or a directory above every home, with the keys in each", System, Dir,
-		[]string{"/", "/home", "/users", "/var/home", "/usr/home", "/export/home", "/private", "/private/var", "/var"}},
+		[]string{"/", "/home", "/users", "/var/home", "/usr/home", "/export/home", "/private", "/private/var", "/var",
+			"/mnt", "/media"}}, // another system's disks, a Windows home seen from WSL
 	{"TREE2", "a home directory (or its .config, .local or Library), where keys, tokens and histories are kept", Home, Dir,
-		[]string{"~", "~/.config", "~/.local", "~/.local/share", "~/library", "~/library/application support", "/root", "/var/root"}},
+		[]string{"~", "~/.config", "~/.local", "~/.local/share", "~/library", "~/library/application support", "~/snap", "~/.var/app",
+			"/root", "/var/root"}},
 	{"TREE3", "the system's configuration and run-time secrets (/etc/shadow, TLS keys, mounted secrets)", System, Dir,
 		[]string{"/etc", "/private/etc", "/run", "/var/run", "/run/secrets", "/var/run/secrets", "/var/lib"}},
 	{"TREE4", "/proc: every process's environment, command line and memory", System, Dir, []string{"/proc", "/proc/*"}},

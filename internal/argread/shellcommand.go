@@ -1439,6 +1439,11 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 			r.unknown("kubectl debug " + a.value.text) // a pod in the node's namespaces, its root mounted
 		case ours && (a.opt == "--post-renderer" || a.opt == "--exec-command"):
 			r.unknown(a.opt + " " + a.value.text) // a program it runs here
+		case ours && a.opt == "--kubeconfig" && a.value.known && !strings.Contains(a.value.text, ".kube/"):
+			// A kubeconfig's exec plugin runs the program it names, as
+			// KUBECONFIG's does: one outside a .kube directory (written by
+			// the agent, say) runs what the call cannot read.
+			r.unknown(a.opt + " " + a.value.text)
 		case ours && a.hasValue && (containerFiles[a.opt] || optionNamesFile(a.opt)):
 			r.cliFiles(a.value, dirs) // --from-file=key=path, --set-file k=path
 		case ours && a.hasValue && !p.files.has(a.opt) && !p.hosts.has(a.opt):

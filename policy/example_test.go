@@ -65,6 +65,7 @@ func Example() {
 	}
 
 	// A provider itself: it goes wherever the client or the registry went.
+	// fs_delete, which a rule denies outright, is not offered to the model.
 	tools, _ := p.ToolsForLLM(ctx)
 	fmt.Println(len(tools), "tools")
 	printResults(p.ExecuteToolCalls(ctx, []provider.Call{
@@ -75,7 +76,7 @@ func Example() {
 	}))
 	printRules(p.Grants())
 	// Output:
-	// 3 tools
+	// 2 tools
 	// asked (no-match): may fs_write touch [/srv/docs/guide.md]? suggesting fs_write under /srv/docs
 	// call_1 error=false: server ran fs_write {"path":"scratch/notes.md"}
 	// call_2 error=true: Denied by mcp-policy: 'fs_delete' is not allowed by rule {"tool":"fs_delete","decision":"deny"}. The call was not run; do not retry it unchanged.
@@ -188,7 +189,7 @@ func ExampleNew_stacked() {
 		exampleCall("3", "fs_read", `{"path":"a.md"}`),
 	}))
 	// Output:
-	// fs_read fs_write fs_delete
+	// fs_read fs_write
 	// outer asks about fs_write [/srv/a.md]
 	// 1 error=false: server ran write {"path":"a.md"}
 	// 2 error=true: Denied by inner: 'delete' is not allowed by rule {"tool":"delete","decision":"deny"}. The call was not run; do not retry it unchanged.

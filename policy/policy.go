@@ -169,6 +169,10 @@ type Options struct {
 	OnDecision func(Record)
 	// Grants are this policy's own grants to start with.
 	Grants []Rule
+	// ListDeniedTools keeps in ToolsForLLM the tools a rule or grant
+	// denies outright (DeniesOutright), which are left out by default: a
+	// model need not be offered a tool every call of which is refused.
+	ListDeniedTools bool
 	// GrantsStore, when set, is where always- answers go, and every
 	// decision reads it: one grant set for a fleet of policies.
 	// Policies wired to one store also share one ask lock, because they
@@ -379,7 +383,38 @@ func (p *Policy) ToolsForLLM(ctx context.Context) ([]provider.Tool, error) {
 		byName[t.Function.Name] = &t
 	}
 	p.tools.Store(&byName)
-	return tools, nil
+	if p.opts.ListDeniedTools {
+		return tools, nil
+	}
+	shown := tools[:0:0]
+	for _, t := range tools {
+		if !p.DeniesOutright(t) {
+			shown = append(shown, t)
+		}
+	}
+	return shown, nil
+}
+
+// DeniesOutright says a rule or a grant denies every call of the tool,
+// whatever the call names: a deny whose only conditions are the tool's
+// name and annotations it has. ToolsForLLM leaves such tools out (unless
+// Options.ListDeniedTools); a call to one is still decided, and denied.
+// A team's Rego module may deny more, by what a call names: that is not
+// read here.
+func (p *Policy) DeniesOutright(t provider.Tool) bool {
+	set := p.current.Load()
+	if set == nil || !set.loaded {
+		return false
+	}
+	if set.engine.DeniesOutright(t.Function.Name, t.Annotations) {
+		return true
+	}
+	for _, g := range p.grantSets() {
+		if g.DeniesOutright(t.Function.Name, t.Annotations) {
+			return true
+		}
+	}
+	return false
 }
 
 // tool returns the catalogue entry of a tool, listing the catalogue once

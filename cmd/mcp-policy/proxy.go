@@ -31,6 +31,7 @@ type proxyFlags struct {
 	ask        string
 	askTimeout time.Duration
 	askWait    time.Duration
+	listDenied bool
 	serverURL  string
 	headers    []string
 	maxLine    int
@@ -50,6 +51,7 @@ func parseProxyFlags(args []string, stderr io.Writer) (f *proxyFlags, code int, 
 	fset.StringVar(&f.ask, "ask", proxy.AskElicitApprovals, "where questions go: elicit (the human, through the host), approvals (the page of mcp-policy approvals, beside --grants), "+
 		"elicit,approvals (the host when it can elicit, else approvals), refuse (refuse what needs asking)")
 	fset.DurationVar(&f.askTimeout, "ask-timeout", 10*time.Minute, "how long a question waits for an answer, the host's (by elicitation or in an input-required round) or an approver's")
+	fset.BoolVar(&f.listDenied, "list-denied", false, "keep in tools/list the tools a rule or grant denies outright (left out by default: every call of them is refused)")
 	fset.DurationVar(&f.askWait, "ask-wait", 0, "how long a call is held for an approver before the host is told to make it again once it is answered (for hosts that give up on a call sooner than --ask-timeout); 0: held until --ask-timeout")
 	fset.StringVar(&f.serverURL, "url", "", "a remote MCP server over streamable HTTP, instead of COMMAND")
 	fset.Var(stringList{&f.headers}, "header", "'Name: value': an HTTP header for --url (repeatable)")
@@ -123,7 +125,7 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		defer cancel()
 		live.Stop(ctx)
 	}()
-	opt := proxy.Options{Config: cfg, Grants: store, Ask: f.ask, Approvals: queue, Server: f.serverText(), AskTimeout: f.askTimeout, AskWait: f.askWait,
+	opt := proxy.Options{Config: cfg, Grants: store, Ask: f.ask, Approvals: queue, Server: f.serverText(), AskTimeout: f.askTimeout, AskWait: f.askWait, ListDenied: f.listDenied,
 		Stderr: stderr, Source: live.Source(), Decisions: live.Decisions(), MaxLine: f.maxLine}
 	if f.logFile != "" {
 		l, err := openLog(f.logFile, logOpts)

@@ -50,6 +50,9 @@ type Options struct {
 	// MaxLine bounds one message from the host (the server's are bounded
 	// where it is started: StartServer, DialServer); 0 is DefaultMaxLine.
 	MaxLine int
+	// ListDenied keeps in the host's tools/list the tools a rule or grant
+	// denies outright, which are left out by default (hidden.go).
+	ListDenied bool
 }
 
 // options are what the proxy runs with, as it reads them.
@@ -67,6 +70,7 @@ type options struct {
 	rootsFixed bool // --root given: the host's roots are passed up, not used
 	stderr     io.Writer
 	maxLine    int
+	listDenied bool
 }
 
 // New compiles the policies and returns a proxy that writes to the host on
@@ -74,7 +78,7 @@ type options struct {
 func New(o Options, hostOut io.Writer) (*Proxy, error) {
 	opt := options{cfg: o.Config, store: o.Grants, log: o.Log, source: o.Source, decisions: o.Decisions, askMode: o.Ask, askTimeout: o.AskTimeout, askWait: o.AskWait,
 		approvals: o.Approvals, server: o.Server,
-		rootsFixed: len(o.Config.Roots) > 0, stderr: o.Stderr, maxLine: o.MaxLine}
+		rootsFixed: len(o.Config.Roots) > 0, stderr: o.Stderr, maxLine: o.MaxLine, listDenied: o.ListDenied}
 	opt.maxLine = lineLimit(opt.maxLine)
 	p := newProxy(opt, nil, hostOut)
 	set, err := p.buildPolicies(o.Config.Roots)

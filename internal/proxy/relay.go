@@ -130,6 +130,8 @@ type Proxy struct {
 	cat  catalogue
 	// rootsChecked: checkRootKeys has looked at a whole catalogue.
 	rootsChecked atomic.Bool
+	// hiddenSaid: stderr was told which tools tools/list leaves out.
+	hiddenSaid atomic.Bool
 
 	ctx      context.Context // ends at shutdown
 	cancel   context.CancelFunc

@@ -1,0 +1,82 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/mcp-policy/mcp-policy/internal/visible"
+	"github.com/mcp-policy/mcp-policy/provider"
+)
+
+// Tools denied outright. A tool that a rule or grant denies for every call
+// (policy.DeniesOutright: a deny naming only the tool) is left out of the
+// tools/list answers the host shows the model, as Gemini CLI and ToolHive
+// leave such tools out: offered one, a model calls it, is refused, and
+// tries another way. A call to it is still decided, and denied.
+// --list-denied keeps them listed.
+
+// withoutDeniedTools is a tools/list answer with the tools denied
+// outright left out: msg as it was when none is, or when it cannot be
+// read as one (the host then reads it as the server wrote it).
+func (p *Proxy) withoutDeniedTools(msg []byte, env envelope) []byte {
+	set := p.pols.Load()
+	if set == nil {
+		return msg
+	}
+	var result map[string]json.RawMessage
+	if json.Unmarshal(env.result, &result) != nil {
+		return msg
+	}
+	var tools []json.RawMessage
+	if json.Unmarshal(result["tools"], &tools) != nil {
+		return msg
+	}
+	kept := make([]json.RawMessage, 0, len(tools))
+	var hidden []string
+	for _, raw := range tools {
+		var t struct {
+			Name        string                `json:"name"`
+			Annotations *provider.Annotations `json:"annotations"`
+		}
+		if json.Unmarshal(raw, &t) == nil && t.Name != "" &&
+			set.interactive.DeniesOutright(provider.Tool{Function: provider.ToolFunction{Name: t.Name}, Annotations: t.Annotations}) {
+			hidden = append(hidden, t.Name)
+			continue
+		}
+		kept = append(kept, raw)
+	}
+	if len(hidden) == 0 {
+		return msg
+	}
+	var err error
+	if result["tools"], err = json.Marshal(kept); err != nil {
+		return msg
+	}
+	out, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(env.id), "result": result})
+	if err != nil {
+		return msg
+	}
+	if bytes.HasSuffix(msg, []byte{'\n'}) {
+		out = append(out, '\n') // a line, as the server's was
+	}
+	if p.hiddenSaid.CompareAndSwap(false, true) {
+		p.sayf("left out of tools/list, as a rule or grant denies every call of them (--list-denied lists them): %s", shownNames(hidden))
+	}
+	return out
+}
+
+// shownNames lists tool names for stderr, at most a few.
+func shownNames(names []string) string {
+	var b bytes.Buffer
+	for i, n := range names {
+		if i == 8 {
+			b.WriteString(", …")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(visible.Shown(n, maxShown))
+	}
+	return b.String()
+}

@@ -86,7 +86,9 @@ var nameTable = []nameRow{
 		"thought", "observation", "observations", "insight", "stdin", "stdintext", "markdown", "data",
 		"query", "queries", "q", "searchquery", "searchqueries", "prompt", "comment", "comments", "summary", "instructions",
 		// Queries in a language of their own: SQL, Jira's, Cypher.
-		"sql", "sqlquery", "statement", "statements", "jql", "cql", "cypher", "sparql"}},
+		"sql", "sqlquery", "statement", "statements", "jql", "cql", "cypher", "sparql",
+		// A search's text and its replacement; a tool's variables.
+		"needle", "repl", "replacement", "replacewith", "vars", "variables"}},
 	{class: namedDir, listed: []string{
 		"dir", "dirs", "directory", "directories", "dirpath", "dirpaths", "folder", "folders",
 		"folderpath", "folderpaths", "root", "roots", "rootpath", "cwd", "workdir", "workdirs",

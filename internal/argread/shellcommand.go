@@ -1376,6 +1376,15 @@ func (r *shellReader) cd(words []shellWord, dirs []string) []string {
 // options, a bind mount's source, a build's context and a copy's local
 // side are.
 func (r *shellReader) container(p *program, name string, words []shellWord, dirs []string) {
+	if name == "kubectl" || name == "oc" || name == "helm" {
+		// Their -o is an output format (json, jsonpath='{…}'), no file as
+		// docker's is: a template file is read below.
+		k := *p
+		k.files = maps.Clone(p.files)
+		delete(k.files, "-o")
+		delete(k.files, "--output")
+		p = &k
+	}
 	args, _ := parseArgs(words, p, false)
 	dirs = r.options(p, args, dirs)
 	sub, image := "", ""
@@ -1404,6 +1413,9 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 			} else {
 				templateFile = true
 			}
+		case interspersed && (a.opt == "-o" || a.opt == "--output") && a.value.known:
+			// Any other output format (json, wide, jsonpath='{…}',
+			// custom-columns=…): a format, no file.
 		case a.opt == "-v" || a.opt == "--volume":
 			r.volume(a.value, dirs)
 		case a.opt == "--mount" || a.opt == "--opt" || sub == "volume" && a.opt == "-o":

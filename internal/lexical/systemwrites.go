@@ -31,7 +31,7 @@ var systemWriteList = []SensitiveEntry{
 func SystemWrite(p string) *SensitiveEntry {
 	for i := range 2 {
 		for _, n := range systemWriteList[i].Names {
-			if p == n || strings.HasPrefix(p, n+"/") {
+			if strings.HasPrefix(p, n) && (len(p) == len(n) || p[len(n)] == '/') {
 				return systemWriteCopy(i)
 			}
 		}

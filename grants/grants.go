@@ -18,6 +18,7 @@ package grants
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -304,11 +305,20 @@ func (s *Store) AddGrants(ctx context.Context, gs ...Grant) error {
 		return err
 	}
 	if err := s.backend.Add(ctx, gs); err != nil {
+		if errors.Is(err, ErrQueued) {
+			s.refresh() // held by the backend, and answering already
+		}
 		return err
 	}
 	s.refresh()
 	return nil
 }
+
+// ErrQueued is what adding grants returns when the store's database is
+// out of reach and the grants are kept by this process instead, to be
+// written when it answers: they answer here at once, but no other
+// process sees them yet, and they are lost if this one stops first.
+var ErrQueued = errors.New("the grants database is out of reach: the grant is kept by this process and written when the database answers (lost if the process stops first)")
 
 // addInMemory adds gs to a store without a backend, costing what they
 // cost. s.mu is held.

@@ -241,7 +241,12 @@ func (p *Policy) apply(tool, root string, d Decision, a Answer, rec *Record) (ok
 		offered[i] = v
 	}
 	q := &grants.Question{Tool: tool, Paths: d.Paths, Hosts: d.Hosts, Reason: string(d.Reason)}
-	if err := p.remember(q, ttl, offered); err != nil {
+	if err := p.remember(q, ttl, offered); errors.Is(err, grants.ErrQueued) {
+		// Kept by this process until the database answers: the call goes
+		// on as answered, and the one who answered is told it is not
+		// written yet.
+		failed = err
+	} else if err != nil {
 		return refuse(err.Error())
 	}
 	if rec != nil {
@@ -257,9 +262,9 @@ func (p *Policy) apply(tool, root string, d Decision, a Answer, rec *Record) (ok
 		}
 	}
 	if decision == Allow {
-		return true, "", nil
+		return true, "", failed
 	}
-	return false, fmt.Sprintf("The user chose to always deny %s (%s). The call was not run; do not retry it.", describe(offered[0]), p.name), nil
+	return false, fmt.Sprintf("The user chose to always deny %s (%s). The call was not run; do not retry it.", describe(offered[0]), p.name), failed
 }
 
 // notifyGrant hands OnGrant the whole effective list. A panic there is

@@ -116,8 +116,9 @@ type Answer struct {
 	Unanswered error
 	// Applied, when set, is told what came of the answer, once, after the
 	// policy acted on it and before the call runs: nil when it was carried
-	// out (an "always" kept as a grant), else why not (the call was then
-	// refused and nothing remembered). A host that answers for a human who
+	// out (an "always" kept as a grant), grants.ErrQueued when it was but
+	// the grant waits in this process for its database, else why not (the
+	// call was then refused and nothing remembered). A host that answers for a human who
 	// is elsewhere (an approvals queue) reports it back, so no one is told
 	// "remembered" in vain.
 	Applied func(failed error)

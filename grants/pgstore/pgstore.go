@@ -408,8 +408,9 @@ func (b *Backend) touch() { b.lastOK.Store(time.Now().UnixNano()) }
 
 // Add writes gs in one transaction and announces it. When the database
 // cannot be reached the grants are queued (see the package doc) and Add
-// succeeds; an error the database itself gives (a permission, a bad row)
-// is returned, and nothing is added.
+// says so (grants.ErrQueued): they answer here, but are not written yet;
+// an error the database itself gives (a permission, a bad row) is
+// returned, and nothing is added.
 func (b *Backend) Add(ctx context.Context, gs []grants.Grant) error {
 	if b.closed.Load() {
 		return errors.New("grants: postgres: the store is closed")
@@ -436,7 +437,7 @@ func (b *Backend) Add(ctx context.Context, gs []grants.Grant) error {
 		b.mu.Unlock()
 		b.o.Logf("grants: postgres: %d grant(s) queued until the database is back: %v", len(gs), err)
 		b.wakeReader() // the database may only have been busy: try again soon
-		return nil
+		return fmt.Errorf("%w: %v", grants.ErrQueued, err)
 	}
 }
 

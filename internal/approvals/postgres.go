@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/mcp-policy/mcp-policy/internal/pgschema"
-	"github.com/mcp-policy/mcp-policy/internal/visible"
 )
 
 // questionsChannel is the NOTIFY channel a question put, answered or
@@ -323,7 +322,7 @@ func (q *PostgresQueue) Settle(id string, failed error) {
 	case errors.Is(failed, ErrOnRetry):
 		mark = `jsonb_build_object('parked', true)`
 	case failed != nil:
-		mark, arg = `jsonb_build_object('failed', $2::text)`, visible.Shown(failed.Error(), maxFailure)
+		mark, arg = `jsonb_build_object('failed', $2::text)`, failureText(failed)
 	}
 	ctx, cancel := opContext()
 	defer cancel()
@@ -384,16 +383,20 @@ func (q *PostgresQueue) Settled(qu Question) (Progress, error) {
 	case err != nil:
 		return Waiting, fmt.Errorf("approvals: postgres: %w", err)
 	case failed != nil:
-		return Done, NotCarriedOut(qu, *failed)
+		return Done, failure(qu, *failed)
 	case parked:
 		return Done, ErrOnRetry
 	case settled:
 		return Done, nil
+	case taken && qu.Asker.gone():
+		q.Withdraw(id)
+		return Done, TookThenGone(qu)
+	case taken && silent > 3*q.o.Heartbeat.Seconds():
+		// Silent, but not known dead: a proxy stopped while it saves
+		// the grant goes on and carries the answer out when it resumes.
+		return Done, TookThenSilent(qu)
 	case silent > 3*q.o.Heartbeat.Seconds() || qu.Asker.gone():
 		q.Withdraw(id)
-		if taken {
-			return Done, TookThenGone(qu)
-		}
 		return Done, AskerGone(qu)
 	case taken:
 		return Applying, nil

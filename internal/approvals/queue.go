@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/realpath"
 	"github.com/mcp-policy/mcp-policy/internal/visible"
 )
@@ -235,6 +236,9 @@ func (q *FileQueue) Pending() ([]Question, error) {
 			continue
 		}
 		if info, err := e.Info(); err != nil || time.Since(info.ModTime()) > StaleAfter {
+			if q.applying(id, info) {
+				continue
+			}
 			q.Withdraw(id)
 			continue
 		}
@@ -256,6 +260,19 @@ func (q *FileQueue) Pending() ([]Question, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Asked.Before(out[j].Asked) })
 	return out, nil
+}
+
+// applying says a silent question's proxy took its answer and may be
+// acting on it still (stopped, or waiting on a lock): it is not taken for a
+// dead proxy's while its process lives (on this machine) and for twice
+// the time an approver waits for it, lest an approver be told nothing was
+// approved of an answer the proxy then carries out.
+func (q *FileQueue) applying(id string, info fs.FileInfo) bool {
+	if _, err := os.Lstat(q.takenFile(id)); err != nil || info == nil || time.Since(info.ModTime()) > 2*answerApplied {
+		return false
+	}
+	qu, err := q.read(q.questionFile(id))
+	return err == nil && !qu.Asker.gone()
 }
 
 // removeOrphan removes, once it is StaleAfter old, an answer whose
@@ -328,7 +345,7 @@ func (q *FileQueue) Settle(id string, failed error) {
 	case errors.Is(failed, ErrOnRetry):
 		_ = writeNew(q.parkedFile(id), nil)
 	case failed != nil:
-		_ = writeNew(q.failedFile(id), []byte(visible.Shown(failed.Error(), maxFailure)))
+		_ = writeNew(q.failedFile(id), []byte(failureText(failed)))
 	}
 	q.Withdraw(id)
 }
@@ -365,16 +382,19 @@ func (q *FileQueue) Retract(qu Question) (bool, error) {
 // took the answer, or before it acted on it, never will: its question is
 // removed, and the error says so.
 func (q *FileQueue) Settled(qu Question) (Progress, error) {
-	_, err := os.Lstat(q.takenFile(qu.ID))
+	// The question first: the proxy marks the answer taken, and what came
+	// of it, before it withdraws the question, so a question found gone
+	// here has its marks in place when they are read next.
+	_, err := os.Stat(q.questionFile(qu.ID))
+	withdrawn := errors.Is(err, fs.ErrNotExist)
+	_, err = os.Lstat(q.takenFile(qu.ID))
 	taken := err == nil
 	if data, err := readSafe(q.failedFile(qu.ID), 4*maxFailure); err == nil {
-		return Done, NotCarriedOut(qu, string(data))
+		return Done, failure(qu, string(data))
 	}
 	if _, err := os.Lstat(q.parkedFile(qu.ID)); err == nil {
 		return Done, ErrOnRetry
 	}
-	_, err = os.Stat(q.questionFile(qu.ID))
-	withdrawn := errors.Is(err, fs.ErrNotExist)
 	switch {
 	case taken && withdrawn:
 		return Done, nil
@@ -521,6 +541,43 @@ func NewAnswer(qu Question, left time.Duration, digest, action, by string) (Answ
 func TookThenGone(qu Question) error {
 	return fmt.Errorf("question %s: the proxy that asked (process %d on %s) took the answer, then stopped before it could act on it: the call was not run, "+
 		"and an always-answer may not be remembered (`mcp-policy grants list` shows what is)",
+		qu.ID, qu.Asker.PID, visible.Whole(qu.Asker.Machine))
+}
+
+// keptMark starts what a proxy says of an answer it carried out but whose
+// grant its database did not take yet (grants.ErrQueued).
+const keptMark = "kept by the proxy: "
+
+// failureText is what Settle keeps of why an answer was not carried out.
+func failureText(failed error) string {
+	if errors.Is(failed, grants.ErrQueued) {
+		return keptMark + visible.Shown(failed.Error(), maxFailure)
+	}
+	return visible.Shown(failed.Error(), maxFailure)
+}
+
+// failure is the error for the text Settle kept.
+func failure(qu Question, text string) error {
+	if why, ok := strings.CutPrefix(text, keptMark); ok {
+		return KeptByProxy(qu, why)
+	}
+	return NotCarriedOut(qu, text)
+}
+
+// KeptByProxy is the error for an answer carried out (the call ran) whose
+// grant the proxy could not write to its database: it keeps it, and
+// writes it when the database answers; it is lost if the proxy stops first.
+func KeptByProxy(qu Question, why string) error {
+	return fmt.Errorf("question %s: the proxy that asked carried the answer out, but the grant is not written yet (%s): "+
+		"`mcp-policy grants list` shows when it is", qu.ID, visible.Whole(why))
+}
+
+// TookThenSilent is the error for an answer whose proxy took it and then
+// stopped showing it is alive, on another machine (or not known dead): it
+// may be dead, or stopped, and carry the answer out if it goes on.
+func TookThenSilent(qu Question) error {
+	return fmt.Errorf("question %s: the proxy that asked (process %d on %s) took the answer, then stopped showing it is alive: "+
+		"it is dead, or stopped and carries the answer out if it goes on. `mcp-policy grants list` shows whether an always-answer was remembered",
 		qu.ID, qu.Asker.PID, visible.Whole(qu.Asker.Machine))
 }
 

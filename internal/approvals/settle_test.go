@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -184,4 +185,31 @@ func deadAsker(t *testing.T) approvals.Asker {
 	host, err := os.Hostname()
 	require.NoError(t, err)
 	return approvals.Asker{Machine: host, PID: cmd.Process.Pid}
+}
+
+// A proxy that took an answer and went silent while it saves the grant
+// (stopped, or waiting on a lock) is not taken for a dead one by the next
+// reader's sweep: the approver goes on being told it is acting on it, not
+// that nothing was approved of an answer it then carries out.
+func TestASilentProxyActingOnAnAnswerIsNotSwept(t *testing.T) {
+	q := newQueue(t)
+	host, err := os.Hostname()
+	require.NoError(t, err)
+	qu := pgQuestion(time.Minute)
+	qu.Asker = approvals.Asker{Machine: host, PID: os.Getpid()} // alive
+	require.NoError(t, q.Put(qu))
+	require.NoError(t, q.Answer(qu.ID, qu.Digest, "allow-once", "t"))
+	_, err = q.Await(context.Background(), qu, func(err error) { t.Error(err) })
+	require.NoError(t, err, "taken")
+	old := time.Now().Add(-2 * approvals.StaleAfter)
+	require.NoError(t, os.Chtimes(filepath.Join(q.Dir(), qu.ID+".json"), old, old))
+	_, err = q.Pending() // a reader's sweep
+	require.NoError(t, err)
+	p, err := q.Settled(qu)
+	require.NoError(t, err)
+	assert.Equal(t, approvals.Applying, p, "still being acted on, not withdrawn")
+	q.Settle(qu.ID, nil)
+	p, err = q.Settled(qu)
+	assert.Equal(t, approvals.Done, p)
+	assert.NoError(t, err)
 }

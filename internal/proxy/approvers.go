@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
 	"github.com/mcp-policy/mcp-policy/internal/visible"
 	"github.com/mcp-policy/mcp-policy/policy"
@@ -162,7 +163,10 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 	keep = true
 	settle := approvals.Hold(p.opt.approvals, aq, approvals.Heartbeat)
 	return policy.Answer{Action: policy.Action(a.Action), Applied: func(failed error) {
-		if failed != nil {
+		switch {
+		case errors.Is(failed, grants.ErrQueued):
+			p.sayf("question %s: answered, but the grant waits for the database: %v", aq.ID, failed)
+		case failed != nil:
 			p.sayf("question %s: the answer could not be carried out: %v", aq.ID, failed)
 		}
 		settle(failed)

@@ -510,10 +510,11 @@ system_verbs := {
 
 # The metadata services' addresses: AWS, GCP, Azure, OCI and others'
 # (169.254.169.254), AWS ECS's task credentials (169.254.170.2), AWS's
-# IPv6 one, Alibaba's, Tencent's and Oracle Cloud Classic's.
+# IPv6 one, Alibaba's, Tencent's, Oracle Cloud Classic's and Azure's
+# WireServer (168.63.129.16), which hands a VM its configuration.
 metadata_hosts := [
 	"169.254.169.254/32", "169.254.170.2/32", "[fd00:ec2::254]/128",
-	"100.100.100.200/32", "169.254.0.23/32", "192.0.0.192/32",
+	"100.100.100.200/32", "169.254.0.23/32", "192.0.0.192/32", "168.63.129.16/32",
 ]
 
 system_write_message := "'%s' writes %s, %s, outside the project; it always needs a human's approval"

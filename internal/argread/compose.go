@@ -106,6 +106,11 @@ func (c composeReader) read(doc map[string]any) {
 		if e, ok := volumes[k].(map[string]any); ok {
 			if opts, ok := e["driver_opts"].(map[string]any); ok {
 				c.path(opts["device"]) // a local volume bound to a host directory
+				if o, ok := opts["o"].(string); ok {
+					for _, h := range fieldValues(o, "addr") {
+						c.r.hostWord(shellWord{text: h, known: true}) // an NFS or CIFS server
+					}
+				}
 			}
 		}
 	}
@@ -189,6 +194,20 @@ func (c composeReader) service(svc map[string]any) {
 	if truthy(svc["privileged"]) {
 		c.r.unknown("privileged: true")
 	}
+	if hosts, ok := svc["extra_hosts"].([]any); ok {
+		for _, e := range hosts {
+			if str, ok := e.(string); ok {
+				if i := strings.IndexAny(str, ":="); i > 0 {
+					c.r.hostWord(shellWord{text: strings.Trim(str[i+1:], "[]"), known: true}) // a name pointed at this address
+				}
+			}
+		}
+	}
+	if b, ok := svc["build"].(map[string]any); ok {
+		if n, ok := b["network"].(string); ok && strings.EqualFold(n, "host") {
+			c.r.unknown("build network: host")
+		}
+	}
 	if rules, ok := svc["device_cgroup_rules"].([]any); ok && len(rules) > 0 {
 		c.r.unknown("device_cgroup_rules") // the host's devices, by number
 	}
@@ -256,7 +275,10 @@ func (c composeReader) volume(v any) {
 		c.r.unknown(fmt.Sprint(v))
 		return
 	}
+	// What the container is given it reads whole: a home's secrets with it.
+	c.r.tree = true
 	c.path(src)
+	c.r.tree = false
 	if clean := strings.TrimRight(src, "/"); clean == "" || strings.HasSuffix(clean, "docker.sock") {
 		c.r.unknown("a mount of " + src) // the host's root or its Docker daemon
 	}

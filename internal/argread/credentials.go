@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
 
 // credentialCommands are, by program, the subcommands that print a secret
@@ -40,11 +42,13 @@ var credentialCommands = map[string][][]string{
 	"gh":        {{"auth", "token"}, {"auth", "login"}, {"auth", "refresh"}, {"auth", "setup-git"}, {"config", "set"}, {"auth", "git-credential"}},
 	"glab":      {{"auth", "login"}, {"config", "set"}},
 	"crane":     {{"auth", "get"}, {"auth", "token"}, {"auth", "login"}},
-	"consul":    {{"acl", "token", "read"}, {"acl", "bootstrap"}, {"kv", "get"}},
+	"consul":    {{"acl", "token", "read"}, {"acl", "token", "create"}, {"acl", "bootstrap"}, {"kv", "get"}},
 	"nomad":     {{"var", "get"}, {"acl", "token", "self"}, {"acl", "bootstrap"}},
 	"fly":       {{"auth", "token"}},
 	"flyctl":    {{"auth", "token"}},
 	"doctl":     {{"auth", "init"}, {"auth", "token"}},
+	"bws":       {{"secret", "get"}, {"secret", "list"}},
+	"passage":   {{"show"}, {}},
 	"terraform": {{"state", "pull"}, {"output"}, {"show"}},
 	"tofu":      {{"state", "pull"}, {"output"}, {"show"}},
 	"kubectl": {{"get", "secret"}, {"get", "secrets"}, {"describe", "secret"}, {"create", "token"}, {"config", "view"},
@@ -55,9 +59,9 @@ var credentialCommands = map[string][][]string{
 	"security": {{"find-generic-password"}, {"find-internet-password"}, {"dump-keychain"}, {"export"}},
 	"pass":     {{}},
 	"gopass":   {{}},
-	"op":       {{"read"}, {"item", "get"}, {"inject"}, {"signin"}},
+	"op":       {{"read"}, {"item", "get"}, {"inject"}, {"signin"}, {"document", "get"}, {"run"}},
 	"bw":       {{"get"}, {"unlock"}, {"export"}, {"list"}, {"send", "receive"}},
-	"vault":    {{"read"}, {"kv", "get"}, {"token"}, {"login"}, {"print", "token"}},
+	"vault":    {{"read"}, {"kv", "get"}, {"token"}, {"login"}, {"print", "token"}, {"write"}}, // a write to a secrets engine returns a credential (aws/sts, secret-id)
 	"doppler":  {{"secrets"}, {"run"}, {"configs", "tokens"}},
 	"heroku":   {{"auth:token"}, {"config"}, {"config:get"}},
 	"npm":      {{"token"}, {"login"}, {"adduser"}},
@@ -111,9 +115,9 @@ func printsCredentials(program string, words []string) bool {
 	case "set":
 		return len(args) == 0 // every variable, the environment's included
 	case "gh", "glab":
-		// auth status -t / --show-token prints the token; config get of
-		// a token.
-		if inOrder([]string{"auth", "status"}, args) && (slices.Contains(args, "-t") || slices.Contains(args, "--show-token")) {
+		// auth status -t / --show-token prints the token (-t in a
+		// cluster, -th, too); config get of a token.
+		if inOrder([]string{"auth", "status"}, args) && (slices.ContainsFunc(args, shortFlag('t')) || slices.Contains(args, "--show-token")) {
 			return true
 		}
 		if inOrder([]string{"config", "get"}, args) && slices.ContainsFunc(args, func(w string) bool { return strings.Contains(strings.ToLower(w), "token") }) {
@@ -188,8 +192,8 @@ func printsCredentials(program string, words []string) bool {
 		// gpg takes any unambiguous start of a long option
 		// ("--export-secret-key"), and --export-secret-keys' is one.
 		for _, w := range args {
-			if strings.HasPrefix(w, "--export-se") || strings.HasPrefix(w, "--export-ss") || w == "-d" || strings.HasPrefix(w, "--decrypt") {
-				return true // a secret key, or a file decrypted onto standard output
+			if strings.HasPrefix(w, "--export-se") || strings.HasPrefix(w, "--export-ss") || shortFlag('d')(w) || strings.HasPrefix(w, "--decrypt") {
+				return true // a secret key, or a file decrypted onto standard output (-d, -qd)
 			}
 		}
 		return false
@@ -283,6 +287,9 @@ func printsCredentials(program string, words []string) bool {
 			return true
 		}
 	}
+	if cloudCredential(program, args) {
+		return true
+	}
 	if strings.HasPrefix(program, "docker-credential-") {
 		return true // a Docker credential helper: get and list print what it holds
 	}
@@ -298,14 +305,77 @@ func printsCredentials(program string, words []string) bool {
 	return false
 }
 
+// shortFlag reports a word that is a cluster of one-letter flags with c
+// among them ("-t", "-th", "-qd").
+func shortFlag(c byte) func(string) bool {
+	return func(w string) bool {
+		return len(w) > 1 && w[0] == '-' && w[1] != '-' && !strings.Contains(w, "=") && strings.IndexByte(w[1:], c) >= 0
+	}
+}
+
+// cloudCredential reports a cloud CLI's subcommand that hands out a
+// credential by its verb's shape, beyond the table's: AWS's verbs that
+// get or create credentials, keys and secret values, sign, or decrypt
+// (get-cluster-credentials, get-api-keys, create-keys-and-certificate,
+// credential-helper), gcloud's signing, Azure's SAS tokens, connection
+// strings and secrets shown with their values.
+func cloudCredential(program string, args []string) bool {
+	var ops []string
+	for _, w := range args {
+		if !strings.HasPrefix(w, "-") {
+			ops = append(ops, strings.ToLower(w))
+		}
+	}
+	switch program {
+	case "aws":
+		for _, w := range ops {
+			if strings.HasPrefix(w, "list-") || strings.HasPrefix(w, "describe-") {
+				continue
+			}
+			if strings.Contains(w, "credential") || strings.Contains(w, "api-keys") || strings.Contains(w, "secret-value") ||
+				strings.HasPrefix(w, "create-keys") || strings.HasPrefix(w, "sign") || w == "get-connection" || w == "get-function" {
+				return true
+			}
+		}
+		return slices.Contains(args, "--include-values") || slices.Contains(args, "--with-decryption")
+	case "gcloud":
+		return slices.ContainsFunc(ops, func(w string) bool {
+			return strings.HasPrefix(w, "sign-") || strings.HasPrefix(w, "print-") && strings.HasSuffix(w, "token")
+		})
+	case "az":
+		for _, w := range ops {
+			if w == "generate-sas" || strings.Contains(w, "connection-string") || w == "list-keys" || w == "keys" && slices.Contains(ops, "list") ||
+				w == "credential" || w == "credentials" {
+				return true
+			}
+		}
+		return slices.Contains(args, "--show-values") || slices.Contains(args, "--show-secrets")
+	case "supabase":
+		return slices.Contains(ops, "api-keys")
+	}
+	return false
+}
+
 // containerSecret reports a word that names where a container keeps its
 // secrets: Docker's and Compose's /run/secrets, Kubernetes' service
 // account and its mounted secrets (as a path, or a container's side of
 // cp: "web:/run/secrets/db").
 func containerSecret(w string) bool {
 	lw := strings.ToLower(w)
-	return strings.Contains(lw, "/run/secrets/") || strings.HasSuffix(lw, "/run/secrets") || strings.Contains(lw, "serviceaccount/token") ||
-		strings.Contains(lw, "/secrets/kubernetes.io/")
+	if strings.Contains(lw, "/run/secrets/") || strings.HasSuffix(lw, "/run/secrets") || strings.Contains(lw, "serviceaccount/token") ||
+		strings.Contains(lw, "/secrets/kubernetes.io/") {
+		return true
+	}
+	// Any file of the secrets list, inside the container ("web:/app/.env",
+	// "cat /proc/1/environ" run there): printed, it is in the model's
+	// context as a file of this machine's would be.
+	if _, p, ok := strings.Cut(w, ":"); ok && strings.HasPrefix(p, "/") {
+		w = p
+	}
+	if clean, ok := lexical.AbsClean(w); ok && strings.HasPrefix(w, "/") {
+		return lexical.SecretFile(lexical.FoldPath(clean)) != nil
+	}
+	return false
 }
 
 // jqEnv finds jq's env builtin as a word of a filter ("env", "[env]",

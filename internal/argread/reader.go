@@ -264,7 +264,46 @@ func (r *Reader) Read(c Call) (Reading, error) {
 			w.out.Paths[i].Tree = true
 		}
 	}
+	if w.out.Acts {
+		w.commandEnv(w.out.Arguments)
+	}
 	return w.out, nil
+}
+
+// envNames are the names (folded) a command tool takes the environment
+// its command runs with under.
+var envNames = keySet("env", "envs", "environment", "envvars", "environmentvariables", "envvariables", "extraenv")
+
+// commandEnv reads the environment a call's command line runs with, given
+// as an object beside it ({"command": "git status", "env": {...}}), as a
+// shell reads an assignment before the command: a variable that makes a
+// program run other code (GIT_CONFIG_*, NODE_OPTIONS, LD_PRELOAD) is
+// unknown, one that says where a program connects (PGHOST, *_URL) names a
+// host.
+func (w *walker) commandEnv(args [][2]*ast.Term) {
+	for _, item := range args {
+		k := string(item[0].Value.(ast.String))
+		obj, ok := item[1].Value.(ast.Object)
+		if !ok || !envNames[FoldName(k)] || w.tool.data.covers(&pointer{key: k, isKey: true}) {
+			continue
+		}
+		s := site{k, Class{Kind: Path, Evidence: Name}, &pointer{key: k, isKey: true}, 1}
+		r := &shellReader{w: w, s: s, cur: -1}
+		_ = obj.Iter(func(nk, nv *ast.Term) error {
+			name, _ := nk.Value.(ast.String)
+			value, isString := nv.Value.(ast.String)
+			at := s
+			at.at = &pointer{up: s.at, key: string(name), isKey: true}
+			r.s = at
+			if codeVariable(string(name)) {
+				r.unknown(string(name) + "=")
+			}
+			if isString {
+				r.assignedAddress(string(name), string(value), true)
+			}
+			return nil
+		})
+	}
 }
 
 // sitePatternNames are the names (folded) a crawler takes the URL paths

@@ -83,8 +83,20 @@ func (w *walker) redisCommand(s site, t *ast.Term, words []string) {
 			w.addPath(s.as(none), t, "") // native code from a file
 		}
 	case "config":
-		if arg(1) == "set" && redisFileSettings[arg(2)] {
-			w.addPath(s.as(none), t, "") // where the server writes or loads a file
+		// CONFIG SET takes any number of parameter-value pairs.
+		for i := 2; arg(1) == "set" && i < len(words); i += 2 {
+			if redisFileSettings[arg(i)] {
+				w.addPath(s.as(none), t, "") // where the server writes or loads a file
+				break
+			}
+		}
+	case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro", "script", "function":
+		// Lua run by the server, which can call CONFIG SET and SAVE as
+		// a command can: what it does cannot be told here.
+		w.addPath(s.as(none), t, "")
+	case "sentinel":
+		if arg(1) == "set" && strings.Contains(strings.ToLower(strings.Join(words, " ")), "script") {
+			w.addPath(s.as(none), t, "") // notification-script, client-reconfig-script: a program it runs
 		}
 	case "debug":
 		w.addPath(s.as(none), t, "")

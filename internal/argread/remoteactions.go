@@ -1,6 +1,9 @@
 package argread
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Remote actions. A platform's command-line program reaches the
 // platform's API wherever it runs: "run_command under /srv/app" confines
@@ -65,6 +68,142 @@ var remoteActions = map[string]struct {
 	"netlify":   {"netlify.com", [][]string{{"deploy"}, {"sites:delete"}, {"env:set"}}},
 	"heroku":    {"heroku.com", [][]string{{"run"}, {"apps:destroy"}, {"config:set"}, {"ps:exec"}}},
 	"doctl":     {"digitalocean.com", [][]string{{"compute", "ssh"}, {"compute", "droplet", "delete"}, {"apps", "create"}}},
+	// Deploy tools: what they run, they run on the servers their
+	// inventories name.
+	"ansible":          {"ansible", [][]string{{}}},
+	"ansible-playbook": {"ansible", [][]string{{}}},
+	"nomad":            {"nomad", [][]string{{"job", "run"}, {"job", "stop"}, {"run"}, {"alloc", "exec"}, {"var", "put"}}},
+	"kamal":            {"kamal", [][]string{{"deploy"}, {"setup"}, {"app"}, {"remove"}, {"rollback"}}},
+	"cap":              {"capistrano", [][]string{{"deploy"}, {}}},
+}
+
+// platformReads are, by program, the verbs of a platform CLI that only
+// read or list: any other subcommand changes something remote, and names
+// the platform's host (remoteActionHost), whether or not the table above
+// lists it.
+var platformReads = map[string]func(ops []string) bool{
+	"aws": func(ops []string) bool {
+		if len(ops) < 2 {
+			return true // aws help, aws configure: no service action
+		}
+		v := ops[1]
+		for _, read := range []string{"describe-", "list-", "get-", "head-", "wait", "filter-", "search-", "lookup-", "batch-get-",
+			"select-", "validate-", "estimate-", "simulate-", "preview-", "check-", "test-", "start-query", "stop-query"} {
+			if strings.HasPrefix(v, read) {
+				return true
+			}
+		}
+		if ops[0] == "s3" && (v == "cp" || v == "sync") {
+			return !strings.HasPrefix(ops[len(ops)-1], "s3://") // a download writes here; an upload's bucket is its host
+		}
+		return v == "help" || v == "tail" || v == "query" || v == "scan" || ops[0] == "s3" && (v == "ls" || v == "presign") ||
+			ops[0] == "sts" || ops[0] == "configure" || ops[0] == "sso"
+	},
+	"gcloud": func(ops []string) bool {
+		return len(ops) == 0 || slices.ContainsFunc(ops, func(w string) bool {
+			return w == "list" || w == "describe" || strings.HasPrefix(w, "get-") || w == "help" || w == "info" || w == "read" ||
+				w == "tail" || w == "config" || w == "auth" || w == "print-settings" || w == "version" || w == "components"
+		})
+	},
+	"az": func(ops []string) bool {
+		return len(ops) == 0 || slices.ContainsFunc(ops, func(w string) bool {
+			return w == "list" || w == "show" || strings.HasPrefix(w, "get") || w == "help" || w == "wait" || w == "login" ||
+				w == "account" || w == "version" || w == "query" || w == "exists" || w == "tail"
+		})
+	},
+	"gh": func(ops []string) bool {
+		if len(ops) == 0 {
+			return true
+		}
+		switch ops[0] {
+		case "api":
+			return true // its method is read apart (remoteActionHost)
+		case "auth", "browse", "help", "status", "search", "completion", "config", "extension", "alias":
+			return true // local, or in the table
+		}
+		last := lastVerb(ops)
+		return last == "list" || last == "view" || last == "status" || last == "diff" || last == "checks" || last == "download" ||
+			last == "checkout" || last == "clone" || last == "watch" || last == "ls" || last == "logs" || len(ops) == 1
+	},
+	"kubectl": func(ops []string) bool {
+		ops = verbsOnly(ops)
+		if len(ops) == 0 {
+			return true
+		}
+		switch ops[0] {
+		case "get", "describe", "logs", "top", "explain", "api-resources", "api-versions", "version", "cluster-info", "config",
+			"auth", "diff", "events", "wait", "completion", "plugin", "kustomize", "help", "options", "krew":
+			return true
+		case "rollout":
+			return len(ops) > 1 && (ops[1] == "status" || ops[1] == "history")
+		}
+		return false
+	},
+	"helm": func(ops []string) bool {
+		ops = verbsOnly(ops)
+		if len(ops) == 0 {
+			return true
+		}
+		switch ops[0] {
+		case "list", "ls", "status", "get", "history", "show", "template", "lint", "search", "repo", "version", "env", "dependency",
+			"pull", "verify", "completion", "help", "create", "package", "registry":
+			return true
+		}
+		return false
+	},
+	"terraform": terraformReads, "tofu": terraformReads,
+	"pulumi": func(ops []string) bool {
+		if len(ops) == 0 {
+			return true
+		}
+		switch ops[0] {
+		case "preview", "whoami", "version", "about", "logs", "login", "new", "plugin", "config", "help", "schema", "package":
+			return true
+		case "stack":
+			return len(ops) < 2 || ops[1] == "ls" || ops[1] == "output" || ops[1] == "select" || ops[1] == "history" || ops[1] == "export"
+		}
+		return false
+	},
+}
+
+func terraformReads(ops []string) bool {
+	if len(ops) == 0 {
+		return true
+	}
+	switch ops[0] {
+	case "plan", "validate", "fmt", "show", "output", "providers", "version", "graph", "init", "console", "get", "login", "test", "help", "metadata":
+		return true
+	case "state":
+		return len(ops) < 2 || ops[1] == "list" || ops[1] == "show" || ops[1] == "pull"
+	case "workspace":
+		return len(ops) < 2 || ops[1] == "list" || ops[1] == "show" || ops[1] == "select"
+	}
+	return false
+}
+
+// verbsOnly drops from ops the words before the first that reads as a
+// subcommand's (letters and dashes): an option's value ("--kubeconfig
+// ~/.kube/config get", "-n prod get") comes among them.
+func verbsOnly(ops []string) []string {
+	for i, w := range ops {
+		if w != "" && !strings.ContainsFunc(w, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '-') }) {
+			return ops[i:]
+		}
+	}
+	return nil
+}
+
+// lastVerb is the last operand that is a subcommand's word (lower case,
+// letters, digits and dashes: "delete", "add-metadata"), "" for none.
+func lastVerb(ops []string) string {
+	last := ""
+	for _, w := range ops {
+		if w == "" || strings.ContainsAny(w, "/=:.@") {
+			break // a resource's name or a value: the subcommand ended
+		}
+		last = w
+	}
+	return last
 }
 
 // remoteActionHost is the host a command's remote action reaches, and
@@ -90,7 +229,24 @@ func remoteActionHost(program string, words []string) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	if program == "gh" && inOrder([]string{"api"}, args) && ghAPIWrites(args) {
+		return a.host, true // gh api -X DELETE, -f fields (a POST)
+	}
+	if reads, ok := platformReads[program]; ok {
+		var ops []string
+		for _, w := range args {
+			if !strings.HasPrefix(w, "-") {
+				ops = append(ops, strings.ToLower(w))
+			}
+		}
+		if !reads(ops) {
+			return a.host, true // a verb that is no read: it changes something remote
+		}
+	}
 	for _, sub := range a.subs {
+		if len(sub) == 0 {
+			return a.host, true // every use of the program
+		}
 		if strings.HasPrefix(sub[len(sub)-1], "-") {
 			if inOrder(sub[:len(sub)-1], args) && hasOption(args, sub[len(sub)-1]) {
 				return a.host, true // gh api -X DELETE, vercel --prod
@@ -102,6 +258,34 @@ func remoteActionHost(program string, words []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// ghAPIWrites reports a gh api call that is no GET: a method given (-X
+// DELETE, -XPOST, --method=PUT), or fields (-f, -F, --field, --raw-field,
+// --input), which make it a POST.
+func ghAPIWrites(args []string) bool {
+	for i, w := range args {
+		switch {
+		case w == "-X" || w == "--method":
+			if i+1 < len(args) && !strings.EqualFold(args[i+1], "GET") {
+				return true
+			}
+		case strings.HasPrefix(w, "-X") && len(w) > 2:
+			if !strings.EqualFold(w[2:], "GET") {
+				return true
+			}
+		case strings.HasPrefix(w, "--method="):
+			if !strings.EqualFold(strings.TrimPrefix(w, "--method="), "GET") {
+				return true
+			}
+		case w == "-f" || w == "-F" || w == "--field" || w == "--raw-field" || w == "--input" ||
+			strings.HasPrefix(w, "--field=") || strings.HasPrefix(w, "--raw-field="):
+			if !slices.Contains(args, "GET") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hasOption reports an option among args, alone or with its value

@@ -851,13 +851,41 @@ func (r *shellReader) assign(a *syntax.Assign, dirs []string) {
 	if a.Name != nil && codeVariable(a.Name.Value) {
 		r.unknown(a.Name.Value + "=")
 	}
-	if a.Name != nil && a.Value != nil && addressVariable(a.Name.Value) {
-		// VAULT_ADDR=http://10.0.0.1 vault status: where the program
-		// connects.
-		if v, ok := literalWord(a.Value); ok {
-			r.hostWord(shellWord{text: v, known: true})
-		} else {
-			r.host(a.Name.Value+"=", "")
+	if a.Name != nil && a.Value != nil {
+		v, ok := literalWord(a.Value)
+		r.assignedAddress(a.Name.Value, v, ok)
+	}
+}
+
+// assignedAddress reads a variable's value as where a program connects,
+// when its name says so (VAULT_ADDR=http://10.0.0.1 vault status,
+// PGHOST=10.0.0.5 pg_dump) or its value is a URL (DB=postgresql://…);
+// a list (ELASTICSEARCH_HOSTS=a:9200,b:9200) names each. known is false
+// for a value the shell makes: unknown where the name says address.
+func (r *shellReader) assignedAddress(name, v string, known bool) {
+	named := addressVariable(name)
+	if !known {
+		if named {
+			r.host(name+"=", "")
+		}
+		return
+	}
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		switch {
+		case part == "":
+		case readsAsURL(part):
+			r.hostWord(shellWord{text: part, known: true})
+		case !named:
+			if h, ok := readsAsIPAddress(part); ok {
+				r.host(part, h) // TARGET=10.0.0.5 make deploy: an address is where it goes
+			}
+		default:
+			if h, ok := readsAsIPAddress(part); ok {
+				r.host(part, h)
+			} else {
+				r.hostWord(shellWord{text: part, known: true})
+			}
 		}
 	}
 }
@@ -867,7 +895,8 @@ func (r *shellReader) assign(a *syntax.Assign, dirs []string) {
 // API_URL, DB_HOST, S3_ENDPOINT) or a proxy's.
 func addressVariable(name string) bool {
 	n := strings.ToUpper(name)
-	for _, end := range []string{"_ADDR", "_ADDRESS", "_URL", "_URI", "_HOST", "_SERVER", "_REPO", "_REPOSITORY", "_DSN"} {
+	for _, end := range []string{"_ADDR", "_ADDRESS", "_URL", "_URI", "HOST", "HOSTS", "_SERVER", "_SERVERS", "_REPO", "_REPOSITORY", "_DSN",
+		"BROKERS", "_NODES", "_SEEDS"} {
 		if strings.HasSuffix(n, end) {
 			return true
 		}

@@ -3,6 +3,7 @@ package argread
 import (
 	"fmt"
 	"maps"
+	"net/netip"
 	"net/url"
 	"path"
 	"slices"
@@ -152,6 +153,16 @@ func (r *shellReader) command(words []shellWord, dirs []string) []string {
 		r.runsWritten(prog, dirs)
 	}
 	name := programName(prog.text)
+	if installsHooks(name, words[1:]) {
+		// pre-commit install, husky: git hooks written, which run on the
+		// next commit.
+		hooks := shellWord{text: ".git/hooks/pre-commit", known: true}
+		r.wrote(hooks, dirs)
+		r.path(hooks.text, dirs, false)
+	}
+	if runsInlineCode(name, words[1:]) {
+		r.unknown(prog.text + " with code given inline") // rails runner 'puts ENV.to_h', manage.py shell -c
+	}
 	if unsafeArchive(name, words[1:]) {
 		// Members named with ".." or from "/" are written where they
 		// say, above the directory: which ones, the archive says.
@@ -875,6 +886,40 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 	r.operands(words[rest+1:], dirs)
 }
 
+// installsHooks reports a program that writes git hooks.
+func installsHooks(name string, words []shellWord) bool {
+	switch name {
+	case "pre-commit", "lefthook", "overcommit", "git-hooks":
+		return hasWord(words, "install") || hasWord(words, "install-hooks")
+	case "husky":
+		return true // husky, husky install, husky init: hooks in .husky wired into git
+	case "npx", "pnpx", "bunx":
+		return len(words) > 0 && words[0].known && (words[0].text == "husky" || words[0].text == "husky-init")
+	}
+	return false
+}
+
+// runsInlineCode reports a framework's runner given code to run inline:
+// rails runner CODE and console, artisan tinker --execute, Django's
+// manage.py shell -c, flask shell, cmake -E env's command.
+func runsInlineCode(name string, words []shellWord) bool {
+	switch name {
+	case "rails", "bin/rails":
+		return hasWord(words, "runner") || hasWord(words, "r") || hasWord(words, "console") || hasWord(words, "c")
+	case "php":
+		return hasWord(words, "artisan") && hasWord(words, "tinker")
+	case "artisan":
+		return hasWord(words, "tinker")
+	case "python", "python3", "django-admin":
+		return hasWord(words, "shell") && (hasWord(words, "manage.py") || name == "django-admin")
+	case "flask":
+		return hasWord(words, "shell")
+	case "cmake":
+		return hasWord(words, "-E") && hasWord(words, "env")
+	}
+	return false
+}
+
 // unsafeArchive reports an extraction told to write members outside its
 // directory: unzip -: and tar -P (--absolute-names).
 func unsafeArchive(name string, words []shellWord) bool {
@@ -986,8 +1031,13 @@ func (r *shellReader) network(p *program, name string, words []shellWord, dirs [
 	case "curl", "wget", "wget2", "http", "https", "xh", "aria2c":
 		r.downloads(name, args, dirs)
 	}
+	globs := name == "curl" && !slices.ContainsFunc(args, func(a shellArg) bool { return a.opt == "-g" || a.opt == "--globoff" })
 	for _, a := range args {
 		switch {
+		case a.opt == "" && globs && a.value.known && urlGlob(a.value.text):
+			// curl expands {a,b} and [0-9] in a URL into many: which
+			// hosts it reaches cannot be told from the text.
+			r.host(a.value.text, "")
 		case a.opt == "":
 			r.networkOperand(a.value, dirs, p.sends)
 		case a.hasValue && a.value.known && (a.opt == "-d" || strings.HasPrefix(a.opt, "--data") || a.opt == "-F" || strings.HasPrefix(a.opt, "--form") || a.opt == "--json" || a.opt == "-T" || a.opt == "-b" || a.opt == "--cookie"):
@@ -1005,6 +1055,27 @@ func (r *shellReader) network(p *program, name string, words []shellWord, dirs [
 			r.unknown(a.value.text)
 		}
 	}
+}
+
+// urlGlob reports a URL with curl's globbing in its scheme or host part
+// ({a,b}, [0-9]); an IPv6 address's brackets are none.
+func urlGlob(t string) bool {
+	head := t
+	if i := strings.Index(t, "://"); i >= 0 {
+		head = t[i+3:]
+	}
+	if i := strings.IndexAny(head, "/?#"); i >= 0 {
+		head = head[:i]
+	}
+	if strings.Contains(head, "{") {
+		return true
+	}
+	if i := strings.Index(head, "["); i >= 0 {
+		if _, err := netip.ParseAddr(strings.SplitN(head[i+1:], "]", 2)[0]); err != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // downloads reads the files curl and wget write by names they take from

@@ -281,6 +281,10 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 			// An option, or one after a space: a server that joins the
 			// value into a command line reads it so.
 			w.addPath(s.as(none), t, "")
+		} else if rev, file, ok := strings.Cut(r, ":"); ok && rev != "" && file != "" && !strings.ContainsAny(rev, " /") && !strings.HasPrefix(file, "//") {
+			// git's REV:PATH (git_show's "HEAD:.env"): a file of the
+			// repository, as it was, printed.
+			w.localString(s.as(Class{Kind: Path, Evidence: Word}), ast.StringTerm(file), file)
 		}
 	case c.local() && c.weak():
 		// A name that holds a local path as often as a place, an element

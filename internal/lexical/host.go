@@ -559,7 +559,8 @@ var (
 		// platforms give them, read as the default address of each (a
 		// private one): a deny on the private ranges holds for them.
 		"host.docker.internal": "172.17.0.1", "gateway.docker.internal": "172.17.0.1",
-		"host.containers.internal": "10.88.0.1", "host.lima.internal": "192.168.5.2",
+		"host.containers.internal": "10.88.0.1", "host.lima.internal": "192.168.5.2", "host.orb.internal": "172.17.0.1",
+		"_gateway": "192.168.0.1", "kubernetes.default": "10.96.0.1",
 		"kubernetes.default.svc":               "10.96.0.1",
 		"kubernetes.default.svc.cluster.local": "10.96.0.1",
 	}

@@ -398,6 +398,9 @@ func printsSecretVariable(w string) bool {
 			end = len(rest)
 		}
 		name := strings.ToUpper(rest[:end])
+		if strings.HasSuffix(name, "_PAT") || name == "PAT" {
+			return true // a personal access token (GITHUB_PAT)
+		}
 		for _, word := range secretVariableWords {
 			if strings.Contains(name, word) {
 				return true
@@ -412,7 +415,7 @@ func printsSecretVariable(w string) bool {
 var secretVariableWords = []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY",
 	"CREDENTIAL", "SESSION_KEY", "_PASS", "DATABASE_URL", "DSN",
 	"_PWD", "MONGODB_URI", "MONGO_URI", "REDIS_URL", "SIGNING_KEY", "WEBHOOK", "AUTHORIZATION", "AUTH_HEADER", "BASIC_AUTH", "NPM_AUTH", "COOKIE", "_KEY",
-	"JWT", "_CREDS", "OIDC"}
+	"JWT", "_CREDS", "OIDC", "CONNECTION_STRING", "CONNSTR", "DATABASE_URI", "MONGODB_URL", "MONGO_URL", "POSTGRES_URL", "MYSQL_URL"}
 
 // kubectlValues are kubectl's options whose value is the next word.
 var kubectlValues = opts("-n --namespace -l --selector -o --output -f --filename --context --cluster --user -c --container " +

@@ -1223,7 +1223,10 @@ var shellsOut = regexp.MustCompile(`\bos\.(?:system|popen|exec\w*|spawn\w*|posix
 	// subprocesses; platform.popen), and the whole environment printed
 	`\bfrom\s+os\s+import\b[^\n]*\b(?:system|popen|exec\w*|spawn\w*)\b|\bcreate_subprocess_(?:shell|exec)\b|\bplatform\.popen\b|` +
 	`\bdict\s*\(\s*os\.environ\s*\)|\bprint\s*\(\s*os\.environ\s*\)|\bos\.environ\.(?:items|copy)\s*\(|` +
-	`\b(?:console\.log|JSON\.stringify)\s*\(\s*process\.env\s*[,)]|\bos\.Environ\s*\(`)
+	`\b(?:console\.log|JSON\.stringify)\s*\(\s*process\.env\s*[,)]|\bos\.Environ\s*\(|` +
+	`\bObject\.(?:entries|keys|values)\s*\(\s*process\.env\b|\bENV\.to_h\b|\bgetenv\s*\(\s*\)|\bSys\.getenv\s*\(\s*\)|` +
+	// one variable whose name says it holds a secret, read by code
+	`\b(?:os\.environ|process\.env|ENV|os\.getenv|getenv|System\.getenv)\s*[\[.(]\s*['"]?\w*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|ACCESS_KEY)`)
 
 // givesHost reads a member of a container's or a pod's settings, in any
 // tool's arguments (a Docker API body, a Kubernetes manifest, an MCP

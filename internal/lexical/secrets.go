@@ -96,7 +96,9 @@ var secretList = []SensitiveEntry{
 		"/var/lib/docker/overlay2", "/var/lib/docker/volumes", "/var/lib/containers/storage", "/var/lib/kubelet/pods", "/var/lib/jenkins/secrets",
 		"/var/lib/cloud", "/var/lib/sss/secrets", "/var/lib/sss/db", "/etc/tcb", "/var/db/dslocal/nodes", "/run/credentials",
 		"/var/lib/tailscale", "/var/lib/etcd", "/run/containers", "/var/jenkins_home/secrets",
-		"/var/lib/zerotier-one", "/var/lib/netbird", "/var/lib/vault", "/etc/vault.d"}}, // /var/run/secrets is /run/secrets, a container's and a pod's; layers and volumes hold their files' secrets
+		"/var/lib/zerotier-one", "/var/lib/netbird", "/var/lib/vault", "/etc/vault.d", "/var/mail", "/var/spool/mail",
+		"/etc/gitlab/initial_root_password", "/etc/rancher/rke2", "/var/lib/rancher/rke2/server", "/var/snap/microk8s/current/credentials",
+		"/etc/consul.d", "/etc/nomad.d"}}, // /var/run/secrets is /run/secrets, a container's and a pod's; layers and volumes hold their files' secrets
 	{"CRD7", secretCredentials, Anywhere, Suffix, []string{".tfstate", ".tfstate.backup", ".tfvars"}},
 	{"CRD8", secretCredentials, Anywhere, Prefix, []string{"krb5cc_"}},            // Kerberos tickets: /tmp/krb5cc_1000
 	{"CRD9", secretCredentials, Anywhere, Prefix, []string{"terraform.tfstate."}}, // its backups, terraform.tfstate.1700000000.backup
@@ -121,9 +123,7 @@ var secretList = []SensitiveEntry{
 		"appdata/local/bravesoftware", "appdata/roaming/opera software", "appdata/roaming/microsoft/credentials",
 		"appdata/local/microsoft/credentials", "appdata/roaming/microsoft/protect", "appdata/roaming/microsoft/vault",
 		"appdata/local/microsoft/vault", ".config/environment.d", ".config/wireguard", ".local/share/qutebrowser", "local storage/leveldb",
-		"library/group containers/group.net.whatsapp.whatsapp.shared", ".local/share/evolution", "/var/mail", "/var/spool/mail",
-		"/etc/gitlab/initial_root_password", "/etc/gitlab/gitlab-secrets.json", "/etc/rancher/rke2", "/var/lib/rancher/rke2/server",
-		"/var/snap/microk8s/current/credentials", "/etc/consul.d", "/etc/nomad.d",
+		"library/group containers/group.net.whatsapp.whatsapp.shared", ".local/share/evolution",
 		".var/app/com.google.chrome", ".var/app/org.chromium.chromium", ".var/app/org.mozilla.firefox", ".var/app/com.brave.browser",
 		".var/app/com.microsoft.edge", ".var/app/org.signal.signal", ".var/app/com.slack.slack", ".var/app/com.discordapp.discord",
 		".var/app/org.telegram.desktop", ".librewolf", ".waterfox", ".floorp", ".config/google-chrome-beta", ".config/google-chrome-unstable",

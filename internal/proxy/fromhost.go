@@ -113,15 +113,7 @@ func (p *Proxy) hostRequest(msg []byte, env envelope) *hostCall {
 // question, or the server's request the host was asked.
 func (p *Proxy) hostAnswered(msg []byte, env envelope) {
 	key := idKey(env.id)
-	p.mu.Lock()
-	ch, ours := p.hostPeer.take(key)
-	sr := p.fromSrv[key]
-	if ours || sr == nil || sr.kept || !validID(env.id) {
-		sr = nil
-	} else {
-		delete(p.fromSrv, key)
-	}
-	p.mu.Unlock()
+	ch, ours, sr := p.hostAnswers(key, validID(env.id))
 	switch {
 	case ours:
 		ch <- reply{result: bytes.Clone(env.result), err: bytes.Clone(env.err)}
@@ -347,21 +339,28 @@ func (p *Proxy) hostLineTooLong(e *lineTooLong) {
 	}
 }
 
+// hostAnswers takes what an answer of the host's with id key answers:
+// the proxy's own question (ours, its channel), or the server's request
+// the host was asked (sr; nil for none, for one the proxy keeps for the
+// human, and when the id is not valid), which is then no longer waiting.
+func (p *Proxy) hostAnswers(key string, valid bool) (ch chan reply, ours bool, sr *serverRequest) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ch, ours = p.hostPeer.take(key)
+	sr = p.fromSrv[key]
+	if ours || sr == nil || sr.kept || !valid {
+		return ch, ours, nil
+	}
+	delete(p.fromSrv, key)
+	return ch, ours, sr
+}
+
 // hostAnswerFailed fails the request an answer of the host's that could
 // not be read would have answered: the proxy's own question, or the
 // server's request, which gets the error back. False when id answers no
 // request waiting on the host.
 func (p *Proxy) hostAnswerFailed(id []byte, why string) bool {
-	key := idKey(id)
-	p.mu.Lock()
-	ch, ours := p.hostPeer.take(key)
-	sr := p.fromSrv[key]
-	if ours || sr == nil || sr.kept {
-		sr = nil
-	} else {
-		delete(p.fromSrv, key)
-	}
-	p.mu.Unlock()
+	ch, ours, sr := p.hostAnswers(idKey(id), true)
 	switch {
 	case ours:
 		ch <- reply{fail: why}

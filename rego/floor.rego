@@ -42,11 +42,26 @@ ask contains sprintf("'%s' touches %s, %s, which always needs a human's approval
 # no list names all of it. A file tool's paths are what it writes; a
 # command line's, those it writes (a redirection, cp, tee, sed -i, touch,
 # rm, chmod): reading /etc/os-release is no question.
+#
+# Two rules, each made of tests the direct path's refuter reads up to the
+# one most calls fail, so that a command line naming /etc or /usr to read
+# is not handed to the evaluator for them: a path the line writes, and a
+# file tool whose name says it writes.
 ask contains sprintf(system_write_message, [input.tool, p.path, entry.why]) if {
+	some p in input.paths
+	p.written == true # an equality, which the direct path's refuter reads: most paths have no mark
+	entry := mcp.path.system_write(p.path) # null for most paths, which the next line refutes at once
+	entry != null
+	not in_a_root(p.path)
+}
+
+ask contains sprintf(system_write_message, [input.tool, p.path, entry.why]) if {
+	mcp.tool.writes(input.tool) == true # a builtin the refuter reads: most tools' names say no such thing
 	some p in input.paths
 	entry := mcp.path.system_write(p.path) # null for most paths, which the next line refutes at once
 	entry != null
-	writes(p)
+	not read_only
+	not input.commands
 	not in_a_root(p.path)
 }
 
@@ -291,10 +306,32 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 
 ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	some c in input.commands
-	some i, w in c.words
-	[c.program, w] in global_install_verbs
-	some g in array.slice(c.words, i + 1, count(c.words))
-	g in {"install", "-g", "--global", "base", "-n=base", "--name=base"}
+	c.program in {"mise", "rtx"}
+	c.words[1] == "use"
+	some w in c.words
+	w in {"-g", "--global"}
+}
+
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program == "kubectl"
+	c.words[1] == "krew"
+	some w in c.words
+	w == "install"
+}
+
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program == "asdf"
+	c.words[1] == "global"
+}
+
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program in {"conda", "mamba", "micromamba"}
+	c.words[1] == "install"
+	some w in c.words
+	w in {"base", "-n=base", "--name=base"}
 }
 
 ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
@@ -483,13 +520,6 @@ system_package_verbs := {
 	"--install", "-r", "--remove", "-P", "--purge", "--upgrade", "--erase",
 }
 
-# The programs and words after which -g, --global, install or the base
-# environment installs for every shell.
-global_install_verbs := {
-	["kubectl", "krew"], ["mise", "use"], ["rtx", "use"], ["asdf", "global"], ["conda", "install"],
-	["mamba", "install"],
-}
-
 # npm's -g, alone or in a cluster of its flags (-gD, -Dg): a set, not a
 # pattern, so that the direct path's refuter reads the rule.
 npm_global_flags := {
@@ -540,21 +570,6 @@ container_host_flag := concat("", [
 home_or_above_roots(f) if f in above_roots
 
 home_or_above_roots(f) if home_dir(f)
-
-# A path a call writes: those a command line writes, and any of a tool's
-# whose name says it writes (write_file, edit, create_directory, save,
-# download: mcp.tool.writes) and that is not read-only. A tool that
-# does not say so (sftp_read_file, a vector store's upsert) is no writer
-# of what its arguments name.
-writes(p) if p.written == true
-
-writes(_) if file_writer
-
-file_writer if {
-	mcp.tool.writes(input.tool)
-	not read_only
-	not input.commands
-}
 
 # f is in a root a tool was given; the home, which the floor counts as a
 # whole tree whether or not it is one, keeps its hidden files out.

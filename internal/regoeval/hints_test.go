@@ -2,6 +2,7 @@ package regoeval
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -249,4 +250,33 @@ func TestDirectCallKeepsTheTimeout(t *testing.T) {
 	_, err = d.Eval(ctx, DocumentInput(in), c, set, time.Nanosecond)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not decided: the decision took longer than 1ns")
+}
+
+// An ordinary command line (programs that read, a written file in the
+// project, commands of every common kind) is decided without OPA's
+// evaluator too: each of the floor's rules on commands fails at a test
+// the refuter reads. A rule that starts with what the refuter cannot read
+// (a pair built from the command, a negation) would hand every command
+// line to the evaluator, at three times the cost.
+func TestGuardOrdinaryCommandLineIsDirect(t *testing.T) {
+	ctx := context.Background()
+	d := guardDecider(t, Spec{})
+	set := readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array))
+	w := d.hinted.residual(ctx, ast.MustParseTerm(`{}`))
+	require.NotNil(t, w.direct)
+	command := func(words ...string) string {
+		b, err := json.Marshal(map[string]any{"arg": "command", "words": words, "program": words[0], "unknown": false,
+			"known": len(words), "paths": []string{"/srv/app"}, "credentials": false})
+		require.NoError(t, err)
+		return string(b)
+	}
+	in := ast.MustParseTerm(fmt.Sprintf(`{"tool": "run_command", "root": "/srv/app", "annotations": {}, "hosts": [], "arguments": {},
+		"paths": [{"arg": "command", "raw": "/srv/app", "path": "/srv/app", "dir": true},
+			{"arg": "command", "raw": "todo.txt", "path": "/srv/app/todo.txt", "written": true}],
+		"commands": [%s, %s, %s, %s, %s]}`,
+		command("npm", "run", "build"), command("git", "status", "--short"), command("grep", "-rn", "TODO", "src"),
+		command("kubectl", "get", "pods"), command("pip", "install", "-r", "requirements.txt"))).Value
+	c := CallOf(in)
+	_, err := w.direct.decide(withSink(ctx, DocumentInput(in), &c, set))
+	assert.NoError(t, err, "an ordinary command line is decided directly")
 }

@@ -290,7 +290,7 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 
 ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	some c in input.commands
-	c.program in {"cargo", "go", "pipx", "gem", "uv", "stack", "cabal", "opam", "nimble", "raco"}
+	c.program in {"cargo", "go", "pipx", "gem", "uv", "stack", "cabal", "opam", "nimble", "raco", "volta"}
 	c.words[1] in {"install", "tool", "binstall"}
 }
 

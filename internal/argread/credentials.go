@@ -320,12 +320,12 @@ func shortFlag(c byte) func(string) bool {
 // credential-helper), gcloud's signing, Azure's SAS tokens, connection
 // strings and secrets shown with their values.
 func cloudCredential(program string, args []string) bool {
-	var ops []string
-	for _, w := range args {
-		if !strings.HasPrefix(w, "-") {
-			ops = append(ops, strings.ToLower(w))
-		}
+	switch program {
+	case "aws", "gcloud", "az", "supabase":
+	default:
+		return false // every other command, on the path every command takes: no words gathered
 	}
+	ops := operands(args)
 	switch program {
 	case "aws":
 		for _, w := range ops {
@@ -354,6 +354,18 @@ func cloudCredential(program string, args []string) bool {
 		return slices.Contains(ops, "api-keys")
 	}
 	return false
+}
+
+// operands are a command's words that are no options, in lower case: the
+// subcommands and names a platform's table reads.
+func operands(args []string) []string {
+	var ops []string
+	for _, w := range args {
+		if !strings.HasPrefix(w, "-") {
+			ops = append(ops, strings.ToLower(w))
+		}
+	}
+	return ops
 }
 
 // containerSecret reports a word that names where a container keeps its

@@ -2,6 +2,7 @@ package argread
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 )
@@ -32,7 +33,7 @@ func (w *walker) redisValue(s site, t *ast.Term) {
 		flat := true
 		for i := 0; i < v.Len(); i++ {
 			str, ok := v.Elem(i).Value.(ast.String)
-			if !ok || strings.ContainsFunc(string(str), isSpace) {
+			if !ok || strings.ContainsFunc(string(str), unicode.IsSpace) {
 				flat = false
 				break
 			}
@@ -47,8 +48,6 @@ func (w *walker) redisValue(s site, t *ast.Term) {
 		}
 	}
 }
-
-func isSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
 
 // redisCommand reads one command's words.
 func (w *walker) redisCommand(s site, t *ast.Term, words []string) {

@@ -233,13 +233,7 @@ func remoteActionHost(program string, words []string) (string, bool) {
 		return a.host, true // gh api -X DELETE, -f fields (a POST)
 	}
 	if reads, ok := platformReads[program]; ok {
-		var ops []string
-		for _, w := range args {
-			if !strings.HasPrefix(w, "-") {
-				ops = append(ops, strings.ToLower(w))
-			}
-		}
-		if !reads(ops) {
+		if !reads(operands(args)) {
 			return a.host, true // a verb that is no read: it changes something remote
 		}
 	}

@@ -36,9 +36,9 @@ import (
 type Store struct {
 	mu         sync.RWMutex // guards everything below it up to backend
 	records    []Grant      // every grant held, expired ones too, in order
-	set        *rules.GrantSet
-	denies     *rules.GrantSet // set's deny grants, built when first needed
-	nextExpiry time.Time       // when a grant of set expires next; zero: none does
+	set        *Set
+	denies     *Set      // set's deny grants, built when first needed
+	nextExpiry time.Time // when a grant of set expires next; zero: none does
 	version    uint64
 	loadErr    error // the backend's last reading failed: Add refuses until it reads again
 
@@ -398,7 +398,7 @@ func (s *Store) rebuild(t time.Time) {
 		live = append(live, g.Rule)
 		s.noteExpiry(g)
 	}
-	s.set = rules.NewGrantSet(live)
+	s.set = NewSet(live)
 	s.denies = nil
 }
 
@@ -485,7 +485,7 @@ func (s *Store) Err() error {
 // deny grants answer: an allow grant may have been revoked where this
 // process cannot see. The set may grow after it is returned; it is never
 // changed otherwise.
-func (s *Store) Grants() *rules.GrantSet {
+func (s *Store) Grants() *Set {
 	s.refresh()
 	s.expire()
 	if s.backend != nil && !s.backend.Current() {
@@ -496,11 +496,11 @@ func (s *Store) Grants() *rules.GrantSet {
 	return s.set
 }
 
-func (s *Store) denyGrants() *rules.GrantSet {
+func (s *Store) denyGrants() *Set {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.denies == nil {
-		s.denies = rules.NewGrantSet(slices.DeleteFunc(s.set.List(), func(r rules.Rule) bool { return r.Decision != rules.Deny }))
+		s.denies = NewSet(slices.DeleteFunc(s.set.List(), func(r rules.Rule) bool { return r.Decision != rules.Deny }))
 	}
 	return s.denies
 }

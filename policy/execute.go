@@ -122,7 +122,7 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 		return false, fmt.Sprintf("%s did not ask about '%s': %v. The call was not run.", p.name, tool, err)
 	}
 	defer release()
-	d = rules.ApplyGrants(d, in, p.grantSets()...)
+	d = grants.Apply(d, in, p.grantSets()...)
 	if rec != nil {
 		dc := d
 		rec.Decision = &dc
@@ -136,7 +136,7 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 	q := Question{
 		Kind: KindPermission, Tool: tool, Arguments: in.Arguments(), Call: call,
 		Rule: cloneRule(d.Rule), Reason: d.Reason, Paths: d.Paths, Hosts: d.Hosts, Suggestion: cloneRule(d.Suggestion),
-		AllowGrantable: rules.AllowGrantMayAnswer(d),
+		AllowGrantable: grants.AllowMayAnswer(d),
 	}
 	if q.AllowGrantable {
 		// Where a grant could have answered, one that did not is worth
@@ -193,7 +193,7 @@ func (p *Policy) apply(tool, root string, d Decision, a Answer, rec *Record) (ok
 	case DenyOnce:
 		return false, fmt.Sprintf("The user declined '%s' this time (%s). The call was not run; do not retry it unchanged.", tool, p.name), nil
 	case AlwaysAllow, AllowForADay:
-		if !rules.AllowGrantMayAnswer(d) {
+		if !grants.AllowMayAnswer(d) {
 			// A grant that would never answer is not worth keeping, and
 			// would widen silently if the rule asking were ever removed.
 			return true, "", nil

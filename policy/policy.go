@@ -216,7 +216,7 @@ type Policy struct {
 
 	// own are this policy's own grants (those of a store are the store's),
 	// indexed and growing one answer at a time.
-	own *rules.GrantSet
+	own *grants.Set
 	// tools is the catalogue by name, nil until it is listed: swapped whole
 	// by ToolsForLLM, read by every call without a lock.
 	tools atomic.Pointer[map[string]*provider.Tool]
@@ -251,7 +251,7 @@ func New(o Options) (*Policy, error) {
 	if name == "" {
 		name = "mcp-policy"
 	}
-	p := &Policy{opts: o, name: name, own: rules.NewGrantSet(own), askLock: make(chan struct{}, 1),
+	p := &Policy{opts: o, name: name, own: grants.NewSet(own), askLock: make(chan struct{}, 1),
 		base: RuleSet{Rules: o.Rules, Modules: o.Modules}}
 	if o.GrantsStore != nil {
 		// A fleet sharing a store shares one human, so it shares one lock:
@@ -465,11 +465,11 @@ func (p *Policy) near(tool string) []Rule {
 // grantSets are the grants an asked call is answered by, in order: this
 // policy's own, then the store's (as of now: a store on a file is read
 // again if another process changed it).
-func (p *Policy) grantSets() []*rules.GrantSet {
+func (p *Policy) grantSets() []*grants.Set {
 	if s := p.opts.GrantsStore; s != nil {
-		return []*rules.GrantSet{p.own, s.Grants()}
+		return []*grants.Set{p.own, s.Grants()}
 	}
-	return []*rules.GrantSet{p.own}
+	return []*grants.Set{p.own}
 }
 
 // remember adds the grants an answer to q left, expiring after ttl (0:
@@ -507,7 +507,7 @@ func (p *Policy) decide(ctx context.Context, engine *rules.Engine, call provider
 	if d.Decision != Ask {
 		return d, in, nil
 	}
-	return rules.ApplyGrants(d, in, p.grantSets()...), in, nil
+	return grants.Apply(d, in, p.grantSets()...), in, nil
 }
 
 // GrantDecision says how the grants alone would decide a call that the

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/decisionlog"
+	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/internal/managed"
 	"github.com/mcp-policy/mcp-policy/internal/rules"
@@ -63,7 +64,7 @@ type decider struct {
 	// lines are being decided, each line by the one in force when it
 	// starts. revisions name the bundles it was built from.
 	engine    atomic.Pointer[revisioned]
-	grants    *rules.GrantSet
+	grants    *grants.Set
 	tools     map[string]*provider.Tool
 	decisions func(policy.Record) // OPA's decision-log plugin; nil for none
 	protected []string
@@ -238,7 +239,7 @@ func loadDecider(cfg *cliconfig.Config, toolsFile string) (*decider, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &decider{grants: rules.NewGrantSet(gs), tools: tools, protected: protected}
+	d := &decider{grants: grants.NewSet(gs), tools: tools, protected: protected}
 	d.engine.Store(&revisioned{engine: engine})
 	return d, nil
 }
@@ -316,7 +317,7 @@ func (d *decider) decideLine(line []byte) any {
 		d.log(policy.Record{Call: call, Revisions: current.revisions, Error: err.Error()})
 		return failure{ID: &call.ID, Error: err.Error()}
 	}
-	dec = rules.ApplyGrants(dec, in, d.grants)
+	dec = grants.Apply(dec, in, d.grants)
 	// decide answers for a caller that runs the call itself: "allowed"
 	// in the log means the answer let it.
 	d.log(policy.Record{Call: call, Revisions: current.revisions, Arguments: in.Arguments(), Decision: &dec,

@@ -110,34 +110,6 @@ func BenchmarkPreparedQueryFixedCost(b *testing.B) {
 	}
 }
 
-// BenchmarkNativeGoMatcher is the same decision's matching done by the Go
-// grant matcher over 10 rules: the native floor.
-func BenchmarkNativeGoMatcher(b *testing.B) {
-	ctx := context.Background()
-	e, err := rules.NewEngine(ctx, rules.Config{Roots: map[string]string{"fs": "/srv"}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	rs := benchRules(10)
-	for i := range rs {
-		if rs[i].Decision == rules.Ask {
-			rs[i].Decision = rules.Deny
-		}
-	}
-	static := rules.Decision{Decision: rules.Ask, Reason: rules.ReasonNoMatch}
-	set := rules.NewGrantSet(rs)
-	b.ReportAllocs()
-	for b.Loop() {
-		in, err := e.NewInput(benchCall, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if d := rules.ApplyGrants(static, in, set); d.Decision != rules.Allow {
-			b.Fatalf("%+v", d)
-		}
-	}
-}
-
 // BenchmarkDecideCommand is BenchmarkDecide's write with a 200-byte shell
 // command line in place of the path, under a rule that allows the tool
 // under the project: the line parsed, each command read, the floor's

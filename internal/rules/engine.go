@@ -239,7 +239,7 @@ func (e *Engine) sameStatics(cfg Config) bool {
 func ruleSetOf(rs []Rule) *regoeval.RuleSet {
 	set := regoeval.NewRuleSet()
 	for _, r := range rs {
-		set.Add(r.matcher(), r.Decision)
+		set.Add(r.Matcher(), r.Decision)
 	}
 	return set
 }
@@ -361,7 +361,7 @@ func (e *Engine) Decide(ctx context.Context, call provider.Call, tool *provider.
 
 // evaluate runs the prepared query on an input.
 func (e *Engine) evaluate(ctx context.Context, in *Input) (Decision, error) {
-	o, err := e.decider.Eval(ctx, document{in}, in.call(), e.ruleSet, e.timeout)
+	o, err := e.decider.Eval(ctx, document{in}, in.MatchCall(), e.ruleSet, e.timeout)
 	if err != nil {
 		return Decision{}, err
 	}

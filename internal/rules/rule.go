@@ -387,16 +387,17 @@ func CloneAll(rs []Rule) []Rule {
 	return out
 }
 
-// matcher is the part of r that decides whether it applies to a call: for
-// a deny or ask rule, any path or host (folded); for allow, every one.
-func (r Rule) matcher() regoeval.Matcher {
+// Matcher is the part of r that decides whether it applies to a call: for
+// a deny or ask rule, any path or host (folded); for allow, every one. The
+// engine indexes its data rules by it, and the grants theirs.
+func (r Rule) Matcher() regoeval.Matcher {
 	m := regoeval.MatcherFor(r.Decision, r.Tool, r.Under, r.Host, r.Annotations)
 	m.Arguments, _ = regoeval.ArgumentGlobs(r.Arguments) // valid: Validate read them
 	m.Command = slices.Clone([]string(r.Command))
 	if r.Except != nil {
 		x := *r.Except // matcher copies what it keeps
 		x.Tool, x.Decision = "*", Allow
-		e := x.matcher()
+		e := x.Matcher()
 		m.Except = &e
 	}
 	return m

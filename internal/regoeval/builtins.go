@@ -12,6 +12,12 @@ import (
 
 var registerOnce sync.Once
 
+// The builtins are registered when the package is initialised, before
+// main runs: OPA's registry is a plain map that its parser reads, so a
+// registration made later, while another goroutine parses Rego (a
+// program's own query, or DefaultRules), is a data race.
+func init() { Register() }
+
 // Register adds the path, host and tool builtins (builtins.Register) and
 // the engine's own, mcp.engine.decide, to OPA's global registry, so that
 // every compiler, query, test runner and OPA command in this process knows

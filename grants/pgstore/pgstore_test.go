@@ -59,8 +59,8 @@ func deny(tool string) rules.Rule { return rules.Rule{Tool: tool, Decision: rule
 // meanwhile answer here and are written once it is back: none lost, none
 // doubled.
 func TestDatabaseDownFailsClosedAndQueuesAnswers(t *testing.T) {
-	url := pgtest.NewDatabase(t)
-	srv := pgtest.Get(t)
+	srv := pgtest.Own(t)
+	url := srv.NewDatabase(t)
 	o := pgstore.Options{StaleAfter: 300 * time.Millisecond}
 	a, b := open(t, url, o), open(t, url, o)
 	if err := a.Add(allow("write"), deny("rm")); err != nil {
@@ -116,8 +116,8 @@ func TestDatabaseDownFailsClosedAndQueuesAnswers(t *testing.T) {
 // answer is written once, none lost or doubled, and while it is down no
 // allow grant answers past StaleAfter.
 func TestDatabaseKilledMidRunLosesNoAnswer(t *testing.T) {
-	url := pgtest.NewDatabase(t)
-	srv := pgtest.Get(t)
+	srv := pgtest.Own(t)
+	url := srv.NewDatabase(t)
 	o := pgstore.Options{StaleAfter: 200 * time.Millisecond}
 	a, b := open(t, url, o), open(t, url, o)
 	if err := a.Add(allow("write")); err != nil {

@@ -41,6 +41,7 @@ type Server struct {
 	// Set when this package started the server.
 	bin, data, sock, runAs string
 	mu                     sync.Mutex
+	owned                  bool // Own's: one test's alone, which it may kill
 }
 
 var (
@@ -80,11 +81,38 @@ func Get(t testing.TB) *Server {
 	return shared
 }
 
-// NewDatabase creates an empty database for t, dropped when t ends, and
-// returns its URL.
+// Own starts a server for t alone, stopped and removed when t ends: for a
+// test that kills its server (Kill), so that tests running beside it keep
+// theirs. It skips, or fails under CI, as Get does; and skips when
+// MCP_POLICY_TEST_PG names the server, which a test cannot stop.
+func Own(t testing.TB) *Server {
+	t.Helper()
+	if Get(t).data == "" {
+		t.Skipf("pgtest: %s names a server this test cannot stop", EnvDSN)
+	}
+	s, err := start()
+	if err != nil {
+		t.Fatalf("pgtest: starting a server of the test's own: %v", err)
+	}
+	s.owned = true
+	t.Cleanup(func() {
+		_ = s.stop("fast")
+		os.RemoveAll(filepath.Dir(s.data))
+	})
+	return s
+}
+
+// NewDatabase creates an empty database for t on the package's server,
+// dropped when t ends, and returns its URL.
 func NewDatabase(t testing.TB) string {
 	t.Helper()
-	s := Get(t)
+	return Get(t).NewDatabase(t)
+}
+
+// NewDatabase creates an empty database for t on s, dropped when t ends,
+// and returns its URL.
+func (s *Server) NewDatabase(t testing.TB) string {
+	t.Helper()
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	name := "t_" + hex.EncodeToString(b)
@@ -119,11 +147,12 @@ func (s *Server) exec(ctx context.Context, sql string) error {
 }
 
 // Kill stops the server at once, as a crash or a pulled cable would: every
-// connection is cut. Only a server this package started can be killed.
+// connection is cut. Only a server of the test's own (Own) can be killed:
+// the package's is every other test's too.
 func (s *Server) Kill(t testing.TB) {
 	t.Helper()
-	if s.data == "" {
-		t.Skipf("pgtest: %s names a server this test cannot stop", EnvDSN)
+	if !s.owned {
+		t.Fatal("pgtest: Kill a server of the test's own (pgtest.Own): the package's server is every test's")
 	}
 	if err := s.stop("immediate"); err != nil {
 		t.Fatalf("pgtest: killing the server: %v", err)

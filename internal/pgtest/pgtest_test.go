@@ -12,10 +12,11 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // Each test gets its own empty database on the one server, and a killed
-// server comes back with what was committed before.
+// server (one of the test's own) comes back with what was committed before.
 func TestDatabasePerTestSurvivesRestart(t *testing.T) {
 	ctx := context.Background()
-	a, b := pgtest.NewDatabase(t), pgtest.NewDatabase(t)
+	s := pgtest.Own(t)
+	a, b := s.NewDatabase(t), s.NewDatabase(t)
 	if a == b {
 		t.Fatalf("two tests share database %s", a)
 	}
@@ -28,7 +29,6 @@ func TestDatabasePerTestSurvivesRestart(t *testing.T) {
 	}
 	c.Close(ctx)
 
-	s := pgtest.Get(t)
 	s.Kill(t)
 	if _, err := pgx.Connect(ctx, a); err == nil {
 		t.Fatal("connected to a killed server")

@@ -157,6 +157,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // grant the page lists, revoke takes it away, and the next call is held
 // again — and "Deny once" refuses it.
 func TestApprovalsPageInABrowser(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
 	url := startApprovals(t, grantsFile).link
@@ -253,6 +254,7 @@ func TestApprovalsPageInABrowser(t *testing.T) {
 // once — the copy in the history opens nothing — and Enter in the
 // approvals terminal gives a fresh one.
 func TestApprovalsCredentialStaysWithThePage(t *testing.T) {
+	t.Parallel()
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
 	a := startApprovals(t, grantsFile)
 	ctx := browser(t)
@@ -314,6 +316,7 @@ func TestApprovalsCredentialStaysWithThePage(t *testing.T) {
 // allow lets the call finish, the proxy logs that the page answered, and
 // the grant is in the database.
 func TestApprovalsPageAnswersThroughPostgres(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	db := pgtest.NewDatabase(t)
 	url := startApprovals(t, db).link

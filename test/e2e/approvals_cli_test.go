@@ -49,6 +49,7 @@ func waitQuestion(t *testing.T, grantsFile, tool string) string {
 // `mcp-policy approve list` shows the question and the command for each
 // answer, and `approve allow ID` lets the held call run, once.
 func TestApproveCommandAnswersAHeldCall(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
 	out, err := approve(t, grantsFile, "list")
@@ -115,6 +116,7 @@ const approvalsHeartbeat = 5 * time.Second
 // --ask-timeout is refused in words that say where to answer, not as the
 // human's "no", and is withdrawn.
 func TestAskApprovalsTimesOutSayingWhereToApprove(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
 	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile, "--ask", "approvals", "--ask-timeout", "1s"}, []string{fsserver, dir}, nil)
@@ -138,6 +140,7 @@ func TestAskApprovalsTimesOutSayingWhereToApprove(t *testing.T) {
 // own calls: a write there is the floor's, asked every time, whatever the
 // rules allow (here refused, with --ask refuse).
 func TestTheQueueIsProtectedLikeTheGrantsFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	grantsFile := filepath.Join(dir, "grants.json")
 	logFile := filepath.Join(t.TempDir(), "decisions.jsonl")
@@ -165,6 +168,7 @@ func TestTheQueueIsProtectedLikeTheGrantsFile(t *testing.T) {
 // which prints every argument in full, numbers as written, the end of a
 // long write included.
 func TestApproveShowsTheWholeCall(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
 	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile, "--ask-timeout", "30s"}, []string{fsserver, dir}, nil)
@@ -194,6 +198,7 @@ func TestApproveShowsTheWholeCall(t *testing.T) {
 // redraws another question's lines), and an answer's label is the
 // action's own, whatever the file titles it.
 func TestApprovePrintsNoTerminalEscapes(t *testing.T) {
+	t.Parallel()
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
 	pending := grantsFile + ".pending"
 	require.NoError(t, os.Mkdir(pending, 0o700))
@@ -220,6 +225,7 @@ func TestApprovePrintsNoTerminalEscapes(t *testing.T) {
 // TestApproveRefusesAQueueOthersCanWrite: a queue directory open to
 // other users is refused, saying which and what to do.
 func TestApproveRefusesAQueueOthersCanWrite(t *testing.T) {
+	t.Parallel()
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
 	require.NoError(t, os.Mkdir(grantsFile+".pending", 0o700))
 	require.NoError(t, os.Chmod(grantsFile+".pending", 0o777))
@@ -256,6 +262,7 @@ func approveOnce(t *testing.T, h *rawHost, store, id, dir string) {
 // question is decided and runs, and the host's cancellation of the held
 // call takes its question off the queue and ends the call.
 func TestAHeldQuestionDoesNotStallTheHost(t *testing.T) {
+	t.Parallel()
 	t.Run("a host that cannot elicit", func(t *testing.T) { heldQuestionDoesNotStall(t, nil, map[string]any{}) })
 	t.Run("--ask approvals", func(t *testing.T) {
 		heldQuestionDoesNotStall(t, []string{"--ask", "approvals"}, map[string]any{"elicitation": map[string]any{"form": map[string]any{}}})
@@ -305,6 +312,7 @@ func heldQuestionDoesNotStall(t *testing.T, flags []string, caps map[string]any)
 // proxy has kept the grant, so it is there when approve says so, and it
 // stays, whether the call ran or was given up.
 func TestAnAnswerBeforeTheHostGivesUpIsKept(t *testing.T) {
+	t.Parallel()
 	for round := range 3 {
 		dir := t.TempDir()
 		grantsFile := filepath.Join(t.TempDir(), "grants.json")
@@ -334,6 +342,7 @@ func TestAnAnswerBeforeTheHostGivesUpIsKept(t *testing.T) {
 // on stderr that an always-answer cannot be remembered, and approve, told
 // the same, still lists and answers the question.
 func TestACorruptGrantsFileDoesNotBlockAnswering(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
 	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile}, []string{fsserver, dir}, nil)
@@ -359,6 +368,7 @@ func TestACorruptGrantsFileDoesNotBlockAnswering(t *testing.T) {
 // fails, saying why, the call is refused, and nothing is remembered. Once
 // the file is whole again, the same answer is kept and reported.
 func TestAnAlwaysAnswerThatCannotBeKeptIsNotReportedKept(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
 	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile}, []string{fsserver, dir}, nil)
@@ -393,6 +403,7 @@ func TestAnAlwaysAnswerThatCannotBeKeptIsNotReportedKept(t *testing.T) {
 // "Allow for a day" is one of approve's answers, as it is the host's
 // form's: the call runs, and the grant it leaves ends in 24 hours.
 func TestApproveAllowsForADay(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
 	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile}, []string{fsserver, dir}, nil)
@@ -422,6 +433,7 @@ func TestApproveAllowsForADay(t *testing.T) {
 // when it asked to: a host that resets its timeout on progress does not
 // give it up while the human answers the first.
 func TestACallWaitingItsTurnHearsProgress(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
 	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile, "--ask-timeout", "60s"}, []string{fsserver, dir}, nil)
@@ -459,6 +471,7 @@ func TestACallWaitingItsTurnHearsProgress(t *testing.T) {
 // is told it still waits (no second question); after, the same call takes
 // the answer, once. Another call (other arguments) never takes it.
 func TestAskWaitTellsTheHostToCallAgain(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
 	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile, "--ask-wait", "1s", "--ask-timeout", "60s"}, []string{fsserver, dir}, nil)

@@ -19,6 +19,7 @@ import (
 // allow lets the held call run; the proxy logs who answered. Before any
 // question, approve warns that no proxy has used the database.
 func TestApproveAnswersAProxyThroughPostgres(t *testing.T) {
+	t.Parallel()
 	// A password in the URL (the test server trusts every connection,
 	// so any will do) is never printed.
 	u, err := url.Parse(pgtest.NewDatabase(t))

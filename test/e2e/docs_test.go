@@ -77,6 +77,7 @@ func docBlocks(t *testing.T) []docBlock {
 
 // Every shell block says how it is tested, or why it is not.
 func TestEveryDocCommandIsTested(t *testing.T) {
+	t.Parallel()
 	n := 0
 	for _, b := range docBlocks(t) {
 		if b.lang != "sh" {
@@ -111,6 +112,7 @@ func docBin(t *testing.T) string {
 // The docs' files are written, their runnable blocks run in order, and
 // what a block says a command prints, it prints.
 func TestDocCommandsRunAsWritten(t *testing.T) {
+	t.Parallel()
 	bin := docBin(t)
 	dir := t.TempDir()
 	signer := bundletest.NewSigner(t)
@@ -175,6 +177,7 @@ func hasJSONLine(out, want string) bool {
 
 // A synopsis names only flags its command takes.
 func TestDocSynopsesMatchTheCommands(t *testing.T) {
+	t.Parallel()
 	bin := proxyBinary(t)
 	helpOf := map[string]string{}
 	help := func(args ...string) string {

@@ -85,6 +85,7 @@ func elicitMessage(t *testing.T, q policy.Question) string {
 // makes the server ask; the question goes to the child's OnAsk, not the
 // wired parent's, and the child's answer decides what happens on disk.
 func TestClaimedElicitation(t *testing.T) {
+	t.Parallel()
 	for _, era := range eras {
 		for _, shareStore := range []bool{false, true} {
 			name := era.name
@@ -133,6 +134,7 @@ func TestClaimedElicitation(t *testing.T) {
 // a claiming child with no one to ask, leaves the server's question to the
 // wired parent.
 func TestUnclaimedElicitation(t *testing.T) {
+	t.Parallel()
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
 			for _, tc := range []struct {
@@ -175,6 +177,7 @@ func TestUnclaimedElicitation(t *testing.T) {
 // with two in flight the client cannot say whose it is: it goes uncorrelated
 // to the wired parent rather than to a guess.
 func TestElicitationBesideAnotherCall(t *testing.T) {
+	t.Parallel()
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -97,6 +97,7 @@ func readmeSnippet(t *testing.T) string {
 // code Example_embedding runs (skipped while the section is absent or still
 // a placeholder).
 func TestReadmeSnippet(t *testing.T) {
+	t.Parallel()
 	snippet := readmeSnippet(t)
 	readme, err := os.ReadFile(filepath.Join(modRoot, "README.md"))
 	if err != nil {

@@ -66,6 +66,7 @@ func fleetWrites(t *testing.T, dir string, agents []*policy.Policy) {
 // per policy, each agent puts the same question at the same moment (the
 // human was asked 3–4 times out of 4 in every run before the fleet lock).
 func TestFleet(t *testing.T) {
+	t.Parallel()
 	const agentsN = 4
 	dir := t.TempDir()
 	client := connect(t, dir)
@@ -134,6 +135,7 @@ func TestFleet(t *testing.T) {
 // same question once; the batches that waited behind it are decided by the
 // grant the answer left.
 func TestOnePolicyManyBatches(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	human := &asker{answer: func(policy.Question) policy.Answer {
 		time.Sleep(deliberate)

@@ -250,7 +250,11 @@ func approveAsNamed(ctx context.Context, bin, db string) []string {
 	for ctx.Err() == nil {
 		out, err := exec.Command(bin, "approve", "--grants", db, "--json", "list").Output()
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("approve list: %v", err))
+			var stderr []byte
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderr = ee.Stderr
+			}
+			problems = append(problems, fmt.Sprintf("approve list: %v: %s", err, stderr))
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
@@ -292,6 +296,7 @@ func approveAsNamed(ctx context.Context, bin, db string) []string {
 // for an approver, or beside calls that do not): a measurement, not a
 // pass mark.
 func TestLoadOnASharedDatabase(t *testing.T) {
+	t.Parallel()
 	proxies, rounds := 2, 2
 	v := os.Getenv("MCP_POLICY_LOAD")
 	if v != "" {

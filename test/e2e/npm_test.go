@@ -53,6 +53,7 @@ func needOfficialFS(t testing.TB) (node, entry string) {
 // have written it — is refused by the headless policy before the server
 // sees it.
 func TestOfficialFilesystemServer(t *testing.T) {
+	t.Parallel()
 	node, entry := needOfficialFS(t)
 	dir := t.TempDir()
 	// The server resolves its allowed directory through symlinks and reports

@@ -22,6 +22,7 @@ import (
 // passed answers nothing: the write is asked again, and the question says
 // a grant did not answer.
 func TestProxyAllowForADay(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	drafts := mkdir(t, dir, "drafts")
 	old := mkdir(t, dir, "old")
@@ -84,6 +85,7 @@ func TestProxyAllowForADay(t *testing.T) {
 // it leaves a grant expiring a day later that answers the next call
 // without a round.
 func TestProxyAllowForADayInARound(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
 	h := startRaw(t, []string{"--root", "fs=" + dir, "--grants", grantsFile}, []string{fsserver, dir}, nil)

@@ -19,6 +19,7 @@ import (
 // Each message here would have run a write the rules refuse, against the
 // real server it is aimed at (red team, second report, finding 1).
 func TestProxyRefusesMessagesAServerCouldReadOtherwise(t *testing.T) {
+	t.Parallel()
 	type target struct {
 		name   string
 		server func(t *testing.T) (server []string, dir string)

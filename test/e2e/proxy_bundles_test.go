@@ -35,6 +35,7 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 // is active, each new revision in force without a restart, an unsigned
 // one refused, and the local --log beside the collector.
 func TestProxyRulesFromSignedBundles(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	hub, signer := bundletest.NewHub(t), bundletest.NewSigner(t)
 	conf := filepath.Join(t.TempDir(), "opa.yaml")
@@ -113,6 +114,7 @@ func TestProxyRulesFromSignedBundles(t *testing.T) {
 // the next call, an edit that does not validate is refused naming the file
 // and line, and SIGHUP reads the files again without stopping the proxy.
 func TestProxyReloadsItsRulesFile(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	rulesFile := filepath.Join(t.TempDir(), "rules.json")
 	a, b := mkdir(t, dir, "a"), mkdir(t, dir, "b")

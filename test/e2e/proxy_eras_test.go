@@ -50,6 +50,7 @@ func (h *slowHuman) Elicit(_ any, req mcp.ElicitationRequest) *mcp.ElicitationRe
 // asks to confirm) reach the human through the host, one at a time: they
 // share the policy's ask lock even when the host would show both at once.
 func TestProxyBothEras(t *testing.T) {
+	t.Parallel()
 	for _, era := range []struct {
 		name, protocol string
 		env            []string
@@ -110,6 +111,7 @@ func (f elicitAdapter) Elicit(ctx context.Context, req mcp.ElicitationRequest) (
 // confirmation) comes to the host the same way, as a round of the
 // proxy's: the host never sees the server's requestState.
 func TestProxyInputRequiredRounds(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mkfile(t, dir, "full/f", "f")
 	h := startRaw(t, []string{"--root", "fs=" + dir, "--rules", allowRules(t, "fs_delete")}, []string{fsserver, dir}, nil)

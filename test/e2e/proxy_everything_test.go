@@ -79,6 +79,7 @@ func toolNames(t testing.TB, ph *proxied) map[string]bool {
 // a host that declared elicitation: the proxy passed the host's
 // capabilities on, and invents none for a host without.
 func TestProxyEverythingElicitation(t *testing.T) {
+	t.Parallel()
 	server := everythingServer(t)
 	rulesFile := allowRules(t, "trigger-*")
 	person := &human{answer: func(mcp.ElicitationRequest) *mcp.ElicitationResult {
@@ -126,6 +127,7 @@ func (s *sampler) CreateMessage(_ context.Context, req mcp.CreateMessageRequest)
 // TestProxyEverythingSampling: the server's sampling request reaches the
 // host's model through the proxy and the completion reaches the server.
 func TestProxyEverythingSampling(t *testing.T) {
+	t.Parallel()
 	s := &sampler{}
 	ph := startProxied(t, []string{"--rules", allowRules(t, "trigger-*")}, everythingServer(t), hostOptions{sampling: s})
 	r := ph.call("trigger-sampling-request", map[string]any{"prompt": "hello there", "maxTokens": 20})
@@ -144,6 +146,7 @@ func TestProxyEverythingSampling(t *testing.T) {
 // prompts and completions by the default rules); progress notifications of
 // a long call arrive; an image result arrives as the server sent it.
 func TestProxyEverythingPassThrough(t *testing.T) {
+	t.Parallel()
 	server := everythingServer(t)
 	ph := startProxied(t, []string{"--rules", allowRules(t, "trigger-long-running-operation", "get-tiny-image", "resources/read")}, server, hostOptions{})
 	dc := direct(t, server, hostOptions{})
@@ -231,6 +234,7 @@ func TestProxyEverythingPassThrough(t *testing.T) {
 // only gets the server's URL elicitation through the proxy; its permission
 // questions, which need a form, get the headless refusal.
 func TestProxyEverythingURLElicitation(t *testing.T) {
+	t.Parallel()
 	person := &human{answer: func(mcp.ElicitationRequest) *mcp.ElicitationResult {
 		return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept}}
 	}}

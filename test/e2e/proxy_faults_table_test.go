@@ -18,6 +18,7 @@ import (
 // answering (a ping after each). The server writes the answer file for
 // read_text_file, "@ID@" replaced by the call's id (lenientserver).
 func TestWhatTheHostSeesOfAServersFault(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	ok := `{"jsonrpc":"2.0","id":@ID@,"result":{"content":[{"type":"text","text":"fine"}]}}` + "\n"

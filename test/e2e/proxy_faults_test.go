@@ -163,6 +163,7 @@ func resultText(t *testing.T, r map[string]any) (string, bool) {
 // call gets an is_error result saying so, the host is told, and the proxy
 // exits with the server's status (128+9).
 func TestProxyServerKilledMidCall(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mkfile(t, dir, "slow.txt", "slow")
 	server, pidf := pidFile(t, []string{fsserver, dir})
@@ -185,6 +186,7 @@ func TestProxyServerKilledMidCall(t *testing.T) {
 // call, and one sent after, get error results; the host gets a log
 // notification; the proxy exits 3.
 func TestProxyServerExits(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	h := startRaw(t, []string{"--root", "fs=" + dir, "--rules", allowRules(t, "fs_write")}, []string{fsserver, dir},
 		[]string{"FSSERVER_DIE_ON=fs_write"})
@@ -210,6 +212,7 @@ func TestProxyServerExits(t *testing.T) {
 // the host and the proxy exits 127 at once; a server that starts and never
 // answers leaves nothing behind once the host gives up.
 func TestProxyServerNeverStarts(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "no-such-server")
 	h := startRaw(t, nil, []string{missing}, nil)
 	h.send(map[string]any{"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": map[string]any{
@@ -241,6 +244,7 @@ func TestProxyServerNeverStarts(t *testing.T) {
 // TestProxyHostDisappears: the host going away — mid-question, mid-round,
 // mid-call — stops the server; nothing is left running and nothing hangs.
 func TestProxyHostDisappears(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		env  []string
@@ -287,6 +291,7 @@ func TestProxyHostDisappears(t *testing.T) {
 // stop the proxy with status 2 and a message naming the file and line; the
 // server is never started.
 func TestProxyBadConfigStopsBeforeTheServer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	badRules := mkfile(t, dir, "rules.json", "[\n  {\"tool\": \"write_file\", \"decision\": \"allow\"},\n  {\"tool\": \"x\", \"decision\": \"perhaps\"}\n]\n")
 	badRego := mkfile(t, dir, "team.rego", "package mcp.custom\n\ndeny contains \"x\" if {\n  input.tool == undefined_fn(1)\n}\n")

@@ -37,6 +37,7 @@ func officialFSServer(t *testing.T) (server []string, dir string) {
 // answer, the same tools (annotations, schemas, output schemas), the same
 // result of an allowed read, byte for byte where the proxy forwards.
 func TestProxyFilesystemTransparent(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	mkfile(t, dir, "hello.txt", "hello, world\n")
 	logFile := filepath.Join(t.TempDir(), "decisions.jsonl")
@@ -88,6 +89,7 @@ func TestProxyFilesystemTransparent(t *testing.T) {
 // refused with the headless message, and --ask refuse does the same for a
 // host that can.
 func TestProxyFilesystemDenyAndRefuse(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	mkdir(t, dir, "prod")
 	rulesFile := filepath.Join(t.TempDir(), "rules.json")
@@ -119,6 +121,7 @@ func TestProxyFilesystemDenyAndRefuse(t *testing.T) {
 // proxy, and not by a second proxy process sharing the file, whose human
 // must not be asked at all.
 func TestProxyFilesystemAskThroughHost(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	mkdir(t, dir, "drafts")
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
@@ -223,6 +226,7 @@ func TestProxyFilesystemAskThroughHost(t *testing.T) {
 // each root in turn, and could act on another path than the policy saw
 // (red team, third report, finding 2).
 func TestProxyFilesystemHostRoots(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	mkfile(t, dir, "notes.md", "notes\n")
 	logFile := filepath.Join(t.TempDir(), "decisions.jsonl")
@@ -320,6 +324,7 @@ func (r *rootsOf) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRoo
 // not let a tool replace the program (the policy the next time the host
 // starts it) or rewrite the log (what the agent did); the floor asks.
 func TestProxyGuardsItsOwnFiles(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	logFile := filepath.Join(dir, "decisions.jsonl")
 	rulesFile := filepath.Join(t.TempDir(), "rules.json")
@@ -345,6 +350,7 @@ func TestProxyGuardsItsOwnFiles(t *testing.T) {
 // no fs_ prefix, so --root fs=DIR is no tool's root; the proxy says so
 // once it has the catalogue, after its start-up line and the host's.
 func TestProxyFilesystemRootKeyNamesNoTool(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	ph := startProxied(t, []string{"--root", "fs=" + dir}, server, hostOptions{})
 	_, err := ph.ListTools(context.Background(), mcp.ListToolsRequest{})
@@ -370,6 +376,7 @@ func TestProxyFilesystemRootKeyNamesNoTool(t *testing.T) {
 // later call), and with nobody to ask the file is not read. The question
 // offers no "always allow".
 func TestProxyFilesystemAsksBeforeReadingSecrets(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	mkdir(t, dir, ".ssh")
 	for name, content := range map[string]string{"notes.md": "ordinary", ".env.example": "KEY=", ".ssh/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----",
@@ -407,6 +414,7 @@ func TestProxyFilesystemAsksBeforeReadingSecrets(t *testing.T) {
 // is written (outside round on links). A path with no link is allowed as
 // before, and --links lexical reads as written (a server elsewhere).
 func TestProxyFilesystemFollowsLinksBeforeWriting(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	mkdir(t, dir, "docs")
 	mkdir(t, dir, ".ssh")

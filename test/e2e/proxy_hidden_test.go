@@ -17,6 +17,7 @@ import (
 // denied; a deny that names a directory hides nothing. --list-denied
 // lists it again.
 func TestAToolDeniedOutrightIsNotListed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rules := filepath.Join(t.TempDir(), "rules.json")
 	require.NoError(t, os.WriteFile(rules, []byte(`[{"tool":"fs_delete","decision":"deny"},{"tool":"fs_write","decision":"deny","under":"/srv/x"}]`), 0o600))

@@ -50,6 +50,7 @@ func everythingHTTP(t *testing.T) string {
 // would directly; an allowed call runs; a call nobody allowed is refused;
 // the server's elicitation, sent on its SSE stream, reaches the human.
 func TestProxyRemoteServer(t *testing.T) {
+	t.Parallel()
 	url := everythingHTTP(t)
 	person := &human{answer: func(req mcp.ElicitationRequest) *mcp.ElicitationResult {
 		if strings.HasPrefix(req.Params.Message, "The agent wants to run") {

@@ -46,6 +46,7 @@ func inspector(t *testing.T, args ...string) (string, int) {
 // refused; the proxy is configured the way hosts configure servers, in an
 // mcpServers file.
 func TestProxyInspectorCLI(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	mkfile(t, dir, "hello.txt", "hello from the inspector\n")
 	proxy := append([]string{proxyBinary(t), "proxy", "--"}, server...)

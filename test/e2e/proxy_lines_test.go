@@ -18,6 +18,7 @@ import (
 // returns and reads value after value as real SDKs do, each line here ran
 // a write the rules refuse (red team, third report, finding 1).
 func TestProxyRefusesLinesAServerCouldSplit(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello"), 0o644))
@@ -76,6 +77,7 @@ func TestProxyRefusesLinesAServerCouldSplit(t *testing.T) {
 // the call it answers gets an error instead. Big lines are held to it as
 // small ones are (the proxy once routed a big answer by its last bytes).
 func TestProxyRefusesServerLinesAHostCouldSplit(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	big := strings.Repeat("x", 100<<10)
@@ -123,6 +125,7 @@ func TestProxyRefusesServerLinesAHostCouldSplit(t *testing.T) {
 // cancellation, meant for one request is taken for another (red team,
 // third report, findings 4 and 5; fourth report, finding 1).
 func TestProxyRequestIDs(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	a := filepath.Join(dir, "a.txt")

@@ -23,6 +23,7 @@ import (
 // through `mcp-policy grants revoke` makes the next such call on both ask
 // again.
 func TestProxyGrantsInPostgresAcrossTwoMachines(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	mkdir(t, dir, "drafts")
 	db := pgtest.NewDatabase(t)

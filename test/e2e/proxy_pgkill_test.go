@@ -25,11 +25,12 @@ import (
 // written to it exactly once and reaches the other proxies, and the allow
 // grant answers again.
 func TestProxyGrantsSurviveTheDatabaseKilled(t *testing.T) {
+	t.Parallel()
 	server, dir := officialFSServer(t)
 	drafts := mkdir(t, dir, "drafts")
 	secret := mkdir(t, dir, "secret")
-	db := pgtest.NewDatabase(t)
-	srv := pgtest.Get(t)
+	srv := pgtest.Own(t)
+	db := srv.NewDatabase(t)
 
 	personA := &human{answer: choose("always-allow")}
 	personB := &human{answer: choose("deny-once")}

@@ -75,6 +75,7 @@ func readmeHostConfigs(t *testing.T, home string) map[string][]string {
 // @modelcontextprotocol/server-filesystem` for node and that package as
 // test/npm installed it (no network in a test).
 func TestReadmeHostConfigs(t *testing.T) {
+	t.Parallel()
 	node, entry := needOfficialFS(t)
 	for _, host := range []string{"mcpServers JSON", "claude mcp add"} {
 		t.Run(host, func(t *testing.T) {

@@ -98,6 +98,7 @@ func Example_askingTheUser() {
 // README's Embedding section leads, shows exactly the code
 // Example_askingTheUser runs.
 func TestReadmeAskingSnippet(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("proxy_readme_example_test.go")
 	if err != nil {
 		t.Fatal(err)

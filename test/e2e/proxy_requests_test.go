@@ -155,6 +155,7 @@ func firstResource(t *testing.T, h *lineHost) string {
 // directory refuses a read in it, and the default rules pass a read
 // elsewhere to the server (which has no such resource).
 func TestProxyResourcesReadAllowedAndDenied(t *testing.T) {
+	t.Parallel()
 	server := everythingServer(t)
 	straight := startLineHost(t, server)
 	straight.initialize()
@@ -227,6 +228,7 @@ func TestProxyResourcesReadAllowedAndDenied(t *testing.T) {
 // are allowed by the default rules, and answered as the server answers
 // them; a rule denies them with the same JSON-RPC error.
 func TestProxyPromptsAndCompletionsDecided(t *testing.T) {
+	t.Parallel()
 	server := everythingServer(t)
 	get := `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"simple-prompt"}}`
 	complete := `{"jsonrpc":"2.0","id":2,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"completable-prompt"},"argument":{"name":"department","value":"E"}}}`
@@ -272,6 +274,7 @@ func TestProxyPromptsAndCompletionsDecided(t *testing.T) {
 // the grant, which then answers every resource read without a question.
 // resources/list, prompts/get and completions ask nothing.
 func TestProxyResourcesReadAsked(t *testing.T) {
+	t.Parallel()
 	server := everythingServer(t)
 	grantsFile := filepath.Join(t.TempDir(), "grants.json")
 	logFile := filepath.Join(t.TempDir(), "decisions.jsonl")
@@ -339,6 +342,7 @@ func TestProxyResourcesReadAsked(t *testing.T) {
 // as it does on a tools/call, and the retry answering it gets the
 // server's answer.
 func TestProxyResourcesReadAskedInARound(t *testing.T) {
+	t.Parallel()
 	h := startRaw(t, nil, everythingServer(t), nil)
 	h.initialize(map[string]any{})
 	meta := map[string]any{

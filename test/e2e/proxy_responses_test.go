@@ -22,6 +22,7 @@ import (
 // call's; and a TypeScript host reads the ids "2", 2.0 and 2e0 as 2 (red
 // team, fourth report, finding 1a).
 func TestProxyServerAnswersOnlyOpenRequests(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	a := filepath.Join(dir, "a.txt")
@@ -99,6 +100,7 @@ func TestProxyServerAnswersOnlyOpenRequests(t *testing.T) {
 // twice, or under an id the server reads as another's (red team, fourth
 // report, finding 1b).
 func TestProxyHostAnswersOnlyServerRequests(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	file := filepath.Join(t.TempDir(), "ping")

@@ -90,6 +90,7 @@ func (h *rootsHost) write(id int, tool, path string) (string, bool) {
 // report, finding 2). Each URI here leaves the policy with no root: the
 // relative write is unevaluable, and refused.
 func TestProxyRootsAsTheServerReadsThem(t *testing.T) {
+	t.Parallel()
 	node, entry := needOfficialFS(t)
 	for _, tc := range []struct {
 		name  string
@@ -141,6 +142,7 @@ func TestProxyRootsAsTheServerReadsThem(t *testing.T) {
 // writes under the old root only, and the call must be refused wherever it
 // comes.
 func TestProxyRootsChangeWindow(t *testing.T) {
+	t.Parallel()
 	node, entry := needOfficialFS(t)
 	for _, tc := range []struct {
 		name string
@@ -196,6 +198,7 @@ func TestProxyRootsChangeWindow(t *testing.T) {
 // would resolve its relative path against the new root), and the model is
 // told to call again.
 func TestProxyRootsChangeWhileAsking(t *testing.T) {
+	t.Parallel()
 	node, entry := needOfficialFS(t)
 	tmp, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
@@ -227,6 +230,7 @@ func TestProxyRootsChangeWhileAsking(t *testing.T) {
 // itself and resolved against them: test/fsserver wrote in its own
 // directory a relative write the rules allowed only under the host's root.
 func TestProxyRootsOnlyWhenTheServerAsks(t *testing.T) {
+	t.Parallel()
 	tmp, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	a, s := mkdir(t, tmp, "rtA"), mkdir(t, tmp, "rtS")

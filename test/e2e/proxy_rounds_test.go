@@ -22,6 +22,7 @@ import (
 // call is denied once, the lock released, and the round's requestState
 // expired.
 func TestProxyAbandonedRounds(t *testing.T) {
+	t.Parallel()
 	meta := map[string]any{
 		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
 		"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{"form": map[string]any{}}},

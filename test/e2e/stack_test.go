@@ -22,6 +22,7 @@ import (
 // model's reason reaches the human's question; a call the policy refuses
 // spends no lease; a call past its budget never reaches the server.
 func TestFullStack(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := newLineWatch("fsserver: call fs_list")
 	client := connect(t, dir, mcpclient.WithStderr(log))
@@ -77,6 +78,7 @@ func TestFullStack(t *testing.T) {
 // start-up file, or delete the whole sandbox: the danger floor asks, nobody
 // can answer, and the server never sees those calls.
 func TestFloorOverRealServer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mkfile(t, dir, ".git/config", "[core]\n")
 	mkfile(t, dir, "keep.txt", "keep\n")

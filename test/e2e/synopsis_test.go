@@ -28,6 +28,7 @@ func synopsisRules() []policy.Rule {
 // write elsewhere is asked about, and an always-allow answer lets the next
 // such write through without asking.
 func TestSynopsis(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mkfile(t, dir, "README.md", "hello from the sandbox\n")
 	keep := mkfile(t, dir, "keep.txt", "do not delete\n")
@@ -141,6 +142,7 @@ func TestSynopsis(t *testing.T) {
 // refused before the server sees it, and the disk is untouched; the calls
 // around it are unaffected.
 func TestHeadlessRefusal(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := newLineWatch("fsserver: call fs_list")
 	client := connect(t, dir, mcpclient.WithStderr(log))
@@ -171,6 +173,7 @@ func TestHeadlessRefusal(t *testing.T) {
 // registry speaks the model's (local_fs_write, with the prefix "local"), and
 // the roots keys follow the same names.
 func TestStackedLayers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	keep := mkfile(t, dir, "keep.txt", "keep\n")
 	inner := newPolicy(t, policy.Options{

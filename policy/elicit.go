@@ -24,7 +24,7 @@ func claimant(ctx context.Context) *Policy {
 func (p *Policy) ElicitHook() provider.ElicitFunc {
 	return func(ctx context.Context, req provider.ElicitRequest) (provider.ElicitResult, error) {
 		target := p
-		if c := claimant(ctx); c != nil && c.opts.OnAsk != nil {
+		if c := claimant(ctx); c != nil && c.onAsk() != nil {
 			target = c
 		}
 		return target.elicit(ctx, req)
@@ -32,7 +32,7 @@ func (p *Policy) ElicitHook() provider.ElicitFunc {
 }
 
 func (p *Policy) elicit(ctx context.Context, req provider.ElicitRequest) (provider.ElicitResult, error) {
-	if p.opts.OnAsk == nil {
+	if p.onAsk() == nil {
 		return provider.ElicitResult{Action: provider.ElicitDecline}, nil
 	}
 	release, err := p.lock(ctx)

@@ -107,6 +107,36 @@ func ExampleNew_headless() {
 	// 2 error=false: server ran fs_read {"path":"x"}
 }
 
+// One policy for many conversations: each batch is seen through its
+// conversation's own human (and could be, its own provider), passed as a
+// value; the rules and the grants are the policy's, shared by all.
+func ExamplePolicy_With() {
+	p, err := policy.New(policy.Options{
+		Provider: exampleServer("fs_"),
+		Rules:    policy.DefaultRules(),
+		Roots:    map[string]string{"fs": "/srv"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	humanOf := func(conversation string) policy.AskFunc {
+		return func(_ context.Context, q policy.Question) policy.Answer {
+			fmt.Printf("%s is asked about %s %v\n", conversation, q.Tool, q.Paths)
+			return policy.Answer{Action: policy.AllowOnce}
+		}
+	}
+	ctx := context.Background()
+	for _, c := range []string{"alice", "bob"} {
+		batch := p.With(policy.Via{OnAsk: humanOf(c)})
+		printResults(batch.ExecuteToolCalls(ctx, []provider.Call{exampleCall(c+"_1", "fs_write", `{"path":"`+c+`/notes.md"}`)}))
+	}
+	// Output:
+	// alice is asked about fs_write [/srv/alice/notes.md]
+	// alice_1 error=false: server ran fs_write {"path":"alice/notes.md"}
+	// bob is asked about fs_write [/srv/bob/notes.md]
+	// bob_1 error=false: server ran fs_write {"path":"bob/notes.md"}
+}
+
 // A fleet — a parent agent and the children it spawned — shares one grant
 // store, so the human answers a question once, not once per child.
 func ExampleNew_fleet() {

@@ -44,7 +44,7 @@ func (p *Policy) ExecuteToolCalls(ctx context.Context, calls []provider.Call) []
 		if p.opts.ClaimElicits && claimant(ctx) == nil {
 			ctx = context.WithValue(ctx, claimKey{}, p) // the outermost claim wins
 		}
-		for j, r := range provider.Forward(ctx, p.opts.Provider, forward) {
+		for j, r := range provider.Forward(ctx, p.provider(), forward) {
 			results[slots[j]] = r
 		}
 	}
@@ -82,7 +82,7 @@ func (p *Policy) resolve(ctx context.Context, engine *rules.Engine, call provide
 	case Deny:
 		return false, p.denial(call.Function.Name, d)
 	}
-	if p.opts.OnAsk == nil {
+	if p.onAsk() == nil {
 		return false, fmt.Sprintf("Permission required: '%s' needs approval, but no one is available to approve it "+
 			"(%s is running without anyone to ask). The call was not run; do not retry it, and tell the user it needs their approval.",
 			call.Function.Name, p.name)
@@ -292,7 +292,7 @@ func (p *Policy) callOnAsk(ctx context.Context, q Question) (a Answer, err error
 			err = fmt.Errorf("the question callback panicked: %v", v)
 		}
 	}()
-	return p.opts.OnAsk(context.WithValue(ctx, holdingKey{p.askLock}, true), q), nil
+	return p.onAsk()(context.WithValue(ctx, holdingKey{p.askLock}, true), q), nil
 }
 
 // holdingKey marks a ctx handed to an OnAsk while the ask lock l is held.

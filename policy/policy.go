@@ -195,6 +195,61 @@ type Options struct {
 
 // Policy is the stateful wrapper. It is safe for concurrent use.
 type Policy struct {
+	*shared
+	// via is what this policy's batches go through in place of
+	// Options.Provider and Options.OnAsk (With); zero for the policy New
+	// made.
+	via Via
+}
+
+// Via is what a batch of calls goes through in place of the policy's own
+// Options.Provider and Options.OnAsk: for a program whose calls each
+// belong to someone that the provider below, or the human asked, must
+// know (a host's request, a conversation), passed as a value rather than
+// carried in a context. A nil field keeps the policy's own.
+type Via struct {
+	// Provider forwards the batch's allowed calls, and lists the catalogue
+	// when it is listed through this view.
+	Provider provider.Provider
+	// OnAsk is the human for the batch's questions, a server's question
+	// included (ElicitHook); set on a headless policy, it makes the view
+	// interactive.
+	OnAsk AskFunc
+}
+
+// With returns p seen through via: the same policy (its rules, grants,
+// catalogue, ask lock and decision log are shared, and Close closes it)
+// whose calls are forwarded to via.Provider and whose questions go to
+// via.OnAsk. It costs an allocation: make one per batch.
+func (p *Policy) With(via Via) *Policy {
+	v := p.via
+	if via.Provider != nil {
+		v.Provider = via.Provider
+	}
+	if via.OnAsk != nil {
+		v.OnAsk = via.OnAsk
+	}
+	return &Policy{shared: p.shared, via: v}
+}
+
+// provider is what allowed calls are forwarded to.
+func (p *Policy) provider() provider.Provider {
+	if p.via.Provider != nil {
+		return p.via.Provider
+	}
+	return p.opts.Provider
+}
+
+// onAsk is the human, nil for none.
+func (p *Policy) onAsk() AskFunc {
+	if p.via.OnAsk != nil {
+		return p.via.OnAsk
+	}
+	return p.opts.OnAsk
+}
+
+// shared is a policy's own, shared by its views (With).
+type shared struct {
 	opts Options
 	name string
 
@@ -251,8 +306,8 @@ func New(o Options) (*Policy, error) {
 	if name == "" {
 		name = "mcp-policy"
 	}
-	p := &Policy{opts: o, name: name, own: grants.NewSet(own), askLock: make(chan struct{}, 1),
-		base: RuleSet{Rules: o.Rules, Modules: o.Modules}}
+	p := &Policy{shared: &shared{opts: o, name: name, own: grants.NewSet(own), askLock: make(chan struct{}, 1),
+		base: RuleSet{Rules: o.Rules, Modules: o.Modules}}}
 	if o.GrantsStore != nil {
 		// A fleet sharing a store shares one human, so it shares one lock:
 		// otherwise each policy would put the same question at once, and a
@@ -362,13 +417,13 @@ func DefaultRules() []Rule { return rules.DefaultRules() }
 // Interactive reports whether there is someone to ask (OnAsk is set).
 // Wire a client's elicitation hook only when it is true: declaring the
 // capability invites the server to ask.
-func (p *Policy) Interactive() bool { return p.opts.OnAsk != nil }
+func (p *Policy) Interactive() bool { return p.onAsk() != nil }
 
 // ToolsForLLM passes the provider's catalogue through, unshortened, and
 // keeps it for the annotations and schemas decisions read. A name listed
 // twice is decided as a tool whose catalogue entry is unknown.
 func (p *Policy) ToolsForLLM(ctx context.Context) ([]provider.Tool, error) {
-	tools, err := p.opts.Provider.ToolsForLLM(ctx)
+	tools, err := p.provider().ToolsForLLM(ctx)
 	if err != nil {
 		return nil, err
 	}

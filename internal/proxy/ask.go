@@ -22,8 +22,7 @@ const askKey = "mcp-policy/ask"
 
 // onAsk is the policy's human: the host, asked by elicitation, or an
 // approver, asked through the approvals queue (see route).
-func (p *Proxy) onAsk(ctx context.Context, q policy.Question) policy.Answer {
-	hc, _ := ctx.Value(hostCallKey{}).(*hostCall)
+func (p *Proxy) onAsk(ctx context.Context, hc *hostCall, q policy.Question) policy.Answer {
 	if q.Kind == policy.KindServerElicit {
 		res, err := p.elicitHost(ctx, hc, q.Request.Params)
 		if err != nil {

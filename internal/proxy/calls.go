@@ -15,10 +15,6 @@ import (
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
-// hostCallKey carries the *hostCall a policy is deciding, down to the
-// provider below it and the question callback.
-type hostCallKey struct{}
-
 // hostCall is one request of the host's the policy decides (decidedMethods),
 // from its decision to its answer.
 type hostCall struct {
@@ -309,10 +305,9 @@ func (p *Proxy) runCall(hc *hostCall) {
 	set := p.pols.Load()
 	hc.root = set.hostRoot
 	pol := set.forCall(p, hc)
-	ctx := context.WithValue(hc.ctx, hostCallKey{}, hc)
-	set.refresh(ctx, p, pol)
+	set.refresh(hc.ctx, p, pol)
 	hc.stopProgress = p.progressWhileHeld(hc)
-	r := pol.ExecuteToolCalls(ctx, []provider.Call{hc.call})[0]
+	r := pol.ExecuteToolCalls(hc.ctx, []provider.Call{hc.call})[0]
 	hc.stopProgress() // when the call was not sent on
 	p.finishCall(hc, r)
 }
@@ -366,14 +361,19 @@ func (p *Proxy) callAnswered(hc *hostCall, msg []byte, env envelope) {
 }
 
 // serverProvider is the provider below the policy: it sends an allowed
-// call to the server as the host wrote it.
-type serverProvider struct{ p *Proxy }
+// call to the server as the host wrote it. Each host's request is decided
+// through a view of the policy (policySet.forCall) whose provider names
+// the request, hc; the policies' own (hc nil) forwards nothing.
+type serverProvider struct {
+	p  *Proxy
+	hc *hostCall
+}
 
 // ToolsForLLM is the catalogue the policy decides by: the server's tools
 // and the decided requests' entries (withRequestTools). A server with no
 // tools (tools/list is no method of its) still has resources and prompts.
 func (s serverProvider) ToolsForLLM(ctx context.Context) ([]provider.Tool, error) {
-	tools, err := s.p.listTools(ctx)
+	tools, err := s.p.listTools(ctx, s.hc)
 	if err != nil && !errors.Is(err, errNoTools) {
 		return nil, err
 	}
@@ -381,7 +381,7 @@ func (s serverProvider) ToolsForLLM(ctx context.Context) ([]provider.Tool, error
 }
 
 func (s serverProvider) ExecuteToolCalls(ctx context.Context, calls []provider.Call) []provider.Result {
-	hc, _ := ctx.Value(hostCallKey{}).(*hostCall)
+	hc := s.hc
 	out := make([]provider.Result, len(calls))
 	for i, c := range calls {
 		if hc == nil || c.ID != hc.call.ID {
@@ -696,7 +696,7 @@ func (p *Proxy) serverElicit(id, params []byte) {
 	if hc != nil {
 		// As the mcpclient does: with one call at the server, the question
 		// is that call's.
-		ctx = provider.WithCall(context.WithValue(hc.ctx, hostCallKey{}, hc), hc.call)
+		ctx = provider.WithCall(hc.ctx, hc.call)
 	}
 	res, err := p.pols.Load().elicitHook(p, hc)(ctx, provider.ElicitRequest{Method: methodElicit, Params: params})
 	// Answered, the id is the server's to use again.

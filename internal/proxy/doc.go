@@ -31,7 +31,8 @@
 // the reader on first (see Concurrency); runCall picks the policy for the
 // host's root and capabilities (policySet.forCall, policies.go) and calls
 // its ExecuteToolCalls. The policy is above this package and calls back
-// into it twice, through what New gave it: the question callback onAsk
+// into it twice, through the view forCall made of it for this call
+// (policy.With), each holding the hostCall: the question callback onAsk
 // (ask.go: the host's elicitation, or the approvals queue, approvers.go)
 // and the provider below it, serverProvider, whose ExecuteToolCalls is
 // forwardCall: the line, as the host sent it, goes to the server
@@ -39,11 +40,8 @@
 // reader goroutine (fromUpstream, callAnswered) and goes to the host
 // unread; a refusal is written by finishCall.
 //
-// The hostCall reaches those two callbacks in the context the policy is
-// handed (hostCallKey), because the policy's provider and callback are
-// fixed at its construction and shared by all calls; it is the one value
-// the proxy puts in a context, and only these three read it: onAsk,
-// serverProvider and listTools.
+// The proxy puts no value of its own in a context: a request's state
+// travels as the hostCall, a parameter.
 //
 // # Concurrency
 //

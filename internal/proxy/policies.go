@@ -37,7 +37,7 @@ func (p *Proxy) buildPolicies(roots map[string]string) (*policySet, error) {
 	arguments := append(slices.Clone(p.opt.cfg.Arguments), p.serverSpecs...)
 	p.mu.Unlock()
 	o := policy.Options{
-		Provider: serverProvider{p}, Rules: p.opt.cfg.Rules, Modules: p.opt.cfg.Modules, Roots: roots, Home: p.opt.cfg.Home, ResolveLinks: p.opt.cfg.ResolveLinks,
+		Provider: serverProvider{p: p}, Rules: p.opt.cfg.Rules, Modules: p.opt.cfg.Modules, Roots: roots, Home: p.opt.cfg.Home, ResolveLinks: p.opt.cfg.ResolveLinks,
 		Protected: p.opt.cfg.Protected, GrantsStore: p.opt.store, Name: "mcp-policy",
 		Arguments: arguments, DecisionTimeout: p.opt.cfg.DecisionTimeout(), Source: p.opt.source,
 	}
@@ -46,7 +46,7 @@ func (p *Proxy) buildPolicies(roots map[string]string) (*policySet, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.OnAsk = p.onAsk
+	o.OnAsk = p.questionsOf(nil) // a server's question with no call of the host's at the server
 	interactive, err := policy.New(o)
 	if err != nil {
 		_ = headless.Close()
@@ -117,12 +117,21 @@ func decisionSinks(log *decisionlog.Logger, other func(policy.Record)) func(poli
 }
 
 // forCall is the policy that decides hc: headless when no one can be
-// asked (see route).
+// asked (see route), seen through hc's own provider and asker, which hand
+// hc to forwardCall, listTools and onAsk.
 func (s *policySet) forCall(p *Proxy, hc *hostCall) *policy.Policy {
+	via := policy.Via{Provider: serverProvider{p: p, hc: hc}}
 	if p.route(hc.caps) == toNobody {
-		return s.headless
+		return s.headless.With(via)
 	}
-	return s.interactive
+	via.OnAsk = p.questionsOf(hc)
+	return s.interactive.With(via)
+}
+
+// questionsOf is the question callback for hc's questions (nil: a server's
+// question with no call of the host's behind it).
+func (p *Proxy) questionsOf(hc *hostCall) policy.AskFunc {
+	return func(ctx context.Context, q policy.Question) policy.Answer { return p.onAsk(ctx, hc, q) }
 }
 
 // elicitHook is the hook a server's question goes through: the human's,
@@ -133,6 +142,9 @@ func (s *policySet) elicitHook(p *Proxy, hc *hostCall) provider.ElicitFunc {
 	if hc != nil && hc.modern {
 		can = hc.caps.anyElicit
 	}
+	if can && hc != nil {
+		return s.interactive.With(policy.Via{OnAsk: p.questionsOf(hc)}).ElicitHook()
+	}
 	if can {
 		return s.interactive.ElicitHook()
 	}
@@ -142,7 +154,7 @@ func (s *policySet) elicitHook(p *Proxy, hc *hostCall) provider.ElicitFunc {
 // refresh has pol list the catalogue again if it changed since it last did.
 func (s *policySet) refresh(ctx context.Context, p *Proxy, pol *policy.Policy) {
 	loaded := &s.loadedHeadless
-	if pol == s.interactive {
+	if pol.Interactive() {
 		loaded = &s.loadedInteractive
 	}
 	v := p.cat.currentVersion()
@@ -188,7 +200,7 @@ var errNoTools = errors.New("the server has no tools")
 
 // listTools is the catalogue: as the host's last full tools/list saw it,
 // or listed by the proxy itself.
-func (p *Proxy) listTools(ctx context.Context) ([]provider.Tool, error) {
+func (p *Proxy) listTools(ctx context.Context, hc *hostCall) ([]provider.Tool, error) {
 	p.cat.mu.Lock()
 	if p.cat.fresh {
 		tools := append([]provider.Tool(nil), p.cat.tools...)
@@ -197,7 +209,7 @@ func (p *Proxy) listTools(ctx context.Context) ([]provider.Tool, error) {
 	}
 	p.cat.mu.Unlock()
 	var meta json.RawMessage
-	if hc, _ := ctx.Value(hostCallKey{}).(*hostCall); hc != nil && hc.modern {
+	if hc != nil && hc.modern {
 		meta = hc.meta // a 2026-07-28 request declares its version and capabilities
 	}
 	var all []provider.Tool

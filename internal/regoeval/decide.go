@@ -260,8 +260,8 @@ func (s *sink) FoldedPath(p string) (string, bool) {
 // returns true instead of the document. Only the engine's own query may
 // be evaluated under it: modules cannot call the builtin (the engine
 // refuses them), so its one call is the decision's.
-func withSink(ctx context.Context, input Input, c *Call, rules *RuleSet) *sink {
-	return &sink{Context: ctx, input: input, call: c, rules: rules}
+func withSink(ctx context.Context, input Input, rules *RuleSet) *sink {
+	return &sink{Context: ctx, input: input, call: input.MatchCall(), rules: rules}
 }
 
 // document is the input document the evaluator is given, which the
@@ -299,7 +299,7 @@ func engineDecide(bctx rego.BuiltinContext, args []*ast.Term) (*ast.Term, error)
 	if err != nil {
 		return nil, err
 	}
-	o, err := decide(&call, DocumentInput(in.Value), rules, sets)
+	o, err := decide(&call, DocumentInput(in.Value, &call), rules, sets)
 	if err != nil {
 		return nil, err
 	}

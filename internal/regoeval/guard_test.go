@@ -59,7 +59,7 @@ func TestGuardSinkReceivesTheInput(t *testing.T) {
 	set := readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array))
 	for path, want := range map[string]verdict.Decision{"/srv/a": verdict.Allow, "/srv/secret/k": verdict.Deny, "/etc/x": verdict.Ask} {
 		in, c := guardCall(t, path)
-		o, err := d.Eval(context.Background(), DocumentInput(in), c, set, 0)
+		o, err := d.Eval(context.Background(), DocumentInput(in, c), set, 0)
 		require.NoError(t, err, "the builtin did not receive the input value Eval gave OPA: does OPA copy the input now?")
 		assert.Equal(t, want, o.Decision, path)
 	}
@@ -75,7 +75,7 @@ func TestGuardRuleSetIsReadOnce(t *testing.T) {
 	require.True(t, d.RulesInData(), "a module that reads data.mcp_data gets the rules in data")
 	for _, path := range []string{"/srv/a", "/srv/b", "/srv/secret/k", "/etc/x"} {
 		in, c := guardCall(t, path)
-		_, err := d.Eval(context.Background(), DocumentInput(in), c, nil, 0)
+		_, err := d.Eval(context.Background(), DocumentInput(in, c), nil, 0)
 		require.NoError(t, err)
 	}
 	assert.Equal(t, int64(1), d.rules.reads.Load(), "the rules array was indexed more than once: does the store still hand out the same array?")
@@ -153,7 +153,7 @@ ask contains "secret, again" if secret
 	var puts int
 	d.virtualCache = func() topdown.VirtualCache { return &countingCache{refCache: newRefCache(), puts: &puts} }
 	in, c := guardCall(t, "/srv/secret/k")
-	o, err := d.Eval(context.Background(), DocumentInput(in), c, nil, 0)
+	o, err := d.Eval(context.Background(), DocumentInput(in, c), nil, 0)
 	require.NoError(t, err)
 	assert.Equal(t, verdict.Deny, o.Decision)
 	assert.Positive(t, puts, "OPA put nothing in the engine's virtual-document cache")

@@ -57,8 +57,8 @@ deny contains "idempotent tmp" if {
 		for _, ann := range hints {
 			for _, p := range paths {
 				in, c := hintsCall(t, tool, ann, p)
-				want, werr := generic.Eval(ctx, DocumentInput(in), c, set, 0)
-				got, gerr := hinted.Eval(ctx, DocumentInput(in), c, set, 0)
+				want, werr := generic.Eval(ctx, DocumentInput(in, c), set, 0)
+				got, gerr := hinted.Eval(ctx, DocumentInput(in, c), set, 0)
 				require.Equal(t, werr, gerr, "%s %s %q", tool, ann, p)
 				require.Equal(t, want, got, "%s %s %q", tool, ann, p)
 			}
@@ -107,7 +107,7 @@ func TestHintedResidualsAreBounded(t *testing.T) {
 	set := readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array))
 	for i := range maxHinted + 3 {
 		in, c := hintsCall(t, "fs_write", fmt.Sprintf(`{"x%d": true}`, i), "/srv/.git/config")
-		o, err := d.Eval(ctx, DocumentInput(in), c, set, 0)
+		o, err := d.Eval(ctx, DocumentInput(in, c), set, 0)
 		require.NoError(t, err)
 		assert.Equal(t, ReasonFloor, o.Reason, "call %d: the floor asks about .git/config: %+v", i, o)
 	}
@@ -144,9 +144,9 @@ func TestGuardReadOnlyResidualIsDirect(t *testing.T) {
 	require.NotNil(t, r)
 	require.NotNil(t, r.direct, "the module's set is read on the call: %v", r.body)
 	in, c := hintsCall(t, "fs_read", `{"readOnlyHint": true}`, "/tmp/x")
-	_, err := r.direct.decide(withSink(ctx, DocumentInput(in), c, nil))
+	_, err := r.direct.decide(withSink(ctx, DocumentInput(in, c), nil))
 	assert.ErrorIs(t, err, errNotDirect, "startswith is not read: the evaluator decides")
-	o, err := m.Eval(ctx, DocumentInput(in), c, readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array)), 0)
+	o, err := m.Eval(ctx, DocumentInput(in, c), readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array)), 0)
 	require.NoError(t, err)
 	require.NotNil(t, o.Rule, "the module's deny decided the read: %+v", o)
 	assert.Equal(t, "no tmp", o.Rule.Message, "the module's deny decided the read: %+v", o)
@@ -179,13 +179,13 @@ func TestGuardWriteOnAnOrdinaryPathIsDirect(t *testing.T) {
 		{"/srv", true, false},
 	} {
 		in, c := hintsCall(t, "fs_write", `{"readOnlyHint": false}`, tc.path)
-		_, err := w.direct.decide(withSink(ctx, DocumentInput(in), c, set))
+		_, err := w.direct.decide(withSink(ctx, DocumentInput(in, c), set))
 		if tc.direct {
 			assert.NoError(t, err, "%q: decided directly", tc.path)
 		} else {
 			assert.ErrorIs(t, err, errNotDirect, "%q: a floor rule may hold, the evaluator decides", tc.path)
 		}
-		o, err := d.Eval(ctx, DocumentInput(in), c, set, 0)
+		o, err := d.Eval(ctx, DocumentInput(in, c), set, 0)
 		require.NoError(t, err, tc.path)
 		assert.Equal(t, tc.floor, o.Floor, "%q: the floor asks: %+v", tc.path, o)
 	}
@@ -204,8 +204,8 @@ func TestGuardDirectCallBuildsNoDocument(t *testing.T) {
 	writesOnly := mcprego.Module{Name: "floor.rego", Source: "package mcp.floor\n\nask contains \"unknown\" if {\n\tnot input.annotations.readOnlyHint\n\tsome p in input.paths\n\tp.path == null\n}\n"}
 	team := guardDecider(t, Spec{Modules: []mcprego.Module{writesOnly}})
 	doc, c := hintsCall(t, "fs_read", `{"readOnlyHint": true}`, "/srv/a")
-	read := &countedInput{Input: DocumentInput(doc)}
-	o, err := team.Eval(ctx, read, c, set, 0)
+	read := &countedInput{Input: DocumentInput(doc, c)}
+	o, err := team.Eval(ctx, read, set, 0)
 	require.NoError(t, err)
 	assert.Zero(t, read.documents, "a read-only tool's call, decided directly")
 	require.Len(t, o.Paths, 1)
@@ -213,14 +213,14 @@ func TestGuardDirectCallBuildsNoDocument(t *testing.T) {
 
 	// The shipped floor reads every read's paths for secrets.
 	doc, c = hintsCall(t, "fs_read", `{"readOnlyHint": true}`, "/srv/a")
-	read = &countedInput{Input: DocumentInput(doc)}
-	_, err = d.Eval(ctx, read, c, set, 0)
+	read = &countedInput{Input: DocumentInput(doc, c)}
+	_, err = d.Eval(ctx, read, set, 0)
 	require.NoError(t, err)
 	assert.Equal(t, 1, read.documents, "a read-only tool's call, which the floor's secrets rule reads")
 
 	doc, c = hintsCall(t, "fs_write", `{"readOnlyHint": false}`, "/srv/a")
-	write := &countedInput{Input: DocumentInput(doc)}
-	_, err = d.Eval(ctx, write, c, set, 0)
+	write := &countedInput{Input: DocumentInput(doc, c)}
+	_, err = d.Eval(ctx, write, set, 0)
 	require.NoError(t, err)
 	assert.Equal(t, 1, write.documents, "a writing tool's call, which the floor's rules evaluate")
 }
@@ -244,10 +244,10 @@ func TestDirectCallKeepsTheTimeout(t *testing.T) {
 	d := guardDecider(t, Spec{})
 	set := readRuleSet(ast.MustParseTerm(mustJSON(t, guardRules)).Value.(*ast.Array))
 	in, c := hintsCall(t, "fs_read", `{"readOnlyHint": true}`, "/srv/a")
-	_, err := d.Eval(ctx, DocumentInput(in), c, set, time.Hour)
+	_, err := d.Eval(ctx, DocumentInput(in, c), set, time.Hour)
 	require.NoError(t, err)
 	require.NotNil(t, d.hinted.residual(ctx, ast.MustParseTerm(`{"readOnlyHint": true}`)).direct, "decided directly")
-	_, err = d.Eval(ctx, DocumentInput(in), c, set, time.Nanosecond)
+	_, err = d.Eval(ctx, DocumentInput(in, c), set, time.Nanosecond)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not decided: the decision took longer than 1ns")
 }
@@ -277,6 +277,6 @@ func TestGuardOrdinaryCommandLineIsDirect(t *testing.T) {
 		command("npm", "run", "build"), command("git", "status", "--short"), command("grep", "-rn", "TODO", "src"),
 		command("kubectl", "get", "pods"), command("pip", "install", "-r", "requirements.txt"))).Value
 	c := CallOf(in)
-	_, err := w.direct.decide(withSink(ctx, DocumentInput(in), &c, set))
+	_, err := w.direct.decide(withSink(ctx, DocumentInput(in, &c), set))
 	assert.NoError(t, err, "an ordinary command line is decided directly")
 }

@@ -18,12 +18,19 @@ type Input interface {
 	// Document is the whole input document: the same value on every call,
 	// which the engine's builtin recognises (see withSink).
 	Document() ast.Value
+	// MatchCall is the same call as the Go matchers read it (CallOf of the
+	// document, or built beside it from what made the document).
+	MatchCall() *Call
 }
 
-// DocumentInput is the Input of a document already built.
-func DocumentInput(doc ast.Value) Input { return documentInput{doc} }
+// DocumentInput is the Input of a document already built; call is the
+// call as CallOf reads doc.
+func DocumentInput(doc ast.Value, call *Call) Input { return documentInput{doc, call} }
 
-type documentInput struct{ doc ast.Value }
+type documentInput struct {
+	doc  ast.Value
+	call *Call
+}
 
 func (d documentInput) Annotations() *ast.Term {
 	if obj, ok := d.doc.(ast.Object); ok {
@@ -35,3 +42,4 @@ func (d documentInput) Annotations() *ast.Term {
 func (d documentInput) ShownPaths() []*ast.Term { return shown(valueAt(d.doc, keyPaths), keyPath) }
 func (d documentInput) ShownHosts() []*ast.Term { return shown(valueAt(d.doc, keyHosts), keyHost) }
 func (d documentInput) Document() ast.Value     { return d.doc }
+func (d documentInput) MatchCall() *Call        { return d.call }

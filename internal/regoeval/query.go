@@ -107,10 +107,10 @@ func (d *Decider) RulesInData() bool { return d.rulesInData }
 // Plain reports whether d is the plain path.
 func (d *Decider) Plain() bool { return d.plain != nil }
 
-// Eval decides one call: input is its input document and call what CallOf
-// reads of it; rules are the data rules, indexed (ignored when they are in
-// data). timeout bounds the evaluation, 0 for none; ctx bounds it too.
-func (d *Decider) Eval(ctx context.Context, input Input, call *Call, rules *RuleSet, timeout time.Duration) (Outcome, error) {
+// Eval decides one call, input; rules are the data rules, indexed (ignored
+// when they are in data). timeout bounds the evaluation, 0 for none; ctx
+// bounds it too.
+func (d *Decider) Eval(ctx context.Context, input Input, rules *RuleSet, timeout time.Duration) (Outcome, error) {
 	if ctx.Err() != nil {
 		return Outcome{}, fmt.Errorf("not decided: %w", context.Cause(ctx))
 	}
@@ -136,7 +136,7 @@ func (d *Decider) Eval(ctx context.Context, input Input, call *Call, rules *Rule
 			}
 		}
 	}
-	sink := withSink(ctx, input, call, rules)
+	sink := withSink(ctx, input, rules)
 	if query.direct != nil {
 		// Nothing left for the evaluator but the builtin's call (see
 		// direct.go). An error is left to the evaluator to word. Nothing

@@ -21,7 +21,7 @@ func TestSinkIsForOneInput(t *testing.T) {
 		return []*ast.Term{in, data, ast.SetTerm(), ast.SetTerm(), ast.SetTerm(), ast.SetTerm(), ast.SetTerm()}
 	}
 	call := CallOf(input.Value)
-	ctx := withSink(context.Background(), DocumentInput(input.Value), &call, nil)
+	ctx := withSink(context.Background(), DocumentInput(input.Value, &call), nil)
 	ctx.document()
 	o := &ctx.outcome
 
@@ -51,7 +51,7 @@ func TestPathsAreFoldedOnce(t *testing.T) {
 	call := CallOf(input.Value)
 	require.Equal(t, []string{"/srv/x"}, call.Folded)
 	call.Folded = []string{"/planted"}
-	ctx := withSink(context.Background(), DocumentInput(input.Value), &call, nil)
+	ctx := withSink(context.Background(), DocumentInput(input.Value, &call), nil)
 	fp, ok := ctx.Value(lexical.FoldedPathsKey{}).(lexical.FoldedPaths)
 	require.True(t, ok, "the sink gives the path builtins the call's folded paths")
 	got, ok := fp.FoldedPath("/SRV/X")

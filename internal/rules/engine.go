@@ -361,7 +361,7 @@ func (e *Engine) Decide(ctx context.Context, call provider.Call, tool *provider.
 
 // evaluate runs the prepared query on an input.
 func (e *Engine) evaluate(ctx context.Context, in *Input) (Decision, error) {
-	o, err := e.decider.Eval(ctx, document{in}, in.MatchCall(), e.ruleSet, e.timeout)
+	o, err := e.decider.Eval(ctx, document{in}, e.ruleSet, e.timeout)
 	if err != nil {
 		return Decision{}, err
 	}

@@ -223,8 +223,9 @@ func (d document) Annotations() *ast.Term {
 	return d.in.annTerm
 }
 
-func (d document) ShownPaths() []*ast.Term { return shownValues(d.in.Paths) }
-func (d document) ShownHosts() []*ast.Term { return shownValues(d.in.Hosts) }
+func (d document) MatchCall() *regoeval.Call { return d.in.MatchCall() }
+func (d document) ShownPaths() []*ast.Term   { return shownValues(d.in.Paths) }
+func (d document) ShownHosts() []*ast.Term   { return shownValues(d.in.Hosts) }
 
 // shownValues is regoeval.Shown of each value, read from the values
 // themselves: no input document is built for them.

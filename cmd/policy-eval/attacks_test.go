@@ -394,8 +394,11 @@ var attacks = []attack{
 
 func TestAttacksDecidedAlikeByTheCLIAndTheGoAPI(t *testing.T) { decideAllAlike(t, attacks) }
 
-// decideAllAlike decides each case by both front ends (decideAlike),
-// against the attack catalogue.
+// decideAllAlike decides each case by both front ends, policy-eval decide
+// and the Go API (policy.Policy.Decide), and checks that both give its
+// answer. Cases with one configuration (rules, roots, argument specs,
+// grants) are decided by one run of decide, a line each, and one policy:
+// each configuration is compiled once, not once a case.
 func decideAllAlike(t *testing.T, cases []attack) {
 	dir := t.TempDir()
 	tools := write(t, dir, "tools.json", attackTools)
@@ -405,20 +408,38 @@ func decideAllAlike(t *testing.T, cases []attack) {
 	for _, tool := range catalogue {
 		list = append(list, *tool)
 	}
+	groups := map[string][]int{}
+	var order []string
 	for i, a := range cases {
-		t.Run(a.name, func(t *testing.T) { decideAlike(t, dir, tools, list, i, a) })
+		k := fmt.Sprintf("%q %q %q %q", a.rules, a.roots, a.arguments, a.grants)
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	byCLI := make([]map[string]any, len(cases))
+	byAPI := make([]apiDecision, len(cases))
+	for g, k := range order {
+		decideGroup(t, dir, tools, list, g, cases, groups[k], byCLI, byAPI)
+	}
+	for i, a := range cases {
+		t.Run(a.name, func(t *testing.T) { checkAlike(t, a, byCLI[i], byAPI[i]) })
 	}
 }
 
-// decideAlike decides a by policy-eval decide and by the Go API, with the
-// catalogue in the file tools (list, as read), and checks that both give
-// its answer. i numbers its files in dir.
-func decideAlike(t *testing.T, dir, tools string, list []provider.Tool, i int, a attack) {
-	t.Helper()
-	rulesFile := write(t, dir, fmt.Sprintf("rules%d.json", i), a.rules)
-	callText := call("1", a.tool, mustJSONString(t, a.args))
+// apiDecision is a case's decision by the Go API.
+type apiDecision struct {
+	d   policy.Decision
+	err error
+}
 
-	// policy-eval decide
+// decideGroup decides the cases at idx, which share one configuration,
+// by one run of policy-eval decide (the catalogue in the file tools, list
+// as read) and by one policy; g numbers the group's files in dir.
+func decideGroup(t *testing.T, dir, tools string, list []provider.Tool, g int, cases []attack, idx []int, byCLI []map[string]any, byAPI []apiDecision) {
+	t.Helper()
+	a := cases[idx[0]]
+	rulesFile := write(t, dir, fmt.Sprintf("rules%d.json", g), a.rules)
 	flags := []string{"decide", "--rules", rulesFile, "--tools", tools}
 	for _, r := range a.roots {
 		flags = append(flags, "--root", r)
@@ -428,17 +449,23 @@ func decideAlike(t *testing.T, dir, tools string, list []provider.Tool, i int, a
 	}
 	var gs []rules.Rule
 	if a.grants != "" {
-		flags = append(flags, "--grants", write(t, dir, fmt.Sprintf("grants%d.json", i), a.grants))
+		flags = append(flags, "--grants", write(t, dir, fmt.Sprintf("grants%d.json", g), a.grants))
 		var err error
 		gs, err = rules.ParseRules([]byte(a.grants), "grants")
 		require.NoError(t, err)
 	}
-	_, out, errOut := cli(t, "", append(flags, callText)...)
+
+	// policy-eval decide: a line a case, answered in order.
+	var stdin strings.Builder
+	for _, i := range idx {
+		stdin.WriteString(call(fmt.Sprint(i), cases[i].tool, mustJSONString(t, cases[i].args)) + "\n")
+	}
+	_, out, errOut := cli(t, stdin.String(), flags...)
 	ls := lines(t, out)
-	require.Len(t, ls, 1, "stderr: %s", errOut)
-	cliDecision, _ := ls[0]["decision"].(string)
-	if _, failed := ls[0]["error"]; failed {
-		cliDecision = "error"
+	require.Len(t, ls, len(idx), "stderr: %s", errOut)
+	for n, i := range idx {
+		require.Equal(t, fmt.Sprint(i), ls[n]["id"], "the lines are answered in order")
+		byCLI[i] = ls[n]
 	}
 
 	// The Go API
@@ -454,28 +481,40 @@ func decideAlike(t *testing.T, dir, tools string, list []provider.Tool, i int, a
 	p, err := policy.New(policy.Options{Provider: catalogueOnly(list), Rules: append(policy.DefaultRules(), rs...),
 		Roots: roots, Arguments: args, Grants: gs})
 	require.NoError(t, err)
-	d, err := p.Decide(context.Background(), provider.Call{ID: "1", Function: provider.CallFunction{Name: a.tool, Arguments: a.args}})
+	for _, i := range idx {
+		d, err := p.Decide(context.Background(), provider.Call{ID: fmt.Sprint(i), Function: provider.CallFunction{Name: cases[i].tool, Arguments: cases[i].args}})
+		byAPI[i] = apiDecision{d, err}
+	}
+}
+
+// checkAlike checks that both front ends gave a its answer.
+func checkAlike(t *testing.T, a attack, cli map[string]any, api apiDecision) {
+	t.Helper()
+	cliDecision, _ := cli["decision"].(string)
+	if _, failed := cli["error"]; failed {
+		cliDecision = "error"
+	}
+	d := api.d
 	apiDecision := string(d.Decision)
-	if err != nil {
+	if api.err != nil {
 		apiDecision = "error"
 	}
-
-	assert.Equal(t, a.decision, cliDecision, "policy-eval decide: %v", ls[0])
-	assert.Equal(t, a.decision, apiDecision, "Go API: %+v %v", d, err)
-	if a.reason != "" && err == nil {
-		assert.Equal(t, a.reason, ls[0]["reason"], "policy-eval decide")
+	assert.Equal(t, a.decision, cliDecision, "policy-eval decide: %v", cli)
+	assert.Equal(t, a.decision, apiDecision, "Go API: %+v %v", d, api.err)
+	if a.reason != "" && api.err == nil {
+		assert.Equal(t, a.reason, cli["reason"], "policy-eval decide")
 		assert.Equal(t, a.reason, string(d.Reason), "Go API")
 	}
 	if a.paths != nil {
 		assert.ElementsMatch(t, a.paths, d.Paths)
-		assert.ElementsMatch(t, toAny(a.paths), ls[0]["paths"])
+		assert.ElementsMatch(t, toAny(a.paths), cli["paths"])
 	}
-	if a.suggestion != "" && err == nil {
-		var want, api map[string]any
+	if a.suggestion != "" && api.err == nil {
+		var want, got map[string]any
 		require.NoError(t, json.Unmarshal([]byte(a.suggestion), &want))
-		require.NoError(t, json.Unmarshal(must(json.Marshal(d.Suggestion)), &api))
-		assert.Equal(t, want, ls[0]["suggestion"], "policy-eval decide")
-		assert.Equal(t, want, api, "Go API")
+		require.NoError(t, json.Unmarshal(must(json.Marshal(d.Suggestion)), &got))
+		assert.Equal(t, want, cli["suggestion"], "policy-eval decide")
+		assert.Equal(t, want, got, "Go API")
 	}
 }
 

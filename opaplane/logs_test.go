@@ -146,6 +146,7 @@ func TestBundleServiceFailuresBackOff(t *testing.T) {
 		{name: "timeout", hang: 3 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each watches its own hub for 6 s
 			h, s := bundletest.NewHub(t), bundletest.NewSigner(t)
 			stderr := &testkit.SyncBuffer{}
 			plane := startPlane(t, h.Config(s, "status:\n  service: hub\n"), stderr)

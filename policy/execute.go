@@ -164,6 +164,44 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 	return ok, message
 }
 
+// grantsOffered are the grants an "always" answer a asks to remember,
+// each with decision, validated and absolute (relative, a grant would name
+// another directory under another root: a shared store's other policies',
+// or this one's once its roots change); or why there are none.
+func grantsOffered(tool, root string, d Decision, a Answer, decision Verdict) ([]Rule, string) {
+	var offered []Rule
+	switch {
+	case a.Rule != nil && a.Rules != nil:
+		return nil, "it carries both rule and rules"
+	case a.Rules != nil && len(a.Rules) == 0:
+		return nil, "its rules list is empty"
+	case a.Rules != nil:
+		offered = rules.CloneAll(a.Rules)
+	case a.Rule != nil:
+		offered = []Rule{a.Rule.Clone()}
+	case d.Suggestion != nil:
+		offered = []Rule{d.Suggestion.Clone()}
+	default:
+		return nil, "there is no rule to remember"
+	}
+	for i := range offered {
+		offered[i].Decision = decision // the action decides, not the rule
+		v, err := rules.Validate(offered[i], fmt.Sprintf("answer rule %d", i+1))
+		if err != nil {
+			return nil, err.Error()
+		}
+		if v.Under != "" && !path.IsAbs(v.Under) {
+			abs, ok := lexical.Resolve(root, v.Under)
+			if !ok {
+				return nil, fmt.Sprintf("answer rule %d: under %q is relative, and '%s' has no root to resolve it against", i+1, v.Under, tool)
+			}
+			v.Under = abs
+		}
+		offered[i] = v
+	}
+	return offered, ""
+}
+
 // tellApplied tells the answer's Applied what came of it. A panic there
 // is contained: the answer is carried out already.
 func (p *Policy) tellApplied(a Answer, failed error) {
@@ -207,38 +245,9 @@ func (p *Policy) apply(tool, root string, d Decision, a Answer, rec *Record) (ok
 	default:
 		return refuse(fmt.Sprintf("unknown action %q (want %s, %s, %s, %s or %s)", a.Action, AllowOnce, DenyOnce, AlwaysAllow, AllowForADay, AlwaysDeny))
 	}
-	var offered []Rule
-	switch {
-	case a.Rule != nil && a.Rules != nil:
-		return refuse("it carries both rule and rules")
-	case a.Rules != nil && len(a.Rules) == 0:
-		return refuse("its rules list is empty")
-	case a.Rules != nil:
-		offered = rules.CloneAll(a.Rules)
-	case a.Rule != nil:
-		offered = []Rule{a.Rule.Clone()}
-	case d.Suggestion != nil:
-		offered = []Rule{d.Suggestion.Clone()}
-	default:
-		return refuse("there is no rule to remember")
-	}
-	for i := range offered {
-		offered[i].Decision = decision // the action decides, not the rule
-		v, err := rules.Validate(offered[i], fmt.Sprintf("answer rule %d", i+1))
-		if err != nil {
-			return refuse(err.Error())
-		}
-		// A grant is kept absolute: relative, it would name another
-		// directory under another root (a shared store's other policies,
-		// or this one's roots changed).
-		if v.Under != "" && !path.IsAbs(v.Under) {
-			abs, ok := lexical.Resolve(root, v.Under)
-			if !ok {
-				return refuse(fmt.Sprintf("answer rule %d: under %q is relative, and '%s' has no root to resolve it against", i+1, v.Under, tool))
-			}
-			v.Under = abs
-		}
-		offered[i] = v
+	offered, why := grantsOffered(tool, root, d, a, decision)
+	if why != "" {
+		return refuse(why)
 	}
 	q := &grants.Question{Tool: tool, Paths: d.Paths, Hosts: d.Hosts, Reason: string(d.Reason)}
 	if err := p.remember(q, ttl, offered); errors.Is(err, grants.ErrQueued) {

@@ -40,24 +40,10 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 		// an always-answer's grant, and says so if it cannot.
 		fmt.Fprintf(stderr, "mcp-policy approve: warning: %v\n", grantsErr)
 	}
-	if len(pos) == 0 || (len(pos) == 1 && pos[0] == "list") {
-		qs, err := queue.Pending()
-		if err != nil {
-			return fail(exitFailure, "%v", err)
-		}
-		if *asJSON {
-			return writeJSONOut(stdout, stderr, append([]approvals.Question{}, qs...))
-		}
-		if len(qs) == 0 {
-			fmt.Fprintln(stdout, "No question is waiting.")
-			warnUnused(queue, stderr, "approve")
-		}
-		for _, q := range qs {
-			approvals.WriteQuestion(stdout, q, queue.Grants(), false)
-		}
-		return exitOK
-	}
-	if len(pos) == 2 && pos[0] == "show" {
+	switch {
+	case len(pos) == 0 || (len(pos) == 1 && pos[0] == "list"):
+		return listQuestions(queue, *asJSON, stdout, stderr, fail)
+	case len(pos) == 2 && pos[0] == "show":
 		q, err := queue.Get(pos[1])
 		if err != nil {
 			return fail(exitFailure, "%v", err)
@@ -73,7 +59,31 @@ func approveCommand(args []string, stdout, stderr io.Writer) int {
 		fset.Usage()
 		return exitUsage
 	}
-	q, err := queue.Get(pos[1])
+	return answerQuestion(queue, pos[1], action, stdout, fail)
+}
+
+// listQuestions writes the pending questions, as text or JSON.
+func listQuestions(queue approvals.Queue, asJSON bool, stdout, stderr io.Writer, fail func(int, string, ...any) int) int {
+	qs, err := queue.Pending()
+	if err != nil {
+		return fail(exitFailure, "%v", err)
+	}
+	if asJSON {
+		return writeJSONOut(stdout, stderr, append([]approvals.Question{}, qs...))
+	}
+	if len(qs) == 0 {
+		fmt.Fprintln(stdout, "No question is waiting.")
+		warnUnused(queue, stderr, "approve")
+	}
+	for _, q := range qs {
+		approvals.WriteQuestion(stdout, q, queue.Grants(), false)
+	}
+	return exitOK
+}
+
+// answerQuestion answers the question id with action.
+func answerQuestion(queue approvals.Queue, id, action string, stdout io.Writer, fail func(int, string, ...any) int) int {
+	q, err := queue.Get(id)
 	if err != nil {
 		return fail(exitFailure, "%v", err)
 	}

@@ -152,34 +152,11 @@ func (f Flags) Load() (*Config, error) {
 		}
 		c.Home = filepath.Clean(c.Home)
 	}
-	if !f.NoDefaults {
-		c.Rules = rules.DefaultRules()
+	if err := c.loadRules(f); err != nil {
+		return nil, err
 	}
-	if f.Rules != "" {
-		data, err := os.ReadFile(f.Rules)
-		if err != nil {
-			return nil, fileError("--rules", err)
-		}
-		more, err := ParseRulesFile(f.Rules, data)
-		if err != nil {
-			return nil, err
-		}
-		c.Rules = append(c.Rules, more...)
-		c.FileRules = more
-		c.Protected = append(c.Protected, absPath(f.Rules))
-	}
-	for _, kv := range f.Roots {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || v == "" {
-			return nil, fmt.Errorf("--root %q: want KEY=DIR", kv)
-		}
-		if _, dup := c.Roots[k]; dup {
-			return nil, fmt.Errorf("--root: key %q given twice", k)
-		}
-		if !filepath.IsAbs(v) {
-			return nil, fmt.Errorf("--root %s: directory %q is not an absolute path", k, v)
-		}
-		c.Roots[k] = v
+	if err := c.readRoots(f.Roots); err != nil {
+		return nil, err
 	}
 	modules, err := LoadModules(f.Policies)
 	if err != nil {
@@ -209,6 +186,48 @@ func (f Flags) Load() (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// loadRules reads the default rules (unless --no-defaults) and the
+// --rules file, which the policy then guards as its own.
+func (c *Config) loadRules(f Flags) error {
+	if !f.NoDefaults {
+		c.Rules = rules.DefaultRules()
+	}
+	if f.Rules == "" {
+		return nil
+	}
+	data, err := os.ReadFile(f.Rules)
+	if err != nil {
+		return fileError("--rules", err)
+	}
+	more, err := ParseRulesFile(f.Rules, data)
+	if err != nil {
+		return err
+	}
+	c.Rules = append(c.Rules, more...)
+	c.FileRules = more
+	c.Protected = append(c.Protected, absPath(f.Rules))
+	return nil
+}
+
+// readRoots reads the --root KEY=DIR values: each key once, each
+// directory absolute.
+func (c *Config) readRoots(roots []string) error {
+	for _, kv := range roots {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || v == "" {
+			return fmt.Errorf("--root %q: want KEY=DIR", kv)
+		}
+		if _, dup := c.Roots[k]; dup {
+			return fmt.Errorf("--root: key %q given twice", k)
+		}
+		if !filepath.IsAbs(v) {
+			return fmt.Errorf("--root %s: directory %q is not an absolute path", k, v)
+		}
+		c.Roots[k] = v
+	}
+	return nil
 }
 
 // expand expands ~ and $HOME in every path f holds (ExpandPath), in f's

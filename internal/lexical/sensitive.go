@@ -453,63 +453,69 @@ func newSensitiveIndex(list []SensitiveEntry) *sensitiveIndex {
 			}
 		}
 		for _, n := range names {
-			switch {
-			case e.Kind == Prefix && e.Where == System:
-				ix.sysPrefixes = append(ix.sysPrefixes, nameEntry{n, e})
-			case e.Kind == Prefix:
-				ix.prefixes = append(ix.prefixes, nameEntry{n, e})
-			case e.Kind == Suffix:
-				ix.suffixes = append(ix.suffixes, nameEntry{n, e})
-			case e.Kind == Infix:
-				ix.infixes = append(ix.infixes, nameEntry{n, e})
-			case e.Kind == InDirSuffix:
-				ix.inDirSuffixes = append(ix.inDirSuffixes, nameEntry{n, e})
-			case e.Kind == UnderSuffix:
-				ix.underSuffixes = append(ix.underSuffixes, nameEntry{n, e})
-			case e.Where == Anywhere && e.Kind == Dir:
-				ix.anyDir[n] = e
-			case e.Where == Anywhere:
-				ix.anyFile[n] = e
-			case e.Where == Home && e.Kind == Dir:
-				ix.homeDir[n] = e
-				ix.maxHomeParts = max(ix.maxHomeParts, strings.Count(n, "/")+1)
-			case e.Where == Home:
-				ix.homeFile[n] = e
-			case e.Kind == Dir && strings.Contains(n, "/*/"):
-				ix.sysWildDirs = append(ix.sysWildDirs, wildDir{nameEntry{n, e}, n[:strings.Index(n, "/*/")+1]})
-			case e.Kind == Dir:
-				ix.sysDir[n] = e
-				ix.maxSysLen = max(ix.maxSysLen, len(n))
-			default:
-				ix.sysFile[n] = e
+			ix.add(n, e)
+		}
+	}
+	return ix
+}
+
+// add indexes entry e under the name n, one of its names (a system
+// entry's under every alias spelling).
+func (ix *sensitiveIndex) add(n string, e *SensitiveEntry) {
+	switch {
+	case e.Kind == Prefix && e.Where == System:
+		ix.sysPrefixes = append(ix.sysPrefixes, nameEntry{n, e})
+	case e.Kind == Prefix:
+		ix.prefixes = append(ix.prefixes, nameEntry{n, e})
+	case e.Kind == Suffix:
+		ix.suffixes = append(ix.suffixes, nameEntry{n, e})
+	case e.Kind == Infix:
+		ix.infixes = append(ix.infixes, nameEntry{n, e})
+	case e.Kind == InDirSuffix:
+		ix.inDirSuffixes = append(ix.inDirSuffixes, nameEntry{n, e})
+	case e.Kind == UnderSuffix:
+		ix.underSuffixes = append(ix.underSuffixes, nameEntry{n, e})
+	case e.Where == Anywhere && e.Kind == Dir:
+		ix.anyDir[n] = e
+	case e.Where == Anywhere:
+		ix.anyFile[n] = e
+	case e.Where == Home && e.Kind == Dir:
+		ix.homeDir[n] = e
+		ix.maxHomeParts = max(ix.maxHomeParts, strings.Count(n, "/")+1)
+	case e.Where == Home:
+		ix.homeFile[n] = e
+	case e.Kind == Dir && strings.Contains(n, "/*/"):
+		ix.sysWildDirs = append(ix.sysWildDirs, wildDir{nameEntry{n, e}, n[:strings.Index(n, "/*/")+1]})
+	case e.Kind == Dir:
+		ix.sysDir[n] = e
+		ix.maxSysLen = max(ix.maxSysLen, len(n))
+	default:
+		ix.sysFile[n] = e
+	}
+	if e.Where == System {
+		first, _, _ := strings.Cut(n[1:], "/")
+		ix.sysFirst[first] = true
+	}
+	if e.Where == Home {
+		for j := range len(n) {
+			if _, taken := ix.homeStart[n[:j]]; n[j] == '/' && !taken {
+				ix.homeStart[n[:j]] = e
 			}
-			if e.Where == System {
-				first, _, _ := strings.Cut(n[1:], "/")
-				ix.sysFirst[first] = true
-			}
-			if e.Where == Home {
-				for j := range len(n) {
-					if _, taken := ix.homeStart[n[:j]]; n[j] == '/' && !taken {
-						ix.homeStart[n[:j]] = e
-					}
-				}
-			}
-			if e.Where == Anywhere {
-				first, _, _ := strings.Cut(n, "/")
-				ix.firstNames[first] = true
-				ix.maxParts = max(ix.maxParts, strings.Count(n, "/")+1)
-				names := strings.Split(n, "/")
-				if len(names) > 1 && e.Kind != UnderSuffix && (strings.HasPrefix(names[0], ".") || strings.HasSuffix(names[0], "-packages")) {
-					for j := 1; j < len(names); j++ {
-						if _, taken := ix.anyStart[strings.Join(names[:j], "/")]; !taken {
-							ix.anyStart[strings.Join(names[:j], "/")] = e
-						}
-					}
+		}
+	}
+	if e.Where == Anywhere {
+		first, _, _ := strings.Cut(n, "/")
+		ix.firstNames[first] = true
+		ix.maxParts = max(ix.maxParts, strings.Count(n, "/")+1)
+		names := strings.Split(n, "/")
+		if len(names) > 1 && e.Kind != UnderSuffix && (strings.HasPrefix(names[0], ".") || strings.HasSuffix(names[0], "-packages")) {
+			for j := 1; j < len(names); j++ {
+				if _, taken := ix.anyStart[strings.Join(names[:j], "/")]; !taken {
+					ix.anyStart[strings.Join(names[:j], "/")] = e
 				}
 			}
 		}
 	}
-	return ix
 }
 
 // SensitiveFile is the floor's entry a path falls under, nil for none. p is
@@ -524,23 +530,43 @@ func SensitiveFile(p string) *SensitiveEntry {
 	return nil
 }
 
-// file is the entry of ix a path falls under, nil for none.
+// file is the entry of ix a path falls under, nil for none: anywhere
+// entries first, then those a file's own name says, then the home's, then
+// the system's.
 func (ix *sensitiveIndex) file(p string) *SensitiveEntry {
 	if len(p) < 2 || p[0] != '/' {
 		return nil
 	}
-	// nameEnd is where the name starting at i ends: the next "/" or the end.
-	nameEnd := func(i int) int {
-		if j := strings.IndexByte(p[i:], '/'); j >= 0 {
-			return i + j
-		}
-		return len(p)
+	if e := ix.anywhere(p); e != nil {
+		return e
 	}
-	// One walk over the names, allocating nothing, whatever their number.
-	// Anywhere: a directory is any run of names; a file is the last ones.
+	if e := ix.byName(p); e != nil {
+		return e
+	}
+	if rest, ok := inHome(ix, p); ok {
+		if e := ix.home(rest); e != nil {
+			return e
+		}
+	}
+	return ix.system(p)
+}
+
+// nameEnd is where the name of p starting at i ends: the next "/" or the
+// end.
+func nameEnd(p string, i int) int {
+	if j := strings.IndexByte(p[i:], '/'); j >= 0 {
+		return i + j
+	}
+	return len(p)
+}
+
+// anywhere is the anywhere entry p falls under: a directory is any run of
+// its names, a file the last ones. One walk over the names, allocating
+// nothing, whatever their number.
+func (ix *sensitiveIndex) anywhere(p string) *SensitiveEntry {
 	prev := ""
 	for i := 1; i <= len(p); {
-		e := nameEnd(i)
+		e := nameEnd(p, i)
 		name := p[i:e]
 		if ix.firstNames[name] {
 			runEnd := e
@@ -558,7 +584,7 @@ func (ix *sensitiveIndex) file(p string) *SensitiveEntry {
 					}
 					break
 				}
-				runEnd = nameEnd(runEnd + 1)
+				runEnd = nameEnd(p, runEnd+1)
 			}
 		}
 		// A name directly in a directory whose name ends so: a bare
@@ -574,6 +600,12 @@ func (ix *sensitiveIndex) file(p string) *SensitiveEntry {
 		prev = name
 		i = e + 1
 	}
+	return nil
+}
+
+// byName is the entry p's own name says, by its start, end or middle, or
+// by its end and its directory's name.
+func (ix *sensitiveIndex) byName(p string) *SensitiveEntry {
 	last := strings.LastIndexByte(p, '/')
 	base := p[last+1:]
 	for _, ne := range ix.prefixes {
@@ -600,36 +632,38 @@ func (ix *sensitiveIndex) file(p string) *SensitiveEntry {
 			}
 		}
 	}
-	// Home: what follows /home/U/, /users/U/, /root/ or /var/root/ (or an
-	// alias: /private/var/root/). A
-	// directory is any run of its first names.
-	if rest, ok := inHome(ix, p); ok {
-		end := 0
-		for k := 0; k < ix.maxHomeParts; k++ {
-			j := strings.IndexByte(rest[end:], '/')
-			if j < 0 {
-				end = len(rest)
-			} else {
-				end += j
-			}
-			if e := ix.homeDir[rest[:end]]; e != nil {
-				return e
-			}
-			if end == len(rest) {
-				break
-			}
-			end++
+	return nil
+}
+
+// home is the home entry of rest, what follows /home/U/, /users/U/, /root/
+// or /var/root/ (or an alias: /private/var/root/): a directory is any run
+// of its first names.
+func (ix *sensitiveIndex) home(rest string) *SensitiveEntry {
+	end := 0
+	for k := 0; k < ix.maxHomeParts; k++ {
+		j := strings.IndexByte(rest[end:], '/')
+		if j < 0 {
+			end = len(rest)
+		} else {
+			end += j
 		}
-		if e := ix.homeFile[rest]; e != nil {
+		if e := ix.homeDir[rest[:end]]; e != nil {
 			return e
 		}
-		if e := ix.homeStart[rest]; e != nil {
-			return e
+		if end == len(rest) {
+			break
 		}
+		end++
 	}
-	// System: the path, or a directory above it, by its absolute name
-	// (every alias of an entry is in the index).
-	sys := p
+	if e := ix.homeFile[rest]; e != nil {
+		return e
+	}
+	return ix.homeStart[rest]
+}
+
+// system is the system entry of sys: the path, or a directory above it,
+// by its absolute name (every alias of an entry is in the index).
+func (ix *sensitiveIndex) system(sys string) *SensitiveEntry {
 	if first, _, _ := strings.Cut(sys[1:], "/"); !ix.sysFirst[first] {
 		return nil
 	}

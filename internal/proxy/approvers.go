@@ -97,18 +97,9 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 	}
 	// All the arguments, whole: the digest binds all of them, so the
 	// approver sees all of them.
-	arguments, err := approvals.ShowArguments(q.Call.Function.Arguments)
+	aq, err := p.approversQuestion(q, digest)
 	if err != nil {
 		return policy.Answer{Unanswered: err}
-	}
-	now := time.Now().UTC()
-	aq := approvals.Question{
-		ID: approvals.NewID(), Digest: digest, Tool: visible.Whole(q.Tool),
-		Message: permissionMessage(q), Arguments: arguments,
-		Asker: p.asker(), Asked: now, Deadline: now.Add(p.opt.askTimeout),
-	}
-	for _, c := range choices(q) {
-		aq.Options = append(aq.Options, approvals.Option{Action: string(c.value), Title: c.title})
 	}
 	// Putting the question, waiting for its answer and withdrawing it all
 	// wait (on a file's lock, on the database, on a human): the host is
@@ -161,8 +152,35 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 	// The wait was logged; so is its end, and who ended it.
 	p.sayf("question %s answered %s by %s", aq.ID, a.Action, visible.Shown(a.By, maxShown))
 	keep = true
+	return p.settledAnswer(aq, a.Action)
+}
+
+// approversQuestion is q as the approvers see it, under digest: all the
+// arguments, whole (the digest binds all of them, so the approver sees all
+// of them), and the answers it offers.
+func (p *Proxy) approversQuestion(q policy.Question, digest string) (approvals.Question, error) {
+	arguments, err := approvals.ShowArguments(q.Call.Function.Arguments)
+	if err != nil {
+		return approvals.Question{}, err
+	}
+	now := time.Now().UTC()
+	aq := approvals.Question{
+		ID: approvals.NewID(), Digest: digest, Tool: visible.Whole(q.Tool),
+		Message: permissionMessage(q), Arguments: arguments,
+		Asker: p.asker(), Asked: now, Deadline: now.Add(p.opt.askTimeout),
+	}
+	for _, c := range choices(q) {
+		aq.Options = append(aq.Options, approvals.Option{Action: string(c.value), Title: c.title})
+	}
+	return aq, nil
+}
+
+// settledAnswer is an approver's answer to aq, action, for the policy:
+// the question is kept alive (approvals.Hold) while the policy carries it
+// out, and settled with what came of it, which the log says.
+func (p *Proxy) settledAnswer(aq approvals.Question, action string) policy.Answer {
 	settle := approvals.Hold(p.opt.approvals, aq, approvals.Heartbeat)
-	return policy.Answer{Action: policy.Action(a.Action), Applied: func(failed error) {
+	return policy.Answer{Action: policy.Action(action), Applied: func(failed error) {
 		switch {
 		case errors.Is(failed, grants.ErrQueued):
 			p.sayf("question %s: answered, but the grant waits for the database: %v", aq.ID, failed)

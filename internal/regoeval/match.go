@@ -199,20 +199,7 @@ func (m *Matcher) Status(c *Call) matching.Match {
 		}
 	}
 	if m.Under != "" {
-		var in matching.Match
-		switch dir, ok := m.dir(c.Root); {
-		case !ok && len(c.Paths) == 0:
-			in = matching.No
-		case !ok:
-			in = matching.Unknown // no root to say where the rule's directory is
-		case m.Any && m.foldedUnder != "":
-			in = matching.WithinAny(m.foldedUnder, c.Folded)
-		case m.Any:
-			in = matching.WithinAny(lexical.FoldPath(dir), c.Folded)
-		default:
-			in = matching.WithinAll(dir, c.Paths)
-		}
-		switch in {
+		switch m.underStatus(c) {
 		case matching.No:
 			return matching.No
 		case matching.Unknown:
@@ -240,6 +227,23 @@ func (m *Matcher) Status(c *Call) matching.Match {
 		}
 	}
 	return st
+}
+
+// underStatus is whether the call's paths are under the rule's directory:
+// any of them, folded, for a deny or ask; all of them for an allow.
+func (m *Matcher) underStatus(c *Call) matching.Match {
+	switch dir, ok := m.dir(c.Root); {
+	case !ok && len(c.Paths) == 0:
+		return matching.No
+	case !ok:
+		return matching.Unknown // no root to say where the rule's directory is
+	case m.Any && m.foldedUnder != "":
+		return matching.WithinAny(m.foldedUnder, c.Folded)
+	case m.Any:
+		return matching.WithinAny(lexical.FoldPath(dir), c.Folded)
+	default:
+		return matching.WithinAll(dir, c.Paths)
+	}
 }
 
 // CommandLine is one simple command as a rule's command glob reads it:

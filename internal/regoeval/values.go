@@ -139,20 +139,9 @@ func matcherOf(v ast.Value, decision verdict.Decision) (Matcher, error) {
 		}
 		m.Command = append(m.Command, cmd)
 	}
-	if ann, ok := valueAt(v, keyAnnotations).(ast.Object); ok && ann.Len() > 0 {
-		m.Annotations = map[string]bool{}
-		err := ann.Iter(func(k, val *ast.Term) error {
-			ks, ok1 := k.Value.(ast.String)
-			b, ok2 := val.Value.(ast.Boolean)
-			if !ok1 || !ok2 {
-				return fmt.Errorf("annotations must map hint names to booleans")
-			}
-			m.Annotations[string(ks)] = bool(b)
-			return nil
-		})
-		if err != nil {
-			return m, err
-		}
+	var err error
+	if m.Annotations, err = annotationsOf(v); err != nil {
+		return m, err
 	}
 	if args, ok := valueAt(v, keyArguments).(ast.Object); ok && args.Len() > 0 {
 		globs := make(map[string]string, args.Len())
@@ -174,31 +163,59 @@ func matcherOf(v ast.Value, decision verdict.Decision) (Matcher, error) {
 	} else if v := valueAt(v, keyArguments); v != nil && !ok {
 		return m, fmt.Errorf("arguments must map argument names to globs, not %v", ast.ValueName(v))
 	}
+	if m.Except, err = exceptOf(v, m.Any); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// annotationsOf reads a data rule's annotations: hint names to booleans,
+// nil for none.
+func annotationsOf(v ast.Value) (map[string]bool, error) {
+	ann, ok := valueAt(v, keyAnnotations).(ast.Object)
+	if !ok || ann.Len() == 0 {
+		return nil, nil
+	}
+	out := map[string]bool{}
+	err := ann.Iter(func(k, val *ast.Term) error {
+		ks, ok1 := k.Value.(ast.String)
+		b, ok2 := val.Value.(ast.Boolean)
+		if !ok1 || !ok2 {
+			return fmt.Errorf("annotations must map hint names to booleans")
+		}
+		out[string(ks)] = bool(b)
+		return nil
+	})
+	return out, err
+}
+
+// exceptOf reads a data rule's except, nil for none: what a deny or ask
+// (denyOrAsk: its Matcher.Any) leaves out, read as an allow for any tool (the
+// rule's own tool already chose the calls it is left out of).
+func exceptOf(v ast.Value, denyOrAsk bool) (*Matcher, error) {
 	switch ex := valueAt(v, keyExcept).(type) {
 	case nil, ast.Null:
+		return nil, nil
 	case ast.Object:
-		if !m.Any {
-			return m, fmt.Errorf("except: only a deny or ask leaves calls out")
+		if !denyOrAsk {
+			return nil, fmt.Errorf("except: only a deny or ask leaves calls out")
 		}
 		if ex.Get(keyTool) != nil || ex.Get(keyExcept) != nil || ex.Get(keyAnnotations) != nil {
-			return m, fmt.Errorf("except names only under, host, arguments or command")
+			return nil, fmt.Errorf("except names only under, host, arguments or command")
 		}
-		// Read as an allow for any tool: the rule's own tool already
-		// chose the calls it is left out of.
 		anyTool := ex.Copy()
 		anyTool.Insert(ast.StringTerm("tool"), ast.StringTerm("*"))
 		e, err := matcherOf(anyTool, verdict.Allow)
 		if err != nil {
-			return m, fmt.Errorf("except: %v", err)
+			return nil, fmt.Errorf("except: %v", err)
 		}
 		if e.Under == "" && e.Host == "" && len(e.Arguments) == 0 && len(e.Command) == 0 {
-			return m, fmt.Errorf("except names nothing to leave out")
+			return nil, fmt.Errorf("except names nothing to leave out")
 		}
-		m.Except = &e
+		return &e, nil
 	default:
-		return m, fmt.Errorf("except must be an object, not %v", ast.ValueName(ex))
+		return nil, fmt.Errorf("except must be an object, not %v", ast.ValueName(ex))
 	}
-	return m, nil
 }
 
 // CallOf reads the engine's input document: tool, root, annotations,

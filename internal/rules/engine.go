@@ -121,27 +121,8 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e := &Engine{rules: rs, roots: map[string]string{}, arguments: slices.Clone(cfg.Arguments), reader: reader,
 		timeout: cfg.DecisionTimeout, home: cfg.Home, links: cfg.ResolveLinks}
-	for k, dir := range cfg.Roots {
-		if k == "" {
-			return nil, errors.New("roots: an empty key names no tool")
-		}
-		if why := lexical.Unevaluable(dir); why != "" || !path.IsAbs(dir) {
-			if why == "" {
-				why = "not absolute"
-			}
-			return nil, fmt.Errorf("roots: %q: directory %q: %s", k, dir, why)
-		}
-		e.roots[k] = path.Clean(dir)
-		e.rootKeys = append(e.rootKeys, k)
-	}
-	sort.Slice(e.rootKeys, func(i, j int) bool { return len(e.rootKeys[i]) > len(e.rootKeys[j]) })
-	e.rootTerms = map[string]*ast.Term{"": rootTerm("")}
-	e.aliases = map[string][]string{}
-	for _, dir := range e.roots {
-		e.rootTerms[dir] = rootTerm(dir)
-		if a := rootAliases(dir); len(a) > 0 {
-			e.aliases[dir] = a
-		}
+	if err := e.setRoots(cfg.Roots); err != nil {
+		return nil, err
 	}
 	rs = e.underRoots(rs)
 	e.ruleSet = ruleSetOf(rs)
@@ -177,6 +158,35 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// setRoots takes the roots, each directory absolute and evaluable, and
+// what the engine reads of them on every call: the keys, longest first
+// (the tool name they match), their terms and aliases.
+func (e *Engine) setRoots(roots map[string]string) error {
+	for k, dir := range roots {
+		if k == "" {
+			return errors.New("roots: an empty key names no tool")
+		}
+		if why := lexical.Unevaluable(dir); why != "" || !path.IsAbs(dir) {
+			if why == "" {
+				why = "not absolute"
+			}
+			return fmt.Errorf("roots: %q: directory %q: %s", k, dir, why)
+		}
+		e.roots[k] = path.Clean(dir)
+		e.rootKeys = append(e.rootKeys, k)
+	}
+	sort.Slice(e.rootKeys, func(i, j int) bool { return len(e.rootKeys[i]) > len(e.rootKeys[j]) })
+	e.rootTerms = map[string]*ast.Term{"": rootTerm("")}
+	e.aliases = map[string][]string{}
+	for _, dir := range e.roots {
+		e.rootTerms[dir] = rootTerm(dir)
+		if a := rootAliases(dir); len(a) > 0 {
+			e.aliases[dir] = a
+		}
+	}
+	return nil
 }
 
 // Reload is an engine for cfg, as NewEngine makes it, built from e where

@@ -64,25 +64,9 @@ func run() error {
 	}
 	tourDir = tmp
 
-	fmt.Println("Building mcp-policy and test/fsserver (the first build takes a few minutes)...")
-	bin := filepath.Join(tmp, "bin")
-	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./cmd/mcp-policy", "./test/fsserver")
-	build.Dir, build.Stdout, build.Stderr = root, os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("go build: %w", err)
-	}
-
-	project := filepath.Join(tmp, "project")
-	for name, content := range map[string]string{
-		"README.md":   "hello from the project\n",
-		".git/config": "[core]\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(project, name)), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(project, name), []byte(content), 0o644); err != nil {
-			return err
-		}
+	bin, project, err := setUp(root, tmp)
+	if err != nil {
+		return err
 	}
 	grantsFile := filepath.Join(tmp, "config", "grants.json")
 	logFile := filepath.Join(tmp, "config", "decisions.jsonl")
@@ -139,6 +123,32 @@ func run() error {
 		return fmt.Errorf("the proxy did not exit cleanly: %w\n%s", err, h.stderr.String())
 	}
 	return summary(grantsFile, logFile, len(steps), project)
+}
+
+// setUp builds the proxy and the server into tmp/bin and makes the
+// project the server serves: a README and a git config.
+func setUp(root, tmp string) (bin, project string, err error) {
+	fmt.Println("Building mcp-policy and test/fsserver (the first build takes a few minutes)...")
+	bin = filepath.Join(tmp, "bin")
+	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./cmd/mcp-policy", "./test/fsserver")
+	build.Dir, build.Stdout, build.Stderr = root, os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		return "", "", fmt.Errorf("go build: %w", err)
+	}
+
+	project = filepath.Join(tmp, "project")
+	for name, content := range map[string]string{
+		"README.md":   "hello from the project\n",
+		".git/config": "[core]\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(project, name)), 0o755); err != nil {
+			return "", "", err
+		}
+		if err := os.WriteFile(filepath.Join(project, name), []byte(content), 0o644); err != nil {
+			return "", "", err
+		}
+	}
+	return bin, project, nil
 }
 
 // summary shows what the answers left behind, and checks it.
@@ -336,44 +346,7 @@ func (h *host) play(n int, s step) error {
 			return nil, errors.New("asked twice about one call")
 		}
 		asked = true
-		var form struct {
-			Message         string `json:"message"`
-			RequestedSchema struct {
-				Properties map[string]struct {
-					OneOf []struct {
-						Const string `json:"const"`
-						Title string `json:"title"`
-					} `json:"oneOf"`
-				} `json:"properties"`
-			} `json:"requestedSchema"`
-		}
-		if err := json.Unmarshal(m.Params, &form); err != nil {
-			return nil, err
-		}
-		fmt.Println("   The proxy asks the human (through the host's elicitation form):")
-		for _, line := range strings.Split(form.Message, "\n") {
-			// The whole question once; after that, why it is asked.
-			if h.questions == 0 || strings.HasPrefix(line, "Asked because") {
-				fmt.Printf("   | %s\n", short(line))
-			}
-		}
-		h.questions++
-		choice, titles := "", []string{}
-		for _, o := range form.RequestedSchema.Properties["answer"].OneOf {
-			titles = append(titles, o.Title)
-			if strings.HasPrefix(o.Title, s.answer) && s.answer != "" {
-				choice = o.Const
-			}
-			if s.noAlways && (strings.HasPrefix(o.Title, "Always allow") || strings.HasPrefix(o.Title, "Allow for a day")) {
-				return nil, fmt.Errorf("offered %q", o.Title)
-			}
-		}
-		fmt.Printf("   | choices: %s\n", short(strings.Join(titles, " / ")))
-		if choice == "" {
-			return nil, fmt.Errorf("the human meant to answer %q, but the choices are %q", s.answer, titles)
-		}
-		fmt.Printf("   The human answers: %s\n", s.answer)
-		return map[string]any{"action": "accept", "content": map[string]any{"answer": choice}}, nil
+		return h.answer(m, s)
 	}
 	raw, err := h.request("tools/call", map[string]any{"name": s.tool, "arguments": s.arguments}, ask)
 	if err != nil {
@@ -406,6 +379,50 @@ func (h *host) play(n int, s step) error {
 		return fmt.Errorf("refused: %v, want %v: %s", res.IsError, s.wantError, strings.Join(text, " "))
 	}
 	return nil
+}
+
+// answer fills in the proxy's form m as step s says the human answers,
+// printing the question and its choices; it fails when the choices are not
+// what s expects.
+func (h *host) answer(m message, s step) (any, error) {
+	var form struct {
+		Message         string `json:"message"`
+		RequestedSchema struct {
+			Properties map[string]struct {
+				OneOf []struct {
+					Const string `json:"const"`
+					Title string `json:"title"`
+				} `json:"oneOf"`
+			} `json:"properties"`
+		} `json:"requestedSchema"`
+	}
+	if err := json.Unmarshal(m.Params, &form); err != nil {
+		return nil, err
+	}
+	fmt.Println("   The proxy asks the human (through the host's elicitation form):")
+	for _, line := range strings.Split(form.Message, "\n") {
+		// The whole question once; after that, why it is asked.
+		if h.questions == 0 || strings.HasPrefix(line, "Asked because") {
+			fmt.Printf("   | %s\n", short(line))
+		}
+	}
+	h.questions++
+	choice, titles := "", []string{}
+	for _, o := range form.RequestedSchema.Properties["answer"].OneOf {
+		titles = append(titles, o.Title)
+		if strings.HasPrefix(o.Title, s.answer) && s.answer != "" {
+			choice = o.Const
+		}
+		if s.noAlways && (strings.HasPrefix(o.Title, "Always allow") || strings.HasPrefix(o.Title, "Allow for a day")) {
+			return nil, fmt.Errorf("offered %q", o.Title)
+		}
+	}
+	fmt.Printf("   | choices: %s\n", short(strings.Join(titles, " / ")))
+	if choice == "" {
+		return nil, fmt.Errorf("the human meant to answer %q, but the choices are %q", s.answer, titles)
+	}
+	fmt.Printf("   The human answers: %s\n", s.answer)
+	return map[string]any{"action": "accept", "content": map[string]any{"answer": choice}}, nil
 }
 
 func moduleRoot() (string, error) {

@@ -158,6 +158,12 @@ func (q *FileQueue) Put(qu Question) error {
 	if err := CheckID(qu.ID); err != nil {
 		return err
 	}
+	// The grants file's directory too, as the grants make it: a proxy
+	// whose host cannot be asked may put its first question before
+	// anything was remembered.
+	if err := os.MkdirAll(filepath.Dir(q.dir), 0o700); err != nil {
+		return fmt.Errorf("approvals: %w", err)
+	}
 	if err := os.Mkdir(q.dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("approvals: %w", err)
 	}

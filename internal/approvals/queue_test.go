@@ -22,6 +22,23 @@ func newQueue(t *testing.T) *approvals.FileQueue {
 	return q
 }
 
+// The first question of a proxy whose grants directory does not exist yet
+// makes it, as the grants would (mode 0700), and waits there.
+func TestFirstQuestionMakesTheGrantsDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "config", "mcp-policy")
+	q, err := approvals.Open(filepath.Join(dir, "grants.json"))
+	require.NoError(t, err)
+	qu := question(t, "fs_write", `{"path":"/srv/a"}`)
+	require.NoError(t, q.Put(qu))
+	info, err := os.Stat(dir)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), info.Mode().Perm())
+	pending, err := q.Pending()
+	require.NoError(t, err)
+	require.Len(t, pending, 1)
+	assert.Equal(t, qu.ID, pending[0].ID)
+}
+
 func question(t *testing.T, tool, args string) approvals.Question {
 	t.Helper()
 	d, err := approvals.Digest(tool, args)

@@ -41,6 +41,7 @@ type hostCall struct {
 	extra    map[string]json.RawMessage // params added for the server: an answered round of its own
 	byHost   bool                       // the host cancelled it
 	diedWith string                     // the server died while it was being decided
+	sent     bool                       // filed at the server: sent, or about to be, so it may have run
 	atServer bool                       // sent on, its answer to come from the server alone
 
 	answered atomic.Bool // the one answer has been given (or the server's passed through)
@@ -327,6 +328,9 @@ func (p *Proxy) finishCall(hc *hostCall, r provider.Result) {
 	}
 	hc.mu.Lock()
 	id, live, byHost, died := hc.id, hc.live, hc.byHost, hc.diedWith
+	if hc.sent {
+		died = "" // the server may have run it: its own answer says so
+	}
 	hc.mu.Unlock()
 	if byHost || !live {
 		return // nobody waits for it
@@ -428,6 +432,7 @@ func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 				return
 			}
 			hc.atServer = !hc.modern
+			hc.sent = true
 			p.pending.file(id, fr)
 			hc.mu.Unlock()
 			if why, ours := p.goneSinceFiled(id, fr); why != "" {

@@ -22,7 +22,9 @@
 //
 // # A call's way
 //
-// docs/life-of-a-call.md walks it with every branch; in short, for
+// docs/life-of-a-call.md walks it step by step (not every branch: the
+// approvals queue's parking, cancellations and the server dying are in
+// their files' docs); in short, for
 // tools/call: readHost (hostreader.go) reads the host's line; fromHost
 // (fromhost.go) and readMessage (scan.go) refuse what is not one unambiguous JSON-RPC
 // message; hostCallRequest (calls.go) and readCallRequest (requests.go)
@@ -40,8 +42,11 @@
 // reader goroutine (fromUpstream, callAnswered) and goes to the host
 // unread; a refusal is written by finishCall.
 //
-// The proxy puts no value of its own in a context: a request's state
-// travels as the hostCall, a parameter.
+// A request's state travels as the hostCall, a parameter. Two context
+// values remain, each because an interface the proxy does not own carries
+// only a context: provider.WithCall, the call a server's question belongs
+// to, for the policy's elicitation hook; and overLimitKey (http.go), the
+// request whose HTTP response went over --max-line, for the transport.
 //
 // # Concurrency
 //
@@ -102,7 +107,7 @@
 //     dead, and the changes of info. An answer from the server takes p.mu
 //     only when its id is one of the proxy's own (ownAnswered).
 //   - hc.mu (hostCall.mu): one decided request's answering state: id,
-//     filed, moved, live, extra, byHost, diedWith, atServer; and the
+//     filed, moved, live, extra, byHost, diedWith, sent, atServer; and the
 //     filing of the call at the server, with atServer.
 //   - cat.mu (catalogue.mu): the server's tools as last listed, and the
 //     changes of their version (an atomic every call reads without it).

@@ -208,6 +208,28 @@ func TestProxyServerExits(t *testing.T) {
 	require.Equal(t, 3, h.waitExit(10*time.Second), "the proxy's exit status\n%s", h.stderr)
 }
 
+// TestProxyServerExitsOnA2026Call: a 2026-07-28 call the server exits on
+// was sent to it, so the host is told it may not have finished (and not
+// that it was not run, which invites running it again).
+func TestProxyServerExitsOnA2026Call(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	h := startRaw(t, []string{"--root", "fs=" + dir, "--rules", allowRules(t, "fs_write")}, []string{fsserver, dir},
+		[]string{"FSSERVER_DIE_ON=fs_write"})
+	meta := map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw", "version": "1"},
+	}
+	h.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": "fs_write", "arguments": map[string]any{"path": "a.txt", "content": "x"}, "_meta": meta}})
+	txt, isErr := resultText(t, h.response(1, 20*time.Second))
+	require.True(t, isErr, "the call got %q, not an error", txt)
+	require.Contains(t, txt, "exited with status 3", "the call")
+	require.Contains(t, txt, "may not have finished", "the call was sent")
+	require.Equal(t, 3, h.waitExit(10*time.Second), "the proxy's exit status\n%s", h.stderr)
+}
+
 // TestProxyServerNeverStarts: a server that cannot be started is named to
 // the host and the proxy exits 127 at once; a server that starts and never
 // answers leaves nothing behind once the host gives up.

@@ -26,9 +26,19 @@ const (
 	Ask   = rules.Ask
 )
 
-// Decision is a call's decision with what made it: the verdict, its
-// Reason, the rule or grant that decided, the paths and hosts the call was
-// read to name, and the rule an "always" answer would remember.
+// Decision is a call's decision with what made it. Its fields:
+//
+//	Decision   Verdict // allow, deny or ask
+//	Reason     Reason  // why: a rule, the floor, no match, an unevaluable path, a grant
+//	Rule       *Rule   // the rule that decided (a module's entry: its tool, decision, message)
+//	Grant      *Rule   // the grant that decided an ask
+//	Paths      []string // the paths the call was read to name, resolved
+//	Hosts      []string // the hosts it names
+//	Suggestion *Rule   // what an "always" answer would remember; nil when no one rule fits
+//
+// and two the JSON form leaves out, which say whether an allow grant may
+// answer the ask: Floor (the danger floor took part) and Might (the
+// decision were every unreadable path what might match it).
 type Decision = rules.Decision
 
 // Reason says why a call got its decision.

@@ -4,8 +4,8 @@
 // the danger floor's list of sensitive files. Nothing here follows a
 // symlink or asks the file system: every answer comes from the text, and
 // text that a shell, a server or a file system could read as something else
-// is refused. The tri-state answers built on these (matching.Match) and the
-// Rego registration are in builtins.
+// is refused. The tri-state answers built on these are internal/matching's
+// (Match); their registration as Rego builtins is the builtins package's.
 package lexical
 
 import (

@@ -1,8 +1,9 @@
 // Package rules is the static half of mcp-policy: the rule schema and its
-// validation, the translation of a tool call into Rego input, the prepared
-// OPA query over the embedded engine, and the mapping of its answer to a
-// Decision. It never asks anyone and holds no state beyond what it was built
-// with.
+// validation, the translation of a tool call into the engine's input (what
+// internal/argread read of it, resolved against the roots), the Engine that
+// has internal/regoeval compile and evaluate the embedded Rego, and the
+// mapping of its outcome to a Decision. It never asks anyone and holds no
+// state beyond what it was built with.
 package rules
 
 import (

@@ -59,7 +59,7 @@ func Example_askingTheUser() {
 			var form struct{ Message string }
 			_ = json.Unmarshal(q.Request.Params, &form)
 			fmt.Printf("%s asks: %s -> yes\n", q.Tool, form.Message)
-			return policy.Answer{Action: "accept", Content: map[string]any{"confirm": true}}
+			return policy.Answer{Action: policy.Accept, Content: map[string]any{"confirm": true}}
 		}
 		fmt.Printf("allow %s? (%s) -> always\n", q.Tool, q.Reason) // q.Paths, q.Arguments, q.Suggestion say more
 		return policy.Answer{Action: policy.AlwaysAllow}           // remembers q.Suggestion as a grant

@@ -355,13 +355,35 @@ func (p *Proxy) callAnswered(hc *hostCall, msg []byte, env envelope) {
 		}
 	}
 	if hc.claim() {
-		p.toHost(msg)
+		p.toHost(hc.onHostsID(msg, env))
 	}
 	if hc.modern {
 		hc.resp <- upReply{forwarded: true}
 		return
 	}
 	p.done(hc) // nobody waits on resp: forwardCall left it at the server
+}
+
+// onHostsID is the server's answer msg on the id the host waits on: the
+// id the server was sent, unless a round of the proxy's moved the call to
+// the host's retry while it was at the server (a server's own question,
+// put to a 2026-07-28 host as a round on the call). Then the answer goes
+// to the retry, which waits for it, and not again to the id the round
+// answered.
+func (hc *hostCall) onHostsID(msg []byte, env envelope) []byte {
+	hc.mu.Lock()
+	id := hc.id
+	hc.mu.Unlock()
+	if bytes.Equal(id, env.id) {
+		return msg
+	}
+	m := map[string]json.RawMessage{"jsonrpc": json.RawMessage(`"2.0"`), "id": id}
+	if env.result != nil {
+		m["result"] = env.result
+	} else {
+		m["error"] = env.err
+	}
+	return marshalLine(m)
 }
 
 // serverProvider is the provider below the policy: it sends an allowed
@@ -554,6 +576,32 @@ type round struct {
 	ch    chan roundAnswer
 }
 
+// endedRounds remembers the calls of the last rounds that ended, by
+// requestState, so that a stale retry withdraws the open round of its own
+// call alone (resumeRound). Guarded by p.mu.
+type endedRounds struct {
+	byToken map[string]*hostCall
+	order   []string // oldest first
+}
+
+// endedRoundsKept bounds what endedRounds keeps: a retry staler than the
+// last so many rounds is taken as one whose requestState was never issued.
+const endedRoundsKept = 256
+
+func (e *endedRounds) note(token string, hc *hostCall) {
+	if e.byToken == nil {
+		e.byToken = map[string]*hostCall{}
+	}
+	if len(e.order) == endedRoundsKept {
+		delete(e.byToken, e.order[0])
+		e.order = e.order[1:]
+	}
+	e.byToken[token] = hc
+	e.order = append(e.order, token)
+}
+
+func (e *endedRounds) call(token string) *hostCall { return e.byToken[token] }
+
 type roundAnswer struct {
 	responses []byte
 	err       error
@@ -585,6 +633,7 @@ func (p *Proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string
 	defer func() {
 		p.mu.Lock()
 		delete(p.rounds, token)
+		p.ended.note(token, hc)
 		p.mu.Unlock()
 	}()
 	p.toHost(responseMessage(id, map[string]any{"resultType": "input_required", "inputRequests": requests, "requestState": token}))
@@ -620,15 +669,22 @@ func (p *Proxy) hostRound(ctx context.Context, hc *hostCall, requests map[string
 // call it belongs to goes on, to be answered on the retry's id. A retry
 // with a requestState of the proxy's that is not its call's open round
 // (expired, another call's, or made up) is refused, and withdraws the
-// round it names and any open round of the same call: the host will not
-// answer those with their own requestState, and a question left open
-// would hold the human's attention, and every other question, until
-// --ask-timeout.
+// round it names and any open round of the call that round was about
+// (of any call like the retry, when the requestState was never issued):
+// the host will not answer those with their own requestState, and a
+// question left open would hold the human's attention, and every other
+// question, until --ask-timeout. A stale retry leaves another request's
+// rounds alone, even one with the same tool and arguments: its own retry
+// answers it.
 func (p *Proxy) resumeRound(env envelope, req callRequest) {
 	p.mu.Lock()
 	r := p.rounds[req.requestState]
 	delete(p.rounds, req.requestState)
+	owner := p.ended.call(req.requestState)
 	p.mu.Unlock()
+	if r != nil {
+		owner = r.hc
+	}
 	sameCall := func(hc *hostCall) bool {
 		return env.method == hc.method && req.name == hc.call.Function.Name && sameJSON([]byte(req.arguments), []byte(hc.call.Function.Arguments))
 	}
@@ -638,7 +694,14 @@ func (p *Proxy) resumeRound(env envelope, req callRequest) {
 			r.ch <- roundAnswer{err: errors.New("the host's retry named another tool or other arguments")}
 			why = "mcp-policy: the retry does not match the call the question was about; the call was not run."
 		}
-		p.withdrawRounds(func(o *round) bool { return sameCall(o.hc) }, "the host retried the call with another requestState")
+		// The call the requestState was issued for, where it is known;
+		// else (made up, or older than endedRoundsKept rounds) any open
+		// round of a call like the retry.
+		match := func(o *round) bool { return sameCall(o.hc) }
+		if owner != nil {
+			match = func(o *round) bool { return o.hc == owner }
+		}
+		p.withdrawRounds(match, "the host retried the call with another requestState")
 		stale := &hostCall{method: env.method}
 		p.toHost(stale.answerRefused(env.id, provider.ErrorResult("", why)))
 		return

@@ -152,6 +152,7 @@ type Proxy struct {
 	srvPeer  peer                        // the proxy's own requests to the server
 	fromSrv  map[string]*serverRequest   // the server's open requests, by id
 	rounds   map[string]*round           // rounds the host owes an answer, by requestState
+	ended    endedRounds                 // the calls of the rounds that ended last
 	info     atomic.Pointer[hostSession] // changed under p.mu (setSession), read without it
 	// serverSpecs are the argument specs of the server by the name it
 	// gave in initialize (useServerSpecs).

@@ -255,22 +255,37 @@ func (l lineCapped) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := l.base.RoundTrip(req)
 	if err == nil && resp.Body != nil {
 		over, _ := req.Context().Value(overLimitKey{}).(*atomic.Pointer[lineTooLong])
-		resp.Body = &cappedBody{ReadCloser: resp.Body, max: l.max, over: over}
+		sse := strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
+		resp.Body = &cappedBody{ReadCloser: resp.Body, max: l.max, sse: sse, over: over}
 	}
 	return resp, err
 }
 
 // cappedBody bounds a response body at max bytes between blank lines: an
 // SSE event (whose data lines are joined into one message), or a whole
-// JSON body (which has none), whatever lines it is cut into.
+// JSON body (which has none), whatever lines it is cut into. It bounds
+// what an SSE event's lines cost to join, too: the MCP client below joins
+// an event's data lines one string at a time, copying the message so far
+// at each, so a megabyte cut into a million short lines would cost it
+// minutes of CPU. The sum of the event's lengths at each line's end is
+// held to joinBudget(max): one line of the largest message passes, as
+// does one cut into a few hundred lines; one cut into thousands of short
+// lines fails within a few hundred kilobytes.
 type cappedBody struct {
 	io.ReadCloser
 	max     int
-	message int  // bytes since the last blank line
-	newline bool // the last byte read was a newline
+	message int   // bytes since the last blank line
+	sse     bool  // an event stream, whose events' joining is bounded too
+	lines   int   // lines since the last blank line
+	joined  int64 // the sum of message at each of those lines' ends
+	newline bool  // the last byte read was a newline
 	err     error
 	over    *atomic.Pointer[lineTooLong] // told when the limit is passed; nil for none
 }
+
+// joinBudget is what joining one SSE event's lines may copy: four times
+// the largest message, and at least 256 MiB (a few tens of milliseconds).
+func joinBudget(limit int) int64 { return max(4*int64(limit), 256<<20) }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
 	if b.err != nil {
@@ -281,13 +296,23 @@ func (b *cappedBody) Read(p []byte) (int, error) {
 		switch {
 		case c == '\r':
 		case c == '\n' && b.newline:
-			b.message = 0 // a blank line: the event ends
+			b.message, b.lines, b.joined = 0, 0, 0 // a blank line: the event ends
 		case c == '\n':
 			b.newline = true
 			b.message++
+			b.lines++
+			b.joined += int64(b.message)
 		default:
 			b.newline = false
 			b.message++
+		}
+		if b.sse && b.joined > joinBudget(b.max) {
+			e := &lineTooLong{size: int64(b.message), max: b.max, lines: b.lines}
+			if b.over != nil {
+				b.over.Store(e)
+			}
+			b.err = e
+			return 0, b.err
 		}
 		if b.message > b.max {
 			e := &lineTooLong{size: int64(b.message), max: b.max}

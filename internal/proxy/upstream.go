@@ -72,6 +72,9 @@ type lineTooLong struct {
 	head, tail []byte
 	size       int64
 	max        int
+	// lines, when not 0, is an SSE event's count of lines when joining
+	// them would cost more than joinBudget.
+	lines int
 }
 
 // newLineTooLong is line, over max, as far as it was read: its head, its
@@ -106,6 +109,9 @@ func keepTail(tail, more []byte) []byte {
 }
 
 func (e *lineTooLong) Error() string {
+	if e.lines > 0 {
+		return fmt.Sprintf("a message cut into %d lines or more, too many to join for the limit of %d bytes (--max-line raises it)", e.lines, e.max)
+	}
 	return fmt.Sprintf("a message of %d bytes, longer than the limit of %d bytes (--max-line raises it)", e.size, e.max)
 }
 

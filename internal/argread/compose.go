@@ -132,35 +132,10 @@ func (c composeReader) read(doc map[string]any) {
 	}
 }
 
+// service reads one service: the files and directories it reads, and
+// what gives its container the host.
 func (c composeReader) service(svc map[string]any) {
-	switch b := svc["build"].(type) {
-	case map[string]any:
-		c.context(b["context"])
-		c.path(b["dockerfile"])
-		if more, ok := b["additional_contexts"].(map[string]any); ok {
-			for _, k := range sortedKeys(more) {
-				c.context(more[k]) // another context: a directory sent whole, or an image or URL
-			}
-		}
-		if more, ok := b["additional_contexts"].([]any); ok {
-			for _, e := range more {
-				if str, ok := e.(string); ok {
-					_, v, _ := strings.Cut(str, "=")
-					c.context(v)
-				}
-			}
-		}
-		if secrets, ok := b["secrets"].([]any); ok {
-			for _, s := range secrets {
-				if m, ok := s.(map[string]any); ok {
-					c.path(m["file"])
-				}
-			}
-		}
-	case nil:
-	default:
-		c.context(b)
-	}
+	c.build(svc["build"])
 	c.paths(svc["env_file"])
 	if e, ok := svc["extends"].(map[string]any); ok {
 		c.path(e["file"])
@@ -189,6 +164,44 @@ func (c composeReader) service(svc map[string]any) {
 			}
 		}
 	}
+	c.hostAccess(svc)
+}
+
+// build reads a service's build: its contexts, its Dockerfile and its
+// secrets' files.
+func (c composeReader) build(build any) {
+	switch b := build.(type) {
+	case map[string]any:
+		c.context(b["context"])
+		c.path(b["dockerfile"])
+		if more, ok := b["additional_contexts"].(map[string]any); ok {
+			for _, k := range sortedKeys(more) {
+				c.context(more[k]) // another context: a directory sent whole, or an image or URL
+			}
+		}
+		if more, ok := b["additional_contexts"].([]any); ok {
+			for _, e := range more {
+				if str, ok := e.(string); ok {
+					_, v, _ := strings.Cut(str, "=")
+					c.context(v)
+				}
+			}
+		}
+		if secrets, ok := b["secrets"].([]any); ok {
+			for _, s := range secrets {
+				if m, ok := s.(map[string]any); ok {
+					c.path(m["file"])
+				}
+			}
+		}
+	case nil:
+	default:
+		c.context(b)
+	}
+}
+
+// hostAccess reads a service's settings that give the container the host.
+func (c composeReader) hostAccess(svc map[string]any) {
 	// What gives the container the host: every file the rules could name.
 	// Compose reads a boolean written as a string too ("true", yes).
 	if truthy(svc["privileged"]) {

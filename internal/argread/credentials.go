@@ -111,181 +111,11 @@ func printsCredentials(program string, words []string) bool {
 		return false
 	}
 	args := words[1:]
-	switch program {
-	case "set":
-		return len(args) == 0 // every variable, the environment's included
-	case "gh", "glab":
-		// auth status -t / --show-token prints the token (-t in a
-		// cluster, -th, too); config get of a token.
-		if inOrder([]string{"auth", "status"}, args) && (slices.ContainsFunc(args, shortFlag('t')) || slices.Contains(args, "--show-token")) {
-			return true
-		}
-		if inOrder([]string{"config", "get"}, args) && slices.ContainsFunc(args, func(w string) bool { return strings.Contains(strings.ToLower(w), "token") }) {
-			return true
-		}
-	case "git":
-		// git config of what holds a credential: an extra header with a
-		// token in it, a credential helper's settings.
-		if inOrder([]string{"config"}, args) && slices.ContainsFunc(args, func(w string) bool {
-			lw := strings.ToLower(w)
-			return strings.Contains(lw, "extraheader") || strings.Contains(lw, "credential") || strings.Contains(lw, "token") || strings.Contains(lw, "password")
-		}) {
-			return true
-		}
-	case "jq", "gojq", "jaq":
-		for _, w := range args {
-			if strings.Contains(w, "$ENV") || jqEnv.MatchString(w) || printsSecretVariable(w) {
-				return true // jq -n env, [env], env["X"], {} + env: the environment as JSON
-			}
-		}
-		return false
-	case "ps":
-		for _, w := range args {
-			if !strings.HasPrefix(w, "-") && strings.ContainsRune(w, 'e') {
-				return true // BSD's "ps eww", "ps auxe": each process's environment
-			}
-		}
-		return false
-	case "kubectl", "oc":
-		// get, describe or edit of any spelling of secrets: "Secret",
-		// "secret/x", "all,secrets"; config view --raw.
-		verb := ""
-		for i := 0; i < len(args); i++ {
-			w := args[i]
-			if strings.HasPrefix(w, "-") {
-				if w == "--raw" && verb == "view" {
-					return true
-				}
-				if raw, ok := strings.CutPrefix(w, "--raw="); ok && strings.Contains(strings.ToLower(raw), "secret") {
-					return true // get --raw=/api/v1/secrets: every Secret, as the API returns it
-				}
-				if kubectlValues[w] {
-					i++ // its value: a namespace, a selector, a format
-				}
-				continue
-			}
-			if verb == "" {
-				verb = w
-				if w == "view-secret" {
-					return true // the view-secret plugin: a secret's values, decoded
-				}
-				continue
-			}
-			if (verb == "get" || verb == "describe" || verb == "edit") && strings.Contains(strings.ToLower(w), "secret") {
-				return true
-			}
-			if verb == "set" && w == "env" && slices.Contains(args, "--resolve") {
-				return true // set env --list --resolve: the secrets' values an env refers to
-			}
-			if verb == "config" && w == "view" {
-				verb = "view"
-			}
-		}
-	case "env":
-		for _, w := range args {
-			if !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
-				return false // env runs a command
-			}
-		}
-		return true
-	case "gpg", "gpg2":
-		// gpg takes any unambiguous start of a long option
-		// ("--export-secret-key"), and --export-secret-keys' is one.
-		for _, w := range args {
-			if strings.HasPrefix(w, "--export-se") || strings.HasPrefix(w, "--export-ss") || shortFlag('d')(w) || strings.HasPrefix(w, "--decrypt") {
-				return true // a secret key, or a file decrypted onto standard output (-d, -qd)
-			}
-		}
-		return false
-	case "echo", "printf", "print", "cat", "rev", "tee", "expr", "base64", "xxd", "od", "hexdump", "tr", "cut", "head", "tail":
-		// A secret's variable printed: "echo $AWS_SECRET_ACCESS_KEY".
-		for _, w := range args {
-			if printsSecretVariable(w) {
-				return true
-			}
-		}
-		return false
-	case "python", "python3":
-		// python -m dotenv list|get: a .env file's values.
-		if inOrder([]string{"dotenv"}, args) && (inOrder([]string{"dotenv", "list"}, args) || inOrder([]string{"dotenv", "get"}, args)) {
-			return true
-		}
-	case "make", "gmake":
-		// -p prints make's database: every variable, the environment's.
-		for _, w := range args {
-			if w == "-p" || w == "--print-data-base" || strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "p") && len(w) <= 4 {
-				return true
-			}
-		}
-		return false
-	case "sops", "age", "rage":
-		// -d, --decrypt: the file decrypted onto standard output.
-		if slices.Contains(args, "-d") || slices.Contains(args, "--decrypt") {
-			return true
-		}
-	case "systemd-creds":
-		// cat and decrypt print a service's credential.
-		return inOrder([]string{"cat"}, args) || inOrder([]string{"decrypt"}, args)
-	case "stripe":
-		return inOrder([]string{"config"}, args) && slices.Contains(args, "--list")
-	case "pulumi":
-		// --show-secrets prints a stack's secret outputs and config;
-		// config get prints a secret's value decrypted.
-		return slices.Contains(args, "--show-secrets") || inOrder([]string{"config", "get"}, args)
-	case "yarn", "npm", "pnpm":
-		// config get of a registry's token or password.
-		if inOrder([]string{"config", "get"}, args) {
-			for _, w := range args {
-				lw := strings.ToLower(w)
-				if strings.Contains(lw, "auth") || strings.Contains(lw, "token") || strings.Contains(lw, "password") {
-					return true
-				}
-			}
-		}
+	if printed, decided := programCredential(program, args); decided {
+		return printed
 	}
-	switch program {
-	case "docker", "podman", "nerdctl", "kubectl", "oc", "docker-compose":
-		// A container's mounted secrets, printed or copied out (exec cat,
-		// cp): /run/secrets, a service account's token.
-		if slices.ContainsFunc(args, containerSecret) {
-			return true
-		}
-		if program == "docker-compose" && inOrder([]string{"config"}, args) && !slices.Contains(args, "--services") &&
-			!slices.Contains(args, "--volumes") && !slices.Contains(args, "-q") && !slices.Contains(args, "--quiet") {
-			return true // compose config, the docker-compose spelling
-		}
-		// inspect with a format that prints the environment
-		// ('{{json .Config.Env}}'): the secrets handed to the container.
-		if inOrder([]string{"inspect"}, args) && slices.ContainsFunc(args, func(w string) bool { return strings.Contains(w, ".Env") }) {
-			return true
-		}
-		// compose config prints the file with the values it interpolates
-		// from .env and env_file, --environment the environment itself.
-		if inOrder([]string{"compose", "config"}, args) && !slices.Contains(args, "--services") && !slices.Contains(args, "--volumes") &&
-			!slices.Contains(args, "-q") && !slices.Contains(args, "--quiet") || inOrder([]string{"config"}, args) && slices.Contains(args, "--environment") {
-			return true
-		}
-		// exec or run of printenv or env in a container: its environment
-		// (and what -e handed it from this one).
-		if (inOrder([]string{"exec"}, args) || inOrder([]string{"run"}, args)) && (slices.Contains(args, "printenv") || slices.Contains(args, "env")) {
-			return true
-		}
-		// OpenShift's token: whoami -t, a service account's, a secret
-		// extracted.
-		if program == "oc" && (inOrder([]string{"whoami"}, args) && (slices.Contains(args, "-t") || slices.Contains(args, "--show-token")) ||
-			inOrder([]string{"create", "token"}, args) || inOrder([]string{"serviceaccounts", "get-token"}, args) || inOrder([]string{"extract"}, args)) {
-			return true
-		}
-	case "ssh":
-		// -A forwards the agent: the remote end signs with the keys.
-		if slices.Contains(args, "-A") || slices.ContainsFunc(args, func(w string) bool { return strings.EqualFold(w, "-oForwardAgent=yes") }) {
-			return true
-		}
-	case "curl":
-		// -n reads ~/.netrc and sends its password to the host.
-		if slices.Contains(args, "-n") || slices.Contains(args, "--netrc") || slices.Contains(args, "--netrc-optional") {
-			return true
-		}
+	if exposesCredentials(program, args) {
+		return true
 	}
 	if cloudCredential(program, args) {
 		return true
@@ -301,6 +131,270 @@ func printsCredentials(program string, words []string) bool {
 		if inOrder(sub, args) {
 			return true
 		}
+	}
+	return false
+}
+
+// programCredential is printsCredentials' first check, the program's
+// own: decided says it answered (printed is then the answer). Some
+// programs' checks only ever find a credential: when they find none, the
+// checks that follow in printsCredentials decide, as for any program.
+func programCredential(program string, args []string) (printed, decided bool) {
+	switch program {
+	case "set":
+		return len(args) == 0, true // every variable, the environment's included
+	case "gh", "glab":
+		if ghPrintsToken(args) {
+			return true, true
+		}
+	case "git":
+		if gitConfigCredential(args) {
+			return true, true
+		}
+	case "jq", "gojq", "jaq":
+		return jqPrintsEnvironment(args), true
+	case "ps":
+		return psPrintsEnvironment(args), true
+	case "kubectl", "oc":
+		if kubectlPrintsSecret(args) {
+			return true, true
+		}
+	case "env":
+		return envPrintsEnvironment(args), true
+	case "gpg", "gpg2":
+		return gpgPrintsSecret(args), true
+	case "echo", "printf", "print", "cat", "rev", "tee", "expr", "base64", "xxd", "od", "hexdump", "tr", "cut", "head", "tail":
+		return printsSecretVariables(args), true
+	case "python", "python3":
+		// python -m dotenv list|get: a .env file's values.
+		if inOrder([]string{"dotenv"}, args) && (inOrder([]string{"dotenv", "list"}, args) || inOrder([]string{"dotenv", "get"}, args)) {
+			return true, true
+		}
+	case "make", "gmake":
+		return makePrintsDatabase(args), true
+	case "sops", "age", "rage":
+		// -d, --decrypt: the file decrypted onto standard output.
+		if slices.Contains(args, "-d") || slices.Contains(args, "--decrypt") {
+			return true, true
+		}
+	case "systemd-creds":
+		// cat and decrypt print a service's credential.
+		return inOrder([]string{"cat"}, args) || inOrder([]string{"decrypt"}, args), true
+	case "stripe":
+		return inOrder([]string{"config"}, args) && slices.Contains(args, "--list"), true
+	case "pulumi":
+		// --show-secrets prints a stack's secret outputs and config;
+		// config get prints a secret's value decrypted.
+		return slices.Contains(args, "--show-secrets") || inOrder([]string{"config", "get"}, args), true
+	case "yarn", "npm", "pnpm":
+		if packageConfigToken(args) {
+			return true, true
+		}
+	}
+	return false, false
+}
+
+// ghPrintsToken reports gh's and glab's words that print the token.
+func ghPrintsToken(args []string) bool {
+	// auth status -t / --show-token prints the token (-t in a
+	// cluster, -th, too); config get of a token.
+	if inOrder([]string{"auth", "status"}, args) && (slices.ContainsFunc(args, shortFlag('t')) || slices.Contains(args, "--show-token")) {
+		return true
+	}
+	if inOrder([]string{"config", "get"}, args) && slices.ContainsFunc(args, func(w string) bool { return strings.Contains(strings.ToLower(w), "token") }) {
+		return true
+	}
+	return false
+}
+
+// gitConfigCredential reports git config of what holds a credential: an
+// extra header with a token in it, a credential helper's settings.
+func gitConfigCredential(args []string) bool {
+	if inOrder([]string{"config"}, args) && slices.ContainsFunc(args, func(w string) bool {
+		lw := strings.ToLower(w)
+		return strings.Contains(lw, "extraheader") || strings.Contains(lw, "credential") || strings.Contains(lw, "token") || strings.Contains(lw, "password")
+	}) {
+		return true
+	}
+	return false
+}
+
+// jqPrintsEnvironment reports jq's words that print the environment or a
+// secret's variable.
+func jqPrintsEnvironment(args []string) bool {
+	for _, w := range args {
+		if strings.Contains(w, "$ENV") || jqEnv.MatchString(w) || printsSecretVariable(w) {
+			return true // jq -n env, [env], env["X"], {} + env: the environment as JSON
+		}
+	}
+	return false
+}
+
+// psPrintsEnvironment reports ps's words that print each process's
+// environment.
+func psPrintsEnvironment(args []string) bool {
+	for _, w := range args {
+		if !strings.HasPrefix(w, "-") && strings.ContainsRune(w, 'e') {
+			return true // BSD's "ps eww", "ps auxe": each process's environment
+		}
+	}
+	return false
+}
+
+// kubectlPrintsSecret reports kubectl's and oc's get, describe or edit of
+// any spelling of secrets: "Secret", "secret/x", "all,secrets"; config
+// view --raw.
+func kubectlPrintsSecret(args []string) bool {
+	verb := ""
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if strings.HasPrefix(w, "-") {
+			if w == "--raw" && verb == "view" {
+				return true
+			}
+			if raw, ok := strings.CutPrefix(w, "--raw="); ok && strings.Contains(strings.ToLower(raw), "secret") {
+				return true // get --raw=/api/v1/secrets: every Secret, as the API returns it
+			}
+			if kubectlValues[w] {
+				i++ // its value: a namespace, a selector, a format
+			}
+			continue
+		}
+		if verb == "" {
+			verb = w
+			if w == "view-secret" {
+				return true // the view-secret plugin: a secret's values, decoded
+			}
+			continue
+		}
+		if (verb == "get" || verb == "describe" || verb == "edit") && strings.Contains(strings.ToLower(w), "secret") {
+			return true
+		}
+		if verb == "set" && w == "env" && slices.Contains(args, "--resolve") {
+			return true // set env --list --resolve: the secrets' values an env refers to
+		}
+		if verb == "config" && w == "view" {
+			verb = "view"
+		}
+	}
+	return false
+}
+
+// envPrintsEnvironment reports env with no command: it prints the
+// environment.
+func envPrintsEnvironment(args []string) bool {
+	for _, w := range args {
+		if !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
+			return false // env runs a command
+		}
+	}
+	return true
+}
+
+// gpgPrintsSecret reports gpg exporting a secret key or decrypting a file.
+func gpgPrintsSecret(args []string) bool {
+	// gpg takes any unambiguous start of a long option
+	// ("--export-secret-key"), and --export-secret-keys' is one.
+	for _, w := range args {
+		if strings.HasPrefix(w, "--export-se") || strings.HasPrefix(w, "--export-ss") || shortFlag('d')(w) || strings.HasPrefix(w, "--decrypt") {
+			return true // a secret key, or a file decrypted onto standard output (-d, -qd)
+		}
+	}
+	return false
+}
+
+// printsSecretVariables reports a printing program's words with a
+// secret's variable: "echo $AWS_SECRET_ACCESS_KEY".
+func printsSecretVariables(args []string) bool {
+	for _, w := range args {
+		if printsSecretVariable(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// makePrintsDatabase reports make's -p, which prints make's database:
+// every variable, the environment's.
+func makePrintsDatabase(args []string) bool {
+	for _, w := range args {
+		if w == "-p" || w == "--print-data-base" || strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "p") && len(w) <= 4 {
+			return true
+		}
+	}
+	return false
+}
+
+// packageConfigToken reports a package manager's config get of a
+// registry's token or password.
+func packageConfigToken(args []string) bool {
+	if inOrder([]string{"config", "get"}, args) {
+		for _, w := range args {
+			lw := strings.ToLower(w)
+			if strings.Contains(lw, "auth") || strings.Contains(lw, "token") || strings.Contains(lw, "password") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// exposesCredentials is printsCredentials' second check by program: a
+// container's secrets or environment, OpenShift's token, ssh's forwarded
+// agent, curl's .netrc password.
+func exposesCredentials(program string, args []string) bool {
+	switch program {
+	case "docker", "podman", "nerdctl", "kubectl", "oc", "docker-compose":
+		if containerCredential(program, args) {
+			return true
+		}
+	case "ssh":
+		// -A forwards the agent: the remote end signs with the keys.
+		if slices.Contains(args, "-A") || slices.ContainsFunc(args, func(w string) bool { return strings.EqualFold(w, "-oForwardAgent=yes") }) {
+			return true
+		}
+	case "curl":
+		// -n reads ~/.netrc and sends its password to the host.
+		if slices.Contains(args, "-n") || slices.Contains(args, "--netrc") || slices.Contains(args, "--netrc-optional") {
+			return true
+		}
+	}
+	return false
+}
+
+// containerCredential reports a container tool's words that print a
+// container's secrets or environment, or a cluster's token.
+func containerCredential(program string, args []string) bool {
+	// A container's mounted secrets, printed or copied out (exec cat,
+	// cp): /run/secrets, a service account's token.
+	if slices.ContainsFunc(args, containerSecret) {
+		return true
+	}
+	if program == "docker-compose" && inOrder([]string{"config"}, args) && !slices.Contains(args, "--services") &&
+		!slices.Contains(args, "--volumes") && !slices.Contains(args, "-q") && !slices.Contains(args, "--quiet") {
+		return true // compose config, the docker-compose spelling
+	}
+	// inspect with a format that prints the environment
+	// ('{{json .Config.Env}}'): the secrets handed to the container.
+	if inOrder([]string{"inspect"}, args) && slices.ContainsFunc(args, func(w string) bool { return strings.Contains(w, ".Env") }) {
+		return true
+	}
+	// compose config prints the file with the values it interpolates
+	// from .env and env_file, --environment the environment itself.
+	if inOrder([]string{"compose", "config"}, args) && !slices.Contains(args, "--services") && !slices.Contains(args, "--volumes") &&
+		!slices.Contains(args, "-q") && !slices.Contains(args, "--quiet") || inOrder([]string{"config"}, args) && slices.Contains(args, "--environment") {
+		return true
+	}
+	// exec or run of printenv or env in a container: its environment
+	// (and what -e handed it from this one).
+	if (inOrder([]string{"exec"}, args) || inOrder([]string{"run"}, args)) && (slices.Contains(args, "printenv") || slices.Contains(args, "env")) {
+		return true
+	}
+	// OpenShift's token: whoami -t, a service account's, a secret
+	// extracted.
+	if program == "oc" && (inOrder([]string{"whoami"}, args) && (slices.Contains(args, "-t") || slices.Contains(args, "--show-token")) ||
+		inOrder([]string{"create", "token"}, args) || inOrder([]string{"serviceaccounts", "get-token"}, args) || inOrder([]string{"extract"}, args)) {
+		return true
 	}
 	return false
 }

@@ -49,101 +49,9 @@ func parseSchemaKeys(params json.RawMessage) schemaKeys {
 	if json.Unmarshal(params, &root) != nil {
 		return keys
 	}
-	type refUse struct {
-		ref, name string
-		values    bool
-	}
-	followed := map[refUse]bool{}
-	anchors := schemaAnchors(root)
-	// walk reads the schema of the argument named name ("" for the
-	// top-level object itself); values says it is the schema of that
-	// object's values (additionalProperties), not of the argument itself.
-	// steps bounds the walk: refs followed under many names read parts
-	// of a schema more than once, and no real schema takes this many.
-	steps := 0
-	var walk func(name string, node any, depth int, values bool)
-	walk = func(name string, node any, depth int, values bool) {
-		obj, ok := node.(map[string]any)
-		if steps++; !ok || depth > MaxDepth || steps > maxSchemaSteps {
-			return
-		}
-		for _, k := range []string{"$ref", "$dynamicRef"} {
-			ref, ok := obj[k].(string)
-			if !ok || followed[refUse{ref, name, values}] {
-				continue
-			}
-			followed[refUse{ref, name, values}] = true
-			if target, ok := resolveLocalRef(root, ref, anchors); ok {
-				walk(name, target, depth, values) // as if written here: a chain of refs is no deeper
-			}
-		}
-		if format, ok := obj["format"].(string); ok && (name != "" || values) {
-			paths, dirs, urls, hosts := keys.paths, keys.dirs, keys.urls, keys.hosts
-			if values {
-				paths, dirs, urls, hosts = keys.valuePaths, keys.valueDirs, keys.valueURLs, keys.valueHosts
-			}
-			if name == "" { // the root's own values: its undeclared arguments
-				paths, dirs, urls, hosts = map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
-			}
-			switch strings.ToLower(format) {
-			case "path", "file-path", "filepath":
-				paths[name] = true
-			case "directory", "dir", "directory-path", "dir-path":
-				dirs[name] = true // as explicit as a path, and a directory
-			case "uri", "url", "uri-reference", "iri", "iri-reference":
-				urls[name] = true
-			case "hostname", "idn-hostname", "ipv4", "ipv6", "host-name", "ip-address": // the last two: draft 3's
-				hosts[name] = true
-			}
-			if name == "" {
-				keys.restPaths = keys.restPaths || paths[""]
-				keys.restDirs = keys.restDirs || dirs[""]
-				keys.restURLs = keys.restURLs || urls[""]
-				keys.restHosts = keys.restHosts || hosts[""]
-			}
-		}
-		if props, ok := obj["properties"].(map[string]any); ok {
-			for k, v := range props {
-				if name == "" && !values {
-					keys.top[k] = true
-				}
-				declared, seen := keys.strings[k]
-				keys.strings[k] = isStringSchema(v) && (declared || !seen)
-				walk(k, v, depth+1, false)
-			}
-		}
-		// An object's values, by any name: its additional and pattern
-		// properties.
-		walk(name, obj["additionalProperties"], depth+1, true)
-		walk(name, obj["unevaluatedProperties"], depth+1, true)
-		if pattern, ok := obj["patternProperties"].(map[string]any); ok {
-			for _, v := range pattern {
-				walk(name, v, depth+1, true)
-			}
-		}
-		walk(name, obj["propertyNames"], depth+1, false) // its keys: an object under a path's name has paths for keys
-		for _, k := range []string{"items", "additionalItems", "unevaluatedItems", "contains", "not", "if", "then", "else"} {
-			walk(name, obj[k], depth+1, values) // an array's elements are named by the array
-		}
-		for _, k := range []string{"prefixItems", "anyOf", "oneOf", "allOf", "items"} {
-			if list, ok := obj[k].([]any); ok {
-				for _, v := range list {
-					walk(name, v, depth+1, values)
-				}
-			}
-		}
-		// Schemas that apply when a property is there, to the object
-		// itself (draft 2019-09's dependentSchemas, draft 7's
-		// dependencies; a dependency's list of names is no schema).
-		for _, k := range []string{"dependentSchemas", "dependencies"} {
-			if deps, ok := obj[k].(map[string]any); ok {
-				for _, v := range deps {
-					walk(name, v, depth+1, values)
-				}
-			}
-		}
-	}
-	walk("", root, 0, false)
+	sw := &schemaWalker{keys: keys, root: root, followed: map[schemaRefUse]bool{}, anchors: schemaAnchors(root)}
+	sw.walk("", root, 0, false)
+	keys = sw.keys
 	if obj, ok := root.(map[string]any); ok {
 		if props, ok := obj["properties"].(map[string]any); ok {
 			if r, ok := props[reasons.Argument].(map[string]any); ok {
@@ -152,6 +60,123 @@ func parseSchemaKeys(params json.RawMessage) schemaKeys {
 		}
 	}
 	return keys
+}
+
+// schemaWalker is parseSchemaKeys' walk of one schema: the keys found so
+// far, and the refs followed.
+type schemaWalker struct {
+	keys     schemaKeys
+	root     any
+	anchors  map[string]any
+	followed map[schemaRefUse]bool
+	// steps bounds the walk: refs followed under many names read parts
+	// of a schema more than once, and no real schema takes this many.
+	steps int
+}
+
+// schemaRefUse is a ref followed, under the name and kind it is reached
+// under.
+type schemaRefUse struct {
+	ref, name string
+	values    bool
+}
+
+// walk reads the schema of the argument named name ("" for the
+// top-level object itself); values says it is the schema of that
+// object's values (additionalProperties), not of the argument itself.
+func (sw *schemaWalker) walk(name string, node any, depth int, values bool) {
+	obj, ok := node.(map[string]any)
+	if sw.steps++; !ok || depth > MaxDepth || sw.steps > maxSchemaSteps {
+		return
+	}
+	for _, k := range []string{"$ref", "$dynamicRef"} {
+		ref, ok := obj[k].(string)
+		if !ok || sw.followed[schemaRefUse{ref, name, values}] {
+			continue
+		}
+		sw.followed[schemaRefUse{ref, name, values}] = true
+		if target, ok := resolveLocalRef(sw.root, ref, sw.anchors); ok {
+			sw.walk(name, target, depth, values) // as if written here: a chain of refs is no deeper
+		}
+	}
+	if format, ok := obj["format"].(string); ok && (name != "" || values) {
+		sw.format(name, format, values)
+	}
+	if props, ok := obj["properties"].(map[string]any); ok {
+		for k, v := range props {
+			if name == "" && !values {
+				sw.keys.top[k] = true
+			}
+			declared, seen := sw.keys.strings[k]
+			sw.keys.strings[k] = isStringSchema(v) && (declared || !seen)
+			sw.walk(k, v, depth+1, false)
+		}
+	}
+	sw.subschemas(name, obj, depth, values)
+}
+
+// format keeps what a format says of the argument named name (of its
+// values, with values; of the root's undeclared arguments, for "").
+func (sw *schemaWalker) format(name, format string, values bool) {
+	keys := &sw.keys
+	paths, dirs, urls, hosts := keys.paths, keys.dirs, keys.urls, keys.hosts
+	if values {
+		paths, dirs, urls, hosts = keys.valuePaths, keys.valueDirs, keys.valueURLs, keys.valueHosts
+	}
+	if name == "" { // the root's own values: its undeclared arguments
+		paths, dirs, urls, hosts = map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+	}
+	switch strings.ToLower(format) {
+	case "path", "file-path", "filepath":
+		paths[name] = true
+	case "directory", "dir", "directory-path", "dir-path":
+		dirs[name] = true // as explicit as a path, and a directory
+	case "uri", "url", "uri-reference", "iri", "iri-reference":
+		urls[name] = true
+	case "hostname", "idn-hostname", "ipv4", "ipv6", "host-name", "ip-address": // the last two: draft 3's
+		hosts[name] = true
+	}
+	if name == "" {
+		keys.restPaths = keys.restPaths || paths[""]
+		keys.restDirs = keys.restDirs || dirs[""]
+		keys.restURLs = keys.restURLs || urls[""]
+		keys.restHosts = keys.restHosts || hosts[""]
+	}
+}
+
+// subschemas walks the schemas in obj beyond its properties: its values',
+// its keys', its elements', the combinators' and the conditional ones.
+func (sw *schemaWalker) subschemas(name string, obj map[string]any, depth int, values bool) {
+	// An object's values, by any name: its additional and pattern
+	// properties.
+	sw.walk(name, obj["additionalProperties"], depth+1, true)
+	sw.walk(name, obj["unevaluatedProperties"], depth+1, true)
+	if pattern, ok := obj["patternProperties"].(map[string]any); ok {
+		for _, v := range pattern {
+			sw.walk(name, v, depth+1, true)
+		}
+	}
+	sw.walk(name, obj["propertyNames"], depth+1, false) // its keys: an object under a path's name has paths for keys
+	for _, k := range []string{"items", "additionalItems", "unevaluatedItems", "contains", "not", "if", "then", "else"} {
+		sw.walk(name, obj[k], depth+1, values) // an array's elements are named by the array
+	}
+	for _, k := range []string{"prefixItems", "anyOf", "oneOf", "allOf", "items"} {
+		if list, ok := obj[k].([]any); ok {
+			for _, v := range list {
+				sw.walk(name, v, depth+1, values)
+			}
+		}
+	}
+	// Schemas that apply when a property is there, to the object
+	// itself (draft 2019-09's dependentSchemas, draft 7's
+	// dependencies; a dependency's list of names is no schema).
+	for _, k := range []string{"dependentSchemas", "dependencies"} {
+		if deps, ok := obj[k].(map[string]any); ok {
+			for _, v := range deps {
+				sw.walk(name, v, depth+1, values)
+			}
+		}
+	}
 }
 
 // resolveLocalRef finds the schema a $ref or $dynamicRef names within the

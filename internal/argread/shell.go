@@ -121,52 +121,16 @@ func producedPaths(st *syntax.Stmt, in []shellWord) []shellWord {
 // pathsPrinted is producedPaths for one simple command.
 func pathsPrinted(name string, args []string, in []shellWord) []shellWord {
 	dot := []shellWord{{text: ".", known: true}}
-	operands := func(skip int) []shellWord {
-		var out []shellWord
-		for _, a := range args {
-			switch {
-			case strings.HasPrefix(a, "-"):
-			case skip > 0:
-				skip--
-			default:
-				out = append(out, shellWord{text: a, known: true})
-			}
-		}
-		if len(out) == 0 {
-			return dot
-		}
-		return out
-	}
 	switch name {
 	case "find":
-		var starts []shellWord
-		for _, a := range args {
-			if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
-				break
-			}
-			starts = append(starts, shellWord{text: a, known: true})
-		}
-		if slices.ContainsFunc(args, func(a string) bool {
-			return strings.HasPrefix(a, "-printf") || strings.HasPrefix(a, "-fprint") || findExec[a]
-		}) {
-			return nil // prints what it is told, or what a command prints
-		}
-		for i := 0; i+1 < len(args); i++ {
-			if findNames[args[i]] && fileGlobNamesFloor(strings.TrimPrefix(args[i+1], "*/")) {
-				return nil // -name '.env*': the files it picks are the floor's
-			}
-		}
-		if len(starts) == 0 {
-			return dot
-		}
-		return starts
+		return findPrints(args)
 	case "fd", "fdfind":
 		if slices.ContainsFunc(args, func(a string) bool {
 			return fdValues.has(a) || strings.HasPrefix(a, "-x") || strings.HasPrefix(a, "-X") || a == "--exec" || a == "--exec-batch"
 		}) {
 			return nil // an option's value would read as a directory
 		}
-		return operands(1)
+		return printedOperands(args, 1)
 	case "git":
 		if len(args) > 0 && (args[0] == "ls-files" || args[0] == "diff" && slices.Contains(args, "--name-only")) {
 			return dot
@@ -174,32 +138,15 @@ func pathsPrinted(name string, args []string, in []shellWord) []shellWord {
 	case "rg":
 		if slices.Contains(args, "--files") || slices.Contains(args, "-l") || slices.Contains(args, "--files-with-matches") {
 			if slices.Contains(args, "--files") {
-				return operands(0)
+				return printedOperands(args, 0)
 			}
-			return operands(1)
+			return printedOperands(args, 1)
 		}
 		if in != nil {
 			return in
 		}
 	case "grep", "egrep", "fgrep":
-		if slices.Contains(args, "-l") || slices.Contains(args, "-rl") || slices.Contains(args, "-lr") || slices.Contains(args, "--files-with-matches") {
-			return operands(1)
-		}
-		pattern := ""
-		for _, a := range args {
-			if !strings.HasPrefix(a, "-") {
-				if pattern != "" {
-					return nil // a file it reads, not only a filter
-				}
-				pattern = a
-			}
-		}
-		// A filter of the lines it reads: one that drops lines (-v) passes
-		// the rest on; one that keeps them must not pick the floor's files
-		// (grep .env, grep ssh).
-		if in != nil && pattern != "" && (slices.Contains(args, "-v") || !picksSecrets(pattern)) {
-			return in
-		}
+		return grepPrints(args, in)
 	case "sort", "uniq", "head", "tail", "tac", "shuf":
 		if in != nil && !slices.ContainsFunc(args, func(a string) bool { return !strings.HasPrefix(a, "-") && !isNumber(a) }) {
 			return in
@@ -208,6 +155,75 @@ func pathsPrinted(name string, args []string, in []shellWord) []shellWord {
 		if len(args) == 0 || !slices.ContainsFunc(args, func(a string) bool { return !strings.HasPrefix(a, "-") }) {
 			return dot // names in the directory it runs in
 		}
+	}
+	return nil
+}
+
+// printedOperands are the operands of args after the first skip (the
+// directories fd and rg list under), "." when there are none.
+func printedOperands(args []string, skip int) []shellWord {
+	var out []shellWord
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a, "-"):
+		case skip > 0:
+			skip--
+		default:
+			out = append(out, shellWord{text: a, known: true})
+		}
+	}
+	if len(out) == 0 {
+		return []shellWord{{text: ".", known: true}}
+	}
+	return out
+}
+
+// findPrints is pathsPrinted for find: its start points ("." when none),
+// unless it prints what it is told or picks the floor's files.
+func findPrints(args []string) []shellWord {
+	var starts []shellWord
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+			break
+		}
+		starts = append(starts, shellWord{text: a, known: true})
+	}
+	if slices.ContainsFunc(args, func(a string) bool {
+		return strings.HasPrefix(a, "-printf") || strings.HasPrefix(a, "-fprint") || findExec[a]
+	}) {
+		return nil // prints what it is told, or what a command prints
+	}
+	for i := 0; i+1 < len(args); i++ {
+		if findNames[args[i]] && fileGlobNamesFloor(strings.TrimPrefix(args[i+1], "*/")) {
+			return nil // -name '.env*': the files it picks are the floor's
+		}
+	}
+	if len(starts) == 0 {
+		return []shellWord{{text: ".", known: true}}
+	}
+	return starts
+}
+
+// grepPrints is pathsPrinted for grep: the files it names (-l), or the
+// lines it reads (in) when it only filters them.
+func grepPrints(args []string, in []shellWord) []shellWord {
+	if slices.Contains(args, "-l") || slices.Contains(args, "-rl") || slices.Contains(args, "-lr") || slices.Contains(args, "--files-with-matches") {
+		return printedOperands(args, 1)
+	}
+	pattern := ""
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			if pattern != "" {
+				return nil // a file it reads, not only a filter
+			}
+			pattern = a
+		}
+	}
+	// A filter of the lines it reads: one that drops lines (-v) passes
+	// the rest on; one that keeps them must not pick the floor's files
+	// (grep .env, grep ssh).
+	if in != nil && pattern != "" && (slices.Contains(args, "-v") || !picksSecrets(pattern)) {
+		return in
 	}
 	return nil
 }
@@ -665,28 +681,7 @@ func (r *shellReader) statement(st *syntax.Stmt, dirs []string) []string {
 		r.stdinText(st)
 		return after
 	case *syntax.BinaryCmd:
-		switch x.Op {
-		case syntax.AndStmt:
-			first := r.stmt(x.X, dirs)
-			second := r.stmt(x.Y, r.ok) // only where the first succeeded
-			ok := r.ok
-			r.ok = ok
-			return unionDirs(first, second)
-		case syntax.OrStmt:
-			first := r.stmt(x.X, dirs)
-			okFirst := r.ok
-			second := r.stmt(x.Y, first)
-			r.ok = unionDirs(okFirst, r.ok)
-			return unionDirs(first, second)
-		default: // a pipeline: each side in a subshell of its own
-			r.stmt(x.X, dirs)
-			outer := r.piped
-			r.piped = &pipe{from: x.X, outer: outer}
-			r.stmt(x.Y, dirs)
-			r.piped = outer
-			r.ok = dirs
-			return dirs
-		}
+		return r.binaryCmd(x, dirs)
 	case *syntax.Subshell:
 		r.stmts(x.Stmts, dirs)
 		r.ok = nil
@@ -706,36 +701,11 @@ func (r *shellReader) statement(st *syntax.Stmt, dirs []string) []string {
 		r.ok = nil
 		return out
 	case *syntax.ForClause:
-		if it, ok := x.Loop.(*syntax.WordIter); ok {
-			for _, item := range it.Items {
-				r.data(item, dirs)
-			}
-		} else {
-			r.substitutions(x.Loop, dirs)
-		}
-		out := r.loop(nil, x.Do, dirs)
-		r.ok = nil
-		return out
+		return r.forClause(x, dirs)
 	case *syntax.CaseClause:
-		r.data(x.Word, dirs)
-		out := dirs
-		for _, item := range x.Items {
-			for _, p := range item.Patterns {
-				r.substitutions(p, dirs)
-			}
-			out = unionDirs(out, r.stmts(item.Stmts, dirs))
-		}
-		r.ok = nil
-		return out
+		return r.caseClause(x, dirs)
 	case *syntax.FuncDecl:
-		// Its body runs wherever it is called: read it here, and let a
-		// cd in it make the directory unknown for what follows.
-		after := r.stmt(x.Body, dirs)
-		r.ok = nil
-		if !slices.Equal(after, dirs) {
-			return addDir(dirs, "")
-		}
-		return dirs
+		return r.funcDecl(x, dirs)
 	case *syntax.TimeClause:
 		if x.Stmt == nil {
 			return dirs
@@ -749,23 +719,97 @@ func (r *shellReader) statement(st *syntax.Stmt, dirs []string) []string {
 		r.laterSubstitution(syntaxString(x)) // and what a quoted subscript holds (let 'a[$(x)]')
 		return dirs
 	case *syntax.DeclClause:
-		// export -p, declare -x, a bare declare: the environment printed,
-		// as printenv prints it (a command of its own for the floor); and
-		// declare -p of a secret's variable.
-		if printsEnvironment(x) {
-			before := len(r.w.out.Commands)
-			r.record([]shellWord{{text: x.Variant.Value, known: true}, {text: "-p", known: true}})
-			if len(r.w.out.Commands) > before {
-				r.w.out.Commands[before].Credentials = true
-			}
-		}
-		for _, a := range x.Args {
-			r.assign(a, dirs)
-		}
+		r.declClause(x, dirs)
 		return dirs
 	default:
 		r.unknown(syntaxString(st))
 		return addDir(dirs, "")
+	}
+}
+
+// binaryCmd reads "&&", "||" and a pipeline: where each side runs, and
+// where it leaves the shell.
+func (r *shellReader) binaryCmd(x *syntax.BinaryCmd, dirs []string) []string {
+	switch x.Op {
+	case syntax.AndStmt:
+		first := r.stmt(x.X, dirs)
+		second := r.stmt(x.Y, r.ok) // only where the first succeeded
+		ok := r.ok
+		r.ok = ok
+		return unionDirs(first, second)
+	case syntax.OrStmt:
+		first := r.stmt(x.X, dirs)
+		okFirst := r.ok
+		second := r.stmt(x.Y, first)
+		r.ok = unionDirs(okFirst, r.ok)
+		return unionDirs(first, second)
+	default: // a pipeline: each side in a subshell of its own
+		r.stmt(x.X, dirs)
+		outer := r.piped
+		r.piped = &pipe{from: x.X, outer: outer}
+		r.stmt(x.Y, dirs)
+		r.piped = outer
+		r.ok = dirs
+		return dirs
+	}
+}
+
+// forClause reads a for loop: its items are data, what they substitute
+// runs, and its body is a loop's.
+func (r *shellReader) forClause(x *syntax.ForClause, dirs []string) []string {
+	if it, ok := x.Loop.(*syntax.WordIter); ok {
+		for _, item := range it.Items {
+			r.data(item, dirs)
+		}
+	} else {
+		r.substitutions(x.Loop, dirs)
+	}
+	out := r.loop(nil, x.Do, dirs)
+	r.ok = nil
+	return out
+}
+
+// caseClause reads a case statement: its word is data, its patterns'
+// substitutions run, and any of its branches may.
+func (r *shellReader) caseClause(x *syntax.CaseClause, dirs []string) []string {
+	r.data(x.Word, dirs)
+	out := dirs
+	for _, item := range x.Items {
+		for _, p := range item.Patterns {
+			r.substitutions(p, dirs)
+		}
+		out = unionDirs(out, r.stmts(item.Stmts, dirs))
+	}
+	r.ok = nil
+	return out
+}
+
+// funcDecl reads a function's definition.
+func (r *shellReader) funcDecl(x *syntax.FuncDecl, dirs []string) []string {
+	// Its body runs wherever it is called: read it here, and let a
+	// cd in it make the directory unknown for what follows.
+	after := r.stmt(x.Body, dirs)
+	r.ok = nil
+	if !slices.Equal(after, dirs) {
+		return addDir(dirs, "")
+	}
+	return dirs
+}
+
+// declClause reads export, declare, local and the like.
+func (r *shellReader) declClause(x *syntax.DeclClause, dirs []string) {
+	// export -p, declare -x, a bare declare: the environment printed,
+	// as printenv prints it (a command of its own for the floor); and
+	// declare -p of a secret's variable.
+	if printsEnvironment(x) {
+		before := len(r.w.out.Commands)
+		r.record([]shellWord{{text: x.Variant.Value, known: true}, {text: "-p", known: true}})
+		if len(r.w.out.Commands) > before {
+			r.w.out.Commands[before].Credentials = true
+		}
+	}
+	for _, a := range x.Args {
+		r.assign(a, dirs)
 	}
 }
 

@@ -153,23 +153,7 @@ func (r *shellReader) command(words []shellWord, dirs []string) []string {
 		r.runsWritten(prog, dirs)
 	}
 	name := programName(prog.text)
-	if installsHooks(name, words[1:]) {
-		// pre-commit install, husky: git hooks written, which run on the
-		// next commit.
-		hooks := shellWord{text: ".git/hooks/pre-commit", known: true}
-		r.wrote(hooks, dirs)
-		r.path(hooks.text, dirs, false)
-	}
-	if runsInlineCode(name, words[1:]) {
-		r.unknown(prog.text + " with code given inline") // rails runner 'puts ENV.to_h', manage.py shell -c
-	}
-	if unsafeArchive(name, words[1:]) {
-		// Members named with ".." or from "/" are written where they
-		// say, above the directory: which ones, the archive says.
-		r.unknown(prog.text + "'s members outside the directory")
-	}
-	r.runsWrittenCode(name, words[1:], dirs) // what earlier commands wrote, not what this one writes
-	r.writes(name, words[1:], dirs)
+	r.byName(prog, name, words[1:], dirs)
 	p, ok := programs[name]
 	if !ok {
 		r.defaultCommand(name, words[1:], dirs)
@@ -177,39 +161,73 @@ func (r *shellReader) command(words []shellWord, dirs []string) []string {
 	}
 	rest := words[1:]
 	if p.runs != nil {
-		// uv run CMD, mise exec TOOL -- CMD: the command after the
-		// subcommand (and its options, and a "--" when there is one).
-		args, at := parseArgs(rest, &p, true)
-		r.options(&p, args, dirs)
-		if at < len(rest) && rest[at].known && p.runs.has(rest[at].text) {
-			after := rest[at+1:]
-			for i, w := range after {
-				if w.known && w.text == "--" {
-					after = after[i+1:]
-					break
-				}
-			}
-			run := program{kind: progWrapper, values: p.values}
-			return r.wrapper(&run, after, dirs)
-		}
-		r.defaultCommand(name, rest, dirs) // uv sync, poetry install: read as any program is
-		return dirs
+		return r.runner(&p, name, rest, dirs)
 	}
+	return r.byKind(&p, prog, name, rest, dirs)
+}
+
+// byName reads what a command does by its program's name, whatever its
+// row: hooks installed, code given inline, an archive's members written
+// outside the directory, a file the line wrote run, files written.
+func (r *shellReader) byName(prog shellWord, name string, words []shellWord, dirs []string) {
+	if installsHooks(name, words) {
+		// pre-commit install, husky: git hooks written, which run on the
+		// next commit.
+		hooks := shellWord{text: ".git/hooks/pre-commit", known: true}
+		r.wrote(hooks, dirs)
+		r.path(hooks.text, dirs, false)
+	}
+	if runsInlineCode(name, words) {
+		r.unknown(prog.text + " with code given inline") // rails runner 'puts ENV.to_h', manage.py shell -c
+	}
+	if unsafeArchive(name, words) {
+		// Members named with ".." or from "/" are written where they
+		// say, above the directory: which ones, the archive says.
+		r.unknown(prog.text + "'s members outside the directory")
+	}
+	r.runsWrittenCode(name, words, dirs) // what earlier commands wrote, not what this one writes
+	r.writes(name, words, dirs)
+}
+
+// runner reads a program whose row says which of its subcommands run a
+// command (p.runs).
+func (r *shellReader) runner(p *program, name string, rest []shellWord, dirs []string) []string {
+	// uv run CMD, mise exec TOOL -- CMD: the command after the
+	// subcommand (and its options, and a "--" when there is one).
+	args, at := parseArgs(rest, p, true)
+	r.options(p, args, dirs)
+	if at < len(rest) && rest[at].known && p.runs.has(rest[at].text) {
+		after := rest[at+1:]
+		for i, w := range after {
+			if w.known && w.text == "--" {
+				after = after[i+1:]
+				break
+			}
+		}
+		run := program{kind: progWrapper, values: p.values}
+		return r.wrapper(&run, after, dirs)
+	}
+	r.defaultCommand(name, rest, dirs) // uv sync, poetry install: read as any program is
+	return dirs
+}
+
+// byKind reads a command by its program's kind of row.
+func (r *shellReader) byKind(p *program, prog shellWord, name string, rest []shellWord, dirs []string) []string {
 	switch p.kind {
 	case progWrapper:
-		return r.wrapper(&p, rest, dirs)
+		return r.wrapper(p, rest, dirs)
 	case progShell:
-		r.shell(&p, rest, dirs)
+		r.shell(p, rest, dirs)
 	case progInterpreter:
-		r.interpreter(&p, name, rest, dirs)
+		r.interpreter(p, name, rest, dirs)
 	case progScript:
-		r.script(&p, rest, dirs)
+		r.script(p, rest, dirs)
 	case progNetwork:
-		r.network(&p, name, rest, dirs)
+		r.network(p, name, rest, dirs)
 	case progRemote:
-		r.remote(&p, rest, dirs)
+		r.remote(p, rest, dirs)
 	case progCopy:
-		r.copying(&p, rest, dirs)
+		r.copying(p, rest, dirs)
 	case progCd:
 		return r.cd(rest, dirs)
 	case progUnknown:
@@ -219,20 +237,20 @@ func (r *shellReader) command(words []shellWord, dirs []string) []string {
 			return addDir(dirs, "")
 		}
 	case progContainer:
-		r.container(&p, name, rest, dirs)
+		r.container(p, name, rest, dirs)
 	case progGit:
-		r.git(&p, rest, dirs)
+		r.git(p, rest, dirs)
 	case progLookup:
 	case progData:
-		r.dataProgram(&p, rest, dirs)
+		r.dataProgram(p, rest, dirs)
 	case progPattern:
-		r.pattern(&p, rest, dirs)
+		r.pattern(p, rest, dirs)
 	case progFind:
 		r.find(rest, dirs)
 	case progJq:
 		r.jq(rest, dirs)
 	case progCLI:
-		r.cli(&p, rest, dirs)
+		r.cli(p, rest, dirs)
 	}
 	return dirs
 }
@@ -320,8 +338,36 @@ func (r *shellReader) find(words []shellWord, dirs []string) {
 		r.follows = r.follows || w.known && (w.text == "-L" || w.text == "-follow")
 	}
 	defer func() { r.follows = false }()
-	i := 0
-	var starts []shellWord
+	starts, i := r.findStarts(words, dirs, execs)
+	for ; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case !w.known:
+			r.unknown(w.text)
+		case findExec[w.text]:
+			i = r.findExec(words, i, starts, dirs)
+		case findFiles[w.text] && i+1 < len(words):
+			i++
+			r.read(words[i], dirs)
+		case findValues[w.text] && i+1 < len(words):
+			i++
+			if !words[i].known {
+				r.unknown(words[i].text)
+			} else if execs && findNames[w.text] && fileGlobNamesFloor(strings.TrimPrefix(words[i].text, "*/")) {
+				// -name '.env*' -exec cat {} +: the files found, and read,
+				// are the floor's.
+				r.unknown(words[i].text)
+			}
+		}
+		// Anything else is a test or an action on what was found (-delete
+		// among them): the start points were read.
+	}
+}
+
+// findStarts reads find's start points (its global options skipped):
+// each a tree when an -exec is given its files. It returns them ("."
+// when none) and the index of the first word after them.
+func (r *shellReader) findStarts(words []shellWord, dirs []string, execs bool) (starts []shellWord, i int) {
 	for ; i < len(words); i++ {
 		w := words[i]
 		if w.known && (w.text == "-H" || w.text == "-L" || w.text == "-P" || w.text == "--" || strings.HasPrefix(w.text, "-O")) {
@@ -347,61 +393,46 @@ func (r *shellReader) find(words []shellWord, dirs []string) {
 			r.treeRead(starts[0], dirs)
 		}
 	}
-	for ; i < len(words); i++ {
-		w := words[i]
-		switch {
-		case !w.known:
-			r.unknown(w.text)
-		case findExec[w.text]:
-			end := i + 1
-			for end < len(words) && !(words[end].known && (words[end].text == ";" || words[end].text == "+")) {
-				end++
-			}
-			cmd := make([]shellWord, 0, end-i-1)
-			reads := i+1 < end && words[i+1].known && foundReaders[programName(words[i+1].text)] && !strings.HasSuffix(w.text, "dir")
-			for _, c := range words[i+1 : end] {
-				switch {
-				case c.known && c.text == "{}" && reads:
-					// Each file found, read: one under a start point,
-					// which the command is read with, as a tree.
-					cmd = append(cmd, starts...)
-					continue
-				case c.known && strings.Contains(c.text, "{}"):
-					// A file found, changed (cp x {}, sed -i), which may
-					// be .git/config; or a path made of one ({}/../x,
-					// -execdir's ./name). Which cannot be told.
-					r.unknown(c.text)
-					continue
-				}
-				cmd = append(cmd, c)
-			}
-			inner := dirs
-			if strings.HasSuffix(w.text, "dir") {
-				inner = []string{""} // run in each found file's directory
-			}
-			// The files given it are the trees' (read above as trees). A
-			// program that opens each one follows a link it is given
-			// (find . -type l -exec cat {} +).
-			r.tree, r.follows = true, r.follows || reads
-			r.command(cmd, inner)
-			r.tree = false
-			i = end
-		case findFiles[w.text] && i+1 < len(words):
-			i++
-			r.read(words[i], dirs)
-		case findValues[w.text] && i+1 < len(words):
-			i++
-			if !words[i].known {
-				r.unknown(words[i].text)
-			} else if execs && findNames[w.text] && fileGlobNamesFloor(strings.TrimPrefix(words[i].text, "*/")) {
-				// -name '.env*' -exec cat {} +: the files found, and read,
-				// are the floor's.
-				r.unknown(words[i].text)
-			}
-		}
-		// Anything else is a test or an action on what was found (-delete
-		// among them): the start points were read.
+	return starts, i
+}
+
+// findExec reads the command of the -exec (or -execdir, -ok, -okdir) at
+// words[at], up to its ";" or "+", and returns that end's index.
+func (r *shellReader) findExec(words []shellWord, at int, starts []shellWord, dirs []string) int {
+	w := words[at]
+	end := at + 1
+	for end < len(words) && !(words[end].known && (words[end].text == ";" || words[end].text == "+")) {
+		end++
 	}
+	cmd := make([]shellWord, 0, end-at-1)
+	reads := at+1 < end && words[at+1].known && foundReaders[programName(words[at+1].text)] && !strings.HasSuffix(w.text, "dir")
+	for _, c := range words[at+1 : end] {
+		switch {
+		case c.known && c.text == "{}" && reads:
+			// Each file found, read: one under a start point,
+			// which the command is read with, as a tree.
+			cmd = append(cmd, starts...)
+			continue
+		case c.known && strings.Contains(c.text, "{}"):
+			// A file found, changed (cp x {}, sed -i), which may
+			// be .git/config; or a path made of one ({}/../x,
+			// -execdir's ./name). Which cannot be told.
+			r.unknown(c.text)
+			continue
+		}
+		cmd = append(cmd, c)
+	}
+	inner := dirs
+	if strings.HasSuffix(w.text, "dir") {
+		inner = []string{""} // run in each found file's directory
+	}
+	// The files given it are the trees' (read above as trees). A
+	// program that opens each one follows a link it is given
+	// (find . -type l -exec cat {} +).
+	r.tree, r.follows = true, r.follows || reads
+	r.command(cmd, inner)
+	r.tree = false
+	return end
 }
 
 // jq reads jq's words: the filter is data (a file with -f), the rest
@@ -575,6 +606,18 @@ func (r *shellReader) wrapper(p *program, words []shellWord, dirs []string) []st
 		}
 		return dirs
 	}
+	rest, inner, ok := r.wrapperSkip(p, words, rest, inner, dirs)
+	if !ok || rest >= len(words) {
+		return dirs
+	}
+	return r.wrappedCommand(p, args, words[rest:], inner, dirs)
+}
+
+// wrapperSkip reads what comes between a wrapper's options and its
+// command: env's assignments, the words its row skips, and the options
+// after them. It returns the command's index and where it runs; not ok
+// when one of those options gave the command line (read with it).
+func (r *shellReader) wrapperSkip(p *program, words []shellWord, rest int, inner, dirs []string) (int, []string, bool) {
 	// env's assignments before the command.
 	for rest < len(words) && words[rest].known && strings.Contains(words[rest].text, "=") && !strings.HasPrefix(words[rest].text, "=") {
 		if name, _, _ := strings.Cut(words[rest].text, "="); codeVariable(name) {
@@ -596,41 +639,44 @@ func (r *shellReader) wrapper(p *program, words []shellWord, dirs []string) []st
 		inner = r.options(p, more, inner)
 		for _, a := range more {
 			if p.lines.has(a.opt) {
-				return dirs
+				return rest, inner, false
 			}
 		}
 		rest += after
 	}
-	if rest >= len(words) {
-		return dirs
-	}
+	return rest, inner, true
+}
+
+// wrappedCommand reads the command a wrapper runs (cmd, not empty), in
+// inner; it returns the directories the wrapper leaves the shell in.
+func (r *shellReader) wrappedCommand(p *program, args []shellArg, cmd []shellWord, inner, dirs []string) []string {
 	if p.stdin {
 		// xargs given the files under known directories (find . | xargs
 		// wc -l) by a program that only reads them: those directories,
 		// read as trees. Else its arguments are unknown.
-		if piped := r.piped.paths(); piped != nil && !p.joined && words[rest].known && foundReaders[programName(words[rest].text)] && !replaces(args) {
-			cmd := append(slices.Clip(words[rest:]), piped...)
+		if piped := r.piped.paths(); piped != nil && !p.joined && cmd[0].known && foundReaders[programName(cmd[0].text)] && !replaces(args) {
+			files := append(slices.Clip(cmd), piped...)
 			r.tree, r.follows = true, true // it opens each file, a link's target too
-			r.command(cmd, inner)
+			r.command(files, inner)
 			r.tree, r.follows = false, false
 			return dirs
 		}
 		r.unknown("the arguments it reads from its standard input")
 	}
 	if p.each {
-		for _, w := range words[rest:] {
+		for _, w := range cmd {
 			r.lineWord(w, inner)
 		}
 		return dirs
 	}
 	if p.shellArgs {
 		// capsh's "--": what follows is bash's.
-		r.command(append([]shellWord{{text: "bash", known: true}}, words[rest:]...), inner)
+		r.command(append([]shellWord{{text: "bash", known: true}}, cmd...), inner)
 		return dirs
 	}
 	if p.joined {
-		texts := make([]string, 0, len(words)-rest)
-		for _, w := range words[rest:] {
+		texts := make([]string, 0, len(cmd))
+		for _, w := range cmd {
 			if !w.known {
 				r.unknown(w.text)
 				return dirs
@@ -640,7 +686,7 @@ func (r *shellReader) wrapper(p *program, words []shellWord, dirs []string) []st
 		r.line(strings.Join(texts, " "), inner)
 		return dirs
 	}
-	after := r.command(words[rest:], inner)
+	after := r.command(cmd, inner)
 	if p.shellBuiltin {
 		return after // builtin cd, command cd: the shell's own
 	}
@@ -1475,102 +1521,125 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 			r.read(a.value, dirs)
 			continue
 		}
-		switch {
-		case interspersed && (a.opt == "-o" || a.opt == "--output") && a.value.known && templateOutput(a.value.text):
-			// -o jsonpath-file=FILE, go-template-file: kubectl reads the
-			// template from FILE and prints what it cannot parse of it.
-			if _, file, ok := strings.Cut(a.value.text, "="); ok {
-				r.read(shellWord{text: file, known: true}, dirs)
-			} else {
+		// An option and an operand are read apart: no case reads both.
+		if a.opt != "" {
+			if r.containerOption(p, a, sub, interspersed, ours, dirs) {
 				templateFile = true
 			}
-		case interspersed && (a.opt == "-o" || a.opt == "--output") && a.value.known:
-			// Any other output format (json, wide, jsonpath='{…}',
-			// custom-columns=…): a format, no file.
-		case a.opt == "-v" || a.opt == "--volume":
-			r.volume(a.value, dirs)
-		case a.opt == "--mount" || a.opt == "--opt" || sub == "volume" && a.opt == "-o":
-			r.mount(a.value, dirs) // a bind mount's source; a volume's device=
-		case (sub == "load" || sub == "import" || sub == "save") && a.opt == "" && a.value.known:
-			r.read(a.value, dirs) // an image's archive: docker load -i FILE
-		case a.opt == "--build-context" && a.value.known:
-			// "name=path", or "name=docker-image://x", "name=https://...".
-			_, v, _ := strings.Cut(a.value.text, "=")
-			if readsAsURL(v) {
-				r.hostWord(shellWord{text: v, known: true})
-			} else {
-				r.read(shellWord{text: v, known: true}, dirs)
-			}
-		case a.opt == "--docker" && a.value.known:
-			// docker context create --docker host=tcp://...: the daemon it
-			// talks to.
-			for _, v := range fieldValues(a.value.text, "host") {
-				r.hostWord(shellWord{text: v, known: true})
-			}
-		case (a.opt == "-o" || a.opt == "--output" || a.opt == "--cache-to") && a.value.known && strings.Contains(a.value.text, "="):
-			// docker build's "type=local,dest=/x": where it writes.
-			for _, v := range fieldValues(a.value.text, "dest", "destination") {
-				if v != "" {
-					r.path(v, dirs, true)
-				}
-			}
-		case a.opt == "--secret" || a.opt == "--ssh" || a.opt == "--build-context":
-			r.mount(a.value, dirs) // "id=x,src=path", "default=path"
-		case a.opt == "--overrides" && a.value.known && givesHostText(a.value.text):
-			r.unknown("--overrides " + a.value.text) // a pod given the host (hostPID, privileged, hostPath)
-		case a.opt == "" && sub == "debug" && a.value.known && (strings.HasPrefix(a.value.text, "node/") || strings.HasPrefix(a.value.text, "nodes/")):
-			r.unknown("kubectl debug " + a.value.text) // a pod in the node's namespaces, its root mounted
-		case ours && (a.opt == "--post-renderer" || a.opt == "--exec-command"):
-			r.unknown(a.opt + " " + a.value.text) // a program it runs here
-		case ours && a.opt == "--kubeconfig" && a.value.known && !strings.Contains(a.value.text, ".kube/"):
-			// A kubeconfig's exec plugin runs the program it names, as
-			// KUBECONFIG's does: one outside a .kube directory (written by
-			// the agent, say) runs what the call cannot read.
-			r.unknown(a.opt + " " + a.value.text)
-		case ours && a.hasValue && (containerFiles[a.opt] || optionNamesFile(a.opt)):
-			r.cliFiles(a.value, dirs) // --from-file=key=path, --set-file k=path
-		case ours && a.hasValue && !p.files.has(a.opt) && !p.hosts.has(a.opt):
-			r.byShape(a.value, dirs) // a value that reads as a file's name
-		case a.opt != "":
-		case sub == "" && a.value.known:
-			sub = a.value.text
-			if sub == "unshare" {
-				// podman unshare CMD runs CMD here, on the host, as root of
-				// a user namespace that owns the user's files.
-				r.unknown(name + " unshare")
-			}
-		case image == "" && a.value.known && readsAsURL(a.value.text):
-			// helm's repo add NAME URL, install REL oci://..., plugin
-			// install URL: where it connects.
-			r.hostWord(a.value)
-		case (sub == "pull" || sub == "push" || sub == "run" || sub == "create") && image == "" && a.value.known:
-			image = a.value.text
-			if reg, _, ok := strings.Cut(image, "/"); ok && (strings.ContainsAny(reg, ".:") || reg == "localhost") {
-				r.hostWord(shellWord{text: reg, known: true}) // the registry the daemon reaches
-			}
-		case image != "" && a.value.known:
-			// What runs in the container reaches the network from here:
-			// its URLs and addresses are hosts (its paths are its own).
-			if readsAsURL(a.value.text) {
-				r.hostWord(a.value)
-			} else if h, ok := readsAsIPAddress(a.value.text); ok {
-				r.host(a.value.text, h)
-			}
-		case (sub == "build" || sub == "buildx") && a.value.known && strings.Contains(a.value.text, "@") && strings.Contains(a.value.text, ":") &&
-			!strings.HasPrefix(a.value.text, "/") && !strings.HasPrefix(a.value.text, "."):
-			h, _ := remoteHost(a.value.text) // a git context over ssh: git@host:repo ("" when unread)
-			r.host(a.value.text, h)
-		case sub == "build" || sub == "buildx":
-			r.treeRead(a.value, dirs) // the context: every file under it sent to the daemon (a URL is a host)
-		case sub == "cp":
-			if a.value.known && strings.Contains(a.value.text, ":") && !strings.HasPrefix(a.value.text, "/") && !strings.HasPrefix(a.value.text, ".") {
-				continue // container:path
-			}
-			r.read(a.value, dirs)
-		case !a.value.known:
-			r.unknown(a.value.text)
+			continue
 		}
+		sub, image = r.containerOperand(name, a, sub, image, dirs)
 	}
+}
+
+// containerOption reads one of a container tool's options, given the
+// subcommand so far; ours says it is the tool's own (not the command's
+// it runs in a container). It reports -o's template named as a file by
+// the next word.
+func (r *shellReader) containerOption(p *program, a shellArg, sub string, interspersed, ours bool, dirs []string) (templateNext bool) {
+	switch {
+	case interspersed && (a.opt == "-o" || a.opt == "--output") && a.value.known && templateOutput(a.value.text):
+		// -o jsonpath-file=FILE, go-template-file: kubectl reads the
+		// template from FILE and prints what it cannot parse of it.
+		if _, file, ok := strings.Cut(a.value.text, "="); ok {
+			r.read(shellWord{text: file, known: true}, dirs)
+		} else {
+			return true
+		}
+	case interspersed && (a.opt == "-o" || a.opt == "--output") && a.value.known:
+		// Any other output format (json, wide, jsonpath='{…}',
+		// custom-columns=…): a format, no file.
+	case a.opt == "-v" || a.opt == "--volume":
+		r.volume(a.value, dirs)
+	case a.opt == "--mount" || a.opt == "--opt" || sub == "volume" && a.opt == "-o":
+		r.mount(a.value, dirs) // a bind mount's source; a volume's device=
+	case a.opt == "--build-context" && a.value.known:
+		// "name=path", or "name=docker-image://x", "name=https://...".
+		_, v, _ := strings.Cut(a.value.text, "=")
+		if readsAsURL(v) {
+			r.hostWord(shellWord{text: v, known: true})
+		} else {
+			r.read(shellWord{text: v, known: true}, dirs)
+		}
+	case a.opt == "--docker" && a.value.known:
+		// docker context create --docker host=tcp://...: the daemon it
+		// talks to.
+		for _, v := range fieldValues(a.value.text, "host") {
+			r.hostWord(shellWord{text: v, known: true})
+		}
+	case (a.opt == "-o" || a.opt == "--output" || a.opt == "--cache-to") && a.value.known && strings.Contains(a.value.text, "="):
+		// docker build's "type=local,dest=/x": where it writes.
+		for _, v := range fieldValues(a.value.text, "dest", "destination") {
+			if v != "" {
+				r.path(v, dirs, true)
+			}
+		}
+	case a.opt == "--secret" || a.opt == "--ssh" || a.opt == "--build-context":
+		r.mount(a.value, dirs) // "id=x,src=path", "default=path"
+	case a.opt == "--overrides" && a.value.known && givesHostText(a.value.text):
+		r.unknown("--overrides " + a.value.text) // a pod given the host (hostPID, privileged, hostPath)
+	case ours && (a.opt == "--post-renderer" || a.opt == "--exec-command"):
+		r.unknown(a.opt + " " + a.value.text) // a program it runs here
+	case ours && a.opt == "--kubeconfig" && a.value.known && !strings.Contains(a.value.text, ".kube/"):
+		// A kubeconfig's exec plugin runs the program it names, as
+		// KUBECONFIG's does: one outside a .kube directory (written by
+		// the agent, say) runs what the call cannot read.
+		r.unknown(a.opt + " " + a.value.text)
+	case ours && a.hasValue && (containerFiles[a.opt] || optionNamesFile(a.opt)):
+		r.cliFiles(a.value, dirs) // --from-file=key=path, --set-file k=path
+	case ours && a.hasValue && !p.files.has(a.opt) && !p.hosts.has(a.opt):
+		r.byShape(a.value, dirs) // a value that reads as a file's name
+	}
+	return false
+}
+
+// containerOperand reads one of a container tool's operands, given the
+// subcommand and the image so far, and returns them after it.
+func (r *shellReader) containerOperand(name string, a shellArg, sub, image string, dirs []string) (string, string) {
+	switch {
+	case (sub == "load" || sub == "import" || sub == "save") && a.value.known:
+		r.read(a.value, dirs) // an image's archive: docker load -i FILE
+	case sub == "debug" && a.value.known && (strings.HasPrefix(a.value.text, "node/") || strings.HasPrefix(a.value.text, "nodes/")):
+		r.unknown("kubectl debug " + a.value.text) // a pod in the node's namespaces, its root mounted
+	case sub == "" && a.value.known:
+		sub = a.value.text
+		if sub == "unshare" {
+			// podman unshare CMD runs CMD here, on the host, as root of
+			// a user namespace that owns the user's files.
+			r.unknown(name + " unshare")
+		}
+	case image == "" && a.value.known && readsAsURL(a.value.text):
+		// helm's repo add NAME URL, install REL oci://..., plugin
+		// install URL: where it connects.
+		r.hostWord(a.value)
+	case (sub == "pull" || sub == "push" || sub == "run" || sub == "create") && image == "" && a.value.known:
+		image = a.value.text
+		if reg, _, ok := strings.Cut(image, "/"); ok && (strings.ContainsAny(reg, ".:") || reg == "localhost") {
+			r.hostWord(shellWord{text: reg, known: true}) // the registry the daemon reaches
+		}
+	case image != "" && a.value.known:
+		// What runs in the container reaches the network from here:
+		// its URLs and addresses are hosts (its paths are its own).
+		if readsAsURL(a.value.text) {
+			r.hostWord(a.value)
+		} else if h, ok := readsAsIPAddress(a.value.text); ok {
+			r.host(a.value.text, h)
+		}
+	case (sub == "build" || sub == "buildx") && a.value.known && strings.Contains(a.value.text, "@") && strings.Contains(a.value.text, ":") &&
+		!strings.HasPrefix(a.value.text, "/") && !strings.HasPrefix(a.value.text, "."):
+		h, _ := remoteHost(a.value.text) // a git context over ssh: git@host:repo ("" when unread)
+		r.host(a.value.text, h)
+	case sub == "build" || sub == "buildx":
+		r.treeRead(a.value, dirs) // the context: every file under it sent to the daemon (a URL is a host)
+	case sub == "cp":
+		if a.value.known && strings.Contains(a.value.text, ":") && !strings.HasPrefix(a.value.text, "/") && !strings.HasPrefix(a.value.text, ".") {
+			return sub, image // container:path
+		}
+		r.read(a.value, dirs)
+	case !a.value.known:
+		r.unknown(a.value.text)
+	}
+	return sub, image
 }
 
 // templateOutput reports kubectl's output formats whose template is a
@@ -1644,6 +1713,29 @@ func (r *shellReader) mount(w shellWord, dirs []string) {
 // every other operand a path.
 func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 	args, rest := parseArgs(words, p, true)
+	dirs = r.gitGlobalOptions(args, dirs)
+	dirs = r.options(p, args, dirs)
+	if rest >= len(words) {
+		return
+	}
+	sub := words[rest]
+	if !sub.known {
+		r.unknown(sub.text) // an alias or subcommand made when it runs
+		return
+	}
+	sp := gitSubcommand
+	if sub.text == "clone" {
+		sp = gitClone
+	}
+	subArgs, _ := parseArgs(words[rest+1:], &sp, false)
+	dirs = r.options(&sp, subArgs, dirs)
+	r.gitOperands(sub.text, subArgs, dirs)
+	r.gitActions(sub.text, words, subArgs, dirs)
+}
+
+// gitGlobalOptions reads git's --work-tree and -C, before its
+// subcommand; it returns the directories git runs in after -C.
+func (r *shellReader) gitGlobalOptions(args []shellArg, dirs []string) []string {
 	for _, a := range args {
 		if a.opt == "--work-tree" && a.hasValue {
 			r.treeRead(a.value, dirs) // add -A, stash -u, reset --hard: every file under it
@@ -1668,21 +1760,13 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 			}
 		}
 	}
-	dirs = r.options(p, args, dirs)
-	if rest >= len(words) {
-		return
-	}
-	sub := words[rest]
-	if !sub.known {
-		r.unknown(sub.text) // an alias or subcommand made when it runs
-		return
-	}
-	sp := gitSubcommand
-	if sub.text == "clone" {
-		sp = gitClone
-	}
-	subArgs, _ := parseArgs(words[rest+1:], &sp, false)
-	dirs = r.options(&sp, subArgs, dirs)
+	return dirs
+}
+
+// gitOperands reads the options and operands of git's subcommand sub:
+// an option that names a program makes it unknown, a remote's URL is a
+// host, and every other operand a path.
+func (r *shellReader) gitOperands(sub string, subArgs []shellArg, dirs []string) {
 	for _, a := range subArgs {
 		if a.opt != "" {
 			if gitRunsProgram(a.opt) {
@@ -1691,7 +1775,7 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 			continue
 		}
 		w := a.value
-		if sub.text == "ls-files" && strings.ContainsAny(w.text, "*?[") && !strings.ContainsAny(w.text, "$`") {
+		if sub == "ls-files" && strings.ContainsAny(w.text, "*?[") && !strings.ContainsAny(w.text, "$`") {
 			r.path(".", dirs, true) // git ls-files '*.py': the names of the repository's files that match, nothing read
 			continue
 		}
@@ -1707,7 +1791,7 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 		case isUserAtHost(t) || strings.Contains(t, ":") && !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, "."):
 			h, remote := remoteHost(t)
 			file := t[strings.LastIndexByte(t, ':')+1:] // ":0:.env", ":/msg:.env": what follows the last colon
-			revPath := file != "" && !strings.HasPrefix(file, "/") && !isUserAtHost(t) && !gitReachesRemotes.has(sub.text)
+			revPath := file != "" && !strings.HasPrefix(file, "/") && !isUserAtHost(t) && !gitReachesRemotes.has(sub)
 			switch {
 			case remote:
 				r.host(t, h)
@@ -1725,7 +1809,14 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 			r.path(t, dirs, false)
 		}
 	}
-	if sub.text == "config" && countOperands(subArgs) >= 2 {
+}
+
+// gitActions reads what git's subcommand sub does beyond its operands:
+// a setting written, a remote fetched from, a server or a schedule
+// started, hooks or a patch's files written, every file of the work tree
+// taken, ignored files deleted, a file's history printed, commands run.
+func (r *shellReader) gitActions(sub string, words []shellWord, subArgs []shellArg, dirs []string) {
+	if sub == "config" && countOperands(subArgs) >= 2 {
 		r.unknown("git config") // a setting: an alias or a core program runs later
 	}
 	for _, a := range subArgs {
@@ -1738,19 +1829,19 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 			}
 		}
 	}
-	if sub.text == "instaweb" {
+	if sub == "instaweb" {
 		r.unknown("git instaweb") // starts a web server and a browser it is told of
 	}
-	if sub.text == "lfs" && hasWord(words, "install") {
+	if sub == "lfs" && hasWord(words, "install") {
 		r.unknown("git lfs install") // writes the repository's hooks
 	}
-	if sub.text == "add" && hasWord(words, "-A", "--all", ".", ":/", "-f", "--force") || sub.text == "stash" && hasWord(words, "-u", "--include-untracked", "-a", "--all") ||
-		sub.text == "commit" && hasWord(words, "-a", "--all", "-am") {
+	if sub == "add" && hasWord(words, "-A", "--all", ".", ":/", "-f", "--force") || sub == "stash" && hasWord(words, "-u", "--include-untracked", "-a", "--all") ||
+		sub == "commit" && hasWord(words, "-a", "--all", "-am") {
 		// Every file of the work tree, staged, stashed or committed:
 		// git init then add -A at / or a home takes it all.
 		r.treeRead(shellWord{text: ".", known: true}, dirs)
 	}
-	if sub.text == "grep" && hasWord(words, "--no-index", "--untracked") {
+	if sub == "grep" && hasWord(words, "--no-index", "--untracked") {
 		// git grep --no-index: a search of the files under each path, as
 		// grep -r's, in or out of a repository.
 		for _, a := range subArgs[1:] {
@@ -1762,10 +1853,10 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 			r.treeRead(shellWord{text: ".", known: true}, dirs)
 		}
 	}
-	if sub.text == "maintenance" && hasWord(words, "start", "register") {
+	if sub == "maintenance" && hasWord(words, "start", "register") {
 		r.unknown("git maintenance") // installs a schedule (cron, a systemd timer) that runs git later
 	}
-	if sub.text == "clean" {
+	if sub == "clean" {
 		for _, a := range subArgs {
 			if a.opt == "-x" || a.opt == "-X" {
 				r.unknown("git clean " + a.opt) // deletes the ignored files too (.env, keys): which ones cannot be told
@@ -1779,9 +1870,9 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 			r.path(a.value.text[strings.LastIndexByte(a.value.text, ':')+1:], dirs, false)
 		}
 	}
-	if sub.text == "submodule" || sub.text == "bisect" || sub.text == "filter-branch" || sub.text == "daemon" || sub.text == "apply" || sub.text == "am" ||
-		sub.text == "rebase" && hasWord(words, "--exec", "-x") {
-		r.unknown("git " + sub.text) // runs commands of its own, or writes the files a patch names
+	if sub == "submodule" || sub == "bisect" || sub == "filter-branch" || sub == "daemon" || sub == "apply" || sub == "am" ||
+		sub == "rebase" && hasWord(words, "--exec", "-x") {
+		r.unknown("git " + sub) // runs commands of its own, or writes the files a patch names
 	}
 }
 

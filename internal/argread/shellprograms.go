@@ -566,81 +566,98 @@ func sedRunsNothing(script string) bool {
 		if s == "" {
 			return true
 		}
-		// Addresses: numbers, $, /regex/, \cREGEXc, ranges, steps, !.
-		for {
-			s = strings.TrimLeft(s, " \t")
-			if s == "" {
-				return true
-			}
-			c := s[0]
-			switch {
-			case c >= '0' && c <= '9' || c == '$' || c == ',' || c == '~' || c == '!' || c == '+':
-				s = s[1:]
-				continue
-			case c == '/':
-				end, ok := sedDelimited(s[1:], '/')
-				if !ok {
-					return false
-				}
-				s = s[1+end+1:]
-				s = strings.TrimLeft(s, "IM")
-				continue
-			case c == '\\' && len(s) > 1:
-				end, ok := sedDelimited(s[2:], s[1])
-				if !ok {
-					return false
-				}
-				s = s[2+end+1:]
-				continue
-			}
-			break
+		var ok bool
+		if s, ok = sedSkipAddresses(s); !ok {
+			return false
 		}
 		if s == "" {
 			return true
 		}
-		c := s[0]
-		s = s[1:]
-		switch c {
-		case 'p', 'P', 'd', 'D', 'n', 'N', 'g', 'G', 'h', 'H', 'x', '=', 'l', 'q', 'Q', 'z', '{', '}', 'F':
-		case 'b', 't', 'T', ':':
-			s = sedToEnd(s) // a label
-		case 'y':
-			for range 2 {
-				if s == "" {
-					return false
-				}
-				end, ok := sedDelimited(s[1:], s[0])
-				if !ok {
-					return false
-				}
-				s = s[1+end:]
-			}
-			s = s[1:]
-		case 's':
-			if s == "" {
-				return false
-			}
-			d := s[0]
-			for range 2 {
-				end, ok := sedDelimited(s[1:], d)
-				if !ok {
-					return false
-				}
-				s = s[1+end:]
-			}
-			s = s[1:]
-			flags := s
-			if i := strings.IndexAny(flags, ";\n}"); i >= 0 {
-				flags = flags[:i]
-			}
-			if strings.ContainsAny(flags, "weWE") {
-				return false
-			}
-			s = s[len(flags):]
-		default:
-			return false // w, r, R, W, e, a, i, c, v and anything else
+		if s, ok = sedSkipCommand(s[0], s[1:]); !ok {
+			return false
 		}
 	}
+}
+
+// sedSkipAddresses is s after a command's addresses: numbers, $,
+// /regex/, \cREGEXc, ranges, steps, !. It is not ok when a regex does
+// not end.
+func sedSkipAddresses(s string) (string, bool) {
+	for {
+		s = strings.TrimLeft(s, " \t")
+		if s == "" {
+			return s, true
+		}
+		c := s[0]
+		switch {
+		case c >= '0' && c <= '9' || c == '$' || c == ',' || c == '~' || c == '!' || c == '+':
+			s = s[1:]
+			continue
+		case c == '/':
+			end, ok := sedDelimited(s[1:], '/')
+			if !ok {
+				return "", false
+			}
+			s = s[1+end+1:]
+			s = strings.TrimLeft(s, "IM")
+			continue
+		case c == '\\' && len(s) > 1:
+			end, ok := sedDelimited(s[2:], s[1])
+			if !ok {
+				return "", false
+			}
+			s = s[2+end+1:]
+			continue
+		}
+		return s, true
+	}
+}
+
+// sedSkipCommand is s, what follows the command c, after c's arguments.
+// It is not ok for a command that runs, reads or writes (or one not read
+// here).
+func sedSkipCommand(c byte, s string) (string, bool) {
+	switch c {
+	case 'p', 'P', 'd', 'D', 'n', 'N', 'g', 'G', 'h', 'H', 'x', '=', 'l', 'q', 'Q', 'z', '{', '}', 'F':
+	case 'b', 't', 'T', ':':
+		s = sedToEnd(s) // a label
+	case 'y':
+		for range 2 {
+			if s == "" {
+				return "", false
+			}
+			end, ok := sedDelimited(s[1:], s[0])
+			if !ok {
+				return "", false
+			}
+			s = s[1+end:]
+		}
+		s = s[1:]
+	case 's':
+		if s == "" {
+			return "", false
+		}
+		d := s[0]
+		for range 2 {
+			end, ok := sedDelimited(s[1:], d)
+			if !ok {
+				return "", false
+			}
+			s = s[1+end:]
+		}
+		s = s[1:]
+		flags := s
+		if i := strings.IndexAny(flags, ";\n}"); i >= 0 {
+			flags = flags[:i]
+		}
+		if strings.ContainsAny(flags, "weWE") {
+			return "", false
+		}
+		s = s[len(flags):]
+	default:
+		return "", false // w, r, R, W, e, a, i, c, v and anything else
+	}
+	return s, true
 }
 
 // sedDelimited is the index in s of the first d not escaped by "\".

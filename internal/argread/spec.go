@@ -226,15 +226,29 @@ func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys,
 			nameHasWord(name, archiveToolWords) || nameHasWord(name, treeVerbWords) && nameHasWord(name, treeWords),
 		runsCode: !nameHasWord(name, shellToolWordsOnly) && (nameHasWord(name, runVerbWords) && nameHasWord(name, codeToolWords) ||
 			nameHasWord(name, interpreterToolWords))}
-	set := func(name string, c Class) {
-		if t.classes == nil {
-			t.classes = map[string]Class{}
-		}
-		t.classes[FoldName(name)] = c
-		delete(t.more, FoldName(name)) // what a person said is all there is
+	t.schemaClasses(schema)
+	t.restClass(schema)
+	t.nameClasses(name)
+	t.specClasses(specs, name)
+	t.markData(marks, name, known, annotations)
+	t.ownReason = schema.ownReason
+	t.stringNames(schema)
+	return t
+}
+
+// setClass gives a name its class, in place of any the schema gave it.
+func (t *tool) setClass(name string, c Class) {
+	if t.classes == nil {
+		t.classes = map[string]Class{}
 	}
-	// The schema's classes, every one a name has: a name declared a path
-	// in one place and a host in another is read as both, the path first.
+	t.classes[FoldName(name)] = c
+	delete(t.more, FoldName(name)) // what a person said is all there is
+}
+
+// schemaClasses sets the schema's classes, every one a name has: a name
+// declared a path in one place and a host in another is read as both,
+// the path first.
+func (t *tool) schemaClasses(schema schemaKeys) {
 	type formats struct{ path, dir, url, host, valuePath, valueDir, valueURL, valueHost bool }
 	byName := map[string]*formats{}
 	mark := func(names map[string]bool, f func(*formats)) {
@@ -276,7 +290,7 @@ func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys,
 		if f.valueHost {
 			list = append(list, Class{Kind: Host, Evidence: Format, Values: true})
 		}
-		set(nk, list[0])
+		t.setClass(nk, list[0])
 		if len(list) > 1 {
 			if t.more == nil {
 				t.more = map[string][]Class{}
@@ -284,6 +298,11 @@ func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys,
 			t.more[nk] = list[1:]
 		}
 	}
+}
+
+// restClass sets the class the schema gives the top-level arguments it
+// does not declare, and the ones it declares.
+func (t *tool) restClass(schema schemaKeys) {
 	switch local := localKind(schema.restPaths, schema.restDirs); {
 	case local != None && schema.restURLs:
 		t.rest = Class{Kind: PathOrURL, Evidence: Format}
@@ -300,6 +319,11 @@ func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys,
 			t.top[FoldName(name)] = true
 		}
 	}
+}
+
+// nameClasses sets the classes the tool's name gives the arguments the
+// schema did not class: a Compose file, a patch, a command line.
+func (t *tool) nameClasses(name string) {
 	// A tool whose name says it runs shell commands (run_shell,
 	// execute_bash, terminal_exec) runs a script, code or input given by
 	// those names in a shell, unless its schema said otherwise.
@@ -307,30 +331,35 @@ func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys,
 		for _, n := range []string{"content", "yaml", "yml", "spec", "config", "definition", "manifest", "text", "body", "project",
 			"projectyaml", "file", "filecontent"} {
 			if _, ok := t.classes[n]; !ok {
-				set(n, Class{Kind: Compose, Evidence: Word}) // Compose if it reads as a Compose file
+				t.setClass(n, Class{Kind: Compose, Evidence: Word}) // Compose if it reads as a Compose file
 			}
 		}
 	}
 	if nameHasWord(name, patchToolWords) {
 		for _, n := range []string{"input", "content", "text", "body"} {
 			if _, ok := t.classes[n]; !ok {
-				set(n, patchName)
+				t.setClass(n, patchName)
 			}
 		}
 	} else if nameHasWord(name, shellToolWords) {
 		for _, n := range []string{"script", "code", "input", "line", "exec", "run", "task", "program", "executable", "statement", "expression", "text", "keys", "shell", "bash"} {
 			if _, ok := t.classes[n]; !ok {
-				set(n, shellName)
+				t.setClass(n, shellName)
 			}
 		}
 	}
+}
+
+// specClasses sets the classes and relative bases of the specs that
+// match the tool's name.
+func (t *tool) specClasses(specs []Spec, name string) {
 	for _, s := range specs {
 		if !lexical.MatchTool(s.Tool, name) {
 			continue
 		}
 		for _, l := range s.lists() {
 			for _, n := range l.names {
-				set(n, l.class)
+				t.setClass(n, l.class)
 			}
 		}
 		for n, base := range s.Relative {
@@ -339,17 +368,22 @@ func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys,
 			}
 			t.relative[FoldName(n)] = FoldName(base)
 			if c, ok := t.classes[FoldName(n)]; !ok || !c.local() {
-				set(n, Class{Kind: Path, Evidence: Specified})
+				t.setClass(n, Class{Kind: Path, Evidence: Specified})
 			}
 		}
 	}
+}
+
+// markData applies the user's data marks that apply to the tool: a name
+// marked is data, a JSON Pointer's place is kept in t.data.
+func (t *tool) markData(marks []DataMark, name string, known bool, annotations map[string]bool) {
 	for _, m := range marks {
 		if !m.appliesTo(name, known, annotations) {
 			continue
 		}
 		for _, loc := range m.Locations {
 			if !strings.HasPrefix(loc, "/") {
-				set(loc, dataClass)
+				t.setClass(loc, dataClass)
 				delete(t.relative, FoldName(loc))
 				continue
 			}
@@ -362,7 +396,10 @@ func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys,
 			t.data = append(t.data, segs)
 		}
 	}
-	t.ownReason = schema.ownReason
+}
+
+// stringNames sets the names the schema declares strings.
+func (t *tool) stringNames(schema schemaKeys) {
 	// A name is text only if every spelling of it that folds to one name
 	// is declared a string.
 	notText := map[string]bool{}
@@ -379,7 +416,6 @@ func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys,
 			t.strings[nk] = true
 		}
 	}
-	return t
 }
 
 // localKind is the kind a schema's path and directory formats give a name:

@@ -134,61 +134,9 @@ func (w *walker) walk(s site, t *ast.Term) {
 	case ast.String:
 		w.str(s, t, string(v))
 	case *ast.Array:
-		if s.class.Kind == Shell && w.shellArray(s, v) || s.class.Kind == Command && w.cliArray(s, v) {
-			return
-		}
-		if joined, ok := partsJoined(s.arg, v); ok && s.class.Kind != Data && s.class.Kind != Text {
-			// {"path_parts": ["/etc", "shadow"]}: the parts of one
-			// path, which the server joins; read whole too.
-			w.pathString(s.as(Class{Kind: Path, Evidence: Word}), ast.StringTerm(joined), joined)
-		}
-		afterOption := false
-		for i := 0; i < v.Len(); i++ {
-			e := v.Elem(i)
-			at := site{s.arg, s.class, &pointer{up: s.at, index: i}, s.depth + 1}
-			if str, ok := e.Value.(ast.String); ok && s.class.Kind == Command {
-				// argv: an option's value is its own word ("-f", "x.yaml").
-				w.commandWord(at, e, string(str), afterOption)
-				afterOption = isBareOption(trimReading(string(str)))
-				continue
-			}
-			w.walk(at, e)
-		}
+		w.array(s, v)
 	case ast.Object:
-		patchOp := isJSONPatchOp(v)
-		_ = v.Iter(func(k, val *ast.Term) error {
-			key := string(k.Value.(ast.String))
-			if s.class.Kind != Data {
-				w.givesHost(s, key, val)
-			}
-			keyClass := w.tool.classOf(key)
-			if w.shellCode && codeNames[FoldName(key)] && (keyClass.Kind == None || keyClass.Kind == Content) {
-				keyClass = shellName
-			}
-			if str, ok := val.Value.(ast.String); ok && patchOp && (key == "path" || key == "from") && isJSONPath(string(str)) {
-				// A JSONPath into the document a patch operation changes
-				// ("$.panels[0].title"), no file. A JSON Pointer ("/a/0")
-				// reads as a path still: a file tool's batch of
-				// operations looks the same.
-				keyClass = jsonPointerClass
-			}
-			switch c := s.class; {
-			case c.keysArePaths() && (keyClass == none || isFileName(key) || looksLikePath(trimReading(key)) || floorFile(w.resolve(w.root, key))):
-				// A file's name, not a field's: {"a.md": ...}, {"/x": ...},
-				// {"Jenkinsfile": ...}. A word with a class of its own
-				// ({"name": ..., "content": ...}) names a field of the
-				// path's object.
-				w.pathString(s, k, key)
-			case c.keysArePaths():
-			case c.Kind == Content || c.Kind == Text || c.Kind == Ignore || c.Kind == Data:
-				// A key in text is text; an ignored argument's keys are names.
-			default:
-				w.unnamedKey(s, k, key)
-			}
-			inner := s.class.inner(key, keyClass)
-			w.walkNamed(site{key, inner, &pointer{up: s.at, key: key, isKey: true}, s.depth + 1}, val)
-			return nil
-		})
+		w.object(s, v)
 	default:
 		// A number where a path or URL belongs is unknown: it is not what
 		// the server will read. A boolean or null is a flag or nothing
@@ -205,6 +153,70 @@ func (w *walker) walk(s site, t *ast.Term) {
 			}
 		}
 	}
+}
+
+// array reads an array at s: a command line's or a command's words, a
+// path's parts, and each element.
+func (w *walker) array(s site, v *ast.Array) {
+	if s.class.Kind == Shell && w.shellArray(s, v) || s.class.Kind == Command && w.cliArray(s, v) {
+		return
+	}
+	if joined, ok := partsJoined(s.arg, v); ok && s.class.Kind != Data && s.class.Kind != Text {
+		// {"path_parts": ["/etc", "shadow"]}: the parts of one
+		// path, which the server joins; read whole too.
+		w.pathString(s.as(Class{Kind: Path, Evidence: Word}), ast.StringTerm(joined), joined)
+	}
+	afterOption := false
+	for i := 0; i < v.Len(); i++ {
+		e := v.Elem(i)
+		at := site{s.arg, s.class, &pointer{up: s.at, index: i}, s.depth + 1}
+		if str, ok := e.Value.(ast.String); ok && s.class.Kind == Command {
+			// argv: an option's value is its own word ("-f", "x.yaml").
+			w.commandWord(at, e, string(str), afterOption)
+			afterOption = isBareOption(trimReading(string(str)))
+			continue
+		}
+		w.walk(at, e)
+	}
+}
+
+// object reads an object at s: each key (a file's name, or a name that
+// gives a host), and each value under its key's class.
+func (w *walker) object(s site, v ast.Object) {
+	patchOp := isJSONPatchOp(v)
+	_ = v.Iter(func(k, val *ast.Term) error {
+		key := string(k.Value.(ast.String))
+		if s.class.Kind != Data {
+			w.givesHost(s, key, val)
+		}
+		keyClass := w.tool.classOf(key)
+		if w.shellCode && codeNames[FoldName(key)] && (keyClass.Kind == None || keyClass.Kind == Content) {
+			keyClass = shellName
+		}
+		if str, ok := val.Value.(ast.String); ok && patchOp && (key == "path" || key == "from") && isJSONPath(string(str)) {
+			// A JSONPath into the document a patch operation changes
+			// ("$.panels[0].title"), no file. A JSON Pointer ("/a/0")
+			// reads as a path still: a file tool's batch of
+			// operations looks the same.
+			keyClass = jsonPointerClass
+		}
+		switch c := s.class; {
+		case c.keysArePaths() && (keyClass == none || isFileName(key) || looksLikePath(trimReading(key)) || floorFile(w.resolve(w.root, key))):
+			// A file's name, not a field's: {"a.md": ...}, {"/x": ...},
+			// {"Jenkinsfile": ...}. A word with a class of its own
+			// ({"name": ..., "content": ...}) names a field of the
+			// path's object.
+			w.pathString(s, k, key)
+		case c.keysArePaths():
+		case c.Kind == Content || c.Kind == Text || c.Kind == Ignore || c.Kind == Data:
+			// A key in text is text; an ignored argument's keys are names.
+		default:
+			w.unnamedKey(s, k, key)
+		}
+		inner := s.class.inner(key, keyClass)
+		w.walkNamed(site{key, inner, &pointer{up: s.at, key: key, isKey: true}, s.depth + 1}, val)
+		return nil
+	})
 }
 
 // resolveNames are the names (folded) an HTTP tool takes curl's resolve
@@ -274,40 +286,9 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 	case c.Kind == Data:
 		w.dataString(s, t, v)
 	case c.Kind == Ignore:
-		// Ignored (a git ref, an entity's name), but not what a command
-		// line would read as an option: "--output=.git/config" writes in
-		// the repository git runs in, "--ext-diff" runs a program.
-		if r := trimReading(v); r != "" && (r[0] == '-' || strings.Contains(r, " -") || strings.Contains(r, "\t-")) {
-			// An option, or one after a space: a server that joins the
-			// value into a command line reads it so.
-			w.addPath(s.as(none), t, "")
-		} else if rev, file, ok := strings.Cut(r, ":"); ok && rev != "" && file != "" && !strings.ContainsAny(rev, " /") && !strings.HasPrefix(file, "//") {
-			// git's REV:PATH (git_show's "HEAD:.env"): a file of the
-			// repository, as it was, printed.
-			w.localString(s.as(Class{Kind: Path, Evidence: Word}), ast.StringTerm(file), file)
-		}
+		w.ignoredString(s, t, v)
 	case c.local() && c.weak():
-		// A name that holds a local path as often as a place, an element
-		// or an address a tool pings: an address is a host, a file's or
-		// directory's name a path, anything else ("Munich Airport") is
-		// read by its shape.
-		r := trimReading(v)
-		h, address := readsAsAddress(r)
-		if uh, isUser := userHost(r); !address && isUser && readsAsIPOrLocal(uh) {
-			h, address = uh, true // ssh's destination: "root@10.0.0.1"
-		}
-		if address && !strings.ContainsAny(r, "/\\") {
-			if r != v {
-				h = ""
-			}
-			w.addHost(s, t, h) // an address alone; one with a path after it is a path too
-			return
-		}
-		if !readsAsLocalName(r) {
-			w.unnamed(s.as(none), t, v)
-			return
-		}
-		w.localString(s, t, v)
+		w.weakLocalString(s, t, v)
 	case c.urlish() && c.weak() && !readsAsURL(trimReading(v)) && !looksLikePath(trimReading(v)):
 		w.unnamed(s.as(none), t, v) // "origin": a git remote's name
 	case c.Kind == Label:
@@ -342,61 +323,118 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 	case c.local():
 		w.localString(s, t, v)
 	case c.urlish():
-		switch {
-		case lexical.IsFileURI(v): // a file URI names a path, whatever the name says
-			w.addPath(s, t, w.resolve(w.root, v))
-		case c.Kind == PathOrURL && !readsAsURL(trimReading(v)):
-			w.pathString(s.as(Class{Kind: Path, Evidence: c.Evidence}), t, v)
-		case plainAbsolute(trimReading(v), v) && uriName(s.arg):
-			// "rootUri": "/home/u/project": no URL, a local absolute path
-			// as written, which a server that takes a URI there opens. (A
-			// "url" of "/x" may be a link on the page a browser is on.)
-			w.addPath(s.as(Class{Kind: Path, Evidence: c.Evidence}), t, w.resolve("/", v))
-		case c.Evidence == Specified && schemelessURL(v) != "":
-			// A spec says a URL, and the client completes one written
-			// without its scheme ("example.com/pricing", "localhost:3000"),
-			// as a browser's address bar does.
-			w.addHost(s, t, schemelessURL(v))
-		default:
-			h, ok := urlHost(v)
-			w.addHost(s, t, h)
-			w.query(s, v)
-			if !ok && (looksLikePath(v) || !startsWithScheme(v)) {
-				// Not a URL as written: a server that takes either
-				// reads a path (" /x", "secret/key"), or trims the value
-				// into a file URI (" file:///x"). Unknown as a host,
-				// and as a path.
-				w.addPath(s.as(none), t, "")
-			}
-		}
-		w.embeddedDoc(s, t, v, false)
+		w.urlString(s, t, v)
 	case c.Kind == Host && !c.weak():
-		h, ok := lexical.HostOf(v)
-		switch {
-		case ok:
-		case readsAsURL(trimReading(v)):
-			h, _ = urlHost(v) // a URL where a host belongs: its host
-		case trimReading(v) == v:
-			// "169.254.169.254:80/latest": a URL without its scheme,
-			// whose host addHost reads.
-			h, _ = schemelessHost(v)
-		}
-		w.addHost(s, t, h)
-		w.embeddedDoc(s, t, v, false)
+		w.strongHostString(s, t, v)
 	case c.Kind == Host:
-		r := trimReading(v)
-		h, ok := weakHostValue(r, c.Dotted)
-		if !ok {
-			w.unnamed(s, t, v)
-			return
-		}
-		if r != v {
-			h = "" // unknown: v has what a server trims
-		}
-		w.addHost(s, t, h)
+		w.weakHostString(s, t, v)
 	default:
 		w.unnamed(s.as(none), t, v)
 	}
+}
+
+// ignoredString reads a string under an ignored name (a git ref, an
+// entity's name), but not what a command line would read as an option:
+// "--output=.git/config" writes in the repository git runs in,
+// "--ext-diff" runs a program.
+func (w *walker) ignoredString(s site, t *ast.Term, v string) {
+	if r := trimReading(v); r != "" && (r[0] == '-' || strings.Contains(r, " -") || strings.Contains(r, "\t-")) {
+		// An option, or one after a space: a server that joins the
+		// value into a command line reads it so.
+		w.addPath(s.as(none), t, "")
+	} else if rev, file, ok := strings.Cut(r, ":"); ok && rev != "" && file != "" && !strings.ContainsAny(rev, " /") && !strings.HasPrefix(file, "//") {
+		// git's REV:PATH (git_show's "HEAD:.env"): a file of the
+		// repository, as it was, printed.
+		w.localString(s.as(Class{Kind: Path, Evidence: Word}), ast.StringTerm(file), file)
+	}
+}
+
+// weakLocalString reads a string under a name that holds a local path as
+// often as a place, an element or an address a tool pings: an address is
+// a host, a file's or directory's name a path, anything else ("Munich
+// Airport") is read by its shape.
+func (w *walker) weakLocalString(s site, t *ast.Term, v string) {
+	r := trimReading(v)
+	h, address := readsAsAddress(r)
+	if uh, isUser := userHost(r); !address && isUser && readsAsIPOrLocal(uh) {
+		h, address = uh, true // ssh's destination: "root@10.0.0.1"
+	}
+	if address && !strings.ContainsAny(r, "/\\") {
+		if r != v {
+			h = ""
+		}
+		w.addHost(s, t, h) // an address alone; one with a path after it is a path too
+		return
+	}
+	if !readsAsLocalName(r) {
+		w.unnamed(s.as(none), t, v)
+		return
+	}
+	w.localString(s, t, v)
+}
+
+// urlString reads a string under a URL's name (or a path's or a URL's).
+func (w *walker) urlString(s site, t *ast.Term, v string) {
+	c := s.class
+	switch {
+	case lexical.IsFileURI(v): // a file URI names a path, whatever the name says
+		w.addPath(s, t, w.resolve(w.root, v))
+	case c.Kind == PathOrURL && !readsAsURL(trimReading(v)):
+		w.pathString(s.as(Class{Kind: Path, Evidence: c.Evidence}), t, v)
+	case plainAbsolute(trimReading(v), v) && uriName(s.arg):
+		// "rootUri": "/home/u/project": no URL, a local absolute path
+		// as written, which a server that takes a URI there opens. (A
+		// "url" of "/x" may be a link on the page a browser is on.)
+		w.addPath(s.as(Class{Kind: Path, Evidence: c.Evidence}), t, w.resolve("/", v))
+	case c.Evidence == Specified && schemelessURL(v) != "":
+		// A spec says a URL, and the client completes one written
+		// without its scheme ("example.com/pricing", "localhost:3000"),
+		// as a browser's address bar does.
+		w.addHost(s, t, schemelessURL(v))
+	default:
+		h, ok := urlHost(v)
+		w.addHost(s, t, h)
+		w.query(s, v)
+		if !ok && (looksLikePath(v) || !startsWithScheme(v)) {
+			// Not a URL as written: a server that takes either
+			// reads a path (" /x", "secret/key"), or trims the value
+			// into a file URI (" file:///x"). Unknown as a host,
+			// and as a path.
+			w.addPath(s.as(none), t, "")
+		}
+	}
+	w.embeddedDoc(s, t, v, false)
+}
+
+// strongHostString reads a string under a name that surely holds a host.
+func (w *walker) strongHostString(s site, t *ast.Term, v string) {
+	h, ok := lexical.HostOf(v)
+	switch {
+	case ok:
+	case readsAsURL(trimReading(v)):
+		h, _ = urlHost(v) // a URL where a host belongs: its host
+	case trimReading(v) == v:
+		// "169.254.169.254:80/latest": a URL without its scheme,
+		// whose host addHost reads.
+		h, _ = schemelessHost(v)
+	}
+	w.addHost(s, t, h)
+	w.embeddedDoc(s, t, v, false)
+}
+
+// weakHostString reads a string under a name that may hold a host: one
+// only if it reads as one.
+func (w *walker) weakHostString(s site, t *ast.Term, v string) {
+	r := trimReading(v)
+	h, ok := weakHostValue(r, s.class.Dotted)
+	if !ok {
+		w.unnamed(s, t, v)
+		return
+	}
+	if r != v {
+		h = "" // unknown: v has what a server trims
+	}
+	w.addHost(s, t, h)
 }
 
 // unnamed reads a string no class says anything of by its shape, once
@@ -441,18 +479,7 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 		}
 	}
 	if asPath {
-		// Unknown: no name says what it is relative to. An absolute path
-		// as written (no trimming changed it) needs no base, and is read
-		// as itself, unless it may be a list or a mount ("/srv:/x:rw",
-		// "a=/x,b=/y"): then what it names is another path.
-		resolved := ""
-		switch {
-		case plainAbsolute(r, v):
-			resolved = w.resolve("/", r)
-		case r == v && w.home != "" && strings.HasPrefix(r, "~/") && !strings.ContainsAny(r, ":,;="):
-			resolved = w.resolve("/", r) // the home's, where it is known
-		}
-		w.addPath(s.as(none), t, resolved)
+		w.unnamedPath(s, t, r, v)
 	}
 	if asURL {
 		w.addHost(s, t, "")
@@ -461,6 +488,30 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 	if asPath || asURL {
 		return
 	}
+	w.unnamedWord(s, t, r, v)
+}
+
+// unnamedPath reads a string that reads as a path (r, trimmed from v).
+func (w *walker) unnamedPath(s site, t *ast.Term, r, v string) {
+	// Unknown: no name says what it is relative to. An absolute path
+	// as written (no trimming changed it) needs no base, and is read
+	// as itself, unless it may be a list or a mount ("/srv:/x:rw",
+	// "a=/x,b=/y"): then what it names is another path.
+	resolved := ""
+	switch {
+	case plainAbsolute(r, v):
+		resolved = w.resolve("/", r)
+	case r == v && w.home != "" && strings.HasPrefix(r, "~/") && !strings.ContainsAny(r, ":,;="):
+		resolved = w.resolve("/", r) // the home's, where it is known
+	}
+	w.addPath(s.as(none), t, resolved)
+}
+
+// unnamedWord reads a string that reads as neither a path nor a URL (r,
+// trimmed from v): a host reached, a connection string's hosts, a floor
+// file when joined to a directory the call names, SQL that opens a file,
+// or a JSON document.
+func (w *walker) unnamedWord(s site, t *ast.Term, r, v string) {
 	if h, ok := reachedHost(r, false); ok {
 		if r != v {
 			h = "" // unknown: v has what a server trims

@@ -52,6 +52,26 @@ func readCommand(t testing.TB, line string) (paths, hosts []string) {
 	return paths, hosts
 }
 
+// A reader that fails on a call (a panic inside a program's reader) makes
+// Read fail, so the call is refused as unreadable: never read as naming
+// nothing, never a crash of the process deciding it. A member whose name
+// is no string is what no caller hands it, and what makes it fail here.
+func TestReaderFailureIsAnError(t *testing.T) {
+	r, err := argread.NewReader(nil)
+	require.NoError(t, err)
+	_, err = r.Read(argread.Call{Tool: "run_command", Root: "/srv/app",
+		Arguments: [][2]*ast.Term{{ast.IntNumberTerm(1), ast.StringTerm("cat /etc/shadow")}}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "could not be read (internal error")
+
+	// git's options before its subcommand: grep --no-index with no
+	// pattern once took the reader out of range.
+	for _, line := range []string{"git --no-index grep", "git --untracked grep"} {
+		paths, _ := readCommand(t, line)
+		assert.Contains(t, paths, ". -> /srv/app (tree)", line)
+	}
+}
+
 func wordOf(v argread.Value) string {
 	if s, ok := v.Raw.Value.(ast.String); ok {
 		return string(s)

@@ -209,8 +209,15 @@ func (r *Reader) toolOf(c *Call) *tool {
 }
 
 // Read finds the paths and hosts a call names. The error says which limit
-// the call passed.
-func (r *Reader) Read(c Call) (Reading, error) {
+// the call passed, or that the reader failed on it: a panic of a
+// program's reader is an error, and the call is refused as unreadable,
+// never read as naming nothing.
+func (r *Reader) Read(c Call) (out Reading, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			out, err = Reading{}, fmt.Errorf("its arguments could not be read (internal error: %v)", v)
+		}
+	}()
 	t := r.toolOf(&c)
 	w := &walker{root: c.Root, aliases: c.RootAliases, home: c.Home, tool: t}
 	w.shellCode = codeInShell(c.Arguments)

@@ -1844,8 +1844,8 @@ func (r *shellReader) gitActions(sub string, words []shellWord, subArgs []shellA
 	if sub == "grep" && hasWord(words, "--no-index", "--untracked") {
 		// git grep --no-index: a search of the files under each path, as
 		// grep -r's, in or out of a repository.
-		for _, a := range subArgs[1:] {
-			if a.opt == "" {
+		for i, a := range subArgs {
+			if i > 0 && a.opt == "" { // the first is the pattern
 				r.treeRead(a.value, dirs)
 			}
 		}

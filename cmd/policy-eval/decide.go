@@ -306,11 +306,18 @@ func loadTools(file string) (map[string]*provider.Tool, error) {
 }
 
 // decideLine returns an output or a failure for one JSON call.
-func (d *decider) decideLine(line []byte) any {
+func (d *decider) decideLine(line []byte) (out any) {
 	call, err := parseCall(line)
 	if err != nil {
 		return failure{ID: idOf(line), Error: err.Error()}
 	}
+	defer func() {
+		// A failure inside the engine is this call's error line, as the
+		// library's is that call's refusal: the other lines are decided.
+		if v := recover(); v != nil {
+			out = failure{ID: &call.ID, Error: fmt.Sprintf("could not decide '%s' (internal error: %v)", call.Function.Name, v)}
+		}
+	}()
 	current := d.engine.Load()
 	dec, in, err := current.engine.Decide(context.Background(), call, d.tools[call.Function.Name])
 	if err != nil {

@@ -36,6 +36,17 @@ ask contains sprintf("'%s' touches %s, %s, which always needs a human's approval
 	entry := mcp.path.sensitive(p.path) # null for any other path: entry.why is then undefined
 }
 
+# The same files written by a tool that calls itself read-only: a path its
+# arguments say it writes (a screenshot's or a PDF's filename, an
+# outputPath) is a write whatever the tool's hints say, and a screenshot
+# saved over ~/.bashrc runs at the next shell's start.
+ask contains sprintf("'%s' writes %s, %s, which always needs a human's approval", [input.tool, p.path, entry.why]) if {
+	some p in input.paths
+	p.written == true # an equality, which the direct path's refuter reads: most paths have no mark
+	entry := mcp.path.sensitive(p.path) # null for any other path: entry.why is then undefined
+	read_only # a tool that is not is asked by the rule above
+}
+
 # A write outside every root into the system's own directories, /proc or
 # /sys, or a home's hidden files (mcp.path.system_write): what is written
 # there runs for every user, every shell or every program of a kind, and

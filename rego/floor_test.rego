@@ -91,6 +91,22 @@ test_sensitive_paths_that_hold_no_secret_are_not_asked_for_a_read_only_tool if {
 	}
 }
 
+# A read-only tool that writes a file its arguments name (a screenshot's
+# or a log's filename) is asked about the files that run code, as any
+# writer is; the same paths read are not.
+test_a_sensitive_path_a_read_only_tool_writes_is_asked if {
+	no_secret := [p | some p in sensitive_paths; mcp.path.secret(p) == null]
+	count(no_secret) > 10
+	every p in no_secret {
+		read := h.call("browser_take_screenshot", {"annotations": h.read_only, "paths": [p]})
+		written := object.union(read, {"paths": [object.union(read.paths[0], {"written": true})]})
+		d := engine.decision with input as written with data.mcp_data as h.mcp_data(allow_all)
+		d.decision == "ask"
+		d.reason == "floor"
+		contains(d.rule.message, "writes")
+	}
+}
+
 secret_paths := [
 	"/home/u/.ssh/id_rsa",
 	"/home/u/.ssh",

@@ -130,6 +130,9 @@ func lines(vs []argread.Value) []string {
 		if v.Secret {
 			l += " (secret)"
 		}
+		if v.Written {
+			l += " (written)"
+		}
 		out = append(out, l)
 	}
 	return out

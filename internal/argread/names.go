@@ -356,7 +356,27 @@ var (
 	shellToolWordsOnly   = keySet("shell", "bash", "sh", "zsh", "terminal", "command", "commands", "cmd", "powershell", "pwsh", "console")
 	// A key-value store's tools: their commands are the store's.
 	keyValueToolWords = keySet("redis", "upstash", "valkey", "keydb", "memcached", "dragonfly")
+	// A tool that saves a file: a screenshot, a PDF, an export, a
+	// recording, a download (browser_take_screenshot, browser_pdf_save).
+	saveToolWords = keySet("save", "screenshot", "screenshots", "export", "download", "record", "capture", "write", "render")
 )
+
+// outputNames are the names of arguments that say where a tool writes
+// what it makes (outputPath, save_to, destination): the path is written,
+// whatever the tool's annotations say. fileNames are the names of a
+// file argument that a tool whose name says it saves writes to.
+var (
+	outputNames = keySet("output", "outputPath", "outPath", "outputFile", "outFile", "outputFilename", "outFilename", "savePath",
+		"saveTo", "saveAs", "saveFile", "destination", "dest", "destPath", "destinationPath", "destFile", "downloadPath",
+		"exportPath", "outputDir", "outputDirectory", "outDir", "targetFile")
+	fileNames = keySet("filename", "fileName", "file", "path", "filePath", "name")
+)
+
+// outputArgument says the argument named arg is a file the tool writes.
+func (t *tool) outputArgument(arg string) bool {
+	n := FoldName(arg)
+	return outputNames[n] || t.writes[n] || t.saves && fileNames[n]
+}
 
 // nameHasWord reports whether a tool's name has a word of the set: its
 // words split at "_", "-", ".", spaces and camelCase (splitWords).

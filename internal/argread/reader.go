@@ -52,9 +52,11 @@ type Value struct {
 	// Follows says the tree's symbolic links are followed as it is read
 	// (grep -R, cp -rL, tar -h, zip -r): what they point to is read too.
 	Follows bool
-	// Written says a command line writes the path (a redirection, cp,
-	// mv, tee, sed -i, touch): a file tool's paths are all what it may
-	// write, a command's only these.
+	// Written says the call writes the path: a command line does (a
+	// redirection, cp, mv, tee, sed -i, touch), or an argument names the
+	// file the tool writes (outputPath, a screenshot tool's filename),
+	// whatever its annotations say. A file tool's paths are all what it
+	// may write; a command's and a read-only tool's, only these.
 	Written bool
 }
 

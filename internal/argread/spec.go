@@ -24,6 +24,10 @@ type Spec struct {
 	Paths       []string `json:"paths,omitempty"`
 	Directories []string `json:"directories,omitempty"`
 	URLs        []string `json:"urls,omitempty"`
+	// Writes hold local paths the tool writes, whatever its annotations
+	// say (where it saves a screenshot, a log, a page's state): read as
+	// paths, each a write to the danger floor.
+	Writes []string `json:"writes,omitempty"`
 	// Text hold text that is no local path, URL or option wherever it
 	// goes: a path inside a remote repository, a SQL statement, an element
 	// reference. Nothing in them is read.
@@ -103,6 +107,7 @@ type specList struct {
 func (s Spec) lists() []specList {
 	return []specList{
 		{"paths", s.Paths, Class{Kind: Path, Evidence: Specified}},
+		{"writes", s.Writes, Class{Kind: Path, Evidence: Specified}},
 		{"directories", s.Directories, Class{Kind: Dir, Evidence: Specified}},
 		{"urls", s.URLs, Class{Kind: URL, Evidence: Specified}},
 		{"text", s.Text, Class{Kind: Text, Evidence: Specified}},
@@ -155,6 +160,13 @@ type tool struct {
 	strings map[string]bool
 	// dirTool: the tool's name says it acts on directories.
 	dirTool bool
+	// saves: the tool's name says it saves or writes a file (a
+	// screenshot, a PDF, an export), whatever its annotations say: its
+	// file arguments are written (outputArgument).
+	saves bool
+	// writes are the arguments a spec says the tool writes (Spec.Writes),
+	// by folded name.
+	writes map[string]bool
 	// crawl: the tool's name says it visits a site's pages, so its path
 	// patterns beside a web URL are the site's (sitePatternNames).
 	crawl bool
@@ -220,7 +232,7 @@ func (t *tool) moreOf(raw string) []Class {
 // compileTool merges the specs that match the tool's name with its
 // schema's formats: a spec outranks the schema (it is what a person said).
 func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys, known bool, annotations map[string]bool) *tool {
-	t := &tool{dirTool: nameHasWord(name, dirToolWords), crawl: nameHasWord(name, crawlToolWords), program: toolProgram(name),
+	t := &tool{dirTool: nameHasWord(name, dirToolWords), saves: nameHasWord(name, saveToolWords), crawl: nameHasWord(name, crawlToolWords), program: toolProgram(name),
 		sql: nameHasWord(name, sqlToolWords), keyValue: nameHasWord(name, keyValueToolWords),
 		searchesContents: nameHasWord(name, grepToolWords) || nameHasWord(name, searchToolWords) && nameHasWord(name, contentToolWords) ||
 			nameHasWord(name, archiveToolWords) || nameHasWord(name, treeVerbWords) && nameHasWord(name, treeWords),
@@ -361,6 +373,12 @@ func (t *tool) specClasses(specs []Spec, name string) {
 			for _, n := range l.names {
 				t.setClass(n, l.class)
 			}
+		}
+		for _, n := range s.Writes {
+			if t.writes == nil {
+				t.writes = map[string]bool{}
+			}
+			t.writes[FoldName(n)] = true
 		}
 		for n, base := range s.Relative {
 			if t.relative == nil {

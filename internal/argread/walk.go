@@ -1249,7 +1249,7 @@ func (w *walker) basesOf(s site) ([]string, bool) {
 // directory the tool acts on, and refuses a call past MaxValues.
 func (w *walker) addPath(s site, t *ast.Term, resolved string) {
 	dir := s.class.Kind == Dir || w.tool.dirTool && s.class.Kind == Path
-	v := Value{Arg: s.arg, Raw: t, Resolved: resolved, Dir: dir}
+	v := Value{Arg: s.arg, Raw: t, Resolved: resolved, Dir: dir, Written: w.tool.outputArgument(s.arg)}
 	if raw, ok := t.Value.(ast.String); ok && resolved == "" {
 		v.Secret = w.namesSecret(trimReading(string(raw)))
 	} else if ok && strings.Contains(string(raw), "**") {

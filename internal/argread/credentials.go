@@ -374,9 +374,7 @@ func containerCredential(program string, args []string) bool {
 		!slices.Contains(args, "--volumes") && !slices.Contains(args, "-q") && !slices.Contains(args, "--quiet") {
 		return true // compose config, the docker-compose spelling
 	}
-	// inspect with a format that prints the environment
-	// ('{{json .Config.Env}}'): the secrets handed to the container.
-	if inOrder([]string{"inspect"}, args) && slices.ContainsFunc(args, func(w string) bool { return strings.Contains(w, ".Env") }) {
+	if inspectPrintsEnvironment(args) {
 		return true
 	}
 	// compose config prints the file with the values it interpolates
@@ -385,10 +383,13 @@ func containerCredential(program string, args []string) bool {
 		!slices.Contains(args, "-q") && !slices.Contains(args, "--quiet") || inOrder([]string{"config"}, args) && slices.Contains(args, "--environment") {
 		return true
 	}
-	// exec or run of printenv or env in a container: its environment
-	// (and what -e handed it from this one).
-	if (inOrder([]string{"exec"}, args) || inOrder([]string{"run"}, args)) && (slices.Contains(args, "printenv") || slices.Contains(args, "env")) {
-		return true
+	// exec or run of a command that prints credentials in a container:
+	// its environment (and what -e handed it from this one), a secret
+	// variable echoed, code that prints the environment.
+	if inOrder([]string{"exec"}, args) || inOrder([]string{"run"}, args) {
+		if runsCredentialPrinter(args) {
+			return true
+		}
 	}
 	// OpenShift's token: whoami -t, a service account's, a secret
 	// extracted.
@@ -398,6 +399,75 @@ func containerCredential(program string, args []string) bool {
 	}
 	return false
 }
+
+// inspectPrintsEnvironment reports an inspection of a container (docker
+// inspect, docker container inspect, podman inspect, docker service
+// inspect): it prints the container's configuration, its environment and
+// so the secrets handed to it among it, unless a format picks something
+// else. An image's, a network's or a volume's inspection holds none.
+func inspectPrintsEnvironment(args []string) bool {
+	i := slices.Index(args, "inspect")
+	if i < 0 || i > 0 && noEnvironmentObjects[args[i-1]] {
+		return false
+	}
+	format, given := "", false
+	for j := i + 1; j < len(args); j++ {
+		w := args[j]
+		switch {
+		case (w == "-f" || w == "--format") && j+1 < len(args):
+			format, given = args[j+1], true
+			j++
+		case strings.HasPrefix(w, "--format="):
+			format, given = strings.TrimPrefix(w, "--format="), true
+		case strings.HasPrefix(w, "-f") && len(w) > 2 && !strings.HasPrefix(w, "--"):
+			format, given = w[2:], true
+		}
+	}
+	if !given {
+		return true
+	}
+	compact := strings.ReplaceAll(format, " ", "")
+	return strings.Contains(compact, ".Env") || strings.Contains(compact, "{{.}}") || strings.Contains(compact, "json.}}") ||
+		strings.Contains(compact, ".Config}}") || strings.Contains(compact, "{{json.Config") || strings.Contains(compact, "{{.Config")
+}
+
+// noEnvironmentObjects are the objects whose inspection prints no
+// container's environment.
+var noEnvironmentObjects = keySet("image", "images", "network", "volume", "plugin", "node", "context", "manifest", "secret", "config", "buildx", "swarm")
+
+// runsCredentialPrinter reports an exec's or a run's words (after the
+// container tool's own) where a command that prints credentials starts:
+// at a word of its own (docker exec web printenv), or inside a command
+// line a shell runs there (sh -c 'echo $DATABASE_URL'), or as code that
+// prints the environment (python -c 'print(os.environ)').
+func runsCredentialPrinter(args []string) bool {
+	for j, w := range args {
+		if printsCredentials(programName(w), args[j:]) {
+			return true
+		}
+		if strings.ContainsAny(w, " \t") {
+			if printsEnvironmentCode.MatchString(w) {
+				return true
+			}
+			for _, seg := range shellSegments.Split(w, -1) {
+				if fields := strings.Fields(strings.NewReplacer(`"`, "", "'", "").Replace(seg)); len(fields) > 0 &&
+					printsCredentials(programName(fields[0]), fields) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// shellSegments splits a command line where another command starts.
+var shellSegments = regexp.MustCompile(`;|&&|\|\||\||\n|\$\(|\x60`)
+
+// printsEnvironmentCode finds code that prints the whole environment or
+// reads a variable whose name says it holds a secret.
+var printsEnvironmentCode = regexp.MustCompile(`\bprint\s*\(\s*(?:dict\s*\(\s*)?os\.environ|\bos\.environ\.(?:items|copy)\s*\(|` +
+	`\b(?:console\.log|JSON\.stringify)\s*\(\s*process\.env\s*[,)]|\bObject\.(?:entries|keys|values)\s*\(\s*process\.env\b|` +
+	`\bENV\.to_h\b|\bgetenv\s*\(\s*\)|\b(?:os\.environ|process\.env|ENV|os\.getenv|getenv|System\.getenv)\s*[\[.(]\s*['"]?\w*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|ACCESS_KEY|DATABASE_URL)`)
 
 // shortFlag reports a word that is a cluster of one-letter flags with c
 // among them ("-t", "-th", "-qd").

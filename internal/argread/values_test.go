@@ -349,6 +349,8 @@ func TestPrintsCredentials(t *testing.T) {
 		"echo $REDIS_URL", "jq -n [env]", `jq -n env["GITHUB_TOKEN"]`, "jq -n {}+env", `jq --arg x $GITHUB_TOKEN -n $x`,
 		"expr $GITHUB_TOKEN", "rev $AWS_SECRET_ACCESS_KEY", "echo ${!x}",
 		"aws ecr get-login", "az webapp deployment list-publishing-profiles -n x -g y", "kubectl set env deploy/x --list --resolve",
+		"docker inspect web", "docker container inspect web", "podman inspect web", "docker inspect --format={{.Config}} web",
+		"docker inspect -f {{.Config.Env}} web", "docker exec web printenv", "docker compose exec web env",
 		"docker compose config --environment", "age -d -i key.txt x.age", "python -m dotenv list", "docker run --rm -e AWS_SECRET_ACCESS_KEY alpine env",
 	} {
 		words := strings.Fields(line)
@@ -362,6 +364,8 @@ func TestPrintsCredentials(t *testing.T) {
 		"gpg --verify x.sig", "helm list", "docker exec c ls", "ssh host uptime", "curl -s https://example.com",
 		"oc whoami", "oc get pods", "make test", "make -j4", "pulumi up", "echo $PWD $OLDPWD", "direnv allow",
 		"jq .environment config.json", "cat README.md", "head -n 5 $FILE",
+		"docker image inspect alpine", "docker network inspect bridge", "docker inspect --format={{.State.Status}} web",
+		"docker compose exec web npm test", "docker run --rm alpine echo hello", "docker volume inspect data",
 		"docker compose config --services", "kubectl set env deploy/x A=b", "age -e -r x f", "python -m pytest", "docker run --rm alpine ls",
 	} {
 		words := strings.Fields(line)

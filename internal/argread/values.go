@@ -1379,3 +1379,49 @@ var globExtensions = keySet("go", "rs", "c", "h", "cc", "cpp", "hpp", "java", "k
 	"html", "htm", "css", "scss", "less", "ts", "tsx", "js", "jsx", "mjs", "cjs", "vue", "svelte", "proto", "sql", "csv", "tsv",
 	"parquet", "log", "png", "jpg", "jpeg", "gif", "svg", "webp", "pdf", "cs", "scala", "dart", "rb", "ex", "exs", "erl", "lua",
 	"tf", "xml", "ipynb", "graphql", "gql", "snap")
+
+// psqlDescribesOnly reports text whose psql meta-commands only describe,
+// list or format (\d orders, \dt, \l, \x, \timing): each backslash
+// starts one of them, a line holds nothing else after its arguments, and
+// no backquote hands anything to a shell. The rest (\! runs a command,
+// \o and \w write files, \i runs one, \copy, \c connects elsewhere)
+// are not.
+func psqlDescribesOnly(v string) bool {
+	for _, line := range strings.Split(v, "\n") {
+		if strings.ContainsAny(line, "`|") {
+			return false
+		}
+		for i := strings.IndexByte(line, '\\'); i >= 0; {
+			rest := line[i+1:]
+			end := strings.IndexFunc(rest, func(r rune) bool { return r == ' ' || r == '\t' || r == '\\' })
+			if end < 0 {
+				end = len(rest)
+			}
+			if !psqlDescribing[strings.TrimRight(rest[:end], "+S")] {
+				return false
+			}
+			next := strings.IndexByte(rest[end:], '\\')
+			if next < 0 {
+				break
+			}
+			i += 1 + end + next
+		}
+	}
+	return true
+}
+
+// psqlDescribing are psql's meta-commands that describe, list or format
+// and do nothing else (+ and S, their variants, trimmed).
+var psqlDescribing = keySetExact("d", "da", "dA", "dAc", "dAf", "dAo", "dAp", "db", "dc", "dC", "dd", "dD", "ddp", "dE", "di", "dm",
+	"ds", "dt", "dv", "des", "det", "deu", "dew", "df", "dF", "dFd", "dFp", "dFt", "dg", "dl", "dL", "dn", "do", "dO",
+	"dp", "dP", "drds", "drg", "dRp", "dRs", "dT", "du", "dx", "dX", "dy", "l", "list", "x", "timing", "conninfo",
+	"encoding", "?", "h", "help", "a", "t", "H", "z", "sf", "sv", "lo_list")
+
+// keySetExact is a set of words compared as written.
+func keySetExact(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}

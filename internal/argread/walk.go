@@ -301,8 +301,9 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 	case c.Kind == Shell && c.Evidence == Name && w.tool.sql:
 		// pg_psql's "command": a statement, read as SQL is. A psql
 		// meta-command ("\\! cmd", "\\copy ... program", "\\o file") is
-		// no SQL, and what it runs or writes is not read here.
-		if strings.Contains(v, "\\") {
+		// no SQL, and what it runs or writes is not read here: unknown,
+		// but for those that only describe or list ("\\d orders").
+		if strings.Contains(v, "\\") && !psqlDescribesOnly(v) {
 			w.addPath(s.as(none), t, "")
 		}
 		w.sqlFiles(s.as(Class{Kind: Content, Evidence: Name}), t, v)

@@ -132,8 +132,77 @@ func printsCredentials(program string, words []string) bool {
 			return true
 		}
 	}
+	return expandsSecret(program, args)
+}
+
+// expandsSecret reports a program not known to use a secret without
+// printing it, handed a secret variable's value as an operand or as an
+// option's value other than a credential's: basename "$GITHUB_TOKEN",
+// date -d "$AWS_SECRET_ACCESS_KEY", yes "$TOKEN", awk -v t="$TOKEN",
+// git commit -m "$TOKEN" (kept where the next command shows it). What a
+// program prints of its operands cannot be listed program by program; a
+// client that sends the secret where it goes (curl -H, psql's connection
+// string, docker login -p, gh, aws) is listed instead, and so is any
+// program given it as a credential option's value (--token "$TOKEN").
+func expandsSecret(program string, args []string) bool {
+	for i, w := range args {
+		if !printsSecretVariable(w) {
+			continue
+		}
+		prev := ""
+		if i > 0 {
+			prev = args[i-1]
+		}
+		switch {
+		case program == "git" && (prev == "-m" || prev == "--message" || strings.HasPrefix(w, "--message=")):
+			return true // a commit's or a tag's message: kept, and shown by the next log
+		case shellTests[program] && (prev == "-n" || prev == "-z"):
+			continue // [ -n "$TOKEN" ]: set or not, and nothing printed
+		case shellTests[program]:
+			return true // test "$TOKEN" -eq 1: the error names the value
+		case secretConsumers[program]:
+			continue
+		}
+		if name, _, _ := strings.Cut(w, "="); strings.HasPrefix(w, "-") && credentialOption(name) {
+			continue // --token=$TOKEN
+		}
+		if i > 0 && strings.HasPrefix(args[i-1], "-") && !strings.Contains(args[i-1], "=") && credentialOption(args[i-1]) {
+			continue // --token "$TOKEN"
+		}
+		return true
+	}
 	return false
 }
+
+// credentialOption reports an option whose name says its value is a
+// credential the program uses: a token, a key, a password, a header, a
+// user (curl -u), -p (a password to mysql and docker login).
+func credentialOption(opt string) bool {
+	name := strings.ToLower(strings.TrimLeft(opt, "-"))
+	if name == "p" || name == "u" || name == "h" || name == "k" || name == "t" {
+		return true
+	}
+	for _, word := range []string{"token", "key", "pass", "secret", "auth", "credential", "header", "user", "bearer", "cookie", "login", "dsn", "url"} {
+		if strings.Contains(name, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretConsumers are programs that take a secret to use it, not to show
+// it: network and database clients, registries' and clouds' CLIs,
+// version control, and the shell's tests.
+var secretConsumers = keySetExact("curl", "wget", "http", "https", "xh", "httpie", "psql", "pg_dump", "pg_dumpall", "pg_restore",
+	"mysql", "mysqldump", "mariadb", "mongosh", "mongo", "mongodump", "mongorestore", "redis-cli", "sqlcmd", "clickhouse-client",
+	"git", "gh", "glab", "docker", "podman", "nerdctl", "helm", "kubectl", "oc", "aws", "gcloud", "gsutil", "az", "terraform",
+	"tofu", "pulumi", "npm", "yarn", "pnpm", "npx", "bun", "twine", "cargo", "pip", "pip3", "uv", "poetry", "gem", "heroku",
+	"vercel", "netlify", "flyctl", "fly", "wrangler", "stripe", "sshpass", "rsync", "scp", "ssh", "ansible", "ansible-playbook",
+	"true", ":", "export", "declare", "local", "readonly", "typeset", "unset", "read")
+
+// shellTests are the shell's tests, whose string tests print nothing and
+// whose errors print the operand.
+var shellTests = keySetExact("test", "[", "[[")
 
 // programCredential is printsCredentials' first check, the program's
 // own: decided says it answered (printed is then the answer). Some
@@ -591,7 +660,7 @@ func printsSecretVariable(w string) bool {
 var secretVariableWords = []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY",
 	"CREDENTIAL", "SESSION_KEY", "_PASS", "DATABASE_URL", "DSN",
 	"_PWD", "MONGODB_URI", "MONGO_URI", "REDIS_URL", "SIGNING_KEY", "WEBHOOK", "AUTHORIZATION", "AUTH_HEADER", "BASIC_AUTH", "NPM_AUTH", "COOKIE", "_KEY",
-	"JWT", "_CREDS", "OIDC", "CONNECTION_STRING", "CONNSTR", "DATABASE_URI", "MONGODB_URL", "MONGO_URL", "POSTGRES_URL", "MYSQL_URL"}
+	"JWT", "_CREDS", "OIDC", "CONNECTION_STRING", "CONNSTR", "PASSPHRASE", "BROKER_URL", "AMQP_URL", "CONNECTION_URI", "DATABASE_URI", "MONGODB_URL", "MONGO_URL", "POSTGRES_URL", "MYSQL_URL"}
 
 // kubectlValues are kubectl's options whose value is the next word.
 var kubectlValues = opts("-n --namespace -l --selector -o --output -f --filename --context --cluster --user -c --container " +

@@ -354,6 +354,13 @@ var (
 	runVerbWords         = keySet("run", "exec", "execute", "eval", "evaluate", "interpret", "invoke", "runner")
 	interpreterToolWords = keySet("interpreter", "repl", "jupyter", "notebook", "ipython")
 	shellToolWordsOnly   = keySet("shell", "bash", "sh", "zsh", "terminal", "command", "commands", "cmd", "powershell", "pwsh", "console")
+	// A tool that types into a terminal or a process: it sends keys or
+	// input (sendVerbWords, keystrokeWords) to a pane, a terminal or a
+	// process's stdin (terminalWords, or an argument of terminalArguments).
+	sendVerbWords     = keySet("send", "write", "type", "press", "inject", "paste")
+	keystrokeWords    = keySet("keys", "keystrokes", "input", "stdin", "text", "line", "chars")
+	terminalWords     = keySet("tmux", "pane", "pty", "tty", "terminal", "term", "stdin", "process", "session", "shell", "console", "repl")
+	terminalArguments = keySet("pid", "paneId", "pane", "sessionId", "session", "terminalId", "terminal", "processId", "tty", "ptyId", "target")
 	// A key-value store's tools: their commands are the store's.
 	keyValueToolWords = keySet("redis", "upstash", "valkey", "keydb", "memcached", "dragonfly")
 	// A tool that saves a file: a screenshot, a PDF, an export, a

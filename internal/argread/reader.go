@@ -337,7 +337,8 @@ func namesWebURL(t *tool, args [][2]*ast.Term) bool {
 }
 
 // codeNames are the names (folded) a code runner takes its code under.
-var codeNames = keySet("code", "script", "source", "sourcecode", "snippet", "program", "input", "content", "body")
+var codeNames = keySet("code", "script", "source", "sourcecode", "snippet", "program", "input", "content", "body",
+	"cell", "cellSource", "cellContent", "cellCode", "codeCell")
 
 // languageNames are the names (folded) a code runner takes the code's
 // language under, and shellLanguages the values that name a shell.

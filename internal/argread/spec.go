@@ -240,7 +240,7 @@ func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys,
 			nameHasWord(name, interpreterToolWords))}
 	t.schemaClasses(schema)
 	t.restClass(schema)
-	t.nameClasses(name)
+	t.nameClasses(name, schema)
 	t.specClasses(specs, name)
 	t.markData(marks, name, known, annotations)
 	t.ownReason = schema.ownReason
@@ -335,7 +335,7 @@ func (t *tool) restClass(schema schemaKeys) {
 
 // nameClasses sets the classes the tool's name gives the arguments the
 // schema did not class: a Compose file, a patch, a command line.
-func (t *tool) nameClasses(name string) {
+func (t *tool) nameClasses(name string, schema schemaKeys) {
 	// A tool whose name says it runs shell commands (run_shell,
 	// execute_bash, terminal_exec) runs a script, code or input given by
 	// those names in a shell, unless its schema said otherwise.
@@ -353,13 +353,35 @@ func (t *tool) nameClasses(name string) {
 				t.setClass(n, patchName)
 			}
 		}
-	} else if nameHasWord(name, shellToolWords) {
-		for _, n := range []string{"script", "code", "input", "line", "exec", "run", "task", "program", "executable", "statement", "expression", "text", "keys", "shell", "bash"} {
+	} else if nameHasWord(name, shellToolWords) || typesIntoTerminal(name, schema) {
+		for _, n := range []string{"script", "code", "input", "line", "exec", "run", "task", "program", "executable", "statement", "expression", "text", "keys", "shell", "bash",
+			"data", "chars", "keystrokes"} {
 			if _, ok := t.classes[n]; !ok {
 				t.setClass(n, shellName)
 			}
 		}
 	}
+}
+
+// typesIntoTerminal reports a tool that types into a terminal or a
+// process (tmux_send_keys, send_input, write_stdin): its name sends keys
+// or input, and says where (a pane, a terminal, a process's stdin) or its
+// schema takes one (pid, paneId, sessionId). What it types, a shell runs
+// there. A browser's or a form's typing (send_keys to an element) names
+// no such place.
+func typesIntoTerminal(name string, schema schemaKeys) bool {
+	if !nameHasWord(name, sendVerbWords) || !nameHasWord(name, keystrokeWords) {
+		return false
+	}
+	if nameHasWord(name, terminalWords) {
+		return true
+	}
+	for n := range schema.top {
+		if terminalArguments[n] {
+			return true
+		}
+	}
+	return false
 }
 
 // specClasses sets the classes and relative bases of the specs that

@@ -1277,6 +1277,12 @@ var shellsOut = regexp.MustCompile(`\bos\.(?:system|popen|exec\w*|spawn\w*|posix
 	`\bdict\s*\(\s*os\.environ\s*\)|\bprint\s*\(\s*os\.environ\s*\)|\bos\.environ\.(?:items|copy)\s*\(|` +
 	`\b(?:console\.log|JSON\.stringify)\s*\(\s*process\.env\s*[,)]|\bos\.Environ\s*\(|` +
 	`\bObject\.(?:entries|keys|values)\s*\(\s*process\.env\b|\bENV\.to_h\b|\bgetenv\s*\(\s*\)|\bSys\.getenv\s*\(\s*\)|` +
+	// the environment as a whole handed on (spread, bound to a name,
+	// by index), a .env file's values, a cloud's or a keyring's secrets
+	`\{\s*\*\*\s*os\.environ|\bos\.environb\b|\bfrom\s+os\s+import\s+[^\n]*\benviron\b|\bdotenv_values\s*\(|` +
+	`\bget_credentials\s*\(|\bget_frozen_credentials\b|\bkeyring\.get_(?:password|credential)\b|` +
+	`\.\.\.\s*process\.env\b|=\s*process\.env\s*[;,\n)]|=\s*process\.env\s*$|\bprocess\s*\[\s*['"\x60]env['"\x60]\s*\]|` +
+	`\bReflect\.get\s*\(\s*process\b|` +
 	// one variable whose name says it holds a secret, read by code
 	`\b(?:os\.environ|process\.env|ENV|os\.getenv|getenv|System\.getenv)\s*[\[.(]\s*['"]?\w*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|ACCESS_KEY)`)
 
@@ -1389,6 +1395,11 @@ func (w *walker) codeLiterals(s site, v string) {
 			if cell := strings.Fields(l); len(cell) > 0 && shellMagics[strings.TrimLeft(cell[0], "%")] {
 				w.addPath(s.as(none), ast.StringTerm(l), "") // a cell or line a shell runs, as a whole: unknown
 			}
+		case l == "%env" || l == "%set_env" || strings.HasPrefix(l, "%env ") && !strings.Contains(l, "=") && len(strings.Fields(l)) == 2 &&
+			printsSecretVariable("$"+strings.Fields(l)[1]):
+			// %env alone prints the kernel's environment; %env NAME one
+			// variable's value.
+			w.addPath(s.as(none), ast.StringTerm(l), "")
 		}
 	}
 	if m := shellsOut.FindString(v); m != "" {

@@ -268,16 +268,21 @@ func truthy(v any) bool {
 // volume reads one entry of a service's volumes.
 func (c composeReader) volume(v any) {
 	var src string
+	writable := true
 	switch x := v.(type) {
 	case string:
-		src, _, _ = strings.Cut(x, ":")
+		var rest string
+		src, rest, _ = strings.Cut(x, ":")
 		if !strings.ContainsAny(src, "/\\~$.") {
 			return // a named volume
 		}
+		_, mode, _ := strings.Cut(rest, ":")
+		writable = !mountReadOnly(mode)
 	case map[string]any:
 		if t, _ := x["type"].(string); t != "" && t != "bind" {
 			return // a named volume, tmpfs or an image
 		}
+		writable = !truthy(x["read_only"])
 		s, ok := x["source"].(string)
 		if !ok {
 			c.path(x["source"])
@@ -288,10 +293,15 @@ func (c composeReader) volume(v any) {
 		c.r.unknown(fmt.Sprint(v))
 		return
 	}
-	// What the container is given it reads whole: a home's secrets with it.
+	// What the container is given it reads whole: a home's secrets with it;
+	// and, unless read-only, what runs in it may write all of it.
+	from := len(c.r.w.out.Paths)
 	c.r.tree = true
 	c.path(src)
 	c.r.tree = false
+	if writable {
+		markPathsWritten(c.r.w, from)
+	}
 	if clean := strings.TrimRight(src, "/"); clean == "" || strings.HasSuffix(clean, "docker.sock") {
 		c.r.unknown("a mount of " + src) // the host's root or its Docker daemon
 	}

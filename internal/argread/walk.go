@@ -1327,17 +1327,65 @@ func (w *walker) givesHost(s site, key string, val *ast.Term) {
 			}
 		case "binds", "mounts", "volumes":
 			for i := 0; i < v.Len(); i++ {
-				if c, ok := v.Elem(i).Value.(ast.String); ok {
+				switch c := v.Elem(i).Value.(type) {
+				case ast.String:
 					w.hostMount(s, string(c))
+				case ast.Object:
+					w.mountObject(s, c) // {"type": "bind", "source": "/home/u", "target": "/h"}
 				}
 			}
 		}
 	case ast.Object:
-		if k == "hostpath" {
-			if p, ok := v.Get(ast.StringTerm("path")).Value.(ast.String); ok {
-				w.mountSource(s, string(p))
+		switch k {
+		case "hostpath":
+			if t := v.Get(ast.StringTerm("path")); t != nil {
+				if p, ok := t.Value.(ast.String); ok {
+					w.mountSource(s, string(p), true) // a pod's volumeMount may write it
+				}
 			}
+		case "volumes", "binds":
+			// Docker's SDKs: {"/home/u": {"bind": "/h", "mode": "ro"}},
+			// each key a host path mounted in.
+			_ = v.Iter(func(key, opts *ast.Term) error {
+				if src, ok := key.Value.(ast.String); ok && (strings.HasPrefix(string(src), "/") || strings.HasPrefix(string(src), "~") || strings.HasPrefix(string(src), ".")) {
+					mode := ""
+					if o, ok := opts.Value.(ast.Object); ok {
+						if m := o.Get(ast.StringTerm("mode")); m != nil {
+							s, _ := m.Value.(ast.String)
+							mode = string(s)
+						}
+					}
+					w.mountSource(s, string(src), !mountReadOnly(mode))
+				}
+				return nil
+			})
 		}
+	}
+}
+
+// mountObject reads one mount given as an object (Docker's Mounts, an
+// SDK's mount): the host side of a bind, a tree the container reads
+// whole. A named volume's or a tmpfs's has none.
+func (w *walker) mountObject(s site, m ast.Object) {
+	kind, src, readOnly := "", "", false
+	_ = m.Iter(func(key, val *ast.Term) error {
+		k, _ := key.Value.(ast.String)
+		str, _ := val.Value.(ast.String)
+		switch FoldName(string(k)) {
+		case "type":
+			kind = strings.ToLower(string(str))
+		case "source", "src", "hostpath", "host":
+			src = string(str)
+		case "readonly", "ro":
+			b, _ := val.Value.(ast.Boolean)
+			readOnly = bool(b)
+		case "mode":
+			readOnly = mountReadOnly(string(str))
+		}
+		return nil
+	})
+	if src != "" && (kind == "bind" || kind == "" && (strings.HasPrefix(src, "/") || strings.HasPrefix(src, "~") || strings.HasPrefix(src, "."))) {
+		w.mountSource(s, src, !readOnly)
 	}
 }
 
@@ -1349,20 +1397,46 @@ func (w *walker) hostMount(s site, m string) {
 			k, v, _ := strings.Cut(f, "=")
 			switch strings.ToLower(strings.TrimSpace(k)) {
 			case "source", "src":
-				w.mountSource(s, v)
+				w.mountSource(s, v, !mountReadOnly(m))
 			}
 		}
 		return
 	}
-	if src, _, ok := strings.Cut(m, ":"); ok && strings.HasPrefix(src, "/") || strings.HasPrefix(src, "~") {
-		w.mountSource(s, src)
+	if src, rest, ok := strings.Cut(m, ":"); ok && strings.HasPrefix(src, "/") || strings.HasPrefix(src, "~") {
+		_, mode, _ := strings.Cut(rest, ":")
+		w.mountSource(s, src, !mountReadOnly(mode))
 	}
 }
 
-// mountSource reads a host directory mounted into a container.
-func (w *walker) mountSource(s site, src string) {
+// mountSource reads a host directory mounted into a container, writable
+// unless the mount says read-only: a tree the container reads whole, and
+// may write.
+func (w *walker) mountSource(s site, src string, writable bool) {
+	from := len(w.out.Paths)
 	w.treeString(s, src)
 	w.out.Acts = true
+	if writable {
+		markPathsWritten(w, from)
+	}
+}
+
+// markPathsWritten marks the paths w found from index from on written.
+func markPathsWritten(w *walker, from int) {
+	for i := from; i < len(w.out.Paths); i++ {
+		w.out.Paths[i].Written = true
+	}
+}
+
+// mountReadOnly reports a mount's options that make it read-only ("ro",
+// "ro,z", "readonly").
+func mountReadOnly(opts string) bool {
+	for _, o := range strings.Split(opts, ",") {
+		switch strings.ToLower(strings.TrimSpace(o)) {
+		case "ro", "readonly", "read-only", "readonly=true", "ro=true":
+			return true
+		}
+	}
+	return false
 }
 
 // treeString reads v as a directory the call reads every file under.

@@ -383,6 +383,17 @@ ask contains sprintf(metadata_message, [input.tool, h.host]) if {
 	mcp.host.match(m, h.host) == "match"
 }
 
+# The same for a host that cannot be read but that a lenient client may
+# make one of these of: a percent-encoded host, "http:host", a DNS
+# rebinding name with the address in it ("might", docs/arguments.md).
+ask contains sprintf(metadata_message, [input.tool, sprintf("%v (as %v)", [h.raw, a])]) if {
+	some h in input.hosts
+	h.host == null # an equality, which the direct path's refuter reads: most hosts are known
+	some a in h.might
+	some m in metadata_hosts
+	mcp.host.match(m, a) == "match"
+}
+
 # A container given a home directory or a tree above the roots by a
 # mount: what runs inside reaches every file there, unread.
 ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {

@@ -461,6 +461,25 @@ test_a_cloud_metadata_service_is_asked if {
 	}
 }
 
+# A host that cannot be read is asked about when a lenient client may make
+# the metadata address of it; what else it might be asks nothing here.
+test_a_host_that_might_be_a_metadata_service_is_asked if {
+	raw := "http://%31%36%39.254.169.254/latest/meta-data/"
+	hosts := {"hosts": [{"arg": "url", "raw": raw, "host": null, "might": ["169.254.169.254"]}]}
+	d := engine.decision with input as object.union(h.call("fetch", {}), hosts)
+		with data.mcp_data as h.mcp_data(allow_all)
+	d.decision == "ask"
+	d.reason == "floor"
+	contains(d.rule.message, "metadata service")
+
+	other := {"hosts": [{"arg": "url", "raw": "http:docs.example.com/", "host": null, "might": ["docs.example.com"]}]}
+	asks := danger.ask with input as object.union(h.call("fetch", {}), other)
+		with data.mcp_data as h.mcp_data(allow_all)
+	every e in asks {
+		not contains(e, "metadata service")
+	}
+}
+
 test_other_link_local_hosts_are_not_the_metadata_service if {
 	hosts := {"hosts": [{"arg": "url", "raw": "169.254.1.1", "host": "169.254.1.1"}]}
 	asks := danger.ask with input as object.union(h.call("query", {}), hosts)

@@ -78,7 +78,7 @@ step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader, the gr
 # FUZZTIME=1000000x bash scripts/test.sh, or one target's go test -fuzz.
 fuzz_runs="${FUZZTIME:-10000x}"
 go test ./internal/matching/ -run '^$' -fuzz '^FuzzContains$' -fuzztime "$fuzz_runs"
-for target in FuzzResolve FuzzScope FuzzCleanAbs FuzzUnevaluable FuzzURLHost FuzzMatchTool FuzzFoldPath FuzzIPSpellings FuzzSensitiveFile; do
+for target in FuzzResolve FuzzScope FuzzCleanAbs FuzzUnevaluable FuzzURLHost FuzzLenientHosts FuzzMatchTool FuzzFoldPath FuzzIPSpellings FuzzSensitiveFile; do
 	go test ./internal/lexical/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done
 go test ./internal/strictjson/ -run '^$' -fuzz '^FuzzDecodeJSON$' -fuzztime "$fuzz_runs"

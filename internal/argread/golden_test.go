@@ -133,6 +133,9 @@ func lines(vs []argread.Value) []string {
 		if v.Written {
 			l += " (written)"
 		}
+		if len(v.Might) > 0 {
+			l += " (might be " + strings.Join(v.Might, ", ") + ")"
+		}
 		out = append(out, l)
 	}
 	return out

@@ -52,6 +52,10 @@ type Value struct {
 	// Follows says the tree's symbolic links are followed as it is read
 	// (grep -R, cp -rL, tar -h, zip -r): what they point to is read too.
 	Follows bool
+	// Might are the hosts a lenient client may make of a host that
+	// cannot be evaluated (lexical.LenientHosts): read by the floor, not
+	// by rules.
+	Might []string
 	// Written says the call writes the path: a command line does (a
 	// redirection, cp, mv, tee, sed -i, touch), or an argument names the
 	// file the tool writes (outputPath, a screenshot tool's filename),

@@ -1575,7 +1575,15 @@ func (w *walker) addHost(s site, t *ast.Term, resolved string) {
 		}
 		w.hostsAt[at] = true
 	}
-	w.add(&w.out.Hosts, Value{Arg: s.arg, Raw: t, Resolved: resolved}, s.at)
+	v := Value{Arg: s.arg, Raw: t, Resolved: resolved}
+	if str, ok := t.Value.(ast.String); ok && resolved == "" {
+		// Unknown, and what a lenient client may make of it beside: a
+		// percent-encoded host, "http:host", a rebinding name's
+		// addresses. The floor reads it (a metadata address); rules see
+		// the unknown host, which might be anything.
+		v.Might = lexical.LenientHosts(string(str))
+	}
+	w.add(&w.out.Hosts, v, s.at)
 }
 
 func (w *walker) add(list *[]Value, v Value, at *pointer) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -621,3 +623,70 @@ func RebindingName(host string) bool {
 	}
 	return false
 }
+
+// LenientHosts are the hosts a lenient client may make of raw, a URL or a
+// host that URLHost and HostOf leave unknown: a browser percent-decodes a
+// host and repairs "http:host", "http:/host" and backslashes; a DNS
+// rebinding name answers with the addresses written in it (rbndr.us's
+// "7f000001.a9fea9fe", an address's labels). Each is canonical, as
+// HostOf's; none for what no lenient reading makes a host of. They are
+// what the call might reach, never what it does: a caller keeps raw
+// unknown beside them.
+func LenientHosts(raw string) []string {
+	var out []string
+	add := func(h string) {
+		if h != "" && !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	candidates := []string{raw}
+	if d, err := url.PathUnescape(raw); err == nil && d != raw {
+		candidates = append(candidates, d)
+	}
+	for _, c := range candidates {
+		c = strings.ReplaceAll(strings.TrimSpace(c), "\\", "/")
+		if scheme, rest, ok := strings.Cut(c, ":"); ok && (strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https")) {
+			c = scheme + "://" + strings.TrimLeft(rest, "/")
+		}
+		h, ok := URLHost(c)
+		if !ok {
+			h, ok = HostOf(c)
+		}
+		if !ok {
+			continue
+		}
+		if RebindingName(h) {
+			for _, a := range addressesIn(h) {
+				add(a)
+			}
+			continue
+		}
+		add(h)
+	}
+	return out
+}
+
+// addressesIn are the IPv4 addresses a rebinding name answers with,
+// written in it: eight hex digits in a label (rbndr.us's "a9fea9fe"),
+// four decimal labels in a row ("169.254.169.254"), or one label of four
+// dashed numbers (1u.ms's "169-254-169-254"). (A wildcard DNS name,
+// whose one address it spells, is NameAddress's.)
+func addressesIn(host string) []string {
+	var out []string
+	for _, l := range strings.Split(host, ".") {
+		if len(l) == 8 {
+			if n, err := strconv.ParseUint(l, 16, 32); err == nil {
+				out = append(out, netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}).String())
+			}
+		}
+	}
+	for _, m := range writtenIPv4.FindAllString(host, -1) {
+		if a, err := netip.ParseAddr(strings.NewReplacer("-", ".").Replace(m)); err == nil && a.Is4() && !slices.Contains(out, a.String()) {
+			out = append(out, a.String())
+		}
+	}
+	return out
+}
+
+// writtenIPv4 finds an IPv4 address written in a name, dotted or dashed.
+var writtenIPv4 = regexp.MustCompile(`\b\d{1,3}[.-]\d{1,3}[.-]\d{1,3}[.-]\d{1,3}\b`)

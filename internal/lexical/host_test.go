@@ -79,6 +79,40 @@ func TestHostPatterns(t *testing.T) {
 // would connect to. Checked against Go's net/url, an independent parser of
 // the same grammar: the host is what follows the last "@" of the authority,
 // before any port, case-folded, IDNA-mapped and without a trailing dot.
+// What a lenient client makes of a URL the strict reading leaves unknown:
+// the metadata address behind a percent-encoded host, a repaired URL, or
+// a rebinding name; nothing for a URL the strict reading knows.
+func TestLenientHosts(t *testing.T) {
+	for raw, want := range map[string][]string{
+		"http://%31%36%39.254.169.254/latest/meta-data/":                  {"169.254.169.254"},
+		"http:169.254.169.254/latest/meta-data/":                          {"169.254.169.254"},
+		"http:/169.254.169.254/":                                          {"169.254.169.254"},
+		"http:\\\\169.254.169.254\\x":                                     {"169.254.169.254"},
+		"http://%6d%65%74%61%64%61%74%61.google.internal/computeMetadata": {"metadata.google.internal"},
+		"http://7f000001.a9fea9fe.rbndr.us/latest/meta-data/":             {"127.0.0.1", "169.254.169.254"},
+		"http://make-1.2.3.4-rebind-169-254-169-254-rr.1u.ms/":            {"1.2.3.4", "169.254.169.254"},
+		"http://%31%30.0.0.5.nip.io/admin":                                {"10.0.0.5.nip.io"},
+		"not a url at all":                                                nil,
+	} {
+		assert.Equal(t, want, lexical.LenientHosts(raw), raw)
+	}
+}
+
+// Every host LenientHosts gives is one HostOf keeps as it is.
+func FuzzLenientHosts(f *testing.F) {
+	for _, s := range []string{"http://%31%36%39.254.169.254/", "http:169.254.169.254/x", "http://7f000001.a9fea9fe.rbndr.us/",
+		"http://10.0.0.5.nip.io/", "http://10-0-0-5.sslip.io/", "http:\\\\a.example\\x", "http://%zz/", "https://docs.raku.org/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		for _, h := range lexical.LenientHosts(raw) {
+			if got, ok := lexical.HostOf(h); !ok || got != h {
+				t.Fatalf("LenientHosts(%q) gave %q, which HostOf reads as %q, %v", raw, h, got, ok)
+			}
+		}
+	})
+}
+
 func FuzzURLHost(f *testing.F) {
 	for _, s := range []string{"https://docs.raku.org/x", "http://a@b.example", "http://b.example#@c", "http://b\\@c",
 		"http://bücher.de", "http://x.example.:80", "http://0x7f.1", "http://[::1]:8/", "http://a%2eb",

@@ -35,6 +35,10 @@ type Value struct {
 	// however it is read (argread.Value.Secret); Written, that a command
 	// line writes it (argread.Value.Written).
 	Tree, Secret, Written bool
+	// Might are the hosts a lenient client may make of a host that
+	// cannot be evaluated (argread.Value.Might): "might" in the input
+	// document, which the floor reads.
+	Might []string
 }
 
 // Input is a call as the rules see it. It is built once per call and shared
@@ -137,7 +141,8 @@ func values(vs []argread.Value) []Value {
 	}
 	out := make([]Value, len(vs))
 	for i, v := range vs {
-		out[i] = Value{Arg: v.Arg, Pointer: v.Pointer, raw: v.Raw, Resolved: v.Resolved, Dir: v.Dir, Tree: v.Tree, Secret: v.Secret, Written: v.Written}
+		out[i] = Value{Arg: v.Arg, Pointer: v.Pointer, raw: v.Raw, Resolved: v.Resolved, Dir: v.Dir, Tree: v.Tree, Secret: v.Secret, Written: v.Written,
+			Might: v.Might}
 	}
 	return out
 }
@@ -197,6 +202,7 @@ var (
 	keySecret      = regoeval.Key("secret")
 	keyWritten     = regoeval.Key("written")
 	keyHost        = regoeval.Key("host")
+	keyMight       = regoeval.Key("might")
 	keyHosts       = regoeval.Key("hosts")
 	keyPath        = regoeval.Key("path")
 	keyPaths       = regoeval.Key("paths")
@@ -324,6 +330,13 @@ func valuesTerm(vs []Value, field *ast.Term, args [][2]*ast.Term) *ast.Term {
 		}
 		if v.Written {
 			items = append(items, ast.Item(keyWritten, ast.InternedTerm(true)))
+		}
+		if len(v.Might) > 0 {
+			might := make([]*ast.Term, len(v.Might))
+			for j, h := range v.Might {
+				might[j] = ast.StringTerm(h)
+			}
+			items = append(items, ast.Item(keyMight, ast.ArrayTerm(might...)))
 		}
 		terms[i] = ast.ObjectTerm(items...)
 	}

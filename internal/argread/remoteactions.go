@@ -229,6 +229,17 @@ func remoteActionHost(program string, words []string) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	if program == "gh" || program == "glab" {
+		// --hostname sends the stored token to that host, read or not.
+		for i, w := range args {
+			if h, ok := strings.CutPrefix(w, "--hostname="); ok {
+				return h, true
+			}
+			if w == "--hostname" && i+1 < len(args) {
+				return args[i+1], true
+			}
+		}
+	}
 	if program == "gh" && inOrder([]string{"api"}, args) && ghAPIWrites(args) {
 		return a.host, true // gh api -X DELETE, -f fields (a POST)
 	}

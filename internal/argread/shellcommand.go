@@ -932,15 +932,24 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 	r.operands(words[rest+1:], dirs)
 }
 
-// installsHooks reports a program that writes git hooks.
+// installsHooks reports a program that writes git hooks, or that trusts a
+// file to run later on its own (direnv allow, mise trust: the .envrc or
+// the config runs at the next cd).
 func installsHooks(name string, words []shellWord) bool {
 	switch name {
-	case "pre-commit", "lefthook", "overcommit", "git-hooks":
-		return hasWord(words, "install") || hasWord(words, "install-hooks")
-	case "husky":
+	case "pre-commit", "lefthook", "overcommit", "git-hooks", "prek", "dvc", "ggshield", "nbstripout", "talisman":
+		return hasWord(words, "install") || hasWord(words, "install-hooks") || hasWord(words, "--install")
+	case "husky", "simple-git-hooks", "husky-init":
 		return true // husky, husky install, husky init: hooks in .husky wired into git
-	case "npx", "pnpx", "bunx":
-		return len(words) > 0 && words[0].known && (words[0].text == "husky" || words[0].text == "husky-init")
+	case "npx", "pnpx", "bunx", "yarn", "pnpm", "npm":
+		// npx husky, yarn husky install, pnpm exec simple-git-hooks
+		return hasWord(words, "husky") || hasWord(words, "husky-init") || hasWord(words, "simple-git-hooks")
+	case "git":
+		return hasWord(words, "secrets") && hasWord(words, "--install") // git secrets --install: its hooks
+	case "mise", "rtx":
+		return hasWord(words, "trust") || hasWord(words, "generate") && (hasWord(words, "git-pre-commit") || hasWord(words, "pre-commit"))
+	case "direnv":
+		return hasWord(words, "allow") || hasWord(words, "permit") || hasWord(words, "grant")
 	}
 	return false
 }

@@ -60,7 +60,12 @@ var secretList = []SensitiveEntry{
 		".config/element", ".config/zoom", ".zoom", ".config/gitkraken", ".gitkraken", ".config/sourcegit",
 		// AI agents' credentials and the configurations that hold MCP servers' keys.
 		".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json", ".local/share/opencode/auth.json",
-		".claude.json", "claude_desktop_config.json", ".cursor/mcp.json", ".continue/config.json", ".config/code/user/globalstorage"}},
+		".claude.json", "claude_desktop_config.json", ".cursor/mcp.json", ".continue/config.json", ".config/code/user/globalstorage",
+		".mcp-auth", ".codeium/windsurf/mcp_config.json", ".cache/huggingface/stored_tokens",
+		// Kubernetes clients' own copies of clusters' kubeconfigs; CLIs' tokens.
+		".config/lens/kubeconfigs", "application support/lens/kubeconfigs", ".k3d", ".kind", ".minikube/profiles",
+		".config/shell_gpt", ".twilio-cli", ".jfrog", ".config/turso", ".config/planetscale", ".render", ".config/gspread",
+		".config/chezmoi/key.txt", ".config/chezmoi/chezmoi.toml", ".config/openstack/clouds.yaml"}},
 	{"CRD2", secretCredentials, Anywhere, File, []string{".netrc", "_netrc", ".pgpass", ".my.cnf", ".mylogin.cnf", ".git-credentials", ".config/git/credentials",
 		".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".vault-token", ".terraformrc", ".tofurc", ".docker/config.json",
 		".boto", ".s3cfg", ".databrickscfg", ".htpasswd", ".erlang.cookie", "credentials.json", "service-account.json", "serviceaccount.json",
@@ -75,6 +80,7 @@ var secretList = []SensitiveEntry{
 		"secrets.toml", "firebase-adminsdk.json", "keyfile.json", "sftp-config.json", ".ftpconfig", "kubeconfig", "kubeconfig.yaml", "kubeconfig.yml",
 		"admin.conf", "pgpass", "rootkey.csv", "accesskeys.csv", ".dockerconfigjson", "key4.db", "serviceaccountkey.json", "service-account-key.json", "credentials.xml", "cookies.txt", "cookies.sqlite", "credentials", ".credentials", "creds.json",
 		"vault_pass", "vault_pass.txt", ".vault_pass", ".vault_pass.txt", ".vault-pass", "vault_password", ".vault_password", ".ansible-vault-password",
+		"clouds.yaml", "secure.yaml", "token.json", "token.pickle", "authorized_user.json", ".sgptrc",
 		".mbsyncrc", ".offlineimaprc", ".cqlshrc", ".passwd-s3fs", "passwd-s3fs", ".xauthority", ".dockercfg", ".ssh-agent",
 		"initialadminpassword", ".my.cnf.bak", ".mongoshrc.js", ".pgservicefile", "pg_service.conf", ".config/aerc/accounts.conf", ".weechat/sec.conf", ".config/weechat/sec.conf"}},
 	{"CRD10", secretCredentials, Anywhere, Suffix, []string{".env"}},                                        // prod.env, an env_file by another name

@@ -175,12 +175,13 @@ func expandsSecret(program string, args []string) bool {
 }
 
 // credentialOption reports an option whose name says its value is a
-// credential the program uses: a token, a key, a password, a header, a
-// user (curl -u), -p (a password to mysql and docker login).
+// credential the program uses: a token, a key, a password, a header. A
+// one-letter option says nothing by its name (id -u, date -u print their
+// operand): the programs whose -p or -u takes a password are consumers.
 func credentialOption(opt string) bool {
 	name := strings.ToLower(strings.TrimLeft(opt, "-"))
-	if name == "p" || name == "u" || name == "h" || name == "k" || name == "t" {
-		return true
+	if len(name) < 2 {
+		return false
 	}
 	for _, word := range []string{"token", "key", "pass", "secret", "auth", "credential", "header", "user", "bearer", "cookie", "login", "dsn", "url"} {
 		if strings.Contains(name, word) {
@@ -352,7 +353,12 @@ func kubectlPrintsSecret(args []string) bool {
 // envPrintsEnvironment reports env with no command: it prints the
 // environment.
 func envPrintsEnvironment(args []string) bool {
-	for _, w := range args {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if w == "-u" || w == "--unset" || w == "-C" || w == "--chdir" {
+			i++ // the option's value: a variable's name, a directory
+			continue
+		}
 		if !strings.HasPrefix(w, "-") && !strings.Contains(w, "=") {
 			return false // env runs a command
 		}

@@ -889,7 +889,7 @@ var (
 	// sqlLiteralArgument: a literal handed to a function, or where a
 	// table goes in a FROM list.
 	sqlLiteralArgument = regexp.MustCompile(`(?i)\w\s*\(\s*(?:[ex]\s*)?['"$]|\bfrom\b[^;]*,\s*['"]`)
-	sqlProgram         = regexp.MustCompile(`(?i)\bprogram\s*['"$]`)
+	sqlProgram         = regexp.MustCompile(`(?i)\bprogram\s*(?:[eEbBxXnN]|[uU]&)?['"$:]`)
 )
 
 // sqlLiterals are the string literals of a SQL text, decoded: quoted with

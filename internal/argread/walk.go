@@ -306,7 +306,7 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		if strings.Contains(v, "\\") && !psqlDescribesOnly(v) {
 			w.addPath(s.as(none), t, "")
 		}
-		w.sqlFiles(s.as(Class{Kind: Content, Evidence: Name}), t, v)
+		w.sqlText(s.as(Class{Kind: Content, Evidence: Name}), t, v)
 	case c.Kind == Shell:
 		w.shellLine(s, t, v)
 	case c.Kind == Patch:
@@ -650,6 +650,12 @@ func (w *walker) sqlFiles(s site, t *ast.Term, v string) {
 	if !isSQLName(FoldName(s.arg)) && !readsAsSQL(v) {
 		return
 	}
+	w.sqlText(s, t, v)
+}
+
+// sqlText reads v as SQL, whatever it starts with: a SQL tool's command
+// is SQL (and psql's meta-commands) however its first line reads.
+func (w *walker) sqlText(s site, t *ast.Term, v string) {
 	if len(v) > maxSQLText {
 		w.addPath(s.as(none), ast.StringTerm("SQL longer than 64 KiB"), "") // not read: what it opens cannot be told
 		return

@@ -93,6 +93,12 @@ var credentialCommands = map[string][][]string{
 	"git-crypt":              {{"export-key"}, {"unlock"}},
 	"dotenvx":                {{"get"}, {"decrypt"}, {"run"}},
 	"dotenv":                 {{"get"}, {"list"}, {"run"}},
+	"django-admin":           {{"diffsettings"}},
+	"envsubst":               {{}},                                    // a template with the environment's values put in
+	"wp":                     {{"config", "get"}, {"config", "list"}}, // WordPress's DB_PASSWORD and salts
+	"argocd":                 {{"account", "generate-token"}, {"admin", "initial-password"}},
+	"crictl":                 {{"inspect"}, {"inspectp"}, {"exec", "env"}}, // a container's environment
+	"ctr":                    {{"task", "exec", "env"}, {"container", "info"}},
 	"direnv":                 {{"dump"}, {"export"}, {"exec"}},
 	"ykman":                  {{"oath", "accounts", "code"}},
 	"railway":                {{"variables"}},
@@ -240,6 +246,11 @@ func programCredential(program string, args []string) (printed, decided bool) {
 		if inOrder([]string{"dotenv"}, args) && (inOrder([]string{"dotenv", "list"}, args) || inOrder([]string{"dotenv", "get"}, args)) {
 			return true, true
 		}
+		// manage.py diffsettings: Django's settings, SECRET_KEY and the
+		// database's password among them.
+		if inOrder([]string{"manage.py", "diffsettings"}, args) {
+			return true, true
+		}
 	case "make", "gmake":
 		return makePrintsDatabase(args), true
 	case "sops", "age", "rage":
@@ -306,6 +317,9 @@ func psPrintsEnvironment(args []string) bool {
 	for _, w := range args {
 		if !strings.HasPrefix(w, "-") && strings.ContainsRune(w, 'e') {
 			return true // BSD's "ps eww", "ps auxe": each process's environment
+		}
+		if shortFlag('E')(w) {
+			return true // macOS's ps -E: the same
 		}
 	}
 	return false
@@ -666,7 +680,8 @@ func printsSecretVariable(w string) bool {
 var secretVariableWords = []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY",
 	"CREDENTIAL", "SESSION_KEY", "_PASS", "DATABASE_URL", "DSN",
 	"_PWD", "MONGODB_URI", "MONGO_URI", "REDIS_URL", "SIGNING_KEY", "WEBHOOK", "AUTHORIZATION", "AUTH_HEADER", "BASIC_AUTH", "NPM_AUTH", "COOKIE", "_KEY",
-	"JWT", "_CREDS", "OIDC", "CONNECTION_STRING", "CONNSTR", "PASSPHRASE", "BROKER_URL", "AMQP_URL", "CONNECTION_URI", "DATABASE_URI", "MONGODB_URL", "MONGO_URL", "POSTGRES_URL", "MYSQL_URL"}
+	"JWT", "_CREDS", "OIDC", "CONNECTION_STRING", "CONNSTR", "PASSPHRASE", "BROKER_URL", "AMQP_URL", "CONNECTION_URI",
+	"AUTH_CONFIG", "_AUTH", "_PEM", "DATABASE_URI", "MONGODB_URL", "MONGO_URL", "POSTGRES_URL", "MYSQL_URL"}
 
 // kubectlValues are kubectl's options whose value is the next word.
 var kubectlValues = opts("-n --namespace -l --selector -o --output -f --filename --context --cluster --user -c --container " +

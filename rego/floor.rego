@@ -41,10 +41,10 @@ ask contains sprintf("'%s' touches %s, %s, which always needs a human's approval
 # outputPath) is a write whatever the tool's hints say, and a screenshot
 # saved over ~/.bashrc runs at the next shell's start.
 ask contains sprintf("'%s' writes %s, %s, which always needs a human's approval", [input.tool, p.path, entry.why]) if {
+	input.annotations.readOnlyHint == true # a tool that is not is asked by the rule above
 	some p in input.paths
 	p.written == true # an equality, which the direct path's refuter reads: most paths have no mark
 	entry := mcp.path.sensitive(p.path) # null for any other path: entry.why is then undefined
-	read_only # a tool that is not is asked by the rule above
 }
 
 # A write outside every root into the system's own directories, /proc or

@@ -365,7 +365,8 @@ var (
 	keyValueToolWords = keySet("redis", "upstash", "valkey", "keydb", "memcached", "dragonfly")
 	// A tool that saves a file: a screenshot, a PDF, an export, a
 	// recording, a download (browser_take_screenshot, browser_pdf_save).
-	saveToolWords = keySet("save", "screenshot", "screenshots", "export", "download", "record", "capture", "write", "render")
+	// (write_file's path is what it writes already: the floor reads it so.)
+	saveToolWords = keySet("save", "screenshot", "screenshots", "export", "download", "record", "capture", "render")
 )
 
 // outputNames are the names of arguments that say where a tool writes

@@ -259,6 +259,9 @@ func truthy(v any) bool {
 		case "true", "yes", "y", "on", "1":
 			return true
 		}
+		// ${P:-true}: what Compose puts in is the environment's, which
+		// this reading cannot see; it may be true.
+		return strings.Contains(x, "${") || strings.HasPrefix(strings.TrimSpace(x), "$")
 	case int:
 		return x != 0
 	}

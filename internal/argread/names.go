@@ -363,6 +363,9 @@ var (
 	terminalArguments = keySet("pid", "paneId", "pane", "sessionId", "session", "terminalId", "terminal", "processId", "tty", "ptyId", "target")
 	// A key-value store's tools: their commands are the store's.
 	keyValueToolWords = keySet("redis", "upstash", "valkey", "keydb", "memcached", "dragonfly")
+	// A tool that reads what it is asked for by kind: a cluster's
+	// resources (resources_get, get_resource, describe_resource).
+	readVerbWords = keySet("get", "list", "read", "describe", "view", "watch", "show", "fetch", "dump")
 	// A tool that saves a file: a screenshot, a PDF, an export, a
 	// recording, a download (browser_take_screenshot, browser_pdf_save).
 	// (write_file's path is what it writes already: the floor reads it so.)

@@ -246,6 +246,7 @@ func (r *Reader) Read(c Call) (out Reading, err error) {
 	for _, item := range w.out.Arguments {
 		k := string(item[0].Value.(ast.String))
 		c := t.topClassOf(k)
+		w.clusterSecret(site{k, c, nil, 0}, k, item[1]) // {"kind": "Secret", "name": "db"}
 		if shellCode && codeNames[FoldName(k)] && c.Evidence < Specified && c.Kind != Shell {
 			c = shellName // {"code": "...", "languageId": "shellscript"}: a shell runs it
 		}

@@ -167,6 +167,9 @@ type tool struct {
 	// writes are the arguments a spec says the tool writes (Spec.Writes),
 	// by folded name.
 	writes map[string]bool
+	// readsResources: the tool's name says it reads a cluster's
+	// resources (resources_get, get_resource, describe, list).
+	readsResources bool
 	// crawl: the tool's name says it visits a site's pages, so its path
 	// patterns beside a web URL are the site's (sitePatternNames).
 	crawl bool
@@ -232,7 +235,8 @@ func (t *tool) moreOf(raw string) []Class {
 // compileTool merges the specs that match the tool's name with its
 // schema's formats: a spec outranks the schema (it is what a person said).
 func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys, known bool, annotations map[string]bool) *tool {
-	t := &tool{dirTool: nameHasWord(name, dirToolWords), saves: nameHasWord(name, saveToolWords), crawl: nameHasWord(name, crawlToolWords), program: toolProgram(name),
+	t := &tool{dirTool: nameHasWord(name, dirToolWords), saves: nameHasWord(name, saveToolWords),
+		readsResources: nameHasWord(name, readVerbWords), crawl: nameHasWord(name, crawlToolWords), program: toolProgram(name),
 		sql: nameHasWord(name, sqlToolWords), keyValue: nameHasWord(name, keyValueToolWords),
 		searchesContents: nameHasWord(name, grepToolWords) || nameHasWord(name, searchToolWords) && nameHasWord(name, contentToolWords) ||
 			nameHasWord(name, archiveToolWords) || nameHasWord(name, treeVerbWords) && nameHasWord(name, treeWords),

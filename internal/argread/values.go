@@ -884,7 +884,8 @@ var (
 	sqlFileWords = regexp.MustCompile(`(?i)\b(?:attach|vacuum|outfile|dumpfile|infile|copy|load|install|export\s+database|` +
 		`tablespace|filename|load_extension|load_file|readfile|writefile|zipfile|read_\w+|parquet_scan|glob|sniff_csv|` +
 		`sqlite_scan|st_read|pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_dir|pg_file_write|lo_import|lo_export|` +
-		`\w+_scan|\w+_metadata|import\s+database|openrowset|bulk|fsdir|httpfs|\w+_file|secure_file_priv|datadir|plugin_dir)\b|` +
+		`\w+_scan|\w+_metadata|import\s+database|openrowset|bulk|fsdir|httpfs|\w+_file|secure_file_priv|datadir|plugin_dir|` +
+		`create\s+directory|syscs_util\.syscs_\w+)\b|` +
 		`\b(?:from|join)\s*[('"]|\b(?:url|file|remote|s3|hdfs|gcs|azureblobstorage|input)\s*\(|\b(?:summarize|describe|show|pivot|unpivot)\s*['"(]`)
 	// sqlLiteralArgument: a literal handed to a function, or where a
 	// table goes in a FROM list.

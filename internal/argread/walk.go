@@ -188,6 +188,7 @@ func (w *walker) object(s site, v ast.Object) {
 		key := string(k.Value.(ast.String))
 		if s.class.Kind != Data {
 			w.givesHost(s, key, val)
+			w.clusterSecret(s, key, val)
 		}
 		keyClass := w.tool.classOf(key)
 		if w.shellCode && codeNames[FoldName(key)] && (keyClass.Kind == None || keyClass.Kind == Content) {
@@ -730,6 +731,9 @@ func (w *walker) sqliteDotCommands(s site, v string) {
 // makes the file it names), EXPORT DATABASE, and the file and extension
 // functions (load_extension, writefile, lo_export, pg_file_write).
 var sqlActs = regexp.MustCompile(`(?is)\bcopy\b.*\b(to|program)\b|\balter\s+system\b|\binto\s+(outfile|dumpfile)\b|\bvacuum\b.*\binto\b|\battach\b|\bexport\s+database\b|` +
+	// a server setting that names a file it writes (MySQL's logs), a
+	// tablespace's or a directory object's place, Derby's exports
+	`\bset\s+(?:global|persist)\b|\b(?:general_log_file|slow_query_log_file|log_error)\b|\bcreate\s+(?:tablespace|(?:or\s+replace\s+)?directory)\b|\bsyscs_util\.syscs_export\w*|` +
 	`\b(load_extension|writefile|lo_export|pg_file_write|pg_write_file)\s*\(|\bload\s+'`)
 
 // commandWord reads one word of a command line: an unknown path when it
@@ -1392,6 +1396,22 @@ func (w *walker) mountObject(s site, m ast.Object) {
 	})
 	if src != "" && (kind == "bind" || kind == "" && (strings.HasPrefix(src, "/") || strings.HasPrefix(src, "~") || strings.HasPrefix(src, "."))) {
 		w.mountSource(s, src, !readOnly)
+	}
+}
+
+// clusterSecret reads a cluster's Secret asked of a tool that reads
+// resources by kind (resources_get {"kind": "Secret"}): what it prints
+// is the secret's data, as kubectl get secret's is. It is kept as an
+// unknown value that names a secret, which the floor asks about on any
+// read. A tool that makes or changes one (apply, create) is given the
+// data it writes, and is not.
+func (w *walker) clusterSecret(s site, key string, val *ast.Term) {
+	str, ok := val.Value.(ast.String)
+	if !ok || FoldName(key) != "kind" || !w.tool.readsResources {
+		return
+	}
+	if k := strings.ToLower(strings.TrimSpace(string(str))); (k == "secret" || k == "secrets") && s.class.Kind != Data {
+		w.add(&w.out.Paths, Value{Arg: key, Raw: val, Secret: true}, &pointer{up: s.at, key: key, isKey: true})
 	}
 }
 

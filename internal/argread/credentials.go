@@ -552,11 +552,9 @@ func runsCredentialPrinter(args []string) bool {
 // shellSegments splits a command line where another command starts.
 var shellSegments = regexp.MustCompile(`;|&&|\|\||\||\n|\$\(|\x60`)
 
-// printsEnvironmentCode finds code that prints the whole environment or
-// reads a variable whose name says it holds a secret.
-var printsEnvironmentCode = regexp.MustCompile(`\bprint\s*\(\s*(?:dict\s*\(\s*)?os\.environ|\bos\.environ\.(?:items|copy)\s*\(|` +
-	`\b(?:console\.log|JSON\.stringify)\s*\(\s*process\.env\s*[,)]|\bObject\.(?:entries|keys|values)\s*\(\s*process\.env\b|` +
-	`\bENV\.to_h\b|\bgetenv\s*\(\s*\)|\b(?:os\.environ|process\.env|ENV|os\.getenv|getenv|System\.getenv)\s*[\[.(]\s*['"]?\w*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|ACCESS_KEY|DATABASE_URL)`)
+// printsEnvironmentCode finds code that prints the environment
+// (environmentInCode).
+var printsEnvironmentCode = regexp.MustCompile(environmentInCode)
 
 // shortFlag reports a word that is a cluster of one-letter flags with c
 // among them ("-t", "-th", "-qd").

@@ -1282,8 +1282,15 @@ var shellsOut = regexp.MustCompile(`\bos\.(?:system|popen|exec\w*|spawn\w*|posix
 	`\bProcessBuilder\b|\bsystem2?\s*\(|\bshell_exec\b|\bpassthru\b|\bproc_open\b|\bIO\.popen|\bOpen3\b|\bctypes\b|\bcffi\b|` +
 	`\b__import__\s*\(|\bimportlib\b|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(|` +
 	// another name for the same (from os import system as s; asyncio's
-	// subprocesses; platform.popen), and the whole environment printed
+	// subprocesses; platform.popen), and the environment read
 	`\bfrom\s+os\s+import\b[^\n]*\b(?:system|popen|exec\w*|spawn\w*)\b|\bcreate_subprocess_(?:shell|exec)\b|\bplatform\.popen\b|` +
+	environmentInCode)
+
+// environmentInCode finds code that prints the whole environment, hands
+// it on whole, or reads a variable whose name says it holds a secret: in
+// a code runner's code (shellsOut) and in code run in a container
+// (printsEnvironmentCode).
+const environmentInCode = `\bprint\s*\(\s*dict\s*\(\s*os\.environ|` +
 	`\bdict\s*\(\s*os\.environ\s*\)|\bprint\s*\(\s*os\.environ\s*\)|\bos\.environ\.(?:items|copy)\s*\(|` +
 	`\b(?:console\.log|JSON\.stringify)\s*\(\s*process\.env\s*[,)]|\bos\.Environ\s*\(|` +
 	`\bObject\.(?:entries|keys|values)\s*\(\s*process\.env\b|\bENV\.to_h\b|\bgetenv\s*\(\s*\)|\bSys\.getenv\s*\(\s*\)|` +
@@ -1294,7 +1301,7 @@ var shellsOut = regexp.MustCompile(`\bos\.(?:system|popen|exec\w*|spawn\w*|posix
 	`\.\.\.\s*process\.env\b|=\s*process\.env\s*[;,\n)]|=\s*process\.env\s*$|\bprocess\s*\[\s*['"\x60]env['"\x60]\s*\]|` +
 	`\bReflect\.get\s*\(\s*process\b|` +
 	// one variable whose name says it holds a secret, read by code
-	`\b(?:os\.environ|process\.env|ENV|os\.getenv|getenv|System\.getenv)\s*[\[.(]\s*['"]?\w*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|ACCESS_KEY)`)
+	`\b(?:os\.environ|process\.env|ENV|os\.getenv|getenv|System\.getenv)\s*[\[.(]\s*['"]?\w*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_KEY|PRIVATE_KEY|ACCESS_KEY|DATABASE_URL)`
 
 // givesHost reads a member of a container's or a pod's settings, in any
 // tool's arguments (a Docker API body, a Kubernetes manifest, an MCP
@@ -1406,8 +1413,11 @@ func (w *walker) mountObject(s site, m ast.Object) {
 // read. A tool that makes or changes one (apply, create) is given the
 // data it writes, and is not.
 func (w *walker) clusterSecret(s site, key string, val *ast.Term) {
+	if !w.tool.readsResources {
+		return // most tools: nothing folded, on every member of every object
+	}
 	str, ok := val.Value.(ast.String)
-	if !ok || FoldName(key) != "kind" || !w.tool.readsResources {
+	if !ok || FoldName(key) != "kind" {
 		return
 	}
 	if k := strings.ToLower(strings.TrimSpace(string(str))); (k == "secret" || k == "secrets") && s.class.Kind != Data {

@@ -434,7 +434,10 @@ ask contains {
 #
 # The path's type (a directory argument) is not used: git's repo_path is a
 # directory too. reset, restore and checkout are not tree_verbs: they
-# change files in a tree, and the tree stays.
+# change files in a tree, and the tree stays. A working directory given
+# beside the path the tool acts on (deleteFile {"workingDirectory": root,
+# "path": "src/x.ts"}) is where it acts from, not what it destroys
+# (acts_from); the path is read against it, and asked if it is a tree.
 #
 # Two rules, each made of tests the direct path's refuter reads (a
 # builtin, a membership), so that a command line, whose working directory
@@ -445,6 +448,7 @@ ask contains sprintf(tree_destroy_message, [input.tool, p.path]) if {
 	some p in input.paths
 	mcp.path.fold(p.path) in whole_trees
 	not input.commands # a command line's commands are judged by what each does (the rules on commands)
+	not acts_from(p)
 }
 
 ask contains sprintf(tree_destroy_message, [input.tool, p.path]) if {
@@ -452,7 +456,17 @@ ask contains sprintf(tree_destroy_message, [input.tool, p.path]) if {
 	some p in input.paths
 	mcp.path.fold(p.path) in above_roots
 	not input.commands # ls / and df -h / change nothing; rm -rf / is asked by the rule on commands
+	not acts_from(p)
 }
+
+# p is the call's working directory, and another argument names a path.
+acts_from(p) if {
+	lower(replace(replace(p.arg, "_", ""), "-", "")) in working_dir_args
+	some q in input.paths
+	q.arg != p.arg
+}
+
+working_dir_args := {"cwd", "workingdirectory", "workdir", "workingdir", "basedir", "basepath"}
 
 # "/", every tool's root and every directory above one, folded: a set
 # known before any call.

@@ -279,6 +279,27 @@ test_a_destructive_tool_above_a_root_is_asked_whatever_its_name if {
 	harmless.decision == "allow"
 }
 
+# A working directory beside the path a tool acts on is where it acts
+# from: the path is judged, not the directory (mcp-cli's deleteFile). Alone,
+# or beside a path that is the tree itself, it is asked.
+test_a_working_directory_beside_the_path_is_not_the_tree_destroyed if {
+	base := h.call("deleteFile", {"annotations": destroys})
+	wd := {"arg": "workingDirectory", "raw": "/proj", "path": "/proj"}
+	file := {"arg": "path", "raw": "src/x.ts", "path": "/proj/src/x.ts"}
+	beside := engine.decision with input as object.union(base, {"paths": [file, wd]})
+		with data.mcp_data as roots_data
+	beside.decision == "allow"
+	every name in ["cwd", "working_directory", "workDir", "workingDirectory"] {
+		alone := engine.decision with input as object.union(base, {"paths": [object.union(wd, {"arg": name})]})
+			with data.mcp_data as roots_data
+		alone.reason == "floor"
+	}
+	dot := {"arg": "path", "raw": ".", "path": "/proj"}
+	tree := engine.decision with input as object.union(base, {"paths": [dot, wd]})
+		with data.mcp_data as roots_data
+	tree.reason == "floor"
+}
+
 # A root that is also above another root is a root: its own tools'
 # ordinary work names it.
 test_a_root_above_a_root_is_a_root if {

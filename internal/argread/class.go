@@ -94,6 +94,11 @@ type Class struct {
 	// Dotted, for a Weak Host: a name of one label other than localhost
 	// is no host ("membership": "gold" under a name ending in "ip").
 	Dotted bool
+	// ByTool: only the tool's name gave it (an "input" of a tool whose
+	// name says it executes): a string under it is of Kind, an object's
+	// members are read by their own names (execute_davis_analyzer's
+	// {"input": {"timeSeriesData": ...}} holds no command lines).
+	ByTool bool
 }
 
 // none is the class of a name nothing says anything of.
@@ -154,7 +159,7 @@ func (c Class) inner(key string, keyClass Class) Class {
 		return keyClass
 	case c.Kind == Ignore || c.Kind == Text || c.Kind == Command:
 		return c // an ignored argument's fields are ignored too; a command's flags are its words
-	case c.Kind == Shell && c.Evidence == Name:
+	case c.Kind == Shell && c.Evidence == Name && !c.ByTool:
 		return c // {"hooks": {"pre": "make lint"}}: each hook's command line
 	}
 	return none

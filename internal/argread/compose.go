@@ -3,6 +3,7 @@ package argread
 import (
 	"fmt"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 
@@ -82,9 +83,13 @@ func isComposeDoc(doc map[string]any) bool {
 type composeReader struct {
 	r    *shellReader
 	dirs []string
+	// named are the named volumes bound to a directory of this machine
+	// (driver_opts device with o: bind), by name, their targets blank.
+	named map[string]mounted
 }
 
 func (c composeReader) read(doc map[string]any) {
+	c.named = c.namedVolumes(doc)
 	services, _ := doc["services"].(map[string]any)
 	for _, name := range sortedKeys(services) {
 		svc, ok := services[name].(map[string]any)
@@ -98,19 +103,6 @@ func (c composeReader) read(doc map[string]any) {
 		for _, k := range sortedKeys(m) {
 			if e, ok := m[k].(map[string]any); ok {
 				c.path(e["file"])
-			}
-		}
-	}
-	volumes, _ := doc["volumes"].(map[string]any)
-	for _, k := range sortedKeys(volumes) {
-		if e, ok := volumes[k].(map[string]any); ok {
-			if opts, ok := e["driver_opts"].(map[string]any); ok {
-				c.path(opts["device"]) // a local volume bound to a host directory
-				if o, ok := opts["o"].(string); ok {
-					for _, h := range fieldValues(o, "addr") {
-						c.r.hostWord(shellWord{text: h, known: true}) // an NFS or CIFS server
-					}
-				}
 			}
 		}
 	}
@@ -132,17 +124,73 @@ func (c composeReader) read(doc map[string]any) {
 	}
 }
 
-// service reads one service: the files and directories it reads, and
-// what gives its container the host.
+// namedVolumes reads the top-level volumes: a local volume whose
+// driver_opts bind a directory of this machine (device) gives whoever
+// mounts it that directory, whole and writable unless "o" says ro; an NFS
+// or CIFS server's address is a host.
+func (c composeReader) namedVolumes(doc map[string]any) map[string]mounted {
+	named := map[string]mounted{}
+	volumes, _ := doc["volumes"].(map[string]any)
+	for _, k := range sortedKeys(volumes) {
+		e, ok := volumes[k].(map[string]any)
+		if !ok {
+			continue
+		}
+		opts, ok := e["driver_opts"].(map[string]any)
+		if !ok {
+			continue
+		}
+		o, _ := opts["o"].(string)
+		writable := !mountReadOnly(o)
+		from := len(c.r.w.out.Paths)
+		c.r.tree = true
+		c.path(opts["device"])
+		c.r.tree = false
+		if writable {
+			markPathsWritten(c.r.w, from)
+		}
+		if dev, ok := opts["device"].(string); ok && len(c.r.w.out.Paths) > from && c.r.w.out.Paths[from].Resolved != "" {
+			named[k] = mounted{source: c.r.w.out.Paths[from].Resolved, writable: writable}
+			if clean := strings.TrimRight(dev, "/"); clean == "" || strings.HasSuffix(clean, "docker.sock") {
+				c.r.unknown("a volume of " + dev) // the host's root or its Docker daemon
+			}
+		}
+		for _, h := range fieldValues(o, "addr") {
+			c.r.hostWord(shellWord{text: h, known: true}) // an NFS or CIFS server
+		}
+	}
+	return named
+}
+
+// service reads one service: the files and directories it reads, what
+// gives its container the host, and what its command does through its
+// mounts.
 func (c composeReader) service(svc map[string]any) {
 	c.build(svc["build"])
 	c.paths(svc["env_file"])
 	if e, ok := svc["extends"].(map[string]any); ok {
 		c.path(e["file"])
 	}
+	var mounts []mounted
 	if vols, ok := svc["volumes"].([]any); ok {
 		for _, v := range vols {
-			c.volume(v)
+			if m, ok := c.volume(v); ok {
+				mounts = append(mounts, m)
+			}
+		}
+	}
+	workdir, _ := svc["working_dir"].(string)
+	for _, k := range []string{"entrypoint", "command"} {
+		switch x := svc[k].(type) {
+		case string:
+			c.r.inContainer(mounts, workdir, func(dirs []string) { c.r.line(x, dirs) })
+		case []any:
+			words := make([]shellWord, 0, len(x))
+			for _, e := range x {
+				s, ok := e.(string)
+				words = append(words, shellWord{text: s, known: ok})
+			}
+			c.r.inContainer(mounts, workdir, func(dirs []string) { c.r.command(words, dirs) })
 		}
 	}
 	if devs, ok := svc["devices"].([]any); ok {
@@ -240,7 +288,7 @@ func (c composeReader) hostAccess(svc map[string]any) {
 		for _, cp := range caps {
 			if s, ok := cp.(string); ok {
 				switch strings.ToUpper(strings.TrimPrefix(strings.ToUpper(s), "CAP_")) {
-				case "SYS_ADMIN", "ALL", "SYS_PTRACE", "SYS_MODULE", "DAC_READ_SEARCH":
+				case "SYS_ADMIN", "ALL", "SYS_PTRACE", "SYS_MODULE", "DAC_READ_SEARCH", "SYS_RAWIO", "BPF":
 					c.r.unknown("cap_add: " + s)
 				}
 			}
@@ -268,33 +316,40 @@ func truthy(v any) bool {
 	return false
 }
 
-// volume reads one entry of a service's volumes.
-func (c composeReader) volume(v any) {
-	var src string
+// volume reads one entry of a service's volumes, and gives it as a bind
+// mount of this machine's directory when it is one (a named volume bound
+// to a device is).
+func (c composeReader) volume(v any) (mounted, bool) {
+	var src, target string
 	writable := true
 	switch x := v.(type) {
 	case string:
-		var rest string
+		var rest, mode string
 		src, rest, _ = strings.Cut(x, ":")
+		target, mode, _ = strings.Cut(rest, ":")
 		if !strings.ContainsAny(src, "/\\~$.") {
-			return // a named volume
+			return c.namedMount(src, target, !mountReadOnly(mode)) // a named volume
 		}
-		_, mode, _ := strings.Cut(rest, ":")
 		writable = !mountReadOnly(mode)
 	case map[string]any:
+		target, _ = x["target"].(string)
+		if t, _ := x["type"].(string); t == "volume" {
+			s, _ := x["source"].(string)
+			return c.namedMount(s, target, !truthy(x["read_only"]))
+		}
 		if t, _ := x["type"].(string); t != "" && t != "bind" {
-			return // a named volume, tmpfs or an image
+			return mounted{}, false // tmpfs, an image, a pipe
 		}
 		writable = !truthy(x["read_only"])
 		s, ok := x["source"].(string)
 		if !ok {
 			c.path(x["source"])
-			return
+			return mounted{}, false
 		}
 		src = s
 	default:
 		c.r.unknown(fmt.Sprint(v))
-		return
+		return mounted{}, false
 	}
 	// What the container is given it reads whole: a home's secrets with it;
 	// and, unless read-only, what runs in it may write all of it.
@@ -308,6 +363,20 @@ func (c composeReader) volume(v any) {
 	if clean := strings.TrimRight(src, "/"); clean == "" || strings.HasSuffix(clean, "docker.sock") {
 		c.r.unknown("a mount of " + src) // the host's root or its Docker daemon
 	}
+	if len(c.r.w.out.Paths) == from+1 && c.r.w.out.Paths[from].Resolved != "" && path.IsAbs(target) {
+		return mounted{source: c.r.w.out.Paths[from].Resolved, target: path.Clean(target), writable: writable}, true
+	}
+	return mounted{}, false
+}
+
+// namedMount is a named volume mounted at target, as the directory of
+// this machine it is bound to (namedVolumes), if it is.
+func (c composeReader) namedMount(name, target string, writable bool) (mounted, bool) {
+	m, ok := c.named[name]
+	if !ok || !path.IsAbs(target) {
+		return mounted{}, false
+	}
+	return mounted{source: m.source, target: path.Clean(target), writable: writable && m.writable}, true
 }
 
 // context reads a build context: a path, or a URL (a git repository) whose

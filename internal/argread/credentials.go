@@ -219,6 +219,14 @@ func programCredential(program string, args []string) (printed, decided bool) {
 	switch program {
 	case "set":
 		return len(args) == 0, true // every variable, the environment's included
+	case "export", "declare", "typeset", "readonly":
+		// As a program's words (a container's exec array), not a
+		// shell's declaration (printsEnvironment reads that).
+		return declarationPrints(args), true
+	case "dotenv":
+		if slices.Contains(args, "-p") {
+			return true, true // dotenv -p NAME: the variable's value, printed
+		}
 	case "gh", "glab":
 		if ghPrintsToken(args) {
 			return true, true
@@ -362,6 +370,42 @@ func kubectlPrintsSecret(args []string) bool {
 		}
 	}
 	return false
+}
+
+// declarationPrints reports export, declare, typeset or readonly with
+// nothing to assign (options only): they print the variables, the
+// environment's among them; or -p given a secret's name.
+func declarationPrints(args []string) bool {
+	printing := slices.ContainsFunc(args, func(w string) bool { return strings.HasPrefix(w, "-") && strings.Contains(w, "p") })
+	listing := true
+	for _, w := range args {
+		if strings.HasPrefix(w, "-") || strings.HasPrefix(w, "+") {
+			continue
+		}
+		listing = false
+		if printing && printsSecretVariable("$"+w) {
+			return true
+		}
+	}
+	return listing
+}
+
+// tracesCommands is the shell's xtrace setting after a "set" with args
+// (on: -x, -ex, -o xtrace; off: +x, +o xtrace), given what it was: a
+// traced command's words are printed expanded, a secret's value with
+// them.
+func tracesCommands(args []string, on bool) bool {
+	for i, w := range args {
+		switch {
+		case (w == "-o" || w == "+o") && i+1 < len(args) && args[i+1] == "xtrace":
+			on = w == "-o"
+		case strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "x"):
+			on = true
+		case strings.HasPrefix(w, "+") && strings.Contains(w, "x"):
+			on = false
+		}
+	}
+	return on
 }
 
 // envPrintsEnvironment reports env with no command: it prints the
@@ -661,8 +705,8 @@ func printsSecretVariable(w string) bool {
 			end = len(rest)
 		}
 		name := strings.ToUpper(rest[:end])
-		if strings.HasSuffix(name, "_PAT") || name == "PAT" {
-			return true // a personal access token (GITHUB_PAT)
+		if strings.HasSuffix(name, "_PAT") || name == "PAT" || strings.HasSuffix(name, "_PW") || strings.HasSuffix(name, "_SK") {
+			return true // a personal access token (GITHUB_PAT), a password (LDAP_BIND_PW), a secret key (STRIPE_SK)
 		}
 		for _, word := range secretVariableWords {
 			if strings.Contains(name, word) {
@@ -677,7 +721,7 @@ func printsSecretVariable(w string) bool {
 // have in them.
 var secretVariableWords = []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY",
 	"CREDENTIAL", "SESSION_KEY", "_PASS", "DATABASE_URL", "DSN",
-	"_PWD", "MONGODB_URI", "MONGO_URI", "REDIS_URL", "SIGNING_KEY", "WEBHOOK", "AUTHORIZATION", "AUTH_HEADER", "BASIC_AUTH", "NPM_AUTH", "COOKIE", "_KEY",
+	"_PWD", "MONGODB_URI", "MONGO_URI", "REDIS_URL", "SIGNING_KEY", "WEBHOOK", "AUTHORIZATION", "AUTH_HEADER", "BASIC_AUTH", "NPM_AUTH", "COOKIE", "_KEY", "_SK_", "DB_URL", "DB_URI",
 	"JWT", "_CREDS", "OIDC", "CONNECTION_STRING", "CONNSTR", "PASSPHRASE", "BROKER_URL", "AMQP_URL", "CONNECTION_URI",
 	"AUTH_CONFIG", "_AUTH", "_PEM", "DATABASE_URI", "MONGODB_URL", "MONGO_URL", "POSTGRES_URL", "MYSQL_URL"}
 

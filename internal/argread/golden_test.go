@@ -24,19 +24,21 @@ import (
 // cannot be evaluated, and " (dir)" after a path the tool acts on as a
 // directory.
 type reading struct {
-	Name      string          `json:"name"`
-	Tool      string          `json:"tool"`
-	Root      string          `json:"root,omitempty"`
-	Aliases   []string        `json:"root_aliases,omitempty"` // the root's other spellings
-	Home      string          `json:"home,omitempty"`         // what "~" names, where the server runs
-	Servers   []string        `json:"servers,omitempty"`      // reference servers' specs (rules.ServerArguments)
-	Specs     json.RawMessage `json:"specs,omitempty"`
-	Schema    json.RawMessage `json:"schema,omitempty"`
-	Data      []string        `json:"data,omitempty"` // the user's data marks for the tool (a rule's "data")
-	Arguments json.RawMessage `json:"arguments"`
-	Paths     []string        `json:"paths,omitempty"`
-	Hosts     []string        `json:"hosts,omitempty"`
-	Error     string          `json:"error,omitempty"` // the call is refused, its error containing this
+	Name    string          `json:"name"`
+	Tool    string          `json:"tool"`
+	Root    string          `json:"root,omitempty"`
+	Aliases []string        `json:"root_aliases,omitempty"` // the root's other spellings
+	Home    string          `json:"home,omitempty"`         // what "~" names, where the server runs
+	Servers []string        `json:"servers,omitempty"`      // reference servers' specs (rules.ServerArguments)
+	Specs   json.RawMessage `json:"specs,omitempty"`
+	Schema  json.RawMessage `json:"schema,omitempty"`
+	Data    []string        `json:"data,omitempty"` // the user's data marks for the tool (a rule's "data")
+	// Annotations are the tool's hints as its server gives them.
+	Annotations map[string]bool `json:"annotations,omitempty"`
+	Arguments   json.RawMessage `json:"arguments"`
+	Paths       []string        `json:"paths,omitempty"`
+	Hosts       []string        `json:"hosts,omitempty"`
+	Error       string          `json:"error,omitempty"` // the call is refused, its error containing this
 }
 
 // TestGoldenReadings holds the reader to testdata/readings.json: for each
@@ -106,7 +108,8 @@ func read(t *testing.T, c *reading) (paths, hosts []string, errText string) {
 	}
 	require.True(t, ok, c.Name)
 	slices.SortFunc(items, func(a, b [2]*ast.Term) int { return strings.Compare(a[0].String(), b[0].String()) })
-	got, err := r.Read(argread.Call{Tool: c.Tool, Root: c.Root, RootAliases: c.Aliases, Home: c.Home, Known: c.Schema != nil, Schema: c.Schema, Arguments: items})
+	got, err := r.Read(argread.Call{Tool: c.Tool, Root: c.Root, RootAliases: c.Aliases, Home: c.Home, Known: c.Schema != nil, Schema: c.Schema,
+		Annotations: c.Annotations, Arguments: items})
 	if err != nil {
 		return nil, nil, err.Error()
 	}

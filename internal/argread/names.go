@@ -370,6 +370,12 @@ var (
 	// recording, a download (browser_take_screenshot, browser_pdf_save).
 	// (write_file's path is what it writes already: the floor reads it so.)
 	saveToolWords = keySet("save", "screenshot", "screenshots", "export", "download", "record", "capture", "render")
+	// A tool whose name says it reads a file, or takes one in: its file
+	// name is what it reads, whatever else it claims (savedFileNames).
+	readToolWords = keySet("get", "list", "read", "describe", "view", "watch", "show", "fetch", "dump", "open", "load", "cat", "parse",
+		"analyze", "analyse", "inspect", "search", "find", "grep", "upload", "send", "attach", "import", "convert", "extract",
+		"summarize", "summarise", "ocr", "transcribe", "info", "stat", "check", "lint", "validate", "preview", "query", "count",
+		"hash", "diff", "compare", "play", "print", "index", "ingest", "embed", "classify", "detect", "scan", "verify", "tail", "head")
 )
 
 // outputNames are the names of arguments that say where a tool writes
@@ -381,12 +387,18 @@ var (
 		"saveTo", "saveAs", "saveFile", "destination", "dest", "destPath", "destinationPath", "destFile", "downloadPath",
 		"exportPath", "outputDir", "outputDirectory", "outDir", "targetFile")
 	fileNames = keySet("filename", "fileName", "file", "path", "filePath", "name")
+	// savedFileNames are the file names a tool that calls itself
+	// read-only, and whose name says it reads nothing, saves what it
+	// reads to (Playwright's browser_network_requests and
+	// browser_console_messages take a "filename" to save to). A path is
+	// read by its name "path" or "file" more often than saved to.
+	savedFileNames = keySet("filename", "fileName", "outputName")
 )
 
 // outputArgument says the argument named arg is a file the tool writes.
 func (t *tool) outputArgument(arg string) bool {
 	n := FoldName(arg)
-	return outputNames[n] || t.writes[n] || t.saves && fileNames[n]
+	return outputNames[n] || t.writes[n] || t.saves && fileNames[n] || t.savesQuietly && savedFileNames[n]
 }
 
 // nameHasWord reports whether a tool's name has a word of the set: its

@@ -195,6 +195,8 @@ func (r *Reader) toolOf(c *Call) *tool {
 	hints := ""
 	if r.marksNameHints {
 		hints = hintsKey(c.Annotations)
+	} else if c.Annotations["readOnlyHint"] {
+		hints = "readOnlyHint" // a read-only claim makes a file name a save (tool.savesQuietly)
 	}
 	if v, ok := r.tools.Load(c.Tool); ok {
 		if v := v.(*compiled); v.known == c.Known && v.schema == string(c.Schema) && v.hints == hints {
@@ -239,12 +241,15 @@ func (r *Reader) Read(c Call) (out Reading, err error) {
 		w.bases = w.basesIn(w.out.Arguments)
 	}
 
-	w.programArgv(w.out.Arguments)
+	together := w.programArgv(w.out.Arguments)
 	shellCode := w.shellCode
 	otherCode := !shellCode && (codeInOtherLanguage(t, w.out.Arguments) || t.runsCode)
 	remote := t.crawl && namesWebURL(t, w.out.Arguments)
 	for _, item := range w.out.Arguments {
 		k := string(item[0].Value.(ast.String))
+		if k == together[0] || k == together[1] {
+			continue // read as one command's words: "npm" alone is not what runs
+		}
 		c := t.topClassOf(k)
 		w.clusterSecret(site{k, c, nil, 0}, k, item[1]) // {"kind": "Secret", "name": "db"}
 		if shellCode && codeNames[FoldName(k)] && c.Evidence < Specified && c.Kind != Shell {
@@ -378,10 +383,11 @@ func codeInShell(args [][2]*ast.Term) bool {
 // programArgv reads a program and its arguments given apart
 // ({"program": "rm", "args": ["-rf", "~"]}, an MCP server's {"command":
 // "npx", "args": [...]}) as one command's words, the program first, as
-// an argv array is: each is read on its own too, but only together do
-// they say what runs.
-func (w *walker) programArgv(args [][2]*ast.Term) {
-	var program string
+// an argv array is: only together do they say what runs. It returns the
+// two arguments' names, which are then not read on their own ("npm"
+// alone, a command that does not run); none when it read nothing.
+func (w *walker) programArgv(args [][2]*ast.Term) (together [2]string) {
+	var program, programKey string
 	var list *ast.Array
 	var at site
 	for _, item := range args {
@@ -389,7 +395,7 @@ func (w *walker) programArgv(args [][2]*ast.Term) {
 		switch v := item[1].Value.(type) {
 		case ast.String:
 			if programNames[name] && v != "" && !strings.ContainsAny(string(v), " \t\n") {
-				program = string(v)
+				program, programKey = string(v), string(item[0].Value.(ast.String))
 			}
 		case *ast.Array:
 			if argvNames[name] {
@@ -399,17 +405,22 @@ func (w *walker) programArgv(args [][2]*ast.Term) {
 		}
 	}
 	if program == "" || list == nil {
-		return
+		return together
 	}
 	words := []string{program}
 	for i := 0; i < list.Len(); i++ {
 		str, ok := list.Elem(i).Value.(ast.String)
 		if !ok {
-			return
+			return together
 		}
 		words = append(words, string(str))
 	}
+	w.out.Acts = true
 	w.shellArgv(at, words)
+	if w.tool.program != "" {
+		return together // a tool that runs a program of its own: its "command" may be a subcommand, read as its words too
+	}
+	return [2]string{programKey, at.arg}
 }
 
 var (

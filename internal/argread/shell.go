@@ -49,8 +49,9 @@ type shellReader struct {
 	// cur is the index in the reading's Commands of the command whose
 	// words are being read, -1 for none: the paths they name are its.
 	cur int
-	// homeSet: the line sets HOME itself, so "~" is not the home known.
-	homeSet bool
+	// homeSet: the line sets HOME itself, so "~" is not the home known;
+	// pwdSet, PWD, so "$PWD" is not the working directory.
+	homeSet, pwdSet bool
 	// dotGlob: the line may make a glob match dot files (dotglob,
 	// GLOBIGNORE), so no glob is plain.
 	dotGlob bool
@@ -72,6 +73,9 @@ type shellReader struct {
 	// changed are the files it removes or changes the mode or owner of
 	// (changedFile), resolved.
 	changed map[string]bool
+	// xtrace: a "set -x" before made the shell print each command's
+	// words expanded (tracesCommands).
+	xtrace bool
 }
 
 // pipe is a pipeline's left side, as its right side's standard input.
@@ -565,9 +569,13 @@ func (r *shellReader) setsVariables(f *syntax.File) {
 			}
 		case *syntax.Assign:
 			// An assignment is read with its command (codeVariable);
-			// here only whether it moves the home.
+			// here only whether it moves the home or says another
+			// working directory.
 			if x.Name != nil && strings.EqualFold(x.Name.Value, "HOME") {
 				r.homeSet = true
+			}
+			if x.Name != nil && x.Name.Value == "PWD" {
+				r.pwdSet = true
 			}
 		case *syntax.CallExpr:
 			for _, name := range assignedByBuiltin(x.Args) {
@@ -1029,7 +1037,75 @@ func (r *shellReader) word(w *syntax.Word, dirs []string) shellWord {
 	if s, ok := r.tildeWord(w); ok {
 		return shellWord{text: s, known: true}
 	}
+	if len(dirs) == 1 && dirs[0] != "" && !r.pwdSet {
+		if s, ok := withWorkingDir(w, dirs[0]); ok {
+			return shellWord{text: s, known: true}
+		}
+	}
 	return shellWord{text: syntaxString(w)}
+}
+
+// withWorkingDir is a word whose only expansions are the working
+// directory ($PWD, ${PWD}, $(pwd), `pwd`), with dir put in for them:
+// "$PWD:/app" and "$(pwd)/src" are what the shell makes of them where
+// it runs in dir. ok is false for a word with none, or with any other
+// expansion (literalWord reads what is left).
+func withWorkingDir(w *syntax.Word, dir string) (string, bool) {
+	parts, found := workingDirParts(w.Parts, dir, false)
+	if !found {
+		return "", false
+	}
+	c := *w
+	c.Parts = parts
+	return literalWord(&c)
+}
+
+// workingDirParts are parts with each expansion of the working directory
+// replaced by dir, as quoted text; found says there was one.
+func workingDirParts(parts []syntax.WordPart, dir string, quoted bool) ([]syntax.WordPart, bool) {
+	out := slices.Clone(parts)
+	found := false
+	for i, p := range parts {
+		switch x := p.(type) {
+		case *syntax.DblQuoted:
+			if inner, ok := workingDirParts(x.Parts, dir, true); ok {
+				d := *x
+				d.Parts = inner
+				out[i], found = &d, true
+			}
+		case *syntax.ParamExp, *syntax.CmdSubst:
+			if !namesWorkingDir(p) {
+				continue
+			}
+			found = true
+			if quoted {
+				out[i] = &syntax.Lit{Value: dir}
+			} else {
+				out[i] = &syntax.SglQuoted{Value: dir}
+			}
+		}
+	}
+	return out, found
+}
+
+// namesWorkingDir reports $PWD or ${PWD} as it is, or $(pwd) alone.
+func namesWorkingDir(p syntax.WordPart) bool {
+	switch x := p.(type) {
+	case *syntax.ParamExp:
+		return x.Param != nil && x.Param.Value == "PWD" && !x.Excl && !x.Length && !x.Width && x.Index == nil && x.Slice == nil &&
+			x.Repl == nil && x.Names == 0 && x.Exp == nil
+	case *syntax.CmdSubst:
+		if len(x.Stmts) != 1 || x.Stmts[0].Redirs != nil || x.Stmts[0].Background || x.Stmts[0].Negated {
+			return false
+		}
+		call, ok := x.Stmts[0].Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Assigns) != 0 || len(call.Args) != 1 {
+			return false
+		}
+		name, ok := literalWord(call.Args[0])
+		return ok && name == "pwd"
+	}
+	return false
 }
 
 // tildeWord is a word that starts with an unquoted "~" or "~/" and is

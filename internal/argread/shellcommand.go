@@ -513,7 +513,10 @@ func (r *shellReader) record(words []shellWord) {
 		r.w.err = fmt.Errorf("the call holds more than %d commands", MaxValues)
 		return
 	}
-	c.Credentials = printsCredentials(c.Program, c.Words)
+	if c.Program == "set" {
+		r.xtrace = tracesCommands(c.Words[1:], r.xtrace)
+	}
+	c.Credentials = printsCredentials(c.Program, c.Words) || r.xtrace && printsSecretVariables(c.Words)
 	r.w.out.Commands = append(r.w.out.Commands, c)
 	r.cur = len(r.w.out.Commands) - 1
 	if h, ok := remoteActionHost(c.Program, c.Words); ok {
@@ -554,6 +557,9 @@ func (r *shellReader) options(p *program, args []shellArg, dirs []string) []stri
 			r.hostWord(a.value)
 		case a.hasValue && a.value.known && readsAsURL(a.value.text):
 			r.hostWord(a.value) // kubectl --server=https://x: any option's URL is a host reached
+		case p.kind == progContainer && containerSide[a.opt]:
+			// The container's own directory, or a mount, whose source the
+			// container reader reads (r.volume, r.mount).
 		case a.hasValue && a.value.known && (strings.HasPrefix(a.value.text, "/") || strings.HasPrefix(a.value.text, "@/")):
 			// An option the table says takes a value, whose value is an
 			// absolute path: a wrong row must not hide it (grep --color
@@ -563,6 +569,10 @@ func (r *shellReader) options(p *program, args []shellArg, dirs []string) []stri
 	}
 	return dirs
 }
+
+// containerSide are a container tool's options whose value is in the
+// container (its working directory) or a mount read apart.
+var containerSide = map[string]bool{"-w": true, "--workdir": true, "-v": true, "--volume": true, "--mount": true}
 
 // readsStdin are the file options whose "-" is standard input, which
 // says what to do (a config, a list of URLs, a body), not output.
@@ -1539,6 +1549,9 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 		}
 		sub, image = r.containerOperand(name, a, sub, image, dirs)
 	}
+	if (sub == "run" || sub == "create") && image != "" && (name == "docker" || name == "podman" || name == "nerdctl") {
+		r.containerCommand(args, words, sub, image, dirs)
+	}
 }
 
 // containerOption reads one of a container tool's options, given the
@@ -1596,7 +1609,7 @@ func (r *shellReader) containerOption(p *program, a shellArg, sub string, inters
 		r.unknown(a.opt + " " + a.value.text)
 	case ours && a.hasValue && (containerFiles[a.opt] || optionNamesFile(a.opt)):
 		r.cliFiles(a.value, dirs) // --from-file=key=path, --set-file k=path
-	case ours && a.hasValue && !p.files.has(a.opt) && !p.hosts.has(a.opt):
+	case ours && a.hasValue && !p.files.has(a.opt) && !p.hosts.has(a.opt) && !containerSide[a.opt]:
 		r.byShape(a.value, dirs) // a value that reads as a file's name
 	}
 	return false

@@ -245,6 +245,13 @@ var programs = map[string]program{
 	"devbox":  {values: opts("-c --config"), runs: opts("run")},
 	"mise":    {values: opts("-C --cd -E --env"), runs: opts("x exec")},
 	"chronic": wrapper("", "", 0),
+	// Runners that load an environment (a .env file, assignments) and run
+	// the command after it: what it is, is read (npx cross-env printenv).
+	"cross-env":       {kind: progWrapper},
+	"cross-env-shell": {kind: progWrapper, each: true},
+	"env-cmd":         {kind: progWrapper, values: opts("-f --file -e --environments -r --rc-file")},
+	"dotenv":          {kind: progWrapper, values: opts("-e -v -c -p -f")},
+	"envdir":          {kind: progWrapper, skip: 1, skipPaths: true},
 	// Runners of command lines: watchexec's command (a shell runs it),
 	// concurrently's each operand, nodemon's --exec; npx and its kin run a
 	// package's program with what follows.

@@ -164,6 +164,10 @@ type tool struct {
 	// screenshot, a PDF, an export), whatever its annotations say: its
 	// file arguments are written (outputArgument).
 	saves bool
+	// savesQuietly: the tool calls itself read-only and its name says it
+	// reads no file, so a file name it takes is where it saves
+	// (savedFileNames): its read-only mark is its server's claim.
+	savesQuietly bool
 	// writes are the arguments a spec says the tool writes (Spec.Writes),
 	// by folded name.
 	writes map[string]bool
@@ -247,6 +251,7 @@ func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys,
 	t.nameClasses(name, schema)
 	t.specClasses(specs, name)
 	t.markData(marks, name, known, annotations)
+	t.savesQuietly = annotations["readOnlyHint"] && !nameHasWord(name, readToolWords)
 	t.ownReason = schema.ownReason
 	t.stringNames(schema)
 	return t
@@ -361,7 +366,7 @@ func (t *tool) nameClasses(name string, schema schemaKeys) {
 		for _, n := range []string{"script", "code", "input", "line", "exec", "run", "task", "program", "executable", "statement", "expression", "text", "keys", "shell", "bash",
 			"data", "chars", "keystrokes"} {
 			if _, ok := t.classes[n]; !ok {
-				t.setClass(n, shellName)
+				t.setClass(n, Class{Kind: Shell, Evidence: Name, ByTool: true})
 			}
 		}
 	}

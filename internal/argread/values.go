@@ -1193,7 +1193,10 @@ var (
 		`\blanguage\s+['"]?(?:c|internal|plpython\w*|plperlu|pltclu|plsh|plv8u?|pljava\w*|plr)\b|\bgetenv\s*\(|` +
 		`\bdblink\w*\s*\(|\bforeign\s+data\s+wrapper\b|\bcreate\s+server\b|\bcreate\s+extension\b|` +
 		// the tables of password hashes
-		`\bsoname\b|\bpg_authid\b|\bpg_shadow\b|\bpg_user_mappings?\b|\bmysql\s*\.\s*[\x60"\[]?user\b|\bauthentication_string\b`)
+		`\bsoname\b|\bpg_authid\b|\bpg_shadow\b|\bpg_user_mappings?\b|\bmysql[\x60"\]]?\s*\.\s*[\x60"\[]?user\b|\bauthentication_string\b|` +
+		`\bsql_logins\b|\bsyslogins\b|\bglobal_priv\b|\buser\$|` +
+		// the sqlite3 shell's edit(), which runs an editor
+		`\bedit\s*\(`)
 	// sqlFileCall: the file functions whose first argument (lo_export's
 	// second) is a file's name.
 	sqlFileCall = regexp.MustCompile(`(?i)\b(pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_dir|lo_import|lo_export|` +

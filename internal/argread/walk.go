@@ -300,13 +300,7 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 	case c.Kind == Shell && c.Evidence == Name && isShellChoice(s.arg, v):
 		// {"shell": "bash"}: which shell runs the command, not one.
 	case c.Kind == Shell && c.Evidence == Name && w.tool.sql:
-		// pg_psql's "command": a statement, read as SQL is. A psql
-		// meta-command ("\\! cmd", "\\copy ... program", "\\o file") is
-		// no SQL, and what it runs or writes is not read here: unknown,
-		// but for those that only describe or list ("\\d orders").
-		if strings.Contains(v, "\\") && !psqlDescribesOnly(v) {
-			w.addPath(s.as(none), t, "")
-		}
+		// pg_psql's "command": a statement, read as SQL is.
 		w.sqlText(s.as(Class{Kind: Content, Evidence: Name}), t, v)
 	case c.Kind == Shell:
 		w.shellLine(s, t, v)
@@ -664,6 +658,14 @@ func (w *walker) sqlText(s site, t *ast.Term, v string) {
 	if strings.HasPrefix(strings.TrimSpace(v), ".") {
 		w.sqliteDotCommands(s, v) // the sqlite3 shell's own commands
 	}
+	if psqlMeta.MatchString(v) && !psqlDescribesOnly(v) {
+		// A psql meta-command ("\\! cmd", "\\copy ... program", "\\o
+		// file"), which a server that hands its text to psql runs, is no
+		// SQL, and what it runs or writes is not read here: unknown, but
+		// for those that only describe or list ("\\d orders").
+		w.addPath(s.as(none), t, "")
+		w.out.Acts = true
+	}
 	for _, f := range sqlFiles(v) {
 		if hosts, ok := connectionHosts(f); ok {
 			// ATTACH 'host=10.0.0.1 dbname=x' (TYPE postgres): another
@@ -694,6 +696,11 @@ func (w *walker) sqlText(s site, t *ast.Term, v string) {
 		w.out.Acts = true // a read-only claim does not cover it (Reading.Acts)
 	}
 }
+
+// psqlMeta finds a psql meta-command: a backslash and a letter (or "!",
+// "?") at a line's start or after white space or a semicolon, where no
+// SQL literal's escape stands.
+var psqlMeta = regexp.MustCompile(`(?:^|[\s;])\\[!?a-zA-Z]`)
 
 // sqlEndpoint finds an ENDPOINT given a literal (DuckDB's secrets).
 var sqlEndpoint = regexp.MustCompile(`(?i)\bendpoint\s+'([^']{1,512})'`)
@@ -1529,6 +1536,14 @@ func (w *walker) codeLiterals(s site, v string) {
 		r := trimReading(lit)
 		switch {
 		case r == "" || strings.ContainsAny(r, "\n"):
+		case readsAsURL(r) && hostContinues(r, v[i+1:]):
+			// 'http://169.254.169.' + '254/': the host is built at run
+			// time, and is not the one written here.
+			w.addHost(s.as(Class{Kind: URL, Evidence: Shape}), ast.StringTerm(lit), "")
+			if n := len(w.out.Hosts); n > 0 && w.out.Hosts[n-1].Raw.Value.Compare(ast.String(lit)) == 0 {
+				_, written, _ := strings.Cut(r, "://")
+				w.out.Hosts[n-1].Might = lexical.ContinuedHosts(written[strings.LastIndexByte(written, '@')+1:])
+			}
 		case readsAsURL(r):
 			w.pathsHost(s.as(Class{Kind: URL, Evidence: Shape}), ast.StringTerm(lit), lit)
 		case readsAsIP(r):
@@ -1541,6 +1556,23 @@ func (w *walker) codeLiterals(s site, v string) {
 			}
 		}
 	}
+}
+
+// hostContinues reports a URL literal of code that ends inside its host
+// (nothing after the authority) where the code joins something to it
+// (what follows the closing quote is an operator: + . .. || %) or where
+// the literal itself interpolates (${, {, #{): the host the code reaches
+// is not the one the literal spells.
+func hostContinues(url, after string) bool {
+	_, rest, _ := strings.Cut(url, "://")
+	if strings.ContainsAny(rest, "/?#") {
+		return false
+	}
+	if strings.Contains(rest, "{") {
+		return true // f"http://{host}", `http://${h}`, "http://#{h}"
+	}
+	next := strings.TrimLeft(after, " \t\r\n")
+	return next != "" && strings.ContainsRune("+.|%", rune(next[0]))
 }
 
 // namesSecret reports an unknown path's text that names a file on the

@@ -575,6 +575,37 @@ var (
 		"ip.localtest.me", "ip.lvh.me", "ip.addr.tools"}
 )
 
+// MetadataAddresses are the cloud metadata services' addresses, which
+// hand out the machine's cloud credentials (the floor's metadata_hosts,
+// which a test keeps equal to this list).
+var MetadataAddresses = []string{"169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200", "169.254.0.23",
+	"192.0.0.192", "168.63.129.16"}
+
+// ContinuedHosts are the metadata addresses a host written only in part
+// might become when code completes it at run time ("169.254.169." +
+// "254"): each address, or name of one (addressNames), whose spelling
+// starts with prefix, as the address. None for an empty prefix: a host
+// wholly built at run time is any host, which rules see as unknown.
+func ContinuedHosts(prefix string) []string {
+	prefix = strings.ToLower(strings.TrimPrefix(prefix, "["))
+	if prefix == "" {
+		return nil
+	}
+	var out []string
+	for _, a := range MetadataAddresses {
+		if strings.HasPrefix(a, prefix) {
+			out = append(out, a)
+		}
+	}
+	for name, a := range addressNames {
+		if strings.HasPrefix(name, prefix) && slices.Contains(MetadataAddresses, a) && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // spelledAddress is the address the labels before a wildcard DNS domain
 // spell: the last four labels dotted ("app.10.0.0.1"), or the last label's
 // last four dash-separated parts ("app-10-0-0-1") or its last dash part in

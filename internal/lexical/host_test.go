@@ -3,6 +3,8 @@ package lexical_test
 import (
 	"net/netip"
 	"net/url"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -96,6 +98,38 @@ func TestLenientHosts(t *testing.T) {
 	} {
 		assert.Equal(t, want, lexical.LenientHosts(raw), raw)
 	}
+}
+
+// A host code completes at run time might be a metadata service when
+// what is written could begin one's address or name; nothing is known of
+// a host written not at all.
+func TestContinuedHosts(t *testing.T) {
+	for prefix, want := range map[string][]string{
+		"169.254.169.":    {"169.254.169.254"},
+		"169.254.":        {"169.254.0.23", "169.254.169.254", "169.254.170.2"},
+		"metadata.google": {"169.254.169.254"},
+		"[fd00:":          {"fd00:ec2::254"},
+		"localhost:":      nil,
+		"api.example.":    nil,
+		"":                nil,
+	} {
+		assert.Equal(t, want, lexical.ContinuedHosts(prefix), prefix)
+	}
+}
+
+// The floor's metadata_hosts and MetadataAddresses are one list: the
+// floor asks on the addresses the reader completes partial hosts to.
+func TestMetadataAddressesAreTheFloors(t *testing.T) {
+	src, err := os.ReadFile("../../rego/floor.rego")
+	require.NoError(t, err)
+	_, block, ok := strings.Cut(string(src), "metadata_hosts := [")
+	require.True(t, ok)
+	block, _, _ = strings.Cut(block, "]\n")
+	var floor []string
+	for _, m := range regexp.MustCompile(`"\[?([^"\]/]+)\]?/\d+"`).FindAllStringSubmatch(block, -1) {
+		floor = append(floor, m[1])
+	}
+	assert.ElementsMatch(t, floor, lexical.MetadataAddresses)
 }
 
 // Every host LenientHosts gives is one HostOf keeps as it is.

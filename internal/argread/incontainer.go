@@ -1,0 +1,159 @@
+package argread
+
+import (
+	"maps"
+	"path"
+	"slices"
+	"strings"
+)
+
+// What a container runs (docker run's command, a Compose service's
+// command and entrypoint) acts on the container's own files, which no
+// rule here names, except where a bind mount gives it this machine's: a
+// path under a mount's target is the mount's source there, and a write
+// to "/h/.git/hooks/pre-commit" with the project mounted at /h is a write
+// to the project's hook. So the command is read as a shell would run it
+// inside, and of what it names only what reaches this machine is kept:
+// the paths under a mount (as this machine's) and the hosts. Its own
+// programs are not this machine's, so the floor's command rules do not
+// read them (a sudo inside a container is the image's business).
+//
+// What the image runs of its own (an entrypoint the call does not give)
+// cannot be read; a writable mount hands the container the whole tree,
+// which the reading of the mount itself marks written.
+
+// mounted is a bind mount a container is given: its source on this
+// machine (resolved), its target in the container, and whether the
+// container may write through it.
+type mounted struct {
+	source, target string
+	writable       bool
+}
+
+// inContainer reads what a container runs, by read, given its mounts and
+// its working directory ("" when the image sets it): a relative path is
+// read under each mount's target as well, since the image's directory
+// may be any of them.
+func (r *shellReader) inContainer(mounts []mounted, workdir string, read func(dirs []string)) {
+	if len(mounts) == 0 {
+		return // nothing of this machine's reachable by path
+	}
+	dirs := []string{"/"}
+	if path.IsAbs(workdir) {
+		dirs = []string{path.Clean(workdir)}
+	} else {
+		for _, m := range mounts {
+			dirs = addDir(dirs, m.target)
+		}
+	}
+	fromPaths, fromCommands := len(r.w.out.Paths), len(r.w.out.Commands)
+	seen, cur, written, changed := maps.Clone(r.seen), r.cur, maps.Clone(r.written), maps.Clone(r.changed)
+	read(dirs)
+	kept := r.w.out.Paths[:fromPaths]
+	for _, v := range r.w.out.Paths[fromPaths:] {
+		if v.Resolved == "" {
+			continue // unknown inside: the container's own, unless it is a mount's, which its target says
+		}
+		// What the line writes is known by the container's spelling
+		// (markWritten, which reads the host's, runs after).
+		v.Written = v.Written || r.written[v.Resolved] || r.changed[v.Resolved]
+		for _, m := range mounts {
+			rest, ok := strings.CutPrefix(v.Resolved, m.target)
+			if !ok || rest != "" && rest[0] != '/' && m.target != "/" {
+				continue
+			}
+			v.Resolved = path.Join(m.source, rest)
+			v.Written = v.Written && m.writable
+			kept = append(kept, v)
+			break
+		}
+	}
+	r.w.out.Paths = kept
+	r.w.out.Commands = r.w.out.Commands[:fromCommands]
+	r.seen, r.cur, r.written, r.changed = seen, cur, written, changed
+}
+
+// containerCommand reads what docker run's container runs (the words
+// after the image) through the bind mounts its options give it.
+func (r *shellReader) containerCommand(args []shellArg, words []shellWord, sub, image string, dirs []string) {
+	dir := ""
+	if len(dirs) == 1 {
+		dir = dirs[0]
+	}
+	var mounts []mounted
+	workdir := ""
+	for _, a := range args {
+		if !a.hasValue || !a.value.known {
+			continue
+		}
+		switch a.opt {
+		case "-v", "--volume", "--mount":
+			if m, ok := r.bindMount(a.opt, a.value.text, dir); ok {
+				mounts = append(mounts, m)
+			}
+		case "-w", "--workdir":
+			workdir = a.value.text
+		}
+	}
+	at := slices.IndexFunc(words, func(w shellWord) bool { return w.known && w.text == sub })
+	for i := at + 1; at >= 0 && i < len(words); i++ {
+		if words[i].known && words[i].text == image {
+			if cmd := words[i+1:]; len(cmd) > 0 {
+				r.inContainer(mounts, workdir, func(d []string) { r.command(cmd, d) })
+			}
+			return
+		}
+	}
+}
+
+// bindMount reads a docker -v value ("SRC:DST[:MODE]") or a --mount value
+// ("type=bind,source=SRC,target=DST[,readonly]") as a bind mount, its
+// source resolved in dir; ok is false for a named volume, a tmpfs, or a
+// source that cannot be resolved (which the mount's own reading asks
+// about).
+func (r *shellReader) bindMount(opt, v, dir string) (mounted, bool) {
+	var m mounted
+	var src string
+	m.writable = true
+	if opt == "--mount" {
+		kind := "volume"
+		for _, field := range strings.Split(v, ",") {
+			k, val, _ := strings.Cut(field, "=")
+			switch strings.ToLower(strings.TrimSpace(k)) {
+			case "type":
+				kind = val
+			case "source", "src":
+				src = val
+			case "target", "destination", "dst":
+				m.target = val
+			case "readonly", "ro":
+				m.writable = val == "false" || val == "0"
+			}
+		}
+		if kind != "bind" {
+			return m, false
+		}
+	} else {
+		parts := strings.Split(strings.TrimPrefix(v, "="), ":")
+		if len(parts) < 2 || !strings.ContainsAny(parts[0], "/.") {
+			return m, false // a named volume, or a target only
+		}
+		src, m.target = parts[0], parts[1]
+		if len(parts) > 2 {
+			m.writable = !mountReadOnly(parts[2])
+		}
+	}
+	return r.mountedAt(src, m.target, m.writable, dir)
+}
+
+// mountedAt is a bind mount of src (resolved in dir) at target.
+func (r *shellReader) mountedAt(src, target string, writable bool, dir string) (mounted, bool) {
+	if !path.IsAbs(target) || strings.ContainsAny(src, "$~") || dir == "" && !path.IsAbs(src) {
+		return mounted{}, false
+	}
+	resolved := r.w.resolve(dir, src)
+	if resolved == "" {
+		return mounted{}, false
+	}
+	return mounted{source: resolved, target: path.Clean(target), writable: writable}, true
+}

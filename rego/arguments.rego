@@ -120,10 +120,14 @@ servers := {
 	# container's. Volumes are left to the default reading: a host path in
 	# them is read as an unknown path.
 	"docker": [
-		{"tool": "*", "text": [
-			"tag", "container_id", "network_id", "volume_name", "name",
-			"environment", "entrypoint", "command", "ports", "labels",
-		]},
+		{
+			"tool": "*",
+			"text": [
+				"tag", "container_id", "network_id", "volume_name", "name",
+				"environment", "ports", "labels",
+			],
+			"contained": ["entrypoint", "command"],
+		},
 		{"tool": "build_image", "directories": ["path"], "relative": {"dockerfile": "path"}},
 	],
 	# containers/kubernetes-mcp-server: names, API versions ("apps/v1"),
@@ -132,20 +136,27 @@ servers := {
 	# chart ("bitnami/nginx") or a URL ("oci://..."): a path, and a URL's
 	# host.
 	"kubernetes": [
-		{"tool": "*", "text": [
-			"name", "namespace", "apiVersion", "kind", "labelSelector", "fieldSelector", "label_selector",
-			"container", "image", "command",
-		]},
+		{
+			"tool": "*",
+			"text": [
+				"name", "namespace", "apiVersion", "kind", "labelSelector", "fieldSelector", "label_selector",
+				"container", "image",
+			],
+			"contained": ["command"],
+		},
 		{"tool": "helm_install", "paths": ["chart"]},
 	],
 	# Flux159/mcp-server-kubernetes: manifests are read from local files;
 	# output is kubectl's -o, a format (json, wide), not a file.
 	"kubernetes-flux159": [
-		{"tool": "*", "text": [
-			"resourceType", "resourceName", "name", "namespace", "context", "labelSelector", "fieldSelector",
-			"command", "nodeName",
-			"output",
-		]},
+		{
+			"tool": "*",
+			"text": [
+				"resourceType", "resourceName", "name", "namespace", "context", "labelSelector", "fieldSelector",
+				"nodeName", "output",
+			],
+			"contained": ["command"],
+		},
 		{"tool": "kubectl_apply", "paths": ["filename"]},
 		{"tool": "kubectl_create", "paths": ["filename", "fromFile"]},
 		{"tool": "kubectl_delete", "paths": ["filename"]},

@@ -53,6 +53,12 @@ const (
 	// Compose is a Compose file's text (compose.go): its bind mounts,
 	// build contexts and files are paths.
 	Compose
+	// Contained is a command line, or one command's words, that runs in a
+	// container or a pod (an exec tool's command): its paths are the
+	// container's own, but what it prints of credentials (the
+	// environment, a service account's token) comes back, and the hosts it
+	// reaches are reached (incontainer.go).
+	Contained
 	// Data is what the user marked the server's data in the rules (a
 	// DataMark): nothing in it is read, at any depth, but a value that
 	// names a file the floor guards (data.go).

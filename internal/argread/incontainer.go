@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
 )
 
 // What a container runs (docker run's command, a Compose service's
@@ -30,14 +32,50 @@ type mounted struct {
 	writable       bool
 }
 
+// containedLine reads v, a command line run in a container or a pod (a
+// Contained argument).
+func (w *walker) containedLine(s site, v string) {
+	w.out.Acts = true
+	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
+	r.inContainer(nil, "", func(dirs []string) { r.line(v, dirs) })
+}
+
+// containedArray reads an array of strings under a Contained name as one
+// command's words; false for any other array, whose strings are read one
+// by one (each a line).
+func (w *walker) containedArray(s site, v *ast.Array) bool {
+	words := make([]string, 0, v.Len())
+	for i := 0; i < v.Len(); i++ {
+		str, ok := v.Elem(i).Value.(ast.String)
+		if !ok {
+			return false
+		}
+		words = append(words, string(str))
+	}
+	if len(words) > 0 {
+		w.containedArgv(s, words)
+	}
+	return true
+}
+
+// containedArgv reads words, one command's, run in a container or a pod.
+func (w *walker) containedArgv(s site, words []string) {
+	w.out.Acts = true
+	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
+	argv := make([]shellWord, len(words))
+	for i, word := range words {
+		argv[i] = shellWord{text: word, known: true}
+	}
+	r.inContainer(nil, "", func(dirs []string) { r.command(argv, dirs) })
+}
+
 // inContainer reads what a container runs, by read, given its mounts and
 // its working directory ("" when the image sets it): a relative path is
 // read under each mount's target as well, since the image's directory
-// may be any of them.
+// may be any of them. Of its commands, those that print credentials
+// (printenv, cat of a container's secret: containerSecret) are kept: what they print comes
+// back to the model.
 func (r *shellReader) inContainer(mounts []mounted, workdir string, read func(dirs []string)) {
-	if len(mounts) == 0 {
-		return // nothing of this machine's reachable by path
-	}
 	dirs := []string{"/"}
 	if path.IsAbs(workdir) {
 		dirs = []string{path.Clean(workdir)}
@@ -46,7 +84,7 @@ func (r *shellReader) inContainer(mounts []mounted, workdir string, read func(di
 			dirs = addDir(dirs, m.target)
 		}
 	}
-	fromPaths, fromCommands := len(r.w.out.Paths), len(r.w.out.Commands)
+	fromPaths, fromCommands, fromHosts := len(r.w.out.Paths), len(r.w.out.Commands), len(r.w.out.Hosts)
 	seen, cur, written, changed := maps.Clone(r.seen), r.cur, maps.Clone(r.written), maps.Clone(r.changed)
 	read(dirs)
 	kept := r.w.out.Paths[:fromPaths]
@@ -69,7 +107,22 @@ func (r *shellReader) inContainer(mounts []mounted, workdir string, read func(di
 		}
 	}
 	r.w.out.Paths = kept
-	r.w.out.Commands = r.w.out.Commands[:fromCommands]
+	commands := r.w.out.Commands[:fromCommands]
+	for _, c := range r.w.out.Commands[fromCommands:] {
+		c.Credentials = c.Credentials || slices.ContainsFunc(c.Paths, containerSecret)
+		if c.Credentials {
+			c.Paths = nil // the container's own
+			commands = append(commands, c)
+		}
+	}
+	r.w.out.Commands = commands
+	hosts := r.w.out.Hosts[:fromHosts]
+	for _, h := range r.w.out.Hosts[fromHosts:] {
+		if !slices.ContainsFunc(hosts, func(o Value) bool { return o.Resolved == h.Resolved && o.Raw.Equal(h.Raw) }) {
+			hosts = append(hosts, h) // a URL the container tool's own reading kept (docker run's operands) is kept once
+		}
+	}
+	r.w.out.Hosts = hosts
 	r.seen, r.cur, r.written, r.changed = seen, cur, written, changed
 }
 

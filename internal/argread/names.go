@@ -369,7 +369,10 @@ var (
 	// A tool that saves a file: a screenshot, a PDF, an export, a
 	// recording, a download (browser_take_screenshot, browser_pdf_save).
 	// (write_file's path is what it writes already: the floor reads it so.)
-	saveToolWords = keySet("save", "screenshot", "screenshots", "export", "download", "record", "capture", "render")
+	// A tool that runs a command in a container or a pod.
+	containerToolWords = keySet("container", "containers", "pod", "pods")
+	containerRunWords  = keySet("exec", "execute", "run", "runs")
+	saveToolWords      = keySet("save", "screenshot", "screenshots", "export", "download", "record", "capture", "render")
 	// A tool whose name says it reads a file, or takes one in: its file
 	// name is what it reads, whatever else it claims (savedFileNames).
 	readToolWords = keySet("get", "list", "read", "describe", "view", "watch", "show", "fetch", "dump", "open", "load", "cat", "parse",

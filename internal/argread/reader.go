@@ -252,13 +252,13 @@ func (r *Reader) Read(c Call) (out Reading, err error) {
 		}
 		c := t.topClassOf(k)
 		w.clusterSecret(site{k, c, nil, 0}, k, item[1]) // {"kind": "Secret", "name": "db"}
-		if shellCode && codeNames[FoldName(k)] && c.Evidence < Specified && c.Kind != Shell {
+		if shellCode && isCodeName(FoldName(k)) && c.Evidence < Specified && c.Kind != Shell {
 			c = shellName // {"code": "...", "languageId": "shellscript"}: a shell runs it
 		}
 		if remote && sitePatternNames[FoldName(k)] && c.Evidence < Specified {
 			c = Class{Kind: Text, Evidence: Name} // a crawler's URL-path patterns on the site its url names
 		}
-		if otherCode && codeNames[FoldName(k)] && c.Evidence < Specified {
+		if otherCode && isCodeName(FoldName(k)) && c.Evidence < Specified {
 			// {"language": "python", "code": "..."}: code in a language of
 			// its own, which no shell reads and this reader does not parse.
 			// What it does is the call's own (Acts); its string literals
@@ -348,7 +348,25 @@ func namesWebURL(t *tool, args [][2]*ast.Term) bool {
 
 // codeNames are the names (folded) a code runner takes its code under.
 var codeNames = keySet("code", "script", "source", "sourcecode", "snippet", "program", "input", "content", "body",
-	"cell", "cellSource", "cellContent", "cellCode", "codeCell")
+	"cell", "cellSource", "cellContent", "cellCode", "codeCell", "codeString", "codeText", "codeBlock", "codeContent", "codeBody",
+	"codeSnippet", "sourceText", "scriptContent", "scriptBody", "scriptText", "scriptSource", "scriptCode", "javascript",
+	"typescript", "applescript", "jxa", "vbscript")
+
+// codeLanguages are the languages whose name before "code" names a code
+// argument (python_code, js_code, r_code).
+var codeLanguages = keySet("python", "py", "js", "javascript", "ts", "typescript", "node", "deno", "r", "ruby", "rb", "perl", "php",
+	"lua", "go", "rust", "java", "kotlin", "scala", "swift", "julia", "csharp", "cs", "cpp", "c", "bash", "sh", "shell", "powershell",
+	"ps", "applescript", "jxa", "groovy", "elixir", "haskell", "ocaml", "dart", "wasm", "sql")
+
+// isCodeName reports a (folded) name that holds code: one of codeNames,
+// or a language's name and "code" (pythoncode, jscode, rcode).
+func isCodeName(n string) bool {
+	if codeNames[n] {
+		return true
+	}
+	lang, ok := strings.CutSuffix(n, "code")
+	return ok && codeLanguages[lang]
+}
 
 // languageNames are the names (folded) a code runner takes the code's
 // language under, and shellLanguages the values that name a shell.
@@ -373,7 +391,7 @@ func codeInShell(args [][2]*ast.Term) bool {
 		if languageNames[name] && shellLanguages[FoldName(strings.TrimSpace(string(v)))] {
 			return true
 		}
-		if codeNames[name] && shebangShell(string(v)) {
+		if isCodeName(name) && shebangShell(string(v)) {
 			return true
 		}
 	}

@@ -41,6 +41,10 @@ type Spec struct {
 	// runs: each command in them is read (a list of strings, one line
 	// each under a plural name, else one command's words).
 	Commands []string `json:"commands,omitempty"`
+	// Contained hold commands (a line, or one command's words) the tool
+	// runs in a container or a pod: their paths are the container's, and
+	// only the credentials they print and the hosts they reach are read.
+	Contained []string `json:"contained,omitempty"`
 	// Relative maps a path argument to the top-level argument its relative
 	// paths are relative to (git_add's "files" to "repo_path"). When that
 	// argument is missing or cannot be evaluated, the paths are unknown.
@@ -113,6 +117,7 @@ func (s Spec) lists() []specList {
 		{"text", s.Text, Class{Kind: Text, Evidence: Specified}},
 		{"ignore", s.Ignore, Class{Kind: Ignore, Evidence: Specified}},
 		{"commands", s.Commands, Class{Kind: Shell, Evidence: Specified}},
+		{"contained", s.Contained, Class{Kind: Contained, Evidence: Specified}},
 	}
 }
 
@@ -360,6 +365,14 @@ func (t *tool) nameClasses(name string, schema schemaKeys) {
 		for _, n := range []string{"input", "content", "text", "body"} {
 			if _, ok := t.classes[n]; !ok {
 				t.setClass(n, patchName)
+			}
+		}
+	} else if nameHasWord(name, containerToolWords) && nameHasWord(name, containerRunWords) {
+		// exec_in_container, pods_exec, run_container: the command runs
+		// in the container.
+		for _, n := range []string{"command", "cmd", "entrypoint", "script"} {
+			if _, ok := t.classes[n]; !ok {
+				t.setClass(n, Class{Kind: Contained, Evidence: Name, ByTool: true})
 			}
 		}
 	} else if nameHasWord(name, shellToolWords) || typesIntoTerminal(name, schema) {

@@ -158,7 +158,7 @@ func (w *walker) walk(s site, t *ast.Term) {
 // array reads an array at s: a command line's or a command's words, a
 // path's parts, and each element.
 func (w *walker) array(s site, v *ast.Array) {
-	if s.class.Kind == Shell && w.shellArray(s, v) || s.class.Kind == Command && w.cliArray(s, v) {
+	if s.class.Kind == Shell && w.shellArray(s, v) || s.class.Kind == Command && w.cliArray(s, v) || s.class.Kind == Contained && w.containedArray(s, v) {
 		return
 	}
 	if joined, ok := partsJoined(s.arg, v); ok && s.class.Kind != Data && s.class.Kind != Text {
@@ -191,7 +191,7 @@ func (w *walker) object(s site, v ast.Object) {
 			w.clusterSecret(s, key, val)
 		}
 		keyClass := w.tool.classOf(key)
-		if w.shellCode && codeNames[FoldName(key)] && (keyClass.Kind == None || keyClass.Kind == Content) {
+		if w.shellCode && isCodeName(FoldName(key)) && (keyClass.Kind == None || keyClass.Kind == Content) {
 			keyClass = shellName
 		}
 		if str, ok := val.Value.(ast.String); ok && patchOp && (key == "path" || key == "from") && isJSONPath(string(str)) {
@@ -308,6 +308,8 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		w.patchString(s, t, v)
 	case c.Kind == Compose:
 		w.composeString(s, t, v)
+	case c.Kind == Contained:
+		w.containedLine(s, v)
 	case c.Kind == Command:
 		// One string of words ("-c 'cat x > .bashrc'"): each word, as in
 		// an array.
@@ -1276,9 +1278,74 @@ func (w *walker) addPath(s site, t *ast.Term, resolved string) {
 	w.add(&w.out.Paths, v, s.at)
 }
 
-// shellMagics are a notebook's cell and line magics that hand their text
-// to a shell.
-var shellMagics = keySet("bash", "sh", "script", "system", "sx", "zsh", "perl", "ruby", "writefile", "file")
+// notebookLine reads a line of code in IPython's syntax, which a notebook
+// or an IPython kernel runs: a shell escape ("!cmd", and its value kept,
+// "x = !cmd"), a magic ("%cat f", "%%bash"), or a line that IPython's
+// automagic runs as a shell alias ("cat f", "rm -rf x").
+func (w *walker) notebookLine(s site, l string) {
+	if m := assignedEscape.FindStringSubmatch(l); m != nil {
+		l = m[1] // "keys = !cat ~/.ssh/id_rsa", "out = %sx ls"
+	}
+	switch {
+	case strings.HasPrefix(l, "!"):
+		line := strings.TrimPrefix(l[1:], "!") // "!!cmd" too
+		w.shellLine(s.as(shellName), ast.StringTerm(line), line)
+	case strings.HasPrefix(l, "%"):
+		w.magic(s, l)
+	default:
+		f := strings.Fields(l)
+		if len(f) > 1 && ipythonAliases[f[0]] && !strings.ContainsAny(f[1][:1], "=([,:+%<>!&|^") {
+			w.shellLine(s.as(shellName), ast.StringTerm(l), l) // automagic: "cat /home/u/.ssh/id_rsa" runs cat
+		}
+	}
+}
+
+// magic reads a line magic ("%cat f") or a cell magic's first line
+// ("%%bash"): the aliases that run a program are read as its command
+// line; what only times, shows or configures is no question; any other
+// magic (%run, %load, %alias, %sx, %%bash, %%writefile, ...) runs,
+// loads or writes what this reader cannot tell, and is unknown.
+func (w *walker) magic(s site, l string) {
+	cell := strings.HasPrefix(l, "%%")
+	body := strings.TrimLeft(l, "%")
+	name, rest, _ := strings.Cut(body, " ")
+	rest = strings.TrimSpace(rest)
+	switch {
+	case name == "env" || name == "set_env":
+		// %env alone prints the kernel's environment; %env NAME one
+		// variable's value; %env NAME=value sets one.
+		if rest == "" || !strings.ContainsAny(rest, "= ") && printsSecretVariable("$"+rest) {
+			w.addPath(s.as(none), ast.StringTerm(l), "")
+		}
+	case !cell && (ipythonAliases[name] || name == "pycat"):
+		line := body
+		if name == "pycat" {
+			line = "cat " + rest
+		}
+		w.shellLine(s.as(shellName), ast.StringTerm(line), line)
+	case name == "sql" && !cell:
+		w.sqlText(s.as(Class{Kind: Content, Evidence: Name}), ast.StringTerm(rest), rest) // ipython-sql's query
+	case harmlessMagics[name]:
+	default:
+		w.addPath(s.as(none), ast.StringTerm(l), "") // it runs, loads or writes what cannot be told here
+	}
+}
+
+var (
+	// assignedEscape finds a shell escape or magic whose output a
+	// variable keeps ("x = !cmd", "x = %sx cmd").
+	assignedEscape = regexp.MustCompile(`^[\w.,\s\[\]]+=\s*([!%].*)$`)
+	// ipythonAliases are the shell commands IPython defines as aliases:
+	// "%rm x", and with automagic on (the default) "rm x", run them.
+	ipythonAliases = keySetExact("cat", "cp", "ls", "mkdir", "mv", "rm", "rmdir", "less", "more", "man", "ldir", "lf", "lk", "ll", "lx")
+	// harmlessMagics time, profile, show or configure the kernel, and
+	// run no program and read or write no file of their own.
+	harmlessMagics = keySetExact("time", "timeit", "matplotlib", "load_ext", "reload_ext", "unload_ext", "autoreload", "aimport",
+		"who", "whos", "who_ls", "pwd", "precision", "config", "history", "reset", "xdel", "pprint", "colors", "quickref",
+		"lsmagic", "magic", "prun", "tb", "doctest_mode", "gui", "pinfo", "pinfo2", "pdoc", "pdef", "psearch", "automagic",
+		"autoindent", "capture", "html", "latex", "markdown", "svg", "pip", "conda", "mamba", "micromamba", "uv", "page",
+		"debug", "pdb", "xmode", "autosave", "notebook", "load_ext", "lprun", "memit", "mprun", "sql_config")
+)
 
 // shellsOut finds code that runs a command line or another program:
 // Python's os.system, os.popen, subprocess, pty.spawn, os.exec*, Node's
@@ -1286,7 +1353,7 @@ var shellMagics = keySet("bash", "sh", "script", "system", "sx", "zsh", "perl", 
 // backquotes, R's system().
 var shellsOut = regexp.MustCompile(`\bos\.(?:system|popen|exec\w*|spawn\w*|posix_spawn\w*)\s*\(|\bsubprocess\b|\bpty\.spawn|\bcommands\.getoutput|` +
 	`\bchild_process\b|\bexecSync\b|\bspawnSync\b|\bexecFile\w*\b|\bDeno\.(?:run|Command)\b|\bBun\.spawn|\bRuntime\.getRuntime\(\)\.exec|` +
-	`\bProcessBuilder\b|\bsystem2?\s*\(|\bshell_exec\b|\bpassthru\b|\bproc_open\b|\bIO\.popen|\bOpen3\b|\bctypes\b|\bcffi\b|` +
+	`\bProcessBuilder\b|\bsystem2?\s*\(|\bget_ipython\s*\(\s*\)\s*\.\s*(?:system|getoutput|run_line_magic|run_cell_magic|magic)\b|\bdo\s+shell\s+script\b|\bdoShellScript\b|\bshell_exec\b|\bpassthru\b|\bproc_open\b|\bIO\.popen|\bOpen3\b|\bctypes\b|\bcffi\b|` +
 	`\b__import__\s*\(|\bimportlib\b|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(|` +
 	// another name for the same (from os import system as s; asyncio's
 	// subprocesses; platform.popen), and the environment read
@@ -1502,22 +1569,7 @@ func (w *walker) codeLiterals(s site, v string) {
 		return
 	}
 	for _, line := range strings.Split(v, "\n") {
-		// A notebook's shell escapes (IPython's "!cmd", "%%bash", "%sx")
-		// run a shell: read as one.
-		l := strings.TrimSpace(line)
-		switch {
-		case strings.HasPrefix(l, "!"):
-			w.shellLine(s.as(shellName), ast.StringTerm(l[1:]), l[1:])
-		case strings.HasPrefix(l, "%%") || strings.HasPrefix(l, "%sx") || strings.HasPrefix(l, "%system") || strings.HasPrefix(l, "%sh"):
-			if cell := strings.Fields(l); len(cell) > 0 && shellMagics[strings.TrimLeft(cell[0], "%")] {
-				w.addPath(s.as(none), ast.StringTerm(l), "") // a cell or line a shell runs, as a whole: unknown
-			}
-		case l == "%env" || l == "%set_env" || strings.HasPrefix(l, "%env ") && !strings.Contains(l, "=") && len(strings.Fields(l)) == 2 &&
-			printsSecretVariable("$"+strings.Fields(l)[1]):
-			// %env alone prints the kernel's environment; %env NAME one
-			// variable's value.
-			w.addPath(s.as(none), ast.StringTerm(l), "")
-		}
+		w.notebookLine(s, strings.TrimSpace(line))
 	}
 	if m := shellsOut.FindString(v); m != "" {
 		w.addPath(s.as(none), ast.StringTerm(m), "") // code that runs a command line: what it runs cannot be told here

@@ -149,14 +149,14 @@ servers := {
 	# Flux159/mcp-server-kubernetes: manifests are read from local files;
 	# output is kubectl's -o, a format (json, wide), not a file.
 	"kubernetes-flux159": [
-		{
-			"tool": "*",
-			"text": [
-				"resourceType", "resourceName", "name", "namespace", "context", "labelSelector", "fieldSelector",
-				"nodeName", "output",
-			],
-			"contained": ["command"],
-		},
+		{"tool": "*", "text": [
+			"resourceType", "resourceName", "name", "namespace", "context", "labelSelector", "fieldSelector",
+			"nodeName", "output",
+		]},
+		{"tool": "exec_in_pod", "contained": ["command"]},
+		# kubectl_generic's command and subCommand are kubectl's words,
+		# read with its other fields as one kubectl command.
+		{"tool": "kubectl_generic", "text": ["command", "subCommand"]},
 		{"tool": "kubectl_apply", "paths": ["filename"]},
 		{"tool": "kubectl_create", "paths": ["filename", "fromFile"]},
 		{"tool": "kubectl_delete", "paths": ["filename"]},

@@ -286,6 +286,100 @@ func (w *walker) cliArray(s site, v *ast.Array) bool {
 	return true
 }
 
+// programCall reads a call to a tool that runs a command-line program
+// and takes its words as fields (Flux159's kubectl_get {"resourceType":
+// "secrets"}, kubectl_generic {"command": "get", "resourceType":
+// "secret"}): the subcommand (the tool's name after the program, and a
+// command or subCommand argument), the resource, its name and the flags
+// object, in that order, are the program's words, read as a command's
+// are. Each field is read on its own as well.
+func (w *walker) programCall(args [][2]*ast.Term) {
+	prog := w.tool.program
+	if prog == "" {
+		return
+	}
+	field, key := map[string]*ast.Term{}, map[string]string{}
+	first := ""
+	for _, item := range args {
+		k := string(item[0].Value.(ast.String))
+		field[FoldName(k)], key[FoldName(k)] = item[1], k
+		if first == "" && callFields[FoldName(k)] {
+			first = k
+		}
+	}
+	words := []string{prog}
+	after := false
+	for _, word := range splitWords(w.tool.name) {
+		if after && !toolNameFillers[word] {
+			words = append(words, word) // kubectl_get: get
+		}
+		after = after || word == prog || programAliases[word] == prog
+	}
+	for _, names := range [][]string{{"command", "cmd", "action", "verb", "operation"}, {"subcommand"},
+		{"resourcetype", "resource", "resources", "kind"}, {"resourcename", "name"}} {
+		for _, n := range names {
+			if s, ok := stringField(field, n); ok && strings.TrimSpace(s) != "" {
+				if strings.ContainsAny(s, "$`;|&<>'\"\\(){}") {
+					// A command line of its own: the program's, as a shell
+					// that the server hands it to would run it.
+					w.shellLine(site{key[n], shellName, &pointer{key: key[n], isKey: true}, 1}, ast.StringTerm(prog+" "+s), prog+" "+s)
+					return
+				}
+				words = append(words, strings.Fields(s)...)
+				break
+			}
+		}
+	}
+	if t := field["flags"]; t != nil {
+		f, ok := t.Value.(ast.Object)
+		if !ok {
+			return
+		}
+		for _, k := range f.Keys() {
+			name, ok := k.Value.(ast.String)
+			if !ok {
+				return
+			}
+			flag := "--" + string(name)
+			if len(name) == 1 {
+				flag = "-" + string(name)
+			}
+			switch v := f.Get(k).Value.(type) {
+			case ast.Boolean:
+				if v {
+					words = append(words, flag)
+				}
+			case ast.String:
+				words = append(words, flag+"="+string(v))
+			default:
+				words = append(words, flag+"="+v.String())
+			}
+		}
+	}
+	if first == "" || len(words) == 1 {
+		return // no field of a command's: the fields are read by their names
+	}
+	w.shellArgv(site{first, shellName, &pointer{key: first, isKey: true}, 1}, words)
+}
+
+// stringField is the string under the folded name n, if there is one.
+func stringField(field map[string]*ast.Term, n string) (string, bool) {
+	if t := field[n]; t != nil {
+		s, ok := t.Value.(ast.String)
+		return string(s), ok
+	}
+	return "", false
+}
+
+var (
+	// callFields are the fields programCall reads a command from.
+	callFields = keySet("command", "cmd", "action", "verb", "operation", "subcommand", "resourceType", "resource", "resources",
+		"kind", "resourceName", "flags")
+	// toolNameFillers are the words of a tool's name that are no
+	// subcommand (kubectl_generic, run_gcloud_command, aws_cli_tool).
+	toolNameFillers = keySet("generic", "command", "commands", "cmd", "cli", "tool", "run", "exec", "execute", "mcp", "raw", "api")
+)
+
 // toolProgram is the command-line program a tool's name says it runs
 // ("run_gcloud_command", "kubectl_apply", "awsCli"): a word of the name
 // that is a program read by its grammar. "" for none.

@@ -1,7 +1,9 @@
 package argread
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"path"
 	"slices"
@@ -54,9 +56,8 @@ func (w *walker) composeString(s site, t *ast.Term, v string) {
 		r.unknown("a Compose file of more than 1 MiB")
 		return
 	}
-	var doc map[string]any
-	err := yaml.Unmarshal([]byte(v), &doc)
-	if s.class.Evidence < Name && (err != nil || !isComposeDoc(doc)) {
+	docs, err := composeDocs(v)
+	if s.class.Evidence < Name && (err != nil || !isComposeDoc(docs[0])) {
 		// Only the tool's name said Compose (compose_email's body is a
 		// letter): text that is no Compose file is content.
 		w.str(s.as(namedContent), t, v)
@@ -66,8 +67,39 @@ func (w *walker) composeString(s site, t *ast.Term, v string) {
 		r.unknown(fmt.Sprintf("a Compose file that does not parse (%v)", firstLine(err.Error())))
 		return
 	}
-	c := composeReader{r: r, dirs: dirs}
-	c.read(doc)
+	for _, doc := range docs {
+		c := composeReader{r: r, dirs: dirs}
+		c.read(doc) // every document: "---" and a second file's services after it are read too
+	}
+}
+
+// maxComposeDocs bounds the documents of one Compose text read.
+const maxComposeDocs = 64
+
+// composeDocs are the YAML documents of v, each a mapping (an empty one
+// for an empty document); an error for text that does not parse, or for
+// a document that is no mapping.
+func composeDocs(v string) ([]map[string]any, error) {
+	dec := yaml.NewDecoder(strings.NewReader(v))
+	var docs []map[string]any
+	for len(docs) <= maxComposeDocs {
+		var doc map[string]any
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return []map[string]any{nil}, err
+		}
+		docs = append(docs, doc)
+	}
+	if len(docs) > maxComposeDocs {
+		return []map[string]any{nil}, fmt.Errorf("more than %d documents", maxComposeDocs)
+	}
+	if len(docs) == 0 {
+		docs = append(docs, nil)
+	}
+	return docs, nil
 }
 
 // isComposeDoc reports a document with a Compose file's top-level keys.
@@ -103,6 +135,9 @@ func (c composeReader) read(doc map[string]any) {
 		for _, k := range sortedKeys(m) {
 			if e, ok := m[k].(map[string]any); ok {
 				c.path(e["file"])
+				if name, ok := e["environment"].(string); ok {
+					c.handsOver(section + " " + k + " from the environment's " + name) // a variable of this machine's, handed to the containers
+				}
 			}
 		}
 	}
@@ -122,6 +157,68 @@ func (c composeReader) read(doc map[string]any) {
 	default:
 		c.path(inc)
 	}
+}
+
+// commands reads a service's or a hook's entrypoint and command, run in
+// its container through its mounts.
+func (c composeReader) commands(m map[string]any, mounts []mounted, workdir string) {
+	for _, k := range []string{"entrypoint", "command"} {
+		switch x := m[k].(type) {
+		case string:
+			c.r.inContainer(mounts, workdir, func(dirs []string) { c.r.line(x, dirs) })
+		case []any:
+			words := make([]shellWord, 0, len(x))
+			for _, e := range x {
+				s, ok := e.(string)
+				words = append(words, shellWord{text: s, known: ok})
+			}
+			c.r.inContainer(mounts, workdir, func(dirs []string) { c.r.command(words, dirs) })
+		}
+	}
+}
+
+// environment reads a service's environment: a variable passed through
+// from this machine's environment ("- GITHUB_TOKEN", "GITHUB_TOKEN:",
+// "TOKEN=${GITHUB_TOKEN}") whose name says it holds a secret hands the
+// secret to the container, which may send it anywhere.
+func (c composeReader) environment(v any) {
+	var entries []string
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				entries = append(entries, s)
+			}
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			switch val := x[k].(type) {
+			case nil:
+				entries = append(entries, k)
+			case string:
+				entries = append(entries, k+"="+val)
+			}
+		}
+	}
+	for _, e := range entries {
+		name, val, assigned := strings.Cut(e, "=")
+		if !assigned && printsSecretVariable("$"+name) || assigned && strings.Contains(val, "$") && printsSecretVariable(val) {
+			c.handsOver("environment " + e)
+		}
+	}
+}
+
+// handsOver keeps what hands a secret of this machine's (an environment
+// variable's value) to the containers, as a command that prints
+// credentials is kept: the floor asks on it.
+func (c composeReader) handsOver(what string) {
+	if len(c.r.w.out.Commands) >= MaxValues {
+		c.r.w.err = fmt.Errorf("the call holds more than %d commands", MaxValues)
+		return
+	}
+	c.r.w.out.Acts = true
+	c.r.w.out.Commands = append(c.r.w.out.Commands, SimpleCommand{Arg: c.r.s.arg, Pointer: c.r.s.at.String(), Words: []string{what},
+		Program: "compose", Known: 1, Credentials: true})
 }
 
 // namedVolumes reads the top-level volumes: a local volume whose
@@ -180,19 +277,28 @@ func (c composeReader) service(svc map[string]any) {
 		}
 	}
 	workdir, _ := svc["working_dir"].(string)
-	for _, k := range []string{"entrypoint", "command"} {
-		switch x := svc[k].(type) {
-		case string:
-			c.r.inContainer(mounts, workdir, func(dirs []string) { c.r.line(x, dirs) })
-		case []any:
-			words := make([]shellWord, 0, len(x))
-			for _, e := range x {
-				s, ok := e.(string)
-				words = append(words, shellWord{text: s, known: ok})
+	c.commands(svc, mounts, workdir)
+	// Lifecycle hooks run commands in the container too, and may run
+	// them privileged.
+	for _, k := range []string{"post_start", "pre_stop"} {
+		hooks, _ := svc[k].([]any)
+		for _, h := range hooks {
+			hook, ok := h.(map[string]any)
+			if !ok {
+				c.r.unknown(fmt.Sprint(h))
+				continue
 			}
-			c.r.inContainer(mounts, workdir, func(dirs []string) { c.r.command(words, dirs) })
+			if truthy(hook["privileged"]) {
+				c.r.unknown(k + " privileged: true")
+			}
+			dir, _ := hook["working_dir"].(string)
+			if dir == "" {
+				dir = workdir
+			}
+			c.commands(hook, mounts, dir)
 		}
 	}
+	c.environment(svc["environment"])
 	if devs, ok := svc["devices"].([]any); ok {
 		for _, d := range devs {
 			if s, ok := d.(string); ok {

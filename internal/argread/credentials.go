@@ -102,7 +102,13 @@ var credentialCommands = map[string][][]string{
 	"direnv":                 {{"dump"}, {"export"}, {"exec"}},
 	"ykman":                  {{"oath", "accounts", "code"}},
 	"railway":                {{"variables"}},
-	"supabase":               {{"secrets", "list"}},
+	"supabase":               {{"secrets", "list"}, {"status"}}, // status prints the local keys
+	"rclone":                 {{"config", "show"}, {"config", "dump"}, {"config", "redacted"}, {"config", "password"}},
+	"influx":                 {{"auth", "list"}, {"auth", "ls"}, {"auth", "find"}, {"auth", "create"}, {"config", "list"}, {"config", "ls"}},
+	"cf":                     {{"oauth-token"}},
+	"ibmcloud":               {{"iam", "oauth-tokens"}, {"iam", "api-key-create"}},
+	"conda":                  {{"env", "config", "vars", "list"}},
+	"drush":                  {{"uli"}, {"user:login"}}, // a one-time login link
 	"git-credential-manager": {{}}, "git-credential-osxkeychain": {{}}, "git-credential-libsecret": {{}},
 	"git-credential-store": {{}}, "git-credential-wincred": {{}},
 }
@@ -227,6 +233,13 @@ func programCredential(program string, args []string) (printed, decided bool) {
 		if slices.Contains(args, "-p") {
 			return true, true // dotenv -p NAME: the variable's value, printed
 		}
+	case "s3cmd":
+		if slices.Contains(args, "--dump-config") {
+			return true, true // the access and secret keys
+		}
+	case "ansible-inventory":
+		// Every host's variables, the vault's decrypted passwords among them.
+		return slices.Contains(args, "--list") || slices.Contains(args, "--host"), true
 	case "gh", "glab":
 		if ghPrintsToken(args) {
 			return true, true

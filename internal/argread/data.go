@@ -312,6 +312,16 @@ func fileGlobNamesFloor(g string) bool {
 	if strings.HasPrefix(g, "/") || strings.HasPrefix(g, "~") {
 		return namesFloorInData(g)
 	}
+	if g != "" && strings.ContainsAny(g[:1], "*?[") {
+		// A search's glob matches a leading dot, as a shell's does not:
+		// grep --include='*env', rg -g '*env' and find -name '*env'
+		// pick .env.
+		for _, n := range lexical.SecretNames() {
+			if ok, _ := path.Match(g, n); ok && strings.HasPrefix(n, ".") {
+				return true
+			}
+		}
+	}
 	return floorFile("/x/"+globAsName(g)) || globNamesFloor(g)
 }
 

@@ -38,7 +38,10 @@ type reading struct {
 	Arguments   json.RawMessage `json:"arguments"`
 	Paths       []string        `json:"paths,omitempty"`
 	Hosts       []string        `json:"hosts,omitempty"`
-	Error       string          `json:"error,omitempty"` // the call is refused, its error containing this
+	// Credentials are the commands the call runs that print or hand on
+	// credentials (SimpleCommand.Credentials), each its words joined.
+	Credentials []string `json:"credentials,omitempty"`
+	Error       string   `json:"error,omitempty"` // the call is refused, its error containing this
 }
 
 // TestGoldenReadings holds the reader to testdata/readings.json: for each
@@ -55,9 +58,9 @@ func TestGoldenReadings(t *testing.T) {
 		c := &cases[i]
 		require.False(t, names[c.Name], "two cases named %q", c.Name)
 		names[c.Name] = true
-		paths, hosts, errText := read(t, c)
+		paths, hosts, credentials, errText := read(t, c)
 		if *argread.Update {
-			c.Paths, c.Hosts = paths, hosts
+			c.Paths, c.Hosts, c.Credentials = paths, hosts, credentials
 			if errText != "" && c.Error == "" {
 				c.Error = errText
 			}
@@ -71,6 +74,7 @@ func TestGoldenReadings(t *testing.T) {
 			require.Empty(t, errText)
 			assert.Equal(t, c.Paths, paths, "paths")
 			assert.Equal(t, c.Hosts, hosts, "hosts")
+			assert.Equal(t, c.Credentials, credentials, "credentials")
 		})
 	}
 	if *argread.Update {
@@ -83,7 +87,7 @@ func TestGoldenReadings(t *testing.T) {
 	}
 }
 
-func read(t *testing.T, c *reading) (paths, hosts []string, errText string) {
+func read(t *testing.T, c *reading) (paths, hosts, credentials []string, errText string) {
 	t.Helper()
 	var specs []argread.Spec
 	if len(c.Servers) > 0 {
@@ -104,16 +108,21 @@ func read(t *testing.T, c *reading) (paths, hosts []string, errText string) {
 	require.NoError(t, err, c.Name)
 	items, ok, err := strictjson.DecodeObject(c.Arguments)
 	if err != nil {
-		return nil, nil, err.Error() // refused before it is read
+		return nil, nil, nil, err.Error() // refused before it is read
 	}
 	require.True(t, ok, c.Name)
 	slices.SortFunc(items, func(a, b [2]*ast.Term) int { return strings.Compare(a[0].String(), b[0].String()) })
 	got, err := r.Read(argread.Call{Tool: c.Tool, Root: c.Root, RootAliases: c.Aliases, Home: c.Home, Known: c.Schema != nil, Schema: c.Schema,
 		Annotations: c.Annotations, Arguments: items})
 	if err != nil {
-		return nil, nil, err.Error()
+		return nil, nil, nil, err.Error()
 	}
-	return lines(got.Paths), lines(got.Hosts), ""
+	for _, cmd := range got.Commands {
+		if cmd.Credentials {
+			credentials = append(credentials, strings.Join(cmd.Words, " "))
+		}
+	}
+	return lines(got.Paths), lines(got.Hosts), credentials, ""
 }
 
 func lines(vs []argread.Value) []string {

@@ -242,6 +242,7 @@ func (r *Reader) Read(c Call) (out Reading, err error) {
 	}
 
 	together := w.programArgv(w.out.Arguments)
+	w.programCall(w.out.Arguments)
 	shellCode := w.shellCode
 	otherCode := !shellCode && (codeInOtherLanguage(t, w.out.Arguments) || t.runsCode)
 	remote := t.crawl && namesWebURL(t, w.out.Arguments)

@@ -163,6 +163,8 @@ type tool struct {
 	ownReason bool
 	// strings are the names the schema declares strings (folded).
 	strings map[string]bool
+	// name is the tool's name.
+	name string
 	// dirTool: the tool's name says it acts on directories.
 	dirTool bool
 	// saves: the tool's name says it saves or writes a file (a
@@ -244,7 +246,7 @@ func (t *tool) moreOf(raw string) []Class {
 // compileTool merges the specs that match the tool's name with its
 // schema's formats: a spec outranks the schema (it is what a person said).
 func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys, known bool, annotations map[string]bool) *tool {
-	t := &tool{dirTool: nameHasWord(name, dirToolWords), saves: nameHasWord(name, saveToolWords),
+	t := &tool{name: name, dirTool: nameHasWord(name, dirToolWords), saves: nameHasWord(name, saveToolWords),
 		readsResources: nameHasWord(name, readVerbWords), crawl: nameHasWord(name, crawlToolWords), program: toolProgram(name),
 		sql: nameHasWord(name, sqlToolWords), keyValue: nameHasWord(name, keyValueToolWords),
 		searchesContents: nameHasWord(name, grepToolWords) || nameHasWord(name, searchToolWords) && nameHasWord(name, contentToolWords) ||

@@ -1195,8 +1195,10 @@ var (
 		// the tables of password hashes
 		`\bsoname\b|\bpg_authid\b|\bpg_shadow\b|\bpg_user_mappings?\b|\bmysql[\x60"\]]?\s*\.\s*[\x60"\[]?user\b|\bauthentication_string\b|` +
 		`\bsql_logins\b|\bsyslogins\b|\bglobal_priv\b|\buser\$|` +
-		// the sqlite3 shell's edit(), which runs an editor
-		`\bedit\s*\(`)
+		// the sqlite3 shell's edit(), which runs an editor; SQL Server's
+		// OLE automation, external scripts and Agent job steps that run a
+		// program
+		`\bedit\s*\(|\bsp_oacreate\b|\bsp_execute_external_script\b|\bsubsystem\s*=\s*N?'(?:cmdexec|powershell|ssis)'`)
 	// sqlFileCall: the file functions whose first argument (lo_export's
 	// second) is a file's name.
 	sqlFileCall = regexp.MustCompile(`(?i)\b(pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_dir|lo_import|lo_export|` +

@@ -668,6 +668,7 @@ func (w *walker) sqlText(s site, t *ast.Term, v string) {
 		w.addPath(s.as(none), t, "")
 		w.out.Acts = true
 	}
+	written := sqlWritten(v)
 	for _, f := range sqlFiles(v) {
 		if hosts, ok := connectionHosts(f); ok {
 			// ATTACH 'host=10.0.0.1 dbname=x' (TYPE postgres): another
@@ -677,7 +678,11 @@ func (w *walker) sqlText(s site, t *ast.Term, v string) {
 			}
 			continue
 		}
+		from := len(w.out.Paths)
 		w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), ast.StringTerm(f), f)
+		if written[f] {
+			markPathsWritten(w, from)
+		}
 	}
 	for _, m := range sqlEndpoint.FindAllStringSubmatch(v, maxShellReadings) {
 		// DuckDB's CREATE SECRET (..., ENDPOINT '10.0.0.1:9000'): the
@@ -703,6 +708,25 @@ func (w *walker) sqlText(s site, t *ast.Term, v string) {
 // "?") at a line's start or after white space or a semicolon, where no
 // SQL literal's escape stands.
 var psqlMeta = regexp.MustCompile(`(?:^|[\s;])\\[!?a-zA-Z]`)
+
+// sqlWritten are the literals of SQL text that name a file the server
+// writes: INTO OUTFILE and DUMPFILE, COPY ... TO, VACUUM INTO, EXPORT
+// DATABASE, the log files a SET GLOBAL moves (a log written into a web
+// root is a script), lo_export's and the file writers' names.
+func sqlWritten(v string) map[string]bool {
+	var out map[string]bool
+	for _, m := range sqlWrites.FindAllStringSubmatch(v, maxShellReadings) {
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[m[1]] = true
+	}
+	return out
+}
+
+var sqlWrites = regexp.MustCompile(`(?i)(?:\binto\s+(?:out|dump)file|\bvacuum\s+(?:\w+\s+)?into|\bto|\bexport\s+database|` +
+	`\b(?:general_log_file|slow_query_log_file|log_error|log_bin_basename|tmpdir)\s*(?:=|\bto\b)|` +
+	`\blo_export\s*\(\s*[^,]+,|\b(?:pg_file_write|pg_write_file|writefile)\s*\()\s*(?:[eEnN]\s*)?'([^']+)'`)
 
 // sqlEndpoint finds an ENDPOINT given a literal (DuckDB's secrets).
 var sqlEndpoint = regexp.MustCompile(`(?i)\bendpoint\s+'([^']{1,512})'`)

@@ -1,6 +1,7 @@
 package argread
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -286,8 +287,8 @@ func (w *walker) cliArray(s site, v *ast.Array) bool {
 	return true
 }
 
-// programCall reads a call to a tool that runs a command-line program
-// and takes its words as fields (Flux159's kubectl_get {"resourceType":
+// programCall reads a call to a tool that runs kubectl or helm and takes
+// its words as fields (Flux159's kubectl_get {"resourceType":
 // "secrets"}, kubectl_generic {"command": "get", "resourceType":
 // "secret"}): the subcommand (the tool's name after the program, and a
 // command or subCommand argument), the resource, its name and the flags
@@ -295,8 +296,8 @@ func (w *walker) cliArray(s site, v *ast.Array) bool {
 // are. Each field is read on its own as well.
 func (w *walker) programCall(args [][2]*ast.Term) {
 	prog := w.tool.program
-	if prog == "" {
-		return
+	if programVerbs[prog] == nil {
+		return // a program whose subcommands this reader knows: kubectl, oc, helm
 	}
 	field, key := map[string]*ast.Term{}, map[string]string{}
 	first := ""
@@ -310,8 +311,8 @@ func (w *walker) programCall(args [][2]*ast.Term) {
 	words := []string{prog}
 	after := false
 	for _, word := range splitWords(w.tool.name) {
-		if after && !toolNameFillers[word] {
-			words = append(words, word) // kubectl_get: get
+		if after && programVerbs[prog][word] {
+			words = append(words, word) // kubectl_get: get (kubectl_context's "context" is the server's, no kubectl verb)
 		}
 		after = after || word == prog || programAliases[word] == prog
 	}
@@ -356,10 +357,16 @@ func (w *walker) programCall(args [][2]*ast.Term) {
 			}
 		}
 	}
-	if first == "" || len(words) == 1 {
-		return // no field of a command's: the fields are read by their names
+	if first == "" || len(words) == 1 || !programVerbs[prog][words[1]] {
+		return // no field of a command's, or a verb of the server's own (kubectl_context's "list"): read by their names
 	}
+	// What the command reads is the tool's to claim (kubectl_get is
+	// read-only); what it acts on remotely or prints of credentials is
+	// not, and then the call acts (Reading.Acts).
+	acts, hosts, commands := w.out.Acts, len(w.out.Hosts), len(w.out.Commands)
 	w.shellArgv(site{first, shellName, &pointer{key: first, isKey: true}, 1}, words)
+	credentials := slices.ContainsFunc(w.out.Commands[commands:], func(c SimpleCommand) bool { return c.Credentials })
+	w.out.Acts = acts || len(w.out.Hosts) > hosts || credentials
 }
 
 // stringField is the string under the folded name n, if there is one.
@@ -375,9 +382,17 @@ var (
 	// callFields are the fields programCall reads a command from.
 	callFields = keySet("command", "cmd", "action", "verb", "operation", "subcommand", "resourceType", "resource", "resources",
 		"kind", "resourceName", "flags")
-	// toolNameFillers are the words of a tool's name that are no
-	// subcommand (kubectl_generic, run_gcloud_command, aws_cli_tool).
-	toolNameFillers = keySet("generic", "command", "commands", "cmd", "cli", "tool", "run", "exec", "execute", "mcp", "raw", "api")
+	// programVerbs are, by program, the subcommands a tool's name may
+	// give after the program's name (kubectl_get, helm_install).
+	programVerbs = map[string]map[string]bool{
+		"kubectl": kubectlVerbs, "oc": kubectlVerbs,
+		"helm": keySetExact("install", "upgrade", "uninstall", "delete", "list", "ls", "status", "get", "history", "rollback",
+			"template", "repo", "search", "show", "pull", "push", "lint", "package", "dependency", "plugin", "registry", "test", "verify"),
+	}
+	kubectlVerbs = keySetExact("get", "describe", "logs", "apply", "delete", "create", "patch", "replace", "scale", "rollout", "exec",
+		"edit", "label", "annotate", "expose", "run", "set", "explain", "top", "cordon", "uncordon", "drain", "taint", "cp", "attach",
+		"debug", "diff", "wait", "events", "autoscale", "auth", "certificate", "port-forward", "proxy", "api-resources", "api-versions",
+		"version", "kustomize", "config")
 )
 
 // toolProgram is the command-line program a tool's name says it runs

@@ -348,6 +348,18 @@ func (c composeReader) build(build any) {
 				}
 			}
 		}
+		// build.ssh hands the build this machine's SSH agent ("default")
+		// or a key file ("id=path").
+		if keys, ok := b["ssh"].([]any); ok {
+			for _, k := range keys {
+				s, _ := k.(string)
+				if _, file, ok := strings.Cut(s, "="); ok {
+					c.path(file)
+				} else {
+					c.handsOver("build ssh " + s)
+				}
+			}
+		}
 	case nil:
 	default:
 		c.context(b)
@@ -386,8 +398,20 @@ func (c composeReader) hostAccess(svc map[string]any) {
 		}
 	}
 	for _, k := range []string{"pid", "network_mode", "ipc", "userns_mode", "uts", "cgroup"} {
-		if s, ok := svc[k].(string); ok && strings.EqualFold(s, "host") {
-			c.r.unknown(k + ": host")
+		if s, ok := svc[k].(string); ok && (strings.EqualFold(s, "host") || strings.HasPrefix(s, "container:")) {
+			c.r.unknown(k + ": " + s) // the host's, or another container's outside this project (its secrets, its network)
+		}
+	}
+	if from, ok := svc["volumes_from"].([]any); ok {
+		for _, f := range from {
+			if s, ok := f.(string); ok && strings.HasPrefix(s, "container:") {
+				c.r.unknown("volumes_from: " + s)
+			}
+		}
+	}
+	if image, ok := svc["image"].(string); ok {
+		if reg, _, ok := strings.Cut(image, "/"); ok && (strings.ContainsAny(reg, ".:") || reg == "localhost") {
+			c.r.hostWord(shellWord{text: reg, known: true}) // the registry the daemon pulls from
 		}
 	}
 	if caps, ok := svc["cap_add"].([]any); ok {

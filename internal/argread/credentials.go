@@ -108,6 +108,10 @@ var credentialCommands = map[string][][]string{
 	"cf":                     {{"oauth-token"}},
 	"ibmcloud":               {{"iam", "oauth-tokens"}, {"iam", "api-key-create"}},
 	"conda":                  {{"env", "config", "vars", "list"}},
+	"step":                   {{"ca", "token"}, {"oauth"}, {"crypto", "jwt", "sign"}},
+	"assume":                 {{}}, // granted's: the role's credentials, into the shell's environment or printed
+	"pip":                    {{"config", "list"}, {"config", "get"}, {"config", "debug"}},
+	"pip3":                   {{"config", "list"}, {"config", "get"}, {"config", "debug"}},
 	"drush":                  {{"uli"}, {"user:login"}}, // a one-time login link
 	"git-credential-manager": {{}}, "git-credential-osxkeychain": {{}}, "git-credential-libsecret": {{}},
 	"git-credential-store": {{}}, "git-credential-wincred": {{}},

@@ -1198,7 +1198,14 @@ var (
 		// the sqlite3 shell's edit(), which runs an editor; SQL Server's
 		// OLE automation, external scripts and Agent job steps that run a
 		// program
-		`\bedit\s*\(|\bsp_oacreate\b|\bsp_execute_external_script\b|\bsubsystem\s*=\s*N?'(?:cmdexec|powershell|ssis)'`)
+		`\bedit\s*\(|\bsp_oacreate\b|\bsp_execute_external_script\b|\bsubsystem\s*=\s*N?'(?:cmdexec|powershell|ssis)'|` +
+		// the server made to reach another server (a FEDERATED table, a
+		// replica's source, a linked server) with the credentials given;
+		// the roles that let COPY run programs and open files; the tables
+		// that keep a replica's password
+		`\bengine\s*=\s*federated\b|\bchange\s+(?:master|replication\s+source)\s+to\b|\bsp_addlinkedserver\b|` +
+		`\bpg_execute_server_program\b|\bpg_read_server_files\b|\bpg_write_server_files\b|\bslave_master_info\b|` +
+		`\breplication_connection_configuration\b`)
 	// sqlFileCall: the file functions whose first argument (lo_export's
 	// second) is a file's name.
 	sqlFileCall = regexp.MustCompile(`(?i)\b(pg_read_file|pg_read_binary_file|pg_stat_file|pg_ls_dir|lo_import|lo_export|` +

@@ -65,7 +65,10 @@ var secretList = []SensitiveEntry{
 		// Kubernetes clients' own copies of clusters' kubeconfigs; CLIs' tokens.
 		".config/lens/kubeconfigs", "application support/lens/kubeconfigs", ".k3d", ".kind", ".minikube/profiles",
 		".config/shell_gpt", ".twilio-cli", ".jfrog", ".config/turso", ".config/planetscale", ".render", ".config/gspread",
-		".config/chezmoi/key.txt", ".config/chezmoi/chezmoi.toml", ".config/openstack/clouds.yaml"}},
+		".config/chezmoi/key.txt", ".config/chezmoi/chezmoi.toml", ".config/openstack/clouds.yaml",
+		// Databases' and services' clients; agents' settings that hold MCP servers' keys.
+		".snowsql", ".influxdbv2", ".config/mc", ".argocd", ".purple", ".config/atuin/session", ".gemini/settings.json",
+		".codex/config.toml", ".config/fish/fish_variables"}},
 	{"CRD2", secretCredentials, Anywhere, File, []string{".netrc", "_netrc", ".pgpass", ".my.cnf", ".mylogin.cnf", ".git-credentials", ".config/git/credentials",
 		".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".vault-token", ".terraformrc", ".tofurc", ".docker/config.json",
 		".boto", ".s3cfg", ".databrickscfg", ".htpasswd", ".erlang.cookie", "credentials.json", "service-account.json", "serviceaccount.json",
@@ -82,7 +85,8 @@ var secretList = []SensitiveEntry{
 		"vault_pass", "vault_pass.txt", ".vault_pass", ".vault_pass.txt", ".vault-pass", "vault_password", ".vault_password", ".ansible-vault-password",
 		"clouds.yaml", "secure.yaml", "token.json", "token.pickle", "authorized_user.json", ".sgptrc",
 		".mbsyncrc", ".offlineimaprc", ".cqlshrc", ".passwd-s3fs", "passwd-s3fs", ".xauthority", ".dockercfg", ".ssh-agent",
-		"initialadminpassword", ".my.cnf.bak", ".mongoshrc.js", ".pgservicefile", "pg_service.conf", ".config/aerc/accounts.conf", ".weechat/sec.conf", ".config/weechat/sec.conf"}},
+		"initialadminpassword", ".my.cnf.bak", ".mongoshrc.js", ".pgservicefile", "pg_service.conf", ".pg_service.conf", ".mcp.json",
+		"key.properties", "keystore.properties", ".config/aerc/accounts.conf", ".weechat/sec.conf", ".config/weechat/sec.conf"}},
 	{"CRD10", secretCredentials, Anywhere, Suffix, []string{".env"}},                                        // prod.env, an env_file by another name
 	{"CRD11", secretCredentials, Anywhere, Infix, []string{"-firebase-adminsdk-"}},                          // PROJECT-firebase-adminsdk-ID-HASH.json
 	{"CRD3", secretCredentials, Home, File, []string{".npmrc", ".yarnrc.yml", ".yarnrc", ".bundle/config"}}, // a project's .npmrc names a registry; the home one holds its token
@@ -95,7 +99,8 @@ var secretList = []SensitiveEntry{
 		"/etc/kubernetes/kubelet.conf", "/etc/kubernetes/controller-manager.conf", "/etc/kubernetes/scheduler.conf", "/etc/kubernetes/super-admin.conf",
 		"/etc/ldap.secret", "/etc/pam_ldap.secret", "/etc/libnss-ldap.secret", "/etc/samba/smbpasswd", "/etc/ssmtp/ssmtp.conf", "/etc/exim4/passwd.client",
 		"/etc/fetchmailrc", "/etc/msmtprc", "/etc/postfix/sasl_passwd", "/etc/sssd/sssd.conf", "/etc/openldap/ldap.secret",
-		"/etc/gitlab-runner/config.toml", "/etc/passwd-s3fs", "/var/lib/extrausers/shadow", "/var/lib/extrausers/gshadow"}},
+		"/etc/gitlab-runner/config.toml", "/etc/passwd-s3fs", "/var/lib/extrausers/shadow", "/var/lib/extrausers/gshadow",
+		"/etc/redis/redis.conf", "/etc/redis.conf", "/var/lib/grafana/grafana.db"}},
 	{"CRD6", secretCredentials, System, Dir, []string{"/run/secrets", "/etc/networkmanager/system-connections", "/etc/wireguard",
 		"/var/lib/docker/containers", "/run/user/*/containers", "/var/backups", "/etc/kubernetes/pki",
 		"/etc/rancher/k3s", "/var/lib/rancher/k3s/server", "/var/lib/mysql", "/var/lib/postgresql", "/var/lib/pgsql", "/etc/openvpn", "/var/lib/samba/private",
@@ -104,13 +109,14 @@ var secretList = []SensitiveEntry{
 		"/var/lib/tailscale", "/var/lib/etcd", "/run/containers", "/var/jenkins_home/secrets",
 		"/var/lib/zerotier-one", "/var/lib/netbird", "/var/lib/vault", "/etc/vault.d", "/var/mail", "/var/spool/mail",
 		"/etc/gitlab/initial_root_password", "/etc/rancher/rke2", "/var/lib/rancher/rke2/server", "/var/snap/microk8s/current/credentials",
-		"/etc/consul.d", "/etc/nomad.d"}}, // /var/run/secrets is /run/secrets, a container's and a pod's; layers and volumes hold their files' secrets
+		"/etc/consul.d", "/etc/nomad.d", "/etc/pgbouncer", "/etc/gitlab"}}, // /var/run/secrets is /run/secrets, a container's and a pod's; layers and volumes hold their files' secrets
 	{"CRD7", secretCredentials, Anywhere, Suffix, []string{".tfstate", ".tfstate.backup", ".tfvars"}},
-	{"CRD8", secretCredentials, Anywhere, Prefix, []string{"krb5cc_"}},            // Kerberos tickets: /tmp/krb5cc_1000
-	{"CRD9", secretCredentials, Anywhere, Prefix, []string{"terraform.tfstate."}}, // its backups, terraform.tfstate.1700000000.backup
-	{"CRD12", secretCredentials, Anywhere, Suffix, []string{".keyring"}},          // Ceph's: ceph.client.admin.keyring
-	{"CRD13", secretCredentials, Anywhere, Dir, []string{".envs"}},                // cookiecutter-django's .envs/.production/.django
-	{"KEY7", privateKey, Anywhere, Suffix, []string{".pk8", ".private", ".sec"}},  // Android's platform.pk8, DKIM's mail.private
+	{"CRD8", secretCredentials, Anywhere, Prefix, []string{"krb5cc_"}},                // Kerberos tickets: /tmp/krb5cc_1000
+	{"CRD9", secretCredentials, Anywhere, Prefix, []string{"terraform.tfstate."}},     // its backups, terraform.tfstate.1700000000.backup
+	{"CRD12", secretCredentials, Anywhere, Suffix, []string{".keyring"}},              // Ceph's: ceph.client.admin.keyring
+	{"CRD13", secretCredentials, Anywhere, Dir, []string{".envs"}},                    // cookiecutter-django's .envs/.production/.django
+	{"KEY7", privateKey, Anywhere, Suffix, []string{".pk8", ".private", ".sec"}},      // Android's platform.pk8, DKIM's mail.private
+	{"KEY8", privateKey, Anywhere, Prefix, []string{".ssh.", ".gnupg.", "ssh-keys."}}, // an archive or a copy of the key directory: .ssh.tar.gz, .gnupg.bak
 
 	// Environment files: a project's secrets, by convention outside git.
 	{"ENV1", secretEnv, Anywhere, Prefix, []string{".env", "#.env"}}, // and Emacs' autosave of one, #.env#

@@ -182,7 +182,8 @@ var sensitiveList = []SensitiveEntry{
 		".azure-pipelines", ".woodpecker", ".semaphore", ".tekton"}},
 	{"CI2", ci, Anywhere, File, []string{".gitlab-ci.yml", "jenkinsfile", "azure-pipelines.yml", "azure-pipelines.yaml", "bitbucket-pipelines.yml",
 		".travis.yml", ".drone.yml", ".woodpecker.yml", ".woodpecker.yaml", "buildkite.yml", "buildkite.yaml", "buildkite.json", "appveyor.yml",
-		".appveyor.yml", ".cirrus.yml", ".cirrus.star", "codemagic.yaml", "bitrise.yml", "buildspec.yml", "cloudbuild.yaml", "cloudbuild.yml"}},
+		".appveyor.yml", ".cirrus.yml", ".cirrus.star", "codemagic.yaml", "bitrise.yml", "buildspec.yml", "cloudbuild.yaml", "cloudbuild.yml",
+		".gitpod.yml", ".gitpod.dockerfile", "codefresh.yml", "codefresh.yaml", ".buildkite.yml", "wercker.yml", ".semaphore.yml"}}, // Gitpod runs its tasks when a workspace opens
 
 	// AI agents and IDEs: what an agent would edit to widen its own
 	// permissions or add an MCP server.

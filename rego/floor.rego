@@ -305,6 +305,21 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	c.words[1] in {"install", "tool", "binstall"}
 }
 
+# What outlives the call and comes back by itself, or installs for every
+# later shell: a container that restarts with the daemon, a process
+# manager's boot script, a user's services kept after logout, a default
+# handler of a file type; a language version or a tool's plugin
+# installed for the user (nvm install, gcloud components install). Each
+# entry of lasting_words is the words a command has among its own.
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program in lasting_programs
+	some entry in lasting_words[c.program]
+	every w in entry {
+		w in c.words
+	}
+}
+
 # Installs onto every shell's PATH or into a tool that runs them, by
 # other spellings: an editor's extension (code runs it), a kubectl
 # plugin, a tool manager's global default, conda's base environment.
@@ -558,6 +573,53 @@ system_package_verbs := {
 
 # npm's -g, alone or in a cluster of its flags (-gD, -Dg): a set, not a
 # pattern, so that the direct path's refuter reads the rule.
+# A container that restarts with the daemon, so at every boot.
+restart_forever := [
+	["--restart=always"], ["--restart=unless-stopped"],
+	["--restart", "always"], ["--restart", "unless-stopped"],
+]
+
+lasting_programs := {
+	"docker", "podman", "nerdctl", "pm2", "loginctl", "xdg-mime", "xdg-settings", "defaults", "update-alternatives",
+	"nvm", "fnm", "sdk", "luarocks", "guix", "gcloud", "vagrant", "pulumi", "bun", "asdf", "pyenv", "rbenv", "nodenv",
+	"rustup", "proto", "juliaup", "ghcup", "helm", "gh", "nix-env", "nix", "flatpak", "snap",
+}
+
+lasting_words := {
+	"docker": restart_forever,
+	"podman": restart_forever,
+	"nerdctl": restart_forever,
+	"pm2": [["startup"]],
+	"loginctl": [["enable-linger"]],
+	"xdg-mime": [["default"]],
+	"xdg-settings": [["set"]],
+	"defaults": [["write"]],
+	"update-alternatives": [["--set"], ["--install"], ["--config"]],
+	"nvm": [["install"], ["alias", "default"]],
+	"fnm": [["install"], ["default"]],
+	"sdk": [["install"], ["default"]],
+	"luarocks": [["install"]],
+	"guix": [["install"]],
+	"gcloud": [["components", "install"], ["components", "update"]],
+	"vagrant": [["plugin", "install"]],
+	"pulumi": [["plugin", "install"]],
+	"bun": [["pm", "trust"]],
+	"asdf": [["install"], ["plugin", "add"], ["global"], ["set", "--home"]],
+	"pyenv": [["install"], ["global"]],
+	"rbenv": [["install"], ["global"]],
+	"nodenv": [["install"], ["global"]],
+	"rustup": [["default"], ["toolchain", "install"]],
+	"proto": [["install"]],
+	"juliaup": [["add"], ["default"]],
+	"ghcup": [["install"], ["set"]],
+	"helm": [["plugin", "install"]],
+	"gh": [["extension", "install"]],
+	"nix-env": [["-i"], ["--install"], ["-iA"]],
+	"nix": [["profile", "install"], ["profile", "add"]],
+	"flatpak": [["install"]],
+	"snap": [["install"]],
+}
+
 npm_global_flags := {
 	"-g", "--global", "--location=global", "-g=true", "--global=true", "-g=1", "--global=1",
 	"-gD", "-Dg", "-gS", "-Sg", "-gE", "-Eg", "-gO", "-Og", "-gP", "-Pg",

@@ -250,3 +250,35 @@ test_a_change_of_mode_or_owner_of_a_tree_or_home_is_asked_recursive_or_not if {
 		contains(e, "whole tree or a home directory")
 	}
 }
+
+# What outlives the call (lasting_words), and the same programs' ordinary
+# work, which is no question.
+test_what_outlives_the_call_is_asked if {
+	every line in [
+		"docker run -d --restart=always alpine", "docker run --restart unless-stopped pg", "pm2 startup",
+		"loginctl enable-linger", "xdg-mime default x.desktop text/html", "nvm install 20",
+		"gcloud components install beta", "vagrant plugin install x", "bun pm trust --all", "pyenv install 3.12",
+		"nix profile install nixpkgs#hello",
+	] {
+		asks := danger.ask with input as command_call(line, ["/r"])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		some e in asks
+		contains(e, "changes the system itself")
+	}
+	every line in [
+		"docker run --rm alpine", "docker run --restart no alpine", "pm2 list", "nvm use 20", "gcloud components list",
+		"vagrant up", "bun install", "pyenv local 3.12",
+	] {
+		asks := danger.ask with input as command_call(line, ["/r"])
+			with data.mcp_data as h.mcp_data_with([], ["/r"], [])
+		every e in asks {
+			not contains(e, "changes the system itself")
+		}
+	}
+}
+
+# Every program with entries is in lasting_programs, which the direct
+# path's refuter reads.
+test_lasting_programs_are_the_entries if {
+	object.keys(danger.lasting_words) == danger.lasting_programs
+}

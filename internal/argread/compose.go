@@ -212,13 +212,8 @@ func (c composeReader) environment(v any) {
 // variable's value) to the containers, as a command that prints
 // credentials is kept: the floor asks on it.
 func (c composeReader) handsOver(what string) {
-	if len(c.r.w.out.Commands) >= MaxValues {
-		c.r.w.err = fmt.Errorf("the call holds more than %d commands", MaxValues)
-		return
-	}
 	c.r.w.out.Acts = true
-	c.r.w.out.Commands = append(c.r.w.out.Commands, SimpleCommand{Arg: c.r.s.arg, Pointer: c.r.s.at.String(), Words: []string{what},
-		Program: "compose", Known: 1, Credentials: true})
+	c.r.w.credentialCommand(c.r.s, []string{"compose", what})
 }
 
 // namedVolumes reads the top-level volumes: a local volume whose

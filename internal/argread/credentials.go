@@ -237,6 +237,8 @@ func programCredential(program string, args []string) (printed, decided bool) {
 		if slices.Contains(args, "-p") {
 			return true, true // dotenv -p NAME: the variable's value, printed
 		}
+	case "redis-cli", "valkey-cli", "keydb-cli":
+		return redisPrintsCredential(redisCLIWords(args)), true
 	case "s3cmd":
 		if slices.Contains(args, "--dump-config") {
 			return true, true // the access and secret keys
@@ -387,6 +389,24 @@ func kubectlPrintsSecret(args []string) bool {
 		}
 	}
 	return false
+}
+
+// redisCLIWords are the Redis command redis-cli is given after its
+// options (-h host -p port -a password -n db ...), lower case.
+func redisCLIWords(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if len(out) == 0 && strings.HasPrefix(w, "-") {
+			switch w {
+			case "-h", "-p", "-s", "-a", "-u", "-n", "--user", "--pass", "-r", "-i", "-d", "--cacert", "--cert", "--key", "--sni":
+				i++ // the option's value
+			}
+			continue
+		}
+		out = append(out, strings.ToLower(w))
+	}
+	return out
 }
 
 // declarationPrints reports export, declare, typeset or readonly with

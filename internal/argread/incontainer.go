@@ -1,6 +1,7 @@
 package argread
 
 import (
+	"fmt"
 	"maps"
 	"path"
 	"slices"
@@ -38,6 +39,18 @@ func (w *walker) containedLine(s site, v string) {
 	w.out.Acts = true
 	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
 	r.inContainer(nil, "", func(dirs []string) { r.line(v, dirs) })
+}
+
+// credentialCommand keeps a command of another language than a shell's
+// (a Redis command) that prints or sets a credential, as a shell
+// command that does is kept: the floor asks on it.
+func (w *walker) credentialCommand(s site, words []string) {
+	if len(w.out.Commands) >= MaxValues {
+		w.err = fmt.Errorf("the call holds more than %d commands", MaxValues)
+		return
+	}
+	w.out.Commands = append(w.out.Commands, SimpleCommand{Arg: s.arg, Pointer: s.at.String(), Words: slices.Clone(words),
+		Program: strings.ToLower(words[0]), Known: len(words), Credentials: true})
 }
 
 // containedArray reads an array of strings under a Contained name as one

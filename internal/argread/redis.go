@@ -66,6 +66,13 @@ func (w *walker) redisCommand(s site, t *ast.Term, words []string) {
 			w.addHost(s.as(Class{Kind: Host, Evidence: Word}), t, h)
 		}
 	}
+	lower := make([]string, len(words))
+	for i := range words {
+		lower[i] = arg(i)
+	}
+	if redisPrintsCredential(lower) {
+		w.credentialCommand(s, words)
+	}
 	switch arg(0) {
 	case "replicaof", "slaveof":
 		if arg(1) != "no" {
@@ -84,8 +91,8 @@ func (w *walker) redisCommand(s site, t *ast.Term, words []string) {
 	case "config":
 		// CONFIG SET takes any number of parameter-value pairs.
 		for i := 2; arg(1) == "set" && i < len(words); i += 2 {
-			if redisFileSettings[arg(i)] {
-				w.addPath(s.as(none), t, "") // where the server writes or loads a file
+			if redisFileSettings[arg(i)] || redisExposure[arg(i)] {
+				w.addPath(s.as(none), t, "") // where the server writes or loads a file; whom it listens to
 				break
 			}
 		}
@@ -101,6 +108,39 @@ func (w *walker) redisCommand(s site, t *ast.Term, words []string) {
 		w.addPath(s.as(none), t, "")
 	}
 }
+
+// redisPrintsCredential reports a Redis command (its words, lower case)
+// that prints or sets a credential: CONFIG GET of a password or of every
+// parameter, ACL GETUSER and ACL LIST (users' password hashes), CONFIG SET
+// of a password, ACL SETUSER.
+func redisPrintsCredential(words []string) bool {
+	if len(words) < 2 {
+		return false
+	}
+	switch words[0] + " " + words[1] {
+	case "config get":
+		for _, p := range words[2:] {
+			if strings.Contains(p, "pass") || strings.Contains(p, "auth") || strings.Contains(p, "user") || strings.Contains(p, "*") {
+				return true
+			}
+		}
+	case "config set":
+		for i := 2; i < len(words); i += 2 {
+			if strings.Contains(words[i], "pass") || strings.Contains(words[i], "auth") {
+				return true
+			}
+		}
+	case "acl getuser", "acl list", "acl setuser", "acl save", "acl load":
+		return true
+	}
+	return false
+}
+
+// redisExposure are the CONFIG SET parameters that say whom the server
+// listens to: its address, its protected mode, its debug and module
+// commands.
+var redisExposure = map[string]bool{"bind": true, "protected-mode": true, "enable-debug-command": true,
+	"enable-module-command": true, "enable-protected-configs": true, "port": true, "tls-port": true}
 
 // redisFileSettings are the CONFIG SET parameters that name a file or a
 // directory the server writes, reads or loads.

@@ -47,7 +47,7 @@ var remoteActions = map[string]struct {
 	"helm": {"kubernetes", [][]string{{"install"}, {"upgrade"}, {"uninstall"}, {"delete"}, {"rollback"}, {"plugin", "install"}}},
 	"gh": {"github.com", [][]string{{"repo", "delete"}, {"repo", "archive"}, {"repo", "edit"}, {"repo", "rename"},
 		{"release", "create"}, {"release", "delete"}, {"release", "upload"}, {"secret", "set"}, {"secret", "delete"},
-		{"variable", "set"}, {"workflow", "run"}, {"pr", "merge"}, {"extension", "install"}, {"alias", "set"},
+		{"variable", "set"}, {"workflow", "run"}, {"pr", "merge"}, {"extension", "install"}, {"alias", "set"}, {"alias", "import"},
 		{"api", "-X"}, {"ssh-key", "add"}, {"gpg-key", "add"}, {"codespace", "ssh"}, {"codespace", "delete"}}},
 	"glab": {"gitlab.com", [][]string{{"repo", "delete"}, {"release", "create"}, {"release", "delete"}, {"variable", "set"},
 		{"ci", "run"}, {"mr", "merge"}, {"alias", "set"}}},
@@ -64,7 +64,6 @@ var remoteActions = map[string]struct {
 	"podman":    {"docker.io", [][]string{{"push"}}},
 	"flyctl":    {"fly.io", [][]string{{"deploy"}, {"ssh"}, {"apps", "destroy"}, {"secrets", "set"}}},
 	"fly":       {"fly.io", [][]string{{"deploy"}, {"ssh"}, {"apps", "destroy"}, {"secrets", "set"}}},
-	"vercel":    {"vercel.com", [][]string{{"deploy"}, {"--prod"}, {"remove"}, {"env", "add"}}},
 	"netlify":   {"netlify.com", [][]string{{"deploy"}, {"sites:delete"}, {"env:set"}}},
 	"heroku":    {"heroku.com", [][]string{{"run"}, {"apps:destroy"}, {"config:set"}, {"ps:exec"}}},
 	"doctl":     {"digitalocean.com", [][]string{{"compute", "ssh"}, {"compute", "droplet", "delete"}, {"apps", "create"}}},
@@ -75,6 +74,97 @@ var remoteActions = map[string]struct {
 	"nomad":            {"nomad", [][]string{{"job", "run"}, {"job", "stop"}, {"run"}, {"alloc", "exec"}, {"var", "put"}}},
 	"kamal":            {"kamal", [][]string{{"deploy"}, {"setup"}, {"app"}, {"remove"}, {"rollback"}}},
 	"cap":              {"capistrano", [][]string{{"deploy"}, {}}},
+	// Public tunnels: a port of this machine, reachable from anywhere.
+	"ngrok":       {"ngrok.com", [][]string{{}}},
+	"lt":          {"localtunnel.me", [][]string{{}}},
+	"localtunnel": {"localtunnel.me", [][]string{{}}},
+	"bore":        {"bore.pub", [][]string{{"local"}}},
+	"cloudflared": {"cloudflare.com", [][]string{{"tunnel"}, {"access", "tcp"}}},
+	"tailscale":   {"tailscale.com", [][]string{{"funnel"}, {"serve"}}},
+	"zrok":        {"zrok.io", [][]string{{"share"}}},
+	"loclx":       {"localxpose.io", [][]string{{"tunnel"}}},
+	"devtunnel":   {"devtunnels.ms", [][]string{{"host"}}},
+	// Platforms' command-line programs, by the verbs that change what
+	// they host (platformVerbs); "vercel" alone deploys.
+	"vercel":     {"vercel.com", nil},
+	"firebase":   {"firebase.google.com", nil},
+	"wrangler":   {"cloudflare.com", nil},
+	"supabase":   {"supabase.com", nil},
+	"railway":    {"railway.app", nil},
+	"hcloud":     {"hetzner.cloud", nil},
+	"cdk":        {"amazonaws.com", nil},
+	"eb":         {"amazonaws.com", nil},
+	"sam":        {"amazonaws.com", nil},
+	"amplify":    {"amazonaws.com", nil},
+	"copilot":    {"amazonaws.com", nil},
+	"serverless": {"amazonaws.com", nil},
+	"sls":        {"amazonaws.com", nil},
+	"render":     {"render.com", nil},
+	"neonctl":    {"neon.tech", nil},
+	"pscale":     {"planetscale.com", nil},
+	"turso":      {"turso.tech", nil},
+	"linode-cli": {"linode.com", nil},
+	"scw":        {"scaleway.com", nil},
+	"civo":       {"civo.com", nil},
+}
+
+// platformVerbs are the words that change, run code on, or remove what a
+// platform hosts, for the programs of remoteActions and any other: among
+// a command's first operands, its host is the platform's (the program's
+// name for a program not listed: "make deploy" names make).
+var (
+	platformVerbs = keySetExact("deploy", "publish", "unpublish", "destroy", "terminate", "delete", "remove", "rm", "up", "push",
+		"release", "rollback", "promote", "scale", "restart", "redeploy", "transfer", "exec", "ssh", "console", "set", "unset", "add",
+		"create", "import", "apply", "update", "invoke", "revoke", "rotate", "purge", "attach", "detach", "reset", "link", "run")
+	// publishVerbs are the words that publish or deploy whatever the
+	// program: a script or a target named so does too ("npm run deploy",
+	// "make release").
+	publishVerbs = keySetExact("deploy", "publish", "unpublish", "release", "destroy", "terminate", "yank", "redeploy")
+	// hostingPlatforms are the programs of remoteActions whose listed
+	// subcommands are examples, not all: any platform verb names the host.
+	hostingPlatforms = keySetExact("glab", "doctl", "fly", "flyctl", "heroku", "netlify")
+	// releasePrograms publish by their name alone.
+	releasePrograms = keySetExact("semantic-release", "release-it", "np", "goreleaser", "changeset", "lerna", "twine")
+	// localPlatformVerbs are a platform program's words that act here
+	// (a local emulator, a link to a project): vercel dev, supabase start.
+	localPlatformVerbs = keySetExact("dev", "start", "stop", "serve", "build", "init", "login", "logout", "whoami", "help",
+		"version", "status", "emulators:start", "emulators:exec", "gen", "generate", "new", "test", "lint", "format", "open", "list",
+		"ls", "logs", "log", "info", "inspect", "get", "show", "describe", "view", "pull", "diff", "plan", "synth", "validate")
+)
+
+// platformVerb is the host a command's remote action reaches by its verb
+// (platformVerbs, publishVerbs), for a program the tables above do not
+// decide.
+func platformVerb(program string, args []string) (string, bool) {
+	ops := operands(args)
+	if len(ops) > 3 {
+		ops = ops[:3]
+	}
+	a, platform := remoteActions[program]
+	host := program
+	if platform {
+		host = a.host
+	}
+	if releasePrograms[program] {
+		return host, true
+	}
+	if program == "vercel" && (len(ops) == 0 || ops[0] == "--prod") {
+		return host, true // vercel alone deploys the directory
+	}
+	for _, op := range ops {
+		if strings.ContainsAny(op, "/.") {
+			break // a path, a resource's name: the verbs are before it
+		}
+		for _, word := range strings.FieldsFunc(op, func(r rune) bool { return r == '-' || r == '_' || r == ':' }) {
+			if publishVerbs[word] {
+				return host, true // npm run deploy:prod, make release, cdk destroy
+			}
+			if platform && (a.subs == nil || hostingPlatforms[program]) && platformVerbs[word] && !localPlatformVerbs[op] {
+				return host, true // hcloud server delete, railway up, supabase db push
+			}
+		}
+	}
+	return "", false
 }
 
 // platformReads are, by program, the verbs of a platform CLI that only
@@ -171,7 +261,8 @@ func terraformReads(ops []string) bool {
 		return true
 	}
 	switch ops[0] {
-	case "plan", "validate", "fmt", "show", "output", "providers", "version", "graph", "init", "console", "get", "login", "test", "help", "metadata":
+	case "plan", "validate", "fmt", "show", "output", "providers", "version", "graph", "init", "console", "get", "login", "help", "metadata":
+		// (terraform test applies its runs' configurations for real.)
 		return true
 	case "state":
 		return len(ops) < 2 || ops[1] == "list" || ops[1] == "show" || ops[1] == "pull"
@@ -225,9 +316,13 @@ func remoteActionHost(program string, words []string) (string, bool) {
 	if program == "docker" && hasOption(args, "--ssh") && inOrder([]string{"build"}, args) {
 		return "", true // the agent's keys handed to the build
 	}
+	if (program == "docker" || program == "podman") && (inOrder([]string{"build"}, args) || inOrder([]string{"buildx"}, args)) &&
+		(hasOption(args, "--push") || slices.ContainsFunc(args, func(w string) bool { return strings.Contains(w, "type=registry") })) {
+		return "docker.io", true // built and pushed: docker push's
+	}
 	a, ok := remoteActions[program]
-	if !ok {
-		return "", false
+	if !ok || a.subs == nil {
+		return platformVerb(program, args)
 	}
 	if program == "gh" || program == "glab" {
 		// --hostname sends the stored token to that host, read or not.
@@ -240,7 +335,7 @@ func remoteActionHost(program string, words []string) (string, bool) {
 			}
 		}
 	}
-	if program == "gh" && inOrder([]string{"api"}, args) && ghAPIWrites(args) {
+	if (program == "gh" || program == "glab") && inOrder([]string{"api"}, args) && ghAPIWrites(args) {
 		return a.host, true // gh api -X DELETE, -f fields (a POST)
 	}
 	if reads, ok := platformReads[program]; ok {
@@ -262,7 +357,10 @@ func remoteActionHost(program string, words []string) (string, bool) {
 			return a.host, true
 		}
 	}
-	return "", false
+	if _, ok := platformReads[program]; ok {
+		return "", false // its reads are listed: kubectl get deploy reads deployments
+	}
+	return platformVerb(program, args)
 }
 
 // ghAPIWrites reports a gh api call that is no GET: a method given (-X

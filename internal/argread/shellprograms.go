@@ -182,6 +182,7 @@ var (
 			"--from-file --from-env-file --from-literal --set --set-string --set-file --set-json --post-renderer --post-renderer-args -k --kustomize " +
 			"--key --cert --ca-file --values --version --repo --kube-apiserver --url --docker --type --selector --container --image --replicas --port --timeout --wait-for"),
 		files: opts("-f --file --env-file --cidfile --iidfile --config --kubeconfig --project-directory -o --output --rootfs"), hosts: opts("-H --host --server -s --add-host --dns --repo --kube-apiserver --url")}
+	mailer  = program{kind: progNetwork, values: opts("-s -a -A -c -b -r -S -q -u"), files: opts("-a -A -q")}
 	wrapper = func(values, chdir string, skip int) program {
 		return program{kind: progWrapper, values: opts(values), chdir: opts(chdir), skip: skip}
 	}
@@ -417,6 +418,18 @@ var programs = map[string]program{
 	"mtr": {kind: progNetwork, values: opts("-c -i -s")}, "dig": {kind: progNetwork, values: opts("-p -t -c -b -f -k -q -x -y"), files: opts("-f -k")},
 	"drill": {kind: progNetwork, values: opts("-p -t -c -k -r -s -y -b -q"), files: opts("-k -r")}, "kdig": {kind: progNetwork, values: opts("-p -t -c -b -k -q -x -y"), files: opts("-k")},
 	"nslookup": {kind: progNetwork}, "host": {kind: progNetwork, values: opts("-t -c -N -R -W")}, "whois": {kind: progNetwork, values: opts("-h -p"), hosts: opts("-h")},
+	// Mailers: a recipient's address names its domain, the host the
+	// message (and what is attached or piped in) goes to.
+	"mail":      mailer,
+	"mailx":     mailer,
+	"s-nail":    mailer,
+	"bsd-mailx": mailer,
+	"mutt":      {kind: progNetwork, values: opts("-s -a -c -b -F -i -H -e -f"), files: opts("-a -F -i -H -f"), code: opts("-e")},
+	"neomutt":   {kind: progNetwork, values: opts("-s -a -c -b -F -i -H -e -f"), files: opts("-a -F -i -H -f"), code: opts("-e")},
+	"sendmail":  {kind: progNetwork, values: opts("-f -F -r -O -o -B -N -R -V -X -C"), files: opts("-C -X")},
+	"msmtp":     {kind: progNetwork, values: opts("-a --account -C --file --host --from -f"), files: opts("-C --file"), hosts: opts("--host")},
+	"swaks": {kind: progNetwork, values: opts("--to -t --from -f --server -s --port -p --attach --attach-type --body --header --auth-user " +
+		"--auth-password -au -ap --data -d --helo"), files: opts("--attach --body --data -d"), hosts: opts("--to -t --server -s")},
 	"nc":     {kind: progNetwork, values: opts("-e -c -p -s -w -x -X -i -q -I -O -T -V"), code: opts("-e -c"), hosts: opts("-x -s")},
 	"ncat":   {kind: progNetwork, values: opts("-e --exec -c --sh-exec --lua-exec -p -s -w -x --proxy"), code: opts("-e --exec -c --sh-exec --lua-exec"), hosts: opts("-x --proxy -s")},
 	"netcat": {kind: progNetwork, values: opts("-e -c -p -s -w -x -X"), code: opts("-e -c"), hosts: opts("-x -s")},

@@ -220,6 +220,12 @@ func (w *walker) object(s site, v ast.Object) {
 	})
 }
 
+// unconfined reports a security option that lifts the container's
+// confinement (seccomp=unconfined, apparmor=unconfined, label=disable).
+func unconfined(opt string) bool {
+	return strings.Contains(opt, "unconfined") || strings.Contains(opt, "label:disable") || strings.Contains(opt, "label=disable")
+}
+
 // resolveNames are the names (folded) an HTTP tool takes curl's resolve
 // and connect-to forms under.
 var resolveNames = keySet("resolve", "resolves", "connectto", "curlresolve", "hostresolve", "dnsoverride", "dnsoverrides")
@@ -1428,6 +1434,8 @@ func (w *walker) givesHost(s site, key string, val *ast.Term) {
 			host(key + ": host")
 		case k == "mount" || k == "mounts" || k == "bind" || k == "binds" || k == "volume" || k == "volumes":
 			w.hostMount(s, string(v))
+		case (k == "securityopt" || k == "securityopts") && unconfined(str):
+			host(key + ": " + str)
 		}
 	case *ast.Array:
 		switch k {
@@ -1435,9 +1443,15 @@ func (w *walker) givesHost(s site, key string, val *ast.Term) {
 			for i := 0; i < v.Len(); i++ {
 				if c, ok := v.Elem(i).Value.(ast.String); ok {
 					switch strings.TrimPrefix(strings.ToUpper(string(c)), "CAP_") {
-					case "SYS_ADMIN", "ALL", "SYS_PTRACE", "SYS_MODULE", "DAC_READ_SEARCH":
+					case "SYS_ADMIN", "ALL", "SYS_PTRACE", "SYS_MODULE", "DAC_READ_SEARCH", "SYS_RAWIO", "BPF":
 						host(key + ": " + string(c))
 					}
+				}
+			}
+		case "securityopt", "securityopts":
+			for i := 0; i < v.Len(); i++ {
+				if c, ok := v.Elem(i).Value.(ast.String); ok && unconfined(strings.ToLower(string(c))) {
+					host(key + ": " + string(c))
 				}
 			}
 		case "binds", "mounts", "volumes":

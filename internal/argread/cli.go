@@ -320,13 +320,17 @@ func (w *walker) programCall(args [][2]*ast.Term) {
 		{"resourcetype", "resource", "resources", "kind"}, {"resourcename", "name"}} {
 		for _, n := range names {
 			if s, ok := stringField(field, n); ok && strings.TrimSpace(s) != "" {
+				fields := strings.Fields(s)
+				if len(fields) > 0 && programName(fields[0]) == prog {
+					return // a whole command line, the program's name first: read as the argument's own
+				}
 				if strings.ContainsAny(s, "$`;|&<>'\"\\(){}") {
 					// A command line of its own: the program's, as a shell
 					// that the server hands it to would run it.
 					w.shellLine(site{key[n], shellName, &pointer{key: key[n], isKey: true}, 1}, ast.StringTerm(prog+" "+s), prog+" "+s)
 					return
 				}
-				words = append(words, strings.Fields(s)...)
+				words = append(words, fields...)
 				break
 			}
 		}

@@ -32,7 +32,11 @@ func parseArgs(words []shellWord, p *program, stop bool) (args []shellArg, rest 
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		s := w.text
-		operand := !w.known || endOpts || s == "-" || !strings.HasPrefix(s, "-") && !(p.kind == progShell && strings.HasPrefix(s, "+"))
+		// An option the shell globs (--include=*env, unquoted) reaches the
+		// program as written when it matches no file: an option still,
+		// its value unknown.
+		globbed := !w.known && strings.HasPrefix(s, "-") && !strings.ContainsAny(s, "$`'\"\\")
+		operand := !w.known && !globbed || endOpts || s == "-" || !strings.HasPrefix(s, "-") && !(p.kind == progShell && strings.HasPrefix(s, "+"))
 		if operand {
 			if stop {
 				return args, i
@@ -55,7 +59,7 @@ func parseArgs(words []shellWord, p *program, stop bool) (args []shellArg, rest 
 			a := shellArg{opt: name}
 			switch {
 			case has:
-				a.value, a.hasValue = shellWord{text: val, known: true}, true
+				a.value, a.hasValue = shellWord{text: val, known: w.known}, true
 			case p.takes(name) && i+1 < len(words):
 				i++
 				a.value, a.hasValue = words[i], true
@@ -287,9 +291,12 @@ func (r *shellReader) pattern(p *program, words []shellWord, dirs []string) {
 	files := 0
 	for _, a := range args {
 		switch {
-		case searchGlobs.has(a.opt) && a.value.known && !strings.HasPrefix(a.value.text, "!") && fileGlobNamesFloor(a.value.text):
+		case searchGlobs.has(a.opt) && (a.value.known || !strings.ContainsAny(a.value.text, "$`")) && !strings.HasPrefix(a.value.text, "!") &&
+			fileGlobNamesFloor(a.value.text):
 			// grep --include=.env, rg -g '.ssh/id_*': the files searched,
-			// and printed, are the floor's. Which ones cannot be told.
+			// and printed, are the floor's. Which ones cannot be told. An
+			// unquoted glob that matches no file here reaches grep as
+			// written (--include=*env).
 			r.unknown(a.value.text)
 		case a.opt != "":
 		case !given:

@@ -309,15 +309,23 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 # later shell: a container that restarts with the daemon, a process
 # manager's boot script, a user's services kept after logout, a default
 # handler of a file type; a language version or a tool's plugin
-# installed for the user (nvm install, gcloud components install). Each
-# entry of lasting_words is the words a command has among its own.
+# installed for the user (nvm install, gcloud components install): the
+# program and one of its words (lasting_one), or two in a row
+# (lasting_two). Strings in sets, not an object of lists: partial
+# evaluation would unroll an object's entries into a rule each, which the
+# direct path's refuter then reads for every command of every line.
 ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	some c in input.commands
 	c.program in lasting_programs
-	some entry in lasting_words[c.program]
-	every w in entry {
-		w in c.words
-	}
+	some w in c.words
+	concat(" ", [c.program, w]) in lasting_one
+}
+
+ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
+	some c in input.commands
+	c.program in lasting_programs
+	some i, w in c.words
+	concat(" ", [c.program, w, c.words[i + 1]]) in lasting_two
 }
 
 # Installs onto every shell's PATH or into a tool that runs them, by
@@ -574,50 +582,29 @@ system_package_verbs := {
 # npm's -g, alone or in a cluster of its flags (-gD, -Dg): a set, not a
 # pattern, so that the direct path's refuter reads the rule.
 # A container that restarts with the daemon, so at every boot.
-restart_forever := [
-	["--restart=always"], ["--restart=unless-stopped"],
-	["--restart", "always"], ["--restart", "unless-stopped"],
-]
-
 lasting_programs := {
 	"docker", "podman", "nerdctl", "pm2", "loginctl", "xdg-mime", "xdg-settings", "defaults", "update-alternatives",
 	"nvm", "fnm", "sdk", "luarocks", "guix", "gcloud", "vagrant", "pulumi", "bun", "asdf", "pyenv", "rbenv", "nodenv",
 	"rustup", "proto", "juliaup", "ghcup", "helm", "gh", "nix-env", "nix", "flatpak", "snap",
 }
 
-lasting_words := {
-	"docker": restart_forever,
-	"podman": restart_forever,
-	"nerdctl": restart_forever,
-	"pm2": [["startup"]],
-	"loginctl": [["enable-linger"]],
-	"xdg-mime": [["default"]],
-	"xdg-settings": [["set"]],
-	"defaults": [["write"]],
-	"update-alternatives": [["--set"], ["--install"], ["--config"]],
-	"nvm": [["install"], ["alias", "default"]],
-	"fnm": [["install"], ["default"]],
-	"sdk": [["install"], ["default"]],
-	"luarocks": [["install"]],
-	"guix": [["install"]],
-	"gcloud": [["components", "install"], ["components", "update"]],
-	"vagrant": [["plugin", "install"]],
-	"pulumi": [["plugin", "install"]],
-	"bun": [["pm", "trust"]],
-	"asdf": [["install"], ["plugin", "add"], ["global"], ["set", "--home"]],
-	"pyenv": [["install"], ["global"]],
-	"rbenv": [["install"], ["global"]],
-	"nodenv": [["install"], ["global"]],
-	"rustup": [["default"], ["toolchain", "install"]],
-	"proto": [["install"]],
-	"juliaup": [["add"], ["default"]],
-	"ghcup": [["install"], ["set"]],
-	"helm": [["plugin", "install"]],
-	"gh": [["extension", "install"]],
-	"nix-env": [["-i"], ["--install"], ["-iA"]],
-	"nix": [["profile", "install"], ["profile", "add"]],
-	"flatpak": [["install"]],
-	"snap": [["install"]],
+lasting_one := {
+	"docker --restart=always", "docker --restart=unless-stopped", "podman --restart=always",
+	"podman --restart=unless-stopped", "nerdctl --restart=always", "nerdctl --restart=unless-stopped",
+	"pm2 startup", "loginctl enable-linger", "xdg-mime default", "xdg-settings set", "defaults write",
+	"update-alternatives --set", "update-alternatives --install", "update-alternatives --config",
+	"nvm install", "fnm install", "fnm default", "sdk install", "sdk default", "luarocks install", "guix install",
+	"asdf install", "asdf global", "pyenv install", "pyenv global", "rbenv install", "rbenv global", "nodenv install",
+	"nodenv global", "rustup default", "proto install", "juliaup add", "juliaup default", "ghcup install", "ghcup set",
+	"nix-env -i", "nix-env --install", "nix-env -iA", "flatpak install", "snap install",
+}
+
+lasting_two := {
+	"docker --restart always", "docker --restart unless-stopped", "podman --restart always",
+	"podman --restart unless-stopped", "nerdctl --restart always", "nerdctl --restart unless-stopped",
+	"nvm alias default", "gcloud components install", "gcloud components update", "vagrant plugin install",
+	"pulumi plugin install", "bun pm trust", "asdf plugin add", "asdf set --home", "rustup toolchain install",
+	"helm plugin install", "gh extension install", "nix profile install", "nix profile add",
 }
 
 npm_global_flags := {

@@ -255,6 +255,8 @@ func (r *shellReader) byKind(p *program, prog shellWord, name string, rest []she
 		r.jq(rest, dirs)
 	case progCLI:
 		r.cli(p, rest, dirs)
+	case progSQL:
+		r.sqlClient(p, name, rest, dirs)
 	}
 	return dirs
 }
@@ -526,6 +528,7 @@ func (r *shellReader) record(words []shellWord) {
 	c.Credentials = printsCredentials(c.Program, c.Words) || r.xtrace && printsSecretVariables(c.Words)
 	r.w.out.Commands = append(r.w.out.Commands, c)
 	r.cur = len(r.w.out.Commands) - 1
+	r.listens(c)
 	if h, ok := remoteActionHost(c.Program, c.Words); ok {
 		line := strings.Join(c.Words, " ")
 		if len(line) > maxShownAction {
@@ -575,6 +578,23 @@ func (r *shellReader) options(p *program, args []shellArg, dirs []string) []stri
 		}
 	}
 	return dirs
+}
+
+// colonName reports a word of names joined by colons (npm run
+// build:prod, artisan route:list, rails db:migrate:status, chown
+// user:group): no "/", "\\" or "@" (a remote path, a URL), no known URL
+// scheme first ("http:host"), no drive letter ("C:x"), and no host
+// before it.
+func colonName(t string) bool {
+	first, _, ok := strings.Cut(t, ":")
+	last := t[strings.LastIndexByte(t, ':')+1:]
+	if !ok || len(first) < 2 || lexical.KnownScheme(strings.ToLower(first)) || last == "" || strings.Contains(first, ".") ||
+		strings.Trim(last, "0123456789") == "" {
+		return false // a host and a port (0.0.0.0:8000, localhost:3000), a host's path (example.com:x)
+	}
+	return !strings.ContainsFunc(t, func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == ':' || c == '-' || c == '_' || c == '.' || c == '+')
+	})
 }
 
 // containerSide are a container tool's options whose value is in the
@@ -2043,7 +2063,7 @@ func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []stri
 	// source builtin.
 	r.operands(words, dirs)
 	for i, w := range words {
-		if !w.known || w.text == "." || strings.HasPrefix(w.text, "-") {
+		if !w.known || w.text == "." || strings.HasPrefix(w.text, "-") || !inProgramDir(w.text) {
 			continue
 		}
 		if p, ok := programs[programName(w.text)]; ok && p.kind != progData && p.kind != progLookup && p.kind != progCd && p.kind != progPattern {
@@ -2051,6 +2071,18 @@ func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []stri
 			return
 		}
 	}
+}
+
+// inProgramDir reports a word that can name a program to run: a bare
+// name, or a path in a directory of programs (/usr/bin/sh,
+// ./node_modules/.bin/jest): "df -h /var/lib/docker" runs no docker.
+func inProgramDir(w string) bool {
+	i := strings.LastIndexByte(w, '/')
+	if i < 0 {
+		return true
+	}
+	dir := w[:i]
+	return strings.HasSuffix(dir, "bin") || strings.HasSuffix(dir, "/libexec") || dir == "."
 }
 
 // inventory reads Ansible's -i: a list of hosts when it has a comma
@@ -2330,6 +2362,9 @@ func (r *shellReader) operand(t string, dirs []string) {
 	switch {
 	case strings.HasPrefix(strings.ToLower(t), "file:"):
 		r.unknown(t)
+	case colonName(t):
+		// build:prod, route:list, db:migrate:status, user:group: a
+		// task's, a target's or an owner's name, which names no file.
 	case readsAsURL(t) && !looksLikePath(t):
 		h, _ := urlHost(t)
 		r.host(t, h)

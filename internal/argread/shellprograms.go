@@ -70,6 +70,10 @@ const (
 	// its file options and the operands of the subcommands that take
 	// local files (cli.go).
 	progCLI
+	// progSQL is a database's client: the statement its code option gives
+	// is SQL (read as SQL is), its files and host are read, and without a
+	// statement it runs what its standard input holds (sqlclient.go).
+	progSQL
 )
 
 // program is a row of the table.
@@ -182,6 +186,9 @@ var (
 			"--from-file --from-env-file --from-literal --set --set-string --set-file --set-json --post-renderer --post-renderer-args -k --kustomize " +
 			"--key --cert --ca-file --values --version --repo --kube-apiserver --url --docker --type --selector --container --image --replicas --port --timeout --wait-for"),
 		files: opts("-f --file --env-file --cidfile --iidfile --config --kubeconfig --project-directory -o --output --rootfs"), hosts: opts("-H --host --server -s --add-host --dns --repo --kube-apiserver --url")}
+	mysqlClient = program{kind: progSQL, values: opts("-e --execute -h --host -P --port -u --user -D --database -S --socket " +
+		"--defaults-file --defaults-extra-file --init-command --tee"), code: opts("-e --execute --init-command"),
+		files: opts("--defaults-file --defaults-extra-file -S --socket --tee"), hosts: opts("-h --host")}
 	mailer  = program{kind: progNetwork, values: opts("-s -a -A -c -b -r -S -q -u"), files: opts("-a -A -q")}
 	wrapper = func(values, chdir string, skip int) program {
 		return program{kind: progWrapper, values: opts(values), chdir: opts(chdir), skip: skip}
@@ -396,9 +403,16 @@ var programs = map[string]program{
 	"complete": {kind: progUnknown}, "compgen": {kind: progUnknown}, "dc": {kind: progUnknown}, "bc": {kind: progUnknown},
 	"r": {kind: progUnknown}, "ex": {kind: progUnknown}, "vi": {kind: progUnknown}, "ed": {kind: progUnknown},
 	"gdb": {kind: progUnknown}, "lldb": {kind: progUnknown}, "gnuplot": {kind: progUnknown}, "man": {kind: progUnknown},
-	"sqlite3": {kind: progUnknown}, "psql": {kind: progUnknown}, "mysql": {kind: progUnknown}, "mariadb": {kind: progUnknown},
-	"duckdb": {kind: progUnknown}, "clickhouse": {kind: progUnknown}, "clickhouse-client": {kind: progUnknown},
-	"cqlsh": {kind: progUnknown}, "sqlcmd": {kind: progUnknown},
+	"psql": {kind: progSQL, values: opts("-c --command -f --file -h --host -p --port -U --username -d --dbname -o --output -L --log-file " +
+		"-v --set --variable -P --pset -F --field-separator -R --record-separator -T --table-attr"),
+		code: opts("-c --command"), files: opts("-f --file -o --output -L --log-file"), hosts: opts("-h --host")},
+	"mysql": mysqlClient, "mariadb": mysqlClient,
+	"sqlite3": {kind: progSQL, values: opts("-cmd -init -separator -newline -nullvalue"), code: opts("-cmd"), files: opts("-init")},
+	"duckdb":  {kind: progSQL, values: opts("-c -s -cmd -init -separator"), code: opts("-c -s -cmd"), files: opts("-init")},
+	"sqlcmd":  {kind: progSQL, values: opts("-S -U -P -d -Q -q -i -o -H -l -t"), code: opts("-Q -q"), files: opts("-i -o"), hosts: opts("-S")},
+	"clickhouse-client": {kind: progSQL, values: opts("-q --query -h --host --port -u --user -d --database --queries-file"),
+		code: opts("-q --query"), files: opts("--queries-file"), hosts: opts("-h --host")},
+	"clickhouse": {kind: progUnknown}, "cqlsh": {kind: progUnknown},
 	"mongosh": {kind: progUnknown}, "mongo": {kind: progUnknown}, "xdg-open": {kind: progUnknown}, "open": {kind: progUnknown},
 	"sshpass": {kind: progUnknown}, "patch": {kind: progUnknown}, "cpio": {kind: progUnknown}, "sg": {kind: progUnknown},
 	"nix-shell": {kind: progUnknown}, "ln": {kind: progUnknown}, "link": {kind: progUnknown},

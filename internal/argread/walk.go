@@ -666,7 +666,7 @@ func (w *walker) sqlText(s site, t *ast.Term, v string) {
 	if strings.HasPrefix(strings.TrimSpace(v), ".") {
 		w.sqliteDotCommands(s, v) // the sqlite3 shell's own commands
 	}
-	if psqlMeta.MatchString(v) && !psqlDescribesOnly(v) {
+	if psqlMeta.MatchString(v) && !psqlDescribesOnly(v) || mysqlClientCommand.MatchString(v) {
 		// A psql meta-command ("\\! cmd", "\\copy ... program", "\\o
 		// file"), which a server that hands its text to psql runs, is no
 		// SQL, and what it runs or writes is not read here: unknown, but
@@ -713,6 +713,12 @@ func (w *walker) sqlText(s site, t *ast.Term, v string) {
 // psqlMeta finds a psql meta-command: a backslash and a letter (or "!",
 // "?") at a line's start or after white space or a semicolon, where no
 // SQL literal's escape stands.
+// mysqlClientCommand finds a mysql client's own command at a statement's
+// start, which a server that hands its text to the mysql program runs:
+// system (a shell command), source (a file's statements), tee and pager
+// (a file written, a program run), edit, connect.
+var mysqlClientCommand = regexp.MustCompile(`(?i)(?:^|;)\s*(?:system|source|tee|pager|edit|connect)\s`)
+
 var psqlMeta = regexp.MustCompile(`(?:^|[\s;])\\[!?a-zA-Z]`)
 
 // sqlWritten are the literals of SQL text that name a file the server

@@ -187,6 +187,20 @@ func hasScheme(p string) bool {
 	return false
 }
 
+// KnownScheme reports a URL scheme (lower case, without its colon) that
+// a client opens whatever follows the colon: "http:host", "file:x",
+// "data:,x".
+func KnownScheme(s string) bool { return urlSchemes[s] }
+
+// urlSchemes are the schemes a client opens without a "/" after the
+// colon.
+var urlSchemes = map[string]bool{"http": true, "https": true, "file": true, "ftp": true, "ftps": true, "sftp": true, "scp": true,
+	"ssh": true, "git": true, "data": true, "jar": true, "zip": true, "smb": true, "nfs": true, "s3": true, "gs": true, "ws": true,
+	"wss": true, "ldap": true, "ldaps": true, "dict": true, "gopher": true, "tftp": true, "telnet": true, "blob": true,
+	"javascript": true, "mailto": true, "urn": true, "unix": true, "npipe": true, "docker": true, "vscode": true, "svn": true,
+	"rsync": true, "hdfs": true, "webdav": true, "dav": true, "ipfs": true, "magnet": true, "netdoc": true, "phar": true,
+	"php": true, "expect": true, "glob": true, "compress.zlib": true, "compress.bzip2": true}
+
 // isEdge is a character a server might trim from either end of a path.
 func isEdge(r rune) bool {
 	return unicode.IsSpace(r) || r == '"' || r == '\'' || r == '\ufeff' || r == 0x200b

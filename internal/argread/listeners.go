@@ -1,0 +1,115 @@
+package argread
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Listeners. A command that opens a port to every interface hands what
+// it serves to whoever reaches the machine: a notebook server without a
+// token runs anyone's code, a debugger's port (dlv --headless, gdbserver)
+// too, and a file server publishes the tree it serves, .env and .git
+// included, and takes uploads into it when told to. Such a command names
+// the unspecified address (0.0.0.0) as a host: an allow that names no
+// host does not cover it, and an "always" answer names it. Its spellings:
+// an address option's value that is every interface ("*", "0.0.0.0",
+// "::", "" before a port: --ip='*', --listen=:2345), and a file server
+// that binds every interface unless told otherwise (python -m
+// http.server, miniserve, http-server).
+
+// listenOptions are the (folded, last dotted part) names of the options
+// that say where a server listens: --ip, --ServerApp.ip, --host, --bind,
+// --listen, --address.
+var listenOptions = keySetExact("ip", "host", "hostname", "bind", "listen", "address", "addr", "interface", "interfaces", "b", "l", "i", "a")
+
+// defaultOpenServers serve a directory on every interface unless an
+// address option says another.
+var defaultOpenServers = keySetExact("miniserve", "http-server", "serve", "updog", "dufs", "sfz", "simple-http-server",
+	"static-web-server", "darkhttpd", "webfsd", "gdbserver", "pyftpdlib", "uploadserver", "http.server", "SimpleHTTPServer",
+	"RangeHTTPServer")
+
+// everyInterface reports an address a server listens on that is every
+// interface: "*", "0.0.0.0", "::", "0", or none before a port (":2345").
+func everyInterface(v string) bool {
+	host := v
+	if i := strings.LastIndexByte(v, ':'); i >= 0 && !strings.HasSuffix(v, "]") && (i == 0 || v[i-1] != ':' || strings.HasPrefix(v, "[")) {
+		if port, err := strconv.Atoi(v[i+1:]); err == nil && port >= 0 && port < 65536 {
+			host = v[:i]
+		}
+	}
+	if strings.Trim(v, "0123456789") == "" {
+		return true // a port alone (serve -l 3000): every interface
+	}
+	host = strings.Trim(host, "[]'\"")
+	return host == "" || host == "*" || host == "0.0.0.0" || host == "::" || host == "0"
+}
+
+// listens reads a command's words for a server that listens on every
+// interface, and one that lets whoever reaches it write.
+func (r *shellReader) listens(c SimpleCommand) {
+	if len(c.Words) < 2 {
+		return
+	}
+	server := c.Program
+	if (strings.HasPrefix(c.Program, "python") || c.Program == "pypy3") && len(c.Words) > 2 {
+		if i := slices.Index(c.Words, "-m"); i > 0 && i+1 < len(c.Words) {
+			server = c.Words[i+1] // python -m http.server
+		}
+	}
+	bound := false // an address option given: it says where, read below
+	for i, w := range c.Words[1:] {
+		opt, value, joined := strings.Cut(w, "=")
+		if !strings.HasPrefix(opt, "-") {
+			if server == "gdbserver" && everyInterface(w) && strings.HasPrefix(w, ":") {
+				r.host(w, "0.0.0.0") // gdbserver :1234
+			}
+			continue
+		}
+		name := strings.ToLower(strings.TrimLeft(opt, "-"))
+		if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
+			name = name[dot+1:] // --ServerApp.ip, --NotebookApp.ip
+		}
+		if !listenOptions[name] || len(name) == 1 && !defaultOpenServers[server] {
+			continue // a one-letter option says where only to the servers listed
+		}
+		if !joined {
+			if i+2 >= len(c.Words) {
+				continue
+			}
+			value = c.Words[i+2]
+		}
+		bound = true
+		if everyInterface(value) {
+			r.host(w, "0.0.0.0")
+		}
+	}
+	if defaultOpenServers[server] && !bound {
+		r.host(server+" (every interface)", "0.0.0.0")
+	}
+	if takesUploads(server, c.Words) {
+		r.unknown(server + ": whoever reaches it writes into the tree it serves")
+	}
+}
+
+// takesUploads reports a file server told to take uploads: uploadserver
+// always, pyftpdlib -w, miniserve -u (--upload-files), dufs -A
+// (--allow-all, --allow-upload).
+func takesUploads(server string, words []string) bool {
+	switch server {
+	case "uploadserver":
+		return true
+	case "pyftpdlib":
+		return hasWordIn(words, "-w", "--write")
+	case "miniserve":
+		return slices.ContainsFunc(words, func(w string) bool { return w == "-u" || strings.HasPrefix(w, "--upload-files") })
+	case "dufs":
+		return hasWordIn(words, "-A", "--allow-all", "--allow-upload", "--allow-delete")
+	}
+	return false
+}
+
+// hasWordIn reports one of want among words.
+func hasWordIn(words []string, want ...string) bool {
+	return slices.ContainsFunc(words, func(w string) bool { return slices.Contains(want, w) })
+}

@@ -165,14 +165,14 @@ func (c composeReader) commands(m map[string]any, mounts []mounted, workdir stri
 	for _, k := range []string{"entrypoint", "command"} {
 		switch x := m[k].(type) {
 		case string:
-			c.r.inContainer(mounts, workdir, func(dirs []string) { c.r.line(x, dirs) })
+			c.r.inContainer(mounts, workdir, false, func(dirs []string) { c.r.line(x, dirs) })
 		case []any:
 			words := make([]shellWord, 0, len(x))
 			for _, e := range x {
 				s, ok := e.(string)
 				words = append(words, shellWord{text: s, known: ok})
 			}
-			c.r.inContainer(mounts, workdir, func(dirs []string) { c.r.command(words, dirs) })
+			c.r.inContainer(mounts, workdir, false, func(dirs []string) { c.r.command(words, dirs) })
 		}
 	}
 }

@@ -38,7 +38,7 @@ type mounted struct {
 func (w *walker) containedLine(s site, v string) {
 	w.out.Acts = true
 	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
-	r.inContainer(nil, "", func(dirs []string) { r.line(v, dirs) })
+	r.inContainer(nil, "", true, func(dirs []string) { r.line(v, dirs) })
 }
 
 // credentialCommand keeps a command of another language than a shell's
@@ -79,16 +79,20 @@ func (w *walker) containedArgv(s site, words []string) {
 	for i, word := range words {
 		argv[i] = shellWord{text: word, known: true}
 	}
-	r.inContainer(nil, "", func(dirs []string) { r.command(argv, dirs) })
+	r.inContainer(nil, "", true, func(dirs []string) { r.command(argv, dirs) })
 }
 
 // inContainer reads what a container runs, by read, given its mounts and
 // its working directory ("" when the image sets it): a relative path is
 // read under each mount's target as well, since the image's directory
 // may be any of them. Of its commands, those that print credentials
-// (printenv, cat of a container's secret: containerSecret) are kept: what they print comes
-// back to the model.
-func (r *shellReader) inContainer(mounts []mounted, workdir string, read func(dirs []string)) {
+// (printenv, cat of a container's secret: containerSecret) are kept: what
+// they print comes back to the model. The others are kept too when the
+// command is the call's whole purpose (an exec tool's, a remote shell's:
+// its own), so that a rule over commands ("docker ps*" over ssh) sees
+// them; a container that docker run or Compose starts runs its command
+// as the image's business, which a rule on docker's words covers.
+func (r *shellReader) inContainer(mounts []mounted, workdir string, own bool, read func(dirs []string)) {
 	dirs := []string{"/"}
 	if path.IsAbs(workdir) {
 		dirs = []string{path.Clean(workdir)}
@@ -123,7 +127,7 @@ func (r *shellReader) inContainer(mounts []mounted, workdir string, read func(di
 	commands := r.w.out.Commands[:fromCommands]
 	for _, c := range r.w.out.Commands[fromCommands:] {
 		c.Credentials = c.Credentials || slices.ContainsFunc(c.Paths, containerSecret)
-		if c.Credentials {
+		if c.Credentials || own {
 			c.Paths = nil // the container's own
 			commands = append(commands, c)
 		}
@@ -165,7 +169,7 @@ func (r *shellReader) containerCommand(args []shellArg, words []shellWord, sub, 
 	for i := at + 1; at >= 0 && i < len(words); i++ {
 		if words[i].known && words[i].text == image {
 			if cmd := words[i+1:]; len(cmd) > 0 {
-				r.inContainer(mounts, workdir, func(d []string) { r.command(cmd, d) })
+				r.inContainer(mounts, workdir, false, func(d []string) { r.command(cmd, d) })
 			}
 			return
 		}

@@ -89,6 +89,14 @@ var nameTable = []nameRow{
 		"sql", "sqlquery", "statement", "statements", "jql", "cql", "cypher", "sparql",
 		// A search's text and its replacement; a tool's variables.
 		"needle", "repl", "replacement", "replacewith", "vars", "variables"}},
+	// A path on another machine (an SSH or SFTP tool's remotePath): no
+	// file here, read as data is (a name the floor guards, a remote
+	// ~/.ssh/id_ed25519 downloaded, is still asked).
+	{class: dataClass, listed: []string{"remotepath", "remotepaths", "remotefile", "remotefiles",
+		"remotedir", "remotedirectory", "remotefolder", "remotefilepath", "serverpath"}},
+	// A container's mounts ("SRC:DST[:MODE]", objects, maps): read as
+	// mounts (givesHost), not as a path each.
+	{class: Class{Kind: Text, Evidence: Name}, listed: []string{"volumes", "volume", "binds", "bind", "mounts", "mount"}},
 	{class: namedDir, listed: []string{
 		"dir", "dirs", "directory", "directories", "dirpath", "dirpaths", "folder", "folders",
 		"folderpath", "folderpaths", "root", "roots", "rootpath", "cwd", "workdir", "workdirs",
@@ -370,7 +378,7 @@ var (
 	// recording, a download (browser_take_screenshot, browser_pdf_save).
 	// (write_file's path is what it writes already: the floor reads it so.)
 	// A tool that runs a command in a container or a pod.
-	containerToolWords = keySet("container", "containers", "pod", "pods")
+	containerToolWords = keySet("container", "containers", "pod", "pods", "ssh", "remote")
 	containerRunWords  = keySet("exec", "execute", "run", "runs")
 	saveToolWords      = keySet("save", "screenshot", "screenshots", "export", "download", "record", "capture", "render")
 	// A tool whose name says it reads a file, or takes one in: its file

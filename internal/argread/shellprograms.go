@@ -244,6 +244,7 @@ var programs = map[string]program{
 	"uvx":     {kind: progWrapper, values: opts("--with --python -p --from --index")},
 	"poetry":  {values: opts("-C --directory -P --project"), runs: opts("run")},
 	"pipenv":  {runs: opts("run")},
+	"bundle":  {values: opts("--gemfile"), runs: opts("exec")}, // bundle exec rails ...: bundle's exec, not the shell's
 	"conda":   {values: opts("-n --name -p --prefix --cwd"), runs: opts("run")},
 	"mamba":   {values: opts("-n --name -p --prefix --cwd"), runs: opts("run")},
 	"pdm":     {values: opts("-p --project"), runs: opts("run")},

@@ -40,7 +40,7 @@ var credentialCommands = map[string][][]string{
 		{"functionapp", "config", "appsettings", "list"}, {"cosmosdb", "keys", "list"}, {"eventhubs", "namespace", "authorization-rule", "keys", "list"},
 		{"signalr", "key", "list"}, {"search", "admin-key", "show"}, {"cognitiveservices", "account", "keys", "list"}},
 	"gh":        {{"auth", "token"}, {"auth", "login"}, {"auth", "refresh"}, {"auth", "setup-git"}, {"config", "set"}, {"auth", "git-credential"}},
-	"glab":      {{"auth", "login"}, {"config", "set"}},
+	"glab":      {{"auth", "login"}, {"config", "set"}, {"variable", "export"}, {"variable", "get"}},
 	"crane":     {{"auth", "get"}, {"auth", "token"}, {"auth", "login"}},
 	"consul":    {{"acl", "token", "read"}, {"acl", "token", "create"}, {"acl", "bootstrap"}, {"kv", "get"}},
 	"nomad":     {{"var", "get"}, {"acl", "token", "self"}, {"acl", "bootstrap"}},
@@ -62,6 +62,8 @@ var credentialCommands = map[string][][]string{
 	"op":       {{"read"}, {"item", "get"}, {"inject"}, {"signin"}, {"document", "get"}, {"run"}},
 	"bw":       {{"get"}, {"unlock"}, {"export"}, {"list"}, {"send", "receive"}},
 	"vault":    {{"read"}, {"kv", "get"}, {"token"}, {"login"}, {"print", "token"}, {"write"}}, // a write to a secrets engine returns a credential (aws/sts, secret-id)
+	"bao":      {{"read"}, {"kv", "get"}, {"token"}, {"login"}, {"print", "token"}, {"write"}}, // OpenBao, Vault's fork: the same CLI
+	"openbao":  {{"read"}, {"kv", "get"}, {"token"}, {"login"}, {"print", "token"}, {"write"}},
 	"doppler":  {{"secrets"}, {"run"}, {"configs", "tokens"}},
 	"heroku":   {{"auth:token"}, {"config"}, {"config:get"}},
 	"npm":      {{"token"}, {"login"}, {"adduser"}},
@@ -239,13 +241,30 @@ func programCredential(program string, args []string) (printed, decided bool) {
 		}
 	case "redis-cli", "valkey-cli", "keydb-cli":
 		return redisPrintsCredential(redisCLIWords(args)), true
+	case "strace", "ltrace":
+		// -v prints execve's environment in full, and -e trace=execve
+		// with it every program's.
+		if slices.ContainsFunc(args, func(w string) bool {
+			return strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "v") && len(w) <= 6
+		}) {
+			return true, true
+		}
+	case "coreutils":
+		// The multi-call binary: --coreutils-prog=NAME runs NAME.
+		for i, w := range args {
+			if prog, ok := strings.CutPrefix(w, "--coreutils-prog="); ok {
+				return printsCredentials(prog, append([]string{prog}, args[i+1:]...)), true
+			}
+		}
+	case "transcrypt":
+		return slices.Contains(args, "--display") || slices.Contains(args, "-d"), true // the repository's password
 	case "s3cmd":
 		if slices.Contains(args, "--dump-config") {
 			return true, true // the access and secret keys
 		}
 	case "ansible-inventory":
 		// Every host's variables, the vault's decrypted passwords among them.
-		return slices.Contains(args, "--list") || slices.Contains(args, "--host"), true
+		return slices.Contains(args, "--list") || slices.Contains(args, "--host") || slices.Contains(args, "--vars"), true
 	case "gh", "glab":
 		if ghPrintsToken(args) {
 			return true, true
@@ -616,7 +635,7 @@ func runsCredentialPrinter(args []string) bool {
 			return true
 		}
 		if strings.ContainsAny(w, " \t") {
-			if printsEnvironmentCode.MatchString(w) {
+			if printsEnvironmentCode.MatchString(w) || codeReadsEnvironment(w) {
 				return true
 			}
 			for _, seg := range shellSegments.Split(w, -1) {

@@ -74,6 +74,13 @@ var remoteActions = map[string]struct {
 	"nomad":            {"nomad", [][]string{{"job", "run"}, {"job", "stop"}, {"run"}, {"alloc", "exec"}, {"var", "put"}}},
 	"kamal":            {"kamal", [][]string{{"deploy"}, {"setup"}, {"app"}, {"remove"}, {"rollback"}}},
 	"cap":              {"capistrano", [][]string{{"deploy"}, {}}},
+	// File sharing through a public relay or service: what is sent goes
+	// there.
+	"croc":     {"croc.schollz.com", [][]string{{"send"}}},
+	"wormhole": {"relay.magic-wormhole.io", [][]string{{"send"}}},
+	"ffsend":   {"send.vis.ee", [][]string{{"upload"}, {"up"}, {"u"}}},
+	"b2":       {"backblazeb2.com", [][]string{{"upload-file"}, {"file", "upload"}, {"sync"}}},
+	"mc":       {"min.io", [][]string{{"cp"}, {"mirror"}, {"mv"}, {"put"}, {"pipe"}}},
 	// Public tunnels: a port of this machine, reachable from anywhere.
 	"ngrok":       {"ngrok.com", [][]string{{}}},
 	"lt":          {"localtunnel.me", [][]string{{}}},

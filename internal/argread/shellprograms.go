@@ -189,6 +189,10 @@ var (
 	mysqlClient = program{kind: progSQL, values: opts("-e --execute -h --host -P --port -u --user -D --database -S --socket " +
 		"--defaults-file --defaults-extra-file --init-command --tee"), code: opts("-e --execute --init-command"),
 		files: opts("--defaults-file --defaults-extra-file -S --socket --tee"), hosts: opts("-h --host")}
+	keyValueClient = program{kind: progData, values: opts("-h -p -s -a -u -n --user --pass -r -i -d --cacert --cert --key --sni --tls"),
+		hosts: opts("-h -u"), files: opts("-s --cacert --cert --key")}
+	mqttClient = program{kind: progData, values: opts("-h -p -t -m -f -u -P -i -q -L --cafile --cert --key --id -k"),
+		hosts: opts("-h -L"), files: opts("-f --cafile --cert --key")}
 	mailer  = program{kind: progNetwork, values: opts("-s -a -A -c -b -r -S -q -u"), files: opts("-a -A -q")}
 	wrapper = func(values, chdir string, skip int) program {
 		return program{kind: progWrapper, values: opts(values), chdir: opts(chdir), skip: skip}
@@ -433,6 +437,17 @@ var programs = map[string]program{
 	"mtr": {kind: progNetwork, values: opts("-c -i -s")}, "dig": {kind: progNetwork, values: opts("-p -t -c -b -f -k -q -x -y"), files: opts("-f -k")},
 	"drill": {kind: progNetwork, values: opts("-p -t -c -k -r -s -y -b -q"), files: opts("-k -r")}, "kdig": {kind: progNetwork, values: opts("-p -t -c -b -k -q -x -y"), files: opts("-k")},
 	"nslookup": {kind: progNetwork}, "host": {kind: progNetwork, values: opts("-t -c -N -R -W")}, "whois": {kind: progNetwork, values: opts("-h -p"), hosts: opts("-h")},
+	// Clients of data stores and brokers: the server their host option
+	// names (the data they send is the store's).
+	"redis-cli":     keyValueClient,
+	"valkey-cli":    keyValueClient,
+	"keydb-cli":     keyValueClient,
+	"mosquitto_pub": mqttClient,
+	"mosquitto_sub": mqttClient,
+	"etcdctl": {kind: progData, values: opts("--endpoints --cacert --cert --key --user --password --dial-timeout --command-timeout"),
+		hosts: opts("--endpoints"), files: opts("--cacert --cert --key")},
+	"nats": {kind: progData, values: opts("-s --server --creds --user --password --tlscert --tlskey --tlsca --context --nkey"),
+		hosts: opts("-s --server"), files: opts("--creds --tlscert --tlskey --tlsca --nkey")},
 	// Mailers: a recipient's address names its domain, the host the
 	// message (and what is attached or piped in) goes to.
 	"mail":      mailer,

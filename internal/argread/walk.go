@@ -1407,7 +1407,7 @@ const environmentInCode = `\bprint\s*\(\s*dict\s*\(\s*os\.environ|` +
 	// the environment as a whole handed on (spread, bound to a name,
 	// by index), a .env file's values, a cloud's or a keyring's secrets
 	`\{\s*\*\*\s*os\.environ|\bos\.environb\b|\bfrom\s+os\s+import\s+[^\n]*\benviron\b|\bdotenv_values\s*\(|` +
-	`\bget_credentials\s*\(|\bget_frozen_credentials\b|\bkeyring\.get_(?:password|credential)\b|` +
+	`\bget_credentials\s*\(|\bgoogle\.auth\.default\s*\(|\bget_frozen_credentials\b|\bkeyring\.get_(?:password|credential)\b|` +
 	`\.\.\.\s*process\.env\b|=\s*process\.env\s*[;,\n)]|=\s*process\.env\s*$|\bprocess\s*\[\s*['"\x60]env['"\x60]\s*\]|` +
 	`\bReflect\.get\s*\(\s*process\b|` +
 	// one variable whose name says it holds a secret, read by code
@@ -1617,7 +1617,10 @@ func (w *walker) codeLiterals(s site, v string) {
 	}
 	if m := shellsOut.FindString(v); m != "" {
 		w.addPath(s.as(none), ast.StringTerm(m), "") // code that runs a command line: what it runs cannot be told here
+	} else if codeReadsEnvironment(v) {
+		w.addPath(s.as(none), ast.StringTerm("code that reads the environment whole, or a secret of it"), "")
 	}
+	deletes := treeDeleters.MatchString(v)
 	for i := 0; i < len(v); i++ {
 		q := v[i]
 		if q != '\'' && q != '"' && q != '`' {
@@ -1644,6 +1647,10 @@ func (w *walker) codeLiterals(s site, v string) {
 			w.pathsHost(s.as(Class{Kind: URL, Evidence: Shape}), ast.StringTerm(lit), lit)
 		case readsAsIP(r):
 			w.pathsHost(s.as(Class{Kind: Host, Evidence: Shape}), ast.StringTerm(lit), lit) // socket.create_connection(('169.254.169.254', 80))
+		case deletes && looksLikePath(r) && w.wholeTree(w.resolve(w.root, r)):
+			// shutil.rmtree('/srv/app'), fs.rmSync(root, {recursive}): a
+			// whole tree deleted, or its mode changed, by code
+			w.addPath(s.as(none), ast.StringTerm(lit), "")
 		case namesFloorInData(r) || w.namesSecret(r) || looksLikePath(r) && floorFile(w.resolve("/", r)):
 			w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), ast.StringTerm(lit), lit)
 		case looksLikePath(r):

@@ -68,7 +68,8 @@ var secretList = []SensitiveEntry{
 		".config/chezmoi/key.txt", ".config/chezmoi/chezmoi.toml", ".config/openstack/clouds.yaml",
 		// Databases' and services' clients; agents' settings that hold MCP servers' keys.
 		".snowsql", ".influxdbv2", ".config/mc", ".argocd", ".purple", ".config/atuin/session", ".gemini/settings.json",
-		".codex/config.toml", ".config/fish/fish_variables"}},
+		".codex/config.toml", ".config/fish/fish_variables", ".near-credentials", ".rancher/cli2.json", ".vultr-cli.yaml",
+		".ipfs/config", ".config/hexchat/servlist.conf", ".ipfs/keystore"}},
 	{"CRD2", secretCredentials, Anywhere, File, []string{".netrc", "_netrc", ".pgpass", ".my.cnf", ".mylogin.cnf", ".git-credentials", ".config/git/credentials",
 		".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".vault-token", ".terraformrc", ".tofurc", ".docker/config.json",
 		".boto", ".s3cfg", ".databrickscfg", ".htpasswd", ".erlang.cookie", "credentials.json", "service-account.json", "serviceaccount.json",

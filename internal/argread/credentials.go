@@ -1,6 +1,7 @@
 package argread
 
 import (
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -265,6 +266,10 @@ func programCredential(program string, args []string) (printed, decided bool) {
 	case "ansible-inventory":
 		// Every host's variables, the vault's decrypted passwords among them.
 		return slices.Contains(args, "--list") || slices.Contains(args, "--host") || slices.Contains(args, "--vars"), true
+	case "aws", "gcloud", "gsutil":
+		if bucketSecretPrinted(args) {
+			return true, true
+		}
 	case "gh", "glab":
 		if ghPrintsToken(args) {
 			return true, true
@@ -426,6 +431,27 @@ func redisCLIWords(args []string) []string {
 		out = append(out, strings.ToLower(w))
 	}
 	return out
+}
+
+// bucketSecretPrinted reports a cloud CLI that prints a bucket's object
+// whose name is on the secrets list, or hands out a link to it (gcloud
+// storage cat gs://b/.env, aws s3 cp s3://b/.env -, aws s3 presign):
+// a secret file, read where it is kept.
+func bucketSecretPrinted(args []string) bool {
+	ops := operands(args)
+	if !slices.Contains(ops, "cat") && !slices.Contains(ops, "presign") && !slices.Contains(args, "-") {
+		return false
+	}
+	for _, w := range args {
+		for _, scheme := range []string{"s3://", "gs://", "gcs://"} {
+			if rest, ok := strings.CutPrefix(strings.ToLower(w), scheme); ok && strings.Contains(rest, "/") {
+				if lexical.SecretFile(lexical.FoldPath("/x/"+path.Base(rest))) != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // declarationPrints reports export, declare, typeset or readonly with

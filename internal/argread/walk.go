@@ -1391,6 +1391,10 @@ var shellsOut = regexp.MustCompile(`\bos\.(?:system|popen|exec\w*|spawn\w*|posix
 	`\bchild_process\b|\bexecSync\b|\bspawnSync\b|\bexecFile\w*\b|\bDeno\.(?:run|Command)\b|\bBun\.spawn|\bRuntime\.getRuntime\(\)\.exec|` +
 	`\bProcessBuilder\b|\bsystem2?\s*\(|\bget_ipython\s*\(\s*\)\s*\.\s*(?:system|getoutput|run_line_magic|run_cell_magic|magic)\b|\bdo\s+shell\s+script\b|\bdoShellScript\b|\bshell_exec\b|\bpassthru\b|\bproc_open\b|\bIO\.popen|\bOpen3\b|\bctypes\b|\bcffi\b|` +
 	`\b__import__\s*\(|\bimportlib\b|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(|` +
+	// a function of os or of the builtins by a name built at run time;
+	// code loaded from bytes or another file
+	`\bgetattr\s*\(\s*(?:os|builtins|__builtins__|subprocess|sys|posix|shutil)\s*,|\bpickle\.loads?\b|\bmarshal\.loads\b|` +
+	`\brunpy\b|\bcode\.interact\b|\bdill\.loads?\b|` +
 	// another name for the same (from os import system as s; asyncio's
 	// subprocesses; platform.popen), and the environment read
 	`\bfrom\s+os\s+import\b[^\n]*\b(?:system|popen|exec\w*|spawn\w*)\b|\bcreate_subprocess_(?:shell|exec)\b|\bplatform\.popen\b|` +

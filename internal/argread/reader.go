@@ -248,7 +248,7 @@ func (r *Reader) Read(c Call) (out Reading, err error) {
 	remote := t.crawl && namesWebURL(t, w.out.Arguments)
 	for _, item := range w.out.Arguments {
 		k := string(item[0].Value.(ast.String))
-		if k == together[0] || k == together[1] {
+		if together[0] != "" && (k == together[0] || k == together[1]) {
 			continue // read as one command's words: "npm" alone is not what runs
 		}
 		c := t.topClassOf(k)

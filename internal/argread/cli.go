@@ -361,8 +361,9 @@ func (w *walker) programCall(args [][2]*ast.Term) {
 			}
 		}
 	}
-	if first == "" || len(words) == 1 || !programVerbs[prog][words[1]] {
-		return // no field of a command's, or a verb of the server's own (kubectl_context's "list"): read by their names
+	if first == "" || len(words) == 1 || !programVerbs[prog][words[1]] || words[1] == "exec" || words[1] == "attach" {
+		// an exec tool's command is the pod's (contained), no kubectl word
+		return
 	}
 	// What the command reads is the tool's to claim (kubectl_get is
 	// read-only); what it acts on remotely or prints of credentials is

@@ -18,11 +18,12 @@ import (
 // environmentSpelling finds the environment as a whole in code: Python's
 // os.environ and os.environb, Node's process.env, Deno.env, Bun.env,
 // Vite's import.meta.env, Ruby's ENV.
-var environmentSpelling = regexp.MustCompile(`\bos\.environb?\b|\bprocess\.env\b|\bDeno\.env\b|\bBun\.env\b|\bimport\.meta\.env\b|\bENV\s*[\[.]`)
+var environmentSpelling = regexp.MustCompile(`\b\w+\.environb?\b|\bprocess\.env\b|\bDeno\.env\b|\bBun\.env\b|\bimport\.meta\.env\b|\bENV\s*[\[.]`)
 
 // environmentTaken finds process's env taken out whole: const {env} =
 // process, require('process').env spread.
-var environmentTaken = regexp.MustCompile(`\{\s*(?:[\w$]+\s*,\s*)*env\b[^}]*\}\s*=\s*(?:process|require\s*\(\s*['"](?:node:)?process['"]\s*\))`)
+var environmentTaken = regexp.MustCompile(`\{\s*(?:[\w$]+\s*,\s*)*env\b[^}]*\}\s*(?:=\s*(?:process|require\s*\(\s*['"](?:node:)?process['"]\s*\))|` +
+	`from\s*['"](?:node:)?process['"])|\brequire\s*\(\s*['"](?:node:)?process['"]\s*\)\s*(?:\.\s*env\b|\[\s*['"]env['"])|\$_ENV\b|\$_SERVER\b|\b(?:p|pp|puts|print)\s+ENV\b|/proc/(?:self|\d+)/environ`)
 
 // oneVariable matches what follows a spelling of the environment when
 // code takes one variable of it: ".NAME", "['NAME']", ".get('NAME'",
@@ -59,7 +60,7 @@ func codeReadsEnvironment(code string) bool {
 			return true // printed, iterated, copied, passed on, indexed by a variable
 		}
 		name := m[1] + m[2] + m[3]
-		if m[4] == "(" || wholeMembers[name] || printsSecretVariable("$"+name) {
+		if m[4] == "(" || wholeMembers[name] || strings.HasPrefix(name, "_") || printsSecretVariable("$"+name) {
 			return true // a method of the whole (os.environ.copy(), ENV.to_h); a secret's value
 		}
 	}
@@ -71,7 +72,16 @@ func codeReadsEnvironment(code string) bool {
 // rmSync, rimraf, Ruby's FileUtils.rm_rf, Go's os.RemoveAll, chmod and
 // chown.
 var treeDeleters = regexp.MustCompile(`\b(?:shutil\.rmtree|rmtree|os\.removedirs|rmSync|rmdirSync|fs\.rm|fs\.rmdir|fsPromises\.rm|` +
-	`promises\.rm|rimraf|FileUtils\.rm_r|FileUtils\.remove_dir|os\.RemoveAll|unlink|chmod|chown|lchown|Deno\.remove)\w*\s*\(`)
+	`promises\.rm|rimraf|FileUtils\.rm_r|FileUtils\.remove_dir|os\.RemoveAll|unlink|chmod|chown|lchown|Deno\.remove|emptyDir|` +
+	`remove_dir_all)\w*\s*\(`)
+
+// treeDeletedWhole finds a tree deleter given the home, the working
+// directory or "." as an expression (shutil.rmtree(Path.home()),
+// fs.rmSync(os.homedir(), ...), FileUtils.rm_rf(Dir.home)).
+var treeDeletedWhole = regexp.MustCompile(`\b(?:rmtree|rmSync|rmdirSync|rm_rf|rm_r|RemoveAll|remove_dir_all|emptyDirSync|emptyDir|` +
+	`rimraf(?:\.sync)?|fs\.rm|remove_dir)\s*\(\s*(?:Path\.home\s*\(\s*\)|os\.homedir\s*\(\s*\)|Dir\.home|` +
+	`os\.path\.expanduser\s*\(\s*['"]~['"]\s*\)|os\.getcwd\s*\(\s*\)|process\.cwd\s*\(\s*\)|Path\.cwd\s*\(\s*\)|` +
+	`os\.Getenv\s*\(\s*"HOME"|['"](?:\.|\.\.|~|/|\./|\.\./)['"])`)
 
 // wholeTree reports a clean absolute path that is a whole tree to code
 // that deletes or changes it: "/", the root or a directory above it, the

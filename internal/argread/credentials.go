@@ -17,7 +17,6 @@ import (
 // SimpleCommand's Credentials). An empty subcommand is every use of the
 // program.
 var credentialCommands = map[string][][]string{
-	"printenv": {{}},
 	"aws": {{"configure", "get"}, {"configure", "set"}, {"configure", "export-credentials"}, {"configure", "import"},
 		{"sts", "get-session-token"}, {"sts", "assume-role"}, {"secretsmanager", "get-secret-value"}, {"ecr", "get-login-password"},
 		{"codeartifact", "get-authorization-token"}, {"iam", "create-access-key"}, {"ecr", "get-authorization-token"},
@@ -232,6 +231,9 @@ func programCredential(program string, args []string) (printed, decided bool) {
 	switch program {
 	case "set":
 		return len(args) == 0, true // every variable, the environment's included
+	case "printenv":
+		// Every variable, or those named: a secret's name among them.
+		return len(operands(args)) == 0 || slices.ContainsFunc(args, func(w string) bool { return printsSecretVariable("$" + w) }), true
 	case "export", "declare", "typeset", "readonly":
 		// As a program's words (a container's exec array), not a
 		// shell's declaration (printsEnvironment reads that).
@@ -657,11 +659,11 @@ var noEnvironmentObjects = keySet("image", "images", "network", "volume", "plugi
 // prints the environment (python -c 'print(os.environ)').
 func runsCredentialPrinter(args []string) bool {
 	for j, w := range args {
-		if printsCredentials(programName(w), args[j:]) {
-			return true
+		if printsCredentials(programName(w), args[j:]) || strings.ContainsAny(w, ".(/") && codeReadsEnvironment(w) {
+			return true // node -p process.env; python3 -c 'print(open("/proc/self/environ").read())'
 		}
 		if strings.ContainsAny(w, " \t") {
-			if printsEnvironmentCode.MatchString(w) || codeReadsEnvironment(w) {
+			if printsEnvironmentCode.MatchString(w) {
 				return true
 			}
 			for _, seg := range shellSegments.Split(w, -1) {

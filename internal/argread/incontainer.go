@@ -38,8 +38,34 @@ type mounted struct {
 func (w *walker) containedLine(s site, v string) {
 	w.out.Acts = true
 	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
-	r.inContainer(nil, "", true, func(dirs []string) { r.line(v, dirs) })
+	mounts, workdir := w.containedMounts()
+	r.inContainer(mounts, workdir, true, func(dirs []string) { r.line(v, dirs) })
 }
+
+// containedMounts are the mounts a contained command runs with: the
+// call's (mountsIn), and a directory of this machine's the call names
+// beside the command (a dev container's workspaceFolder), which such a
+// tool mounts where it is and under /workspaces, and runs the command in.
+func (w *walker) containedMounts() ([]mounted, string) {
+	mounts, workdir := w.mounts, ""
+	w.shellDirs() // reads the call's directories into w.dirs
+	for _, d := range w.dirs {
+		if d.resolved == "" || d.resolved == "/" {
+			continue
+		}
+		mounts = append(slices.Clip(mounts), mounted{source: d.resolved, target: d.resolved, writable: true},
+			mounted{source: d.resolved, target: "/workspaces/" + path.Base(d.resolved), writable: true})
+		if workdir == "" {
+			workdir = d.resolved
+		}
+	}
+	return mounts, workdir
+}
+
+// statsOnly are the programs that name a file without printing what is in
+// it: a secret's name given to them prints no secret.
+var statsOnly = keySetExact("df", "du", "ls", "stat", "file", "wc", "test", "[", "realpath", "readlink", "dirname", "basename",
+	"mkdir", "touch", "findmnt", "lsof", "namei", "tree")
 
 // credentialCommand keeps a command of another language than a shell's
 // (a Redis command) that prints or sets a credential, as a shell
@@ -79,7 +105,121 @@ func (w *walker) containedArgv(s site, words []string) {
 	for i, word := range words {
 		argv[i] = shellWord{text: word, known: true}
 	}
-	r.inContainer(nil, "", true, func(dirs []string) { r.command(argv, dirs) })
+	mounts, workdir := w.containedMounts()
+	r.inContainer(mounts, workdir, true, func(dirs []string) { r.command(argv, dirs) })
+}
+
+// mountsIn are the bind mounts a call's arguments give the container its
+// command runs in (run_container's volumes, a Docker API body's
+// HostConfig.Binds and Mounts), at the top level or one object down:
+// "SRC:DST[:MODE]" strings, {"SRC": {"bind": DST, "mode": M}} maps and
+// {"type": "bind", "source": S, "target": T} objects. A relative source
+// is the root's.
+func (w *walker) mountsIn(args [][2]*ast.Term) []mounted {
+	var out []mounted
+	var visit func(key string, v *ast.Term, depth int)
+	visit = func(key string, v *ast.Term, depth int) {
+		switch k := FoldName(key); x := v.Value.(type) {
+		case ast.Object:
+			if mountNames[k] {
+				for _, src := range x.Keys() {
+					s, ok1 := src.Value.(ast.String)
+					spec, ok2 := x.Get(src).Value.(ast.Object)
+					if !ok1 || !ok2 {
+						continue
+					}
+					target, _ := stringMember(spec, "bind")
+					mode, _ := stringMember(spec, "mode")
+					out = w.appendMount(out, string(s), target, !mountReadOnly(mode))
+				}
+				return
+			}
+			if depth < 2 {
+				for _, k := range x.Keys() {
+					if ks, ok := k.Value.(ast.String); ok {
+						visit(string(ks), x.Get(k), depth+1)
+					}
+				}
+			}
+		case *ast.Array:
+			if !mountNames[k] {
+				return
+			}
+			for i := 0; i < x.Len(); i++ {
+				switch e := x.Elem(i).Value.(type) {
+				case ast.String:
+					if strings.Contains(string(e), "=") {
+						out = w.appendMount(out, mountField(string(e), "source", "src", "device"), mountField(string(e), "target", "dst", "destination"),
+							!mountReadOnly(string(e)))
+						continue
+					}
+					parts := strings.Split(string(e), ":")
+					if len(parts) >= 2 {
+						mode := ""
+						if len(parts) > 2 {
+							mode = parts[2]
+						}
+						out = w.appendMount(out, parts[0], parts[1], !mountReadOnly(mode))
+					}
+				case ast.Object:
+					src, _ := stringMember(e, "source", "src", "Source")
+					target, _ := stringMember(e, "target", "destination", "dst", "Target")
+					ro, _ := e.Get(ast.StringTerm("read_only")).Value.(ast.Boolean)
+					out = w.appendMount(out, src, target, !bool(ro))
+				}
+			}
+		}
+	}
+	for _, item := range args {
+		if k, ok := item[0].Value.(ast.String); ok {
+			visit(string(k), item[1], 0)
+		}
+	}
+	return out
+}
+
+// mountField is a --mount text's field of one of names ("source=/x",
+// "volume-opt=device=/x"), quotes trimmed; "" for none.
+func mountField(m string, names ...string) string {
+	for _, f := range strings.Split(m, ",") {
+		k, v, _ := strings.Cut(f, "=")
+		k = strings.ToLower(strings.Trim(k, ` "'`))
+		if k == "volume-opt" {
+			k, v, _ = strings.Cut(v, "=")
+		}
+		if slices.Contains(names, strings.TrimSpace(k)) {
+			return strings.Trim(v, ` "'`)
+		}
+	}
+	return ""
+}
+
+// mountNames are the (folded) names of a container's mounts.
+var mountNames = keySet("volumes", "volume", "binds", "bind", "mounts", "mount")
+
+// appendMount adds a bind mount of src (resolved against the root) at
+// target, when both read as such.
+func (w *walker) appendMount(out []mounted, src, target string, writable bool) []mounted {
+	if src == "" || !path.IsAbs(target) || strings.ContainsAny(src, "$~") && !strings.HasPrefix(src, "~/") {
+		return out
+	}
+	resolved := w.resolve(w.root, src)
+	if resolved == "" {
+		return out
+	}
+	return append(out, mounted{source: resolved, target: path.Clean(target), writable: writable})
+}
+
+// stringMember is the first of names that obj has as a string.
+func stringMember(obj ast.Object, names ...string) (string, bool) {
+	for _, n := range names {
+		if t := obj.Get(ast.StringTerm(n)); t != nil {
+			if s, ok := t.Value.(ast.String); ok {
+				return string(s), true
+			}
+		}
+	}
+	return "", false
 }
 
 // inContainer reads what a container runs, by read, given its mounts and
@@ -107,7 +247,14 @@ func (r *shellReader) inContainer(mounts []mounted, workdir string, own bool, re
 	kept := r.w.out.Paths[:fromPaths]
 	for _, v := range r.w.out.Paths[fromPaths:] {
 		if v.Resolved == "" {
-			continue // unknown inside: the container's own, unless it is a mount's, which its target says
+			// Unknown inside: the container's own, unless its text starts
+			// in a mount (tee /h/.git/hooks/pre-{commit,push}): kept, unknown.
+			if raw, ok := v.Raw.Value.(ast.String); ok && slices.ContainsFunc(mounts, func(m mounted) bool {
+				return m.target != "/" && (string(raw) == m.target || strings.HasPrefix(string(raw), m.target+"/"))
+			}) {
+				kept = append(kept, v)
+			}
+			continue
 		}
 		// What the line writes is known by the container's spelling
 		// (markWritten, which reads the host's, runs after).
@@ -123,10 +270,20 @@ func (r *shellReader) inContainer(mounts []mounted, workdir string, own bool, re
 			break
 		}
 	}
+	for _, v := range r.w.out.Paths[fromPaths:] {
+		if v.Resolved != "" && strings.HasSuffix(v.Resolved, "/environ") && strings.HasPrefix(v.Resolved, "/proc/") {
+			r.w.credentialCommand(r.s, []string{"read", v.Resolved}) // tr < /proc/1/environ: a redirection's, which no word names
+		}
+	}
 	r.w.out.Paths = kept
 	commands := r.w.out.Commands[:fromCommands]
 	for _, c := range r.w.out.Commands[fromCommands:] {
-		c.Credentials = c.Credentials || slices.ContainsFunc(c.Paths, containerSecret)
+		// What prints a secret file of the container's (cat of the
+		// service account's token, of /proc/1/environ; not df or ls),
+		// or runs code that prints the environment (python -c
+		// 'print(os.environ)', node -p process.env).
+		c.Credentials = c.Credentials || !statsOnly[c.Program] && slices.ContainsFunc(c.Paths, containerSecret) ||
+			slices.ContainsFunc(c.Words, func(w string) bool { return strings.ContainsAny(w, "(.") && codeReadsEnvironment(w) })
 		if c.Credentials || own {
 			c.Paths = nil // the container's own
 			commands = append(commands, c)
@@ -165,6 +322,16 @@ func (r *shellReader) containerCommand(args []shellArg, words []shellWord, sub, 
 			workdir = a.value.text
 		}
 	}
+	for _, a := range args {
+		if (a.opt == "--name") && a.hasValue && a.value.known && len(mounts) > 0 {
+			// docker run -d --name w -v .:/h ...; docker exec w sh -c ...:
+			// the line's later exec runs through these mounts.
+			if r.named == nil {
+				r.named = map[string][]mounted{}
+			}
+			r.named[a.value.text] = mounts
+		}
+	}
 	at := slices.IndexFunc(words, func(w shellWord) bool { return w.known && w.text == sub })
 	for i := at + 1; at >= 0 && i < len(words); i++ {
 		if words[i].known && words[i].text == image {
@@ -173,6 +340,27 @@ func (r *shellReader) containerCommand(args []shellArg, words []shellWord, sub, 
 			}
 			return
 		}
+	}
+}
+
+// execInNamed reads docker exec's command in a container this line
+// started with bind mounts (r.named), through them; in any other
+// container its paths are the container's own, read as before.
+func (r *shellReader) execInNamed(words []shellWord) {
+	at := slices.IndexFunc(words, func(w shellWord) bool { return w.known && w.text == "exec" })
+	for i := at + 1; at >= 0 && i < len(words); i++ {
+		w := words[i]
+		if !w.known || strings.HasPrefix(w.text, "-") {
+			continue // its options (-it, -e X=1: the value is read as a word too, and names no container the line named)
+		}
+		mounts, ok := r.named[w.text]
+		if !ok {
+			continue
+		}
+		if cmd := words[i+1:]; len(cmd) > 0 {
+			r.inContainer(mounts, "", false, func(d []string) { r.command(cmd, d) })
+		}
+		return
 	}
 }
 
@@ -189,7 +377,14 @@ func (r *shellReader) bindMount(opt, v, dir string) (mounted, bool) {
 		kind := "volume"
 		for _, field := range strings.Split(v, ",") {
 			k, val, _ := strings.Cut(field, "=")
-			switch strings.ToLower(strings.TrimSpace(k)) {
+			val = strings.Trim(val, ` "'`)
+			if strings.EqualFold(strings.Trim(k, ` "'`), "volume-opt") {
+				if dk, dv, ok := strings.Cut(val, "="); ok && strings.EqualFold(dk, "device") {
+					src, kind = dv, "bind" // a local volume bound to a directory
+				}
+				continue
+			}
+			switch strings.ToLower(strings.Trim(k, ` "'`)) {
 			case "type":
 				kind = val
 			case "source", "src":

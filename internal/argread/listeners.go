@@ -84,12 +84,48 @@ func (r *shellReader) listens(c SimpleCommand) {
 			r.host(w, "0.0.0.0")
 		}
 	}
+	if (server == "docker" || server == "podman" || server == "nerdctl") && publishesEverywhere(c.Words) {
+		r.host("-p (every interface)", "0.0.0.0") // -p 8888:8888 binds the host's port on every interface
+	}
+	if (server == "nc" || server == "ncat" || server == "netcat") && hasWordIn(c.Words, "-l", "-lp", "-lk", "-lvp", "-lnvp", "--listen") ||
+		server == "socat" && slices.ContainsFunc(c.Words, func(w string) bool { return strings.Contains(strings.ToUpper(w), "-LISTEN:") }) {
+		bound = bound || slices.Contains(c.Words, "-s")
+		if !bound {
+			r.host(server+" -l (every interface)", "0.0.0.0") // nc -l -p 9000: whoever connects gets what is piped in
+		}
+	}
 	if defaultOpenServers[server] && !bound {
 		r.host(server+" (every interface)", "0.0.0.0")
 	}
 	if takesUploads(server, c.Words) {
 		r.unknown(server + ": whoever reaches it writes into the tree it serves")
 	}
+}
+
+// publishesEverywhere reports docker run's -p or --publish of a port
+// with no address, or with every interface's ("8888:8888", "0.0.0.0:80:80").
+func publishesEverywhere(words []string) bool {
+	for i, w := range words {
+		v, ok := "", false
+		switch {
+		case w == "-p" || w == "--publish":
+			if i+1 < len(words) {
+				v, ok = words[i+1], true
+			}
+		case strings.HasPrefix(w, "--publish="):
+			v, ok = strings.TrimPrefix(w, "--publish="), true
+		case strings.HasPrefix(w, "-p") && len(w) > 2 && w[2] >= '0' && w[2] <= '9':
+			v, ok = w[2:], true
+		}
+		if !ok {
+			continue
+		}
+		parts := strings.Split(v, ":")
+		if len(parts) < 3 || everyInterface(parts[0]+":0") {
+			return true
+		}
+	}
+	return false
 }
 
 // takesUploads reports a file server told to take uploads: uploadserver

@@ -89,11 +89,6 @@ var nameTable = []nameRow{
 		"sql", "sqlquery", "statement", "statements", "jql", "cql", "cypher", "sparql",
 		// A search's text and its replacement; a tool's variables.
 		"needle", "repl", "replacement", "replacewith", "vars", "variables"}},
-	// A path on another machine (an SSH or SFTP tool's remotePath): no
-	// file here, read as data is (a name the floor guards, a remote
-	// ~/.ssh/id_ed25519 downloaded, is still asked).
-	{class: dataClass, listed: []string{"remotepath", "remotepaths", "remotefile", "remotefiles",
-		"remotedir", "remotedirectory", "remotefolder", "remotefilepath", "serverpath"}},
 	// A container's mounts ("SRC:DST[:MODE]", objects, maps): read as
 	// mounts (givesHost), not as a path each.
 	{class: Class{Kind: Text, Evidence: Name}, listed: []string{"volumes", "volume", "binds", "bind", "mounts", "mount"}},

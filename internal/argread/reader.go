@@ -241,6 +241,7 @@ func (r *Reader) Read(c Call) (out Reading, err error) {
 		w.bases = w.basesIn(w.out.Arguments)
 	}
 
+	w.mounts = w.mountsIn(w.out.Arguments)
 	together := w.programArgv(w.out.Arguments)
 	w.programCall(w.out.Arguments)
 	shellCode := w.shellCode

@@ -76,11 +76,17 @@ var remoteActions = map[string]struct {
 	"cap":              {"capistrano", [][]string{{"deploy"}, {}}},
 	// File sharing through a public relay or service: what is sent goes
 	// there.
-	"croc":     {"croc.schollz.com", [][]string{{"send"}}},
-	"wormhole": {"relay.magic-wormhole.io", [][]string{{"send"}}},
-	"ffsend":   {"send.vis.ee", [][]string{{"upload"}, {"up"}, {"u"}}},
-	"b2":       {"backblazeb2.com", [][]string{{"upload-file"}, {"file", "upload"}, {"sync"}}},
-	"mc":       {"min.io", [][]string{{"cp"}, {"mirror"}, {"mv"}, {"put"}, {"pipe"}}},
+	"croc":           {"croc.schollz.com", [][]string{{"send"}}},
+	"sendme":         {"iroh.computer", [][]string{{"send"}}},
+	"onionshare-cli": {"torproject.org", [][]string{{}}},
+	"onionshare":     {"torproject.org", [][]string{{}}},
+	"tmole":          {"tunnelmole.com", [][]string{{}}},
+	"code":           {"visualstudio.com", [][]string{{"tunnel"}}},
+	"code-insiders":  {"visualstudio.com", [][]string{{"tunnel"}}},
+	"wormhole":       {"relay.magic-wormhole.io", [][]string{{"send"}}},
+	"ffsend":         {"send.vis.ee", [][]string{{"upload"}, {"up"}, {"u"}}},
+	"b2":             {"backblazeb2.com", [][]string{{"upload-file"}, {"file", "upload"}, {"sync"}}},
+	"mc":             {"min.io", [][]string{{"cp"}, {"mirror"}, {"mv"}, {"put"}, {"pipe"}}},
 	// Public tunnels: a port of this machine, reachable from anywhere.
 	"ngrok":       {"ngrok.com", [][]string{{}}},
 	"lt":          {"localtunnel.me", [][]string{{}}},

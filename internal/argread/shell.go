@@ -76,6 +76,9 @@ type shellReader struct {
 	// xtrace: a "set -x" before made the shell print each command's
 	// words expanded (tracesCommands).
 	xtrace bool
+	// named are the bind mounts of the containers the line started by
+	// name (docker run --name w -v ...), for its later docker exec w.
+	named map[string][]mounted
 }
 
 // pipe is a pipeline's left side, as its right side's standard input.

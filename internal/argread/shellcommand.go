@@ -580,6 +580,25 @@ func (r *shellReader) options(p *program, args []shellArg, dirs []string) []stri
 	return dirs
 }
 
+// taskRunners are the programs whose operands name tasks, targets,
+// scripts or owners with colons in them (npm run build:prod, artisan
+// route:list, rake db:migrate, gradle app:build, nx run app:build,
+// chown app:app).
+var taskRunners = keySetExact("npm", "yarn", "pnpm", "bun", "deno", "php", "artisan", "rails", "rake", "bin/rails", "gradle", "gradlew",
+	"mvn", "mvnw", "sbt", "mix", "composer", "symfony", "console", "nx", "turbo", "lerna", "just", "task", "make", "gmake", "cake",
+	"grunt", "gulp", "ng", "nest", "chown", "chgrp", "flask", "django-admin", "manage.py", "drush", "wp", "craft", "pnpx", "npx")
+
+// runsTasks reports that the command whose words are being read is a
+// task runner's (taskRunners).
+func (r *shellReader) runsTasks() bool {
+	if r.cur < 0 || r.cur >= len(r.w.out.Commands) {
+		return false
+	}
+	c := r.w.out.Commands[r.cur]
+	return taskRunners[c.Program] || len(c.Words) > 1 && (c.Words[1] == "artisan" || strings.HasSuffix(c.Words[1], "manage.py") ||
+		strings.HasSuffix(c.Words[1], "console"))
+}
+
 // colonName reports a word of names joined by colons (npm run
 // build:prod, artisan route:list, rails db:migrate:status, chown
 // user:group): no "/", "\\" or "@" (a remote path, a URL), no known URL
@@ -1579,6 +1598,9 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 	if (sub == "run" || sub == "create") && image != "" && (name == "docker" || name == "podman" || name == "nerdctl") {
 		r.containerCommand(args, words, sub, image, dirs)
 	}
+	if sub == "exec" && (name == "docker" || name == "podman" || name == "nerdctl") {
+		r.execInNamed(words)
+	}
 }
 
 // containerOption reads one of a container tool's options, given the
@@ -1661,6 +1683,9 @@ func (r *shellReader) containerOperand(name string, a shellArg, sub, image strin
 		// helm's repo add NAME URL, install REL oci://..., plugin
 		// install URL: where it connects.
 		r.hostWord(a.value)
+	case (sub == "container" || sub == "compose") && image == "" && a.value.known &&
+		(a.value.text == "run" || a.value.text == "create" || a.value.text == "exec"):
+		sub = a.value.text // docker container run, docker compose run: run's words
 	case (sub == "pull" || sub == "push" || sub == "run" || sub == "create") && image == "" && a.value.known:
 		image = a.value.text
 		if reg, _, ok := strings.Cut(image, "/"); ok && (strings.ContainsAny(reg, ".:") || reg == "localhost") {
@@ -2362,9 +2387,10 @@ func (r *shellReader) operand(t string, dirs []string) {
 	switch {
 	case strings.HasPrefix(strings.ToLower(t), "file:"):
 		r.unknown(t)
-	case colonName(t):
+	case colonName(t) && r.runsTasks():
 		// build:prod, route:list, db:migrate:status, user:group: a
 		// task's, a target's or an owner's name, which names no file.
+		// (To tar, rclone or borg, "host:file" is another machine's.)
 	case readsAsURL(t) && !looksLikePath(t):
 		h, _ := urlHost(t)
 		r.host(t, h)

@@ -456,6 +456,9 @@ var programs = map[string]program{
 	"bsd-mailx": mailer,
 	"mutt":      {kind: progNetwork, values: opts("-s -a -c -b -F -i -H -e -f"), files: opts("-a -F -i -H -f"), code: opts("-e")},
 	"neomutt":   {kind: progNetwork, values: opts("-s -a -c -b -F -i -H -e -f"), files: opts("-a -F -i -H -f"), code: opts("-e")},
+	"mpack":     {kind: progNetwork, values: opts("-s -d -c -o -m"), files: opts("-d -o")},
+	"ssmtp":     {kind: progNetwork, values: opts("-f -F -au -ap -C"), files: opts("-C")},
+	"sendemail": {kind: progNetwork, values: opts("-f -t -cc -bcc -u -m -a -s -xu -xp -o -l"), files: opts("-a -l"), hosts: opts("-t -cc -bcc -s")},
 	"sendmail":  {kind: progNetwork, values: opts("-f -F -r -O -o -B -N -R -V -X -C"), files: opts("-C -X")},
 	"msmtp":     {kind: progNetwork, values: opts("-a --account -C --file --host --from -f"), files: opts("-C --file"), hosts: opts("--host")},
 	"swaks": {kind: progNetwork, values: opts("--to -t --from -f --server -s --port -p --attach --attach-type --body --header --auth-user " +

@@ -21,6 +21,10 @@ func (r *shellReader) sqlClient(p *program, name string, words []shellWord, dirs
 		case a.opt != "" && p.code.has(a.opt) && a.hasValue:
 			statement = true
 			r.sqlWord(a.value)
+		case (a.opt == "-d" || a.opt == "--dbname") && name == "psql" && a.hasValue:
+			r.connection(a.value) // -d 'host=... dbname=...'
+		case a.opt != "" && !p.values.has(a.opt) && (name == "sqlite3" || name == "duckdb") && !sqliteFlags[a.opt]:
+			r.unknown(name + " " + a.opt) // -A (an archive it extracts), and any mode not known to only format
 		case a.opt != "":
 			r.options(p, []shellArg{a}, dirs)
 		case (name == "sqlite3" || name == "duckdb") && operands == 0:
@@ -31,10 +35,7 @@ func (r *shellReader) sqlClient(p *program, name string, words []shellWord, dirs
 			statement = true
 			r.sqlWord(a.value)
 		case name == "psql" || name == "mysql" || name == "mariadb":
-			// psql DBNAME USER, mysql DBNAME: names, or a connection URI
-			if readsAsURL(a.value.text) {
-				r.hostWord(a.value)
-			}
+			r.connection(a.value) // psql DBNAME USER, mysql DBNAME: names, or a connection string or URI
 		default:
 			r.read(a.value, dirs)
 		}
@@ -43,6 +44,29 @@ func (r *shellReader) sqlClient(p *program, name string, words []shellWord, dirs
 		r.unknown(name + ": the statements it reads from its standard input")
 	}
 }
+
+// connection reads a database's name that may be a connection string
+// ("host=db.example dbname=app") or a URI: the hosts it names.
+func (r *shellReader) connection(w shellWord) {
+	if !w.known {
+		r.unknown(w.text)
+		return
+	}
+	if hosts, ok := connectionHosts(w.text); ok {
+		for _, h := range hosts {
+			r.host(w.text, h)
+		}
+		return
+	}
+	if readsAsURL(w.text) {
+		r.hostWord(w)
+	}
+}
+
+// sqliteFlags are sqlite3's and duckdb's options that only format or
+// restrict what they print.
+var sqliteFlags = opts("-header -noheader -csv -json -line -list -column -box -table -markdown -html -ascii -tabs -quote " +
+	"-readonly -batch -bail -echo -safe -version -help -interactive -stats -no-stdin -nofollow")
 
 // sqlWord reads a word that is a SQL statement.
 func (r *shellReader) sqlWord(w shellWord) {

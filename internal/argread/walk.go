@@ -30,6 +30,9 @@ type walker struct {
 	aliases []string // the root's other spellings
 	home    string   // what a leading "~" names, "" for unknown
 	tool    *tool
+	// mounts are the bind mounts the call gives the container a
+	// contained command runs in (mountsIn).
+	mounts []mounted
 	// bases are the top-level arguments relative paths may be relative to,
 	// by folded name: each distinct resolution of every one that folds to
 	// it ("" for one that cannot be evaluated; a server may read the
@@ -754,21 +757,34 @@ func (w *walker) sqliteDotCommands(s site, v string) {
 		if len(f) == 0 || !strings.HasPrefix(f[0], ".") {
 			continue
 		}
-		switch strings.ToLower(f[0]) {
-		case ".shell", ".system", ".load", ".sh":
-			w.addPath(s.as(none), ast.StringTerm(line), "") // what it runs cannot be told here
-			w.out.Acts = true
-		case ".output", ".once", ".save", ".backup", ".import", ".read", ".open", ".restore", ".excel":
+		switch cmd := strings.ToLower(f[0]); {
+		case cmd == ".output" || cmd == ".once" || cmd == ".save" || cmd == ".backup" || cmd == ".import" || cmd == ".read" ||
+			cmd == ".open" || cmd == ".restore" || cmd == ".excel" || cmd == ".log" || cmd == ".trace":
 			for _, a := range f[1:] {
 				if a = strings.Trim(a, `"'`); a != "" && !strings.HasPrefix(a, "-") {
-					w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), ast.StringTerm(a), a)
+					if strings.HasPrefix(a, "|") {
+						w.addPath(s.as(none), ast.StringTerm(line), "") // ".once |sh", ".read '|curl ...'": a program it runs
+					} else {
+						w.pathString(s.as(Class{Kind: Path, Evidence: Shape}), ast.StringTerm(a), a)
+					}
 					break
 				}
 			}
 			w.out.Acts = true
+		case !sqliteDescribing[cmd]:
+			// .shell, .system, .load, .archive and any other: what it runs,
+			// loads or writes cannot be told here.
+			w.addPath(s.as(none), ast.StringTerm(line), "")
+			w.out.Acts = true
 		}
 	}
 }
+
+// sqliteDescribing are the sqlite3 shell's commands that only show or
+// format.
+var sqliteDescribing = keySetExact(".tables", ".schema", ".fullschema", ".headers", ".header", ".mode", ".indexes", ".indices",
+	".databases", ".show", ".width", ".timer", ".echo", ".bail", ".nullvalue", ".separator", ".help", ".quit", ".exit", ".print",
+	".dump", ".dbinfo", ".eqp", ".explain", ".changes", ".stats", ".lint", ".limit", ".prompt", ".scanstats", ".dbconfig")
 
 // sqlActs finds SQL that writes a file, makes a database file, runs or
 // loads code: COPY … TO and COPY … PROGRAM, ALTER SYSTEM (an
@@ -1553,9 +1569,13 @@ func (w *walker) hostMount(s site, m string) {
 	if strings.Contains(m, "=") {
 		for _, f := range strings.Split(m, ",") {
 			k, v, _ := strings.Cut(f, "=")
-			switch strings.ToLower(strings.TrimSpace(k)) {
-			case "source", "src":
-				w.mountSource(s, v, !mountReadOnly(m))
+			switch strings.ToLower(strings.Trim(k, ` "'`)) {
+			case "source", "src", "device":
+				w.mountSource(s, strings.Trim(v, ` "'`), !mountReadOnly(m))
+			case "volume-opt":
+				if dk, dv, ok := strings.Cut(v, "="); ok && strings.EqualFold(strings.TrimSpace(dk), "device") {
+					w.mountSource(s, strings.Trim(dv, ` "'`), !mountReadOnly(m)) // a local volume bound to a directory
+				}
 			}
 		}
 		return
@@ -1563,6 +1583,8 @@ func (w *walker) hostMount(s site, m string) {
 	if src, rest, ok := strings.Cut(m, ":"); ok && strings.HasPrefix(src, "/") || strings.HasPrefix(src, "~") {
 		_, mode, _ := strings.Cut(rest, ":")
 		w.mountSource(s, src, !mountReadOnly(mode))
+	} else if k := FoldName(s.arg); !ok && strings.HasPrefix(m, "/") && (k == "volume" || k == "volumes") {
+		w.mountSource(s, m, true) // a directory alone: a volume of it, or a backup's source
 	}
 }
 
@@ -1625,6 +1647,9 @@ func (w *walker) codeLiterals(s site, v string) {
 		w.addPath(s.as(none), ast.StringTerm("code that reads the environment whole, or a secret of it"), "")
 	}
 	deletes := treeDeleters.MatchString(v)
+	if m := treeDeletedWhole.FindString(v); m != "" {
+		w.addPath(s.as(none), ast.StringTerm(m), "") // the home, the working directory, ".": a whole tree
+	}
 	for i := 0; i < len(v); i++ {
 		q := v[i]
 		if q != '\'' && q != '"' && q != '`' {

@@ -101,10 +101,7 @@ func (w *walker) containedArray(s site, v *ast.Array) bool {
 func (w *walker) containedArgv(s site, words []string) {
 	w.out.Acts = true
 	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
-	argv := make([]shellWord, len(words))
-	for i, word := range words {
-		argv[i] = shellWord{text: word, known: true}
-	}
+	argv := knownWords(words)
 	mounts, workdir := w.containedMounts()
 	r.inContainer(mounts, workdir, true, func(dirs []string) { r.command(argv, dirs) })
 }

@@ -349,15 +349,22 @@ func (r *shellReader) startDirs() []string {
 	return dirs
 }
 
+// knownWords are words a server passes as they are, no shell changing
+// them.
+func knownWords(words []string) []shellWord {
+	ws := make([]shellWord, len(words))
+	for i, x := range words {
+		ws[i] = shellWord{text: x, known: true}
+	}
+	return ws
+}
+
 // shellArgv reads words a server runs as one command, without a shell
 // (["bash", "-lc", "..."]): the same reading as a parsed command's.
 func (w *walker) shellArgv(s site, words []string) {
 	w.out.Acts = true
 	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
-	ws := make([]shellWord, len(words))
-	for i, x := range words {
-		ws[i] = shellWord{text: x, known: true}
-	}
+	ws := knownWords(words)
 	from := len(w.out.Paths)
 	r.command(ws, r.startDirs())
 	r.markWritten(from)

@@ -311,8 +311,14 @@ func (w *walker) programCall(args [][2]*ast.Term) {
 	words := []string{prog}
 	after := false
 	for _, word := range splitWords(w.tool.name) {
-		if after && programVerbs[prog][word] {
-			words = append(words, word) // kubectl_get: get (kubectl_context's "context" is the server's, no kubectl verb)
+		switch {
+		case after && programVerbs[prog][word]:
+			words = append(words, word) // kubectl_get: get
+		case after && !toolNameFillers[word]:
+			// kubectl_context, install_helm_chart: a tool of the server's
+			// own, whose fields ("operation": "set") are its words, not
+			// the program's: read by their names.
+			return
 		}
 		after = after || word == prog || programAliases[word] == prog
 	}
@@ -384,6 +390,10 @@ func stringField(field map[string]*ast.Term, n string) (string, bool) {
 }
 
 var (
+	// toolNameFillers are the words of a tool's name that are no
+	// subcommand and no object of the server's own (kubectl_generic,
+	// run_kubectl_command).
+	toolNameFillers = keySetExact("generic", "command", "commands", "cmd", "cli", "tool", "run", "exec", "execute", "mcp", "raw")
 	// callFields are the fields programCall reads a command from.
 	callFields = keySet("command", "cmd", "action", "verb", "operation", "subcommand", "resourceType", "resource", "resources",
 		"kind", "resourceName", "flags")

@@ -23,7 +23,12 @@ var environmentSpelling = regexp.MustCompile(`\b\w+\.environb?\b|\bprocess\.env\
 // environmentTaken finds process's env taken out whole: const {env} =
 // process, require('process').env spread.
 var environmentTaken = regexp.MustCompile(`\{\s*(?:[\w$]+\s*,\s*)*env\b[^}]*\}\s*(?:=\s*(?:process|require\s*\(\s*['"](?:node:)?process['"]\s*\))|` +
-	`from\s*['"](?:node:)?process['"])|\brequire\s*\(\s*['"](?:node:)?process['"]\s*\)\s*(?:\.\s*env\b|\[\s*['"]env['"])|\$_ENV\b|\$_SERVER\b|\b(?:p|pp|puts|print)\s+ENV\b|/proc/(?:self|\d+)/environ`)
+	`from\s*['"](?:node:)?process['"])|` +
+	// other languages' environment, whole: Rust's, C#'s, Swift's,
+	// Elixir's, Perl's, Julia's printed
+	`\bstd::env::vars(?:_os)?\s*\(|\bGetEnvironmentVariables\s*\(|\bprocessInfo\.environment\b|\bSystem\.get_env\s*\(\s*\)|` +
+	`%ENV\b|\bglobalThis\s*\[\s*['"]process['"]\s*\]|=\s*(?:globalThis\.)?process\s*[;,\n)]|\b(?:println|print|show|display|dump)\s*\(\s*ENV\s*\)|` +
+	`\brequire\s*\(\s*['"](?:node:)?process['"]\s*\)\s*(?:\.\s*env\b|\[\s*['"]env['"])|\$_ENV\b|\$_SERVER\b|\b(?:p|pp|puts|print)\s+ENV\b|/proc/(?:self|\d+)/environ`)
 
 // oneVariable matches what follows a spelling of the environment when
 // code takes one variable of it: ".NAME", "['NAME']", ".get('NAME'",
@@ -73,7 +78,7 @@ func codeReadsEnvironment(code string) bool {
 // chown.
 var treeDeleters = regexp.MustCompile(`\b(?:shutil\.rmtree|rmtree|os\.removedirs|rmSync|rmdirSync|fs\.rm|fs\.rmdir|fsPromises\.rm|` +
 	`promises\.rm|rimraf|FileUtils\.rm_r|FileUtils\.remove_dir|os\.RemoveAll|unlink|chmod|chown|lchown|Deno\.remove|emptyDir|` +
-	`remove_dir_all)\w*\s*\(`)
+	`remove_dir_all|os\.rename|shutil\.move|renameSync|fs\.rename|os\.Rename|File\.rename)\w*\s*\(`)
 
 // treeDeletedWhole finds a tree deleter given the home, the working
 // directory or "." as an expression (shutil.rmtree(Path.home()),

@@ -25,7 +25,7 @@ var listenOptions = keySetExact("ip", "host", "hostname", "bind", "listen", "add
 
 // defaultOpenServers serve a directory on every interface unless an
 // address option says another.
-var defaultOpenServers = keySetExact("miniserve", "http-server", "serve", "updog", "dufs", "sfz", "simple-http-server",
+var defaultOpenServers = keySetExact("miniserve", "http-server", "serve", "updog", "dufs", "sfz", "simple-http-server", "httpd", "twistd",
 	"static-web-server", "darkhttpd", "webfsd", "gdbserver", "pyftpdlib", "uploadserver", "http.server", "SimpleHTTPServer",
 	"RangeHTTPServer")
 
@@ -74,7 +74,10 @@ func (r *shellReader) listens(c SimpleCommand) {
 			continue // a one-letter option says where only to the servers listed
 		}
 		if !joined {
-			if i+2 >= len(c.Words) {
+			if i+2 >= len(c.Words) || strings.HasPrefix(c.Words[i+2], "-") {
+				if name == "host" {
+					r.host(w, "0.0.0.0") // vite --host, alone: every interface
+				}
 				continue
 			}
 			value = c.Words[i+2]
@@ -92,6 +95,17 @@ func (r *shellReader) listens(c SimpleCommand) {
 		bound = bound || slices.Contains(c.Words, "-s")
 		if !bound {
 			r.host(server+" -l (every interface)", "0.0.0.0") // nc -l -p 9000: whoever connects gets what is piped in
+		}
+	}
+	if server == "caddy" && slices.Contains(c.Words, "file-server") && !bound {
+		r.host("caddy file-server (every interface)", "0.0.0.0")
+	}
+	if server == "sendmail" && slices.Contains(c.Words, "-t") {
+		r.host("sendmail -t", "") // the recipients are the message's own headers: unknown
+	}
+	if (server == "nc" || server == "ncat" || server == "netcat" || server == "telnet") && !slices.Contains(c.Words, "-l") {
+		if h := firstOperand(c.Words[1:]); h != "" && !strings.ContainsAny(h, "./:") {
+			r.host(h, strings.ToLower(h)) // nc backup 9000: a host of one label, by its position
 		}
 	}
 	if defaultOpenServers[server] && !bound {
@@ -126,6 +140,22 @@ func publishesEverywhere(words []string) bool {
 		}
 	}
 	return false
+}
+
+// firstOperand is the first word that is no option nor an option's
+// value of nc's (-p, -w, -s, -x take one), "" for none.
+func firstOperand(words []string) string {
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		switch {
+		case w == "-p" || w == "-w" || w == "-s" || w == "-x" || w == "-e" || w == "-c" || w == "-q" || w == "-i":
+			i++
+		case strings.HasPrefix(w, "-"):
+		default:
+			return w
+		}
+	}
+	return ""
 }
 
 // takesUploads reports a file server told to take uploads: uploadserver

@@ -81,6 +81,7 @@ var remoteActions = map[string]struct {
 	"onionshare-cli": {"torproject.org", [][]string{{}}},
 	"onionshare":     {"torproject.org", [][]string{{}}},
 	"tmole":          {"tunnelmole.com", [][]string{{}}},
+	"frpc":           {"", [][]string{{}}}, // frp's client: the server its configuration names
 	"code":           {"visualstudio.com", [][]string{{"tunnel"}}},
 	"code-insiders":  {"visualstudio.com", [][]string{{"tunnel"}}},
 	"wormhole":       {"relay.magic-wormhole.io", [][]string{{"send"}}},
@@ -132,7 +133,7 @@ var (
 	// publishVerbs are the words that publish or deploy whatever the
 	// program: a script or a target named so does too ("npm run deploy",
 	// "make release").
-	publishVerbs = keySetExact("deploy", "publish", "unpublish", "release", "destroy", "terminate", "yank", "redeploy")
+	publishVerbs = keySetExact("deploy", "publish", "unpublish", "release", "destroy", "terminate", "yank", "redeploy", "upload")
 	// hostingPlatforms are the programs of remoteActions whose listed
 	// subcommands are examples, not all: any platform verb names the host.
 	hostingPlatforms = keySetExact("glab", "doctl", "fly", "flyctl", "heroku", "netlify")
@@ -169,8 +170,8 @@ func platformVerb(program string, args []string) (string, bool) {
 			break // a path, a resource's name: the verbs are before it
 		}
 		for _, word := range strings.FieldsFunc(op, func(r rune) bool { return r == '-' || r == '_' || r == ':' }) {
-			if publishVerbs[word] {
-				return host, true // npm run deploy:prod, make release, cdk destroy
+			if publishVerbs[word] || strings.HasPrefix(word, "publish") || strings.HasPrefix(word, "deploy") {
+				return host, true // npm run deploy:prod, make release, cdk destroy, sbt publishSigned
 			}
 			if platform && (a.subs == nil || hostingPlatforms[program]) && platformVerbs[word] && !localPlatformVerbs[op] {
 				return host, true // hcloud server delete, railway up, supabase db push

@@ -266,13 +266,9 @@ func (w *walker) cliArray(s site, v *ast.Array) bool {
 	if v.Len() == 0 || v.Len() > maxCLIWords {
 		return false
 	}
-	words := make([]string, 0, v.Len()+1)
-	for i := 0; i < v.Len(); i++ {
-		str, ok := v.Elem(i).Value.(ast.String)
-		if !ok {
-			return false
-		}
-		words = append(words, string(str))
+	words, ok := arrayStrings(v)
+	if !ok {
+		return false
 	}
 	first := programName(strings.TrimSpace(words[0]))
 	switch prog := w.tool.program; {

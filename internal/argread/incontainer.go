@@ -83,13 +83,9 @@ func (w *walker) credentialCommand(s site, words []string) {
 // command's words; false for any other array, whose strings are read one
 // by one (each a line).
 func (w *walker) containedArray(s site, v *ast.Array) bool {
-	words := make([]string, 0, v.Len())
-	for i := 0; i < v.Len(); i++ {
-		str, ok := v.Elem(i).Value.(ast.String)
-		if !ok {
-			return false
-		}
-		words = append(words, string(str))
+	words, ok := arrayStrings(v)
+	if !ok {
+		return false
 	}
 	if len(words) > 0 {
 		w.containedArgv(s, words)
@@ -183,8 +179,9 @@ func mountField(m string, names ...string) string {
 		k = strings.ToLower(strings.Trim(k, ` "'`))
 		if k == "volume-opt" {
 			k, v, _ = strings.Cut(v, "=")
+			k = strings.ToLower(strings.TrimSpace(k))
 		}
-		if slices.Contains(names, strings.TrimSpace(k)) {
+		if slices.Contains(names, k) {
 			return strings.Trim(v, ` "'`)
 		}
 	}
@@ -371,24 +368,15 @@ func (r *shellReader) bindMount(opt, v, dir string) (mounted, bool) {
 	var src string
 	m.writable = true
 	if opt == "--mount" {
-		kind := "volume"
+		kind := mountField(v, "type")
+		src, m.target = mountField(v, "source", "src"), mountField(v, "target", "destination", "dst")
+		if dev := mountField(v, "device"); dev != "" && kind != "bind" {
+			src, kind = dev, "bind" // a local volume bound to a directory (volume-opt=device=)
+		}
 		for _, field := range strings.Split(v, ",") {
 			k, val, _ := strings.Cut(field, "=")
-			val = strings.Trim(val, ` "'`)
-			if strings.EqualFold(strings.Trim(k, ` "'`), "volume-opt") {
-				if dk, dv, ok := strings.Cut(val, "="); ok && strings.EqualFold(dk, "device") {
-					src, kind = dv, "bind" // a local volume bound to a directory
-				}
-				continue
-			}
-			switch strings.ToLower(strings.Trim(k, ` "'`)) {
-			case "type":
-				kind = val
-			case "source", "src":
-				src = val
-			case "target", "destination", "dst":
-				m.target = val
-			case "readonly", "ro":
+			if k = strings.ToLower(strings.Trim(k, ` "'`)); k == "readonly" || k == "ro" {
+				val = strings.Trim(val, ` "'`)
 				m.writable = val == "false" || val == "0"
 			}
 		}

@@ -242,14 +242,14 @@ func (r *Reader) Read(c Call) (out Reading, err error) {
 	}
 
 	w.mounts = w.mountsIn(w.out.Arguments)
-	together := w.programArgv(w.out.Arguments)
+	together, readTogether := w.programArgv(w.out.Arguments)
 	w.programCall(w.out.Arguments)
 	shellCode := w.shellCode
 	otherCode := !shellCode && (codeInOtherLanguage(t, w.out.Arguments) || t.runsCode)
 	remote := t.crawl && namesWebURL(t, w.out.Arguments)
 	for _, item := range w.out.Arguments {
 		k := string(item[0].Value.(ast.String))
-		if together[0] != "" && (k == together[0] || k == together[1]) {
+		if readTogether && (k == together[0] || k == together[1]) {
 			continue // read as one command's words: "npm" alone is not what runs
 		}
 		c := t.topClassOf(k)
@@ -405,8 +405,8 @@ func codeInShell(args [][2]*ast.Term) bool {
 // "npx", "args": [...]}) as one command's words, the program first, as
 // an argv array is: only together do they say what runs. It returns the
 // two arguments' names, which are then not read on their own ("npm"
-// alone, a command that does not run); none when it read nothing.
-func (w *walker) programArgv(args [][2]*ast.Term) (together [2]string) {
+// alone, a command that does not run), and whether it read them.
+func (w *walker) programArgv(args [][2]*ast.Term) (together [2]string, read bool) {
 	var program, programKey string
 	var list *ast.Array
 	var at site
@@ -425,22 +425,18 @@ func (w *walker) programArgv(args [][2]*ast.Term) (together [2]string) {
 		}
 	}
 	if program == "" || list == nil {
-		return together
+		return together, false
 	}
-	words := []string{program}
-	for i := 0; i < list.Len(); i++ {
-		str, ok := list.Elem(i).Value.(ast.String)
-		if !ok {
-			return together
-		}
-		words = append(words, string(str))
+	rest, ok := arrayStrings(list)
+	if !ok {
+		return together, false
 	}
 	w.out.Acts = true
-	w.shellArgv(at, words)
+	w.shellArgv(at, append([]string{program}, rest...))
 	if w.tool.program != "" {
-		return together // a tool that runs a program of its own: its "command" may be a subcommand, read as its words too
+		return together, false // a tool that runs a program of its own: its "command" may be a subcommand, read as its words too
 	}
-	return [2]string{programKey, at.arg}
+	return [2]string{programKey, at.arg}, true
 }
 
 var (

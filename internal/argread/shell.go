@@ -385,13 +385,9 @@ func isShellChoice(arg, v string) bool {
 // (["bash", "-lc", "..."]), when they are all strings. It reports whether
 // it read the array.
 func (w *walker) shellArray(s site, v *ast.Array) bool {
-	words := make([]string, 0, v.Len())
-	for i := 0; i < v.Len(); i++ {
-		str, ok := v.Elem(i).Value.(ast.String)
-		if !ok {
-			return false
-		}
-		words = append(words, string(str))
+	words, ok := arrayStrings(v)
+	if !ok {
+		return false
 	}
 	if f := FoldName(s.arg); strings.HasSuffix(f, "s") && f != "args" && f != "cmdargs" {
 		for i, line := range words {

@@ -910,15 +910,24 @@ func partsJoined(name string, v *ast.Array) (string, bool) {
 	if v.Len() < 2 || v.Len() > MaxDepth || !(strings.HasSuffix(n, "parts") || strings.HasSuffix(n, "segments") || strings.HasSuffix(n, "components")) {
 		return "", false
 	}
-	parts := make([]string, 0, v.Len())
+	parts, ok := arrayStrings(v)
+	if !ok {
+		return "", false
+	}
+	return path.Join(parts...), true
+}
+
+// arrayStrings are an array's elements when every one is a string.
+func arrayStrings(v *ast.Array) ([]string, bool) {
+	out := make([]string, 0, v.Len())
 	for i := 0; i < v.Len(); i++ {
 		str, ok := v.Elem(i).Value.(ast.String)
 		if !ok {
-			return "", false
+			return nil, false
 		}
-		parts = append(parts, string(str))
+		out = append(out, string(str))
 	}
-	return path.Join(parts...), true
+	return out, true
 }
 
 // keyChain is key with the keys of the objects it is in before it, as a
@@ -1567,15 +1576,11 @@ func (w *walker) clusterSecret(s site, key string, val *ast.Term) {
 // "/srv:/x:ro"): its host side, a tree the container reads whole.
 func (w *walker) hostMount(s site, m string) {
 	if strings.Contains(m, "=") {
-		for _, f := range strings.Split(m, ",") {
-			k, v, _ := strings.Cut(f, "=")
-			switch strings.ToLower(strings.Trim(k, ` "'`)) {
-			case "source", "src", "device":
-				w.mountSource(s, strings.Trim(v, ` "'`), !mountReadOnly(m))
-			case "volume-opt":
-				if dk, dv, ok := strings.Cut(v, "="); ok && strings.EqualFold(strings.TrimSpace(dk), "device") {
-					w.mountSource(s, strings.Trim(dv, ` "'`), !mountReadOnly(m)) // a local volume bound to a directory
-				}
+		// Its source, and the directory a local volume is bound to
+		// (volume-opt=device=): each is a tree the container reads.
+		for _, name := range []string{"source", "src", "device"} {
+			if src := mountField(m, name); src != "" {
+				w.mountSource(s, src, !mountReadOnly(m))
 			}
 		}
 		return

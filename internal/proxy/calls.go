@@ -486,10 +486,18 @@ func (p *Proxy) forwardCall(ctx context.Context, hc *hostCall) provider.Result {
 		case r = <-hc.resp:
 			p.waitEnds()
 		case <-ctx.Done():
-			p.waitEnds()
-			// The server may answer still: the answer is dropped.
-			p.withdraw(id, fr)
-			return fail(fmt.Sprintf("mcp-policy: the call was stopped: %v", context.Cause(ctx)))
+			// serverGone files the failure before it cancels the call: a
+			// reply that came with the cancellation says more than it.
+			select {
+			case r = <-hc.resp:
+				p.waitEnds()
+			default:
+				p.waitEnds()
+				// The server may answer still: the answer is dropped. It
+				// had the call, so it may have acted on it.
+				p.withdraw(id, fr)
+				return fail(fmt.Sprintf("mcp-policy: the call was stopped: %v; the call may not have finished.", context.Cause(ctx)))
+			}
 		}
 		switch {
 		case r.forwarded:

@@ -28,7 +28,7 @@ func (p *Policy) ExecuteToolCalls(ctx context.Context, calls []provider.Call) []
 	for i, call := range calls {
 		var rec *Record // nil without a decision log: an allowed call builds nothing for it
 		if p.opts.OnDecision != nil {
-			rec = &Record{Call: call, Revisions: set.revisions}
+			rec = &Record{Call: call, Revisions: set.revisions, Started: time.Now()}
 		}
 		if !set.loaded {
 			results[i] = provider.ErrorResult(call.ID, p.notLoaded(call, rec))
@@ -66,6 +66,9 @@ func (p *Policy) resolve(ctx context.Context, engine *rules.Engine, call provide
 		}
 	}()
 	d, in, err := p.decide(ctx, engine, call)
+	if rec != nil {
+		rec.Deciding = time.Since(rec.Started)
+	}
 	if err != nil {
 		if rec != nil {
 			rec.Error = err.Error()
@@ -144,9 +147,12 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 		q.Near = p.near(tool)
 	}
 	if rec != nil {
-		rec.Question = &q
+		rec.Question, rec.Asked = &q, time.Now()
 	}
 	a, err := p.callOnAsk(ctx, q)
+	if rec != nil {
+		rec.Waited = time.Since(rec.Asked)
+	}
 	if err == nil && a.Unanswered != nil {
 		err = a.Unanswered
 	}

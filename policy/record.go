@@ -14,8 +14,17 @@ import (
 // package decisionlog writes it as OPA's decision log does.
 type Record struct {
 	// ID is unique to this decision (a random UUID).
-	ID   string
-	Time time.Time
+	ID string
+	// Time is when the call's fate was settled (the record was made);
+	// Started when the policy took the call, and Deciding how long the
+	// rules and grants took to decide it, before anyone was asked.
+	Time     time.Time
+	Started  time.Time
+	Deciding time.Duration
+	// Asked is when the question was put to the human (zero when nobody
+	// was), and Waited how long the answer took.
+	Asked  time.Time
+	Waited time.Duration
 	// Policy is the policy's Name.
 	Policy string
 	// Revisions name the rule sets the call was decided under: each

@@ -49,7 +49,7 @@ func packages(t *testing.T) map[string][]string {
 // only packages of layers below its own. docs/layout.md draws them.
 var layers = [][]string{
 	{"provider", "internal/verdict", "rego", "internal/lexical", "internal/strictjson", "internal/realpath", "internal/stderrtail",
-		"internal/visible", "internal/pgschema", "internal/pgtest", "internal/bundletest", "internal/testbuild", "internal/layout"},
+		"internal/visible", "internal/pgschema", "internal/pgtest", "internal/bundletest", "internal/otlptest", "internal/testbuild", "internal/layout"},
 	{"internal/matching", "reasons", "leases", "mcpclient", "internal/testkit"},
 	{"builtins"},
 	{"internal/argread"},
@@ -57,7 +57,7 @@ var layers = [][]string{
 	{"internal/rules"},
 	{"grants"},
 	{"policy", "grants/grantstest"},
-	{"grants/pgstore", "decisionlog"},
+	{"grants/pgstore", "decisionlog", "telemetry"},
 	{"internal/approvals"},
 	{"internal/cliconfig", "opaplane", "internal/toolslist", "internal/grantsview"},
 	{"internal/rulefiles"},

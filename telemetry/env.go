@@ -1,0 +1,164 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+)
+
+// FromEnv builds OTLP exporters as OpenTelemetry's standard environment
+// variables say, and returns the providers over them, with the function
+// that flushes and stops them. It is off — zero Options, a no-op shutdown
+// — unless an OTLP endpoint is set (OTEL_EXPORTER_OTLP_ENDPOINT, or the
+// _TRACES_ or _METRICS_ one) or OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER
+// is "otlp"; OTEL_SDK_DISABLED=true and an exporter of "none" turn a
+// signal off. OTEL_EXPORTER_OTLP_PROTOCOL picks http/protobuf (the
+// default) or grpc; the exporters read the rest (headers, timeout,
+// certificates, OTEL_BSP_*, OTEL_METRIC_EXPORT_INTERVAL) themselves.
+// service is service.name unless OTEL_SERVICE_NAME or
+// OTEL_RESOURCE_ATTRIBUTES names one. A value it cannot honour is an
+// error naming the variable.
+func FromEnv(ctx context.Context, service string) (Options, func(context.Context) error, error) {
+	none := func(context.Context) error { return nil }
+	if v := os.Getenv("OTEL_SDK_DISABLED"); v != "" {
+		off, err := strconv.ParseBool(v)
+		if err != nil {
+			return Options{}, none, fmt.Errorf("OTEL_SDK_DISABLED=%q: not true or false", v)
+		}
+		if off {
+			return Options{}, none, nil
+		}
+	}
+	traces, err := signalOn("TRACES")
+	if err != nil {
+		return Options{}, none, err
+	}
+	metrics, err := signalOn("METRICS")
+	if err != nil {
+		return Options{}, none, err
+	}
+	if !traces && !metrics {
+		return Options{}, none, nil
+	}
+	res, err := resource.New(ctx, resource.WithAttributes(semconv.ServiceName(service)), resource.WithFromEnv(),
+		resource.WithTelemetrySDK())
+	if err != nil {
+		return Options{}, none, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: %v", err)
+	}
+	var o Options
+	var stops []func(context.Context) error
+	if traces {
+		exp, err := traceExporter(ctx)
+		if err != nil {
+			return Options{}, none, err
+		}
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+		o.TracerProvider, stops = tp, append(stops, tp.Shutdown)
+	}
+	if metrics {
+		exp, err := metricExporter(ctx)
+		if err != nil {
+			return Options{}, none, errors.Join(err, stopAll(ctx, stops))
+		}
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp)), sdkmetric.WithResource(res))
+		o.MeterProvider, stops = mp, append(stops, mp.Shutdown)
+	}
+	return o, func(ctx context.Context) error { return stopAll(ctx, stops) }, nil
+}
+
+// Start is FromEnv and New together, for a command: a nil Recorder when
+// the environment leaves telemetry off.
+func Start(ctx context.Context, service string) (*Recorder, func(context.Context) error, error) {
+	o, stop, err := FromEnv(ctx, service)
+	if err != nil || o == (Options{}) {
+		return nil, stop, err
+	}
+	if o.TracerProvider == nil {
+		o.TracerProvider = tracenoop.NewTracerProvider()
+	}
+	if o.MeterProvider == nil {
+		o.MeterProvider = metricnoop.NewMeterProvider()
+	}
+	r, err := New(o)
+	if err != nil {
+		return nil, stop, errors.Join(err, stop(ctx))
+	}
+	return r, stop, nil
+}
+
+func stopAll(ctx context.Context, stops []func(context.Context) error) error {
+	var errs []error
+	for _, stop := range stops {
+		errs = append(errs, stop(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// signalOn says whether a signal ("TRACES" or "METRICS") is exported.
+func signalOn(signal string) (bool, error) {
+	name := "OTEL_" + signal + "_EXPORTER"
+	switch v := strings.TrimSpace(os.Getenv(name)); v {
+	case "none":
+		return false, nil
+	case "otlp":
+		return true, nil
+	case "":
+		return os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_"+signal+"_ENDPOINT") != "", nil
+	default:
+		return false, fmt.Errorf("%s=%q: only otlp and none are supported", name, v)
+	}
+}
+
+// protocol is the OTLP protocol for a signal: its own variable, else the
+// general one, else http/protobuf.
+func protocol(signal string) (string, error) {
+	name := "OTEL_EXPORTER_OTLP_" + signal + "_PROTOCOL"
+	v := os.Getenv(name)
+	if v == "" {
+		name = "OTEL_EXPORTER_OTLP_PROTOCOL"
+		v = os.Getenv(name)
+	}
+	switch v {
+	case "", "http/protobuf":
+		return "http/protobuf", nil
+	case "grpc":
+		return "grpc", nil
+	}
+	return "", fmt.Errorf("%s=%q: only http/protobuf and grpc are supported", name, v)
+}
+
+func traceExporter(ctx context.Context) (sdktrace.SpanExporter, error) {
+	p, err := protocol("TRACES")
+	if err != nil {
+		return nil, err
+	}
+	if p == "grpc" {
+		return otlptracegrpc.New(ctx)
+	}
+	return otlptracehttp.New(ctx)
+}
+
+func metricExporter(ctx context.Context) (sdkmetric.Exporter, error) {
+	p, err := protocol("METRICS")
+	if err != nil {
+		return nil, err
+	}
+	if p == "grpc" {
+		return otlpmetricgrpc.New(ctx)
+	}
+	return otlpmetrichttp.New(ctx)
+}

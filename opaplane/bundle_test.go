@@ -3,6 +3,9 @@ package opaplane_test
 import (
 	"bytes"
 	"context"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/internal/bundletest"
 	"github.com/mcp-policy/mcp-policy/internal/rules"
+	"github.com/mcp-policy/mcp-policy/opaplane"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
@@ -83,7 +87,8 @@ func TestSignedRevisionsChangeDecisionsLive(t *testing.T) {
 func TestBadRevisionsAreRefusedAndTheOldOneKeepsDeciding(t *testing.T) {
 	h, s := bundletest.NewHub(t), bundletest.NewSigner(t)
 	stderr := &testkit.SyncBuffer{}
-	plane := startPlane(t, h.Config(s, bundletest.LogsAndStatus), stderr)
+	var told activations
+	plane := startPlaneWith(t, opaplane.Options{Config: h.Config(s, bundletest.LogsAndStatus), Stderr: stderr, OnActivation: told.add})
 	p := headless(t, plane, &files{})
 	h.Serve(bundletest.Bundle{Revision: "good", Rules: allowUnder("/srv/a")}.Build(t, &s))
 	testkit.Eventually(t, 10*time.Second, "the good revision in force", func() bool {
@@ -141,4 +146,42 @@ func TestBadRevisionsAreRefusedAndTheOldOneKeepsDeciding(t *testing.T) {
 	testkit.Eventually(t, 10*time.Second, "a good revision after the bad ones is taken", func() bool {
 		return decision(t, p, "/srv/b/x").Decision == rules.Allow
 	})
+
+	// Telemetry's count: each activation, taken or refused by the policy,
+	// and each bundle OPA failed to take, is told.
+	got := told.list()
+	require.NotEmpty(t, got)
+	oks := slices.DeleteFunc(slices.Clone(got), func(s string) bool { return !strings.HasSuffix(s, " ok") })
+	assert.Equal(t, []string{"team=good ok", "team=fixed ok"}, oks, "the activations taken")
+	assert.Equal(t, "team=fixed ok", got[len(got)-1], "the last activation")
+	for _, want := range []string{"team=invalid refused", "team=engine refused", "team= refused"} {
+		assert.Contains(t, got, want, "told: %v", got)
+	}
+}
+
+// activations records what OnActivation is told, as "name=revision ok"
+// or "… refused".
+type activations struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (a *activations) add(revisions map[string]string, err error) {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(revisions)) {
+		parts = append(parts, k+"="+revisions[k])
+	}
+	outcome := " ok"
+	if err != nil {
+		outcome = " refused"
+	}
+	a.mu.Lock()
+	a.got = append(a.got, strings.Join(parts, ",")+outcome)
+	a.mu.Unlock()
+}
+
+func (a *activations) list() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.got)
 }

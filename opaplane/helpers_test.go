@@ -19,10 +19,15 @@ import (
 
 func startPlane(t testing.TB, config []byte, stderr io.Writer) *opaplane.Plane {
 	t.Helper()
-	if stderr == nil {
-		stderr = io.Discard
+	return startPlaneWith(t, opaplane.Options{Config: config, Stderr: stderr})
+}
+
+func startPlaneWith(t testing.TB, o opaplane.Options) *opaplane.Plane {
+	t.Helper()
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
 	}
-	plane, err := opaplane.New(context.Background(), opaplane.Options{Config: config, Stderr: stderr})
+	plane, err := opaplane.New(context.Background(), o)
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

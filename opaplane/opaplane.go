@@ -80,6 +80,13 @@ type Options struct {
 	// configures the local log: arguments masked unless FullArguments.
 	// Labels are OPA's (the config's labels, id and version).
 	Log decisionlog.Options
+	// OnActivation, when set, is told of each set of bundles OPA
+	// activated — err is nil when the rules were taken, else why they
+	// were refused — and of each download or activation of a bundle that
+	// OPA itself failed (unsigned, forged, corrupt, uncompilable, the
+	// service down), with that bundle's name and an empty revision.
+	// Telemetry counts both.
+	OnActivation func(revisions map[string]string, err error)
 }
 
 // Plane is OPA's plugin manager running one configuration. It is safe for
@@ -100,10 +107,12 @@ type Plane struct {
 	masker   *decisionlog.Logger
 	stderr   io.Writer
 	bundles  []string // configured bundle names, sorted
+	onActive func(revisions map[string]string, err error)
 
 	mu       sync.Mutex
 	current  *policy.RuleSet      // nil until every bundle has been activated once
 	seen     map[string]time.Time // each bundle's activation last read
+	failed   map[string]time.Time // each bundle's failed request last told
 	watchers map[int]func(policy.RuleSet) error
 	nextID   int
 	stopped  bool
@@ -130,8 +139,8 @@ func New(ctx context.Context, o Options) (*Plane, error) {
 			return nil, err
 		}
 	}
-	p := &Plane{manager: manager, owned: owned, metrics: m, logs: logs.Lookup(manager), masker: decisionlog.New(io.Discard, o.Log), stderr: stderr,
-		seen: map[string]time.Time{}, watchers: map[int]func(policy.RuleSet) error{}}
+	p := &Plane{manager: manager, owned: owned, metrics: m, logs: logs.Lookup(manager), masker: decisionlog.New(io.Discard, o.Log), stderr: stderr, onActive: o.OnActivation,
+		seen: map[string]time.Time{}, failed: map[string]time.Time{}, watchers: map[int]func(policy.RuleSet) error{}}
 	if b := bundle.Lookup(manager); b != nil {
 		p.bundles = slices.Sorted(maps.Keys(b.Config().Bundles))
 		manager.UpdatePluginStatus(statusName, &plugins.Status{State: plugins.StateNotReady, Message: "no bundle activated yet"})
@@ -276,6 +285,7 @@ func (p *Plane) bundlesChanged(status map[string]*bundle.Status) {
 	if p.stopped {
 		return
 	}
+	p.tellFailures(status)
 	fresh := false
 	revisions := map[string]string{}
 	for _, name := range p.bundles {
@@ -312,9 +322,29 @@ func (p *Plane) bundlesChanged(status map[string]*bundle.Status) {
 		return
 	}
 	p.current = &set
+	if p.onActive != nil {
+		p.onActive(revisions, nil)
+	}
 	p.manager.UpdatePluginStatus(statusName, &plugins.Status{State: plugins.StateOK,
 		Message: "rules in force: " + describeRevisions(revisions)})
 	fmt.Fprintf(p.stderr, "mcp-policy: rules in force from bundle %s\n", describeRevisions(revisions))
+}
+
+// tellFailures tells OnActivation of each bundle whose last request
+// failed, once per request (OPA's status plugin and stderr already say
+// why).
+func (p *Plane) tellFailures(status map[string]*bundle.Status) {
+	if p.onActive == nil {
+		return
+	}
+	for _, name := range p.bundles {
+		s := status[name]
+		if s == nil || s.Code == "" || s.LastRequest.Equal(p.failed[name]) {
+			continue
+		}
+		p.failed[name] = s.LastRequest
+		p.onActive(map[string]string{name: ""}, fmt.Errorf("bundle %s: %s: %s", name, s.Code, s.Message))
+	}
 }
 
 // refused says, on stderr and through OPA's status plugin, that the
@@ -323,6 +353,9 @@ func (p *Plane) refused(revisions map[string]string, err error) {
 	stay := "no rules: every call is refused until a bundle validates"
 	if p.current != nil {
 		stay = "the rules of " + describeRevisions(p.current.Revisions) + " stay in force"
+	}
+	if p.onActive != nil {
+		p.onActive(revisions, err)
 	}
 	msg := fmt.Sprintf("bundle %s refused: %v; %s", describeRevisions(revisions), err, stay)
 	fmt.Fprintf(p.stderr, "mcp-policy: %s\n", msg)

@@ -115,7 +115,12 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	logOpts := decisionlog.Options{FullArguments: f.logArgs == "full"}
 	say := func(line string) { fmt.Fprintf(stderr, "mcp-policy proxy: %s\n", line) }
-	live, err := managed.Start(context.Background(), cfg, true, say, stderr, logOpts)
+	tel, stopTelemetry, err := cliconfig.StartTelemetry("mcp-policy", say)
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer stopTelemetry()
+	live, err := managed.Start(context.Background(), cfg, true, say, stderr, logOpts, cliconfig.Activations(tel))
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -126,7 +131,12 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		live.Stop(ctx)
 	}()
 	opt := proxy.Options{Config: cfg, Grants: store, Ask: f.ask, Approvals: queue, Server: f.serverText(), AskTimeout: f.askTimeout, AskWait: f.askWait, ListDenied: f.listDenied,
-		Stderr: stderr, Source: live.Source(), Decisions: live.Decisions(), MaxLine: f.maxLine}
+		Stderr: stderr, Source: live.Source(), Decisions: live.Decisions(), MaxLine: f.maxLine, Telemetry: tel}
+	if tel != nil && store != nil {
+		if err := tel.GrantsInForce(cliconfig.GrantsInForce(store)); err != nil {
+			return fail("telemetry: %v", err)
+		}
+	}
 	if f.logFile != "" {
 		l, err := openLog(f.logFile, logOpts)
 		if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/internal/verdict"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/provider"
+	"github.com/mcp-policy/mcp-policy/telemetry"
 )
 
 // output is one line of decide's answer.
@@ -67,6 +68,7 @@ type decider struct {
 	grants    *grants.Set
 	tools     map[string]*provider.Tool
 	decisions func(policy.Record) // OPA's decision-log plugin; nil for none
+	telemetry *telemetry.Recorder // nil when the OTEL_* variables leave it off
 	protected []string
 }
 
@@ -97,9 +99,16 @@ func decide(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "policy-eval decide: at most one CALL (give several as JSON lines on stdin)")
 		return exitUsage
 	}
-	d, live, err := newDecider(pf, *toolsFile, *wait, stderr)
+	say := func(line string) { fmt.Fprintf(stderr, "policy-eval decide: %s\n", line) }
+	tel, stopTelemetry, err := cliconfig.StartTelemetry("policy-eval", say)
 	if err != nil {
-		fmt.Fprintf(stderr, "policy-eval decide: %v\n", err)
+		say(err.Error())
+		return exitUsage
+	}
+	defer stopTelemetry()
+	d, live, err := newDecider(pf, *toolsFile, *wait, tel, say, stderr)
+	if err != nil {
+		say(err.Error())
 		return exitUsage
 	}
 	defer func() {
@@ -171,7 +180,7 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 // the rules then come from the bundles, the first awaited for wait, and
 // decisions go to the decision-log service. The files of --rules and
 // --policy are read once: decide is not a daemon.
-func newDecider(pf cliconfig.Flags, toolsFile string, wait time.Duration, stderr io.Writer) (*decider, *managed.Managed, error) {
+func newDecider(pf cliconfig.Flags, toolsFile string, wait time.Duration, tel *telemetry.Recorder, say func(string), stderr io.Writer) (*decider, *managed.Managed, error) {
 	cfg, err := pf.Load()
 	if err != nil {
 		return nil, nil, err
@@ -180,12 +189,12 @@ func newDecider(pf cliconfig.Flags, toolsFile string, wait time.Duration, stderr
 	if err != nil {
 		return nil, nil, err
 	}
+	d.telemetry = tel
 	live := &managed.Managed{}
 	if cfg.OPAConfigFile == "" {
 		return d, live, nil
 	}
-	say := func(line string) { fmt.Fprintf(stderr, "policy-eval decide: %s\n", line) }
-	if live, err = managed.Start(context.Background(), cfg, false, say, stderr, decisionlog.Options{}); err != nil {
+	if live, err = managed.Start(context.Background(), cfg, false, say, stderr, decisionlog.Options{}, cliconfig.Activations(tel)); err != nil {
 		return nil, nil, err
 	}
 	d.decisions = live.Decisions()
@@ -319,16 +328,17 @@ func (d *decider) decideLine(line []byte) (out any) {
 		}
 	}()
 	current := d.engine.Load()
+	started := time.Now()
 	dec, in, err := current.engine.Decide(context.Background(), call, d.tools[call.Function.Name])
 	if err != nil {
-		d.log(policy.Record{Call: call, Revisions: current.revisions, Error: err.Error()})
+		d.log(policy.Record{Call: call, Revisions: current.revisions, Error: err.Error(), Started: started, Deciding: time.Since(started)})
 		return failure{ID: &call.ID, Error: err.Error()}
 	}
 	dec = grants.Apply(dec, in, d.grants)
 	// decide answers for a caller that runs the call itself: "allowed"
 	// in the log means the answer let it.
 	d.log(policy.Record{Call: call, Revisions: current.revisions, Arguments: in.Arguments(), Decision: &dec,
-		Allowed: dec.Decision == rules.Allow})
+		Allowed: dec.Decision == rules.Allow, Started: started, Deciding: time.Since(started)})
 	o := output{ID: call.ID, Tool: call.Function.Name, Decision: dec.Decision, Reason: dec.Reason,
 		Rule: dec.Rule, Grant: dec.Grant, Paths: dec.Paths, Hosts: dec.Hosts, Suggestion: dec.Suggestion}
 	if d.explain {
@@ -343,13 +353,19 @@ func (d *decider) decideLine(line []byte) (out any) {
 	return o
 }
 
-// log sends rec to OPA's decision-log plugin, when --config has one.
+// log sends rec to OPA's decision-log plugin, when --config has one, and
+// to telemetry, when it is on.
 func (d *decider) log(rec policy.Record) {
-	if d.decisions == nil {
+	if d.decisions == nil && d.telemetry == nil {
 		return
 	}
 	rec.ID, rec.Time, rec.Policy = policy.NewID(), time.Now(), "policy-eval"
-	d.decisions(rec)
+	if d.decisions != nil {
+		d.decisions(rec)
+	}
+	if d.telemetry != nil {
+		d.telemetry.Record(rec)
+	}
 }
 
 // parseCall reads {"id", "function": {"name", "arguments"}}, arguments a

@@ -66,11 +66,13 @@ func (m *Managed) Stop(ctx context.Context) {
 // become the part that does not change (the default rules, if any), the
 // rest coming from the Source. With bundles, --rules and
 // --policy are refused: one team's rules, from one place. log says how
-// decisions sent to OPA are masked.
-func Start(ctx context.Context, c *cliconfig.Config, watch bool, say func(string), stderr io.Writer, log decisionlog.Options) (*Managed, error) {
+// decisions sent to OPA are masked; activated, when set, is told of each
+// set of rules the bundles or the edited files offer, taken or refused.
+func Start(ctx context.Context, c *cliconfig.Config, watch bool, say func(string), stderr io.Writer, log decisionlog.Options,
+	activated func(revisions map[string]string, err error)) (*Managed, error) {
 	m := &Managed{}
 	if c.OPAConfigFile != "" {
-		plane, err := opaplane.New(ctx, opaplane.Options{Config: c.OPAConfig, Stderr: stderr, Log: log})
+		plane, err := opaplane.New(ctx, opaplane.Options{Config: c.OPAConfig, Stderr: stderr, Log: log, OnActivation: activated})
 		if err != nil {
 			return nil, fmt.Errorf("--config %s: %v", c.OPAConfigFile, err)
 		}
@@ -91,6 +93,7 @@ func Start(ctx context.Context, c *cliconfig.Config, watch bool, say func(string
 		m.Stop(ctx)
 		return nil, err
 	}
+	files.OnActivation = activated
 	if watch {
 		if err := files.Start(); err != nil {
 			m.Stop(ctx)

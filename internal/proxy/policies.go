@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/mcp-policy/mcp-policy/decisionlog"
 	"github.com/mcp-policy/mcp-policy/internal/rules"
 	"github.com/mcp-policy/mcp-policy/internal/toolslist"
 	"github.com/mcp-policy/mcp-policy/policy"
@@ -41,7 +40,7 @@ func (p *Proxy) buildPolicies(roots map[string]string) (*policySet, error) {
 		Protected: p.opt.cfg.Protected, GrantsStore: p.opt.store, Name: "mcp-policy",
 		Arguments: arguments, DecisionTimeout: p.opt.cfg.DecisionTimeout(), Source: p.opt.source,
 	}
-	o.OnDecision = decisionSinks(p.opt.log, p.opt.decisions)
+	o.OnDecision = p.decisionSinks()
 	headless, err := policy.New(o)
 	if err != nil {
 		return nil, err
@@ -101,18 +100,30 @@ func (s *policySet) close() {
 	_ = s.headless.Close()
 }
 
-// decisionSinks is the OnDecision that tells the local log and the other
-// sink (OPA's decision-log plugin) each decision; nil for neither.
-func decisionSinks(log *decisionlog.Logger, other func(policy.Record)) func(policy.Record) {
-	switch {
-	case log == nil:
-		return other
-	case other == nil:
-		return log.Log
+// decisionSinks is the OnDecision that tells each decision to the local
+// log, OPA's decision-log plugin and telemetry, those of them there are;
+// nil for none.
+func (p *Proxy) decisionSinks() func(policy.Record) {
+	var sinks []func(policy.Record)
+	if p.opt.log != nil {
+		sinks = append(sinks, p.opt.log.Log)
+	}
+	if p.opt.decisions != nil {
+		sinks = append(sinks, p.opt.decisions)
+	}
+	if p.opt.telemetry != nil {
+		sinks = append(sinks, p.opt.telemetry.Record)
+	}
+	switch len(sinks) {
+	case 0:
+		return nil
+	case 1:
+		return sinks[0]
 	}
 	return func(r policy.Record) {
-		log.Log(r)
-		other(r)
+		for _, sink := range sinks {
+			sink(r)
+		}
 	}
 }
 
@@ -131,7 +142,11 @@ func (s *policySet) forCall(p *Proxy, hc *hostCall) *policy.Policy {
 // questionsOf is the question callback for hc's questions (nil: a server's
 // question with no call of the host's behind it).
 func (p *Proxy) questionsOf(hc *hostCall) policy.AskFunc {
-	return func(ctx context.Context, q policy.Question) policy.Answer { return p.onAsk(ctx, hc, q) }
+	ask := func(ctx context.Context, q policy.Question) policy.Answer { return p.onAsk(ctx, hc, q) }
+	if p.opt.telemetry != nil {
+		return p.opt.telemetry.Asking(ask)
+	}
+	return ask
 }
 
 // elicitHook is the hook a server's question goes through: the human's,

@@ -10,6 +10,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/policy"
+	"github.com/mcp-policy/mcp-policy/telemetry"
 )
 
 // The values of Options.Ask.
@@ -53,6 +54,9 @@ type Options struct {
 	// ListDenied keeps in the host's tools/list the tools a rule or grant
 	// denies outright, which are left out by default (hidden.go).
 	ListDenied bool
+	// Telemetry is told every decision and counts the questions waiting
+	// for a human; nil for none.
+	Telemetry *telemetry.Recorder
 }
 
 // options are what the proxy runs with, as it reads them.
@@ -71,6 +75,7 @@ type options struct {
 	stderr     io.Writer
 	maxLine    int
 	listDenied bool
+	telemetry  *telemetry.Recorder
 }
 
 // New compiles the policies and returns a proxy that writes to the host on
@@ -78,7 +83,8 @@ type options struct {
 func New(o Options, hostOut io.Writer) (*Proxy, error) {
 	opt := options{cfg: o.Config, store: o.Grants, log: o.Log, source: o.Source, decisions: o.Decisions, askMode: o.Ask, askTimeout: o.AskTimeout, askWait: o.AskWait,
 		approvals: o.Approvals, server: o.Server,
-		rootsFixed: len(o.Config.Roots) > 0, stderr: o.Stderr, maxLine: o.MaxLine, listDenied: o.ListDenied}
+		rootsFixed: len(o.Config.Roots) > 0, stderr: o.Stderr, maxLine: o.MaxLine, listDenied: o.ListDenied,
+		telemetry: o.Telemetry}
 	opt.maxLine = lineLimit(opt.maxLine)
 	p := newProxy(opt, nil, hostOut)
 	set, err := p.buildPolicies(o.Config.Roots)

@@ -35,6 +35,9 @@ type Source struct {
 	rulesFile string   // "" for none
 	policies  []string // files and directories of modules
 	say       func(string)
+	// OnActivation, when set before Start, is told of each reload: err is
+	// nil when the edited rules were taken, else why they were refused.
+	OnActivation func(revisions map[string]string, err error)
 
 	mu       sync.Mutex
 	current  policy.RuleSet
@@ -232,6 +235,9 @@ func (s *Source) apply() {
 				break
 			}
 		}
+	}
+	if s.OnActivation != nil {
+		s.OnActivation(set.Revisions, err)
 	}
 	if err != nil {
 		s.say(fmt.Sprintf("the edited rules were refused: %v; the rules in force stay", err))

@@ -75,6 +75,13 @@ func TestRulesFileEditsTakeEffectAndBadOnesAreRefused(t *testing.T) {
 	var out said
 	src, err := rulefiles.Open(file, nil, out.say)
 	require.NoError(t, err)
+	var mu sync.Mutex
+	var outcomes []bool // each reload told to OnActivation: taken or not
+	src.OnActivation = func(_ map[string]string, err error) {
+		mu.Lock()
+		outcomes = append(outcomes, err == nil)
+		mu.Unlock()
+	}
 	require.NoError(t, src.Start())
 	defer src.Stop()
 	p, err := policy.New(policy.Options{Provider: files{}, Source: src})
@@ -98,6 +105,11 @@ func TestRulesFileEditsTakeEffectAndBadOnesAreRefused(t *testing.T) {
 	assert.Contains(t, out.all(), "the rules in force stay")
 	assert.Equal(t, rules.Allow, decisionFor(t, p, "/srv/c/x").Decision, "the rules in force stay")
 	assert.Equal(t, rules.Ask, decisionFor(t, p, "/srv/d/x").Decision, "nothing of the bad edit is in force")
+	mu.Lock()
+	defer mu.Unlock()
+	require.GreaterOrEqual(t, len(outcomes), 3, "two edits taken and one refused were told")
+	assert.True(t, outcomes[0], "the first edit was taken")
+	assert.False(t, outcomes[len(outcomes)-1], "the bad edit was told as refused")
 }
 
 // A module that does not compile is refused naming its file and line; the

@@ -619,6 +619,10 @@ func TestResolveLinks(t *testing.T) {
 	require.NoError(t, os.Symlink(filepath.Join(top, "elsewhere"), filepath.Join(proj, "docs", "out")))
 	require.NoError(t, os.Symlink(filepath.Join(top, "nowhere"), filepath.Join(proj, "docs", "dangling")))
 	require.NoError(t, os.Symlink(filepath.Join(proj, "docs", "loop"), filepath.Join(proj, "docs", "loop")))
+	require.NoError(t, os.MkdirAll(filepath.Join(proj, "docs", "a", "b"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(proj, "docs", "a", "b"), filepath.Join(proj, "docs", "deep")))
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".bashrc"), nil, 0o600))
+	require.NoError(t, os.Symlink(filepath.Join(home, ".bashrc"), filepath.Join(proj, "docs", "evil")))
 	rs := []rules.Rule{{Tool: "write_file", Decision: "allow", Under: filepath.Join(proj, "docs")}}
 	local := engine(t, rules.Config{Roots: map[string]string{"*": proj}, Rules: rs, ResolveLinks: true})
 	lexical := engine(t, rules.Config{Roots: map[string]string{"*": proj}, Rules: rs})
@@ -640,6 +644,12 @@ func TestResolveLinks(t *testing.T) {
 		{"docs/keys/../notes.md", rules.ReasonNoMatch, rules.ReasonRule},
 		{filepath.Join(proj, "docs") + "/out/../y.txt", rules.ReasonNoMatch, rules.ReasonRule},
 		{"docs/new/../notes.md", rules.ReasonRule, rules.ReasonRule}, // no link on the way: as cleaned
+		// The kernel's walk of deep/../evil is docs/a/evil, in docs; a
+		// server that cleans the path first opens docs/evil, a link to
+		// ~/.bashrc: both readings are resolved.
+		{"docs/deep/../evil", rules.ReasonFloor, rules.ReasonRule},
+		{filepath.Join(proj, "docs") + "/deep/../evil", rules.ReasonFloor, rules.ReasonRule},
+		{"docs/deep/../notes.md", rules.ReasonRule, rules.ReasonRule},
 	} {
 		args := fmt.Sprintf(`{"path":%q,"content":"x"}`, c.path)
 		d := decide(t, local, call("write_file", args), nil)

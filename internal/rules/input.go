@@ -465,10 +465,14 @@ func followedLinks(vs []argread.Value, root string, aliases []string) []argread.
 // another place, the place the file system resolves it to (every existing
 // prefix followed, as the kernel would: realpath.Resolve), so that rules,
 // grants and the floor must allow both: "docs/link/x", with docs/link a
-// link to ~/.ssh, is also ~/.ssh/x. A path that cannot be resolved (a
-// dangling or looping link, a directory that cannot be read) is also an
-// unknown path. What remains is the server's sandbox's: a link made
-// between this decision and the server's use.
+// link to ~/.ssh, is also ~/.ssh/x. A path spelt with a name before
+// ".." is resolved twice: as the kernel walks it (through the link, then
+// up) and as cleaned first, as most servers clean a path (Node's
+// path.resolve, Python's abspath, Go's filepath.Clean) before they open
+// it — "lnk/../evil" is where evil leads too. A path that cannot be
+// resolved (a dangling or looping link, a directory that cannot be read)
+// is also an unknown path. What remains is the server's sandbox's: a link
+// made between this decision and the server's use.
 func resolveLinks(vs []argread.Value, root string, aliases []string) []argread.Value {
 	n := len(vs)
 	for i := range n {
@@ -480,29 +484,37 @@ func resolveLinks(vs []argread.Value, root string, aliases []string) []argread.V
 			v.Resolved = ""
 			return append(vs, v)
 		}
-		target := v.Resolved
+		targets := [2]string{v.Resolved}
 		if written, has, ok := spelt(v); has {
 			if !ok {
 				v.Resolved = "" // where the kernel's reading leads cannot be told
 				vs = append(vs, v)
 				continue
 			}
-			target = written
+			targets[1] = written
 		}
-		real, err := realpath.Resolve(target)
-		r, ok := "", false
-		if err == nil {
-			r, ok = lexical.Resolve("", filepath.ToSlash(real))
+		seen := v.Resolved
+		for _, target := range targets {
+			if target == "" {
+				continue
+			}
+			w := v
+			real, err := realpath.Resolve(target)
+			r, ok := "", false
+			if err == nil {
+				r, ok = lexical.Resolve("", filepath.ToSlash(real))
+			}
+			switch {
+			case !ok:
+				w.Resolved = "" // where it leads cannot be told
+			case argread.UnderRoot(r, root, aliases) == seen:
+				continue // no link on the way, or one within the root's own spellings
+			default:
+				w.Resolved = argread.UnderRoot(r, root, aliases)
+			}
+			seen = w.Resolved
+			vs = append(vs, w)
 		}
-		switch {
-		case !ok:
-			v.Resolved = "" // where it leads cannot be told
-		case argread.UnderRoot(r, root, aliases) == v.Resolved:
-			continue // no link on the way, or one within the root's own spellings
-		default:
-			v.Resolved = argread.UnderRoot(r, root, aliases)
-		}
-		vs = append(vs, v)
 	}
 	return vs
 }

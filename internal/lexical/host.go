@@ -562,7 +562,13 @@ var (
 		// private one): a deny on the private ranges holds for them.
 		"host.docker.internal": "172.17.0.1", "gateway.docker.internal": "172.17.0.1",
 		"host.containers.internal": "10.88.0.1", "host.lima.internal": "192.168.5.2", "host.orb.internal": "172.17.0.1",
-		"_gateway": "192.168.0.1", "kubernetes.default": "10.96.0.1",
+		"_gateway": "192.168.0.1", "kubernetes.default": "10.96.0.1", "kubernetes": "10.96.0.1",
+		"docker.for.mac.host.internal": "192.168.65.254", "docker.for.win.host.internal": "192.168.65.254",
+		"docker.for.mac.localhost": "192.168.65.254", "host.minikube.internal": "192.168.49.1",
+		"control-plane.minikube.internal": "192.168.49.2", "host.k3d.internal": "172.18.0.1",
+		// The names /etc/hosts gives this machine's loopback addresses.
+		"localhost6": "::1", "localhost6.localdomain6": "::1", "ip6-localhost": "::1", "ip6-loopback": "::1",
+		"localhost.localdomain": "127.0.0.1", "localhost4": "127.0.0.1", "localhost4.localdomain4": "127.0.0.1",
 		"kubernetes.default.svc":               "10.96.0.1",
 		"kubernetes.default.svc.cluster.local": "10.96.0.1",
 	}

@@ -69,7 +69,7 @@ var secretList = []SensitiveEntry{
 		// Databases' and services' clients; agents' settings that hold MCP servers' keys.
 		".snowsql", ".influxdbv2", ".config/mc", ".argocd", ".purple", ".config/atuin/session", ".gemini/settings.json",
 		".codex/config.toml", ".config/fish/fish_variables", ".near-credentials", ".rancher/cli2.json", ".vultr-cli.yaml",
-		".ipfs/config", ".config/hexchat/servlist.conf", ".ipfs/keystore"}},
+		".ipfs/config", ".config/hexchat/servlist.conf", ".ipfs/keystore", "application support/com.vercel.cli"}},
 	{"CRD2", secretCredentials, Anywhere, File, []string{".netrc", "_netrc", ".pgpass", ".my.cnf", ".mylogin.cnf", ".git-credentials", ".config/git/credentials",
 		".pypirc", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".vault-token", ".terraformrc", ".tofurc", ".docker/config.json",
 		".boto", ".s3cfg", ".databrickscfg", ".htpasswd", ".erlang.cookie", "credentials.json", "service-account.json", "serviceaccount.json",
@@ -87,7 +87,10 @@ var secretList = []SensitiveEntry{
 		"clouds.yaml", "secure.yaml", "token.json", "token.pickle", "authorized_user.json", ".sgptrc",
 		".mbsyncrc", ".offlineimaprc", ".cqlshrc", ".passwd-s3fs", "passwd-s3fs", ".xauthority", ".dockercfg", ".ssh-agent",
 		"initialadminpassword", ".my.cnf.bak", ".mongoshrc.js", ".pgservicefile", "pg_service.conf", ".pg_service.conf", ".mcp.json",
-		"key.properties", "keystore.properties", ".config/aerc/accounts.conf", ".weechat/sec.conf", ".config/weechat/sec.conf"}},
+		"key.properties", "keystore.properties", ".config/aerc/accounts.conf", ".weechat/sec.conf", ".config/weechat/sec.conf",
+		"kubeconfig.json", "wg0.conf", "wg1.conf", "wg2.conf", // WireGuard's interface files, with their private keys
+		"token.txt", "api_key.txt", "api-key.txt", "apikey.txt", ".access_token", "access_token.txt", "htpasswd",
+		".config/nuget/nuget.config", ".bunfig.toml"}},
 	{"CRD10", secretCredentials, Anywhere, Suffix, []string{".env"}},                                        // prod.env, an env_file by another name
 	{"CRD11", secretCredentials, Anywhere, Infix, []string{"-firebase-adminsdk-"}},                          // PROJECT-firebase-adminsdk-ID-HASH.json
 	{"CRD3", secretCredentials, Home, File, []string{".npmrc", ".yarnrc.yml", ".yarnrc", ".bundle/config"}}, // a project's .npmrc names a registry; the home one holds its token
@@ -110,14 +113,14 @@ var secretList = []SensitiveEntry{
 		"/var/lib/tailscale", "/var/lib/etcd", "/run/containers", "/var/jenkins_home/secrets",
 		"/var/lib/zerotier-one", "/var/lib/netbird", "/var/lib/vault", "/etc/vault.d", "/var/mail", "/var/spool/mail",
 		"/etc/gitlab/initial_root_password", "/etc/rancher/rke2", "/var/lib/rancher/rke2/server", "/var/snap/microk8s/current/credentials",
-		"/etc/consul.d", "/etc/nomad.d", "/etc/pgbouncer", "/etc/gitlab"}}, // /var/run/secrets is /run/secrets, a container's and a pod's; layers and volumes hold their files' secrets
-	{"CRD7", secretCredentials, Anywhere, Suffix, []string{".tfstate", ".tfstate.backup", ".tfvars"}},
-	{"CRD8", secretCredentials, Anywhere, Prefix, []string{"krb5cc_"}},                // Kerberos tickets: /tmp/krb5cc_1000
-	{"CRD9", secretCredentials, Anywhere, Prefix, []string{"terraform.tfstate."}},     // its backups, terraform.tfstate.1700000000.backup
-	{"CRD12", secretCredentials, Anywhere, Suffix, []string{".keyring"}},              // Ceph's: ceph.client.admin.keyring
-	{"CRD13", secretCredentials, Anywhere, Dir, []string{".envs"}},                    // cookiecutter-django's .envs/.production/.django
-	{"KEY7", privateKey, Anywhere, Suffix, []string{".pk8", ".private", ".sec"}},      // Android's platform.pk8, DKIM's mail.private
-	{"KEY8", privateKey, Anywhere, Prefix, []string{".ssh.", ".gnupg.", "ssh-keys."}}, // an archive or a copy of the key directory: .ssh.tar.gz, .gnupg.bak
+		"/etc/consul.d", "/etc/nomad.d", "/etc/pgbouncer", "/etc/gitlab", "/var/lib/waagent"}}, // /var/run/secrets is /run/secrets, a container's and a pod's; layers and volumes hold their files' secrets
+	{"CRD7", secretCredentials, Anywhere, Suffix, []string{".tfstate", ".tfstate.backup", ".tfvars", ".tfvars.json", ".ovpn", ".kubeconfig"}}, // an OpenVPN profile carries its key inline
+	{"CRD8", secretCredentials, Anywhere, Prefix, []string{"krb5cc_"}},                                                                        // Kerberos tickets: /tmp/krb5cc_1000
+	{"CRD9", secretCredentials, Anywhere, Prefix, []string{"terraform.tfstate."}},                                                             // its backups, terraform.tfstate.1700000000.backup
+	{"CRD12", secretCredentials, Anywhere, Suffix, []string{".keyring"}},                                                                      // Ceph's: ceph.client.admin.keyring
+	{"CRD13", secretCredentials, Anywhere, Dir, []string{".envs"}},                                                                            // cookiecutter-django's .envs/.production/.django
+	{"KEY7", privateKey, Anywhere, Suffix, []string{".pk8", ".private", ".sec"}},                                                              // Android's platform.pk8, DKIM's mail.private
+	{"KEY8", privateKey, Anywhere, Prefix, []string{".ssh.", ".gnupg.", "ssh-keys."}},                                                         // an archive or a copy of the key directory: .ssh.tar.gz, .gnupg.bak
 
 	// Environment files: a project's secrets, by convention outside git.
 	{"ENV1", secretEnv, Anywhere, Prefix, []string{".env", "#.env"}}, // and Emacs' autosave of one, #.env#
@@ -143,7 +146,7 @@ var secretList = []SensitiveEntry{
 		".config/chromium-browser", ".config/yandex-browser", ".config/thorium", ".local/share/kwalletd", ".kde/share/apps/kwallet",
 		".local/share/kwallet5", "application support/arc", "application support/vivaldi", "application support/opera software",
 		".config/keepass", ".keepass", ".config/1password", ".config/enpass", ".local/share/monero", ".bitmonero", ".ledger-live",
-		".config/ledger live", ".config/atomic", ".config/trezor"}}, // the same, installed by Flatpak; more browsers and wallets
+		".config/ledger live", ".config/atomic", ".config/trezor", ".local/share/python_keyring"}}, // the same, installed by Flatpak; more browsers and wallets
 
 	// What a person typed: shells' and REPLs' histories hold the passwords
 	// and tokens typed on command lines.

@@ -309,7 +309,9 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 # later shell: a container that restarts with the daemon, a process
 # manager's boot script, a user's services kept after logout, a default
 # handler of a file type; a language version or a tool's plugin
-# installed for the user (nvm install, gcloud components install): the
+# installed for the user (nvm install, gcloud components install); a
+# build installed into its prefix (make install, setup.py install), a
+# package manager's shims (corepack enable), a swarm service: the
 # program and one of its words (lasting_one), or two in a row
 # (lasting_two). Strings in sets, not an object of lists: partial
 # evaluation would unroll an object's entries into a rule each, which the
@@ -586,6 +588,7 @@ lasting_programs := {
 	"docker", "podman", "nerdctl", "pm2", "loginctl", "xdg-mime", "xdg-settings", "defaults", "update-alternatives",
 	"nvm", "fnm", "sdk", "luarocks", "guix", "gcloud", "vagrant", "pulumi", "bun", "asdf", "pyenv", "rbenv", "nodenv",
 	"rustup", "proto", "juliaup", "ghcup", "helm", "gh", "nix-env", "nix", "flatpak", "snap",
+	"make", "gmake", "cmake", "meson", "ninja", "corepack", "python", "python3",
 }
 
 lasting_one := {
@@ -597,6 +600,8 @@ lasting_one := {
 	"asdf install", "asdf global", "pyenv install", "pyenv global", "rbenv install", "rbenv global", "nodenv install",
 	"nodenv global", "rustup default", "proto install", "juliaup add", "juliaup default", "ghcup install", "ghcup set",
 	"nix-env -i", "nix-env --install", "nix-env -iA", "flatpak install", "snap install",
+	"make install", "gmake install", "cmake --install", "meson install", "ninja install", "corepack enable",
+	"corepack install", "corepack --activate",
 }
 
 lasting_two := {
@@ -605,6 +610,8 @@ lasting_two := {
 	"nvm alias default", "gcloud components install", "gcloud components update", "vagrant plugin install",
 	"pulumi plugin install", "bun pm trust", "asdf plugin add", "asdf set --home", "rustup toolchain install",
 	"helm plugin install", "gh extension install", "nix profile install", "nix profile add",
+	"docker service create", "python setup.py install", "python3 setup.py install", "python setup.py develop",
+	"python3 setup.py develop",
 }
 
 npm_global_flags := {

@@ -1,6 +1,7 @@
 package argread
 
 import (
+	"net/url"
 	"path"
 	"regexp"
 	"slices"
@@ -49,8 +50,10 @@ var credentialCommands = map[string][][]string{
 	"doctl":     {{"auth", "init"}, {"auth", "token"}},
 	"bws":       {{"secret", "get"}, {"secret", "list"}},
 	"passage":   {{"show"}, {}},
-	"terraform": {{"state", "pull"}, {"output"}, {"show"}},
-	"tofu":      {{"state", "pull"}, {"output"}, {"show"}},
+	"terraform": {{"state", "pull"}, {"output"}, {"show"}, {"console"}}, // console evaluates any expression: nonsensitive(var.password)
+	"tofu":      {{"state", "pull"}, {"output"}, {"show"}, {"console"}},
+	"terragrunt": {{"state", "pull"}, {"output"}, {"show"}, {"console"}, {"run-all", "output"}, {"run-all", "show"},
+		{"run", "output"}, {"run", "show"}, {"run", "console"}, {"run", "state", "pull"}},
 	"kubectl": {{"get", "secret"}, {"get", "secrets"}, {"describe", "secret"}, {"create", "token"}, {"config", "view"},
 		{"config", "set-credentials"}},
 	"docker":   {{"login"}},
@@ -380,7 +383,8 @@ func psPrintsEnvironment(args []string) bool {
 
 // kubectlPrintsSecret reports kubectl's and oc's get, describe or edit of
 // any spelling of secrets: "Secret", "secret/x", "all,secrets"; config
-// view --raw.
+// view --raw; a --raw API path to secrets, percent-encoded or not (the
+// API server decodes "%73ecrets").
 func kubectlPrintsSecret(args []string) bool {
 	verb := ""
 	for i := 0; i < len(args); i++ {
@@ -389,7 +393,10 @@ func kubectlPrintsSecret(args []string) bool {
 			if w == "--raw" && verb == "view" {
 				return true
 			}
-			if raw, ok := strings.CutPrefix(w, "--raw="); ok && strings.Contains(strings.ToLower(raw), "secret") {
+			if w == "--raw" && i+1 < len(args) && namesSecrets(args[i+1]) {
+				return true
+			}
+			if raw, ok := strings.CutPrefix(w, "--raw="); ok && namesSecrets(raw) {
 				return true // get --raw=/api/v1/secrets: every Secret, as the API returns it
 			}
 			if kubectlValues[w] {
@@ -404,7 +411,7 @@ func kubectlPrintsSecret(args []string) bool {
 			}
 			continue
 		}
-		if (verb == "get" || verb == "describe" || verb == "edit") && strings.Contains(strings.ToLower(w), "secret") {
+		if (verb == "get" || verb == "describe" || verb == "edit") && namesSecrets(w) {
 			return true
 		}
 		if verb == "set" && w == "env" && slices.Contains(args, "--resolve") {
@@ -415,6 +422,16 @@ func kubectlPrintsSecret(args []string) bool {
 		}
 	}
 	return false
+}
+
+// namesSecrets reports a word of kubectl's that names secrets, in any
+// case, percent-decoded as the API server decodes a path (a word that
+// does not decode is read as written).
+func namesSecrets(w string) bool {
+	if d, err := url.PathUnescape(w); err == nil {
+		w = d
+	}
+	return strings.Contains(strings.ToLower(w), "secret")
 }
 
 // redisCLIWords are the Redis command redis-cli is given after its
@@ -789,7 +806,7 @@ func printsSecretVariable(w string) bool {
 			end = len(rest)
 		}
 		name := strings.ToUpper(rest[:end])
-		if strings.HasSuffix(name, "_PAT") || name == "PAT" || strings.HasSuffix(name, "_PW") || strings.HasSuffix(name, "_SK") {
+		if strings.HasSuffix(name, "_PAT") || name == "PAT" || strings.HasSuffix(name, "_PW") || strings.HasSuffix(name, "_SK") || secretVariableNames[name] {
 			return true // a personal access token (GITHUB_PAT), a password (LDAP_BIND_PW), a secret key (STRIPE_SK)
 		}
 		for _, word := range secretVariableWords {
@@ -808,6 +825,14 @@ var secretVariableWords = []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "API
 	"_PWD", "MONGODB_URI", "MONGO_URI", "REDIS_URL", "SIGNING_KEY", "WEBHOOK", "AUTHORIZATION", "AUTH_HEADER", "BASIC_AUTH", "NPM_AUTH", "COOKIE", "_KEY", "_SK_", "DB_URL", "DB_URI",
 	"JWT", "_CREDS", "OIDC", "CONNECTION_STRING", "CONNSTR", "PASSPHRASE", "BROKER_URL", "AMQP_URL", "CONNECTION_URI",
 	"AUTH_CONFIG", "_AUTH", "_PEM", "DATABASE_URI", "MONGODB_URL", "MONGO_URL", "POSTGRES_URL", "MYSQL_URL"}
+
+// secretVariableNames are whole names of variables that hold secrets
+// though no word of secretVariableWords is in them: a kubeconfig's
+// contents, an index URL with its password, a bearer token, a one-time
+// code.
+var secretVariableNames = keySetExact("PW", "PWD_HASH", "OTP", "TOTP", "CREDS", "BEARER", "KUBE_CONFIG", "KUBECONFIG_DATA",
+	"KUBECONFIG_CONTENT", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "NPM_CONFIG__AUTH",
+	"GOOGLE_CREDENTIALS", "GCP_SA_KEY", "SSH_KEY", "DEPLOY_KEY")
 
 // kubectlValues are kubectl's options whose value is the next word.
 var kubectlValues = opts("-n --namespace -l --selector -o --output -f --filename --context --cluster --user -c --container " +

@@ -37,6 +37,14 @@ type DataMark struct {
 	// says nothing of a shell tool's arguments.
 	Annotations map[string]bool
 	Locations   []string
+	// Commands are the command globs of an allow rule that names no
+	// directory, host or argument ("python3 *"): a simple command whose
+	// words are all known and that one of them matches runs whatever it
+	// is given, by the user's word, so what it runs that cannot be read
+	// (inline code, a script on its standard input, an archive's member
+	// names) is no unknown path. What it names that can be read is read
+	// still: a known secret or floor file stays asked.
+	Commands []string
 }
 
 // appliesTo reports whether the mark is for a tool of this name and

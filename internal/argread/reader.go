@@ -170,6 +170,11 @@ func NewReader(specs []Spec, marks ...DataMark) (*Reader, error) {
 				return nil, fmt.Errorf("data mark %d: %v", i+1, err)
 			}
 		}
+		for _, g := range m.Commands {
+			if err := lexical.ValidateToolGlob(g); g == "" || err != nil {
+				return nil, fmt.Errorf("data mark %d: command %q: not a glob", i+1, g)
+			}
+		}
 	}
 	r := &Reader{specs: slices.Clone(specs), marks: slices.Clone(marks)}
 	for _, m := range marks {

@@ -79,6 +79,10 @@ type shellReader struct {
 	// named are the bind mounts of the containers the line started by
 	// name (docker run --name w -v ...), for its later docker exec w.
 	named map[string][]mounted
+	// bound is a for loop's name and the item its body is being read
+	// with ("for f in src/*.ts; do wc -l "$f"; done": $f is src/*.ts, a
+	// plain glob, read as the glob itself is).
+	bound map[string]shellWord
 }
 
 // pipe is a pipeline's left side, as its right side's standard input.
@@ -444,6 +448,9 @@ func unionDirs(sets ...[]string) []string {
 // unknown keeps an unknown path: what the shell or a program will make of
 // word cannot be told here.
 func (r *shellReader) unknown(word string) {
+	if r.cur >= 0 && r.cur < len(r.w.covered) && r.w.covered[r.cur] {
+		return // a command the user allows whatever it runs (DataMark.Commands)
+	}
 	r.w.addPath(r.s, ast.StringTerm(word), "")
 	r.commandPath("")
 }
@@ -771,16 +778,93 @@ func (r *shellReader) binaryCmd(x *syntax.BinaryCmd, dirs []string) []string {
 // forClause reads a for loop: its items are data, what they substitute
 // runs, and its body is a loop's.
 func (r *shellReader) forClause(x *syntax.ForClause, dirs []string) []string {
-	if it, ok := x.Loop.(*syntax.WordIter); ok {
-		for _, item := range it.Items {
-			r.data(item, dirs)
-		}
-	} else {
+	it, ok := x.Loop.(*syntax.WordIter)
+	if !ok {
 		r.substitutions(x.Loop, dirs)
+		out := r.loop(nil, x.Do, dirs)
+		r.ok = nil
+		return out
 	}
-	out := r.loop(nil, x.Do, dirs)
+	for _, item := range it.Items {
+		r.data(item, dirs)
+	}
+	items := r.loopItems(it, x.Do, dirs)
+	if items == nil {
+		out := r.loop(nil, x.Do, dirs)
+		r.ok = nil
+		return out
+	}
+	// The body once for each item, its name bound to the item: what the
+	// body names through it is the item's path.
+	name := it.Name.Value
+	outer, had := r.bound[name]
+	if r.bound == nil {
+		r.bound = map[string]shellWord{}
+	}
+	out := dirs
+	for _, item := range items {
+		r.bound[name] = item
+		out = unionDirs(out, r.loop(nil, x.Do, dirs))
+	}
+	if had {
+		r.bound[name] = outer
+	} else {
+		delete(r.bound, name)
+	}
 	r.ok = nil
 	return out
+}
+
+// maxLoopItems bounds the items a for loop's body is read with one by
+// one; a longer list leaves its name unknown.
+const maxLoopItems = 16
+
+// unsafeLoopItem are the characters that keep a loop's item from being
+// put in where its name is used: where the name is unquoted, the shell
+// splits an item at blanks; quotes, "$", "`" and "\" would be read again.
+const unsafeLoopItem = " \t\n$`\\'\""
+
+// loopItems are a for loop's items as the shell reads them, when each is
+// a word with no expansion but a glob (src/*.ts, a.txt, ~/x) and the body
+// sets the loop's name nowhere; nil otherwise (the name is then unknown
+// wherever it is used). A glob stands for the files it matches: the
+// name's value is one of them, under the glob's directory.
+func (r *shellReader) loopItems(it *syntax.WordIter, body []*syntax.Stmt, dirs []string) []shellWord {
+	if it.Name == nil || len(it.Items) == 0 || len(it.Items) > maxLoopItems || codeVariable(it.Name.Value) {
+		return nil
+	}
+	items := make([]shellWord, 0, len(it.Items))
+	for _, item := range it.Items {
+		w := r.word(item, dirs)
+		if _, glob := plainGlob(w.text); !w.known && (!glob || r.dotGlob) || strings.ContainsAny(w.text, unsafeLoopItem) {
+			return nil // split, or read again, where the name is used unquoted
+		}
+		items = append(items, w)
+	}
+	for _, st := range body {
+		if setsName(st, it.Name.Value) {
+			return nil
+		}
+	}
+	return items
+}
+
+// setsName reports a statement that may assign name: an assignment, a
+// loop of that name, or a builtin that assigns (read, declare...).
+func setsName(node syntax.Node, name string) bool {
+	found := false
+	syntax.Walk(node, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.Assign:
+			found = found || x.Name != nil && x.Name.Value == name
+		case *syntax.WordIter:
+			found = found || x.Name != nil && x.Name.Value == name
+		case *syntax.CallExpr:
+			found = found || slices.Contains(assignedByBuiltin(x.Args), name) || slices.Contains(assignedByBuiltin(x.Args), "?")
+		}
+		return !found
+	})
+	return found
 }
 
 // caseClause reads a case statement: its word is data, its patterns'
@@ -1048,7 +1132,82 @@ func (r *shellReader) word(w *syntax.Word, dirs []string) shellWord {
 			return shellWord{text: s, known: true}
 		}
 	}
+	if bw, ok := r.boundWord(w); ok {
+		return bw
+	}
 	return shellWord{text: syntaxString(w)}
+}
+
+// boundWord is a word whose only expansions are for loops' names being
+// read ($f, "${f}", "$f.bak"), with their items put in; ok is false
+// otherwise. A glob's name alone is the glob; with more around it, what
+// it makes cannot be told.
+func (r *shellReader) boundWord(w *syntax.Word) (shellWord, bool) {
+	if len(r.bound) == 0 {
+		return shellWord{}, false
+	}
+	if item, ok := r.boundAlone(w.Parts); ok {
+		return item, true
+	}
+	parts, found := r.boundParts(w.Parts)
+	if !found {
+		return shellWord{}, false
+	}
+	c := *w
+	c.Parts = parts
+	s, ok := literalWord(&c)
+	return shellWord{text: s, known: true}, ok
+}
+
+// boundAlone is the item of a word that is one bound name's plain
+// expansion ($f, "$f", ${f}), nothing else.
+func (r *shellReader) boundAlone(parts []syntax.WordPart) (shellWord, bool) {
+	if len(parts) != 1 {
+		return shellWord{}, false
+	}
+	switch x := parts[0].(type) {
+	case *syntax.DblQuoted:
+		return r.boundAlone(x.Parts)
+	case *syntax.ParamExp:
+		if plainParam(x) {
+			item, ok := r.bound[x.Param.Value]
+			return item, ok
+		}
+	}
+	return shellWord{}, false
+}
+
+// plainParam reports $NAME or ${NAME} as it is: no operator, index,
+// slice, length or indirection.
+func plainParam(x *syntax.ParamExp) bool {
+	return x.Param != nil && !x.Excl && !x.Length && !x.Width && x.Index == nil && x.Slice == nil && x.Repl == nil && x.Names == 0 && x.Exp == nil
+}
+
+// boundParts are parts with each plain expansion of a bound name replaced
+// by its item, when every such item is a literal word; found says there
+// was one.
+func (r *shellReader) boundParts(parts []syntax.WordPart) ([]syntax.WordPart, bool) {
+	out := slices.Clone(parts)
+	found := false
+	for i, p := range parts {
+		switch x := p.(type) {
+		case *syntax.DblQuoted:
+			if inner, ok := r.boundParts(x.Parts); ok {
+				// "$f" is the file's name, one word: its item as it is.
+				d := *x
+				d.Parts = inner
+				out[i], found = &d, true
+			}
+		case *syntax.ParamExp:
+			if !plainParam(x) {
+				continue
+			}
+			if item, ok := r.bound[x.Param.Value]; ok && item.known {
+				out[i], found = &syntax.Lit{Value: item.text}, true
+			}
+		}
+	}
+	return out, found
 }
 
 // withWorkingDir is a word whose only expansions are the working

@@ -189,8 +189,60 @@ func (r *shellReader) byName(prog shellWord, name string, words []shellWord, dir
 		// say, above the directory: which ones, the archive says.
 		r.unknown(prog.text + "'s members outside the directory")
 	}
+	if why := runsLater(name, words); why != "" {
+		r.unknown(why)
+	}
 	r.runsWrittenCode(name, words, dirs) // what earlier commands wrote, not what this one writes
 	r.writes(name, words, dirs)
+}
+
+// agentCLIs are the coding agents whose "mcp add" registers a server
+// they start in every later session.
+var agentCLIs = keySetExact("claude", "codex", "gemini", "cursor-agent", "amp", "qwen", "opencode", "goose", "copilot", "crush")
+
+// runsLater says what a command sets up to run code later, or fetches and
+// runs now, by its program's words, "" for neither: a package manager's
+// setting (npm set script-shell x, the alias of npm config set), a
+// desktop setting (gsettings set: a default terminal, a handler), an
+// agent's MCP server registered (claude mcp add x -- node x.js), a
+// remote module run (go run example.com/x@latest). The words after
+// the program.
+func runsLater(name string, words []shellWord) string {
+	ops := make([]string, 0, 3)
+	for _, w := range words {
+		if len(ops) == 3 {
+			break
+		}
+		if w.known && !strings.HasPrefix(w.text, "-") {
+			ops = append(ops, w.text)
+		}
+	}
+	first := func(s ...string) bool { return len(ops) >= len(s) && slices.Equal(ops[:len(s)], s) }
+	switch {
+	case (name == "npm" || name == "pnpm" || name == "yarn" || name == "bun") && first("set"):
+		return name + " set: a setting of what later commands run"
+	case name == "gsettings" && (first("set") || first("reset")), name == "dconf" && first("write"):
+		return name + ": a desktop setting (a default terminal or handler runs later)"
+	case agentCLIs[name] && (first("mcp", "add") || first("mcp", "add-json") || first("mcp", "add-from-claude-desktop") || first("mcp", "install")):
+		return name + " mcp add: a server its every later session starts"
+	case name == "go" && first("run") && len(ops) >= 2 && remoteModule(ops[1]):
+		return "go run " + ops[1] + ": a module fetched and run"
+	}
+	return ""
+}
+
+// remoteModule reports a Go package path that is fetched, not the
+// module's own: a version (x@latest), or a first element that is a
+// domain (github.com/x/y), not ./x, ../x, /x or a file.go.
+func remoteModule(p string) bool {
+	if strings.Contains(p, "@") {
+		return true
+	}
+	if strings.HasPrefix(p, ".") || strings.HasPrefix(p, "/") || strings.HasSuffix(p, ".go") {
+		return false
+	}
+	head, _, _ := strings.Cut(p, "/")
+	return strings.Contains(head, ".")
 }
 
 // runner reads a program whose row says which of its subcommands run a
@@ -204,7 +256,13 @@ func (r *shellReader) runner(p *program, name string, rest []shellWord, dirs []s
 		after := rest[at+1:]
 		for i, w := range after {
 			if w.known && w.text == "--" {
-				after = after[i+1:]
+				if name == "nix" {
+					// nix run INSTALLABLE -- ARGS: the installable is the
+					// program run, the words after "--" its arguments.
+					after = append(slices.Clone(after[:i]), after[i+1:]...)
+				} else {
+					after = after[i+1:]
+				}
 				break
 			}
 		}
@@ -246,7 +304,7 @@ func (r *shellReader) byKind(p *program, prog shellWord, name string, rest []she
 		r.git(p, rest, dirs)
 	case progLookup:
 	case progData:
-		r.dataProgram(p, rest, dirs)
+		r.dataProgram(p, name, rest, dirs)
 	case progPattern:
 		r.pattern(p, rest, dirs)
 	case progFind:
@@ -263,9 +321,21 @@ func (r *shellReader) byKind(p *program, prog shellWord, name string, rest []she
 
 // dataProgram reads a program that takes data: only its file options
 // (what its words substitute was read with them).
-func (r *shellReader) dataProgram(p *program, words []shellWord, dirs []string) {
+func (r *shellReader) dataProgram(p *program, name string, words []shellWord, dirs []string) {
 	args, _ := parseArgs(words, p, false)
 	r.options(p, args, dirs)
+	if !pgClients[name] {
+		return
+	}
+	for _, a := range args {
+		switch {
+		case a.opt != "":
+		case name == "pg_restore":
+			r.read(a.value, dirs) // the archive it restores
+		default:
+			r.connection(a.value) // pg_dump DBNAME, or a connection string or URI
+		}
+	}
 }
 
 // pattern reads grep's and rg's words: the pattern (the first operand,
@@ -528,6 +598,12 @@ func (r *shellReader) record(words []shellWord) {
 	c.Credentials = printsCredentials(c.Program, c.Words) || r.xtrace && printsSecretVariables(c.Words)
 	r.w.out.Commands = append(r.w.out.Commands, c)
 	r.cur = len(r.w.out.Commands) - 1
+	if len(r.w.tool.coveredCommands) > 0 {
+		for len(r.w.covered) < r.cur {
+			r.w.covered = append(r.w.covered, false) // commands recorded elsewhere (reader.go's program words)
+		}
+		r.w.covered = append(r.w.covered, !c.Unknown && commandCovered(r.w.tool.coveredCommands, c.Words))
+	}
 	r.listens(c)
 	if h, ok := remoteActionHost(c.Program, c.Words); ok {
 		line := strings.Join(c.Words, " ")
@@ -536,6 +612,22 @@ func (r *shellReader) record(words []shellWord) {
 		}
 		r.host(line, h) // what it changes or runs remotely
 	}
+}
+
+// commandCovered reports a command, all of whose words are known, that
+// one of globs matches as a rule's command glob does: its words joined by
+// one space.
+func commandCovered(globs []string, words []string) bool {
+	if len(globs) == 0 {
+		return false
+	}
+	line := strings.Join(words, " ")
+	for _, g := range globs {
+		if lexical.MatchTool(g, line) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxShownAction bounds the words a remote action's host is shown with.
@@ -554,6 +646,10 @@ func (r *shellReader) options(p *program, args []shellArg, dirs []string) []stri
 		case p.chdir.has(a.opt):
 			r.read(a.value, dirs)
 			dirs = addDir(nil, "")
+		case a.hasValue && a.value.known && namedFile(a.value.text) != "":
+			// kubectl -o custom-columns-file=F, go-template-file=F: a
+			// value that names the file it reads under a name for one.
+			r.read(shellWord{text: namedFile(a.value.text), known: true}, dirs)
 		case p.files.has(a.opt) && a.hasValue && a.value.known && a.value.text == "-":
 			if readsStdin[a.opt] {
 				r.unknown(a.opt + " -") // what it reads from standard input: curl -K -, wget -i -
@@ -578,6 +674,21 @@ func (r *shellReader) options(p *program, args []shellArg, dirs []string) []stri
 		}
 	}
 	return dirs
+}
+
+// namedFile is the file an option's value names as NAME=FILE where NAME
+// ends in "file", "-path" or "_path" (custom-columns-file=x.txt,
+// jsonpath-file=/x, config_path=~/y; not jsonpath={...}, a format); ""
+// for another value, and for curl's form fields' "@file" and "<file",
+// which its own reader reads.
+func namedFile(v string) string {
+	k, f, ok := strings.Cut(v, "=")
+	k = strings.ToLower(k)
+	if !ok || f == "" || strings.ContainsAny(k, "/ ") || strings.HasPrefix(f, "@") || strings.HasPrefix(f, "<") ||
+		!strings.HasSuffix(k, "file") && !strings.HasSuffix(k, "-path") && !strings.HasSuffix(k, "_path") {
+		return ""
+	}
+	return f
 }
 
 // taskRunners are the programs whose operands name tasks, targets,
@@ -947,7 +1058,11 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 	dirs = r.options(p, args, dirs)
 	for _, a := range args {
 		if p.code.has(a.opt) {
-			return // the code is the command: unknown, read above
+			// The code is the command: unknown, read above. The words
+			// after it are its arguments (sys.argv, process.argv): the
+			// files it is given.
+			r.operands(words[rest:], dirs)
+			return
 		}
 		switch a.opt {
 		case "--version", "-V", "--help", "-h":

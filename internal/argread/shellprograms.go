@@ -191,6 +191,21 @@ var (
 		files: opts("--defaults-file --defaults-extra-file -S --socket --tee"), hosts: opts("-h --host")}
 	keyValueClient = program{kind: progData, values: opts("-h -p -s -a -u -n --user --pass -r -i -d --cacert --cert --key --sni --tls"),
 		hosts: opts("-h -u"), files: opts("-s --cacert --cert --key")}
+	// PostgreSQL's client programs other than psql: the server their
+	// host option (or a connection string operand) names.
+	pgClient = program{kind: progData, values: opts("-h --host -p --port -U --username -d --dbname -f --file -j --jobs -n --schema -N " +
+		"--exclude-schema -t --table -T --exclude-table -F --format -Z --compress -E --encoding -L --use-list -D --pgdata -S --superuser-password"),
+		hosts: opts("-h --host"), files: opts("-f --file -L --use-list -D --pgdata")}
+	// pgClients are the rows of pgClient: their operands are databases'
+	// names or connection strings (pg_restore's, its archive).
+	pgClients = keySetExact("pg_dump", "pg_dumpall", "pg_restore", "pg_isready", "pg_basebackup", "pgbench", "createdb", "dropdb",
+		"createuser", "dropuser", "vacuumdb", "reindexdb", "clusterdb", "pg_receivewal", "pg_recvlogical")
+	// LDAP's clients: the server -h or -H names; -y, a password's file.
+	ldapClient = program{kind: progData, values: opts("-h -H -p -D -b -s -f -y -w -x -Z -o -e -E -l -z -a -P -Y -U -R -X -O -T"),
+		hosts: opts("-h -H"), files: opts("-f -y -T")}
+	// SNMP's tools: the agent's host, then object names (read as hosts
+	// too: an OID names nothing here, and asks).
+	snmpClient = program{kind: progNetwork, values: opts("-v -c -u -l -a -A -x -X -r -t -O -m -M -n -e -E -y -Y -I -C -L -Cc")}
 	mqttClient = program{kind: progData, values: opts("-h -p -t -m -f -u -P -i -q -L --cafile --cert --key --id -k"),
 		hosts: opts("-h -L"), files: opts("-f --cafile --cert --key")}
 	mailer  = program{kind: progNetwork, values: opts("-s -a -A -c -b -r -S -q -u"), files: opts("-a -A -q")}
@@ -423,6 +438,18 @@ var programs = map[string]program{
 	"nix-shell": {kind: progUnknown}, "ln": {kind: progUnknown}, "link": {kind: progUnknown},
 	"taskset": wrapper("-c --cpu-list", "", 1), "numactl": wrapper("-C -N -m -i -p --physcpubind --cpunodebind --membind --interleave --preferred", "", 0),
 	"fakeroot": wrapper("-l --lib --faked -s -i", "", 0), "xvfb-run": wrapper("-n --server-num -s --server-args -f --auth-file -e --error-file", "", 0), "nmap": {kind: progNetwork, values: opts("-p -oN -oX -oG -oA -iL --script -e -S")}, "masscan": {kind: progNetwork, values: opts("-p --rate")},
+	// Clients whose operands are the hosts they reach.
+	"ssh-keyscan": {kind: progNetwork, values: opts("-p -T -t -f -O"), files: opts("-f")},
+	"curlie":      curl,
+	"gnutls-cli": {kind: progNetwork, values: opts("-p --port --x509cafile --x509certfile --x509keyfile --priority --sni-hostname --alpn -r --rehandshake"),
+		files: opts("--x509cafile --x509certfile --x509keyfile")},
+	"rdesktop": {kind: progNetwork, values: opts("-u -d -s -c -p -n -k -g -a -r -x -T")}, "xfreerdp": {kind: progNetwork}, "xfreerdp3": {kind: progNetwork},
+	"snmpwalk": snmpClient, "snmpget": snmpClient, "snmpset": snmpClient, "snmpbulkwalk": snmpClient, "snmpgetnext": snmpClient,
+	"yt-dlp": {kind: progNetwork, values: opts("-o --output -f --format -a --batch-file --cookies --config-location -P --paths --proxy --exec --exec-before-download " +
+		"--download-archive --load-info-json -u --username -p --password"), code: opts("--exec --exec-before-download"),
+		files: opts("-o --output -a --batch-file --cookies --config-location -P --paths --download-archive --load-info-json"), hosts: opts("--proxy")},
+	"youtube-dl": {kind: progNetwork, values: opts("-o --output -f --format -a --batch-file --cookies --config-location --proxy --exec -u --username -p --password"),
+		code: opts("--exec"), files: opts("-o --output -a --batch-file --cookies --config-location"), hosts: opts("--proxy")},
 	"links": {kind: progNetwork}, "lynx": {kind: progNetwork}, "w3m": {kind: progNetwork}, "elinks": {kind: progNetwork}, "tftp": {kind: progNetwork},
 
 	// Network programs: their operands are URLs or hosts.
@@ -444,6 +471,15 @@ var programs = map[string]program{
 	"keydb-cli":     keyValueClient,
 	"mosquitto_pub": mqttClient,
 	"mosquitto_sub": mqttClient,
+	"pg_dump":       pgClient, "pg_dumpall": pgClient, "pg_restore": pgClient, "pg_isready": pgClient, "pg_basebackup": pgClient,
+	"pgbench": pgClient, "createdb": pgClient, "dropdb": pgClient, "createuser": pgClient, "dropuser": pgClient, "vacuumdb": pgClient,
+	"reindexdb": pgClient, "clusterdb": pgClient, "pg_receivewal": pgClient, "pg_recvlogical": pgClient,
+	"ldapsearch": ldapClient, "ldapmodify": ldapClient, "ldapadd": ldapClient, "ldapdelete": ldapClient, "ldapwhoami": ldapClient,
+	"ldappasswd": ldapClient, "ldapcompare": ldapClient, "ldapmodrdn": ldapClient,
+	"iperf3": {kind: progData, values: opts("-c --client -p --port -B --bind -t --time -b --bitrate -l --length -P --parallel -f --format --logfile -J"),
+		hosts: opts("-c --client"), files: opts("--logfile")},
+	"iperf": {kind: progData, values: opts("-c --client -p --port -B --bind -t --time -b --bandwidth -l --len -P --parallel -f --format"),
+		hosts: opts("-c --client")},
 	"etcdctl": {kind: progData, values: opts("--endpoints --cacert --cert --key --user --password --dial-timeout --command-timeout"),
 		hosts: opts("--endpoints"), files: opts("--cacert --cert --key")},
 	"nats": {kind: progData, values: opts("-s --server --creds --user --password --tlscert --tlskey --tlsca --context --nkey"),

@@ -146,7 +146,10 @@ func ParseSpecs(data []byte, what string) ([]Spec, error) {
 // tool is what the specs and the schema say of one tool's arguments,
 // compiled: class by folded name, and the relative bases.
 type tool struct {
-	classes map[string]Class
+	// coveredCommands are the command globs of the user's allow rules for
+	// this tool that name nothing else (DataMark.Commands).
+	coveredCommands []string
+	classes         map[string]Class
 	// more are the other classes a schema gives a name it declares more
 	// than one way (a path in one place, a host in another): its value is
 	// read in each.
@@ -445,6 +448,7 @@ func (t *tool) markData(marks []DataMark, name string, known bool, annotations m
 		if !m.appliesTo(name, known, annotations) {
 			continue
 		}
+		t.coveredCommands = append(t.coveredCommands, m.Commands...)
 		for _, loc := range m.Locations {
 			if !strings.HasPrefix(loc, "/") {
 				t.setClass(loc, dataClass)

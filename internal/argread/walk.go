@@ -26,6 +26,10 @@ const maxEmbeddedJSON = 1 << 20
 // walker finds a call's paths and hosts: every string in its arguments, at
 // any depth, read under the class of the argument it is under.
 type walker struct {
+	// covered says, for each of out.Commands, that a rule allows it
+	// whatever it runs (DataMark.Commands): what it runs that cannot be
+	// read is no unknown path.
+	covered []bool
 	root    string
 	aliases []string // the root's other spellings
 	home    string   // what a leading "~" names, "" for unknown

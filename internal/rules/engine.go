@@ -217,12 +217,18 @@ func (e *Engine) Reload(ctx context.Context, cfg Config) (*Engine, error) {
 	return n, nil
 }
 
-// dataMarks are the data marks of validated rules, in order.
+// dataMarks are the data marks of validated rules, in order: their data,
+// and the commands of an allow that names nothing else, which it allows
+// whatever they run (argread.DataMark.Commands).
 func dataMarks(rs []Rule) []argread.DataMark {
 	var out []argread.DataMark
 	for _, r := range rs {
-		if len(r.Data) > 0 {
-			out = append(out, argread.DataMark{Tool: r.Tool, Annotations: r.Annotations, Locations: r.Data})
+		m := argread.DataMark{Tool: r.Tool, Annotations: r.Annotations, Locations: r.Data}
+		if r.Decision == Allow && len(r.Command) > 0 && r.Under == "" && r.Host == "" && len(r.Arguments) == 0 && r.Except == nil {
+			m.Commands = []string(r.Command)
+		}
+		if len(m.Locations) > 0 || len(m.Commands) > 0 {
+			out = append(out, m)
 		}
 	}
 	return out

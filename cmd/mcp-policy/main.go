@@ -33,7 +33,7 @@ const usage = `usage:
                    [--log FILE|-] [--log-arguments masked|full]
                    [--arguments NAME|FILE]... [--timeout DURATION]
                    [--ask elicit|approvals|elicit,approvals|refuse] [--ask-timeout DURATION] [--ask-wait DURATION] [--max-line BYTES]
-                   [--list-denied] -- COMMAND [ARGS...]
+                   [--notify slack:URL|ntfy:URL|json:URL]... [--list-denied] -- COMMAND [ARGS...]
   mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
   mcp-policy approvals --grants FILE [--listen ADDR]
   mcp-policy approve --grants FILE [--json] [list | show ID | allow|deny|always-allow|allow-for-a-day|always-deny ID]

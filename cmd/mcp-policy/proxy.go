@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/decisionlog"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
 	"github.com/mcp-policy/mcp-policy/internal/managed"
+	"github.com/mcp-policy/mcp-policy/internal/notify"
 	"github.com/mcp-policy/mcp-policy/internal/proxy"
 )
 
@@ -35,6 +36,7 @@ type proxyFlags struct {
 	serverURL  string
 	headers    []string
 	maxLine    int
+	notify     []string
 	command    []string // the server to run, after --
 }
 
@@ -55,6 +57,7 @@ func parseProxyFlags(args []string, stderr io.Writer) (f *proxyFlags, code int, 
 	fset.DurationVar(&f.askWait, "ask-wait", 0, "how long a call is held for an approver before the host is told to make it again once it is answered (for hosts that give up on a call sooner than --ask-timeout); 0: held until --ask-timeout")
 	fset.StringVar(&f.serverURL, "url", "", "a remote MCP server over streamable HTTP, instead of COMMAND")
 	fset.Var(stringList{&f.headers}, "header", "'Name: value': an HTTP header for --url (repeatable)")
+	fset.Var(stringList{&f.notify}, "notify", "a webhook told of each question waiting for an approver, and of its end: slack:URL, ntfy:URL, json:URL or a URL (repeatable)")
 	fset.IntVar(&f.maxLine, "max-line", proxy.DefaultMaxLine, "the longest message, in bytes, read from the host or the server; a longer one is dropped, and the request it is or answers fails")
 	fset.Usage = func() { fmt.Fprint(stderr, usage, "\nflags:\n"); fset.PrintDefaults() }
 	if code, ok := parsed(fset.Parse(args)); !ok {
@@ -113,6 +116,20 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if queue == nil && given(f.fset, "ask") && strings.Contains(f.ask, proxy.AskApprovals) {
 		return fail("--ask %s needs --grants (a file or a postgres:// URL): questions wait for an approver where the grants are", f.ask)
 	}
+	var targets []notify.Target
+	for _, s := range f.notify {
+		t, err := notify.ParseTarget(s)
+		if err != nil {
+			return fail("%v", err)
+		}
+		targets = append(targets, t)
+	}
+	switch {
+	case len(targets) > 0 && queue == nil:
+		return fail("--notify needs --grants (a file or a postgres:// URL): it tells of the questions waiting for an approver there")
+	case len(targets) > 0 && !strings.Contains(f.ask, proxy.AskApprovals):
+		return fail("--notify with --ask %s: no question waits for an approver, so none would be told", f.ask)
+	}
 	logOpts := decisionlog.Options{FullArguments: f.logArgs == "full"}
 	say := func(line string) { fmt.Fprintf(stderr, "mcp-policy proxy: %s\n", line) }
 	tel, stopTelemetry, err := cliconfig.StartTelemetry("mcp-policy", say)
@@ -130,7 +147,16 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		defer cancel()
 		live.Stop(ctx)
 	}()
-	opt := proxy.Options{Config: cfg, Grants: store, Ask: f.ask, Approvals: queue, Server: f.serverText(), AskTimeout: f.askTimeout, AskWait: f.askWait, ListDenied: f.listDenied,
+	var notifier *notify.Notifier
+	if len(targets) > 0 {
+		notifier = notify.New(targets, say)
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			notifier.Close(ctx)
+		}()
+	}
+	opt := proxy.Options{Notify: notifier, Config: cfg, Grants: store, Ask: f.ask, Approvals: queue, Server: f.serverText(), AskTimeout: f.askTimeout, AskWait: f.askWait, ListDenied: f.listDenied,
 		Stderr: stderr, Source: live.Source(), Decisions: live.Decisions(), MaxLine: f.maxLine, Telemetry: tel}
 	if tel != nil && store != nil {
 		if err := tel.GrantsInForce(cliconfig.GrantsInForce(store)); err != nil {

@@ -49,7 +49,7 @@ func packages(t *testing.T) map[string][]string {
 // only packages of layers below its own. docs/layout.md draws them.
 var layers = [][]string{
 	{"provider", "internal/verdict", "rego", "internal/lexical", "internal/strictjson", "internal/realpath", "internal/stderrtail",
-		"internal/visible", "internal/pgschema", "internal/pgtest", "internal/bundletest", "internal/otlptest", "internal/testbuild", "internal/layout"},
+		"internal/visible", "internal/pgschema", "internal/notify", "internal/pgtest", "internal/bundletest", "internal/otlptest", "internal/testbuild", "internal/layout"},
 	{"internal/matching", "reasons", "leases", "mcpclient", "internal/testkit"},
 	{"builtins"},
 	{"internal/argread"},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
+	"github.com/mcp-policy/mcp-policy/internal/notify"
 	"github.com/mcp-policy/mcp-policy/internal/visible"
 	"github.com/mcp-policy/mcp-policy/policy"
 )
@@ -121,6 +122,7 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 		}
 	}()
 	p.sayf("%s waits for an answer (question %s): `%s`", visible.Shown(q.Tool, maxShown), aq.ID, p.approvalsCommand("approvals"))
+	p.opt.notify.Send(p.notice(notify.Question, aq))
 
 	hold, holdCause := p.opt.askTimeout, errAskTimeout
 	if w := p.opt.askWait; w > 0 && w < hold {
@@ -142,6 +144,7 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 			"Once it is answered, make the same call again, with the same arguments, within %s", aq.ID,
 			p.approvalsCommand("approvals"), p.approvalsCommand("approve"), p.opt.askTimeout)}
 	}
+	p.opt.notify.Send(p.questionEnded(aq, a, err))
 	if errors.Is(err, errAskTimeout) {
 		return policy.Answer{Unanswered: fmt.Errorf("no one answered within %s. To approve it, answer at `%s` (or `%s`) and make the call again",
 			p.opt.askTimeout, p.approvalsCommand("approvals"), p.approvalsCommand("approve"))}
@@ -153,6 +156,46 @@ func (p *Proxy) askApprovers(ctx context.Context, hc *hostCall, q policy.Questio
 	p.sayf("question %s answered %s by %s", aq.ID, a.Action, visible.Shown(a.By, maxShown))
 	keep = true
 	return p.settledAnswer(aq, a.Action)
+}
+
+// notice is aq as a webhook is told of it: what the approvals page shows,
+// and, for a question put, the commands that answer it.
+func (p *Proxy) notice(kind string, aq approvals.Question) notify.Event {
+	e := notify.Event{Kind: kind, ID: aq.ID, Tool: aq.Tool, Server: aq.Asker.Server, Machine: aq.Asker.Machine}
+	if kind != notify.Question {
+		return e
+	}
+	e.Question = aq.Message
+	e.Commands = append(e.Commands, p.approvalsCommand("approve")+" show "+aq.ID)
+	for _, o := range aq.Options {
+		verb := o.Action
+		switch policy.Action(o.Action) {
+		case policy.AllowOnce:
+			verb = "allow"
+		case policy.DenyOnce:
+			verb = "deny"
+		}
+		e.Commands = append(e.Commands, p.approvalsCommand("approve")+" "+verb+" "+aq.ID)
+	}
+	return e
+}
+
+// questionEnded is how the wait for aq's answer ended, as a webhook is told: a,
+// or err (its time passed, or the call went away); nil while it waits on
+// (--ask-wait: parked, its end told by parked.go).
+func (p *Proxy) questionEnded(aq approvals.Question, a approvals.Answer, err error) (e notify.Event) {
+	switch {
+	case err == nil:
+		e = p.notice(notify.Answered, aq)
+		e.Answer, e.By = a.Action, visible.Shown(a.By, maxShown)
+	case errors.Is(err, errAskWait):
+		e.Kind = "" // not ended: Send drops an event of no kind
+	case errors.Is(err, errAskTimeout):
+		e = p.notice(notify.TimedOut, aq)
+	default:
+		e = p.notice(notify.Cancelled, aq)
+	}
+	return e
 }
 
 // approversQuestion is q as the approvers see it, under digest: all the

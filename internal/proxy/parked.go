@@ -59,6 +59,7 @@ func (pq *parkedQuestions) park(p *Proxy, digest string, aq approvals.Question, 
 		if err == nil {
 			p.sayf("question %s answered %s by %s; it applies when the call is made again", aq.ID, a.Action, visible.Shown(a.By, maxShown))
 		}
+		p.opt.notify.Send(p.questionEnded(aq, a, err))
 		q.answer, q.err = a, err
 		close(q.done)
 	}()

@@ -9,6 +9,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/approvals"
 	"github.com/mcp-policy/mcp-policy/internal/cliconfig"
+	"github.com/mcp-policy/mcp-policy/internal/notify"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/telemetry"
 )
@@ -57,6 +58,9 @@ type Options struct {
 	// Telemetry is told every decision and counts the questions waiting
 	// for a human; nil for none.
 	Telemetry *telemetry.Recorder
+	// Notify is told of each question put in the approvals queue and of
+	// how it ended; nil for none.
+	Notify *notify.Notifier
 }
 
 // options are what the proxy runs with, as it reads them.
@@ -76,6 +80,7 @@ type options struct {
 	maxLine    int
 	listDenied bool
 	telemetry  *telemetry.Recorder
+	notify     *notify.Notifier
 }
 
 // New compiles the policies and returns a proxy that writes to the host on
@@ -84,7 +89,7 @@ func New(o Options, hostOut io.Writer) (*Proxy, error) {
 	opt := options{cfg: o.Config, store: o.Grants, log: o.Log, source: o.Source, decisions: o.Decisions, askMode: o.Ask, askTimeout: o.AskTimeout, askWait: o.AskWait,
 		approvals: o.Approvals, server: o.Server,
 		rootsFixed: len(o.Config.Roots) > 0, stderr: o.Stderr, maxLine: o.MaxLine, listDenied: o.ListDenied,
-		telemetry: o.Telemetry}
+		telemetry: o.Telemetry, notify: o.Notify}
 	opt.maxLine = lineLimit(opt.maxLine)
 	p := newProxy(opt, nil, hostOut)
 	set, err := p.buildPolicies(o.Config.Roots)

@@ -178,6 +178,9 @@ type Question struct {
 	Hosts          []string     `json:"hosts"`
 	Suggestion     *rules.Rule  `json:"suggestion,omitempty"`
 	AllowGrantable bool         `json:"allow_grantable"`
+	// DescriptionWarning is policy.Question's: the tool's definition
+	// carries text aimed at the model.
+	DescriptionWarning string `json:"description_warning,omitempty"`
 }
 
 // Answer is what the human answered.
@@ -255,7 +258,7 @@ func (l *Logger) Entry(rec policy.Record) Entry {
 	}
 	if q := rec.Question; q != nil {
 		e.Question = &Question{Kind: q.Kind, Reason: q.Reason, Rule: q.Rule, Paths: q.Paths, Hosts: q.Hosts,
-			Suggestion: q.Suggestion, AllowGrantable: q.AllowGrantable}
+			Suggestion: q.Suggestion, AllowGrantable: q.AllowGrantable, DescriptionWarning: q.DescriptionWarning}
 		if e.Question.Paths == nil {
 			e.Question.Paths = []string{}
 		}

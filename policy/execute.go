@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/internal/rules"
+	"github.com/mcp-policy/mcp-policy/internal/toolflags"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -139,7 +140,7 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 	q := Question{
 		Kind: KindPermission, Tool: tool, Arguments: in.Arguments(), Call: call,
 		Rule: cloneRule(d.Rule), Reason: d.Reason, Paths: d.Paths, Hosts: d.Hosts, Suggestion: cloneRule(d.Suggestion),
-		AllowGrantable: grants.AllowMayAnswer(d),
+		AllowGrantable: grants.AllowMayAnswer(d), DescriptionWarning: toolflags.Sentence(in.ToolFlags),
 	}
 	if q.AllowGrantable {
 		// Where a grant could have answered, one that did not is worth

@@ -67,8 +67,14 @@ type Question struct {
 	// that does not answer now (it expired, or the grants store is out of
 	// touch). A host shows them so the human knows why the agent asks
 	// again about what they thought they had allowed.
-	Near    []Rule
-	Request *provider.ElicitRequest // server-elicit only
+	Near []Rule
+	// DescriptionWarning says the tool's definition carries text aimed at
+	// the model, not the user ("This tool's description contains
+	// instructions to the model: an <IMPORTANT> tag; ..."); "" for none.
+	// A host shows it before the question: the human is asked to trust
+	// a tool whose server may be steering the agent.
+	DescriptionWarning string
+	Request            *provider.ElicitRequest // server-elicit only
 }
 
 // Action is what the human answered.

@@ -50,7 +50,7 @@ func packages(t *testing.T) map[string][]string {
 var layers = [][]string{
 	{"provider", "internal/verdict", "rego", "internal/lexical", "internal/strictjson", "internal/realpath", "internal/stderrtail",
 		"internal/visible", "internal/pgschema", "internal/notify", "internal/pgtest", "internal/bundletest", "internal/otlptest", "internal/testbuild", "internal/layout"},
-	{"internal/matching", "reasons", "leases", "mcpclient", "internal/testkit"},
+	{"internal/matching", "reasons", "leases", "mcpclient", "internal/testkit", "internal/toolflags"},
 	{"builtins"},
 	{"internal/argread"},
 	{"internal/regoeval"},

@@ -223,6 +223,11 @@ const (
 func permissionMessage(q policy.Question) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The agent wants to run %s.\n", visible.Shown(q.Tool, maxShown))
+	if q.DescriptionWarning != "" {
+		// Before the reason: what the human is asked to trust is the
+		// tool, and its server may be steering the agent.
+		fmt.Fprintf(&b, "Warning: %s\n", visible.Shown(q.DescriptionWarning, 2000))
+	}
 	switch q.Reason {
 	case rules.ReasonNoMatch:
 		b.WriteString("Asked because no rule covers this call.\n")

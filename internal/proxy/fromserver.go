@@ -143,8 +143,11 @@ func (p *Proxy) serverAnswered(msg []byte, env envelope) {
 		if first && hr.snoop != nil && env.result != nil {
 			hr.snoop(env.result)
 		}
-		if hr.method == methodToolsList && env.result != nil && !p.opt.listDenied {
-			msg = p.withoutDeniedTools(msg, env)
+		if hr.method == methodToolsList && env.result != nil {
+			p.warnPoisoned(env.result)
+			if !p.opt.listDenied {
+				msg = p.withoutDeniedTools(msg, env)
+			}
 		}
 		p.toHost(msg)
 		if !first && hr.snoop != nil && env.result != nil {

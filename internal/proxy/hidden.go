@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/mcp-policy/mcp-policy/internal/toolflags"
 	"github.com/mcp-policy/mcp-policy/internal/visible"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
@@ -63,6 +64,39 @@ func (p *Proxy) withoutDeniedTools(msg []byte, env envelope) []byte {
 		p.sayf("left out of tools/list, as a rule or grant denies every call of them (--list-denied lists them): %s", shownNames(hidden))
 	}
 	return out
+}
+
+// warnPoisoned says on stderr, once per definition, which tools of a
+// tools/list result carry text aimed at the model in their definitions
+// (toolflags.Scan, with the whole list as the server's own tools): the
+// operator hears of it when the server offers it, before any call.
+func (p *Proxy) warnPoisoned(result []byte) {
+	var list struct {
+		Tools []struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &list) != nil {
+		return
+	}
+	own := make([]string, len(list.Tools))
+	for i, t := range list.Tools {
+		own[i] = t.Name
+	}
+	for _, t := range list.Tools {
+		tool := provider.Tool{Type: "function", Function: provider.ToolFunction{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}}
+		flags := toolflags.Scan(tool, own)
+		if len(flags) == 0 {
+			continue
+		}
+		key := t.Name + "\x00" + t.Description + "\x00" + string(t.InputSchema)
+		if _, said := p.flaggedSaid.LoadOrStore(key, true); said {
+			continue
+		}
+		p.warnf("the server's tool %s: %s", visible.Shown(t.Name, maxShown), visible.Shown(toolflags.Sentence(flags), 2000))
+	}
 }
 
 // shownNames lists tool names for stderr, at most a few.

@@ -132,6 +132,9 @@ type Proxy struct {
 	rootsChecked atomic.Bool
 	// hiddenSaid: stderr was told which tools tools/list leaves out.
 	hiddenSaid atomic.Bool
+	// flaggedSaid are the tool definitions whose text aimed at the model
+	// stderr was told of: name and description, once each.
+	flaggedSaid sync.Map
 
 	ctx      context.Context // ends at shutdown
 	cancel   context.CancelFunc

@@ -457,7 +457,7 @@ func calledIn(expr *ast.Expr) string {
 // (internal/rules builds the document; the differential test holds the two
 // together: a field left out here is read as absent on the fast path):
 // what a residual made for one tool's hints leaves unknown.
-var inputUnknowns = []string{"input.tool", "input.root", "input.paths", "input.hosts", "input.arguments", "input.commands"}
+var inputUnknowns = []string{"input.tool", "input.root", "input.paths", "input.hosts", "input.arguments", "input.commands", "input.tool_flags"}
 
 // partialNamespace is where partial evaluation puts the rules it leaves.
 const partialNamespace = "mcp_engine_partial"

@@ -93,6 +93,9 @@ type Engine struct {
 	// aliases are each root's other spellings (rootAliases).
 	aliases  map[string][]string
 	annTerms [81]atomic.Pointer[ast.Term]
+	// flags are the tools' definitions read once for text aimed at the
+	// model.
+	flags flagCache
 }
 
 // NewEngine validates cfg, compiles the Rego and loads the rules into the

@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-policy/mcp-policy/internal/realpath"
 	"github.com/mcp-policy/mcp-policy/internal/regoeval"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
+	"github.com/mcp-policy/mcp-policy/internal/toolflags"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
@@ -50,6 +51,9 @@ type Input struct {
 	Annotations map[string]bool // nil: the catalogue is unknown
 	Paths       []Value
 	Hosts       []Value
+	// ToolFlags are the signs of text aimed at the model in the tool's
+	// definition (toolflags.Scan); nil for none, or an unknown catalogue.
+	ToolFlags []toolflags.Flag
 
 	rootTerm  *ast.Term      // Root as a term the engine keeps, nil to make one
 	annTerm   *ast.Term      // Annotations as a term the engine keeps, nil to make one
@@ -112,6 +116,7 @@ func (e *Engine) newInput(call provider.Call, tool *provider.Tool) (*Input, erro
 		in.Annotations = tool.Annotations.Hints()
 		in.annTerm = e.annotationsTerm(in.Annotations)
 		rc.Known, rc.Schema, rc.Annotations = true, tool.Function.Parameters, in.Annotations
+		in.ToolFlags = e.flags.of(tool)
 	}
 	read, err := e.reader.Read(rc)
 	if err != nil {
@@ -210,6 +215,7 @@ var (
 	keyRoot        = regoeval.Key("root")
 	keyTool        = regoeval.Key("tool")
 	keyCommands    = regoeval.Key("commands")
+	keyToolFlags   = regoeval.Key("tool_flags")
 	keyWords       = regoeval.Key("words")
 	keyProgram     = regoeval.Key("program")
 	keyUnknown     = regoeval.Key("unknown")
@@ -266,6 +272,13 @@ func (d document) Document() ast.Value {
 	}
 	if len(in.commands) > 0 {
 		items = append(items, ast.Item(keyCommands, commandsTerm(in.commands)))
+	}
+	if len(in.ToolFlags) > 0 {
+		codes := make([]*ast.Term, len(in.ToolFlags))
+		for i, f := range in.ToolFlags {
+			codes[i] = ast.StringTerm(f.Code)
+		}
+		items = append(items, ast.Item(keyToolFlags, ast.ArrayTerm(codes...)))
 	}
 	in.doc = ast.NewObject(items...)
 	return in.doc

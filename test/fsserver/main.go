@@ -173,7 +173,13 @@ func newServer(fs *sandbox) *server.MCPServer {
 			mcp.WithOpenWorldHintAnnotation(false),
 		}
 	}
+	// FSSERVER_DESCRIBE=TOOL=TEXT adds TEXT to a tool's description: a
+	// server whose definitions carry text aimed at the model, for tests.
+	extra, extraText, _ := strings.Cut(os.Getenv("FSSERVER_DESCRIBE"), "=")
 	tool := func(name, desc string, h []mcp.ToolOption, opts ...mcp.ToolOption) mcp.Tool {
+		if name == extra {
+			desc += " " + extraText
+		}
 		return mcp.NewTool(name, append(append([]mcp.ToolOption{mcp.WithDescription(desc)}, opts...), h...)...)
 	}
 

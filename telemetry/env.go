@@ -5,8 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
@@ -34,6 +39,9 @@ import (
 // error naming the variable.
 func FromEnv(ctx context.Context, service string) (Options, func(context.Context) error, error) {
 	none := func(context.Context) error { return nil }
+	if err := checkNumbers(); err != nil {
+		return Options{}, none, err
+	}
 	if v := os.Getenv("OTEL_SDK_DISABLED"); v != "" {
 		off, err := strconv.ParseBool(v)
 		if err != nil {
@@ -80,13 +88,49 @@ func FromEnv(ctx context.Context, service string) (Options, func(context.Context
 	return o, func(ctx context.Context) error { return stopAll(ctx, stops) }, nil
 }
 
+// numberLimits are the OTEL_* numbers the SDK reads itself, with the
+// largest each may be: a negative or huge one makes it panic or run out of
+// memory at start, where an error naming the variable is due.
+var numberLimits = map[string]int64{
+	"OTEL_BSP_MAX_QUEUE_SIZE": 1 << 20, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": 1 << 20,
+	"OTEL_BSP_SCHEDULE_DELAY": 86_400_000, "OTEL_BSP_EXPORT_TIMEOUT": 86_400_000,
+	"OTEL_METRIC_EXPORT_INTERVAL": 86_400_000, "OTEL_METRIC_EXPORT_TIMEOUT": 86_400_000,
+	"OTEL_EXPORTER_OTLP_TIMEOUT": 86_400_000, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": 86_400_000,
+	"OTEL_EXPORTER_OTLP_METRICS_TIMEOUT": 86_400_000,
+}
+
+// checkNumbers refuses an OTEL_* number that is not a whole number from 1
+// to its limit.
+func checkNumbers() error {
+	for name, limit := range numberLimits {
+		v := os.Getenv(name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n < 1 || n > limit {
+			return fmt.Errorf("%s=%q: want a whole number from 1 to %d", name, v, limit)
+		}
+	}
+	if q, b := os.Getenv("OTEL_BSP_MAX_QUEUE_SIZE"), os.Getenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE"); q != "" && b != "" {
+		qn, _ := strconv.ParseInt(strings.TrimSpace(q), 10, 64)
+		if bn, _ := strconv.ParseInt(strings.TrimSpace(b), 10, 64); bn > qn {
+			return fmt.Errorf("OTEL_BSP_MAX_EXPORT_BATCH_SIZE=%q: more than OTEL_BSP_MAX_QUEUE_SIZE=%q", b, q)
+		}
+	}
+	return nil
+}
+
 // Start is FromEnv and New together, for a command: a nil Recorder when
-// the environment leaves telemetry off.
-func Start(ctx context.Context, service string) (*Recorder, func(context.Context) error, error) {
+// the environment leaves telemetry off. warn is told of the exporters'
+// errors (a collector down, refusing), at most one line every half
+// minute, with URLs cut to their host and header values left out.
+func Start(ctx context.Context, service string, warn func(string)) (*Recorder, func(context.Context) error, error) {
 	o, stop, err := FromEnv(ctx, service)
 	if err != nil || o == (Options{}) {
 		return nil, stop, err
 	}
+	otel.SetErrorHandler(newErrorHandler(warn, time.Now))
 	if o.TracerProvider == nil {
 		o.TracerProvider = tracenoop.NewTracerProvider()
 	}
@@ -98,6 +142,68 @@ func Start(ctx context.Context, service string) (*Recorder, func(context.Context
 		return nil, stop, errors.Join(err, stop(ctx))
 	}
 	return r, stop, nil
+}
+
+// errorHandler says the SDK's errors, redacted and rate-limited: a
+// collector that is down makes every export fail, each interval.
+type errorHandler struct {
+	warn       func(string)
+	now        func() time.Time
+	mu         sync.Mutex
+	last       time.Time
+	suppressed int
+}
+
+// errorEvery is the least time between two error lines.
+const errorEvery = 30 * time.Second
+
+func newErrorHandler(warn func(string), now func() time.Time) *errorHandler {
+	return &errorHandler{warn: warn, now: now}
+}
+
+// Handle is otel.ErrorHandler's.
+func (h *errorHandler) Handle(err error) {
+	h.mu.Lock()
+	t := h.now()
+	if !h.last.IsZero() && t.Sub(h.last) < errorEvery {
+		h.suppressed++
+		h.mu.Unlock()
+		return
+	}
+	h.last = t
+	n := h.suppressed
+	h.suppressed = 0
+	h.mu.Unlock()
+	msg := "telemetry: " + Redact(err.Error())
+	if n > 0 {
+		msg += fmt.Sprintf(" (and %d more errors since the last one said)", n)
+	}
+	if h.warn != nil {
+		h.warn(msg)
+	}
+}
+
+// urlPattern finds URLs in an error's text.
+var urlPattern = regexp.MustCompile(`(?i)\b(https?|grpc)://([^/\s"']+)[^\s"']*`)
+
+// Redact is an exporter's error as stderr may show it: each URL cut to its
+// scheme and host (a path or query may hold a token), and the values of
+// the OTLP header variables (tokens, as often as not) left out.
+func Redact(s string) string {
+	s = urlPattern.ReplaceAllString(s, "$1://$2/…")
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_METRICS_HEADERS"} {
+		v := os.Getenv(name)
+		if v == "" {
+			continue
+		}
+		s = strings.ReplaceAll(s, v, "…")
+		for _, kv := range strings.Split(v, ",") {
+			if _, val, ok := strings.Cut(kv, "="); ok && len(strings.TrimSpace(val)) >= 4 {
+				s = strings.ReplaceAll(s, strings.TrimSpace(val), "…")
+			}
+		}
+	}
+	return s
 }
 
 func stopAll(ctx context.Context, stops []func(context.Context) error) error {

@@ -1,6 +1,7 @@
 // Package telemetry tells OpenTelemetry what a policy decided: a span per
-// decided call (its tool, decision, reason, the deciding rule or grant,
-// the rule sets' revisions, and the wait for a human as a child span) and
+// decided call (its tool, decision, reason, the kind of rule or grant that
+// decided, the rule sets' revisions, and the wait for a human as a child
+// span) and
 // metrics (decisions by decision and reason, decision latency, the wait
 // for a human, pending questions, grants in force, rule-set activations).
 //
@@ -21,7 +22,6 @@ package telemetry
 
 import (
 	"context"
-	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -44,12 +44,16 @@ const (
 	KeyDecisionID = attribute.Key("mcp_policy.decision_id")
 	KeyDecision   = attribute.Key("mcp_policy.decision") // allow, deny or ask: the rules' and grants'
 	KeyReason     = attribute.Key("mcp_policy.reason")
-	KeyRule       = attribute.Key("mcp_policy.rule")  // the deciding rule, as JSON
-	KeyGrant      = attribute.Key("mcp_policy.grant") // the deciding grant, as JSON
-	KeyRevisions  = attribute.Key("mcp_policy.revisions")
-	KeyForwarded  = attribute.Key("mcp_policy.forwarded") // the call went on to the server
-	KeyAnswer     = attribute.Key("mcp_policy.answer")    // the human's answer, "" when none came
-	KeyOutcome    = attribute.Key("mcp_policy.outcome")   // a rule set's activation: activated or refused
+	// KeyRule is which kind of rule decided: "rule" (the user's rules or
+	// a bundle's), "floor", "custom" (a team's Rego), "default"; KeyGrant
+	// says a remembered answer decided. Their contents are not exported:
+	// a grant's directory and a floor rule's message come from the call.
+	KeyRule      = attribute.Key("mcp_policy.rule")
+	KeyGrant     = attribute.Key("mcp_policy.grant")
+	KeyRevisions = attribute.Key("mcp_policy.revisions")
+	KeyForwarded = attribute.Key("mcp_policy.forwarded") // the call went on to the server
+	KeyAnswer    = attribute.Key("mcp_policy.answer")    // the human's answer, "" when none came
+	KeyOutcome   = attribute.Key("mcp_policy.outcome")   // a rule set's activation: activated or refused
 )
 
 // Options are the providers a Recorder reports through; nil takes
@@ -118,7 +122,7 @@ func (r *Recorder) Record(rec policy.Record) {
 	if rec.Decision != nil {
 		decision, reason = string(rec.Decision.Decision), string(rec.Decision.Reason)
 	}
-	tool := rec.Call.Function.Name
+	tool := shownTool(rec.Call.Function.Name)
 	counted := metric.WithAttributeSet(attribute.NewSet(KeyDecision.String(decision), KeyReason.String(reason),
 		KeyForwarded.Bool(rec.Allowed)))
 	ctx := context.Background()
@@ -138,15 +142,15 @@ func (r *Recorder) Record(rec policy.Record) {
 	attrs := []attribute.KeyValue{KeyTool.String(tool), KeyDecisionID.String(rec.ID), KeyDecision.String(decision),
 		KeyReason.String(reason), KeyForwarded.Bool(rec.Allowed)}
 	if d := rec.Decision; d != nil && d.Rule != nil {
-		attrs = append(attrs, KeyRule.String(ruleJSON(*d.Rule)))
+		attrs = append(attrs, KeyRule.String(ruleKind(reason)))
 	}
 	if d := rec.Decision; d != nil && d.Grant != nil {
-		attrs = append(attrs, KeyGrant.String(ruleJSON(*d.Grant)))
+		attrs = append(attrs, KeyGrant.Bool(true))
 	}
 	if len(rec.Revisions) > 0 {
 		attrs = append(attrs, KeyRevisions.String(joinRevisions(rec.Revisions)))
 	}
-	ctx, span := r.tracer.Start(ctx, "mcp-policy decide "+tool, trace.WithTimestamp(started),
+	ctx, span := r.tracer.Start(ctx, "mcp-policy decide", trace.WithTimestamp(started),
 		trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 	if !rec.Asked.IsZero() {
 		_, ask := r.tracer.Start(ctx, "mcp-policy ask", trace.WithTimestamp(rec.Asked),
@@ -214,9 +218,25 @@ func (r *Recorder) GrantsInForce(count func(context.Context) (int, error)) error
 	return err
 }
 
-func ruleJSON(r policy.Rule) string {
-	b, _ := json.Marshal(r)
-	return string(b)
+// ruleKind is which kind of rule decided, by the decision's reason.
+func ruleKind(reason string) string {
+	if reason == string(policy.ReasonFloor) {
+		return "floor"
+	}
+	return "rule"
+}
+
+// maxTool bounds the tool name a span carries: the model writes it.
+const maxTool = 128
+
+// shownTool is a tool name as an attribute carries it: valid UTF-8, at
+// most maxTool bytes.
+func shownTool(s string) string {
+	s = strings.ToValidUTF8(s, "?")
+	if len(s) > maxTool {
+		s = strings.ToValidUTF8(s[:maxTool], "") + "…"
+	}
+	return s
 }
 
 // joinRevisions is "name=revision" for each rule set, by name.

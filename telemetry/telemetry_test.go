@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mcp-policy/mcp-policy/internal/otlptest"
@@ -65,20 +66,22 @@ func TestDecisionsReachACollector(t *testing.T) {
 		OnDecision: rec.Record,
 		OnAsk: rec.Asking(func(context.Context, policy.Question) policy.Answer {
 			time.Sleep(20 * time.Millisecond) // a human, quick
-			return policy.Answer{Action: policy.AllowOnce}
+			return policy.Answer{Action: policy.AlwaysAllow}
 		}),
 	})
 	require.NoError(t, err)
 	defer p.Close()
-	secret := "/srv/other/s3cr3t-name.txt"
+	secret := "/srv/s3cr3t-dir/name.txt"
 	rs := p.ExecuteToolCalls(ctx, []provider.Call{
 		call("1", "fs_write", `{"path":"/srv/scratch/a.txt"}`),
 		call("2", "fs_delete", `{"path":"/srv/scratch/a.txt"}`),
 		call("3", "fs_write", `{"path":"`+secret+`"}`),
+		call("4", "fs_write", `{"path":"`+secret+`"}`), // the grant the answer left decides it
 	})
 	require.False(t, rs[0].IsError)
 	require.True(t, rs[1].IsError)
-	require.False(t, rs[2].IsError, "the human allowed it once")
+	require.False(t, rs[2].IsError, "the human allowed it")
+	require.False(t, rs[3].IsError, "the grant allowed it")
 	rec.Activated(map[string]string{"rules": "r42"}, nil)
 	rec.Activated(map[string]string{"rules": "r43"}, errors.New("invalid"))
 	require.NoError(t, shutdown(ctx), "the exporters flush on shutdown")
@@ -97,10 +100,13 @@ func TestDecisionsReachACollector(t *testing.T) {
 	require.Contains(t, recv.Services(), "policy-under-test")
 	allowed := spans["allow/rule"]
 	require.NotNil(t, allowed, "the allowed call's span; got %v", spans)
-	require.Equal(t, "mcp-policy decide fs_write", allowed.Name)
+	require.Equal(t, "mcp-policy decide", allowed.Name)
 	require.Equal(t, "fs_write", allowed.Attrs["gen_ai.tool.name"])
 	require.Equal(t, "true", allowed.Attrs["mcp_policy.forwarded"])
-	require.Contains(t, allowed.Attrs["mcp_policy.rule"], `"under":"/srv/scratch"`)
+	require.Equal(t, "rule", allowed.Attrs["mcp_policy.rule"])
+	granted := spans["allow/grant"]
+	require.NotNil(t, granted, "the call the grant allowed")
+	require.Equal(t, "true", granted.Attrs["mcp_policy.grant"])
 	require.NotEmpty(t, allowed.Attrs["mcp_policy.decision_id"])
 	denied := spans["deny/rule"]
 	require.NotNil(t, denied, "the denied call's span")
@@ -112,7 +118,7 @@ func TestDecisionsReachACollector(t *testing.T) {
 	require.NotNil(t, ask, "the wait for the human is a span")
 	require.Equal(t, asked.SpanId, ask.ParentSpanId, "the question's span is a child of its call's")
 	require.Equal(t, asked.TraceId, ask.TraceId)
-	require.Equal(t, "allow-once", ask.Attrs["mcp_policy.answer"])
+	require.Equal(t, "always-allow", ask.Attrs["mcp_policy.answer"])
 	require.GreaterOrEqual(t, time.Duration(ask.EndTimeUnixNano-ask.StartTimeUnixNano), 20*time.Millisecond, "the span covers the wait")
 	require.LessOrEqual(t, asked.StartTimeUnixNano, ask.StartTimeUnixNano)
 	require.GreaterOrEqual(t, asked.EndTimeUnixNano, ask.EndTimeUnixNano)
@@ -127,7 +133,7 @@ func TestDecisionsReachACollector(t *testing.T) {
 	}
 	n, ok := recv.Count("mcp_policy.decision.duration", map[string]string{"mcp_policy.reason": "rule"})
 	require.True(t, ok && n == 2, "decision latencies by rule: %d", n)
-	n, ok = recv.Count("mcp_policy.human_wait.duration", map[string]string{"mcp_policy.answer": "allow-once"})
+	n, ok = recv.Count("mcp_policy.human_wait.duration", map[string]string{"mcp_policy.answer": "always-allow"})
 	require.True(t, ok && n == 1, "human waits: %d", n)
 	pending, ok := recv.Sum("mcp_policy.questions.pending", nil)
 	require.True(t, ok && pending == 0, "no question pending once answered: %d", pending)
@@ -166,11 +172,20 @@ func TestFromEnvOffAndBadValues(t *testing.T) {
 	_ = stop(context.Background()) // nothing listens there: its flush fails
 	t.Setenv("OTEL_TRACES_EXPORTER", "")
 
-	for k, v := range map[string]string{"OTEL_TRACES_EXPORTER": "zipkin", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json", "OTEL_SDK_DISABLED": "maybe"} {
+	for k, v := range map[string]string{"OTEL_TRACES_EXPORTER": "zipkin", "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json", "OTEL_SDK_DISABLED": "maybe",
+		"OTEL_BSP_MAX_QUEUE_SIZE": "-1", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "999999999999", "OTEL_METRIC_EXPORT_INTERVAL": "0"} {
 		t.Setenv(k, v)
 		_, _, err := telemetry.FromEnv(context.Background(), "x")
 		require.Error(t, err, "%s=%s", k, v)
 		require.True(t, strings.HasPrefix(err.Error(), k+"="), "the error names the variable: %v", err)
 		t.Setenv(k, "")
 	}
+}
+
+// TestExportErrorsAreRedacted: an exporter's error names the collector's
+// host, never its path or a header's token.
+func TestExportErrorsAreRedacted(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer s3cr3t-token")
+	got := telemetry.Redact(`failed to upload: Post "https://collector.example:4318/v1/traces?key=abc": 401; header authorization=Bearer s3cr3t-token`)
+	assert.Equal(t, `failed to upload: Post "https://collector.example:4318/…": 401; header …`, got)
 }

@@ -50,10 +50,10 @@ var credentialCommands = map[string][][]string{
 	"doctl":     {{"auth", "init"}, {"auth", "token"}},
 	"bws":       {{"secret", "get"}, {"secret", "list"}},
 	"passage":   {{"show"}, {}},
-	"terraform": {{"state", "pull"}, {"output"}, {"show"}, {"console"}}, // console evaluates any expression: nonsensitive(var.password)
+	"terraform": {{"state", "pull"}, {"output"}, {"show"}, {"console"}, {"login"}}, // console evaluates any expression: nonsensitive(var.password)
 	"tofu":      {{"state", "pull"}, {"output"}, {"show"}, {"console"}},
 	"terragrunt": {{"state", "pull"}, {"output"}, {"show"}, {"console"}, {"run-all", "output"}, {"run-all", "show"},
-		{"run", "output"}, {"run", "show"}, {"run", "console"}, {"run", "state", "pull"}},
+		{"run", "output"}, {"run", "show"}, {"run", "console"}, {"run", "state", "pull"}, {"output-all"}, {"show-all"}},
 	"kubectl": {{"get", "secret"}, {"get", "secrets"}, {"describe", "secret"}, {"create", "token"}, {"config", "view"},
 		{"config", "set-credentials"}},
 	"docker":   {{"login"}},

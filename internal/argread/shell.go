@@ -2,6 +2,7 @@ package argread
 
 import (
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -79,6 +80,16 @@ type shellReader struct {
 	// named are the bind mounts of the containers the line started by
 	// name (docker run --name w -v ...), for its later docker exec w.
 	named map[string][]mounted
+	// cover is what a rule allows the command whose words are being read
+	// to run that cannot be read (DataMark.Commands); nil outside such a
+	// command's own words (its assignments and redirections are read
+	// outside them).
+	cover *commandCover
+	// file is the line being read, and namerefs says it may make a name
+	// a reference to another: a for loop's name is bound to its items
+	// only when nothing in the line can assign it otherwise.
+	file     *syntax.File
+	namerefs bool
 	// bound is a for loop's name and the item its body is being read
 	// with ("for f in src/*.ts; do wc -l "$f"; done": $f is src/*.ts, a
 	// plain glob, read as the glob itself is).
@@ -448,8 +459,8 @@ func unionDirs(sets ...[]string) []string {
 // unknown keeps an unknown path: what the shell or a program will make of
 // word cannot be told here.
 func (r *shellReader) unknown(word string) {
-	if r.cur >= 0 && r.cur < len(r.w.covered) && r.w.covered[r.cur] {
-		return // a command the user allows whatever it runs (DataMark.Commands)
+	if r.cover.covers(word) {
+		return // what the user allows the command being read to run (DataMark.Commands)
 	}
 	r.w.addPath(r.s, ast.StringTerm(word), "")
 	r.commandPath("")
@@ -548,8 +559,16 @@ func (r *shellReader) line(src string, dirs []string) []string {
 	defer func() { r.depth-- }()
 	r.dotGlob = r.dotGlob || strings.Contains(src, "dotglob") || strings.Contains(src, "GLOBIGNORE")
 	r.setsVariables(f)
+	outer, outerRefs := r.file, r.namerefs
+	r.file, r.namerefs = f, namerefs.MatchString(src)
+	defer func() { r.file, r.namerefs = outer, outerRefs }()
 	return r.stmts(f.Stmts, dirs)
 }
+
+// namerefs matches a line that may make a name a reference to another
+// (declare -n, typeset -n, local -n): what it assigns through the
+// reference is another name's value, which no reading of names follows.
+var namerefs = regexp.MustCompile(`\b(declare|typeset|local|readonly|export)\b[^;&|\n]*\s-[A-Za-z]*n`)
 
 // setsVariables reads what a line assigns before its commands are read:
 // a variable through which a program runs other code or finds its files
@@ -830,8 +849,9 @@ const unsafeLoopItem = " \t\n$`\\'\""
 // wherever it is used). A glob stands for the files it matches: the
 // name's value is one of them, under the glob's directory.
 func (r *shellReader) loopItems(it *syntax.WordIter, body []*syntax.Stmt, dirs []string) []shellWord {
-	if it.Name == nil || len(it.Items) == 0 || len(it.Items) > maxLoopItems || codeVariable(it.Name.Value) {
-		return nil
+	if it.Name == nil || len(it.Items) == 0 || len(it.Items) > maxLoopItems || codeVariable(it.Name.Value) || r.namerefs ||
+		!userVariable(it.Name.Value) {
+		return nil // "_" is the shell's (the last word before); a nameref assigns any name
 	}
 	items := make([]shellWord, 0, len(it.Items))
 	for _, item := range it.Items {
@@ -841,24 +861,43 @@ func (r *shellReader) loopItems(it *syntax.WordIter, body []*syntax.Stmt, dirs [
 		}
 		items = append(items, w)
 	}
-	for _, st := range body {
-		if setsName(st, it.Name.Value) {
-			return nil
-		}
+	// Anywhere in the line, not only the body: a function defined before
+	// the loop and called in it may assign the name.
+	var scope syntax.Node = r.file
+	if r.file == nil {
+		scope = &syntax.File{Stmts: body}
+	}
+	if setsName(scope, it.Name.Value, it) {
+		return nil
 	}
 	return items
 }
 
-// setsName reports a statement that may assign name: an assignment, a
-// loop of that name, or a builtin that assigns (read, declare...).
-func setsName(node syntax.Node, name string) bool {
+// userVariable reports a variable name of the user's: letters, digits and
+// "_", not "_" alone (the shell sets it after every command).
+func userVariable(name string) bool {
+	if name == "_" || name == "" {
+		return false
+	}
+	for i, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// setsName reports that node may assign name other than by the loop
+// self: an assignment, another loop of that name, or a builtin that
+// assigns (read, declare...).
+func setsName(node syntax.Node, name string, self *syntax.WordIter) bool {
 	found := false
 	syntax.Walk(node, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.Assign:
 			found = found || x.Name != nil && x.Name.Value == name
 		case *syntax.WordIter:
-			found = found || x.Name != nil && x.Name.Value == name
+			found = found || x != self && x.Name != nil && x.Name.Value == name
 		case *syntax.CallExpr:
 			found = found || slices.Contains(assignedByBuiltin(x.Args), name) || slices.Contains(assignedByBuiltin(x.Args), "?")
 		}

@@ -145,6 +145,12 @@ func (r *shellReader) command(words []shellWord, dirs []string) []string {
 		return addDir(dirs, "")
 	}
 	r.record(words)
+	outer := r.cover
+	r.cover = nil
+	if r.cur >= 0 && r.cur < len(r.w.covered) {
+		r.cover = r.w.covered[r.cur]
+	}
+	defer func() { r.cover = outer }()
 	prog := words[0]
 	if !prog.known {
 		// A program the shell makes when it runs: any program, cd too.
@@ -198,7 +204,8 @@ func (r *shellReader) byName(prog shellWord, name string, words []shellWord, dir
 
 // agentCLIs are the coding agents whose "mcp add" registers a server
 // they start in every later session.
-var agentCLIs = keySetExact("claude", "codex", "gemini", "cursor-agent", "amp", "qwen", "opencode", "goose", "copilot", "crush")
+var agentCLIs = keySetExact("claude", "codex", "gemini", "cursor-agent", "amp", "qwen", "opencode", "goose", "copilot", "crush",
+	"q", "kiro-cli", "kiro", "auggie", "droid", "cline", "roo", "continue", "aider", "cursor", "windsurf", "zed", "warp")
 
 // runsLater says what a command sets up to run code later, or fetches and
 // runs now, by its program's words, "" for neither: a package manager's
@@ -208,28 +215,44 @@ var agentCLIs = keySetExact("claude", "codex", "gemini", "cursor-agent", "amp", 
 // remote module run (go run example.com/x@latest). The words after
 // the program.
 func runsLater(name string, words []shellWord) string {
+	// The operands, an option's separate value left out where it can be
+	// told (npm --userconfig x set, go run -tags x mod@v): a word after an
+	// option that takes none is counted too, which only asks more.
 	ops := make([]string, 0, 3)
-	for _, w := range words {
-		if len(ops) == 3 {
-			break
+	for i := 0; i < len(words) && len(ops) < 3; i++ {
+		w := words[i]
+		if !w.known {
+			continue
 		}
-		if w.known && !strings.HasPrefix(w.text, "-") {
-			ops = append(ops, w.text)
+		if strings.HasPrefix(w.text, "-") {
+			if !strings.Contains(w.text, "=") && separateValue[w.text] {
+				i++
+			}
+			continue
 		}
+		ops = append(ops, w.text)
 	}
 	first := func(s ...string) bool { return len(ops) >= len(s) && slices.Equal(ops[:len(s)], s) }
 	switch {
-	case (name == "npm" || name == "pnpm" || name == "yarn" || name == "bun") && first("set"):
+	case (name == "npm" || name == "pnpm" || name == "yarn" || name == "bun") && (first("set") || first("c", "set") || first("config", "set")):
 		return name + " set: a setting of what later commands run"
 	case name == "gsettings" && (first("set") || first("reset")), name == "dconf" && first("write"):
 		return name + ": a desktop setting (a default terminal or handler runs later)"
-	case agentCLIs[name] && (first("mcp", "add") || first("mcp", "add-json") || first("mcp", "add-from-claude-desktop") || first("mcp", "install")):
-		return name + " mcp add: a server its every later session starts"
+	case agentCLIs[name] && (first("mcp", "add") || first("mcp", "add-json") || first("mcp", "add-from-claude-desktop") || first("mcp", "install") ||
+		first("extensions", "install") || first("extension", "install") || first("plugin", "install") || first("plugins", "install") ||
+		first("plugin", "add") || first("extensions", "link")):
+		return name + " " + strings.Join(ops[:2], " ") + ": code its every later session runs"
 	case name == "go" && first("run") && len(ops) >= 2 && remoteModule(ops[1]):
 		return "go run " + ops[1] + ": a module fetched and run"
 	}
 	return ""
 }
+
+// separateValue are options, of the programs runsLater reads, whose value
+// is the next word.
+var separateValue = map[string]bool{"--userconfig": true, "--globalconfig": true, "--prefix": true, "-C": true, "--workspace": true,
+	"-w": true, "--filter": true, "--cwd": true, "-tags": true, "--tags": true, "-ldflags": true, "-gcflags": true, "-o": true,
+	"-mod": true, "-modfile": true, "-p": true, "-exec": true, "-toolexec": true, "--scope": true, "-s": true}
 
 // remoteModule reports a Go package path that is fetched, not the
 // module's own: a version (x@latest), or a first element that is a
@@ -600,9 +623,13 @@ func (r *shellReader) record(words []shellWord) {
 	r.cur = len(r.w.out.Commands) - 1
 	if len(r.w.tool.coveredCommands) > 0 {
 		for len(r.w.covered) < r.cur {
-			r.w.covered = append(r.w.covered, false) // commands recorded elsewhere (reader.go's program words)
+			r.w.covered = append(r.w.covered, nil) // commands recorded elsewhere (reader.go's program words)
 		}
-		r.w.covered = append(r.w.covered, !c.Unknown && commandCovered(r.w.tool.coveredCommands, c.Words))
+		var cover *commandCover
+		if !c.Unknown {
+			cover = coverOf(r.w.tool.coveredCommands, c.Words)
+		}
+		r.w.covered = append(r.w.covered, cover)
 	}
 	r.listens(c)
 	if h, ok := remoteActionHost(c.Program, c.Words); ok {
@@ -614,20 +641,61 @@ func (r *shellReader) record(words []shellWord) {
 	}
 }
 
-// commandCovered reports a command, all of whose words are known, that
-// one of globs matches as a rule's command glob does: its words joined by
-// one space.
-func commandCovered(globs []string, words []string) bool {
-	if len(globs) == 0 {
+// commandCover is what the user's command globs that match a command
+// allow it to run that cannot be read: everything, for a glob with no
+// wildcard ("python3": the command exactly as written, its standard
+// input included); else only what the options the glob spells out bring
+// ("python3 -c *" allows -c's code, "git fetch*" no --upload-pack).
+type commandCover struct {
+	exact bool
+	words map[string]bool // the words a matching glob spells before its first wildcard, the program's left out
+}
+
+// covers reports an unknown that c allows: the text r.unknown was given,
+// whose first word (an option, its "=value" left out) the glob spelt.
+func (c *commandCover) covers(unknown string) bool {
+	if c == nil {
 		return false
 	}
+	if c.exact {
+		return true
+	}
+	first, _, _ := strings.Cut(unknown, " ")
+	first, _, _ = strings.Cut(first, "=")
+	return c.words[first]
+}
+
+// coverOf is what globs allow a command, all of whose words are known, to
+// run; nil when none matches it as a rule's command glob does (its words
+// joined by one space).
+func coverOf(globs []string, words []string) *commandCover {
 	line := strings.Join(words, " ")
+	var c *commandCover
 	for _, g := range globs {
-		if lexical.MatchTool(g, line) {
-			return true
+		if !lexical.MatchTool(g, line) {
+			continue
+		}
+		if c == nil {
+			c = &commandCover{words: map[string]bool{}}
+		}
+		at := strings.IndexAny(g, "*?\\")
+		if at < 0 {
+			c.exact = true
+			continue
+		}
+		// The words before the wildcard, but one it is written onto
+		// ("fetch*" may be "fetch-pack").
+		spelt := strings.Fields(g[:at])
+		if at > 0 && g[at-1] != ' ' && len(spelt) > 0 {
+			spelt = spelt[:len(spelt)-1]
+		}
+		for i, w := range spelt {
+			if i > 0 {
+				c.words[w] = true
+			}
 		}
 	}
-	return false
+	return c
 }
 
 // maxShownAction bounds the words a remote action's host is shown with.
@@ -641,6 +709,12 @@ func (r *shellReader) options(p *program, args []shellArg, dirs []string) []stri
 		case a.opt == "":
 		case p.code.has(a.opt):
 			r.unknown(a.opt + " " + a.value.text) // code run by the program
+			if a.hasValue && a.value.known {
+				// What the code names in its literals is read still, as a
+				// code runner's is: a rule that allows the code does not
+				// allow open('/home/u/.ssh/id_rsa') or the metadata service.
+				r.w.codeLiterals(r.s, a.value.text)
+			}
 		case p.lines.has(a.opt) && a.hasValue:
 			r.lineWord(a.value, dirs)
 		case p.chdir.has(a.opt):
@@ -661,6 +735,8 @@ func (r *shellReader) options(p *program, args []shellArg, dirs []string) []stri
 			r.read(a.value, dirs)
 		case p.hosts.has(a.opt) && a.hasValue:
 			r.hostWord(a.value)
+		case p.conn.has(a.opt) && a.hasValue:
+			r.connection(a.value)
 		case a.hasValue && a.value.known && readsAsURL(a.value.text):
 			r.hostWord(a.value) // kubectl --server=https://x: any option's URL is a host reached
 		case p.kind == progContainer && containerSide[a.opt]:
@@ -2124,7 +2200,8 @@ var runsOtherCode = map[string][]string{
 	"npm":  {"-c", "--call", "--script-shell"}, "pnpm": {"-c"}, "yarn": {"exec"},
 	"less": {"-+", "--lesskey", "+"}, "more": {"+"},
 	"sort": {"--compress-program"}, "go": {"-exec", "-toolexec", "-vettool"}, "make": {"--eval", "-E"},
-	"gcc": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"}, "g++": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"},
+	"cargo": {"--config"}, // --config build.rustc-wrapper=x, or a file of such settings
+	"gcc":   {"-wrapper", "-fplugin", "-specs", "--specs", "-B"}, "g++": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"},
 	"cc": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"}, "c++": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"},
 	"clang": {"-fplugin", "-fpass-plugin", "-Xclang", "-B", "--gcc-toolchain"}, "clang++": {"-fplugin", "-fpass-plugin", "-Xclang", "-B"},
 }
@@ -2468,6 +2545,9 @@ func (r *shellReader) operands(words []shellWord, dirs []string) {
 		r.operand(t, dirs)
 		if k, val, ok := strings.Cut(t, "="); ok && k != "" && (namesSomething(val) || k == "if" || k == "of") {
 			r.operand(val, dirs) // dd's if=/etc/x and of=notes.txt, make's SHELL=/tmp/y
+		}
+		if k, _, ok := strings.Cut(t, "="); ok && k != "" && codeVariable(k) {
+			r.unknown(t) // make test SHELL=/tmp/x, CC=...: a variable through which it runs another program
 		}
 	}
 	// "npm config set registry x", "git config alias.x '!sh'": a setting

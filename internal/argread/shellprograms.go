@@ -85,8 +85,10 @@ type program struct {
 	// files are the options whose value is a local path; hosts, those
 	// whose value is a host or URL; code, those whose value (or presence,
 	// for a shell's -c) is code to run; lines, those whose value is a
-	// command line; chdir, those that change the working directory.
-	files, hosts, code, lines, chdir set
+	// command line; chdir, those that change the working directory; conn,
+	// those whose value is a database's name or connection string
+	// (pg_dump -d 'host=x dbname=y').
+	files, hosts, code, lines, chdir, conn set
 	// skip is how many operands a wrapper reads before its command
 	// (timeout's duration); skipPaths says they are paths (flock's lock).
 	skip      int
@@ -195,14 +197,14 @@ var (
 	// host option (or a connection string operand) names.
 	pgClient = program{kind: progData, values: opts("-h --host -p --port -U --username -d --dbname -f --file -j --jobs -n --schema -N " +
 		"--exclude-schema -t --table -T --exclude-table -F --format -Z --compress -E --encoding -L --use-list -D --pgdata -S --superuser-password"),
-		hosts: opts("-h --host"), files: opts("-f --file -L --use-list -D --pgdata")}
+		hosts: opts("-h --host"), files: opts("-f --file -L --use-list -D --pgdata"), conn: opts("-d --dbname")}
 	// pgClients are the rows of pgClient: their operands are databases'
 	// names or connection strings (pg_restore's, its archive).
 	pgClients = keySetExact("pg_dump", "pg_dumpall", "pg_restore", "pg_isready", "pg_basebackup", "pgbench", "createdb", "dropdb",
 		"createuser", "dropuser", "vacuumdb", "reindexdb", "clusterdb", "pg_receivewal", "pg_recvlogical")
 	// LDAP's clients: the server -h or -H names; -y, a password's file.
-	ldapClient = program{kind: progData, values: opts("-h -H -p -D -b -s -f -y -w -x -Z -o -e -E -l -z -a -P -Y -U -R -X -O -T"),
-		hosts: opts("-h -H"), files: opts("-f -y -T")}
+	ldapClient = program{kind: progData, values: opts("-h -H -p -D -b -s -f -y -w -o -e -E -l -z -a -P -Y -U -R -X -O -T"),
+		hosts: opts("-h -H"), files: opts("-f -y -T")} // -x, -Z, -n, -v: flags
 	// SNMP's tools: the agent's host, then object names (read as hosts
 	// too: an OID names nothing here, and asks).
 	snmpClient = program{kind: progNetwork, values: opts("-v -c -u -l -a -A -x -X -r -t -O -m -M -n -e -E -y -Y -I -C -L -Cc")}
@@ -445,9 +447,19 @@ var programs = map[string]program{
 		files: opts("--x509cafile --x509certfile --x509keyfile")},
 	"rdesktop": {kind: progNetwork, values: opts("-u -d -s -c -p -n -k -g -a -r -x -T")}, "xfreerdp": {kind: progNetwork}, "xfreerdp3": {kind: progNetwork},
 	"snmpwalk": snmpClient, "snmpget": snmpClient, "snmpset": snmpClient, "snmpbulkwalk": snmpClient, "snmpgetnext": snmpClient,
-	"yt-dlp": {kind: progNetwork, values: opts("-o --output -f --format -a --batch-file --cookies --config-location -P --paths --proxy --exec --exec-before-download " +
-		"--download-archive --load-info-json -u --username -p --password"), code: opts("--exec --exec-before-download"),
-		files: opts("-o --output -a --batch-file --cookies --config-location -P --paths --download-archive --load-info-json"), hosts: opts("--proxy")},
+	// yt-dlp's options that run a program, load code or a config, or
+	// read the user's credentials are unknown: --exec, --netrc-cmd,
+	// --downloader, --ffmpeg-location, --plugin-dirs, Exec postprocessors,
+	// --alias (options of its own making), --netrc, a browser's cookies.
+	"yt-dlp": {kind: progNetwork, values: opts("-o --output -f --format -a --batch-file --cookies --config-location --config-locations -P --paths --proxy " +
+		"--exec --exec-before-download --netrc-cmd --downloader --external-downloader --downloader-args --external-downloader-args " +
+		"--ffmpeg-location --plugin-dirs --use-postprocessor --alias --postprocessor-args --ppa --print-to-file --cookies-from-browser " +
+		"--download-archive --load-info-json -u --username -p --password --client-certificate --client-certificate-key --netrc-location"),
+		code: opts("--exec --exec-before-download --netrc-cmd --downloader --external-downloader --downloader-args --external-downloader-args " +
+			"--ffmpeg-location --plugin-dirs --use-postprocessor --alias --postprocessor-args --ppa --print-to-file --cookies-from-browser --netrc " +
+			"--config-location --config-locations --netrc-location"),
+		files: opts("-o --output -a --batch-file --cookies -P --paths --download-archive --load-info-json --client-certificate --client-certificate-key"),
+		hosts: opts("--proxy")},
 	"youtube-dl": {kind: progNetwork, values: opts("-o --output -f --format -a --batch-file --cookies --config-location --proxy --exec -u --username -p --password"),
 		code: opts("--exec"), files: opts("-o --output -a --batch-file --cookies --config-location"), hosts: opts("--proxy")},
 	"links": {kind: progNetwork}, "lynx": {kind: progNetwork}, "w3m": {kind: progNetwork}, "elinks": {kind: progNetwork}, "tftp": {kind: progNetwork},

@@ -26,10 +26,9 @@ const maxEmbeddedJSON = 1 << 20
 // walker finds a call's paths and hosts: every string in its arguments, at
 // any depth, read under the class of the argument it is under.
 type walker struct {
-	// covered says, for each of out.Commands, that a rule allows it
-	// whatever it runs (DataMark.Commands): what it runs that cannot be
-	// read is no unknown path.
-	covered []bool
+	// covered is, for each of out.Commands, what a rule allows it to run
+	// that cannot be read (DataMark.Commands); nil for nothing.
+	covered []*commandCover
 	root    string
 	aliases []string // the root's other spellings
 	home    string   // what a leading "~" names, "" for unknown

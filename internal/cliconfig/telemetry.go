@@ -12,7 +12,7 @@ import (
 // recorder when they leave it off. stop flushes what is held, bounded,
 // and says on stderr what could not be sent.
 func StartTelemetry(service string, say func(string)) (rec *telemetry.Recorder, stop func(), err error) {
-	rec, shutdown, err := telemetry.Start(context.Background(), service)
+	rec, shutdown, err := telemetry.Start(context.Background(), service, say)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -20,7 +20,7 @@ func StartTelemetry(service string, say func(string)) (rec *telemetry.Recorder, 
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := shutdown(ctx); err != nil {
-			say("telemetry: " + err.Error())
+			say("telemetry: " + telemetry.Redact(err.Error()))
 		}
 	}, nil
 }

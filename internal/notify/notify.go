@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -110,30 +111,49 @@ const queueSize = 256
 // postTimeout bounds one post.
 const postTimeout = 5 * time.Second
 
-// Notifier posts events to its targets. Send never blocks.
+// Notifier posts events to its targets, each target from a queue and a
+// goroutine of its own: a webhook that hangs delays no other. Send never
+// blocks, and is safe after Close (it drops the event).
 type Notifier struct {
-	targets []Target
-	client  *http.Client
-	warn    func(string)
+	sinks  []*sink
+	client *http.Client
+	warn   func(string)
+
+	mu     sync.RWMutex
+	closed bool
+}
+
+// sink is one target's queue.
+type sink struct {
+	target  Target
 	queue   chan Event
 	done    chan struct{}
-	once    sync.Once
-
-	mu      sync.Mutex
-	dropped int
+	dropped atomic.Int64 // since the last warning
+	warned  atomic.Int64 // unix seconds of the last drop warning
 }
+
+// dropWarnEvery is the least time between two warnings of dropped notices
+// for one webhook.
+const dropWarnEvery = 30 * time.Second
 
 // New starts a notifier posting to targets; warn is told of each post
 // that failed and of notices dropped. Close stops it.
 func New(targets []Target, warn func(string)) *Notifier {
-	n := &Notifier{targets: targets, client: &http.Client{Timeout: postTimeout}, warn: warn,
-		queue: make(chan Event, queueSize), done: make(chan struct{})}
-	go n.run()
+	n := &Notifier{warn: warn, client: &http.Client{Timeout: postTimeout,
+		// A redirect is not followed: it would carry the question to a
+		// host the operator did not name. It reads as a failed post.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	for _, t := range targets {
+		s := &sink{target: t, queue: make(chan Event, queueSize), done: make(chan struct{})}
+		n.sinks = append(n.sinks, s)
+		go n.run(s)
+	}
 	return n
 }
 
-// Send queues e for every target; a full queue drops it, and so does an
-// event of no kind.
+// Send queues e for every target; a target whose queue is full drops it
+// (said on stderr, at most every half minute, with how many), and an event
+// of no kind is dropped.
 func (n *Notifier) Send(e Event) {
 	if n == nil || e.Kind == "" {
 		return
@@ -141,39 +161,54 @@ func (n *Notifier) Send(e Event) {
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
 	}
-	select {
-	case n.queue <- e:
-	default:
-		n.mu.Lock()
-		n.dropped++
-		first := n.dropped == 1
-		n.mu.Unlock()
-		if first {
-			n.warn("notify: the webhooks are behind; notices are dropped until they catch up")
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	if n.closed {
+		return // the proxy is stopping: nothing is posted any more
+	}
+	for _, s := range n.sinks {
+		select {
+		case s.queue <- e:
+		default:
+			dropped := s.dropped.Add(1)
+			now := time.Now().Unix()
+			if last := s.warned.Load(); now-last >= int64(dropWarnEvery/time.Second) && s.warned.CompareAndSwap(last, now) {
+				s.dropped.Store(0)
+				n.warn(fmt.Sprintf("notify: %s is behind; %d notices dropped", s.target.host(), dropped))
+			}
 		}
 	}
 }
 
-// Close posts what is queued, within ctx, and stops.
+// Close posts what is queued, within ctx, and stops; a later Send drops
+// its event.
 func (n *Notifier) Close(ctx context.Context) {
 	if n == nil {
 		return
 	}
-	n.once.Do(func() { close(n.queue) })
-	select {
-	case <-n.done:
-	case <-ctx.Done():
-		n.warn("notify: stopped before every notice was posted")
+	n.mu.Lock()
+	if !n.closed {
+		n.closed = true
+		for _, s := range n.sinks {
+			close(s.queue)
+		}
+	}
+	n.mu.Unlock()
+	for _, s := range n.sinks {
+		select {
+		case <-s.done:
+		case <-ctx.Done():
+			n.warn("notify: stopped before every notice was posted")
+			return
+		}
 	}
 }
 
-func (n *Notifier) run() {
-	defer close(n.done)
-	for e := range n.queue {
-		for _, t := range n.targets {
-			if err := n.post(t, e); err != nil {
-				n.warn(fmt.Sprintf("notify: %s: %v", t.host(), err))
-			}
+func (n *Notifier) run(s *sink) {
+	defer close(s.done)
+	for e := range s.queue {
+		if err := n.post(s.target, e); err != nil {
+			n.warn(fmt.Sprintf("notify: %s: %v", s.target.host(), err))
 		}
 	}
 }

@@ -91,7 +91,7 @@ func TestAHungWebhookDelaysNothing(t *testing.T) {
 	require.Eventually(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		return strings.Contains(strings.Join(said, "\n"), "answered 500") && strings.Contains(strings.Join(said, "\n"), "notices are dropped")
+		return strings.Contains(strings.Join(said, "\n"), "answered 500") && strings.Contains(strings.Join(said, "\n"), "notices dropped")
 	}, 10*time.Second, 10*time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
@@ -99,4 +99,30 @@ func TestAHungWebhookDelaysNothing(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	assert.Contains(t, said[len(said)-1], "stopped before every notice was posted")
+}
+
+// TestNoRedirectNoPanicAfterClose: a webhook's redirect is not followed
+// (it would carry the question elsewhere), and a notice sent while the
+// proxy stops is dropped, not a panic.
+func TestNoRedirectNoPanicAfterClose(t *testing.T) {
+	var mu sync.Mutex
+	elsewhere := 0
+	other := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { mu.Lock(); elsewhere++; mu.Unlock() }))
+	defer other.Close()
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/steal", http.StatusTemporaryRedirect)
+	}))
+	defer redirecting.Close()
+	var said []string
+	n := notify.New([]notify.Target{{URL: redirecting.URL, Shape: "json"}}, func(s string) { mu.Lock(); said = append(said, s); mu.Unlock() })
+	n.Send(notify.Event{Kind: notify.Question, ID: "q1", Question: "a question"})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	n.Close(ctx)
+	n.Send(notify.Event{Kind: notify.Answered, ID: "q1"}) // after Close: dropped
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Zero(t, elsewhere, "the redirect was not followed")
+	require.NotEmpty(t, said)
+	assert.Contains(t, said[0], "answered 307")
 }

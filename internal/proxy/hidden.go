@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 
 	"github.com/mcp-policy/mcp-policy/internal/toolflags"
@@ -81,23 +82,35 @@ func (p *Proxy) warnPoisoned(result []byte) {
 	if json.Unmarshal(result, &list) != nil {
 		return
 	}
-	own := make([]string, len(list.Tools))
+	names := make([]string, len(list.Tools))
 	for i, t := range list.Tools {
-		own[i] = t.Name
+		names[i] = t.Name
 	}
+	own := toolflags.NewSiblings(names)
 	for _, t := range list.Tools {
 		tool := provider.Tool{Type: "function", Function: provider.ToolFunction{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}}
 		flags := toolflags.Scan(tool, own)
 		if len(flags) == 0 {
 			continue
 		}
-		key := t.Name + "\x00" + t.Description + "\x00" + string(t.InputSchema)
+		// Said once per definition: its digest kept, at most maxFlaggedSaid
+		// of them (a server that changes its descriptions on every list
+		// is then said again, not kept for ever).
+		key := sha256.Sum256([]byte(t.Name + "\x00" + t.Description + "\x00" + string(t.InputSchema)))
 		if _, said := p.flaggedSaid.LoadOrStore(key, true); said {
 			continue
+		}
+		if p.flaggedCount.Add(1) > maxFlaggedSaid {
+			p.flaggedSaid.Clear()
+			p.flaggedCount.Store(0)
 		}
 		p.warnf("the server's tool %s: %s", visible.Shown(t.Name, maxShown), visible.Shown(toolflags.Sentence(flags), 2000))
 	}
 }
+
+// maxFlaggedSaid bounds the definitions whose flags stderr remembers
+// having said.
+const maxFlaggedSaid = 4096
 
 // shownNames lists tool names for stderr, at most a few.
 func shownNames(names []string) string {

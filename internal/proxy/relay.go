@@ -132,9 +132,11 @@ type Proxy struct {
 	rootsChecked atomic.Bool
 	// hiddenSaid: stderr was told which tools tools/list leaves out.
 	hiddenSaid atomic.Bool
-	// flaggedSaid are the tool definitions whose text aimed at the model
-	// stderr was told of: name and description, once each.
-	flaggedSaid sync.Map
+	// flaggedSaid are the digests of the tool definitions whose text
+	// aimed at the model stderr was told of, once each; flaggedCount,
+	// how many.
+	flaggedSaid  sync.Map
+	flaggedCount atomic.Int64
 
 	ctx      context.Context // ends at shutdown
 	cancel   context.CancelFunc

@@ -41,7 +41,7 @@ func (c *flagCache) of(tool *provider.Tool) []toolflags.Flag {
 		return f.flags
 	}
 	var flags []toolflags.Flag
-	for _, f := range toolflags.Scan(*tool, []string{name}) {
+	for _, f := range toolflags.Scan(*tool, nil) {
 		if f.Code != toolflags.Shadows {
 			flags = append(flags, f)
 		}

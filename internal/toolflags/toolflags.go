@@ -15,10 +15,14 @@ package toolflags
 import (
 	"encoding/json"
 	"fmt"
+	"html"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
 	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/mcp-policy/mcp-policy/internal/lexical"
 	"github.com/mcp-policy/mcp-policy/provider"
@@ -51,15 +55,20 @@ const MaxDescription = 6000
 const maxScanned = 1 << 18
 
 var (
-	tagPattern = regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|hidden|secret|admin|assistant|prompt|context|critical)\b[^<>]{0,80}>` +
-		`|\[/?(INST|SYSTEM|SYS)\]|<\|im_(start|end)\|>|<<\s*SYS\s*>>`)
+	tagPattern = regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|hidden|secret|admin|assistant|prompt|context|critical)[\w-]*\b[^<>]{0,80}>` +
+		`|\[/?(INST|SYSTEM|SYS)\]|<\|(im_start|im_end|start_header_id|end_header_id|eot_id|begin_of_text|system|user|assistant)\|>|<<\s*SYS\s*>>`)
 	// concealPattern: telling the user is forbidden ("never tell the
 	// user", "do not mention this to the user", "the user must not
 	// know"); not "never show a dialog; the user answers".
 	concealPattern = regexp.MustCompile(`(?i)\b(do not|don't|dont|never|without)\s+(\w+\s+){0,2}?(tell|telling|inform|informing|notify|notifying|alert|alerting|warn|warning)\s+(the\s+)?(user|human)\b` +
 		`|\b(do not|don't|dont|never)\s+(\w+\s+){0,2}?(mention|mentioning|reveal|revealing|disclose|disclosing|show|showing)\b[^.\n]{0,40}\b(to|with)\s+(the\s+)?(user|human)\b` +
-		`|\b(user|human)\s+(must|should)\s+(not|never)\s+(know|see|notice|be told|find out)\b|\bwithout\s+the\s+user'?s?\s+(knowledge|knowing|noticing)`)
-	overridePattern = regexp.MustCompile(`(?i)\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|earlier|above|other|your)\s+(instructions|rules|directions|guidelines|prompts?)\b`)
+		`|\b(user|human)\s+(must|should)\s+(not|never)\s+(know|see|notice|be told|find out)\b|\bwithout\s+the\s+user'?s?\s+(knowledge|knowing|noticing)` +
+		`|\b(do not|don't|dont|never)\s+let\s+(the\s+)?(user|human)\s+(know|see|notice|find out)\b` +
+		`|\b(user|human)\s+(doesn't|does not|need not|needn't|shouldn't)\s+(need\s+to\s+)?(know|see|be told)\b` +
+		`|\brefrain\s+from\s+(mentioning|telling|informing|notifying|alerting|showing|revealing)\b` +
+		`|\bkeep\s+(this|it|that|these)\s+(secret|hidden|private|quiet)\s+from\s+(the\s+)?(user|human)\b`)
+	overridePattern = regexp.MustCompile(`(?i)\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|earlier|above|other|your)\s+(instructions|rules|directions|guidelines|prompts?)\b` +
+		`|\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(instructions|rules|directions|guidelines)\s+(above|before|given|you were given)\b`)
 	// pathToken is a word that reads as a file's path or name: with a
 	// slash, a leading dot or tilde, or an extension.
 	pathToken = regexp.MustCompile("[~./A-Za-z0-9_-]*[~/.][~./A-Za-z0-9_-]+")
@@ -71,10 +80,31 @@ var (
 		"|\\btool\\s+(?:([a-z][a-z0-9]*(?:[_.][a-z0-9]+)+)\\b|`([a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+)`)")
 )
 
-// Scan reads tool's definition for the signs; own are the names of the
-// server's tools (a description that speaks of its siblings is ordinary).
-// Each code is given once, in a fixed order.
-func Scan(tool provider.Tool, own []string) []Flag {
+// Siblings are the names of a server's tools, and each name's part after
+// a "_" or "-" (confluence_get_attachments is also get_attachments): a
+// description that speaks of one of them speaks of its own server. Made
+// once per list, so that reading a list is linear in its length.
+type Siblings map[string]bool
+
+// NewSiblings is the set of names.
+func NewSiblings(names []string) Siblings {
+	s := Siblings{}
+	for _, n := range names {
+		n = strings.ToLower(n)
+		s[n] = true
+		for i := 0; i < len(n); i++ {
+			if n[i] == '_' || n[i] == '-' {
+				s[n[i+1:]] = true
+			}
+		}
+	}
+	return s
+}
+
+// Scan reads tool's definition for the signs; own are its server's tools
+// (a description that speaks of its siblings is ordinary). Each code is
+// given once, in a fixed order.
+func Scan(tool provider.Tool, own Siblings) []Flag {
 	texts := []string{tool.Function.Description}
 	if len(tool.Function.Parameters) > 0 {
 		var schema any
@@ -96,6 +126,7 @@ func Scan(tool provider.Tool, own []string) []Flag {
 		if r, at, ok := hiddenRune(t); ok {
 			add(Hidden, fmt.Sprintf("characters a person does not see (U+%04X at byte %d)", r, at))
 		}
+		t = normalize(t)
 		if m := tagPattern.FindString(t); m != "" {
 			add(Tags, "markup addressed to a model ("+shown(m)+")")
 		}
@@ -150,9 +181,19 @@ func schemaTexts(v any, out []string, depth int) []string {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			if s, ok := e.(string); ok && (k == "description" || k == "title") {
+			if s, ok := e.(string); ok && (k == "description" || k == "title" || k == "default" || k == "const") {
 				out = append(out, s)
 				continue
+			}
+			if k == "examples" || k == "enum" {
+				if list, ok := e.([]any); ok {
+					for _, x := range list {
+						if s, ok := x.(string); ok {
+							out = append(out, s)
+						}
+					}
+					continue
+				}
 			}
 			out = schemaTexts(e, out, depth+1)
 		}
@@ -170,21 +211,55 @@ func schemaTexts(v any, out []string, depth int) []string {
 // and the variation selectors, which emoji are written with, and the
 // zero-width non-joiner, which Persian and other scripts need, are not.
 func hiddenRune(t string) (rune, int, bool) {
+	selectors := 0 // a run of variation selectors: one after an emoji is how emoji are written
 	for i, r := range t {
 		switch {
+		case r >= 0xFE00 && r <= 0xFE0F:
+			if selectors++; selectors > 1 {
+				return r, i, true
+			}
+			continue
+		case r >= 0xE0100 && r <= 0xE01EF:
+			return r, i, true // the supplement's: text hidden one byte a character
 		case r == '\u200d' || r == '\u200c' || r == '\t' || r == '\n' || r == '\r':
 		case unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Co, r) || unicode.IsControl(r) || r == '\ufffd':
 			return r, i, true
 		}
+		selectors = 0
 	}
 	return 0, 0, false
 }
+
+// confusables are letters of other scripts drawn as Latin ones, the few
+// that spell English words unseen ("tell the usеr" with a Cyrillic е).
+var confusables = strings.NewReplacer("а", "a", "е", "e", "о", "o", "р", "p", "с", "c", "у", "y", "х", "x", "і", "i", "ј", "j", "ѕ", "s",
+	"А", "A", "Е", "E", "О", "O", "Р", "P", "С", "C", "Т", "T", "Х", "X", "ο", "o", "α", "a", "ε", "e", "ι", "i", "ν", "v", "Ι", "I", "Ο", "O")
+
+// normalize is text as the word patterns read it: format characters
+// removed (a zero-width joiner inside "tell"), compatibility forms folded
+// (NFKC: fullwidth letters), lookalike letters made Latin, HTML's escapes
+// of markup undone (&lt;IMPORTANT&gt;), and a Windows home made "~".
+func normalize(t string) string {
+	t = strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) || r >= 0xFE00 && r <= 0xFE0F || r >= 0xE0100 && r <= 0xE01EF {
+			return -1
+		}
+		return r
+	}, t)
+	t = confusables.Replace(norm.NFKC.String(t))
+	t = html.UnescapeString(t)
+	return windowsHome.ReplaceAllStringFunc(t, func(m string) string { return "~" })
+}
+
+// windowsHome is a Windows home directory as a description may write it.
+var windowsHome = regexp.MustCompile(`(?i)%(USERPROFILE|HOMEPATH|HOME)%|\$env:USERPROFILE|\$\{?HOME\}?|\b[A-Z]:\\Users\\[^\\\s]+`)
 
 // secretNamed is the first word of t that reads as a path to a file the
 // floor keeps secret (lexical.SecretFile), with "~" as a home. A bare
 // name counts only for a key or an environment file (id_rsa, .env): a
 // description may well say where its own credentials.json goes.
 func secretNamed(t string) string {
+	t = strings.ReplaceAll(t, "\\", "/") // ~\.aws\credentials
 	for _, w := range pathToken.FindAllString(t, 64) {
 		w = strings.TrimRight(w, ".")
 		// A path: from the home, the root, here, or a dot directory
@@ -208,7 +283,11 @@ func secretNamed(t string) string {
 		// A bare name by its whole name (id_rsa, .env.local), not by an
 		// ending (".key" ends "item.key" in code quoted in prose).
 		byName := e != nil && (e.Kind == lexical.File || e.Kind == lexical.Prefix) && (strings.HasPrefix(e.ID, "KEY") || strings.HasPrefix(e.ID, "ENV"))
-		if e != nil && (!bare || byName) {
+		// The secret directory alone ("~/.ssh is refused") names no file
+		// to read; a file in it, or a secret file, does.
+		dirItself := e != nil && e.Kind == lexical.Dir && lexical.SecretFile(lexical.FoldPath(path.Dir(clean))) == nil &&
+			slices.ContainsFunc(e.Names, func(n string) bool { return strings.HasSuffix(lexical.FoldPath(clean), "/"+n) })
+		if e != nil && !dirItself && (!bare || byName) {
 			return w
 		}
 	}
@@ -217,16 +296,13 @@ func secretNamed(t string) string {
 
 // otherTool is a tool name t speaks of ("the send_email tool") that is
 // neither tool's own name nor one of its server's.
-func otherTool(t, self string, own []string) string {
+func otherTool(t, self string, own Siblings) string {
 	for _, m := range toolToken.FindAllStringSubmatch(t, 16) {
 		name := m[1] + m[2] + m[3] + m[4] // one of the four matched
 		// A sibling by its own name or by the part after its server's
 		// prefix ("get_attachments" for confluence_get_attachments).
-		mine := func(o string) bool {
-			o, n := strings.ToLower(o), strings.ToLower(name)
-			return o == n || strings.HasSuffix(o, "_"+n) || strings.HasSuffix(o, "-"+n)
-		}
-		if name == "" || mine(self) || slices.ContainsFunc(own, mine) {
+		n := strings.ToLower(name)
+		if name == "" || own[n] || NewSiblings([]string{self})[n] {
 			continue
 		}
 		return name

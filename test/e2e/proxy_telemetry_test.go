@@ -54,18 +54,18 @@ func TestProxyTelemetryReachesACollector(t *testing.T) {
 	for _, s := range recv.Spans() {
 		require.False(t, strings.Contains(s.String(), "s3cr3t") || strings.Contains(s.String(), dir),
 			"an argument was exported: %v", s)
-		switch s.Name {
-		case "mcp-policy decide fs_read":
-			read = s
-		case "mcp-policy decide fs_write":
-			write = s
-		case "mcp-policy ask":
+		switch {
+		case s.Name == "mcp-policy ask":
 			ask = s
+		case s.Attrs["gen_ai.tool.name"] == "fs_read":
+			read = s
+		case s.Attrs["gen_ai.tool.name"] == "fs_write":
+			write = s
 		}
 	}
 	require.NotNil(t, read, "the read's span")
 	require.Equal(t, "allow", read.Attrs["mcp_policy.decision"])
-	require.Contains(t, read.Attrs["mcp_policy.rule"], `"readOnlyHint":true`, "the default read-only rule decided")
+	require.Equal(t, "rule", read.Attrs["mcp_policy.rule"], "the default read-only rule decided")
 	require.NotNil(t, write, "the write's span")
 	require.Equal(t, "ask", write.Attrs["mcp_policy.decision"])
 	require.Equal(t, "true", write.Attrs["mcp_policy.forwarded"])

@@ -488,6 +488,14 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 			return
 		}
 	}
+	if asURL && !asPath && r == v && databaseURL(r) {
+		// A database's URL (postgresql://user@db.example/x): every
+		// driver reads its host after the last "@" of the authority.
+		if h, ok := urlHost(r); ok && h != "" {
+			w.addHost(s, t, h)
+			return
+		}
+	}
 	if asPath {
 		w.unnamedPath(s, t, r, v)
 	}
@@ -515,6 +523,17 @@ func (w *walker) unnamedPath(s site, t *ast.Term, r, v string) {
 		resolved = w.resolve("/", r) // the home's, where it is known
 	}
 	w.addPath(s.as(none), t, resolved)
+}
+
+// databaseSchemes are the URL schemes of database and broker drivers,
+// whose URLs all put the host after the authority's last "@".
+var databaseSchemes = keySetExact("postgres", "postgresql", "mysql", "mariadb", "mongodb", "mongodb+srv", "redis", "rediss",
+	"amqp", "amqps", "clickhouse", "sqlserver", "mssql", "cockroachdb", "nats", "cassandra", "neo4j", "neo4j+s", "bolt")
+
+// databaseURL reports a URL whose scheme is a database's.
+func databaseURL(r string) bool {
+	scheme, _, ok := strings.Cut(r, "://")
+	return ok && databaseSchemes[strings.ToLower(scheme)]
 }
 
 // unnamedWord reads a string that reads as neither a path nor a URL (r,

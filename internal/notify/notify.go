@@ -5,9 +5,9 @@
 // own, from a bounded queue: a webhook that is slow, down or refusing
 // never delays a decision; what it missed is said on stderr.
 //
-// A notice carries what the approvals page shows of a question (its text,
-// the tool, the server, the machine) and the commands that answer it;
-// never the call's arguments beyond what the question's text quotes.
+// A notice carries the question's text up to its arguments (what the
+// rules read of the call), the tool, the server, the machine and the
+// commands that answer it; never the arguments' values.
 package notify
 
 import (

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/grants"
@@ -165,7 +166,10 @@ func (p *Proxy) notice(kind string, aq approvals.Question) notify.Event {
 	if kind != notify.Question {
 		return e
 	}
-	e.Question = aq.Message
+	// The question up to its arguments: what the rules read of the call
+	// (its paths, hosts, commands), never the arguments' values (a file's
+	// contents), which stay on the page and in approve.
+	e.Question, _, _ = strings.Cut(aq.Message, "\nIts arguments:\n")
 	e.Commands = append(e.Commands, p.approvalsCommand("approve")+" show "+aq.ID)
 	for _, o := range aq.Options {
 		verb := o.Action

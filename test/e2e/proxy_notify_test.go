@@ -76,7 +76,7 @@ func TestNotifyTellsWebhooksOfQuestionsAndTheirEnds(t *testing.T) {
 		"--notify", "json:" + deadURL, "--notify", "json:" + generic.srv.URL + "/hook", "--notify", "slack:" + slack.srv.URL + "/services/x"},
 		[]string{fsserver, dir}, nil)
 	h.initialize(map[string]any{})
-	h.callTool(1, "fs_write", map[string]any{"path": "notes <b>.md", "content": "hi"})
+	h.callTool(1, "fs_write", map[string]any{"path": "notes <b>.md", "content": "hi-secret-content"})
 
 	var q struct {
 		Event, ID, Tool, Machine, Question string
@@ -86,7 +86,8 @@ func TestNotifyTellsWebhooksOfQuestionsAndTheirEnds(t *testing.T) {
 	assert.Equal(t, "question", q.Event)
 	assert.Equal(t, "fs_write", q.Tool)
 	assert.Contains(t, q.Question, "The agent wants to run fs_write.")
-	assert.NotContains(t, generic.wait(t, 1), `"hi"`, "the file's contents stay here")
+	assert.NotContains(t, generic.wait(t, 1), `hi-secret-content`, "the file's contents stay here")
+	assert.NotContains(t, q.Question, "Its arguments")
 	var allow string
 	for _, c := range q.Commands {
 		if strings.HasSuffix(c, " allow "+q.ID) {

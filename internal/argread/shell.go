@@ -90,6 +90,9 @@ type shellReader struct {
 	// only when nothing in the line can assign it otherwise.
 	file     *syntax.File
 	namerefs bool
+	// stdinCode is the text of the here-document or here-string the
+	// statement being read gives its command on standard input.
+	stdinCode string
 	// bound is a for loop's name and the item its body is being read
 	// with ("for f in src/*.ts; do wc -l "$f"; done": $f is src/*.ts, a
 	// plain glob, read as the glob itself is).
@@ -459,11 +462,20 @@ func unionDirs(sets ...[]string) []string {
 // unknown keeps an unknown path: what the shell or a program will make of
 // word cannot be told here.
 func (r *shellReader) unknown(word string) {
-	if r.cover.covers(word) {
-		return // what the user allows the command being read to run (DataMark.Commands)
-	}
 	r.w.addPath(r.s, ast.StringTerm(word), "")
 	r.commandPath("")
+}
+
+// code is the code a program runs that this reader does not read: given
+// to its option opt ("-c", "-e"), or on its standard input (opt ""). It is
+// unknown, unless the user's command glob allows it (DataMark.Commands);
+// nothing else a command raises is ever allowed so: not a line that does
+// not parse, not an option the glob does not spell.
+func (r *shellReader) code(opt, text string) {
+	if r.cover.covers(opt) {
+		return
+	}
+	r.unknown(text)
 }
 
 // commandPath gives a path to the command whose words named it.
@@ -706,8 +718,14 @@ func (r *shellReader) statement(st *syntax.Stmt, dirs []string) []string {
 		return dirs
 	}
 	r.cur = -1 // a redirection's target is no operand of the command
+	r.stdinCode = ""
 	for _, rd := range st.Redirs {
 		r.redirect(rd, dirs)
+		if rd.Hdoc != nil && (rd.Op == syntax.Hdoc || rd.Op == syntax.DashHdoc) {
+			r.stdinCode = syntaxString(rd.Hdoc)
+		} else if rd.Op == syntax.WordHdoc && rd.Word != nil {
+			r.stdinCode = syntaxString(rd.Word)
+		}
 	}
 	if call, ok := st.Cmd.(*syntax.CallExpr); ok && appliesPatch(call) {
 		r.stdinPatch(st, dirs)
@@ -850,7 +868,7 @@ const unsafeLoopItem = " \t\n$`\\'\""
 // name's value is one of them, under the glob's directory.
 func (r *shellReader) loopItems(it *syntax.WordIter, body []*syntax.Stmt, dirs []string) []shellWord {
 	if it.Name == nil || len(it.Items) == 0 || len(it.Items) > maxLoopItems || codeVariable(it.Name.Value) || r.namerefs ||
-		!userVariable(it.Name.Value) {
+		!userVariable(it.Name.Value) || shellSets(it.Name.Value) {
 		return nil // "_" is the shell's (the last word before); a nameref assigns any name
 	}
 	items := make([]shellWord, 0, len(it.Items))
@@ -871,6 +889,18 @@ func (r *shellReader) loopItems(it *syntax.WordIter, body []*syntax.Stmt, dirs [
 		return nil
 	}
 	return items
+}
+
+// shellSets reports a name the shell itself assigns: BASH_REMATCH after
+// [[ =~ ]], REPLY after read, OPTARG, PWD and the like.
+func shellSets(name string) bool {
+	switch name {
+	case "REPLY", "MAPFILE", "OPTARG", "OPTIND", "OPTERR", "PWD", "OLDPWD", "RANDOM", "SRANDOM", "LINENO", "SECONDS", "EPOCHSECONDS",
+		"EPOCHREALTIME", "PIPESTATUS", "COPROC", "FUNCNAME", "GROUPS", "HISTCMD", "UID", "EUID", "PPID", "SHLVL", "HOSTNAME", "HOSTTYPE",
+		"MACHTYPE", "OSTYPE", "COLUMNS", "LINES", "COMPREPLY", "READLINE_LINE", "READLINE_POINT", "DIRSTACK", "PS1", "PS2", "PS3", "PS4":
+		return true
+	}
+	return strings.HasPrefix(name, "BASH") || strings.HasPrefix(name, "COMP_")
 }
 
 // userVariable reports a variable name of the user's: letters, digits and

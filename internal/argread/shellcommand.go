@@ -651,18 +651,13 @@ type commandCover struct {
 	words map[string]bool // the words a matching glob spells before its first wildcard, the program's left out
 }
 
-// covers reports an unknown that c allows: the text r.unknown was given,
-// whose first word (an option, its "=value" left out) the glob spelt.
-func (c *commandCover) covers(unknown string) bool {
+// covers reports that c allows the code given to the option opt ("" for
+// code on standard input, which only an exact glob allows).
+func (c *commandCover) covers(opt string) bool {
 	if c == nil {
 		return false
 	}
-	if c.exact {
-		return true
-	}
-	first, _, _ := strings.Cut(unknown, " ")
-	first, _, _ = strings.Cut(first, "=")
-	return c.words[first]
+	return c.exact || opt != "" && c.words[opt]
 }
 
 // coverOf is what globs allow a command, all of whose words are known, to
@@ -708,7 +703,7 @@ func (r *shellReader) options(p *program, args []shellArg, dirs []string) []stri
 		switch {
 		case a.opt == "":
 		case p.code.has(a.opt):
-			r.unknown(a.opt + " " + a.value.text) // code run by the program
+			r.code(a.opt, a.opt+" "+a.value.text) // code run by the program
 			if a.hasValue && a.value.known {
 				// What the code names in its literals is read still, as a
 				// code runner's is: a rule that allows the code does not
@@ -1133,10 +1128,24 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 	args, rest := parseArgs(words, p, true)
 	dirs = r.options(p, args, dirs)
 	for _, a := range args {
+		// node --inspect=0.0.0.0:9229, before or after -e's code: a
+		// debugger anyone who reaches the port can run code through.
+		if opt, addr, ok := strings.Cut(a.opt, "="); ok && strings.HasPrefix(opt, "--inspect") && inspectsOpen(addr) ||
+			strings.HasPrefix(a.opt, "--inspect") && a.hasValue && a.value.known && inspectsOpen(a.value.text) {
+			r.unknown(a.opt)
+		}
+	}
+	for _, a := range args {
 		if p.code.has(a.opt) {
 			// The code is the command: unknown, read above. The words
 			// after it are its arguments (sys.argv, process.argv): the
-			// files it is given.
+			// files it is given; node reads options among them too
+			// (node -e x --inspect=0.0.0.0:9229).
+			for _, w := range words[rest:] {
+				if opt, addr, ok := strings.Cut(w.text, "="); w.known && strings.HasPrefix(opt, "--inspect") && (!ok || inspectsOpen(addr)) {
+					r.unknown(w.text)
+				}
+			}
 			r.operands(words[rest:], dirs)
 			return
 		}
@@ -1172,7 +1181,12 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 		}
 	}
 	if rest >= len(words) || words[rest].known && (words[rest].text == "-" || words[rest].text == "/dev/stdin") {
-		r.unknown("the code " + name + " reads from its standard input")
+		// Code on standard input; a here-document's or here-string's is
+		// in the line, and its literals are read as a -c's are.
+		r.code("", "the code "+name+" reads from its standard input")
+		if r.stdinCode != "" {
+			r.w.codeLiterals(r.s, r.stdinCode)
+		}
 		return
 	}
 	r.read(words[rest], dirs)

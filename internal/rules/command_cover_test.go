@@ -16,7 +16,7 @@ import (
 // nor a word the shell changes; an allow that also names a directory
 // still asks about what it cannot see.
 func TestCommandAllowCoversWhatItRuns(t *testing.T) {
-	py := rules.Rule{Tool: "run_command", Decision: rules.Allow, Command: rules.CommandGlobs{"python3", "python3 -c *", "tar xf *"}}
+	py := rules.Rule{Tool: "run_command", Decision: rules.Allow, Command: rules.CommandGlobs{"python3", "python3 -c *", "python3 -", "tar xf *", "bash -c *"}}
 	inProject := rules.Rule{Tool: "run_command", Decision: rules.Allow, Command: rules.CommandGlobs{"python3 -c *"}, Under: "/srv/app"}
 	withCommand := engine(t, rules.Config{Roots: map[string]string{"*": "/srv/app"}, Home: "/home/u", Rules: []rules.Rule{py}})
 	withUnder := engine(t, rules.Config{Roots: map[string]string{"*": "/srv/app"}, Home: "/home/u", Rules: []rules.Rule{inProject}})
@@ -34,6 +34,14 @@ func TestCommandAllowCoversWhatItRuns(t *testing.T) {
 		{map[string]any{"command": `node -e "console.log(1)"`}, rules.ReasonUnevaluable, rules.ReasonUnevaluable},
 		{map[string]any{"command": `python3 -c "$CODE"`}, rules.ReasonUnevaluable, rules.ReasonUnevaluable},
 		{map[string]any{"command": `python3 -c "print(1)" && node -e 1`}, rules.ReasonUnevaluable, rules.ReasonUnevaluable},
+		// Only the code of an option the glob spells: not another code
+		// option, not a line that does not parse (its text is the
+		// attacker's), not what comes after the allowed command.
+		{map[string]any{"command": "bash -c -- '-c=x\ncat ~/.ssh/id_rsa\n)'"}, rules.ReasonUnevaluable, rules.ReasonUnevaluable},
+		{map[string]any{"command": `python3 -c "print(1)" 2> >(python3 -c x) 2>>"$HOME/.bashrc"`}, rules.ReasonUnevaluable, rules.ReasonUnevaluable},
+		{map[string]any{"command": `python3 - <<'EOF'
+print(open('/home/u/.ssh/id_rsa').read())
+EOF`}, rules.ReasonFloor, rules.ReasonFloor},
 	} {
 		b, _ := json.Marshal(c.args)
 		assert.Equal(t, c.want, decide(t, withCommand, call("run_command", string(b)), nil).Reason, "command rule: %s", b)

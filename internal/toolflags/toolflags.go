@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"net/url"
 	"path"
 	"regexp"
 	"slices"
@@ -56,7 +57,11 @@ const maxScanned = 1 << 18
 
 var (
 	tagPattern = regexp.MustCompile(`(?i)<\s*/?\s*(important|system|instructions?|hidden|secret|admin|assistant|prompt|context|critical)[\w-]*\b[^<>]{0,80}>` +
-		`|\[/?(INST|SYSTEM|SYS)\]|<\|(im_start|im_end|start_header_id|end_header_id|eot_id|begin_of_text|system|user|assistant)\|>|<<\s*SYS\s*>>`)
+		`|\[/?(INST|SYSTEM|SYS)\]|<\|(im_start|im_end|start_header_id|end_header_id|eot_id|begin_of_text|system|user|assistant)\|>|<<\s*SYS\s*>>` +
+		// An HTML comment: hidden where the description is rendered.
+		`|<!--` +
+		// A note addressed to the model by name.
+		`|\b(note|notes|message|instructions?|directive)\s+(for|to)\s+(the\s+)?(ai|assistant|model|llm|agent|claude|gpt)\b`)
 	// concealPattern: telling the user is forbidden ("never tell the
 	// user", "do not mention this to the user", "the user must not
 	// know"); not "never show a dialog; the user answers".
@@ -66,9 +71,11 @@ var (
 		`|\b(do not|don't|dont|never)\s+let\s+(the\s+)?(user|human)\s+(know|see|notice|find out)\b` +
 		`|\b(user|human)\s+(doesn't|does not|need not|needn't|shouldn't)\s+(need\s+to\s+)?(know|see|be told)\b` +
 		`|\brefrain\s+from\s+(mentioning|telling|informing|notifying|alerting|showing|revealing)\b` +
-		`|\bkeep\s+(this|it|that|these)\s+(secret|hidden|private|quiet)\s+from\s+(the\s+)?(user|human)\b`)
+		`|\bkeep\s+(this|it|that|these)\s+(secret|hidden|private|quiet)\s+from\s+(the\s+)?(user|human)\b` +
+		`|\b(omit|leave out|hide|exclude|remove)\s+(it|this|that|these|them)\s+from\s+(your|the)\s+(reply|replies|response|responses|answer|answers|output|summary)\b`)
 	overridePattern = regexp.MustCompile(`(?i)\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(previous|prior|earlier|above|other|your)\s+(instructions|rules|directions|guidelines|prompts?)\b` +
-		`|\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(instructions|rules|directions|guidelines)\s+(above|before|given|you were given)\b`)
+		`|\b(ignore|disregard|forget)\s+(all\s+|any\s+)?(the\s+)?(instructions|rules|directions|guidelines)\s+(above|before|given|you were given)\b` +
+		`|\b(ignore|disregard|forget)\s+(whatever|everything|anything|all)\s+(you\s+were|you've\s+been|you\s+have\s+been|you\s+are)\s+(told|given|instructed)\b`)
 	// pathToken is a word that reads as a file's path or name: with a
 	// slash, a leading dot or tilde, or an extension.
 	pathToken = regexp.MustCompile("[~./A-Za-z0-9_-]*[~/.][~./A-Za-z0-9_-]+")
@@ -173,27 +180,22 @@ func Sentence(flags []Flag) string {
 	return "This tool's description contains instructions to the model: " + strings.Join(whys, "; ") + "."
 }
 
-// schemaTexts adds the descriptions and titles at any depth of a schema.
+// schemaTexts adds every string of a schema, at any depth, and every key
+// but the schema language's own: a model reads all of it (a $comment, an
+// x- extension, a property's name, a default object).
 func schemaTexts(v any, out []string, depth int) []string {
 	if depth > 32 {
 		return out
 	}
 	switch x := v.(type) {
+	case string:
+		out = append(out, x)
 	case map[string]any:
 		for k, e := range x {
-			if s, ok := e.(string); ok && (k == "description" || k == "title" || k == "default" || k == "const") {
-				out = append(out, s)
-				continue
-			}
-			if k == "examples" || k == "enum" {
-				if list, ok := e.([]any); ok {
-					for _, x := range list {
-						if s, ok := x.(string); ok {
-							out = append(out, s)
-						}
-					}
-					continue
-				}
+			if !schemaKeywords[k] {
+				// A property's name as written, and as words
+				// (IMPORTANT_never_tell_the_user).
+				out = append(out, k, strings.NewReplacer("_", " ", "-", " ").Replace(k))
 			}
 			out = schemaTexts(e, out, depth+1)
 		}
@@ -204,6 +206,12 @@ func schemaTexts(v any, out []string, depth int) []string {
 	}
 	return out
 }
+
+// schemaKeywords are JSON Schema's own keys, which say nothing.
+var schemaKeywords = map[string]bool{"type": true, "properties": true, "items": true, "required": true, "description": true, "title": true,
+	"default": true, "enum": true, "const": true, "examples": true, "format": true, "anyOf": true, "oneOf": true, "allOf": true,
+	"additionalProperties": true, "minimum": true, "maximum": true, "minLength": true, "maxLength": true, "pattern": true,
+	"$schema": true, "$ref": true, "$defs": true, "definitions": true, "minItems": true, "maxItems": true, "nullable": true}
 
 // hiddenRune is the first character of t a person does not see: a format
 // character (zero-width, bidirectional control, Unicode tag), a private
@@ -260,6 +268,11 @@ var windowsHome = regexp.MustCompile(`(?i)%(USERPROFILE|HOMEPATH|HOME)%|\$env:US
 // description may well say where its own credentials.json goes.
 func secretNamed(t string) string {
 	t = strings.ReplaceAll(t, "\\", "/") // ~\.aws\credentials
+	if strings.Contains(t, "%") {
+		if d, err := url.PathUnescape(t); err == nil {
+			t += " " + d // %7E/%2Essh/id%5Frsa, as a server that decodes it reads it
+		}
+	}
 	for _, w := range pathToken.FindAllString(t, 64) {
 		w = strings.TrimRight(w, ".")
 		// A path: from the home, the root, here, or a dot directory

@@ -38,12 +38,13 @@ type DataMark struct {
 	Annotations map[string]bool
 	Locations   []string
 	// Commands are the command globs of an allow rule that names no
-	// directory, host or argument ("python3 *"): a simple command whose
-	// words are all known and that one of them matches runs whatever it
-	// is given, by the user's word, so what it runs that cannot be read
-	// (inline code, a script on its standard input, an archive's member
-	// names) is no unknown path. What it names that can be read is read
-	// still: a known secret or floor file stays asked.
+	// directory, host or argument ("python3 -c *"): a simple command
+	// whose words are all known and that one of them matches may run the
+	// code the glob spells out, by the user's word — the code given to an
+	// option the glob writes before its first wildcard, and, for a glob
+	// with no wildcard, code on standard input (commandCover). That code
+	// is no unknown path; its literals are read still, and nothing else
+	// unknown is covered.
 	Commands []string
 }
 

@@ -874,7 +874,10 @@ func (r *shellReader) loopItems(it *syntax.WordIter, body []*syntax.Stmt, dirs [
 	items := make([]shellWord, 0, len(it.Items))
 	for _, item := range it.Items {
 		w := r.word(item, dirs)
-		if _, glob := plainGlob(w.text); !w.known && (!glob || r.dotGlob) || strings.ContainsAny(w.text, unsafeLoopItem) {
+		// A glob a program that only reads may take (src/*.py) is bound
+		// too: where the name is used, read() says whether the program
+		// takes it so.
+		if _, glob := readGlob(w.text); !w.known && (!glob || r.dotGlob) || strings.ContainsAny(w.text, unsafeLoopItem) {
 			return nil // split, or read again, where the name is used unquoted
 		}
 		items = append(items, w)
@@ -1401,7 +1404,11 @@ func (r *shellReader) substitutions(node syntax.Node, dirs []string) {
 // but for a plain glob, read as the directory its matches are in.
 func (r *shellReader) read(w shellWord, dirs []string) {
 	if !w.known {
-		if dir, ok := plainGlob(w.text); ok && !r.dotGlob {
+		dir, ok := plainGlob(w.text)
+		if !ok && r.readsOnly() {
+			dir, ok = readGlob(w.text)
+		}
+		if ok && !r.dotGlob {
 			tree := r.tree
 			r.tree = tree || strings.Contains(w.text, "**") // globstar: the directory's tree
 			r.path(dir, dirs, true)
@@ -1412,6 +1419,32 @@ func (r *shellReader) read(w shellWord, dirs []string) {
 		return
 	}
 	r.path(w.text, dirs, false)
+}
+
+// onlyReaders are programs that only read the files they are given (and
+// print what they find): a glob they take may end in readGlobExtensions.
+var onlyReaders = keySetExact("cat", "wc", "grep", "egrep", "fgrep", "rg", "ag", "ack", "head", "tail", "less", "more", "ls", "stat", "file",
+	"diff", "cmp", "md5sum", "sha1sum", "sha256sum", "sha512sum", "du", "nl", "uniq", "cut", "bat", "batcat", "tokei", "cloc", "pyflakes",
+	"flake8", "pylint", "mypy", "pyright", "ruff", "black", "isort")
+
+// readsOnly reports that the command whose words are being read is an
+// only reader; black, isort and ruff only with --check or --diff, and
+// ruff not with --fix.
+func (r *shellReader) readsOnly() bool {
+	if r.cur < 0 || r.cur >= len(r.w.out.Commands) {
+		return false
+	}
+	c := r.w.out.Commands[r.cur]
+	if !onlyReaders[c.Program] {
+		return false
+	}
+	switch c.Program {
+	case "black", "isort":
+		return slices.Contains(c.Words, "--check") || slices.Contains(c.Words, "--diff")
+	case "ruff":
+		return !slices.ContainsFunc(c.Words, func(w string) bool { return w == "format" || strings.HasPrefix(w, "--fix") })
+	}
+	return true
 }
 
 // noEnv is the environment words are expanded in: none (a word that

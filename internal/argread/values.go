@@ -757,8 +757,20 @@ func sqlFiles(s string) []string {
 	}
 	bare := stripSQLComments(s)
 	every := sqlFileWords.MatchString(bare)
-	if !every && !sqlLiteralArgument.MatchString(bare) {
+	hands, lists := sqlHandsLiteral(bare)
+	if !every && !hands && !lists {
 		return nil
+	}
+	if !every && !hands {
+		// Only rows and lists: their literals are data, but for one that
+		// names a floor file, which data never hides (namesFloorInData).
+		var out []string
+		for _, lit := range sqlLiterals(s) {
+			if r := trimReading(lit); namesFloorInData(r) && len(out) < maxShellReadings {
+				out = append(out, lit)
+			}
+		}
+		return out
 	}
 	var out []string
 	if sqlProgram.MatchString(bare) {
@@ -773,6 +785,26 @@ func sqlFiles(s string) []string {
 		}
 	}
 	return out
+}
+
+// sqlHandsLiteral reports SQL that hands a literal to a function, or puts
+// one where a table would be (sqlLiteralArgument): hands; and lists, that
+// it has literals in a row of VALUES or an IN list, which are data, not a
+// function's argument ('image/png' in an INSERT).
+func sqlHandsLiteral(bare string) (hands, lists bool) {
+	for _, m := range sqlLiteralArgument.FindAllStringIndex(bare, maxShellReadings) {
+		head := bare[:m[0]+1]
+		if open := strings.IndexByte(bare[m[0]:m[1]], '('); open >= 0 {
+			head = bare[:m[0]+open]
+		}
+		head = strings.TrimRight(head, " \t\r\n")
+		word := head[strings.LastIndexFunc(head, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) })+1:]
+		if w := strings.ToLower(word); w != "values" && w != "in" && w != "row" {
+			return true, lists
+		}
+		lists = true
+	}
+	return false, lists
 }
 
 // readsAsSQLFile reports a literal that reads as a file or a URL.
@@ -1329,7 +1361,18 @@ func hasPrefixFold(s, prefix string) bool {
 // "src/*.ts", "data/events/*.csv" and "docs/**/*.md" can name none, and
 // the directory ("src") is what rules and the floor check. "*.py"
 // (sitecustomize.py), "*.json", "*.yml" and "*" stay unknown.
-func plainGlob(v string) (string, bool) {
+func plainGlob(v string) (string, bool) { return plainGlobOf(v, nil) }
+
+// readGlobExtensions are the extensions a glob may end in when a program
+// that only reads takes it (wc -l src/*.py): no secret file is named so,
+// and what a write of one could reach (sitecustomize.py) is no read's.
+var readGlobExtensions = keySet("py", "pyi")
+
+// readGlob is plainGlob for a program that only reads what it is given.
+func readGlob(v string) (string, bool) { return plainGlobOf(v, readGlobExtensions) }
+
+// plainGlobOf is plainGlob, with more extensions allowed.
+func plainGlobOf(v string, more map[string]bool) (string, bool) {
 	if v == "" || strings.ContainsAny(v, "$`'\"\\~\x00") || !strings.ContainsAny(v, "*?[") {
 		return "", false
 	}
@@ -1355,11 +1398,11 @@ func plainGlob(v string) (string, bool) {
 	if strings.ContainsAny(last, "{}") {
 		// "*.{js,ts}": each alternative a plain name.
 		for _, alt := range braceVariants(last) {
-			if strings.ContainsAny(alt, "{},") || !plainName(alt) {
+			if strings.ContainsAny(alt, "{},") || !plainName(alt, more) {
 				return "", false
 			}
 		}
-	} else if !plainName(last) {
+	} else if !plainName(last, more) {
 		return "", false
 	}
 	if walks {
@@ -1380,10 +1423,13 @@ func plainGlob(v string) (string, bool) {
 // plainName reports a glob's last name that names no floor file: a
 // wildcard before an extension no floor or secrets entry's file has
 // ("*.ts", "test_*.go").
-func plainName(last string) bool {
+func plainName(last string, more map[string]bool) bool {
 	dot := strings.LastIndexByte(last, '.')
-	return last != "" && last[0] != '.' && dot >= 0 && strings.ContainsAny(last[:dot], "*?") && !strings.ContainsAny(last[:dot], "[]") &&
-		globExtensions[strings.ToLower(last[dot+1:])]
+	if last == "" || last[0] == '.' || dot < 0 || !strings.ContainsAny(last[:dot], "*?") || strings.ContainsAny(last[:dot], "[]") {
+		return false
+	}
+	ext := strings.ToLower(last[dot+1:])
+	return globExtensions[ext] || more[ext]
 }
 
 // globExtensions are extensions that no floor or secrets entry's file

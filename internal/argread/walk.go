@@ -330,6 +330,10 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 			w.commandWord(s, t, word, afterOption)
 			afterOption = isBareOption(word)
 		}
+	case c.Kind == Dir && c.Evidence == Name && w.root == "" && workspaceSlug(s.arg, v):
+		// {"workspace": "acme"}: a hosted service's workspace, by its
+		// slug; with no root there is no folder it could be one of.
+		w.unnamed(s.as(none), t, v)
 	case c.local():
 		w.localString(s, t, v)
 	case c.urlish():
@@ -523,6 +527,21 @@ func (w *walker) unnamedPath(s site, t *ast.Term, r, v string) {
 		resolved = w.resolve("/", r) // the home's, where it is known
 	}
 	w.addPath(s.as(none), t, resolved)
+}
+
+// workspaceSlug reports a bare slug (acme, my-team_2) under a name
+// "workspace": no dot, slash or tilde, nothing a file system would take
+// for anything but a name in its working directory.
+func workspaceSlug(arg, v string) bool {
+	if n := FoldName(arg); n != "workspace" && n != "workspaces" || v == "" || len(v) > 100 {
+		return false
+	}
+	for i, r := range v {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || i > 0 && (r == '-' || r == '_')) {
+			return false
+		}
+	}
+	return true
 }
 
 // databaseSchemes are the URL schemes of database and broker drivers,

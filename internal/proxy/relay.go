@@ -332,6 +332,9 @@ func (p *Proxy) run(hostIn io.Reader, signals <-chan int) int {
 		time.Sleep(100 * time.Millisecond)
 		p.wait(time.Second)
 		p.leftOut()
+		// Nothing waits on a server that is gone: a parked question ends
+		// now (withdrawn, its approver told), not when the process does.
+		p.cancel()
 		return code
 	case <-p.hostDone:
 	case <-p.hostGone:

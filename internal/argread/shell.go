@@ -1423,28 +1423,16 @@ func (r *shellReader) read(w shellWord, dirs []string) {
 
 // onlyReaders are programs that only read the files they are given (and
 // print what they find): a glob they take may end in readGlobExtensions.
-var onlyReaders = keySetExact("cat", "wc", "grep", "egrep", "fgrep", "rg", "ag", "ack", "head", "tail", "less", "more", "ls", "stat", "file",
-	"diff", "cmp", "md5sum", "sha1sum", "sha256sum", "sha512sum", "du", "nl", "uniq", "cut", "bat", "batcat", "tokei", "cloc", "pyflakes",
-	"flake8", "pylint", "mypy", "pyright", "ruff", "black", "isort")
+// Not uniq (its second operand is written), less (-o writes a log), bat
+// and ack (a pager of the caller's), nor the formatters and linters
+// (options that write, plugins and configs that run code).
+var onlyReaders = keySetExact("cat", "wc", "grep", "egrep", "fgrep", "rg", "ag", "head", "tail", "ls", "stat", "file",
+	"diff", "cmp", "md5sum", "sha1sum", "sha256sum", "sha512sum", "du", "nl", "cut", "tokei", "cloc")
 
 // readsOnly reports that the command whose words are being read is an
-// only reader; black, isort and ruff only with --check or --diff, and
-// ruff not with --fix.
+// only reader.
 func (r *shellReader) readsOnly() bool {
-	if r.cur < 0 || r.cur >= len(r.w.out.Commands) {
-		return false
-	}
-	c := r.w.out.Commands[r.cur]
-	if !onlyReaders[c.Program] {
-		return false
-	}
-	switch c.Program {
-	case "black", "isort":
-		return slices.Contains(c.Words, "--check") || slices.Contains(c.Words, "--diff")
-	case "ruff":
-		return !slices.ContainsFunc(c.Words, func(w string) bool { return w == "format" || strings.HasPrefix(w, "--fix") })
-	}
-	return true
+	return r.cur >= 0 && r.cur < len(r.w.out.Commands) && onlyReaders[r.w.out.Commands[r.cur].Program]
 }
 
 // noEnv is the environment words are expanded in: none (a word that

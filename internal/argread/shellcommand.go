@@ -2214,8 +2214,9 @@ var runsOtherCode = map[string][]string{
 	"npm":  {"-c", "--call", "--script-shell"}, "pnpm": {"-c"}, "yarn": {"exec"},
 	"less": {"-+", "--lesskey", "+"}, "more": {"+"},
 	"sort": {"--compress-program"}, "go": {"-exec", "-toolexec", "-vettool"}, "make": {"--eval", "-E"},
-	"cargo": {"--config"}, // --config build.rustc-wrapper=x, or a file of such settings
-	"gcc":   {"-wrapper", "-fplugin", "-specs", "--specs", "-B"}, "g++": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"},
+	"cargo": {"--config"},                       // --config build.rustc-wrapper=x, or a file of such settings
+	"bat":   {"--pager"}, "batcat": {"--pager"}, // a pager, run by a shell
+	"gcc": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"}, "g++": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"},
 	"cc": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"}, "c++": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"},
 	"clang": {"-fplugin", "-fpass-plugin", "-Xclang", "-B", "--gcc-toolchain"}, "clang++": {"-fplugin", "-fpass-plugin", "-Xclang", "-B"},
 }

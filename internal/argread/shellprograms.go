@@ -412,7 +412,8 @@ var programs = map[string]program{
 	"sift": {kind: progPattern, recurses: true, values: opts("-e --regexp -f --patterns-file -A -B -C --ext --exclude-path --include-path")},
 	"pt":   {kind: progPattern, recurses: true, follow: opts("-f --follow"), values: opts("-A -B -C -G --file-search-regexp --depth")},
 	"rga":  {kind: progPattern, recurses: true, follow: opts("-L --follow"), values: opts("-e --regexp -f --file -g --glob -t --type")},
-	"ack":  {kind: progPattern, values: opts("-A -B -C -m --max-count --type --ignore-dir --ignore-file -g"), files: opts(""), recurses: true, follow: opts("--follow")},
+	"ack": {kind: progPattern, values: opts("-A -B -C -m --max-count --type --ignore-dir --ignore-file -g --pager --ackrc"), files: opts("--ackrc"),
+		code: opts("--pager"), recurses: true, follow: opts("--follow")}, // --pager: a program, run by a shell
 	"find": {kind: progFind},
 	"jq":   {kind: progJq}, "yq": {kind: progJq}, "gojq": {kind: progJq}, "jaq": {kind: progJq},
 

@@ -755,7 +755,9 @@ func sqlFiles(s string) []string {
 	if len(s) > maxSQLText || !strings.ContainsAny(s, "'\"`[$xX") {
 		return nil // a literal needs one of those: most text is read without the expression
 	}
-	bare := stripSQLComments(s)
+	// PostgreSQL's U&"..." identifiers decoded (U&"pg_read\\005ffile" is
+	// pg_read_file), so that the function words are seen.
+	bare := unicodeIdentifiers(stripSQLComments(s))
 	every := sqlFileWords.MatchString(bare)
 	hands, lists := sqlHandsLiteral(bare)
 	if !every && !hands && !lists {
@@ -805,6 +807,47 @@ func sqlHandsLiteral(bare string) (hands, lists bool) {
 		lists = true
 	}
 	return false, lists
+}
+
+// unicodeIdent finds PostgreSQL's Unicode-escaped identifiers.
+var unicodeIdent = regexp.MustCompile(`(?i)U&"((?:[^"]|"")*)"`)
+
+// unicodeIdentifiers is s with each U&"..." identifier written as the
+// word it spells (\XXXX and \+XXXXXX escapes decoded; a UESCAPE clause's
+// other escape character is not known here, so such an identifier is left
+// as it is, and reads as no word).
+func unicodeIdentifiers(s string) string {
+	if !strings.Contains(s, "&\"") {
+		return s
+	}
+	return unicodeIdent.ReplaceAllStringFunc(s, func(m string) string {
+		body := unicodeIdent.FindStringSubmatch(m)[1]
+		var b strings.Builder
+		for i := 0; i < len(body); i++ {
+			switch {
+			case body[i] == '\\' && i+5 <= len(body) && isHex(body[i+1:i+5]):
+				n, _ := strconv.ParseUint(body[i+1:i+5], 16, 32)
+				b.WriteRune(rune(n))
+				i += 4
+			case body[i] == '\\' && i+8 <= len(body) && body[i+1] == '+' && isHex(body[i+2:i+8]):
+				n, _ := strconv.ParseUint(body[i+2:i+8], 16, 32)
+				b.WriteRune(rune(n))
+				i += 7
+			default:
+				b.WriteByte(body[i])
+			}
+		}
+		return " " + b.String() + " "
+	})
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // readsAsSQLFile reports a literal that reads as a file or a URL.

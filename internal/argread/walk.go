@@ -330,7 +330,7 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 			w.commandWord(s, t, word, afterOption)
 			afterOption = isBareOption(word)
 		}
-	case c.Kind == Dir && c.Evidence == Name && w.root == "" && workspaceSlug(s.arg, v):
+	case c.Kind == Dir && c.Evidence == Name && w.root == "" && workspaceSlug(s.arg, v) && !nameHasWord(w.tool.name, localToolWords):
 		// {"workspace": "acme"}: a hosted service's workspace, by its
 		// slug; with no root there is no folder it could be one of.
 		w.unnamed(s.as(none), t, v)
@@ -528,6 +528,12 @@ func (w *walker) unnamedPath(s site, t *ast.Term, r, v string) {
 	}
 	w.addPath(s.as(none), t, resolved)
 }
+
+// localToolWords are the words of a tool's name that say it works on
+// this machine's files or runs commands: its workspace is a folder
+// (delete_directory, read_file, run_command).
+var localToolWords = keySet("file", "files", "directory", "directories", "dir", "dirs", "folder", "folders", "path", "paths", "command",
+	"commands", "shell", "exec", "execute", "run", "terminal", "process", "script", "write", "read", "delete", "remove", "move", "copy")
 
 // workspaceSlug reports a bare slug (acme, my-team_2) under a name
 // "workspace": no dot, slash or tilde, nothing a file system would take

@@ -97,6 +97,9 @@ func (r *shellReader) listens(c SimpleCommand) {
 			r.host(server+" -l (every interface)", "0.0.0.0") // nc -l -p 9000: whoever connects gets what is piped in
 		}
 	}
+	if (server == "iperf3" || server == "iperf") && hasWordIn(c.Words, "-s", "--server") && !hasWordIn(c.Words, "-B", "--bind") {
+		r.host(server+" -s (every interface)", "0.0.0.0") // whoever reaches the port runs its tests
+	}
 	if server == "caddy" && slices.Contains(c.Words, "file-server") && !bound {
 		r.host("caddy file-server (every interface)", "0.0.0.0")
 	}

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"net/url"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -1354,6 +1355,14 @@ func (r *shellReader) network(p *program, name string, words []shellWord, dirs [
 			// curl expands {a,b} and [0-9] in a URL into many: which
 			// hosts it reaches cannot be told from the text.
 			r.host(a.value.text, "")
+		case a.opt == "" && a.value.known && name == "ssh-keyscan" && strings.Contains(a.value.text, ","):
+			for _, h := range strings.Split(a.value.text, ",") {
+				r.networkOperand(shellWord{text: h, known: true}, dirs, p.sends) // ssh-keyscan a,b: each host
+			}
+		case a.opt == "" && a.value.known && strings.HasPrefix(name, "snmp") && snmpTransport.MatchString(a.value.text):
+			// udp:10.0.0.5:161, tcp6:[::1]: the agent, after its transport
+			m := snmpTransport.FindStringSubmatch(a.value.text)
+			r.networkOperand(shellWord{text: m[1], known: true}, dirs, p.sends)
 		case a.opt == "":
 			r.networkOperand(a.value, dirs, p.sends)
 		case a.hasValue && a.value.known && (a.opt == "-d" || strings.HasPrefix(a.opt, "--data") || a.opt == "-F" || strings.HasPrefix(a.opt, "--form") || a.opt == "--json" || a.opt == "-T" || a.opt == "-b" || a.opt == "--cookie"):
@@ -1372,6 +1381,10 @@ func (r *shellReader) network(p *program, name string, words []shellWord, dirs [
 		}
 	}
 }
+
+// snmpTransport is an SNMP agent's address with its transport in front
+// (udp:host:port, tcp6:[::1]:161): the host, port left on.
+var snmpTransport = regexp.MustCompile(`(?i)^(?:udp|tcp|udp6|tcp6|dtlsudp|tlstcp|ipx):(.+)$`)
 
 // urlGlob reports a URL with curl's globbing in its scheme or host part
 // ({a,b}, [0-9]); an IPv6 address's brackets are none.

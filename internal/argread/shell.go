@@ -815,22 +815,21 @@ func (r *shellReader) binaryCmd(x *syntax.BinaryCmd, dirs []string) []string {
 // forClause reads a for loop: its items are data, what they substitute
 // runs, and its body is a loop's.
 func (r *shellReader) forClause(x *syntax.ForClause, dirs []string) []string {
-	it, ok := x.Loop.(*syntax.WordIter)
-	if !ok {
+	var items []shellWord
+	if it, ok := x.Loop.(*syntax.WordIter); ok {
+		for _, item := range it.Items {
+			r.data(item, dirs)
+		}
+		items = r.loopItems(it, x.Do, dirs)
+	} else {
 		r.substitutions(x.Loop, dirs)
-		out := r.loop(nil, x.Do, dirs)
-		r.ok = nil
-		return out
 	}
-	for _, item := range it.Items {
-		r.data(item, dirs)
-	}
-	items := r.loopItems(it, x.Do, dirs)
 	if items == nil {
 		out := r.loop(nil, x.Do, dirs)
 		r.ok = nil
 		return out
 	}
+	it := x.Loop.(*syntax.WordIter)
 	// The body once for each item, its name bound to the item: what the
 	// body names through it is the item's path.
 	name := it.Name.Value
@@ -932,7 +931,8 @@ func setsName(node syntax.Node, name string, self *syntax.WordIter) bool {
 		case *syntax.WordIter:
 			found = found || x != self && x.Name != nil && x.Name.Value == name
 		case *syntax.CallExpr:
-			found = found || slices.Contains(assignedByBuiltin(x.Args), name) || slices.Contains(assignedByBuiltin(x.Args), "?")
+			names := assignedByBuiltin(x.Args)
+			found = found || slices.Contains(names, name) || slices.Contains(names, "?")
 		}
 		return !found
 	})
@@ -1329,8 +1329,7 @@ func workingDirParts(parts []syntax.WordPart, dir string, quoted bool) ([]syntax
 func namesWorkingDir(p syntax.WordPart) bool {
 	switch x := p.(type) {
 	case *syntax.ParamExp:
-		return x.Param != nil && x.Param.Value == "PWD" && !x.Excl && !x.Length && !x.Width && x.Index == nil && x.Slice == nil &&
-			x.Repl == nil && x.Names == 0 && x.Exp == nil
+		return plainParam(x) && x.Param.Value == "PWD"
 	case *syntax.CmdSubst:
 		if len(x.Stmts) != 1 || x.Stmts[0].Redirs != nil || x.Stmts[0].Background || x.Stmts[0].Negated {
 			return false

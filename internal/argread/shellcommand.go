@@ -216,6 +216,9 @@ var agentCLIs = keySetExact("claude", "codex", "gemini", "cursor-agent", "amp", 
 // remote module run (go run example.com/x@latest). The words after
 // the program.
 func runsLater(name string, words []shellWord) string {
+	if !laterPrograms[name] && !agentCLIs[name] {
+		return "" // every other command: nothing to look for
+	}
 	// The operands, an option's separate value left out where it can be
 	// told (npm --userconfig x set, go run -tags x mod@v): a word after an
 	// option that takes none is counted too, which only asks more.
@@ -248,6 +251,10 @@ func runsLater(name string, words []shellWord) string {
 	}
 	return ""
 }
+
+// laterPrograms are the programs other than agentCLIs whose words
+// runsLater reads.
+var laterPrograms = keySetExact("npm", "pnpm", "yarn", "bun", "gsettings", "dconf", "go")
 
 // separateValue are options, of the programs runsLater reads, whose value
 // is the next word.
@@ -1170,12 +1177,6 @@ func (r *shellReader) interpreter(p *program, name string, words []shellWord, di
 			}
 			r.operands(words[rest:], dirs) // a module, then its arguments
 			return
-		}
-		if opt, addr, ok := strings.Cut(a.opt, "="); ok && strings.HasPrefix(opt, "--inspect") && inspectsOpen(addr) ||
-			strings.HasPrefix(a.opt, "--inspect") && a.hasValue && a.value.known && inspectsOpen(a.value.text) {
-			// node --inspect=0.0.0.0:9229: a debugger anyone who reaches
-			// the port can run code through.
-			r.unknown(a.opt)
 		}
 		if a.opt == "-S" && name == "php" {
 			r.served(words, dirs, "-t", "") // php -S: the document root's tree, served

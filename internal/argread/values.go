@@ -821,7 +821,7 @@ func unicodeIdentifiers(s string) string {
 		return s
 	}
 	return unicodeIdent.ReplaceAllStringFunc(s, func(m string) string {
-		body := unicodeIdent.FindStringSubmatch(m)[1]
+		body := m[3 : len(m)-1] // between U&" and the closing "
 		var b strings.Builder
 		for i := 0; i < len(body); i++ {
 			switch {
@@ -842,8 +842,8 @@ func unicodeIdentifiers(s string) string {
 }
 
 func isHex(s string) bool {
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+	for i := range len(s) {
+		if !isHexDigit(s[i]) {
 			return false
 		}
 	}

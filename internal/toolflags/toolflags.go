@@ -125,6 +125,7 @@ func Scan(tool provider.Tool, own Siblings) []Flag {
 			flags = append(flags, Flag{Code: code, Why: why})
 		}
 	}
+	self := NewSiblings([]string{tool.Function.Name})
 	size := 0
 	for _, t := range texts {
 		if size += len(t); size > maxScanned {
@@ -146,7 +147,7 @@ func Scan(tool provider.Tool, own Siblings) []Flag {
 		if p := secretNamed(t); p != "" {
 			add(Secrets, "the name of a secret file ("+shown(p)+")")
 		}
-		if name := otherTool(t, tool.Function.Name, own); name != "" {
+		if name := otherTool(t, self, own); name != "" {
 			add(Shadows, "words on another server's tool ("+shown(name)+")")
 		}
 	}
@@ -309,13 +310,13 @@ func secretNamed(t string) string {
 
 // otherTool is a tool name t speaks of ("the send_email tool") that is
 // neither tool's own name nor one of its server's.
-func otherTool(t, self string, own Siblings) string {
+func otherTool(t string, self, own Siblings) string {
 	for _, m := range toolToken.FindAllStringSubmatch(t, 16) {
 		name := m[1] + m[2] + m[3] + m[4] // one of the four matched
 		// A sibling by its own name or by the part after its server's
 		// prefix ("get_attachments" for confluence_get_attachments).
 		n := strings.ToLower(name)
-		if name == "" || own[n] || NewSiblings([]string{self})[n] {
+		if name == "" || own[n] || self[n] {
 			continue
 		}
 		return name

@@ -36,7 +36,12 @@ import (
 //     until the server has been given it and rootsSettle has passed (a
 //     server applies its roots asynchronously), the policy has no root. A
 //     call waits for the root to settle, at most rootsWait from the event
-//     that unsettled it; after that it is decided with no root.
+//     that unsettled it for what the host or the server owes (an answer, a
+//     roots/list), and for as long as the proxy's own settle takes (the
+//     rootsSettle timer and building the policies for the new root, which
+//     can take seconds on a loaded machine: a bound on it would decide the
+//     call with no root, and ask, for the proxy's own slowness). After
+//     that it is decided with no root.
 //   - A call decided with a root is sent to the server only if that root is
 //     still settled when it is sent (sendDecided): else it is refused, to be
 //     called again. The call is counted in rs.sending, then checks the
@@ -244,7 +249,6 @@ func (p *Proxy) hostAnswersRoots(key string, msg []byte, result []byte) {
 			settle, give = rs.gen, rs.given
 			rs.settling = settle
 			rs.applied = ""
-			rs.until = time.Now().Add(rootsWait)
 		}
 	}
 	rs.mu.Unlock()
@@ -270,8 +274,9 @@ func (p *Proxy) hostAnswersRoots(key string, msg []byte, result []byte) {
 	})
 }
 
-// awaitRoots holds a call while the policy's root is not the server's,
-// at most until rootsWait after what unsettled it.
+// awaitRoots holds a call while the policy's root is not the server's: at
+// most until rootsWait after what unsettled it, or until the settle under
+// way ends (it always does: its timer fires, then the build ends).
 func (p *Proxy) awaitRoots(ctx context.Context) {
 	rs := &p.roots
 	if p.opt.rootsFixed || rs.now.Load().settled {
@@ -279,11 +284,14 @@ func (p *Proxy) awaitRoots(ctx context.Context) {
 	}
 	for {
 		rs.mu.Lock()
-		settled, until, wake := rs.settled(), rs.until, rs.wake
+		settled, settling, until, wake := rs.settled(), rs.settling != 0, rs.until, rs.wake
 		rs.mu.Unlock()
 		wait := time.Until(until)
-		if settled || wait <= 0 {
+		if settled || (wait <= 0 && !settling) {
 			return
+		}
+		if settling {
+			wait = rootsSettle // woken when it ends; the timer only rechecks
 		}
 		p.waitStarts() // the host's answer to roots/list may be what settles them
 		t := time.NewTimer(wait)

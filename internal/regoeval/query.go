@@ -70,6 +70,15 @@ func Compile(ctx context.Context, s Spec) (*Decider, error) {
 		return nil, err
 	}
 	d := &Decider{rulesInData: s.Plain || ModulesReadData(modules)}
+	// The fast path with the rules handed to Eval depends on nothing but
+	// the key's parts (compiled.go).
+	var key compiledKey
+	if !d.rulesInData {
+		key = keyOf(s.Modules, s.Roots, s.Protected)
+		if c := compiles.get(key); c != nil {
+			return c.decider(), nil
+		}
+	}
 	var rs []any
 	if d.rulesInData && s.Rules != nil {
 		rs = s.Rules()
@@ -95,7 +104,9 @@ func Compile(ctx context.Context, s Spec) (*Decider, error) {
 		return nil, err
 	}
 	if !d.rulesInData {
-		d.hinted = &hintedResiduals{compiler: compiler, modules: modules, store: store, evalOptions: []func(*rego.Rego){strict}}
+		c := &compiledFast{fast: d.fast, hinted: &hintedResiduals{compiler: compiler, modules: modules, store: store, evalOptions: []func(*rego.Rego){strict}}}
+		compiles.put(key, c)
+		return c.decider(), nil
 	}
 	return d, nil
 }

@@ -419,8 +419,18 @@ func decideAllAlike(t *testing.T, cases []attack) {
 	}
 	byCLI := make([]map[string]any, len(cases))
 	byAPI := make([]apiDecision, len(cases))
-	for g, k := range order {
-		decideGroup(t, dir, tools, list, g, cases, groups[k], byCLI, byAPI)
+	// The groups are decided side by side (each writes only its own cases'
+	// entries), and all of them before any case is checked.
+	t.Run("decide", func(t *testing.T) {
+		for g, k := range order {
+			t.Run(fmt.Sprint(g), func(t *testing.T) {
+				t.Parallel()
+				decideGroup(t, dir, tools, list, g, cases, groups[k], byCLI, byAPI)
+			})
+		}
+	})
+	if t.Failed() {
+		return
 	}
 	for i, a := range cases {
 		t.Run(a.name, func(t *testing.T) { checkAlike(t, a, byCLI[i], byAPI[i]) })

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -25,29 +26,40 @@ func TestFastPathIsThePlainPath(t *testing.T) {
 	if testing.Short() {
 		calls = 1_000
 	}
+	var mu sync.Mutex
 	seen := map[string]int{}
-	for name, cfg := range differentialConfigs() {
-		t.Run(name, func(t *testing.T) {
-			fast, err := NewEngine(ctx, cfg)
-			require.NoError(t, err)
-			cfg.Plain = true
-			plain, err := NewEngine(ctx, cfg)
-			require.NoError(t, err)
-			rnd := rand.New(rand.NewPCG(1, uint64(len(name))))
-			for i := range calls / len(differentialConfigs()) {
-				c, tool := generatedCall(rnd, i)
-				got, _, ferr := fast.Decide(ctx, c, tool)
-				want, _, perr := plain.Decide(ctx, c, tool)
-				if perr != nil || ferr != nil {
-					require.Equal(t, perr != nil, ferr != nil, "%s %s: plain %v, fast %v", c.Function.Name, c.Function.Arguments, perr, ferr)
-					seen["error"]++
-					continue
+	// The configurations are decided side by side: the engines are safe
+	// for concurrent use, and under the race detector this is where it
+	// would say otherwise.
+	t.Run("configs", func(t *testing.T) {
+		for name, cfg := range differentialConfigs() {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				fast, err := NewEngine(ctx, cfg)
+				require.NoError(t, err)
+				cfg.Plain = true
+				plain, err := NewEngine(ctx, cfg)
+				require.NoError(t, err)
+				rnd := rand.New(rand.NewPCG(1, uint64(len(name))))
+				for i := range calls / len(differentialConfigs()) {
+					c, tool := generatedCall(rnd, i)
+					got, _, ferr := fast.Decide(ctx, c, tool)
+					want, _, perr := plain.Decide(ctx, c, tool)
+					if perr != nil || ferr != nil {
+						require.Equal(t, perr != nil, ferr != nil, "%s %s: plain %v, fast %v", c.Function.Name, c.Function.Arguments, perr, ferr)
+						mu.Lock()
+						seen["error"]++
+						mu.Unlock()
+						continue
+					}
+					require.Equal(t, want, got, "%s %s (tool %+v)", c.Function.Name, c.Function.Arguments, tool)
+					mu.Lock()
+					seen[string(want.Decision)+"/"+string(want.Reason)]++
+					mu.Unlock()
 				}
-				require.Equal(t, want, got, "%s %s (tool %+v)", c.Function.Name, c.Function.Arguments, tool)
-				seen[string(want.Decision)+"/"+string(want.Reason)]++
-			}
-		})
-	}
+			})
+		}
+	})
 	t.Logf("decisions compared: %v", seen)
 	for _, k := range []string{"allow/rule", "deny/rule", "ask/rule", "ask/no-match", "ask/unevaluable-path", "ask/floor", "error"} {
 		require.Positive(t, seen[k], "the generated calls reach %s", k)

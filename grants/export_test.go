@@ -17,3 +17,6 @@ func SetNow(f func() time.Time) (restore func()) {
 	now = f
 	return func() { now = old }
 }
+
+// ParsePins is the pins file reader, for its fuzz target.
+var ParsePins = parsePins

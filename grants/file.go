@@ -231,8 +231,13 @@ func writeAtomic(path string, list []Grant) error {
 	if err != nil {
 		return fmt.Errorf("grants: encoding: %w", err)
 	}
-	data = append(data, '\n')
+	return writeBytesAtomic(path, append(data, '\n'))
+}
 
+// writeBytesAtomic replaces path with data: a temporary file beside it,
+// synced, renamed over it, its directory synced. A reader sees the old
+// file or the new one, never a part.
+func writeBytesAtomic(path string, data []byte) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."

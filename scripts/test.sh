@@ -68,7 +68,7 @@ go run ./test/tour >/dev/null
 step "Rego tests (policy-eval test, builtins registered)"
 go run ./cmd/policy-eval test rego/
 
-step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader, the grants reader, argument discovery, the approvals digest and arguments shown, the escaping of what a human reads, the proxy's line reader, and the fast decision path against OPA's own, briefly (the seeds also run in go test)"
+step "Fuzz the path, URL, glob, fold and floor builtins, the JSON reader, the grants and pins readers, argument discovery, the approvals digest and arguments shown, the escaping of what a human reads, the proxy's line reader, and the fast decision path against OPA's own, briefly (the seeds also run in go test)"
 # The budget is a count of runs, not a duration: Go 1.26's fuzz coordinator
 # can report "context deadline exceeded", and fail, when a duration runs out
 # while a worker is mid-run (golang/go#75804, fixed in Go 1.27). A count sets
@@ -85,6 +85,7 @@ go test ./internal/strictjson/ -run '^$' -fuzz '^FuzzDecodeJSON$' -fuzztime "$fu
 # Two engines per configuration decide each run: a third of the runs.
 go test ./internal/rules/ -run '^$' -fuzz '^FuzzFastPathIsThePlainPath$' -fuzztime "${FUZZTIME:-3000x}"
 go test ./grants/ -run '^$' -fuzz '^FuzzParseGrants$' -fuzztime "$fuzz_runs"
+go test ./grants/ -run '^$' -fuzz '^FuzzParsePins$' -fuzztime "$fuzz_runs"
 for target in FuzzArgumentsSeen FuzzCommandLine FuzzPatch FuzzComposeFile; do
 	go test ./internal/argread/ -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzz_runs"
 done

@@ -49,6 +49,22 @@ func TestPostgresBackend(t *testing.T) {
 	}, grantstest.Eventually(time.Second))
 }
 
+// The pins in the grants database owe what every pins backend owes; two
+// handles are two proxies of a fleet.
+func TestPostgresPins(t *testing.T) {
+	grantstest.RunPins(t, func(t *testing.T) grantstest.PinsOpener {
+		url := pgtest.NewDatabase(t)
+		return func(t *testing.T) *grants.Pins {
+			p, err := pgstore.OpenPins(context.Background(), url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { p.Close() })
+			return p
+		}
+	})
+}
+
 func allow(tool string) rules.Rule {
 	return rules.Rule{Tool: tool, Decision: rules.Allow, Under: "/srv"}
 }

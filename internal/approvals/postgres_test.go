@@ -260,8 +260,8 @@ func TestHelperWaitingProxy(t *testing.T) {
 	t.Fatalf("answered: %v", err)
 }
 
-// A database the previous version made (grants, no queue) gains the
-// queue and keeps its grants.
+// A database version 1 made (grants, no queue, no pins) gains the queue
+// and the pins and keeps its grants.
 func TestMigrationAddsTheQueueKeepingGrants(t *testing.T) {
 	url := pgtest.NewDatabase(t)
 	openGrants := func() *grants.Store {
@@ -277,7 +277,7 @@ func TestMigrationAddsTheQueueKeepingGrants(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close(context.Background())
-	if _, err := c.Exec(context.Background(), "DROP TABLE mcp_policy_questions; UPDATE mcp_policy_schema SET version = 1"); err != nil {
+	if _, err := c.Exec(context.Background(), "DROP TABLE mcp_policy_questions; DROP TABLE mcp_policy_pins; UPDATE mcp_policy_schema SET version = 1"); err != nil {
 		t.Fatal(err)
 	}
 	q := openQuestions(t, url, approvals.PostgresOptions{})

@@ -1,6 +1,6 @@
-// Package pgschema is the PostgreSQL schema the grants store
-// (grants/pgstore) and the approvals queue (internal/approvals) share: one
-// database holds both, migrated once, under one version.
+// Package pgschema is the PostgreSQL schema the grants store and the tool
+// pins (grants/pgstore) and the approvals queue (internal/approvals)
+// share: one database holds them all, migrated once, under one version.
 package pgschema
 
 import (
@@ -45,6 +45,17 @@ var migrations = [...]string{
 		answer_json   jsonb
 	);
 	CREATE INDEX mcp_policy_questions_seq ON mcp_policy_questions (seq);`,
+	// 3: tool pins (grants.Pins): one row per server and tool, the pin as
+	// grants.Pin writes it (the approved definition, and the changed one
+	// a server offers while no human has approved it). Text, not jsonb:
+	// jsonb rewrites numbers (1e2 is 100), and a pin's digest is of the
+	// definition's numbers as the server wrote them.
+	`CREATE TABLE mcp_policy_pins (
+		server   text NOT NULL,
+		tool     text NOT NULL,
+		pin_json text NOT NULL,
+		PRIMARY KEY (server, tool)
+	);`,
 }
 
 // Version is the version of the schema this program writes.

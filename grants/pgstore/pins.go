@@ -1,0 +1,111 @@
+package pgstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/internal/pgschema"
+)
+
+// OpenPins is the tool pins (grants.Pins) kept in the database at url,
+// beside its grants: the first definition of a tool any proxy of the fleet
+// sees is the fleet's pin, and a change approved on one machine is
+// approved on all. Pins are read and written when a server lists its
+// tools, never on a decision; a database out of reach is an error there
+// (the proxy then suspends the listed tools' allow grants).
+func OpenPins(ctx context.Context, connString string) (*grants.Pins, error) {
+	pcfg, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		return nil, fmt.Errorf("pins: postgres: %s: %w", pgschema.Redact(connString), err)
+	}
+	pcfg.MaxConns = 2
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("pins: postgres: %w", err)
+	}
+	if err := pgschema.Migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return grants.NewPins(&pinsBackend{pool: pool}), nil
+}
+
+// pinsBackend keeps one row per pin: the server and tool it names, and
+// the pin as grants.Pin writes it.
+type pinsBackend struct{ pool *pgxpool.Pool }
+
+func (b *pinsBackend) List(ctx context.Context) ([]grants.Pin, error) {
+	rows, err := b.pool.Query(ctx, "SELECT pin_json FROM mcp_policy_pins")
+	if err != nil {
+		return nil, fmt.Errorf("pins: postgres: %w", err)
+	}
+	return readPinRows(rows)
+}
+
+// Update reads the server's pins in a transaction that holds the
+// server's advisory lock (so two proxies seeing one server's tools at
+// once pin each once, and neither loses the other's change), and replaces
+// them with what change made.
+func (b *pinsBackend) Update(ctx context.Context, server string, change func([]grants.Pin) ([]grants.Pin, bool, error)) error {
+	return pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('mcp_policy_pins:' || $1, 0))", server); err != nil {
+			return fmt.Errorf("pins: postgres: %w", err)
+		}
+		rows, err := tx.Query(ctx, "SELECT pin_json FROM mcp_policy_pins WHERE server = $1", server)
+		if err != nil {
+			return fmt.Errorf("pins: postgres: %w", err)
+		}
+		mine, err := readPinRows(rows)
+		if err != nil {
+			return err
+		}
+		after, changed, err := change(mine)
+		if err != nil || !changed {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM mcp_policy_pins WHERE server = $1", server); err != nil {
+			return fmt.Errorf("pins: postgres: %w", err)
+		}
+		for _, p := range after {
+			js, err := json.Marshal(p)
+			if err != nil {
+				return fmt.Errorf("pins: encoding: %w", err)
+			}
+			if _, err := tx.Exec(ctx, "INSERT INTO mcp_policy_pins (server, tool, pin_json) VALUES ($1, $2, $3)", p.Server, p.Tool, string(js)); err != nil {
+				return fmt.Errorf("pins: postgres: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+func (b *pinsBackend) Close() error {
+	b.pool.Close()
+	return nil
+}
+
+// readPinRows reads pin_json rows, each checked against its digests as a
+// pins file's are.
+func readPinRows(rows pgx.Rows) ([]grants.Pin, error) {
+	raws, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("pins: postgres: %w", err)
+	}
+	list := make([]grants.Pin, 0, len(raws))
+	for _, raw := range raws {
+		var p grants.Pin
+		if err := json.Unmarshal([]byte(raw), &p); err != nil {
+			return nil, fmt.Errorf("pins: postgres: a row is not a pin: %w", err)
+		}
+		list = append(list, p)
+	}
+	if err := grants.CheckPins(list); err != nil {
+		return nil, fmt.Errorf("pins: postgres: %w", err)
+	}
+	return list, nil
+}

@@ -1,0 +1,344 @@
+package grants
+
+// Tool pins: what a human approved of a tool stays what its grants answer
+// for.
+//
+// A grant, the floor's read-only leniency and the default rules all trust
+// what a server says of its tools: the description the human read, the
+// schema, the annotations (readOnlyHint). A server can change any of them
+// after the human approved it (a "rug pull"). So the first definition of
+// each tool a server offers is pinned (trust on first use) where the
+// grants live — the grants file's pins file, or PostgreSQL, so the first
+// sight on one machine pins it for the fleet — and a later definition that
+// differs is recorded beside the pin, not taken: until a human approves it
+// (an "always" answer to a question that showed the change, or
+// `mcp-policy pins approve`), the tool's allow grants answer nothing and
+// its annotations are not trusted. A tool a server adds is pinned as it
+// comes; a tool removed and offered again under its name is held to its
+// pin.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Definition is the part of a tool a human approves: what the model and
+// the policy read of it.
+type Definition struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Annotations json.RawMessage `json:"annotations,omitempty"`
+}
+
+// Digest names a definition: a SHA-256 of its canonical JSON (object keys
+// sorted, no white space, numbers as written), so a server that only
+// reorders or reformats its schema changes nothing.
+func (d Definition) Digest() string {
+	b, _ := json.Marshal(d.canonical()) // canonical values always marshal
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// canonical is d with its JSON members re-encoded in one form. A member
+// that is not JSON (it cannot be, from a decoded tools/list) is kept as
+// its text, quoted.
+func (d Definition) canonical() Definition {
+	d.InputSchema, d.Annotations = canonicalJSON(d.InputSchema), canonicalJSON(d.Annotations)
+	return d
+}
+
+func canonicalJSON(raw json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		b, _ := json.Marshal(string(raw))
+		return b
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(string(raw))
+	}
+	return b
+}
+
+// Pin is one tool's approved definition on one server.
+type Pin struct {
+	// Server is who offers the tool: its initialize name and how it is
+	// reached (its command line or URL), as ServerIdentity writes it.
+	Server     string     `json:"server"`
+	Tool       string     `json:"tool"`
+	Digest     string     `json:"digest"`
+	Definition Definition `json:"definition"`
+	PinnedAt   time.Time  `json:"pinned_at"`
+	// Changed is the definition the server offers now, when it is not the
+	// pinned one and no human has approved it; nil otherwise.
+	Changed *Offer `json:"changed,omitempty"`
+}
+
+// Offer is a definition a server offered that differs from its pin.
+type Offer struct {
+	Digest     string     `json:"digest"`
+	Definition Definition `json:"definition"`
+	SeenAt     time.Time  `json:"seen_at"`
+}
+
+// ServerIdentity is how pins name a server: its initialize name, then how
+// it is reached. Two servers with one name and different commands are two
+// servers; one server restarted is the same.
+func ServerIdentity(name, reachedBy string) string {
+	if name == "" {
+		name = "(unnamed)"
+	}
+	return name + " via " + reachedBy
+}
+
+// PinBackend is where Pins keeps them: the pins file beside a grants file
+// (OpenPinsFile), PostgreSQL (grants/pgstore), or memory (MemoryPins). It
+// must be safe for concurrent use, and many processes sharing one backend
+// lose no pin.
+type PinBackend interface {
+	// Update has change make server's pins anew from those the backend
+	// holds, and keeps what it made when it says it changed them; no
+	// other Update of server's pins, in this process or another, runs
+	// between the read and the write.
+	Update(ctx context.Context, server string, change func(pins []Pin) (after []Pin, changed bool, err error)) error
+	// List is every pin the backend holds.
+	List(ctx context.Context) ([]Pin, error)
+	Close() error
+}
+
+// Pins holds tools to the definitions a human approved, in a backend.
+type Pins struct{ b PinBackend }
+
+// NewPins is the pins kept in b.
+func NewPins(b PinBackend) *Pins { return &Pins{b: b} }
+
+// See records what server offers: a tool with no pin is pinned as
+// offered; a pinned tool offered otherwise keeps its pin, and the offer is
+// recorded as its Changed (an offer of the pinned definition clears it).
+// It returns the offered tools' pins, in offered's order.
+func (s *Pins) See(ctx context.Context, server string, offered []Definition, now time.Time) ([]Pin, error) {
+	var seen []Pin
+	err := s.b.Update(ctx, server, func(list []Pin) ([]Pin, bool, error) {
+		after, sn, changed := seePins(list, server, offered, now)
+		seen = sn
+		return after, changed, nil
+	})
+	return seen, err
+}
+
+// List is every pin, by server and tool.
+func (s *Pins) List(ctx context.Context) ([]Pin, error) {
+	list, err := s.b.List(ctx)
+	sortPins(list)
+	return list, err
+}
+
+// Approve makes the changed definition whose digest is digest the tool's
+// pin. It is an error (ErrNotOffered) when the tool's changed definition
+// is not that one: the human approved what they saw, not what the server
+// offers since.
+func (s *Pins) Approve(ctx context.Context, server, tool, digest string, now time.Time) (Pin, error) {
+	var p Pin
+	err := s.b.Update(ctx, server, func(list []Pin) ([]Pin, bool, error) {
+		after, approved, err := approvePin(list, server, tool, digest, now)
+		p = approved
+		return after, err == nil, err
+	})
+	return p, err
+}
+
+// Forget removes the tool's pin (the next definition offered is pinned as
+// it comes) and reports whether there was one.
+func (s *Pins) Forget(ctx context.Context, server, tool string) (bool, error) {
+	var found bool
+	err := s.b.Update(ctx, server, func(list []Pin) ([]Pin, bool, error) {
+		after, ok := forgetPin(list, tool)
+		found = ok
+		return after, ok, nil
+	})
+	return found, err
+}
+
+// Close closes the backend.
+func (s *Pins) Close() error { return s.b.Close() }
+
+// ErrNotOffered: an approval named a definition the server does not offer
+// (now) in place of the pin.
+var ErrNotOffered = errors.New("that definition is not the change the server offers")
+
+// seePins is See on a server's pins: the pins after, and those of the
+// offered tools, in offered's order.
+func seePins(list []Pin, server string, offered []Definition, now time.Time) (after []Pin, seen []Pin, changed bool) {
+	after = slices.Clone(list)
+	index := map[string]int{}
+	for i, p := range after {
+		index[p.Tool] = i
+	}
+	now = now.UTC()
+	for _, def := range offered {
+		def = def.canonical()
+		digest := def.Digest()
+		i, ok := index[def.Name]
+		switch {
+		case !ok:
+			after = append(after, Pin{Server: server, Tool: def.Name, Digest: digest, Definition: def, PinnedAt: now})
+			index[def.Name] = len(after) - 1
+			changed = true
+		case after[i].Digest == digest:
+			if after[i].Changed != nil {
+				after[i].Changed = nil
+				changed = true
+			}
+		case after[i].Changed == nil || after[i].Changed.Digest != digest:
+			after[i].Changed = &Offer{Digest: digest, Definition: def, SeenAt: now}
+			changed = true
+		}
+		seen = append(seen, after[index[def.Name]])
+	}
+	return after, seen, changed
+}
+
+// approvePin is Approve on a server's pins.
+func approvePin(list []Pin, server, tool, digest string, now time.Time) ([]Pin, Pin, error) {
+	for i, p := range list {
+		if p.Tool != tool {
+			continue
+		}
+		if p.Digest == digest && p.Changed == nil {
+			return list, p, nil // approved already
+		}
+		if p.Changed == nil || p.Changed.Digest != digest {
+			return nil, Pin{}, fmt.Errorf("%s on %s: %w", tool, server, ErrNotOffered)
+		}
+		out := slices.Clone(list)
+		out[i] = Pin{Server: server, Tool: tool, Digest: digest, Definition: p.Changed.Definition, PinnedAt: now.UTC()}
+		return out, out[i], nil
+	}
+	return nil, Pin{}, fmt.Errorf("%s on %s: no pin", tool, server)
+}
+
+// forgetPin is Forget on a server's pins.
+func forgetPin(list []Pin, tool string) ([]Pin, bool) {
+	out := slices.DeleteFunc(slices.Clone(list), func(p Pin) bool { return p.Tool == tool })
+	return out, len(out) != len(list)
+}
+
+// sortPins orders pins by server, then tool.
+func sortPins(list []Pin) {
+	sort.SliceStable(list, func(i, j int) bool {
+		if list[i].Server != list[j].Server {
+			return list[i].Server < list[j].Server
+		}
+		return list[i].Tool < list[j].Tool
+	})
+}
+
+// ChangeSummary says what differs between the pinned definition and the
+// changed one, in a few lines a human reads in a question: the
+// description (both, cut), the schema's properties added, removed or
+// changed, the annotations. Each piece is the server's text; the caller
+// escapes it as it escapes the model's words.
+func (p Pin) ChangeSummary() string {
+	if p.Changed == nil {
+		return ""
+	}
+	was, now := p.Definition, p.Changed.Definition
+	var parts []string
+	if was.Description != now.Description {
+		parts = append(parts, fmt.Sprintf("description was %q, now %q", cut(was.Description, 300), cut(now.Description, 300)))
+	}
+	if s := schemaChange(was.InputSchema, now.InputSchema); s != "" {
+		parts = append(parts, "input schema: "+s)
+	}
+	if !bytes.Equal(canonicalJSON(was.Annotations), canonicalJSON(now.Annotations)) {
+		parts = append(parts, fmt.Sprintf("annotations were %s, now %s", orNone(was.Annotations), orNone(now.Annotations)))
+	}
+	if len(parts) == 0 {
+		return "its definition changed" // only in what canonical form keeps and this summary does not name
+	}
+	return strings.Join(parts, "; ")
+}
+
+// schemaChange names the top-level properties added, removed and changed,
+// or says the schema changed elsewhere.
+func schemaChange(was, now json.RawMessage) string {
+	a, b := canonicalJSON(was), canonicalJSON(now)
+	if bytes.Equal(a, b) {
+		return ""
+	}
+	props := func(raw json.RawMessage) map[string]string {
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		out := map[string]string{}
+		if json.Unmarshal(raw, &s) == nil {
+			for k, v := range s.Properties {
+				out[k] = string(canonicalJSON(v))
+			}
+		}
+		return out
+	}
+	pa, pb := props(a), props(b)
+	var added, removed, changed []string
+	for k, v := range pb {
+		if w, ok := pa[k]; !ok {
+			added = append(added, k)
+		} else if w != v {
+			changed = append(changed, k)
+		}
+	}
+	for k := range pa {
+		if _, ok := pb[k]; !ok {
+			removed = append(removed, k)
+		}
+	}
+	var out []string
+	for _, l := range []struct {
+		what  string
+		names []string
+	}{{"added", added}, {"removed", removed}, {"changed", changed}} {
+		if len(l.names) > 0 {
+			sort.Strings(l.names)
+			out = append(out, l.what+" "+cut(strings.Join(l.names, ", "), 200))
+		}
+	}
+	if len(out) == 0 {
+		return "changed (not in its properties)"
+	}
+	return "properties " + strings.Join(out, "; ")
+}
+
+func orNone(raw json.RawMessage) string {
+	c := canonicalJSON(raw)
+	if c == nil {
+		return "none"
+	}
+	return cut(string(c), 200)
+}
+
+// cut shortens s to about n bytes on a rune boundary, marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

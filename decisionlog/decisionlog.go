@@ -181,6 +181,9 @@ type Question struct {
 	// DescriptionWarning is policy.Question's: the tool's definition
 	// carries text aimed at the model.
 	DescriptionWarning string `json:"description_warning,omitempty"`
+	// DefinitionChange is policy.Question's: the tool's definition is not
+	// the one a human approved, and how it changed.
+	DefinitionChange string `json:"definition_change,omitempty"`
 }
 
 // Answer is what the human answered.
@@ -258,7 +261,8 @@ func (l *Logger) Entry(rec policy.Record) Entry {
 	}
 	if q := rec.Question; q != nil {
 		e.Question = &Question{Kind: q.Kind, Reason: q.Reason, Rule: q.Rule, Paths: q.Paths, Hosts: q.Hosts,
-			Suggestion: q.Suggestion, AllowGrantable: q.AllowGrantable, DescriptionWarning: q.DescriptionWarning}
+			Suggestion: q.Suggestion, AllowGrantable: q.AllowGrantable, DescriptionWarning: q.DescriptionWarning,
+			DefinitionChange: q.DefinitionChange}
 		if e.Question.Paths == nil {
 			e.Question.Paths = []string{}
 		}

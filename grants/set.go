@@ -153,7 +153,9 @@ func Apply(d rules.Decision, in *rules.Input, sets ...*Set) rules.Decision {
 	if d.Decision != rules.Ask {
 		return d
 	}
-	allowCounts := AllowMayAnswer(d)
+	// A tool whose definition changed since a human approved it has its
+	// allow grants suspended: they were given for what the human saw.
+	allowCounts := AllowMayAnswer(d) && in.DefinitionChange == ""
 	var t verdict.Tally
 	var matched []rules.Rule
 	for _, g := range sets {

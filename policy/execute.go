@@ -141,6 +141,7 @@ func (p *Policy) ask(ctx context.Context, call provider.Call, in *rules.Input, d
 		Kind: KindPermission, Tool: tool, Arguments: in.Arguments(), Call: call,
 		Rule: cloneRule(d.Rule), Reason: d.Reason, Paths: d.Paths, Hosts: d.Hosts, Suggestion: cloneRule(d.Suggestion),
 		AllowGrantable: grants.AllowMayAnswer(d), DescriptionWarning: toolflags.Sentence(in.ToolFlags),
+		DefinitionChange: in.DefinitionChange,
 	}
 	if q.AllowGrantable {
 		// Where a grant could have answered, one that did not is worth

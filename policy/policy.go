@@ -74,7 +74,12 @@ type Question struct {
 	// A host shows it before the question: the human is asked to trust
 	// a tool whose server may be steering the agent.
 	DescriptionWarning string
-	Request            *provider.ElicitRequest // server-elicit only
+	// DefinitionChange says the tool's definition changed since a human
+	// approved it, and how (grants.Pin.ChangeSummary); "" when it did
+	// not. Its allow grants and annotations are suspended meanwhile; an
+	// "always" answer to this question approves the change.
+	DefinitionChange string
+	Request          *provider.ElicitRequest // server-elicit only
 }
 
 // Action is what the human answered.
@@ -384,6 +389,11 @@ func protectedFiles(o Options) []string {
 	if s := o.GrantsStore; s != nil && s.File() != "" {
 		add(s.File())
 		add(s.LockFile())
+		// The tool pins beside it: a tool that could write them could
+		// approve its own server's change.
+		pins := grants.PinsFileFor(s.File())
+		add(pins)
+		add(pins + ".lock")
 	}
 	for _, m := range o.Modules {
 		if info, err := os.Stat(m.Name); m.Name != "" && err == nil && info.Mode().IsRegular() {

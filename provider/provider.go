@@ -31,6 +31,12 @@ type Tool struct {
 	Type        string       `json:"type"`
 	Function    ToolFunction `json:"function"`
 	Annotations *Annotations `json:"-"`
+	// DefinitionChange, when not "", says the tool's definition is not the
+	// one a human approved (grants.PinStore): what changed, for the
+	// question. The policy then trusts nothing the server says of the
+	// tool (its annotations and schema are read as unknown) and no allow
+	// grant answers its calls, until the change is approved.
+	DefinitionChange string `json:"-"`
 }
 
 // ToolFunction is the model-facing description of a tool.

@@ -54,6 +54,9 @@ type Input struct {
 	// ToolFlags are the signs of text aimed at the model in the tool's
 	// definition (toolflags.Scan); nil for none, or an unknown catalogue.
 	ToolFlags []toolflags.Flag
+	// DefinitionChange is the catalogue entry's: the tool's definition is
+	// not the one a human approved ("" when it is, or is not pinned).
+	DefinitionChange string
 
 	rootTerm  *ast.Term      // Root as a term the engine keeps, nil to make one
 	annTerm   *ast.Term      // Annotations as a term the engine keeps, nil to make one
@@ -112,7 +115,15 @@ func (e *Engine) newInput(call provider.Call, tool *provider.Tool) (*Input, erro
 	in := &Input{Call: call, Tool: name, Root: e.rootOf(name)}
 	in.rootTerm = e.rootTerms[in.Root]
 	rc := argread.Call{Tool: name, Root: in.Root, RootAliases: e.aliases[in.Root], Home: e.home, Arguments: args}
-	if tool != nil {
+	switch {
+	case tool != nil && tool.DefinitionChange != "":
+		// A definition no human approved is the server's word alone: the
+		// call is read as a tool's whose catalogue is unknown (no
+		// read-only leniency, no schema's say on what is data), its text
+		// still scanned for instructions to the model.
+		in.DefinitionChange = tool.DefinitionChange
+		in.ToolFlags = e.flags.of(tool)
+	case tool != nil:
 		in.Annotations = tool.Annotations.Hints()
 		in.annTerm = e.annotationsTerm(in.Annotations)
 		rc.Known, rc.Schema, rc.Annotations = true, tool.Function.Parameters, in.Annotations

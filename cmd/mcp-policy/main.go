@@ -8,6 +8,8 @@
 //	mcp-policy proxy [flags] --url https://host/mcp [--header 'Name: value']...
 //	mcp-policy approvals --grants FILE [--listen ADDR]
 //	mcp-policy approve --grants FILE [--json] [list | show ID | allow|deny|always-allow|allow-for-a-day|always-deny ID]
+//	mcp-policy grants list|show|revoke|add|prune --grants FILE|URL ...
+//	mcp-policy pins list|show|approve|forget --grants FILE|URL ...
 //	mcp-policy version
 //
 // The proxy is an MCP server on stdio to the host and a client of the
@@ -38,6 +40,7 @@ const usage = `usage:
   mcp-policy approvals --grants FILE [--listen ADDR]
   mcp-policy approve --grants FILE [--json] [list | show ID | allow|deny|always-allow|allow-for-a-day|always-deny ID]
   mcp-policy grants list|show|revoke|add|prune --grants FILE|URL ...
+  mcp-policy pins list|show|approve|forget --grants FILE|URL ...
   mcp-policy version
 
 The proxy's flags go before --; everything after the server's COMMAND is
@@ -81,6 +84,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return approveCommand(args[1:], stdout, stderr)
 	case "grants":
 		return grantsCommand(args[1:], stdout, stderr)
+	case "pins":
+		return pinsCommand(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

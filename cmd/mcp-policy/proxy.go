@@ -108,6 +108,11 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail("%v", err)
 	}
+	pins, err := cfg.OpenPins()
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer pins.Close()
 	queue, closeQueue, err := cfg.OpenQueue(store)
 	if err != nil {
 		return fail("%v", err)
@@ -157,7 +162,7 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		}()
 	}
 	opt := proxy.Options{Notify: notifier, Config: cfg, Grants: store, Ask: f.ask, Approvals: queue, Server: f.serverText(), AskTimeout: f.askTimeout, AskWait: f.askWait, ListDenied: f.listDenied,
-		Stderr: stderr, Source: live.Source(), Decisions: live.Decisions(), MaxLine: f.maxLine, Telemetry: tel}
+		Stderr: stderr, Source: live.Source(), Decisions: live.Decisions(), MaxLine: f.maxLine, Telemetry: tel, Pins: pins}
 	if tel != nil && store != nil {
 		if err := tel.GrantsInForce(cliconfig.GrantsInForce(store)); err != nil {
 			return fail("telemetry: %v", err)

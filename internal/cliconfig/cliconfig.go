@@ -403,6 +403,22 @@ func (c *Config) OpenGrants() (*grants.Store, error) {
 	return s, nil
 }
 
+// OpenPins opens the tool pins where the grants are: the pins file
+// beside the grants file (grants.PinsFileFor), the grants database, or
+// memory when the grants are (no grants file).
+func (c *Config) OpenPins() (*grants.Pins, error) {
+	switch {
+	case c.GrantsFile == "":
+		return grants.MemoryPins(), nil
+	case IsPostgres(c.GrantsFile):
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return pgstore.OpenPins(ctx, c.GrantsFile)
+	default:
+		return grants.OpenPinsFile(grants.PinsFileFor(c.GrantsFile))
+	}
+}
+
 // ParseRulesFile is rules.ParseRules for the contents of file, the error
 // naming the line of the rule (or of the JSON syntax error) at fault:
 // "rules.json:7: rule 3: field ...".

@@ -228,6 +228,11 @@ func permissionMessage(q policy.Question) string {
 		// tool, and its server may be steering the agent.
 		fmt.Fprintf(&b, "Warning: %s\n", visible.Shown(q.DescriptionWarning, 2000))
 	}
+	if q.DefinitionChange != "" {
+		// The server changed what the human approved: its grants wait
+		// for this answer.
+		fmt.Fprintf(&b, "This tool is not the one approved: %s. Its grants and its read-only mark do not count until the change is approved; \"Always allow\" approves it.\n", visible.Shown(q.DefinitionChange, 1200))
+	}
 	switch q.Reason {
 	case rules.ReasonNoMatch:
 		b.WriteString("Asked because no rule covers this call.\n")

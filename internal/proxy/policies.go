@@ -142,7 +142,7 @@ func (s *policySet) forCall(p *Proxy, hc *hostCall) *policy.Policy {
 // questionsOf is the question callback for hc's questions (nil: a server's
 // question with no call of the host's behind it).
 func (p *Proxy) questionsOf(hc *hostCall) policy.AskFunc {
-	ask := func(ctx context.Context, q policy.Question) policy.Answer { return p.onAsk(ctx, hc, q) }
+	ask := p.approvingAsk(func(ctx context.Context, q policy.Question) policy.Answer { return p.onAsk(ctx, hc, q) })
 	if p.opt.telemetry != nil {
 		return p.opt.telemetry.Asking(ask)
 	}
@@ -203,6 +203,21 @@ func (c *catalogue) set(tools []provider.Tool) {
 	c.mu.Unlock()
 }
 
+// approved lifts the suspension of tool's grants and annotations: its
+// change was approved.
+func (c *catalogue) approved(tool string) {
+	c.mu.Lock()
+	tools := slices.Clone(c.tools)
+	for i := range tools {
+		if tools[i].Function.Name == tool {
+			tools[i].DefinitionChange = ""
+		}
+	}
+	c.tools = tools
+	c.version.Add(1)
+	c.mu.Unlock()
+}
+
 func (c *catalogue) invalidate() {
 	c.mu.Lock()
 	c.fresh = false
@@ -253,6 +268,7 @@ func (p *Proxy) listTools(ctx context.Context, hc *hostCall) ([]provider.Tool, e
 		}
 		all = append(all, tools...)
 		if next == "" {
+			all = p.pinned(all)
 			p.cat.set(all)
 			p.checkRootKeys(all)
 			return append([]provider.Tool(nil), all...), nil
@@ -269,7 +285,7 @@ func (p *Proxy) readToolsList(result []byte) {
 	if err != nil || next != "" {
 		return
 	}
-	p.cat.set(tools)
+	p.cat.set(p.pinned(tools))
 	p.checkRootKeys(tools)
 }
 

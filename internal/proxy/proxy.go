@@ -61,6 +61,9 @@ type Options struct {
 	// Notify is told of each question put in the approvals queue and of
 	// how it ended; nil for none.
 	Notify *notify.Notifier
+	// Pins holds the server's tools to the definitions a human approved
+	// (pins.go); nil pins nothing.
+	Pins *grants.Pins
 }
 
 // options are what the proxy runs with, as it reads them.
@@ -81,6 +84,7 @@ type options struct {
 	listDenied bool
 	telemetry  *telemetry.Recorder
 	notify     *notify.Notifier
+	pins       *grants.Pins
 }
 
 // New compiles the policies and returns a proxy that writes to the host on
@@ -89,7 +93,7 @@ func New(o Options, hostOut io.Writer) (*Proxy, error) {
 	opt := options{cfg: o.Config, store: o.Grants, log: o.Log, source: o.Source, decisions: o.Decisions, askMode: o.Ask, askTimeout: o.AskTimeout, askWait: o.AskWait,
 		approvals: o.Approvals, server: o.Server,
 		rootsFixed: len(o.Config.Roots) > 0, stderr: o.Stderr, maxLine: o.MaxLine, listDenied: o.ListDenied,
-		telemetry: o.Telemetry, notify: o.Notify}
+		telemetry: o.Telemetry, notify: o.Notify, pins: o.Pins}
 	opt.maxLine = lineLimit(opt.maxLine)
 	p := newProxy(opt, nil, hostOut)
 	set, err := p.buildPolicies(o.Config.Roots)

@@ -132,6 +132,8 @@ type Proxy struct {
 	rootsChecked atomic.Bool
 	// hiddenSaid: stderr was told which tools tools/list leaves out.
 	hiddenSaid atomic.Bool
+	// pinsState: the tools whose definitions are not their pins.
+	pinsState pinState
 	// flaggedSaid are the digests of the tool definitions whose text
 	// aimed at the model stderr was told of, once each; flaggedCount,
 	// how many.

@@ -201,7 +201,7 @@ func TestDocSynopsesMatchTheCommands(t *testing.T) {
 				continue
 			}
 			args := []string{f[1]}
-			if f[1] == "grants" && len(f) > 2 {
+			if (f[1] == "grants" || f[1] == "pins") && len(f) > 2 {
 				sub, _, _ := strings.Cut(f[2], "|") // list|show|...: the flags every one takes
 				args = append(args, sub)
 			}

@@ -107,16 +107,27 @@ func target(path string) (string, error) {
 	return t, nil
 }
 
+// lockWait bounds the wait for another process's lock on the grants: a
+// process stopped holding it (or a hand-run flock) must not hang every
+// call that saves a grant; the error names the lock file.
+const lockWait = 10 * time.Second
+
 // lockTarget takes the advisory lock of the file path resolves to (see
 // target), making its directory first if need be, and returns that file.
+// It waits for another process's lock at most lockWait.
 func lockTarget(path string) (file string, unlock func(), err error) {
+	return lockTargetWithin(path, lockWait)
+}
+
+// lockTargetWithin is lockTarget waiting at most wait.
+func lockTargetWithin(path string, wait time.Duration) (file string, unlock func(), err error) {
 	if file, err = target(path); err != nil {
 		return "", nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return "", nil, fmt.Errorf("grants: saving %s: %w", path, err)
 	}
-	if unlock, err = lockFile(file + ".lock"); err != nil {
+	if unlock, err = lockFile(file+".lock", wait); err != nil {
 		return "", nil, fmt.Errorf("grants: locking %s: %w", path, err)
 	}
 	return file, unlock, nil

@@ -5,11 +5,12 @@ package grants
 import (
 	"errors"
 	"io/fs"
+	"time"
 )
 
 // lockFile: this platform has no file locks that this package knows, and
 // saving without one could lose another process's grants.
-func lockFile(string) (func(), error) {
+func lockFile(string, time.Duration) (func(), error) {
 	return nil, errors.New("file locking is not supported on this platform")
 }
 

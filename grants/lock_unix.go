@@ -10,31 +10,26 @@ import (
 	"time"
 )
 
-// lockWait bounds the wait for another process's lock on the grants: a
-// process stopped holding it (or a hand-run flock) must not hang every
-// call that saves a grant; the error names the lock file.
-const lockWait = 10 * time.Second
-
 // lockFile takes an exclusive advisory lock on the file at path (created
-// if need be), waiting for another process that holds it, at most
-// lockWait. The lock goes with the descriptor, so a process that dies
-// holding it releases it.
-func lockFile(path string) (unlock func(), err error) {
+// if need be), waiting for another process that holds it, at most wait.
+// The lock goes with the descriptor, so a process that dies holding it
+// releases it.
+func lockFile(path string, wait time.Duration) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(lockWait)
-	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+	deadline := time.Now().Add(wait)
+	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == syscall.EWOULDBLOCK && time.Now().Before(deadline) || err == syscall.EINTR {
-			time.Sleep(wait)
+			time.Sleep(min(pause, max(time.Until(deadline), 0)))
 			continue
 		}
 		break
 	}
 	if err == syscall.EWOULDBLOCK {
-		err = fmt.Errorf("grants: %s is locked by another process for more than %s (one stopped while saving, or a lock held by hand)", path, lockWait)
+		err = fmt.Errorf("grants: %s is locked by another process for more than %s (one stopped while saving, or a lock held by hand)", path, wait.Round(time.Millisecond))
 	}
 	if err != nil {
 		f.Close()

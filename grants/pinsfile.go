@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
 )
@@ -49,8 +50,12 @@ func (f *pinsFile) List(context.Context) ([]Pin, error) {
 	return readPins(file)
 }
 
-func (f *pinsFile) Update(_ context.Context, server string, change func([]Pin) ([]Pin, bool, error)) error {
-	file, unlock, err := lockTarget(f.path)
+func (f *pinsFile) Update(ctx context.Context, server string, change func([]Pin) ([]Pin, bool, error)) error {
+	wait := lockWait
+	if d, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(d))
+	}
+	file, unlock, err := lockTargetWithin(f.path, wait)
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,7 @@ func (p *Proxy) pinned(tools []provider.Tool) []provider.Tool {
 	}
 	ps.changed = changed
 	ps.mu.Unlock()
-	if err != nil {
+	if err != nil && p.ctx.Err() == nil {
 		p.warnf("the tool pins: %v: every tool's allow grants and annotations are suspended until they can be checked", err)
 	}
 	for _, name := range said {

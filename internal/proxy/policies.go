@@ -189,6 +189,11 @@ type catalogue struct {
 	mu    sync.Mutex
 	tools []provider.Tool
 	fresh bool
+	// pending is closed when the pins check of the host's last listing
+	// ends (checking); nil when none is under way. A call waits for it
+	// rather than decide by tools whose pins are not known yet, and the
+	// server's messages are not held up behind the pins store meanwhile.
+	pending chan struct{}
 	// version moves on every listing and every change notice, under mu;
 	// every call reads it (refresh), without the lock.
 	version atomic.Uint64
@@ -218,8 +223,32 @@ func (c *catalogue) approved(tool string) {
 	c.mu.Unlock()
 }
 
+// checking starts the pins check of a listing: until checked, the
+// catalogue is not fresh, and calls wait for it.
+func (c *catalogue) checking() chan struct{} {
+	done := make(chan struct{})
+	c.mu.Lock()
+	c.pending, c.fresh = done, false
+	c.version.Add(1)
+	c.mu.Unlock()
+	return done
+}
+
+// checked ends the pins check done: its tools are the catalogue, unless a
+// change notice or a later listing came meanwhile.
+func (c *catalogue) checked(done chan struct{}, tools []provider.Tool) {
+	c.mu.Lock()
+	if c.pending == done {
+		c.tools, c.fresh, c.pending = tools, true, nil
+		c.version.Add(1)
+	}
+	c.mu.Unlock()
+	close(done)
+}
+
 func (c *catalogue) invalidate() {
 	c.mu.Lock()
+	c.pending = nil
 	c.fresh = false
 	c.version.Add(1)
 	c.mu.Unlock()
@@ -231,13 +260,24 @@ var errNoTools = errors.New("the server has no tools")
 // listTools is the catalogue: as the host's last full tools/list saw it,
 // or listed by the proxy itself.
 func (p *Proxy) listTools(ctx context.Context, hc *hostCall) ([]provider.Tool, error) {
-	p.cat.mu.Lock()
-	if p.cat.fresh {
-		tools := append([]provider.Tool(nil), p.cat.tools...)
+	for {
+		p.cat.mu.Lock()
+		if p.cat.fresh {
+			tools := append([]provider.Tool(nil), p.cat.tools...)
+			p.cat.mu.Unlock()
+			return tools, nil
+		}
+		pending := p.cat.pending
 		p.cat.mu.Unlock()
-		return tools, nil
+		if pending == nil {
+			break
+		}
+		select {
+		case <-pending: // pinsWait bounds it
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
-	p.cat.mu.Unlock()
 	var meta json.RawMessage
 	if hc != nil && hc.modern {
 		meta = hc.meta // a 2026-07-28 request declares its version and capabilities
@@ -279,13 +319,21 @@ func (p *Proxy) listTools(ctx context.Context, hc *hostCall) ([]provider.Tool, e
 }
 
 // readToolsList reads the server's answer to the host's first-page
-// tools/list: when it is the whole catalogue, the policy decides by it.
+// tools/list: when it is the whole catalogue, the policy decides by it,
+// once its pins are checked.
 func (p *Proxy) readToolsList(result []byte) {
 	tools, next, err := toolslist.Decode(result)
 	if err != nil || next != "" {
 		return
 	}
-	p.cat.set(p.pinned(tools))
+	if p.opt.pins == nil {
+		p.cat.set(tools)
+	} else {
+		// Off the server's reader: the pins store may take up to
+		// pinsWait, and the server's other messages must not wait.
+		done := p.cat.checking()
+		go func() { p.cat.checked(done, p.pinned(tools)) }()
+	}
 	p.checkRootKeys(tools)
 }
 

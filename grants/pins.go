@@ -36,6 +36,7 @@ import (
 // the policy read of it.
 type Definition struct {
 	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	Annotations json.RawMessage `json:"annotations,omitempty"`
@@ -78,15 +79,18 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 
 // Pin is one tool's approved definition on one server.
 type Pin struct {
-	// Server is who offers the tool: its initialize name and how it is
-	// reached (its command line or URL), as ServerIdentity writes it.
+	// Server is who offers the tool: how it is reached (its command line
+	// or URL), never a name the server gives itself.
 	Server     string     `json:"server"`
 	Tool       string     `json:"tool"`
 	Digest     string     `json:"digest"`
 	Definition Definition `json:"definition"`
 	PinnedAt   time.Time  `json:"pinned_at"`
-	// Changed is the definition the server offers now, when it is not the
-	// pinned one and no human has approved it; nil otherwise.
+	// Changed is the last definition the server offered that is not the
+	// pinned one, until a human approves it or the pin; nil otherwise. It
+	// stays when the server offers the pinned definition again: a server
+	// that answers one listing with a change and another with its pin
+	// (the host's and the proxy's own, say) must not clear the mark.
 	Changed *Offer `json:"changed,omitempty"`
 }
 
@@ -95,16 +99,6 @@ type Offer struct {
 	Digest     string     `json:"digest"`
 	Definition Definition `json:"definition"`
 	SeenAt     time.Time  `json:"seen_at"`
-}
-
-// ServerIdentity is how pins name a server: its initialize name, then how
-// it is reached. Two servers with one name and different commands are two
-// servers; one server restarted is the same.
-func ServerIdentity(name, reachedBy string) string {
-	if name == "" {
-		name = "(unnamed)"
-	}
-	return name + " via " + reachedBy
 }
 
 // PinBackend is where Pins keeps them: the pins file beside a grants file
@@ -130,8 +124,9 @@ func NewPins(b PinBackend) *Pins { return &Pins{b: b} }
 
 // See records what server offers: a tool with no pin is pinned as
 // offered; a pinned tool offered otherwise keeps its pin, and the offer is
-// recorded as its Changed (an offer of the pinned definition clears it).
-// It returns the offered tools' pins, in offered's order.
+// recorded as its Changed (which an offer of the pinned definition does
+// not clear). A definition with no name is not pinned. It returns the
+// offered tools' pins, in offered's order.
 func (s *Pins) See(ctx context.Context, server string, offered []Definition, now time.Time) ([]Pin, error) {
 	var seen []Pin
 	err := s.b.Update(ctx, server, func(list []Pin) ([]Pin, bool, error) {
@@ -150,9 +145,9 @@ func (s *Pins) List(ctx context.Context) ([]Pin, error) {
 }
 
 // Approve makes the changed definition whose digest is digest the tool's
-// pin. It is an error (ErrNotOffered) when the tool's changed definition
-// is not that one: the human approved what they saw, not what the server
-// offers since.
+// pin; the pinned definition's digest keeps the pin and clears the
+// change. Any other digest is an error (ErrNotOffered): the human
+// approved what they saw, not what the server offers since.
 func (s *Pins) Approve(ctx context.Context, server, tool, digest string, now time.Time) (Pin, error) {
 	var p Pin
 	err := s.b.Update(ctx, server, func(list []Pin) ([]Pin, bool, error) {
@@ -196,15 +191,15 @@ func seePins(list []Pin, server string, offered []Definition, now time.Time) (af
 		digest := def.Digest()
 		i, ok := index[def.Name]
 		switch {
+		case def.Name == "":
+			seen = append(seen, Pin{Server: server, Digest: digest, Definition: def}) // no tool to pin: a reader refuses it
+			continue
 		case !ok:
 			after = append(after, Pin{Server: server, Tool: def.Name, Digest: digest, Definition: def, PinnedAt: now})
 			index[def.Name] = len(after) - 1
 			changed = true
 		case after[i].Digest == digest:
-			if after[i].Changed != nil {
-				after[i].Changed = nil
-				changed = true
-			}
+			// The pin offered again: a change seen stays seen.
 		case after[i].Changed == nil || after[i].Changed.Digest != digest:
 			after[i].Changed = &Offer{Digest: digest, Definition: def, SeenAt: now}
 			changed = true
@@ -220,8 +215,13 @@ func approvePin(list []Pin, server, tool, digest string, now time.Time) ([]Pin, 
 		if p.Tool != tool {
 			continue
 		}
-		if p.Digest == digest && p.Changed == nil {
-			return list, p, nil // approved already
+		if p.Digest == digest {
+			if p.Changed == nil {
+				return list, p, nil // approved already
+			}
+			out := slices.Clone(list)
+			out[i].Changed = nil // the pin kept, the change refused
+			return out, out[i], nil
 		}
 		if p.Changed == nil || p.Changed.Digest != digest {
 			return nil, Pin{}, fmt.Errorf("%s on %s: %w", tool, server, ErrNotOffered)
@@ -259,20 +259,60 @@ func (p Pin) ChangeSummary() string {
 		return ""
 	}
 	was, now := p.Definition, p.Changed.Definition
+	// Shortest first, so a long description cannot push the rest out of
+	// what a question shows.
 	var parts []string
-	if was.Description != now.Description {
-		parts = append(parts, fmt.Sprintf("description was %q, now %q", cut(was.Description, 300), cut(now.Description, 300)))
+	if !bytes.Equal(canonicalJSON(was.Annotations), canonicalJSON(now.Annotations)) {
+		parts = append(parts, fmt.Sprintf("annotations were %s, now %s", orNone(was.Annotations), orNone(now.Annotations)))
 	}
 	if s := schemaChange(was.InputSchema, now.InputSchema); s != "" {
 		parts = append(parts, "input schema: "+s)
 	}
-	if !bytes.Equal(canonicalJSON(was.Annotations), canonicalJSON(now.Annotations)) {
-		parts = append(parts, fmt.Sprintf("annotations were %s, now %s", orNone(was.Annotations), orNone(now.Annotations)))
+	if was.Title != now.Title {
+		parts = append(parts, fmt.Sprintf("title was %q, now %q", cut(was.Title, 100), cut(now.Title, 100)))
+	}
+	if was.Description != now.Description {
+		a, b := differing(was.Description, now.Description, 300)
+		parts = append(parts, fmt.Sprintf("description was %q, now %q", a, b))
 	}
 	if len(parts) == 0 {
-		return "its definition changed" // only in what canonical form keeps and this summary does not name
+		parts = append(parts, "its definition changed") // only in what canonical form keeps and this summary does not name
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, "; ") + fmt.Sprintf(" (definition %.12s)", p.Changed.Digest)
+}
+
+// differing is a and b around where they differ, each at most about n
+// bytes: a long common start and end elided (…), so the difference itself
+// is always shown.
+func differing(a, b string, n int) (string, string) {
+	start := 0
+	for start < len(a) && start < len(b) && a[start] == b[start] {
+		start++
+	}
+	end := 0
+	for end < len(a)-start && end < len(b)-start && a[len(a)-1-end] == b[len(b)-1-end] {
+		end++
+	}
+	const context = 40
+	from := max(0, start-context)
+	for from > 0 && !utf8.RuneStart(a[from]) {
+		from--
+	}
+	show := func(s string) string {
+		to := len(s) - end + min(end, context)
+		for to < len(s) && !utf8.RuneStart(s[to]) {
+			to++
+		}
+		out := cut(s[from:to], n)
+		if from > 0 {
+			out = "…" + out
+		}
+		if to < len(s) && !strings.HasSuffix(out, "…") {
+			out += "…"
+		}
+		return out
+	}
+	return show(a), show(b)
 }
 
 // schemaChange names the top-level properties added, removed and changed,
@@ -300,7 +340,10 @@ func schemaChange(was, now json.RawMessage) string {
 		if w, ok := pa[k]; !ok {
 			added = append(added, k)
 		} else if w != v {
-			changed = append(changed, k)
+			// The property's schema around the difference: a description
+			// that now steers the model is shown, not only named.
+			x, y := differing(w, v, 120)
+			changed = append(changed, fmt.Sprintf("%s (was %s, now %s)", k, x, y))
 		}
 	}
 	for k := range pa {
@@ -315,7 +358,7 @@ func schemaChange(was, now json.RawMessage) string {
 	}{{"added", added}, {"removed", removed}, {"changed", changed}} {
 		if len(l.names) > 0 {
 			sort.Strings(l.names)
-			out = append(out, l.what+" "+cut(strings.Join(l.names, ", "), 200))
+			out = append(out, l.what+" "+cut(strings.Join(l.names, ", "), 600))
 		}
 	}
 	if len(out) == 0 {

@@ -125,7 +125,7 @@ func CheckPins(list []Pin) error {
 	for i, p := range list {
 		if p.Server == "" || p.Tool == "" || p.Tool != p.Definition.Name || p.Digest != p.Definition.Digest() ||
 			(p.Changed != nil && (p.Changed.Digest != p.Changed.Definition.Digest() || p.Changed.Definition.Name != p.Tool)) {
-			return fmt.Errorf("pin %d does not match its definition", i+1)
+			return fmt.Errorf("pin %d (%.80q on %.200q) is not a pin this program writes: its digests do not match its definitions, or it names no tool (edit or forget it with mcp-policy pins)", i+1, p.Tool, p.Server)
 		}
 		k := [2]string{p.Server, p.Tool}
 		if seen[k] {

@@ -69,3 +69,36 @@ func TestChangedToolSuspendsAllowGrantsAndAnnotations(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, rules.Allow, d.Decision, "the static rules still apply")
 }
+
+// With a pinned catalogue, a tool the catalogue does not list once (left
+// out, listed twice, or a list the proxy could not read) is one whose
+// definition no human approved: its allow grants do not answer, and the
+// question says why. Without, such a tool is merely unknown, and a grant
+// answers it.
+func TestUnlistedToolOfAPinnedCatalogueIsUnapproved(t *testing.T) {
+	ctx := context.Background()
+	grant := rules.Rule{Tool: "fs_sync", Decision: rules.Allow, Under: "/srv"}
+	sync := testkit.Call("1", "fs_sync", `{"path":"/srv/a"}`)
+
+	plain := newPolicy(t, policy.Options{Provider: newFake(), Rules: withDefaults(), Grants: []rules.Rule{grant}})
+	d, err := plain.Decide(ctx, sync)
+	require.NoError(t, err)
+	assert.Equal(t, rules.Allow, d.Decision, "an unknown tool's grant answers without pins")
+
+	a := answering(policy.Answer{Action: policy.DenyOnce})
+	pinned := newPolicy(t, policy.Options{Provider: newFake(), Rules: withDefaults(), Grants: []rules.Rule{grant}, PinnedCatalogue: true, OnAsk: a.ask})
+	d, err = pinned.Decide(ctx, sync)
+	require.NoError(t, err)
+	assert.Equal(t, rules.Ask, d.Decision, "an unlisted tool's grant answered under pins")
+	pinned.ExecuteToolCalls(ctx, []provider.Call{sync})
+	require.Len(t, a.Questions(), 1)
+	assert.Contains(t, a.Questions()[0].DefinitionChange, "not in the server's tool list")
+
+	twice := newFake()
+	twice.tools = append(twice.tools, twice.tools[0]) // fs_read listed twice
+	read := testkit.Call("2", "fs_read", `{"path":"/srv/a"}`)
+	d, err = newPolicy(t, policy.Options{Provider: twice, Rules: withDefaults(), PinnedCatalogue: true,
+		Grants: []rules.Rule{{Tool: "fs_read", Decision: rules.Allow, Under: "/srv"}}}).Decide(ctx, read)
+	require.NoError(t, err)
+	assert.Equal(t, rules.Ask, d.Decision, "a tool listed twice: neither its read-only mark nor its grant answers")
+}

@@ -185,6 +185,12 @@ type Options struct {
 	// denies outright (DeniesOutright), which are left out by default: a
 	// model need not be offered a tool every call of which is refused.
 	ListDeniedTools bool
+	// PinnedCatalogue says the provider's catalogue entries are held to
+	// the definitions a human approved (the proxy's tool pins set
+	// Tool.DefinitionChange): then a tool the catalogue does not list, or
+	// lists twice, is one whose definition no human approved either, and
+	// no allow grant answers it.
+	PinnedCatalogue bool
 	// GrantsStore, when set, is where always- answers go, and every
 	// decision reads it: one grant set for a fleet of policies.
 	// Policies wired to one store also share one ask lock, because they
@@ -491,18 +497,28 @@ func (p *Policy) DeniesOutright(t provider.Tool) bool {
 
 // tool returns the catalogue entry of a tool, listing the catalogue once
 // if nobody has yet. nil means unknown: annotation rules then never match.
+// With PinnedCatalogue an unknown tool is an entry whose definition no
+// human approved.
 func (p *Policy) tool(ctx context.Context, name string) *provider.Tool {
 	tools := p.tools.Load()
 	if tools == nil {
-		if _, err := p.ToolsForLLM(ctx); err != nil {
-			return nil
-		}
-		if tools = p.tools.Load(); tools == nil {
-			return nil
+		if _, err := p.ToolsForLLM(ctx); err == nil {
+			tools = p.tools.Load()
 		}
 	}
-	return (*tools)[name]
+	var t *provider.Tool
+	if tools != nil {
+		t = (*tools)[name]
+	}
+	if t != nil || !p.opts.PinnedCatalogue {
+		return t
+	}
+	return &provider.Tool{Type: "function", Function: provider.ToolFunction{Name: name}, DefinitionChange: unlistedChange}
 }
+
+// unlistedChange is the DefinitionChange of a tool a pinned catalogue does
+// not list once: the server may offer the model a definition no pin saw.
+const unlistedChange = "it is not in the server's tool list as the proxy read it (not listed, listed twice, or a list the proxy could not read)"
 
 // Grants returns the effective grants: this policy's own, then the
 // store's. A copy.

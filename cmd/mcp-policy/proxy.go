@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -162,7 +163,7 @@ func proxyCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		}()
 	}
 	opt := proxy.Options{Notify: notifier, Config: cfg, Grants: store, Ask: f.ask, Approvals: queue, Server: f.serverText(), AskTimeout: f.askTimeout, AskWait: f.askWait, ListDenied: f.listDenied,
-		Stderr: stderr, Source: live.Source(), Decisions: live.Decisions(), MaxLine: f.maxLine, Telemetry: tel, Pins: pins}
+		Stderr: stderr, Source: live.Source(), Decisions: live.Decisions(), MaxLine: f.maxLine, Telemetry: tel, Pins: pins, PinServer: f.pinServer()}
 	if tel != nil && store != nil {
 		if err := tel.GrantsInForce(cliconfig.GrantsInForce(store)); err != nil {
 			return fail("telemetry: %v", err)
@@ -229,6 +230,20 @@ func (f *proxyFlags) serverText() string {
 		return f.serverURL
 	}
 	return strings.Join(f.command, " ")
+}
+
+// pinServer is the server as its tool pins name it: its URL, or its
+// command line with each word quoted (so ["a b", "c"] and ["a", "b c"]
+// are two servers).
+func (f *proxyFlags) pinServer() string {
+	if f.serverURL != "" {
+		return f.serverURL
+	}
+	words := make([]string, len(f.command))
+	for i, w := range f.command {
+		words[i] = strconv.Quote(w)
+	}
+	return strings.Join(words, " ")
 }
 
 // run starts the server, everything else checked, and relays until the

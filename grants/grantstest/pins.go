@@ -86,8 +86,18 @@ func pinsHoldChanges(t *testing.T, open PinsOpener) {
 			t.Errorf("the change summary %q does not say %q", summary, want)
 		}
 	}
-	if back := see(t, p, readV1)[0]; back.Changed != nil {
-		t.Errorf("offering the pinned definition again leaves a change: %+v", back.Changed)
+	// A server that answers one listing with the change and the next with
+	// its pin (the host's and the proxy's own) does not clear the mark.
+	if back := see(t, p, readV1)[0]; back.Changed == nil || back.Changed.Digest != readV2.Digest() {
+		t.Errorf("offering the pinned definition again cleared the change: %+v", back)
+	}
+	if !strings.HasSuffix(summary, " (definition "+readV2.Digest()[:12]+")") {
+		t.Errorf("the change summary %q does not name the definition it describes", summary)
+	}
+	// Approving the pin itself keeps it and clears the mark.
+	kept, err := p.Approve(context.Background(), pinServer, "read_file", readV1.Digest(), time.Now())
+	if err != nil || kept.Changed != nil || kept.Digest != readV1.Digest() {
+		t.Fatalf("approving the pinned definition: %+v, %v", kept, err)
 	}
 	annotated := def("read_file", readV1.Description, string(readV1.InputSchema), `{"readOnlyHint":false}`)
 	if s := see(t, p, annotated)[0].ChangeSummary(); !strings.Contains(s, `annotations were {"readOnlyHint":true}, now {"readOnlyHint":false}`) {

@@ -65,7 +65,8 @@ func init() {
 			p.forward(msg, env, p.readInitializeResult)
 		},
 		methodToolsList: func(p *Proxy, msg []byte, env envelope) {
-			var snoop func([]byte)
+			// A later page: the pins see it, beside the server's reader.
+			snoop := func(result []byte) { go p.seePage(result) }
 			if member(env.params, "cursor") == nil {
 				snoop = p.readToolsList // the first page: the catalogue starts anew
 			}

@@ -2,24 +2,30 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"sync"
 	"time"
 
 	"github.com/mcp-policy/mcp-policy/grants"
+	"github.com/mcp-policy/mcp-policy/internal/toolslist"
 	"github.com/mcp-policy/mcp-policy/internal/visible"
 	"github.com/mcp-policy/mcp-policy/policy"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
 
-// Tool pins (*grants.Pins). Each time the proxy learns the server's
-// whole catalogue (a tools/list answer, the host's or its own), it has the
-// pins store see the definitions: new tools are pinned, and a tool whose
-// definition is not its pin is handed to the policy with DefinitionChange
-// set, so the policy suspends its allow grants and reads it as a tool it
-// knows nothing of. An "always" answer to a question about such a tool
-// approves the change the question showed, once the grant is kept.
+// Tool pins (*grants.Pins). Every tools/list page the server answers —
+// the host's, each of its pages, and the proxy's own — is seen by the
+// pins, so no definition the model is shown escapes them, and a change
+// once seen stays marked until a human approves it (a server cannot clear
+// it by answering the proxy's own listing with the pinned definition).
+// The catalogue the policy decides by carries each changed tool's
+// DefinitionChange, so the policy suspends its allow grants and reads it
+// as a tool it knows nothing of; a tool the catalogue does not list once
+// is treated the same (policy.Options.PinnedCatalogue). A listing the
+// proxy cannot read as a host reads it (toolslist.Decode) leaves the
+// catalogue empty: every tool unapproved. An "always" answer to a
+// question about a changed tool approves the change that question showed,
+// once the grant is kept.
 
 // pinsWait bounds how long a tools/list waits for the pins store (a lock
 // held by another process, a database out of reach): past it, every tool
@@ -29,59 +35,51 @@ const pinsWait = 5 * time.Second
 // pinState is what the proxy holds of the pins between listings.
 type pinState struct {
 	mu sync.Mutex
-	// changed is, for each tool whose definition is not its pin, the
-	// digest of the definition the server offers (what an answer
-	// approves), "" when the store could not say.
-	changed map[string]string
-	said    map[string]bool // the changes stderr was told of, by tool and digest
+	// shown is, for each change summary a question may show (by tool and
+	// summary), the digest of the definition it describes: what an answer
+	// to that question approves. Bounded, as said is.
+	shown map[[2]string]string
+	said  map[[2]string]bool // the changes stderr was told of, by tool and digest
 }
 
-// pinned is tools with each one's DefinitionChange set from the pins
-// store; tools as they are when the proxy has no store.
-func (p *Proxy) pinned(tools []provider.Tool) []provider.Tool {
+// pinned is the page's tools with each one's DefinitionChange set from the
+// pins store; the tools as they are when the proxy has no store.
+func (p *Proxy) pinned(page toolslist.Page) []provider.Tool {
 	store := p.opt.pins
 	if store == nil {
-		return tools
-	}
-	defs := make([]grants.Definition, len(tools))
-	for i, t := range tools {
-		var ann json.RawMessage
-		if t.Annotations != nil {
-			ann, _ = json.Marshal(t.Annotations)
-		}
-		defs[i] = grants.Definition{Name: t.Function.Name, Description: t.Function.Description, InputSchema: t.Function.Parameters, Annotations: ann}
+		return page.Tools
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, pinsWait)
 	defer cancel()
-	server := p.pinServer()
-	pins, err := store.See(ctx, server, defs, time.Now())
-	if err == nil && len(pins) != len(tools) {
+	pins, err := store.See(ctx, p.opt.pinServer, page.Definitions, time.Now())
+	if err == nil && len(pins) != len(page.Tools) {
 		err = errors.New("the store answered for other tools than were listed")
 	}
-	out := make([]provider.Tool, len(tools))
-	changed := map[string]string{}
+	out := make([]provider.Tool, len(page.Tools))
 	var said []string
 	ps := &p.pinsState
 	ps.mu.Lock()
-	for i, t := range tools {
+	if ps.shown == nil || len(ps.shown) > maxFlaggedSaid {
+		ps.shown = map[[2]string]string{}
+	}
+	if ps.said == nil || len(ps.said) > maxFlaggedSaid {
+		ps.said = map[[2]string]bool{}
+	}
+	for i, t := range page.Tools {
 		out[i] = t
 		switch {
 		case err != nil:
 			out[i].DefinitionChange = "its pin could not be checked (" + err.Error() + ")"
-			changed[t.Function.Name] = ""
 		case pins[i].Changed != nil:
-			out[i].DefinitionChange = pins[i].ChangeSummary()
-			changed[t.Function.Name] = pins[i].Changed.Digest
-			if k := t.Function.Name + "\x00" + pins[i].Changed.Digest; !ps.said[k] {
-				if ps.said == nil || len(ps.said) > maxFlaggedSaid {
-					ps.said = map[string]bool{}
-				}
+			summary := pins[i].ChangeSummary()
+			out[i].DefinitionChange = summary
+			ps.shown[[2]string{t.Function.Name, summary}] = pins[i].Changed.Digest
+			if k := [2]string{t.Function.Name, pins[i].Changed.Digest}; !ps.said[k] {
 				ps.said[k] = true
 				said = append(said, t.Function.Name)
 			}
 		}
 	}
-	ps.changed = changed
 	ps.mu.Unlock()
 	if err != nil && p.ctx.Err() == nil {
 		p.warnf("the tool pins: %v: every tool's allow grants and annotations are suspended until they can be checked", err)
@@ -92,29 +90,57 @@ func (p *Proxy) pinned(tools []provider.Tool) []provider.Tool {
 	return out
 }
 
-// pinServer is the server as its pins name it.
-func (p *Proxy) pinServer() string {
-	return grants.ServerIdentity(p.session().serverName, p.opt.server)
+// seePage has the pins see a page of the host's that is not the whole
+// catalogue (one of several pages): a change on it marks the tool, and
+// the catalogue is listed again to carry the mark.
+func (p *Proxy) seePage(result []byte) {
+	if p.opt.pins == nil {
+		return
+	}
+	page, err := toolslist.Decode(result)
+	if err != nil {
+		p.unreadableList(err)
+		return
+	}
+	for _, t := range p.pinned(page) {
+		if t.DefinitionChange != "" {
+			p.cat.invalidate()
+			return
+		}
+	}
+}
+
+// unreadableList is a host's tools/list page the proxy cannot read as a
+// host reads it: the model may be shown definitions no pin saw, so with
+// pins the catalogue is left empty (every tool unapproved) until the
+// server lists its tools plainly.
+func (p *Proxy) unreadableList(err error) {
+	if p.opt.pins == nil {
+		return
+	}
+	p.cat.set(nil)
+	if p.unreadableSaid.CompareAndSwap(false, true) {
+		p.warnf("the server's tools/list answer cannot be read as a host reads it (%v): every tool's allow grants and annotations are suspended until it lists its tools plainly", err)
+	}
 }
 
 // approvingAsk is ask with an answer that remembers an "always allow" to a
-// question about a changed tool approving the change it showed (the
-// definition offered when the question was put), once the policy kept
-// the grant.
+// question about a changed tool approving the definition the question's
+// change summary described, once the policy kept the grant.
 func (p *Proxy) approvingAsk(ask policy.AskFunc) policy.AskFunc {
 	if p.opt.pins == nil {
 		return ask
 	}
 	return func(ctx context.Context, q policy.Question) policy.Answer {
-		digest := ""
-		if q.DefinitionChange != "" {
-			p.pinsState.mu.Lock()
-			digest = p.pinsState.changed[q.Tool]
-			p.pinsState.mu.Unlock()
-		}
 		a := ask(ctx, q)
-		if digest == "" || a.Unanswered != nil || (a.Action != policy.AlwaysAllow && a.Action != policy.AllowForADay) {
+		if q.DefinitionChange == "" || a.Unanswered != nil || (a.Action != policy.AlwaysAllow && a.Action != policy.AllowForADay) {
 			return a
+		}
+		p.pinsState.mu.Lock()
+		digest := p.pinsState.shown[[2]string{q.Tool, q.DefinitionChange}]
+		p.pinsState.mu.Unlock()
+		if digest == "" {
+			return a // a change the pins did not describe (unlisted, unreadable): nothing to approve
 		}
 		applied := a.Applied
 		a.Applied = func(failed error) {
@@ -130,19 +156,14 @@ func (p *Proxy) approvingAsk(ask policy.AskFunc) policy.AskFunc {
 }
 
 // approvePin makes the offered definition of tool (digest) its pin, and
-// lifts the suspension from the catalogue the policy decides by.
+// has the catalogue listed again, without the suspension.
 func (p *Proxy) approvePin(tool, digest string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), pinsWait)
 	defer cancel()
-	if _, err := p.opt.pins.Approve(ctx, p.pinServer(), tool, digest, time.Now()); err != nil {
+	if _, err := p.opt.pins.Approve(ctx, p.opt.pinServer, tool, digest, time.Now()); err != nil {
 		p.warnf("approving the change of the tool %s: %v", visible.Shown(tool, maxShown), err)
 		return
 	}
-	p.pinsState.mu.Lock()
-	if p.pinsState.changed[tool] == digest {
-		delete(p.pinsState.changed, tool)
-	}
-	p.pinsState.mu.Unlock()
-	p.cat.approved(tool)
-	p.sayf("the change of the tool %s is approved: it is pinned as the server offers it now", visible.Shown(tool, maxShown))
+	p.cat.invalidate()
+	p.sayf("the change of the tool %s is approved: it is pinned as the question showed it", visible.Shown(tool, maxShown))
 }

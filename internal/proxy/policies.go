@@ -39,6 +39,7 @@ func (p *Proxy) buildPolicies(roots map[string]string) (*policySet, error) {
 		Provider: serverProvider{p: p}, Rules: p.opt.cfg.Rules, Modules: p.opt.cfg.Modules, Roots: roots, Home: p.opt.cfg.Home, ResolveLinks: p.opt.cfg.ResolveLinks,
 		Protected: p.opt.cfg.Protected, GrantsStore: p.opt.store, Name: "mcp-policy",
 		Arguments: arguments, DecisionTimeout: p.opt.cfg.DecisionTimeout(), Source: p.opt.source,
+		PinnedCatalogue: p.opt.pins != nil,
 	}
 	o.OnDecision = p.decisionSinks()
 	headless, err := policy.New(o)
@@ -208,21 +209,6 @@ func (c *catalogue) set(tools []provider.Tool) {
 	c.mu.Unlock()
 }
 
-// approved lifts the suspension of tool's grants and annotations: its
-// change was approved.
-func (c *catalogue) approved(tool string) {
-	c.mu.Lock()
-	tools := slices.Clone(c.tools)
-	for i := range tools {
-		if tools[i].Function.Name == tool {
-			tools[i].DefinitionChange = ""
-		}
-	}
-	c.tools = tools
-	c.version.Add(1)
-	c.mu.Unlock()
-}
-
 // checking starts the pins check of a listing: until checked, the
 // catalogue is not fresh, and calls wait for it.
 func (c *catalogue) checking() chan struct{} {
@@ -282,9 +268,9 @@ func (p *Proxy) listTools(ctx context.Context, hc *hostCall) ([]provider.Tool, e
 	if hc != nil && hc.modern {
 		meta = hc.meta // a 2026-07-28 request declares its version and capabilities
 	}
-	var all []provider.Tool
+	var all toolslist.Page
 	cursor := ""
-	for page := 0; page < 1000; page++ {
+	for n := 0; n < 1000; n++ {
 		params := map[string]any{}
 		if cursor != "" {
 			params["cursor"] = cursor
@@ -302,18 +288,20 @@ func (p *Proxy) listTools(ctx context.Context, hc *hostCall) ([]provider.Tool, e
 			}
 			return nil, fmt.Errorf("tools/list: %s", r.err)
 		}
-		tools, next, err := toolslist.Decode(r.result)
+		page, err := toolslist.Decode(r.result)
 		if err != nil {
+			p.unreadableList(err)
 			return nil, err
 		}
-		all = append(all, tools...)
-		if next == "" {
-			all = p.pinned(all)
-			p.cat.set(all)
-			p.checkRootKeys(all)
-			return append([]provider.Tool(nil), all...), nil
+		all.Tools = append(all.Tools, page.Tools...)
+		all.Definitions = append(all.Definitions, page.Definitions...)
+		if page.Next == "" {
+			tools := p.pinned(all)
+			p.cat.set(tools)
+			p.checkRootKeys(tools)
+			return append([]provider.Tool(nil), tools...), nil
 		}
-		cursor = next
+		cursor = page.Next
 	}
 	return nil, fmt.Errorf("tools/list: more than 1000 pages")
 }
@@ -322,19 +310,35 @@ func (p *Proxy) listTools(ctx context.Context, hc *hostCall) ([]provider.Tool, e
 // tools/list: when it is the whole catalogue, the policy decides by it,
 // once its pins are checked.
 func (p *Proxy) readToolsList(result []byte) {
-	tools, next, err := toolslist.Decode(result)
-	if err != nil || next != "" {
+	if p.opt.pins == nil {
+		page, err := toolslist.Decode(result)
+		if err == nil && page.Next == "" {
+			p.cat.set(page.Tools)
+			p.checkRootKeys(page.Tools)
+		}
 		return
 	}
-	if p.opt.pins == nil {
-		p.cat.set(tools)
-	} else {
-		// Off the server's reader: the pins store may take up to
-		// pinsWait, and the server's other messages must not wait.
-		done := p.cat.checking()
-		go func() { p.cat.checked(done, p.pinned(tools)) }()
-	}
-	p.checkRootKeys(tools)
+	// Off the server's reader: the pins store may take up to pinsWait,
+	// and the server's other messages must not wait.
+	done := p.cat.checking()
+	go func() {
+		page, err := toolslist.Decode(result)
+		switch {
+		case err != nil:
+			p.cat.checked(done, nil)
+			p.unreadableList(err)
+		case page.Next != "":
+			// One page of several: seen, and the catalogue listed whole
+			// by the proxy.
+			p.cat.checked(done, nil)
+			p.cat.invalidate()
+			p.seePage(result)
+		default:
+			tools := p.pinned(page)
+			p.cat.checked(done, tools)
+			p.checkRootKeys(tools)
+		}
+	}()
 }
 
 // checkRootKeys warns, the first time the whole catalogue is known, of

@@ -64,6 +64,10 @@ type Options struct {
 	// Pins holds the server's tools to the definitions a human approved
 	// (pins.go); nil pins nothing.
 	Pins *grants.Pins
+	// PinServer is the server as its pins name it: how it is reached (its
+	// command line, each word quoted, or its URL), never a name the server
+	// gives itself, which it could change to be pinned afresh.
+	PinServer string
 }
 
 // options are what the proxy runs with, as it reads them.
@@ -85,6 +89,7 @@ type options struct {
 	telemetry  *telemetry.Recorder
 	notify     *notify.Notifier
 	pins       *grants.Pins
+	pinServer  string
 }
 
 // New compiles the policies and returns a proxy that writes to the host on
@@ -93,7 +98,7 @@ func New(o Options, hostOut io.Writer) (*Proxy, error) {
 	opt := options{cfg: o.Config, store: o.Grants, log: o.Log, source: o.Source, decisions: o.Decisions, askMode: o.Ask, askTimeout: o.AskTimeout, askWait: o.AskWait,
 		approvals: o.Approvals, server: o.Server,
 		rootsFixed: len(o.Config.Roots) > 0, stderr: o.Stderr, maxLine: o.MaxLine, listDenied: o.ListDenied,
-		telemetry: o.Telemetry, notify: o.Notify, pins: o.Pins}
+		telemetry: o.Telemetry, notify: o.Notify, pins: o.Pins, pinServer: o.PinServer}
 	opt.maxLine = lineLimit(opt.maxLine)
 	p := newProxy(opt, nil, hostOut)
 	set, err := p.buildPolicies(o.Config.Roots)

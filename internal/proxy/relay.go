@@ -132,8 +132,10 @@ type Proxy struct {
 	rootsChecked atomic.Bool
 	// hiddenSaid: stderr was told which tools tools/list leaves out.
 	hiddenSaid atomic.Bool
-	// pinsState: the tools whose definitions are not their pins.
+	// pinsState: what the pins last said of the server's tools.
 	pinsState pinState
+	// unreadableSaid: stderr was told a tools/list answer could not be read.
+	unreadableSaid atomic.Bool
 	// flaggedSaid are the digests of the tool definitions whose text
 	// aimed at the model stderr was told of, once each; flaggedCount,
 	// how many.

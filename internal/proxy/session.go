@@ -13,8 +13,6 @@ type hostSession struct {
 	protocol string // negotiated (the server's answer), else asked for
 	caps     capsSeen
 	client   string // its name and version, as it gave them
-	// serverName is the server's initialize name, as it gave it.
-	serverName string
 }
 
 // readInitialize notes what the host can do, and says on stderr whether
@@ -51,12 +49,9 @@ func (p *Proxy) readInitializeResult(result []byte) {
 	if json.Unmarshal(result, &out) != nil {
 		return
 	}
-	p.setSession(func(s *hostSession) {
-		if out.ProtocolVersion != "" {
-			s.protocol = out.ProtocolVersion
-		}
-		s.serverName = out.ServerInfo.Name
-	})
+	if out.ProtocolVersion != "" {
+		p.setSession(func(s *hostSession) { s.protocol = out.ProtocolVersion })
+	}
 	p.useServerSpecs(out.ServerInfo.Name)
 }
 

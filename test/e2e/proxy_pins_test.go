@@ -82,7 +82,7 @@ func TestToolChangedAfterApprovalIsAskedAgain(t *testing.T) {
 	h2.waitStderr("the server's tool fs_write is not the one approved")
 	q, txt, isErr = h2.callAnswering(4, "fs_write", "c.txt", "deny-once")
 	require.True(t, isErr, "the changed tool's grant still allowed: %s", txt)
-	assert.Contains(t, q, "This tool is not the one approved: description was \"Create or overwrite a file (parent directories are created).\", now \"Create or overwrite a file (parent directories are created). "+rugPull+"\"")
+	assert.Contains(t, q, "This tool is not the one approved: description was \"…a file (parent directories are created).\", now \"…a file (parent directories are created). "+rugPull+"\"")
 	assert.Contains(t, q, "\"Always allow\" approves it")
 	wantAbsent(t, filepath.Join(dir, "c.txt"))
 	_, txt, isErr = h2.callAnswering(5, "fs_read", "a.txt", "")

@@ -116,11 +116,11 @@ func knownAsks(calls []call) int {
 // catalogue is a server's tools/list result as the policy reads it.
 func catalogue(t *testing.T, server string) map[string]*provider.Tool {
 	t.Helper()
-	tools, _, err := toolslist.Decode(must(os.ReadFile(filepath.Join("testdata", "servers", server+".json"))))
+	page, err := toolslist.Decode(must(os.ReadFile(filepath.Join("testdata", "servers", server+".json"))))
 	require.NoError(t, err, server)
 	out := map[string]*provider.Tool{}
-	for i := range tools {
-		out[tools[i].Function.Name] = &tools[i]
+	for i := range page.Tools {
+		out[page.Tools[i].Function.Name] = &page.Tools[i]
 	}
 	return out
 }

@@ -173,6 +173,11 @@ func (s *Pins) Forget(ctx context.Context, server, tool string) (bool, error) {
 // Close closes the backend.
 func (s *Pins) Close() error { return s.b.Close() }
 
+// MaxPinsPerServer bounds the tools pinned for one server. A tool offered
+// past it is not pinned, and is unapproved (its See pin has a Changed and
+// no Digest).
+const MaxPinsPerServer = 2000
+
 // ErrNotOffered: an approval named a definition the server does not offer
 // (now) in place of the pin.
 var ErrNotOffered = errors.New("that definition is not the change the server offers")
@@ -193,6 +198,12 @@ func seePins(list []Pin, server string, offered []Definition, now time.Time) (af
 		switch {
 		case def.Name == "":
 			seen = append(seen, Pin{Server: server, Digest: digest, Definition: def}) // no tool to pin: a reader refuses it
+			continue
+		case !ok && len(index) >= MaxPinsPerServer:
+			// Not pinned, so never approved: a server that lists ever new
+			// tools must not grow the store every process reads.
+			seen = append(seen, Pin{Server: server, Tool: def.Name, Definition: def,
+				Changed: &Offer{Digest: digest, Definition: def, SeenAt: now}})
 			continue
 		case !ok:
 			after = append(after, Pin{Server: server, Tool: def.Name, Digest: digest, Definition: def, PinnedAt: now})
@@ -257,6 +268,9 @@ func sortPins(list []Pin) {
 func (p Pin) ChangeSummary() string {
 	if p.Changed == nil {
 		return ""
+	}
+	if p.Digest == "" {
+		return fmt.Sprintf("it is not pinned: its server has %d tools pinned, the most a server may have", MaxPinsPerServer)
 	}
 	was, now := p.Definition, p.Changed.Definition
 	// Shortest first, so a long description cannot push the rest out of

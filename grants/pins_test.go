@@ -3,6 +3,7 @@ package grants_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,5 +136,31 @@ func TestChangeSummaryShowsTheDifference(t *testing.T) {
 	}
 	if len(s) > 1000 {
 		t.Errorf("the summary is %d bytes: a question shows about 1200", len(s))
+	}
+}
+
+// A server that lists ever new tools does not grow the pins past
+// MaxPinsPerServer: a tool offered past it is not pinned, and unapproved.
+func TestPinsPerServerAreBounded(t *testing.T) {
+	p := grants.MemoryPins()
+	ctx := context.Background()
+	var offered []grants.Definition
+	for i := range grants.MaxPinsPerServer + 5 {
+		offered = append(offered, grants.Definition{Name: fmt.Sprintf("tool_%d", i), Description: "d"})
+	}
+	seen, err := p.See(ctx, "many via x", offered, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := p.List(ctx)
+	if err != nil || len(list) != grants.MaxPinsPerServer {
+		t.Fatalf("%d pins (%v), want %d", len(list), err, grants.MaxPinsPerServer)
+	}
+	last := seen[len(seen)-1]
+	if last.Changed == nil || last.Digest != "" || !strings.Contains(last.ChangeSummary(), "it is not pinned") {
+		t.Errorf("a tool past the bound: %+v, %q", last, last.ChangeSummary())
+	}
+	if seen[0].Changed != nil {
+		t.Errorf("a tool within the bound is a change: %+v", seen[0])
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"slices"
 	"sort"
 	"strings"
@@ -55,11 +56,27 @@ func (d Definition) Digest() string {
 // that is not JSON (it cannot be, from a decoded tools/list) is kept as
 // its text, quoted.
 func (d Definition) canonical() Definition {
-	d.InputSchema, d.Annotations = canonicalJSON(d.InputSchema), canonicalJSON(d.Annotations)
+	d.InputSchema, d.Annotations = canonicalSchema(d.InputSchema), canonicalJSON(d.Annotations)
 	return d
 }
 
-func canonicalJSON(raw json.RawMessage) json.RawMessage {
+// canonicalJSON is raw re-encoded in one form: object keys sorted, no white
+// space, each number by its value (1, 1.0 and 1e0 are one number).
+func canonicalJSON(raw json.RawMessage) json.RawMessage { return canonicalWith(raw, nil) }
+
+// canonicalSchema is canonicalJSON for a JSON Schema, with what says
+// nothing left out, as schema generators write it one way or another
+// between two versions of one server (a benign round of 18 real servers'
+// upgrades: half the changes flagged were only these): "$schema" at the
+// top, additionalProperties of true or {} (the default), propertyNames
+// {"type":"string"} (true of every JSON object), minimum and maximum of
+// ±(2^53-1) (a generator's bound of a safe integer); and "required" as a
+// sorted set.
+func canonicalSchema(raw json.RawMessage) json.RawMessage {
+	return canonicalWith(raw, func(v any) any { return plainSchema(v, true) })
+}
+
+func canonicalWith(raw json.RawMessage, simplify func(any) any) json.RawMessage {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return nil
 	}
@@ -70,11 +87,111 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage {
 		b, _ := json.Marshal(string(raw))
 		return b
 	}
+	v = byValue(v)
+	if simplify != nil {
+		v = simplify(v)
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		b, _ = json.Marshal(string(raw))
 	}
 	return b
+}
+
+// byValue writes each number of v in one form for its value.
+func byValue(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if f, ok := new(big.Float).SetPrec(256).SetString(string(x)); ok {
+			return json.Number(f.Text('g', -1))
+		}
+		return x
+	case map[string]any:
+		for k, e := range x {
+			x[k] = byValue(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = byValue(e)
+		}
+	}
+	return v
+}
+
+// plainSchema is the schema v (a subschema when not top) without the
+// members that say nothing (see canonicalSchema).
+func plainSchema(v any, top bool) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if top {
+			delete(x, "$schema")
+		}
+		if ap, ok := x["additionalProperties"]; ok && (ap == true || isEmptyObject(ap)) {
+			delete(x, "additionalProperties")
+		}
+		if pn, ok := x["propertyNames"].(map[string]any); ok && len(pn) == 1 && pn["type"] == "string" {
+			delete(x, "propertyNames")
+		}
+		for _, bound := range []string{"minimum", "maximum"} {
+			if n, ok := x[bound].(json.Number); ok && (n == safeIntegerMax || n == safeIntegerMin) {
+				delete(x, bound)
+			}
+		}
+		if req, ok := x["required"].([]any); ok && allStrings(req) {
+			sort.Slice(req, func(i, j int) bool { return req[i].(string) < req[j].(string) })
+		}
+		// Only the members that hold schemas are schemas: a property's
+		// name, an enum's value or a default is left as written.
+		for k, e := range x {
+			list, isList := e.([]any)
+			switch {
+			case schemaListKeywords[k] && isList:
+				for i, s := range list {
+					list[i] = plainSchema(s, false)
+				}
+			case schemaKeywords[k]:
+				x[k] = plainSchema(e, false)
+			case schemaMapKeywords[k]:
+				if named, ok := e.(map[string]any); ok {
+					for name, s := range named {
+						named[name] = plainSchema(s, false)
+					}
+				}
+			}
+		}
+	}
+	return v
+}
+
+// ±(2^53-1), as byValue writes them.
+var (
+	safeIntegerMax = byValue(json.Number("9007199254740991")).(json.Number)
+	safeIntegerMin = byValue(json.Number("-9007199254740991")).(json.Number)
+)
+
+// The JSON Schema keywords whose value is a schema, a list of schemas, or
+// schemas by name.
+var (
+	schemaKeywords = map[string]bool{"items": true, "additionalItems": true, "contains": true, "not": true, "if": true,
+		"then": true, "else": true, "additionalProperties": true, "propertyNames": true, "unevaluatedItems": true,
+		"unevaluatedProperties": true}
+	schemaListKeywords = map[string]bool{"anyOf": true, "allOf": true, "oneOf": true, "prefixItems": true, "items": true}
+	schemaMapKeywords  = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "definitions": true,
+		"dependentSchemas": true}
+)
+
+func isEmptyObject(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 0
+}
+
+func allStrings(list []any) bool {
+	for _, e := range list {
+		if _, ok := e.(string); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Pin is one tool's approved definition on one server.
@@ -332,7 +449,7 @@ func differing(a, b string, n int) (string, string) {
 // schemaChange names the top-level properties added, removed and changed,
 // or says the schema changed elsewhere.
 func schemaChange(was, now json.RawMessage) string {
-	a, b := canonicalJSON(was), canonicalJSON(now)
+	a, b := canonicalSchema(was), canonicalSchema(now)
 	if bytes.Equal(a, b) {
 		return ""
 	}

@@ -116,18 +116,19 @@ const lockWait = 10 * time.Second
 // target), making its directory first if need be, and returns that file.
 // It waits for another process's lock at most lockWait.
 func lockTarget(path string) (file string, unlock func(), err error) {
-	return lockTargetWithin(path, lockWait)
+	return lockTargetWithin(path, lockWait, nil)
 }
 
-// lockTargetWithin is lockTarget waiting at most wait.
-func lockTargetWithin(path string, wait time.Duration) (file string, unlock func(), err error) {
+// lockTargetWithin is lockTarget waiting at most wait, and not once stop
+// is closed.
+func lockTargetWithin(path string, wait time.Duration, stop <-chan struct{}) (file string, unlock func(), err error) {
 	if file, err = target(path); err != nil {
 		return "", nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		return "", nil, fmt.Errorf("grants: saving %s: %w", path, err)
 	}
-	if unlock, err = lockFile(file+".lock", wait); err != nil {
+	if unlock, err = lockFile(file+".lock", wait, stop); err != nil {
 		return "", nil, fmt.Errorf("grants: locking %s: %w", path, err)
 	}
 	return file, unlock, nil

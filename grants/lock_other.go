@@ -10,7 +10,7 @@ import (
 
 // lockFile: this platform has no file locks that this package knows, and
 // saving without one could lose another process's grants.
-func lockFile(string, time.Duration) (func(), error) {
+func lockFile(string, time.Duration, <-chan struct{}) (func(), error) {
 	return nil, errors.New("file locking is not supported on this platform")
 }
 

@@ -11,10 +11,10 @@ import (
 )
 
 // lockFile takes an exclusive advisory lock on the file at path (created
-// if need be), waiting for another process that holds it, at most wait.
-// The lock goes with the descriptor, so a process that dies holding it
-// releases it.
-func lockFile(path string, wait time.Duration) (unlock func(), err error) {
+// if need be), waiting for another process that holds it, at most wait,
+// and not once stop is closed (nil: never). The lock goes with the
+// descriptor, so a process that dies holding it releases it.
+func lockFile(path string, wait time.Duration, stop <-chan struct{}) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
@@ -23,8 +23,15 @@ func lockFile(path string, wait time.Duration) (unlock func(), err error) {
 	for pause := time.Millisecond; ; pause = min(2*pause, 50*time.Millisecond) {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == syscall.EWOULDBLOCK && time.Now().Before(deadline) || err == syscall.EINTR {
-			time.Sleep(min(pause, max(time.Until(deadline), 0)))
-			continue
+			t := time.NewTimer(min(pause, max(time.Until(deadline), 0)))
+			select {
+			case <-t.C:
+				continue
+			case <-stop:
+				t.Stop()
+				f.Close()
+				return nil, fmt.Errorf("grants: %s: stopped waiting for another process's lock", path)
+			}
 		}
 		break
 	}

@@ -13,7 +13,7 @@ import (
 // lockFile takes an exclusive lock on the file at path (created if need
 // be), waiting for another process that holds it (for as long as it
 // holds it: LockFileEx has no bound; wait is not honoured here).
-func lockFile(path string, _ time.Duration) (unlock func(), err error) {
+func lockFile(path string, _ time.Duration, _ <-chan struct{}) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err

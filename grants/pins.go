@@ -209,7 +209,16 @@ type Pin struct {
 	// that answers one listing with a change and another with its pin
 	// (the host's and the proxy's own, say) must not clear the mark.
 	Changed *Offer `json:"changed,omitempty"`
+	// Earlier are the other definitions offered since the pin, not
+	// approved, the oldest first (at most maxEarlier): approving one
+	// change leaves the tool marked with the others, since the model may
+	// have been shown any of them.
+	Earlier []Offer `json:"earlier,omitempty"`
 }
+
+// maxEarlier bounds Pin.Earlier; past it the oldest is dropped, and the
+// tool stays marked all the same.
+const maxEarlier = 8
 
 // Offer is a definition a server offered that differs from its pin.
 type Offer struct {
@@ -328,8 +337,17 @@ func seePins(list []Pin, server string, offered []Definition, now time.Time) (af
 			changed = true
 		case after[i].Digest == digest:
 			// The pin offered again: a change seen stays seen.
-		case after[i].Changed == nil || after[i].Changed.Digest != digest:
+		case after[i].Changed == nil:
 			after[i].Changed = &Offer{Digest: digest, Definition: def, SeenAt: now}
+			changed = true
+		case after[i].Changed.Digest != digest:
+			pin := &after[i]
+			pin.Earlier = slices.DeleteFunc(slices.Clone(pin.Earlier), func(o Offer) bool { return o.Digest == digest })
+			pin.Earlier = append(pin.Earlier, *pin.Changed)
+			if len(pin.Earlier) > maxEarlier {
+				pin.Earlier = pin.Earlier[len(pin.Earlier)-maxEarlier:]
+			}
+			pin.Changed = &Offer{Digest: digest, Definition: def, SeenAt: now}
 			changed = true
 		}
 		seen = append(seen, after[index[def.Name]])
@@ -348,14 +366,29 @@ func approvePin(list []Pin, server, tool, digest string, now time.Time) ([]Pin, 
 				return list, p, nil // approved already
 			}
 			out := slices.Clone(list)
-			out[i].Changed = nil // the pin kept, the change refused
+			out[i].Changed, out[i].Earlier = nil, nil // the pin kept, the changes refused
 			return out, out[i], nil
 		}
-		if p.Changed == nil || p.Changed.Digest != digest {
+		var offers []Offer
+		if p.Changed != nil {
+			offers = append(slices.Clone(p.Earlier), *p.Changed)
+		}
+		k := slices.IndexFunc(offers, func(o Offer) bool { return o.Digest == digest })
+		if k < 0 {
 			return nil, Pin{}, fmt.Errorf("%s on %s: %w", tool, server, ErrNotOffered)
 		}
+		approved := offers[k]
+		rest := slices.Delete(offers, k, k+1)
 		out := slices.Clone(list)
-		out[i] = Pin{Server: server, Tool: tool, Digest: digest, Definition: p.Changed.Definition, PinnedAt: now.UTC()}
+		out[i] = Pin{Server: server, Tool: tool, Digest: digest, Definition: approved.Definition, PinnedAt: now.UTC()}
+		if len(rest) > 0 {
+			// Still marked with the newest of the others.
+			last := rest[len(rest)-1]
+			out[i].Changed, out[i].Earlier = &last, rest[:len(rest)-1]
+			if len(out[i].Earlier) == 0 {
+				out[i].Earlier = nil
+			}
+		}
 		return out, out[i], nil
 	}
 	return nil, Pin{}, fmt.Errorf("%s on %s: no pin", tool, server)
@@ -378,10 +411,14 @@ func sortPins(list []Pin) {
 }
 
 // ChangeSummary says what differs between the pinned definition and the
-// changed one, in a few lines a human reads in a question: the
-// description (both, cut), the schema's properties added, removed or
-// changed, the annotations. Each piece is the server's text; the caller
-// escapes it as it escapes the model's words.
+// changed one, for a question a human answers at a glance: the changed
+// definition's digest first (what an answer approves), then the read-only,
+// destructive, idempotent and open-world marks that changed, each whole,
+// then the schema, the title and the description, each within a bound of
+// its own, so no part can push another out of sight; what a bound leaves
+// out is said, with where to read it all (mcp-policy pins show). The
+// server's text is as it wrote it; the caller escapes it as it escapes
+// the model's words.
 func (p Pin) ChangeSummary() string {
 	if p.Changed == nil {
 		return ""
@@ -390,31 +427,105 @@ func (p Pin) ChangeSummary() string {
 		return fmt.Sprintf("it is not pinned: its server has %d tools pinned, the most a server may have", MaxPinsPerServer)
 	}
 	was, now := p.Definition, p.Changed.Definition
-	// Shortest first, so a long description cannot push the rest out of
-	// what a question shows.
-	var parts []string
-	if !bytes.Equal(canonicalJSON(was.Annotations), canonicalJSON(now.Annotations)) {
-		parts = append(parts, fmt.Sprintf("annotations were %s, now %s", orNone(was.Annotations), orNone(now.Annotations)))
-	}
+	parts := []string{"definition " + p.Changed.Digest[:min(12, len(p.Changed.Digest))]}
+	parts = append(parts, hintChanges(was.Annotations, now.Annotations)...)
 	if s := schemaChange(was.InputSchema, now.InputSchema); s != "" {
 		parts = append(parts, "input schema: "+s)
 	}
 	if was.Title != now.Title {
-		parts = append(parts, fmt.Sprintf("title was %q, now %q", cut(was.Title, 100), cut(now.Title, 100)))
+		a, b := differing(was.Title, now.Title, 100)
+		parts = append(parts, "title was "+a+", now "+b)
 	}
 	if was.Description != now.Description {
-		a, b := differing(was.Description, now.Description, 300)
-		parts = append(parts, fmt.Sprintf("description was %q, now %q", a, b))
+		a, b := differing(was.Description, now.Description, 500)
+		parts = append(parts, "description was "+a+", now "+b)
 	}
-	if len(parts) == 0 {
-		parts = append(parts, "its definition changed") // only in what canonical form keeps and this summary does not name
+	if len(parts) == 1 {
+		parts = append(parts, "changed only in what this summary does not name")
 	}
-	return strings.Join(parts, "; ") + fmt.Sprintf(" (definition %.12s)", p.Changed.Digest)
+	if len(p.Earlier) > 0 {
+		parts = append(parts, fmt.Sprintf("and %d other definitions were offered since the pin, each to be approved on its own (mcp-policy pins show)", len(p.Earlier)))
+	}
+	return strings.Join(parts, "; ")
 }
 
-// differing is a and b around where they differ, each at most about n
-// bytes: a long common start and end elided (…), so the difference itself
-// is always shown.
+// The MCP hints, in the order a question names them.
+var hintNames = []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+
+// hintChanges names each MCP hint that changed, whole ("readOnlyHint was
+// unset, now true"), and the other annotation members that changed, by
+// name.
+func hintChanges(was, now json.RawMessage) []string {
+	members := func(raw json.RawMessage) map[string]string {
+		var m map[string]json.RawMessage
+		out := map[string]string{}
+		if json.Unmarshal(raw, &m) == nil {
+			for k, v := range m {
+				out[k] = string(canonicalJSON(v))
+			}
+		}
+		return out
+	}
+	a, b := members(was), members(now)
+	var parts, others []string
+	for _, h := range hintNames {
+		if a[h] != b[h] {
+			parts = append(parts, fmt.Sprintf("%s was %s, now %s", h, orUnset(a[h]), orUnset(b[h])))
+		}
+	}
+	for _, k := range sortedKeys(a, b) {
+		if !slices.Contains(hintNames, k) && a[k] != b[k] {
+			others = append(others, k)
+		}
+	}
+	if len(others) > 0 {
+		parts = append(parts, "annotations "+names(others, 5)+" changed")
+	}
+	return parts
+}
+
+func orUnset(v string) string {
+	if v == "" {
+		return "unset"
+	}
+	return cut(v, 40)
+}
+
+// sortedKeys are the keys of a and b, once each, sorted.
+func sortedKeys(a, b map[string]string) []string {
+	var out []string
+	for k := range a {
+		out = append(out, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// names lists at most n names (each cut), then how many more there are.
+func names(list []string, n int) string {
+	shown := make([]string, 0, n)
+	for i, s := range list {
+		if i == n {
+			break
+		}
+		shown = append(shown, cut(s, 60))
+	}
+	out := strings.Join(shown, ", ")
+	if len(list) > n {
+		out += fmt.Sprintf(" and %d more", len(list)-n)
+	}
+	return out
+}
+
+// differing is a and b around where they differ, quoted: from a little
+// before the first difference to a little after the last. A span longer
+// than n is shown as its start and its end, with how much of it is left
+// out between, so a change at either end of it is always seen.
 func differing(a, b string, n int) (string, string) {
 	start := 0
 	for start < len(a) && start < len(b) && a[start] == b[start] {
@@ -434,76 +545,103 @@ func differing(a, b string, n int) (string, string) {
 		for to < len(s) && !utf8.RuneStart(s[to]) {
 			to++
 		}
-		out := cut(s[from:to], n)
+		span := s[from:to]
+		var out string
+		if len(span) <= n {
+			out = span
+		} else {
+			head, tail := cut(span, n/3), lastBytes(span, n-n/3)
+			out = fmt.Sprintf("%s [%d bytes left out: mcp-policy pins show] %s", strings.TrimSuffix(head, "…"), len(span)-len(head)-len(tail)+len("…"), tail)
+		}
 		if from > 0 {
 			out = "…" + out
 		}
-		if to < len(s) && !strings.HasSuffix(out, "…") {
+		if to < len(s) {
 			out += "…"
 		}
-		return out
+		return `"` + out + `"`
 	}
 	return show(a), show(b)
 }
 
-// schemaChange names the top-level properties added, removed and changed,
-// or says the schema changed elsewhere.
+// lastBytes is the end of s, about n bytes, on a rune boundary.
+func lastBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := len(s) - n
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return s[i:]
+}
+
+// schemaChange names the top-level properties added and removed, shows
+// the changed ones around their difference, and shows the schema around
+// its difference when it changed outside its properties (its own
+// description, $defs, …).
 func schemaChange(was, now json.RawMessage) string {
 	a, b := canonicalSchema(was), canonicalSchema(now)
 	if bytes.Equal(a, b) {
 		return ""
 	}
-	props := func(raw json.RawMessage) map[string]string {
-		var s struct {
-			Properties map[string]json.RawMessage `json:"properties"`
+	split := func(raw json.RawMessage) (map[string]string, string) {
+		var s map[string]json.RawMessage
+		props := map[string]string{}
+		if json.Unmarshal(raw, &s) != nil {
+			return props, string(raw)
 		}
-		out := map[string]string{}
-		if json.Unmarshal(raw, &s) == nil {
-			for k, v := range s.Properties {
-				out[k] = string(canonicalJSON(v))
+		var ps map[string]json.RawMessage
+		if json.Unmarshal(s["properties"], &ps) == nil {
+			for k, v := range ps {
+				props[k] = string(canonicalJSON(v))
 			}
 		}
-		return out
+		delete(s, "properties")
+		rest, _ := json.Marshal(s)
+		return props, string(rest)
 	}
-	pa, pb := props(a), props(b)
+	pa, restA := split(a)
+	pb, restB := split(b)
 	var added, removed, changed []string
-	for k, v := range pb {
-		if w, ok := pa[k]; !ok {
+	for _, k := range sortedKeys(pa, pb) {
+		w, inA := pa[k]
+		v, inB := pb[k]
+		switch {
+		case !inA:
 			added = append(added, k)
-		} else if w != v {
-			// The property's schema around the difference: a description
-			// that now steers the model is shown, not only named.
-			x, y := differing(w, v, 120)
-			changed = append(changed, fmt.Sprintf("%s (was %s, now %s)", k, x, y))
-		}
-	}
-	for k := range pa {
-		if _, ok := pb[k]; !ok {
+		case !inB:
 			removed = append(removed, k)
+		case w != v:
+			changed = append(changed, k)
 		}
 	}
 	var out []string
-	for _, l := range []struct {
-		what  string
-		names []string
-	}{{"added", added}, {"removed", removed}, {"changed", changed}} {
-		if len(l.names) > 0 {
-			sort.Strings(l.names)
-			out = append(out, l.what+" "+cut(strings.Join(l.names, ", "), 600))
+	if len(added) > 0 {
+		// An added property is shown, not only named: its description
+		// is text the model reads.
+		shown := added[0] + " " + cut(pb[added[0]], 200)
+		if len(added) > 1 {
+			shown += ", and " + names(added[1:], 5)
 		}
+		out = append(out, "properties added "+shown)
 	}
-	if len(out) == 0 {
-		return "changed (not in its properties)"
+	if len(removed) > 0 {
+		out = append(out, "properties removed "+names(removed, 5))
 	}
-	return "properties " + strings.Join(out, "; ")
-}
-
-func orNone(raw json.RawMessage) string {
-	c := canonicalJSON(raw)
-	if c == nil {
-		return "none"
+	for i, k := range changed {
+		if i == 2 {
+			out = append(out, fmt.Sprintf("and %d more properties changed", len(changed)-2))
+			break
+		}
+		x, y := differing(pa[k], pb[k], 150)
+		out = append(out, fmt.Sprintf("property %s was %s, now %s", cut(k, 60), x, y))
 	}
-	return cut(string(c), 200)
+	if restA != restB {
+		x, y := differing(restA, restB, 200)
+		out = append(out, "outside its properties was "+x+", now "+y)
+	}
+	return strings.Join(out, "; ")
 }
 
 // cut shortens s to about n bytes on a rune boundary, marking the cut.

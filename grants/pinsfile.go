@@ -55,7 +55,7 @@ func (f *pinsFile) Update(ctx context.Context, server string, change func([]Pin)
 	if d, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(d))
 	}
-	file, unlock, err := lockTargetWithin(f.path, wait)
+	file, unlock, err := lockTargetWithin(f.path, wait, ctx.Done())
 	if err != nil {
 		return err
 	}
@@ -123,8 +123,9 @@ func parsePins(data []byte, path string) ([]Pin, error) {
 func CheckPins(list []Pin) error {
 	seen := map[[2]string]bool{}
 	for i, p := range list {
+		offerBad := func(o Offer) bool { return o.Digest != o.Definition.Digest() || o.Definition.Name != p.Tool }
 		if p.Server == "" || p.Tool == "" || p.Tool != p.Definition.Name || p.Digest != p.Definition.Digest() ||
-			(p.Changed != nil && (p.Changed.Digest != p.Changed.Definition.Digest() || p.Changed.Definition.Name != p.Tool)) {
+			(p.Changed != nil && offerBad(*p.Changed)) || (p.Changed == nil && len(p.Earlier) > 0) || slices.ContainsFunc(p.Earlier, offerBad) {
 			return fmt.Errorf("pin %d (%.80q on %.200q) is not a pin this program writes: its digests do not match its definitions, or it names no tool (edit or forget it with mcp-policy pins)", i+1, p.Tool, p.Server)
 		}
 		k := [2]string{p.Server, p.Tool}

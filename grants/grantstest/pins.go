@@ -91,7 +91,7 @@ func pinsHoldChanges(t *testing.T, open PinsOpener) {
 	if back := see(t, p, readV1)[0]; back.Changed == nil || back.Changed.Digest != readV2.Digest() {
 		t.Errorf("offering the pinned definition again cleared the change: %+v", back)
 	}
-	if !strings.HasSuffix(summary, " (definition "+readV2.Digest()[:12]+")") {
+	if !strings.HasPrefix(summary, "definition "+readV2.Digest()[:12]+"; ") {
 		t.Errorf("the change summary %q does not name the definition it describes", summary)
 	}
 	// Approving the pin itself keeps it and clears the mark.
@@ -100,7 +100,7 @@ func pinsHoldChanges(t *testing.T, open PinsOpener) {
 		t.Fatalf("approving the pinned definition: %+v, %v", kept, err)
 	}
 	annotated := def("read_file", readV1.Description, string(readV1.InputSchema), `{"readOnlyHint":false}`)
-	if s := see(t, p, annotated)[0].ChangeSummary(); !strings.Contains(s, `annotations were {"readOnlyHint":true}, now {"readOnlyHint":false}`) {
+	if s := see(t, p, annotated)[0].ChangeSummary(); !strings.Contains(s, "readOnlyHint was true, now false") {
 		t.Errorf("an annotation change is summarised as %q", s)
 	}
 }
@@ -113,13 +113,20 @@ func pinsApproveWhatWasShown(t *testing.T, open PinsOpener) {
 	// The server changes again after the question was put.
 	later := def("read_file", "Read a file, and more.", `{"type":"object"}`, "")
 	see(t, p, later)
-	if _, err := p.Approve(ctx, pinServer, "read_file", shown, time.Now()); !errors.Is(err, grants.ErrNotOffered) {
-		t.Fatalf("approving a change the server no longer offers: %v, want ErrNotOffered", err)
+	other := def("read_file", "never offered", "", "")
+	if _, err := p.Approve(ctx, pinServer, "read_file", other.Digest(), time.Now()); !errors.Is(err, grants.ErrNotOffered) {
+		t.Fatalf("approving a definition the server never offered: %v, want ErrNotOffered", err)
 	}
-	if got := see(t, p, later)[0]; got.Digest != readV1.Digest() {
-		t.Fatalf("a refused approval moved the pin: %+v", got)
+	// The human approves what they were shown; the server's later
+	// definition, which the model may hold too, stays marked.
+	pin, err := p.Approve(ctx, pinServer, "read_file", shown, time.Now())
+	if err != nil || pin.Digest != readV2.Digest() || pin.Changed == nil || pin.Changed.Digest != later.Digest() {
+		t.Fatalf("approving the change shown: %+v, %v; want it pinned and the later one still marked", pin, err)
 	}
-	pin, err := p.Approve(ctx, pinServer, "read_file", later.Digest(), time.Now())
+	if got := see(t, p, readV2)[0]; got.Changed == nil || got.Changed.Digest != later.Digest() {
+		t.Fatalf("the approved definition offered again cleared the later change: %+v", got)
+	}
+	pin, err = p.Approve(ctx, pinServer, "read_file", later.Digest(), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

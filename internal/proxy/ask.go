@@ -211,6 +211,10 @@ const (
 	maxShownPath  = 300
 	maxReason     = 300
 	maxShownValue = 190 // with its key, within the 300 characters a line may take
+	// maxShownChange bounds a tool's change summary, whose parts have
+	// bounds of their own (grants.Pin.ChangeSummary): above their sum, so
+	// the description's change, last, is never cut off.
+	maxShownChange = 4000
 )
 
 // permissionMessage is the question in words a person reads at a glance.
@@ -231,7 +235,7 @@ func permissionMessage(q policy.Question) string {
 	if q.DefinitionChange != "" {
 		// The server changed what the human approved: its grants wait
 		// for this answer.
-		fmt.Fprintf(&b, "This tool is not the one approved: %s. Its grants and its read-only mark do not count until the change is approved; \"Always allow\" approves it.\n", visible.Shown(q.DefinitionChange, 1200))
+		fmt.Fprintf(&b, "This tool is not the one approved: %s. Its grants and its read-only mark do not count until the change is approved; \"Always allow\" approves it.\n", visible.Shown(q.DefinitionChange, maxShownChange))
 	}
 	switch q.Reason {
 	case rules.ReasonNoMatch:

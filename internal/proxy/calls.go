@@ -401,6 +401,11 @@ type serverProvider struct {
 func (s serverProvider) ToolsForLLM(ctx context.Context) ([]provider.Tool, error) {
 	tools, err := s.p.listTools(ctx, s.hc)
 	if err != nil && !errors.Is(err, errNoTools) {
+		if s.p.opt.pins != nil {
+			// No catalogue read is no tool approved: the policy must not
+			// go on deciding by the one it had (pins.go).
+			return withRequestTools(nil), nil
+		}
 		return nil, err
 	}
 	return withRequestTools(tools), nil

@@ -138,8 +138,10 @@ func (p *Proxy) serverAnswered(msg []byte, env envelope) {
 		p.callAnswered(hr.call, msg, env)
 	default:
 		// initialize's answer is read before the host has it: the
-		// server's argument specs then decide the host's first call.
-		first := hr.method == methodInitialize
+		// server's argument specs then decide the host's first call. So
+		// is the first page of tools/list: the catalogue is held back
+		// from calls before the host can show the model a changed tool.
+		first := hr.method == methodInitialize || hr.method == methodToolsList
 		if first && hr.snoop != nil && env.result != nil {
 			hr.snoop(env.result)
 		}

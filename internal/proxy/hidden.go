@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 
 	"github.com/mcp-policy/mcp-policy/internal/toolflags"
+	"github.com/mcp-policy/mcp-policy/internal/toolslist"
 	"github.com/mcp-policy/mcp-policy/internal/visible"
 	"github.com/mcp-policy/mcp-policy/provider"
 )
@@ -72,23 +73,20 @@ func (p *Proxy) withoutDeniedTools(msg []byte, env envelope) []byte {
 // (toolflags.Scan, with the whole list as the server's own tools): the
 // operator hears of it when the server offers it, before any call.
 func (p *Proxy) warnPoisoned(result []byte) {
-	var list struct {
-		Tools []struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-		} `json:"tools"`
+	page, err := toolslist.Decode(result) // as the host reads it
+	if err != nil {
+		return // unreadable: pins.go suspends it all, and says so
 	}
-	if json.Unmarshal(result, &list) != nil {
-		return
-	}
-	names := make([]string, len(list.Tools))
-	for i, t := range list.Tools {
-		names[i] = t.Name
+	names := make([]string, len(page.Tools))
+	for i, t := range page.Tools {
+		names[i] = t.Function.Name
 	}
 	own := toolflags.NewSiblings(names)
-	for _, t := range list.Tools {
-		tool := provider.Tool{Type: "function", Function: provider.ToolFunction{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}}
+	for _, tool := range page.Tools {
+		t := struct {
+			Name, Description string
+			InputSchema       []byte
+		}{tool.Function.Name, tool.Function.Description, tool.Function.Parameters}
 		flags := toolflags.Scan(tool, own)
 		if len(flags) == 0 {
 			continue

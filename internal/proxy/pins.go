@@ -39,7 +39,7 @@ type pinState struct {
 	// summary), the digest of the definition it describes: what an answer
 	// to that question approves. Bounded, as said is.
 	shown map[[2]string]string
-	said  map[[2]string]bool // the changes stderr was told of, by tool and digest
+	said  map[[2]string]bool // the tools stderr was told are changed
 }
 
 // pinned is the page's tools with each one's DefinitionChange set from the
@@ -74,7 +74,10 @@ func (p *Proxy) pinned(page toolslist.Page) []provider.Tool {
 			summary := pins[i].ChangeSummary()
 			out[i].DefinitionChange = summary
 			ps.shown[[2]string{t.Function.Name, summary}] = pins[i].Changed.Digest
-			if k := [2]string{t.Function.Name, pins[i].Changed.Digest}; !ps.said[k] {
+			// Said once per tool until its change is approved: a server
+			// that changes a definition on every listing is not a line
+			// each time.
+			if k := [2]string{t.Function.Name}; !ps.said[k] {
 				ps.said[k] = true
 				said = append(said, t.Function.Name)
 			}
@@ -82,6 +85,7 @@ func (p *Proxy) pinned(page toolslist.Page) []provider.Tool {
 	}
 	ps.mu.Unlock()
 	if err != nil && p.ctx.Err() == nil {
+		p.cat.retryAfter(pinsRetry)
 		p.warnf("the tool pins: %v: every tool's allow grants and annotations are suspended until they can be checked", err)
 	}
 	for _, name := range said {
@@ -91,22 +95,25 @@ func (p *Proxy) pinned(page toolslist.Page) []provider.Tool {
 }
 
 // seePage has the pins see a page of the host's that is not the whole
-// catalogue (one of several pages): a change on it marks the tool, and
-// the catalogue is listed again to carry the mark.
+// catalogue (one of several pages): a change on it is marked, and the
+// catalogue is then listed again to carry the mark. A page it cannot read
+// leaves the catalogue empty instead (unreadableList).
 func (p *Proxy) seePage(result []byte) {
-	if p.opt.pins == nil {
-		return
-	}
 	page, err := toolslist.Decode(result)
 	if err != nil {
 		p.unreadableList(err)
 		return
 	}
-	for _, t := range p.pinned(page) {
-		if t.DefinitionChange != "" {
-			p.cat.invalidate()
-			return
-		}
+	p.pinned(page)
+	p.cat.invalidate()
+}
+
+// listFailed is a listing of the proxy's own that failed: with pins, the
+// policy then decides by no catalogue (every tool unapproved), and the
+// tools are listed again after pinsRetry.
+func (p *Proxy) listFailed() {
+	if p.opt.pins != nil {
+		p.cat.retryAfter(pinsRetry)
 	}
 }
 
@@ -164,6 +171,12 @@ func (p *Proxy) approvePin(tool, digest string) {
 		p.warnf("approving the change of the tool %s: %v", visible.Shown(tool, maxShown), err)
 		return
 	}
+	p.pinsState.mu.Lock()
+	delete(p.pinsState.said, [2]string{tool})
+	p.pinsState.mu.Unlock()
 	p.cat.invalidate()
+	// The host lists its tools again: the model may hold another
+	// definition than the one approved, which the pins then see.
+	p.toHost(notification(notifyToolsChange, map[string]any{}))
 	p.sayf("the change of the tool %s is approved: it is pinned as the question showed it", visible.Shown(tool, maxShown))
 }

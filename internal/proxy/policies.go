@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcp-policy/mcp-policy/internal/rules"
 	"github.com/mcp-policy/mcp-policy/internal/toolslist"
@@ -174,7 +176,7 @@ func (s *policySet) refresh(ctx context.Context, p *Proxy, pol *policy.Policy) {
 		loaded = &s.loadedInteractive
 	}
 	v := p.cat.currentVersion()
-	if loaded.Load() == v {
+	if loaded.Load() == v && !p.cat.due() {
 		return
 	}
 	if _, err := pol.ToolsForLLM(ctx); err == nil {
@@ -195,6 +197,10 @@ type catalogue struct {
 	// rather than decide by tools whose pins are not known yet, and the
 	// server's messages are not held up behind the pins store meanwhile.
 	pending chan struct{}
+	// retryAt, when not zero, is when tools suspended because the pins or
+	// the listing failed are listed again: a store that was out of reach
+	// for a moment must not suspend them for the whole session.
+	retryAt time.Time
 	// version moves on every listing and every change notice, under mu;
 	// every call reads it (refresh), without the lock.
 	version atomic.Uint64
@@ -204,10 +210,29 @@ func (c *catalogue) currentVersion() uint64 { return c.version.Load() }
 
 func (c *catalogue) set(tools []provider.Tool) {
 	c.mu.Lock()
-	c.tools, c.fresh = tools, true
+	c.tools, c.fresh, c.retryAt = tools, true, time.Time{}
 	c.version.Add(1)
 	c.mu.Unlock()
 }
+
+// retryAfter has the catalogue listed again d from now: what it holds
+// was decided by a pins store or a listing that failed.
+func (c *catalogue) retryAfter(d time.Duration) {
+	c.mu.Lock()
+	c.retryAt = time.Now().Add(d)
+	c.mu.Unlock()
+}
+
+// due says the catalogue is to be listed again (retryAfter).
+func (c *catalogue) due() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.retryAt.IsZero() && !time.Now().Before(c.retryAt)
+}
+
+// pinsRetry is how long tools stay suspended after the pins or the
+// listing failed before they are listed again.
+const pinsRetry = 2 * time.Second
 
 // checking starts the pins check of a listing: until checked, the
 // catalogue is not fresh, and calls wait for it.
@@ -248,7 +273,7 @@ var errNoTools = errors.New("the server has no tools")
 func (p *Proxy) listTools(ctx context.Context, hc *hostCall) ([]provider.Tool, error) {
 	for {
 		p.cat.mu.Lock()
-		if p.cat.fresh {
+		if p.cat.fresh && (p.cat.retryAt.IsZero() || time.Now().Before(p.cat.retryAt)) {
 			tools := append([]provider.Tool(nil), p.cat.tools...)
 			p.cat.mu.Unlock()
 			return tools, nil
@@ -280,12 +305,14 @@ func (p *Proxy) listTools(ctx context.Context, hc *hostCall) ([]provider.Tool, e
 		}
 		r, err := p.request(ctx, &p.srvPeer, methodToolsList, params)
 		if err != nil {
+			p.listFailed()
 			return nil, fmt.Errorf("tools/list: %w", err)
 		}
 		if r.err != nil {
 			if code := member(r.err, "code"); string(code) == "-32601" {
 				return nil, fmt.Errorf("tools/list: %s: %w", r.err, errNoTools)
 			}
+			p.listFailed()
 			return nil, fmt.Errorf("tools/list: %s", r.err)
 		}
 		page, err := toolslist.Decode(r.result)
@@ -319,7 +346,11 @@ func (p *Proxy) readToolsList(result []byte) {
 		return
 	}
 	// Off the server's reader: the pins store may take up to pinsWait,
-	// and the server's other messages must not wait.
+	// and the server's other messages must not wait. The catalogue is not
+	// fresh from now (before the host has the listing: serverAnswered
+	// reads it first) until the check ends, so no call is decided by the
+	// tools as they were.
+	result = bytes.Clone(result) // the reader's buffer is reused
 	done := p.cat.checking()
 	go func() {
 		page, err := toolslist.Decode(result)
@@ -330,9 +361,8 @@ func (p *Proxy) readToolsList(result []byte) {
 		case page.Next != "":
 			// One page of several: seen, and the catalogue listed whole
 			// by the proxy.
-			p.cat.checked(done, nil)
-			p.cat.invalidate()
 			p.seePage(result)
+			p.cat.checked(done, nil)
 		default:
 			tools := p.pinned(page)
 			p.cat.checked(done, tools)

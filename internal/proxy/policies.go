@@ -197,10 +197,11 @@ type catalogue struct {
 	// rather than decide by tools whose pins are not known yet, and the
 	// server's messages are not held up behind the pins store meanwhile.
 	pending chan struct{}
-	// retryAt, when not zero, is when tools suspended because the pins or
-	// the listing failed are listed again: a store that was out of reach
-	// for a moment must not suspend them for the whole session.
-	retryAt time.Time
+	// retryAt, when not 0, is when (Unix nanoseconds) tools suspended
+	// because the pins or the listing failed are listed again: a store
+	// out of reach for a moment must not suspend them for the session.
+	// Every call reads it (due), without the lock.
+	retryAt atomic.Int64
 	// version moves on every listing and every change notice, under mu;
 	// every call reads it (refresh), without the lock.
 	version atomic.Uint64
@@ -210,24 +211,20 @@ func (c *catalogue) currentVersion() uint64 { return c.version.Load() }
 
 func (c *catalogue) set(tools []provider.Tool) {
 	c.mu.Lock()
-	c.tools, c.fresh, c.retryAt = tools, true, time.Time{}
+	c.tools, c.fresh = tools, true
+	c.retryAt.Store(0)
 	c.version.Add(1)
 	c.mu.Unlock()
 }
 
 // retryAfter has the catalogue listed again d from now: what it holds
 // was decided by a pins store or a listing that failed.
-func (c *catalogue) retryAfter(d time.Duration) {
-	c.mu.Lock()
-	c.retryAt = time.Now().Add(d)
-	c.mu.Unlock()
-}
+func (c *catalogue) retryAfter(d time.Duration) { c.retryAt.Store(time.Now().Add(d).UnixNano()) }
 
 // due says the catalogue is to be listed again (retryAfter).
 func (c *catalogue) due() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return !c.retryAt.IsZero() && !time.Now().Before(c.retryAt)
+	at := c.retryAt.Load()
+	return at != 0 && time.Now().UnixNano() >= at
 }
 
 // pinsRetry is how long tools stay suspended after the pins or the
@@ -273,7 +270,7 @@ var errNoTools = errors.New("the server has no tools")
 func (p *Proxy) listTools(ctx context.Context, hc *hostCall) ([]provider.Tool, error) {
 	for {
 		p.cat.mu.Lock()
-		if p.cat.fresh && (p.cat.retryAt.IsZero() || time.Now().Before(p.cat.retryAt)) {
+		if p.cat.fresh && !p.cat.due() {
 			tools := append([]provider.Tool(nil), p.cat.tools...)
 			p.cat.mu.Unlock()
 			return tools, nil

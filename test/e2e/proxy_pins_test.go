@@ -128,7 +128,8 @@ func TestToolChangedAfterApprovalIsAskedAgain(t *testing.T) {
 // file's lock does not hold up the host's other messages (a ping is
 // answered at once), and a call made meanwhile waits for the pins at most
 // pinsWait (5 s), then is decided with the listed tools suspended: the
-// read-only fs_read is asked, not allowed on the server's word.
+// read-only fs_read is asked, not allowed on the server's word; and once
+// the lock is released the tools are checked again.
 func TestPinsStoreHeldUpHoldsNothingElse(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -155,7 +156,13 @@ func TestPinsStoreHeldUpHoldsNothingElse(t *testing.T) {
 	require.True(t, isErr, txt)
 	assert.Contains(t, q, "This tool is not the one approved: its pin could not be checked")
 	h.waitStderr("every tool's allow grants and annotations are suspended until they can be checked")
+
+	// Once the store answers again, the tools are checked again: an
+	// unchanged read-only tool reads without a question (after pinsRetry).
 	require.NoError(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_UN))
+	time.Sleep(2500 * time.Millisecond)
+	_, txt, _ = h.callAnswering(2, "fs_read", "a.txt", "")
+	assert.NotContains(t, txt, "not the one approved")
 }
 
 // TestToolPinnedForTheFleet: with the grants in PostgreSQL, the first

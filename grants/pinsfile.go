@@ -40,7 +40,16 @@ func OpenPinsFile(path string) (*Pins, error) {
 	return NewPins(&pinsFile{path: abs}), nil
 }
 
-type pinsFile struct{ path string }
+type pinsFile struct {
+	path string
+	// The pins as this process last read or wrote them, and the file's
+	// stamp then: a listing whose file did not change since (the common
+	// case) is not read and checked again. Under mu, taken inside the
+	// file's lock.
+	mu    sync.Mutex
+	stamp fileStamp
+	list  []Pin
+}
 
 func (f *pinsFile) List(context.Context) ([]Pin, error) {
 	file, err := target(f.path)
@@ -60,10 +69,21 @@ func (f *pinsFile) Update(ctx context.Context, server string, change func([]Pin)
 		return err
 	}
 	defer unlock()
-	all, err := readPins(file)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st, err := stampOf(file)
 	if err != nil {
-		return err
+		return fmt.Errorf("pins: %w", err)
 	}
+	all := f.list
+	if !st.exists || st != f.stamp {
+		if all, err = readPins(file); err != nil {
+			f.list, f.stamp = nil, fileStamp{}
+			return err
+		}
+		f.list, f.stamp = all, st
+	}
+	all = slices.Clone(all)
 	others := slices.DeleteFunc(slices.Clone(all), func(p Pin) bool { return p.Server == server })
 	mine := slices.DeleteFunc(all, func(p Pin) bool { return p.Server != server })
 	after, changed, err := change(mine)
@@ -79,7 +99,14 @@ func (f *pinsFile) Update(ctx context.Context, server string, change func([]Pin)
 	if err != nil {
 		return fmt.Errorf("pins: encoding: %w", err)
 	}
-	return writeBytesAtomic(file, append(data, '\n'))
+	f.list, f.stamp = nil, fileStamp{} // read again unless the write's stamp is known
+	if err := writeBytesAtomic(file, append(data, '\n')); err != nil {
+		return err
+	}
+	if st, err := stampOf(file); err == nil {
+		f.list, f.stamp = list, st
+	}
+	return nil
 }
 
 func (f *pinsFile) Close() error { return nil }

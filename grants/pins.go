@@ -31,6 +31,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcp-policy/mcp-policy/internal/visible"
 )
 
 // Definition is the part of a tool a human approves: what the model and
@@ -67,13 +69,13 @@ func canonicalJSON(raw json.RawMessage) json.RawMessage { return canonicalWith(r
 // canonicalSchema is canonicalJSON for a JSON Schema, with what says
 // nothing left out, as schema generators write it one way or another
 // between two versions of one server (a benign round of 18 real servers'
-// upgrades: half the changes flagged were only these): "$schema" at the
-// top, additionalProperties of true or {} (the default), propertyNames
-// {"type":"string"} (true of every JSON object), minimum and maximum of
-// ±(2^53-1) (a generator's bound of a safe integer); and "required" as a
-// sorted set.
+// upgrades: half the changes flagged were only these): additionalProperties
+// of true or {} (the default), propertyNames {"type":"string"} (true of
+// every JSON object), minimum and maximum of ±(2^53-1) (a generator's
+// bound of a safe integer); and "required" as a sorted set. "$schema" is
+// kept: its value can carry text a host passes on (red team 33).
 func canonicalSchema(raw json.RawMessage) json.RawMessage {
-	return canonicalWith(raw, func(v any) any { return plainSchema(v, true) })
+	return canonicalWith(raw, plainSchema)
 }
 
 func canonicalWith(raw json.RawMessage, simplify func(any) any) json.RawMessage {
@@ -118,14 +120,11 @@ func byValue(v any) any {
 	return v
 }
 
-// plainSchema is the schema v (a subschema when not top) without the
-// members that say nothing (see canonicalSchema).
-func plainSchema(v any, top bool) any {
+// plainSchema is the schema v without the members that say nothing (see
+// canonicalSchema).
+func plainSchema(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
-		if top {
-			delete(x, "$schema")
-		}
 		if ap, ok := x["additionalProperties"]; ok && (ap == true || isEmptyObject(ap)) {
 			delete(x, "additionalProperties")
 		}
@@ -147,14 +146,14 @@ func plainSchema(v any, top bool) any {
 			switch {
 			case schemaListKeywords[k] && isList:
 				for i, s := range list {
-					list[i] = plainSchema(s, false)
+					list[i] = plainSchema(s)
 				}
 			case schemaKeywords[k]:
-				x[k] = plainSchema(e, false)
+				x[k] = plainSchema(e)
 			case schemaMapKeywords[k]:
 				if named, ok := e.(map[string]any); ok {
 					for name, s := range named {
-						named[name] = plainSchema(s, false)
+						named[name] = plainSchema(s)
 					}
 				}
 			}
@@ -218,7 +217,7 @@ type Pin struct {
 
 // maxEarlier bounds Pin.Earlier; past it the oldest is dropped, and the
 // tool stays marked all the same.
-const maxEarlier = 8
+const maxEarlier = 64
 
 // Offer is a definition a server offered that differs from its pin.
 type Offer struct {
@@ -411,14 +410,14 @@ func sortPins(list []Pin) {
 }
 
 // ChangeSummary says what differs between the pinned definition and the
-// changed one, for a question a human answers at a glance: the changed
-// definition's digest first (what an answer approves), then the read-only,
-// destructive, idempotent and open-world marks that changed, each whole,
-// then the schema, the title and the description, each within a bound of
-// its own, so no part can push another out of sight; what a bound leaves
-// out is said, with where to read it all (mcp-policy pins show). The
-// server's text is as it wrote it; the caller escapes it as it escapes
-// the model's words.
+// changed one, for a question a human answers at a glance, one part a
+// line: the changed definition's digest first (what an answer approves),
+// then the read-only, destructive, idempotent and open-world marks that
+// changed, each whole, then the schema, the title and the description.
+// The server's text is escaped here (visible.ShownPath: what cannot be
+// seen escaped, a long text shown by both its ends with its length), so
+// each line is bounded whatever the server writes, and a reader that
+// shows each line on its own bound never loses one to another.
 func (p Pin) ChangeSummary() string {
 	if p.Changed == nil {
 		return ""
@@ -430,15 +429,17 @@ func (p Pin) ChangeSummary() string {
 	parts := []string{"definition " + p.Changed.Digest[:min(12, len(p.Changed.Digest))]}
 	parts = append(parts, hintChanges(was.Annotations, now.Annotations)...)
 	if s := schemaChange(was.InputSchema, now.InputSchema); s != "" {
-		parts = append(parts, "input schema: "+s)
+		for _, line := range strings.Split(s, "\n") {
+			parts = append(parts, "input schema: "+line)
+		}
 	}
 	if was.Title != now.Title {
 		a, b := differing(was.Title, now.Title, 100)
-		parts = append(parts, "title was "+a+", now "+b)
+		parts = append(parts, "title was: "+a, "title now: "+b)
 	}
 	if was.Description != now.Description {
 		a, b := differing(was.Description, now.Description, 500)
-		parts = append(parts, "description was "+a+", now "+b)
+		parts = append(parts, "description was: "+a, "description now: "+b)
 	}
 	if len(parts) == 1 {
 		parts = append(parts, "changed only in what this summary does not name")
@@ -446,7 +447,7 @@ func (p Pin) ChangeSummary() string {
 	if len(p.Earlier) > 0 {
 		parts = append(parts, fmt.Sprintf("and %d other definitions were offered since the pin, each to be approved on its own (mcp-policy pins show)", len(p.Earlier)))
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, "\n")
 }
 
 // The MCP hints, in the order a question names them.
@@ -470,7 +471,7 @@ func hintChanges(was, now json.RawMessage) []string {
 	var parts, others []string
 	for _, h := range hintNames {
 		if a[h] != b[h] {
-			parts = append(parts, fmt.Sprintf("%s was %s, now %s", h, orUnset(a[h]), orUnset(b[h])))
+			parts = append(parts, fmt.Sprintf("%s was %s, now %s", h, visible.ShownPath(orUnset(a[h]), 40), visible.ShownPath(orUnset(b[h]), 40)))
 		}
 	}
 	for _, k := range sortedKeys(a, b) {
@@ -479,7 +480,7 @@ func hintChanges(was, now json.RawMessage) []string {
 		}
 	}
 	if len(others) > 0 {
-		parts = append(parts, "annotations "+names(others, 5)+" changed")
+		parts = append(parts, "annotations "+visible.ShownPath(names(others, 5), 200)+" changed")
 	}
 	return parts
 }
@@ -522,10 +523,11 @@ func names(list []string, n int) string {
 	return out
 }
 
-// differing is a and b around where they differ, quoted: from a little
-// before the first difference to a little after the last. A span longer
-// than n is shown as its start and its end, with how much of it is left
-// out between, so a change at either end of it is always seen.
+// differing is a and b around where they differ: from a little before the
+// first difference to a little after the last, escaped, and when longer
+// than n characters shown by its start and (mostly) its end, with its
+// length, so a change at either end of it is always seen
+// (visible.ShownPath). A common start or end left out is marked ….
 func differing(a, b string, n int) (string, string) {
 	start := 0
 	for start < len(a) && start < len(b) && a[start] == b[start] {
@@ -545,35 +547,16 @@ func differing(a, b string, n int) (string, string) {
 		for to < len(s) && !utf8.RuneStart(s[to]) {
 			to++
 		}
-		span := s[from:to]
-		var out string
-		if len(span) <= n {
-			out = span
-		} else {
-			head, tail := cut(span, n/3), lastBytes(span, n-n/3)
-			out = fmt.Sprintf("%s [%d bytes left out: mcp-policy pins show] %s", strings.TrimSuffix(head, "…"), len(span)-len(head)-len(tail)+len("…"), tail)
-		}
+		out := visible.ShownPath(s[from:to], n)
 		if from > 0 {
 			out = "…" + out
 		}
 		if to < len(s) {
 			out += "…"
 		}
-		return `"` + out + `"`
+		return out
 	}
 	return show(a), show(b)
-}
-
-// lastBytes is the end of s, about n bytes, on a rune boundary.
-func lastBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := len(s) - n
-	for i < len(s) && !utf8.RuneStart(s[i]) {
-		i++
-	}
-	return s[i:]
 }
 
 // schemaChange names the top-level properties added and removed, shows
@@ -620,28 +603,32 @@ func schemaChange(was, now json.RawMessage) string {
 	if len(added) > 0 {
 		// An added property is shown, not only named: its description
 		// is text the model reads.
-		shown := added[0] + " " + cut(pb[added[0]], 200)
-		if len(added) > 1 {
-			shown += ", and " + names(added[1:], 5)
+		// An added property is shown, not only named: its description
+		// is text the model reads.
+		for i, k := range added {
+			if i == 5 {
+				out = append(out, fmt.Sprintf("and %d more properties added (mcp-policy pins show)", len(added)-5))
+				break
+			}
+			out = append(out, "property added "+visible.ShownPath(k, 60)+" "+visible.ShownPath(pb[k], 300))
 		}
-		out = append(out, "properties added "+shown)
 	}
 	if len(removed) > 0 {
-		out = append(out, "properties removed "+names(removed, 5))
+		out = append(out, "properties removed "+visible.ShownPath(names(removed, 5), 300))
 	}
 	for i, k := range changed {
-		if i == 2 {
-			out = append(out, fmt.Sprintf("and %d more properties changed", len(changed)-2))
+		if i == 5 {
+			out = append(out, fmt.Sprintf("and %d more properties changed (mcp-policy pins show)", len(changed)-5))
 			break
 		}
-		x, y := differing(pa[k], pb[k], 150)
-		out = append(out, fmt.Sprintf("property %s was %s, now %s", cut(k, 60), x, y))
+		x, y := differing(pa[k], pb[k], 200)
+		out = append(out, fmt.Sprintf("property %s was: %s", visible.ShownPath(k, 60), x), fmt.Sprintf("property %s now: %s", visible.ShownPath(k, 60), y))
 	}
 	if restA != restB {
-		x, y := differing(restA, restB, 200)
-		out = append(out, "outside its properties was "+x+", now "+y)
+		x, y := differing(restA, restB, 300)
+		out = append(out, "outside its properties was: "+x, "outside its properties now: "+y)
 	}
-	return strings.Join(out, "; ")
+	return strings.Join(out, "\n")
 }
 
 // cut shortens s to about n bytes on a rune boundary, marking the cut.

@@ -128,8 +128,11 @@ func (f *pinsFlags) run(ctx context.Context, pins *grants.Pins, stdout io.Writer
 		fmt.Fprintf(stdout, "server: %s\ntool: %s\npinned: %s (digest %s)\n", visible.Whole(p.Server), visible.Whole(p.Tool), p.PinnedAt.Format(time.RFC3339), p.Digest)
 		fmt.Fprintf(stdout, "description: %s\n", visible.Shown(p.Definition.Description, 2000))
 		if p.Changed != nil {
-			fmt.Fprintf(stdout, "CHANGED: the server offers another definition since %s (digest %s): %s\n",
-				p.Changed.SeenAt.Format(time.RFC3339), p.Changed.Digest, visible.Shown(p.ChangeSummary(), 4000))
+			fmt.Fprintf(stdout, "CHANGED: the server offers another definition since %s (digest %s):\n",
+				p.Changed.SeenAt.Format(time.RFC3339), p.Changed.Digest)
+			for _, line := range strings.Split(p.ChangeSummary(), "\n") {
+				fmt.Fprintf(stdout, "  %s\n", visible.Shown(line, 4000))
+			}
 		}
 		return nil
 	case "approve":

@@ -234,8 +234,12 @@ func permissionMessage(q policy.Question) string {
 	}
 	if q.DefinitionChange != "" {
 		// The server changed what the human approved: its grants wait
-		// for this answer.
-		fmt.Fprintf(&b, "This tool is not the one approved: %s. Its grants and its read-only mark do not count until the change is approved; \"Always allow\" approves it.\n", visible.Shown(q.DefinitionChange, maxShownChange))
+		// for this answer. A line a part, each on its own bound, so no
+		// part of the server's text can push another out of sight.
+		b.WriteString("This tool is not the one approved: its grants and its read-only mark do not count until the change is approved; \"Always allow\" approves it. What changed:\n")
+		for _, line := range strings.Split(q.DefinitionChange, "\n") {
+			fmt.Fprintf(&b, "  %s\n", visible.Shown(line, maxShownChange))
+		}
 	}
 	switch q.Reason {
 	case rules.ReasonNoMatch:

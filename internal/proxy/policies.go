@@ -280,9 +280,13 @@ func (p *Proxy) listTools(ctx context.Context, hc *hostCall) ([]provider.Tool, e
 		if pending == nil {
 			break
 		}
+		p.waitStarts() // the host's other messages are read meanwhile
 		select {
 		case <-pending: // pinsWait bounds it
 		case <-ctx.Done():
+		}
+		p.waitEnds()
+		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 	}

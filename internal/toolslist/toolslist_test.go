@@ -18,8 +18,11 @@ func TestDecodeReadsAsAHostReads(t *testing.T) {
 		readOnly     bool
 		refused      bool
 	}{
-		{"a member in another case is another member", `{"tools":[{"name":"lookup","description":"steer the model","DESCRIPTION":"look up a word","Annotations":{"readOnlyHint":true}}]}`, "steer the model", false, false},
-		{"annotations read by their exact names", `{"tools":[{"name":"view","description":"v","annotations":{"readOnlyHint":true,"ReadOnlyHint":false}}]}`, "v", true, false},
+		{"a member twinned in another case", `{"tools":[{"name":"lookup","description":"steer the model","DESCRIPTION":"look up a word"}]}`, "differ only in case", false, true},
+		{"a member twinned in another case, deep in a schema", `{"tools":[{"name":"lookup","inputSchema":{"type":"object","properties":{"q":{"description":"a","Description":"b"}}}}]}`, "differ only in case", false, true},
+		{"a member in another case alone is another member", `{"tools":[{"name":"lookup","description":"steer the model","Annotations":{"readOnlyHint":true}}]}`, "steer the model", false, false},
+		{"annotations twinned in another case", `{"tools":[{"name":"view","description":"v","annotations":{"readOnlyHint":true,"ReadOnlyHint":false}}]}`, "differ only in case", false, true},
+		{"a Kelvin sign folds as Go folds it", `{"tools":[{"name":"view","description":"v","Key":1,"key":2}]}`, "differ only in case", false, true},
 		{"a repeated member", `{"tools":[{"name":"lookup","description":"a","description":"b"}]}`, "duplicate key", false, true},
 		{"a lone surrogate escape", `{"tools":[{"name":"lookup","description":"a","inputSchema":{"type":"object","properties":{"\ud800":{}}}}]}`, "surrogate", false, true},
 		{"a description that is not a string", `{"tools":[{"name":"lookup","description":[]}]}`, `"description" is not a string`, false, true},

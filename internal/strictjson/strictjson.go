@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -50,6 +52,20 @@ func DecodeObject(data []byte) (items [][2]*ast.Term, ok bool, err error) {
 	return items, err == nil, err
 }
 
+// CheckFolded is Check that also refuses an object with two member names
+// equal but for case ("description" and "DESCRIPTION"): a reader built on
+// Go's encoding/json matches a struct field in any case, the last name
+// winning, where a JavaScript reader takes each name as written, so text
+// meant for both must not have such twins.
+func CheckFolded(data []byte) error {
+	if err := CheckText(data); err != nil {
+		return err
+	}
+	w := jsonWalker{data: data, folded: true}
+	_, err := w.value()
+	return err
+}
+
 // CheckText is what a walker needs of its text: valid UTF-8 and JSON.
 func CheckText(data []byte) error {
 	if !utf8.Valid(data) {
@@ -71,6 +87,8 @@ func CheckText(data []byte) error {
 type jsonWalker struct {
 	data []byte
 	i    int
+	// folded: refuse member names equal but for case (CheckFolded).
+	folded bool
 }
 
 func (w *jsonWalker) skipSpace() {
@@ -138,6 +156,7 @@ func (w *jsonWalker) object() ([][2]*ast.Term, error) {
 	w.i++ // '{'
 	var items [][2]*ast.Term
 	var keys memberKeys
+	var twins map[string]string // folded name to name, when w.folded
 	for {
 		w.skipSpace()
 		switch w.data[w.i] {
@@ -154,6 +173,16 @@ func (w *jsonWalker) object() ([][2]*ast.Term, error) {
 		}
 		if keys.repeated(key) {
 			return nil, fmt.Errorf("duplicate key %q", key)
+		}
+		if w.folded {
+			if twins == nil {
+				twins = map[string]string{}
+			}
+			f := foldCase(key)
+			if other, ok := twins[f]; ok {
+				return nil, fmt.Errorf("members %q and %q differ only in case", other, key)
+			}
+			twins[f] = key
 		}
 		w.skipSpace()
 		w.i++ // ':'
@@ -272,4 +301,18 @@ func hexValue(c byte) byte {
 
 func isNumberByte(c byte) bool {
 	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
+}
+
+// foldCase is s with each rune its case-folding orbit's least member: two
+// names strings.EqualFold takes for one fold to the same string.
+func foldCase(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
 }

@@ -17,8 +17,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
-	"unicode"
 
 	"github.com/mcp-policy/mcp-policy/grants"
 	"github.com/mcp-policy/mcp-policy/internal/strictjson"
@@ -51,10 +49,7 @@ func Decode(result []byte) (Page, error) {
 }
 
 func decode(result []byte) ([]provider.Tool, []grants.Definition, string, error) {
-	if err := strictjson.Check(result); err != nil {
-		return nil, nil, "", err
-	}
-	if err := noFoldedTwins(result); err != nil {
+	if err := strictjson.CheckFolded(result); err != nil {
 		return nil, nil, "", err
 	}
 	var r map[string]json.RawMessage // exact member names, as a host reads them
@@ -142,55 +137,4 @@ func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
 func isObject(raw json.RawMessage) bool {
 	var m map[string]json.RawMessage
 	return json.Unmarshal(raw, &m) == nil && m != nil
-}
-
-// noFoldedTwins refuses an object anywhere in raw with two member names
-// equal but for case ("description" and "DESCRIPTION"): a host built on
-// Go's encoding/json (mcp-go) reads either for a field, the last one
-// winning, where a JavaScript host reads each by its exact name; the
-// proxy cannot pin both readings.
-func noFoldedTwins(raw []byte) error {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return err
-	}
-	var walk func(v any) error
-	walk = func(v any) error {
-		switch x := v.(type) {
-		case map[string]any:
-			seen := make(map[string]string, len(x))
-			for k, e := range x {
-				f := folded(k)
-				if other, ok := seen[f]; ok {
-					return fmt.Errorf("members %q and %q differ only in case", other, k)
-				}
-				seen[f] = k
-				if err := walk(e); err != nil {
-					return err
-				}
-			}
-		case []any:
-			for _, e := range x {
-				if err := walk(e); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	return walk(v)
-}
-
-// folded is s with each rune its case-folding orbit's least member, as
-// strings.EqualFold compares.
-func folded(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
-		}
-		b.WriteRune(least)
-	}
-	return b.String()
 }

@@ -65,24 +65,8 @@ func init() {
 			p.forward(msg, env, p.readInitializeResult)
 		},
 		methodToolsList: func(p *Proxy, msg []byte, env envelope) {
-			// A later page: the pins see it, beside the server's reader.
-			snoop := func(result []byte) {
-				if p.opt.pins == nil {
-					return
-				}
-				// Read before the host has the page (serverAnswered):
-				// calls wait for its check, then list the whole again.
-				result = bytes.Clone(result) // the reader's buffer is reused
-				done := p.cat.checking()
-				go func() {
-					p.seePage(result)
-					p.cat.checked(done, nil) // seePage left the catalogue for the next call
-				}()
-			}
-			if member(env.params, "cursor") == nil {
-				snoop = p.readToolsList // the first page: the catalogue starts anew
-			}
-			p.forward(msg, env, snoop)
+			first := member(env.params, "cursor") == nil // the catalogue starts anew
+			p.forward(msg, env, func(result []byte) { p.readToolsPage(result, first) })
 		},
 	}
 	hostNotifications = map[string]handler{

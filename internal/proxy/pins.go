@@ -39,7 +39,7 @@ type pinState struct {
 	// summary), the digest of the definition it describes: what an answer
 	// to that question approves. Bounded, as said is.
 	shown map[[2]string]string
-	said  map[[2]string]bool // the tools stderr was told are changed
+	said  map[string]bool // the tools stderr was told are changed
 }
 
 // pinned is the page's tools with each one's DefinitionChange set from the
@@ -63,7 +63,7 @@ func (p *Proxy) pinned(page toolslist.Page) []provider.Tool {
 		ps.shown = map[[2]string]string{}
 	}
 	if ps.said == nil || len(ps.said) > maxFlaggedSaid {
-		ps.said = map[[2]string]bool{}
+		ps.said = map[string]bool{}
 	}
 	for i, t := range page.Tools {
 		out[i] = t
@@ -77,8 +77,8 @@ func (p *Proxy) pinned(page toolslist.Page) []provider.Tool {
 			// Said once per tool until its change is approved: a server
 			// that changes a definition on every listing is not a line
 			// each time.
-			if k := [2]string{t.Function.Name}; !ps.said[k] {
-				ps.said[k] = true
+			if name := t.Function.Name; !ps.said[name] {
+				ps.said[name] = true
 				said = append(said, t.Function.Name)
 			}
 		}
@@ -92,20 +92,6 @@ func (p *Proxy) pinned(page toolslist.Page) []provider.Tool {
 		p.warnf("the server's tool %s is not the one approved: its allow grants and annotations are suspended until a human approves the change (an \"always\" answer, or mcp-policy pins approve)", visible.Shown(name, maxShown))
 	}
 	return out
-}
-
-// seePage has the pins see a page of the host's that is not the whole
-// catalogue (one of several pages): a change on it is marked, and the
-// catalogue is then listed again to carry the mark. A page it cannot read
-// leaves the catalogue empty instead (unreadableList).
-func (p *Proxy) seePage(result []byte) {
-	page, err := toolslist.Decode(result)
-	if err != nil {
-		p.unreadableList(err)
-		return
-	}
-	p.pinned(page)
-	p.cat.invalidate()
 }
 
 // listFailed is a listing of the proxy's own that failed: with pins, the
@@ -172,7 +158,7 @@ func (p *Proxy) approvePin(tool, digest string) {
 		return
 	}
 	p.pinsState.mu.Lock()
-	delete(p.pinsState.said, [2]string{tool})
+	delete(p.pinsState.said, tool)
 	p.pinsState.mu.Unlock()
 	p.cat.invalidate()
 	// The host lists its tools again: the model may hold another

@@ -334,11 +334,16 @@ func (p *Proxy) listTools(ctx context.Context, hc *hostCall) ([]provider.Tool, e
 	return nil, fmt.Errorf("tools/list: more than 1000 pages")
 }
 
-// readToolsList reads the server's answer to the host's first-page
-// tools/list: when it is the whole catalogue, the policy decides by it,
-// once its pins are checked.
-func (p *Proxy) readToolsList(result []byte) {
+// readToolsPage reads the server's answer to a tools/list of the host's
+// (first: the first page, asked with no cursor): when it is the whole
+// catalogue, the policy decides by it once its pins are checked; with
+// pins, any other page is seen by them (a change on it marked), and the
+// catalogue is then listed whole by the proxy.
+func (p *Proxy) readToolsPage(result []byte, first bool) {
 	if p.opt.pins == nil {
+		if !first {
+			return
+		}
 		page, err := toolslist.Decode(result)
 		if err == nil && page.Next == "" {
 			p.cat.set(page.Tools)
@@ -359,11 +364,10 @@ func (p *Proxy) readToolsList(result []byte) {
 		case err != nil:
 			p.cat.checked(done, nil)
 			p.unreadableList(err)
-		case page.Next != "":
-			// One page of several: seen, and the catalogue listed whole
-			// by the proxy.
-			p.seePage(result)
-			p.cat.checked(done, nil)
+		case !first || page.Next != "":
+			p.pinned(page)
+			p.cat.invalidate()       // listed whole by the next call,
+			p.cat.checked(done, nil) // which the waiting calls now make
 		default:
 			tools := p.pinned(page)
 			p.cat.checked(done, tools)

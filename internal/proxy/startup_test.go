@@ -42,17 +42,17 @@ func TestRootKeyNamingNoToolIsWarnedOnce(t *testing.T) {
 	var stderr bytes.Buffer
 	p := newProxy(options{cfg: cfg, rootsFixed: true, stderr: &stderr}, nil, io.Discard)
 	list := `{"tools":[{"name":"read_file"},{"name":"write_file"},{"name":"edit_file"},{"name":"list_directory"},{"name":"move_file"}]}`
-	p.readToolsList([]byte(`{"tools":[{"name":"read_file"}],"nextCursor":"2"}`))
+	p.readToolsPage([]byte(`{"tools":[{"name":"read_file"}],"nextCursor":"2"}`), true)
 	assert.Empty(t, stderr.String(), "a first page is not the catalogue")
-	p.readToolsList([]byte(list))
+	p.readToolsPage([]byte(list), true)
 	assert.Equal(t, "mcp-policy proxy: --root fs=/srv: no tool of the server's is named fs or fs_* "+
 		"(its tools: read_file, write_file, edit_file, …); KEY is a tool-name prefix, or * for every tool\n", stderr.String())
-	p.readToolsList([]byte(list))
+	p.readToolsPage([]byte(list), true)
 	assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "warned once")
 
 	stderr.Reset()
 	p = newProxy(options{cfg: &cliconfig.Config{Roots: map[string]string{}}, stderr: &stderr}, nil, io.Discard)
-	p.readToolsList([]byte(list))
+	p.readToolsPage([]byte(list), true)
 	assert.Empty(t, stderr.String(), "no --root, nothing to say")
 }
 

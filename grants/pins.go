@@ -45,11 +45,14 @@ type Definition struct {
 	Annotations json.RawMessage `json:"annotations,omitempty"`
 }
 
-// Digest names a definition: a SHA-256 of its canonical JSON (object keys
-// sorted, no white space, numbers as written), so a server that only
-// reorders or reformats its schema changes nothing.
-func (d Definition) Digest() string {
-	b, _ := json.Marshal(d.canonical()) // canonical values always marshal
+// Digest names a definition: a SHA-256 of its canonical JSON (see
+// canonical), so a server that only reorders or reformats its schema
+// changes nothing.
+func (d Definition) Digest() string { return d.canonical().canonicalDigest() }
+
+// canonicalDigest is Digest of a definition already canonical.
+func (d Definition) canonicalDigest() string {
+	b, _ := json.Marshal(d) // canonical values always marshal
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
@@ -318,7 +321,7 @@ func seePins(list []Pin, server string, offered []Definition, now time.Time) (af
 	now = now.UTC()
 	for _, def := range offered {
 		def = def.canonical()
-		digest := def.Digest()
+		digest := def.canonicalDigest()
 		i, ok := index[def.Name]
 		switch {
 		case def.Name == "":
@@ -428,10 +431,8 @@ func (p Pin) ChangeSummary() string {
 	was, now := p.Definition, p.Changed.Definition
 	parts := []string{"definition " + p.Changed.Digest[:min(12, len(p.Changed.Digest))]}
 	parts = append(parts, hintChanges(was.Annotations, now.Annotations)...)
-	if s := schemaChange(was.InputSchema, now.InputSchema); s != "" {
-		for _, line := range strings.Split(s, "\n") {
-			parts = append(parts, "input schema: "+line)
-		}
+	for _, line := range schemaChange(was.InputSchema, now.InputSchema) {
+		parts = append(parts, "input schema: "+line)
 	}
 	if was.Title != now.Title {
 		a, b := differing(was.Title, now.Title, 100)
@@ -559,14 +560,14 @@ func differing(a, b string, n int) (string, string) {
 	return show(a), show(b)
 }
 
-// schemaChange names the top-level properties added and removed, shows
-// the changed ones around their difference, and shows the schema around
-// its difference when it changed outside its properties (its own
-// description, $defs, …).
-func schemaChange(was, now json.RawMessage) string {
+// schemaChange says in lines what changed of a schema: the top-level
+// properties added (shown) and removed, the changed ones around their
+// difference, and the rest around its difference when it changed outside
+// its properties (its own description, $defs, …). None when it did not.
+func schemaChange(was, now json.RawMessage) []string {
 	a, b := canonicalSchema(was), canonicalSchema(now)
 	if bytes.Equal(a, b) {
-		return ""
+		return nil
 	}
 	split := func(raw json.RawMessage) (map[string]string, string) {
 		var s map[string]json.RawMessage
@@ -600,18 +601,14 @@ func schemaChange(was, now json.RawMessage) string {
 		}
 	}
 	var out []string
-	if len(added) > 0 {
-		// An added property is shown, not only named: its description
-		// is text the model reads.
-		// An added property is shown, not only named: its description
-		// is text the model reads.
-		for i, k := range added {
-			if i == 5 {
-				out = append(out, fmt.Sprintf("and %d more properties added (mcp-policy pins show)", len(added)-5))
-				break
-			}
-			out = append(out, "property added "+visible.ShownPath(k, 60)+" "+visible.ShownPath(pb[k], 300))
+	// An added property is shown, not only named: its description is
+	// text the model reads.
+	for i, k := range added {
+		if i == 5 {
+			out = append(out, fmt.Sprintf("and %d more properties added (mcp-policy pins show)", len(added)-5))
+			break
 		}
+		out = append(out, "property added "+visible.ShownPath(k, 60)+" "+visible.ShownPath(pb[k], 300))
 	}
 	if len(removed) > 0 {
 		out = append(out, "properties removed "+visible.ShownPath(names(removed, 5), 300))
@@ -628,7 +625,7 @@ func schemaChange(was, now json.RawMessage) string {
 		x, y := differing(restA, restB, 300)
 		out = append(out, "outside its properties was: "+x, "outside its properties now: "+y)
 	}
-	return strings.Join(out, "\n")
+	return out
 }
 
 // cut shortens s to about n bytes on a rune boundary, marking the cut.

@@ -30,8 +30,9 @@ func PinsFileFor(grantsFile string) string {
 // OpenPinsFile is the pins kept in the file at path (created with the
 // first pin), which several processes may share: each change is made
 // under the file's lock (the grants file's kind, on its own lock file) and
-// written atomically. The file is read on each See, when a server lists
-// its tools, never on a decision.
+// written atomically. The file is read when a server lists its tools and
+// it changed since this process last read or wrote it, never on a
+// decision.
 func OpenPinsFile(path string) (*Pins, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -83,9 +84,7 @@ func (f *pinsFile) Update(ctx context.Context, server string, change func([]Pin)
 		}
 		f.list, f.stamp = all, st
 	}
-	all = slices.Clone(all)
-	others := slices.DeleteFunc(slices.Clone(all), func(p Pin) bool { return p.Server == server })
-	mine := slices.DeleteFunc(all, func(p Pin) bool { return p.Server != server })
+	mine, others := byServer(all, server)
 	after, changed, err := change(mine)
 	if err != nil || !changed {
 		return err
@@ -164,6 +163,19 @@ func CheckPins(list []Pin) error {
 	return nil
 }
 
+// byServer splits list into server's pins and the others, in new slices
+// (list is not changed).
+func byServer(list []Pin, server string) (mine, others []Pin) {
+	for _, p := range list {
+		if p.Server == server {
+			mine = append(mine, p)
+		} else {
+			others = append(others, p)
+		}
+	}
+	return mine, others
+}
+
 // MemoryPins is pins kept for as long as the process runs: a proxy with
 // no grants store still holds a server to the definitions it first
 // offered.
@@ -183,8 +195,7 @@ func (m *pinsMemory) List(context.Context) ([]Pin, error) {
 func (m *pinsMemory) Update(_ context.Context, server string, change func([]Pin) ([]Pin, bool, error)) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	others := slices.DeleteFunc(slices.Clone(m.list), func(p Pin) bool { return p.Server == server })
-	mine := slices.DeleteFunc(slices.Clone(m.list), func(p Pin) bool { return p.Server != server })
+	mine, others := byServer(m.list, server)
 	after, changed, err := change(mine)
 	if err == nil && changed {
 		m.list = append(others, after...)

@@ -44,13 +44,16 @@ func (b *pinsBackend) List(ctx context.Context) ([]grants.Pin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pins: postgres: %w", err)
 	}
-	return readPinRows(rows)
+	list, _, err := readPinRows(rows)
+	return list, err
 }
 
 // Update reads the server's pins in a transaction that holds the
 // server's advisory lock (so two proxies seeing one server's tools at
-// once pin each once, and neither loses the other's change), and replaces
-// them with what change made.
+// once pin each once, and neither loses the other's change), and writes
+// what change made of them: the rows of the pins it changed or added,
+// and the removal of those it dropped (a listing that pins one new tool
+// of two thousand writes one row).
 func (b *pinsBackend) Update(ctx context.Context, server string, change func([]grants.Pin) ([]grants.Pin, bool, error)) error {
 	return pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended('mcp_policy_pins:' || $1, 0))", server); err != nil {
@@ -60,7 +63,7 @@ func (b *pinsBackend) Update(ctx context.Context, server string, change func([]g
 		if err != nil {
 			return fmt.Errorf("pins: postgres: %w", err)
 		}
-		mine, err := readPinRows(rows)
+		mine, stored, err := readPinRows(rows)
 		if err != nil {
 			return err
 		}
@@ -68,16 +71,25 @@ func (b *pinsBackend) Update(ctx context.Context, server string, change func([]g
 		if err != nil || !changed {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "DELETE FROM mcp_policy_pins WHERE server = $1", server); err != nil {
-			return fmt.Errorf("pins: postgres: %w", err)
-		}
+		kept := make(map[string]bool, len(after))
 		for _, p := range after {
-			js, err := json.Marshal(p)
+			kept[p.Tool] = true
+			b, err := json.Marshal(p)
 			if err != nil {
 				return fmt.Errorf("pins: encoding: %w", err)
 			}
-			if _, err := tx.Exec(ctx, "INSERT INTO mcp_policy_pins (server, tool, pin_json) VALUES ($1, $2, $3)", p.Server, p.Tool, string(js)); err != nil {
-				return fmt.Errorf("pins: postgres: %w", err)
+			if js := string(b); stored[p.Tool] != js {
+				if _, err := tx.Exec(ctx, `INSERT INTO mcp_policy_pins (server, tool, pin_json) VALUES ($1, $2, $3)
+					ON CONFLICT (server, tool) DO UPDATE SET pin_json = EXCLUDED.pin_json`, p.Server, p.Tool, js); err != nil {
+					return fmt.Errorf("pins: postgres: %w", err)
+				}
+			}
+		}
+		for tool := range stored {
+			if !kept[tool] {
+				if _, err := tx.Exec(ctx, "DELETE FROM mcp_policy_pins WHERE server = $1 AND tool = $2", server, tool); err != nil {
+					return fmt.Errorf("pins: postgres: %w", err)
+				}
 			}
 		}
 		return nil
@@ -90,22 +102,25 @@ func (b *pinsBackend) Close() error {
 }
 
 // readPinRows reads pin_json rows, each checked against its digests as a
-// pins file's are.
-func readPinRows(rows pgx.Rows) ([]grants.Pin, error) {
+// pins file's are, and each row's text by its tool (what Update compares
+// to write only what changed).
+func readPinRows(rows pgx.Rows) ([]grants.Pin, map[string]string, error) {
 	raws, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("pins: postgres: %w", err)
+		return nil, nil, fmt.Errorf("pins: postgres: %w", err)
 	}
 	list := make([]grants.Pin, 0, len(raws))
+	stored := make(map[string]string, len(raws))
 	for _, raw := range raws {
 		var p grants.Pin
 		if err := json.Unmarshal([]byte(raw), &p); err != nil {
-			return nil, fmt.Errorf("pins: postgres: a row is not a pin: %w", err)
+			return nil, nil, fmt.Errorf("pins: postgres: a row is not a pin: %w", err)
 		}
 		list = append(list, p)
+		stored[p.Tool] = raw
 	}
 	if err := grants.CheckPins(list); err != nil {
-		return nil, fmt.Errorf("pins: postgres: %w", err)
+		return nil, nil, fmt.Errorf("pins: postgres: %w", err)
 	}
-	return list, nil
+	return list, stored, nil
 }

@@ -126,20 +126,11 @@ func OpenBackend(ctx context.Context, connString string, o Options) (*Backend, e
 	if o.Logf == nil {
 		o.Logf = log.Printf
 	}
-	pcfg, err := pgxpool.ParseConfig(connString)
+	pool, pcfg, err := pgschema.Open(ctx, connString, 4, "grants")
 	if err != nil {
-		return nil, fmt.Errorf("grants: postgres: %s: %w", pgschema.Redact(connString), err)
-	}
-	pcfg.MaxConns = 4
-	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
-	if err != nil {
-		return nil, fmt.Errorf("grants: postgres: %w", err)
-	}
-	b := &Backend{pool: pool, cfg: pcfg.ConnConfig.Copy(), o: o, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	if err := pgschema.Migrate(ctx, pool); err != nil {
-		pool.Close()
 		return nil, err
 	}
+	b := &Backend{pool: pool, cfg: pcfg.ConnConfig.Copy(), o: o, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	listener, err := b.listen(ctx)
 	if err != nil {
 		pool.Close()

@@ -19,17 +19,8 @@ import (
 // tools, never on a decision; a database out of reach is an error there
 // (the proxy then suspends the listed tools' allow grants).
 func OpenPins(ctx context.Context, connString string) (*grants.Pins, error) {
-	pcfg, err := pgxpool.ParseConfig(connString)
+	pool, _, err := pgschema.Open(ctx, connString, 2, "pins")
 	if err != nil {
-		return nil, fmt.Errorf("pins: postgres: %s: %w", pgschema.Redact(connString), err)
-	}
-	pcfg.MaxConns = 2
-	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
-	if err != nil {
-		return nil, fmt.Errorf("pins: postgres: %w", err)
-	}
-	if err := pgschema.Migrate(ctx, pool); err != nil {
-		pool.Close()
 		return nil, err
 	}
 	return grants.NewPins(&pinsBackend{pool: pool}), nil

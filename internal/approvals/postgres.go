@@ -61,17 +61,8 @@ func OpenPostgres(ctx context.Context, connString string, o PostgresOptions) (*P
 	if o.StaleAfter <= 0 {
 		o.StaleAfter = StaleAfter
 	}
-	pcfg, err := pgxpool.ParseConfig(connString)
+	pool, pcfg, err := pgschema.Open(ctx, connString, 4, "approvals")
 	if err != nil {
-		return nil, fmt.Errorf("approvals: postgres: %s: %w", pgschema.Redact(connString), err)
-	}
-	pcfg.MaxConns = 4
-	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
-	if err != nil {
-		return nil, fmt.Errorf("approvals: postgres: %w", err)
-	}
-	if err := pgschema.Migrate(ctx, pool); err != nil {
-		pool.Close()
 		return nil, err
 	}
 	rctx, cancel := context.WithCancel(context.Background())

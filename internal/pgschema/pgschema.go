@@ -58,6 +58,27 @@ var migrations = [...]string{
 	);`,
 }
 
+// Open connects a pool of at most maxConns to the database at connString
+// and brings its schema to Version (Migrate): what every store in it does
+// first. Errors start with what, the store's name ("grants", "pins",
+// "approvals"), and never show the connection string's password.
+func Open(ctx context.Context, connString string, maxConns int32, what string) (*pgxpool.Pool, *pgxpool.Config, error) {
+	pcfg, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: postgres: %s: %w", what, Redact(connString), err)
+	}
+	pcfg.MaxConns = maxConns
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: postgres: %w", what, err)
+	}
+	if err := Migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	return pool, pcfg, nil
+}
+
 // Version is the version of the schema this program writes.
 const Version = len(migrations)
 

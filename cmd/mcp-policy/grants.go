@@ -53,16 +53,8 @@ type grantsFlags struct {
 }
 
 func grantsCommand(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stdout, grantsUsage)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
-	}
-	if !slices.Contains([]string{"list", "show", "revoke", "add", "prune"}, args[0]) {
-		fmt.Fprintf(stderr, "mcp-policy grants: unknown subcommand %q\n%s", args[0], grantsUsage)
-		return exitUsage
+	if code, ok := subcommand("grants", args, []string{"list", "show", "revoke", "add", "prune"}, grantsUsage, stdout, stderr); !ok {
+		return code
 	}
 	fail := failer(stderr, "grants "+args[0])
 	f, code, err := parseGrantsFlags(args[0], args[1:], stderr)

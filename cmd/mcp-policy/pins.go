@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -39,16 +38,8 @@ type pinsFlags struct {
 }
 
 func pinsCommand(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stdout, pinsUsage)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
-	}
-	if !slices.Contains([]string{"list", "show", "approve", "forget"}, args[0]) {
-		fmt.Fprintf(stderr, "mcp-policy pins: unknown subcommand %q\n%s", args[0], pinsUsage)
-		return exitUsage
+	if code, ok := subcommand("pins", args, []string{"list", "show", "approve", "forget"}, pinsUsage, stdout, stderr); !ok {
+		return code
 	}
 	fail := failer(stderr, "pins "+args[0])
 	f := &pinsFlags{sub: args[0]}
@@ -184,13 +175,4 @@ func onServer(server string) string {
 		return ""
 	}
 	return " on " + visible.Whole(server)
-}
-
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
 }

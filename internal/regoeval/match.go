@@ -177,8 +177,10 @@ func (m *Matcher) Status(c *Call) matching.Match {
 	// a path or host the rule does not speak of, known or not, is not
 	// covered by it.
 	// A rule's command covers the paths the command line names: it says
-	// which programs run, wherever they act.
-	if !m.Any && (m.Host == "" && (m.Under != "" || len(m.Command) > 0) && len(c.Hosts) > 0 ||
+	// which programs run, wherever they act. So do its arguments where the
+	// call holds a command line: "args": "get *" says which kubectl runs,
+	// not that its --server may be any host.
+	if !m.Any && (m.Host == "" && (m.Under != "" || len(m.Command) > 0 || len(m.Arguments) > 0 && len(c.Commands) > 0) && len(c.Hosts) > 0 ||
 		m.Under == "" && len(m.Command) == 0 && m.Host != "" && len(c.Paths) > 0) {
 		return matching.No
 	}

@@ -105,6 +105,11 @@ type Class struct {
 	// members are read by their own names (execute_davis_analyzer's
 	// {"input": {"timeSeriesData": ...}} holds no command lines).
 	ByTool bool
+	// Remote, for Ignore: a path on the machine at the other end ("an
+	// SFTP tool's remotePath"): no local path, but an option in it is
+	// read, and so is a file the floor guards (a deploy key downloaded
+	// into the project comes to the model next).
+	Remote bool
 }
 
 // none is the class of a name nothing says anything of.

@@ -267,15 +267,29 @@ func nameClass(raw string) Class {
 	}
 	for _, e := range compiledNames.endings {
 		if strings.HasSuffix(name, e.suffix) {
-			return e.class
+			return remoteOr(name, e.class)
 		}
 	}
 	for _, w := range pathWords {
 		if strings.Contains(name, w.word) {
-			return w.class
+			return remoteOr(name, w.class)
 		}
 	}
 	return none
+}
+
+// remoteName is the class of a path on another machine ("remotePath",
+// "remote_dir": an SFTP or SSH tool's): no local path, but an option in it
+// is read, as a command line on this side would read it.
+var remoteName = Class{Kind: Ignore, Evidence: Name, Remote: true}
+
+// remoteOr is class, or remoteName where the name says the path it holds
+// is on the remote side.
+func remoteOr(name string, class Class) Class {
+	if class.local() && strings.HasPrefix(name, "remote") && len(name) > len("remote") {
+		return remoteName
+	}
+	return class
 }
 
 // withoutStopWords is name (raw folded, without the digits at its end)

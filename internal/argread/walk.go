@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"go.yaml.in/yaml/v3"
@@ -298,6 +299,9 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 	case c.Kind == Text:
 	case c.Kind == Data:
 		w.dataString(s, t, v)
+	case c.Kind == Ignore && c.Remote:
+		w.ignoredString(s, t, v)
+		w.dataString(s, t, v)
 	case c.Kind == Ignore:
 		w.ignoredString(s, t, v)
 	case c.local() && c.weak():
@@ -468,9 +472,14 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 		r, v = one, one
 	}
 	asPath := looksLikeOption(r)
-	if s.class.Kind == Label {
+	switch {
+	case utf8.RuneCountInString(r) == 1:
+		// One character ("/", "~", "\"): a key pressed, a separator,
+		// a route's start; nothing but its shape would make it the
+		// root or the home directory.
+	case s.class.Kind == Label:
 		asPath = asPath || w.labelPath(r)
-	} else {
+	default:
 		asPath = asPath || looksLikePath(r) && !readsAsProse(r)
 	}
 	asURL := readsAsURL(r)

@@ -270,6 +270,15 @@ func normalizeName(host string) (string, error) {
 		}
 	}
 	if last := labels[len(labels)-1]; looksNumeric(last) {
+		if decimal, ok := decimalIPv4(labels); ok {
+			if octal, err := parseIPv4(labels); err != nil || octal != decimal {
+				// "0127.0.0.1": octal to WHATWG and inet_aton
+				// (87.0.0.1), decimal to Java (127.0.0.1). Which one
+				// the server's client reaches cannot be told
+				// (LenientHosts has both).
+				return "", fmt.Errorf("host %q has a part with a leading zero, octal to some clients and decimal to others", host)
+			}
+		}
 		ip, err := parseIPv4(labels)
 		if err != nil {
 			return "", err
@@ -354,6 +363,32 @@ func parseIPv4(labels []string) (string, error) {
 	}
 	v |= last
 	return fmt.Sprintf("%d.%d.%d.%d", v>>24, v>>16&0xff, v>>8&0xff, v&0xff), nil
+}
+
+// decimalIPv4 is labels read as Java's InetAddress reads them, every part
+// decimal ("0127.0.0.1" is 127.0.0.1), where a part has a leading zero
+// that WHATWG's parser reads as octal; ok only then.
+func decimalIPv4(labels []string) (string, bool) {
+	zero := false
+	decimal := make([]string, len(labels))
+	for i, l := range labels {
+		if strings.HasPrefix(l, "0x") || strings.HasPrefix(l, "0X") {
+			return "", false // hex: no Java reading, and WHATWG's is the only one
+		}
+		trimmed := strings.TrimLeft(l, "0")
+		if trimmed != l && l != "0" {
+			zero = true
+		}
+		if trimmed == "" {
+			trimmed = "0"
+		}
+		decimal[i] = trimmed
+	}
+	if !zero {
+		return "", false
+	}
+	ip, err := parseIPv4(decimal)
+	return ip, err == nil
 }
 
 // A range holding the loopback address also matches every name the machine
@@ -690,6 +725,9 @@ func LenientHosts(raw string) []string {
 			h, ok = HostOf(c)
 		}
 		if !ok {
+			for _, a := range ambiguousIPv4(c) {
+				add(a)
+			}
 			continue
 		}
 		if RebindingName(h) {
@@ -699,6 +737,29 @@ func LenientHosts(raw string) []string {
 			continue
 		}
 		add(h)
+	}
+	return out
+}
+
+// ambiguousIPv4 are the two addresses a URL's or host's IPv4 address with
+// a leading zero in a part is to one client or another ("0127.0.0.1":
+// 87.0.0.1 read as octal, 127.0.0.1 as decimal); none for anything else.
+func ambiguousIPv4(raw string) []string {
+	host := raw
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		host = u.Hostname()
+	}
+	labels := strings.Split(strings.TrimSuffix(host, "."), ".")
+	if !looksNumeric(labels[len(labels)-1]) {
+		return nil
+	}
+	decimal, ok := decimalIPv4(labels)
+	if !ok {
+		return nil
+	}
+	out := []string{decimal}
+	if octal, err := parseIPv4(labels); err == nil && octal != decimal {
+		out = append(out, octal)
 	}
 	return out
 }

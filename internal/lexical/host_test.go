@@ -95,6 +95,10 @@ func TestLenientHosts(t *testing.T) {
 		"http://make-1.2.3.4-rebind-169-254-169-254-rr.1u.ms/":            {"1.2.3.4", "169.254.169.254"},
 		"http://%31%30.0.0.5.nip.io/admin":                                {"10.0.0.5.nip.io"},
 		"not a url at all":                                                nil,
+		// A leading zero: decimal to Java, octal to WHATWG and inet_aton.
+		"http://0127.0.0.1/": {"127.0.0.1", "87.0.0.1"},
+		"010.0.0.1":          {"10.0.0.1", "8.0.0.1"},
+		"http://08.0.0.1/":   {"8.0.0.1"}, // no octal reading at all
 	} {
 		assert.Equal(t, want, lexical.LenientHosts(raw), raw)
 	}

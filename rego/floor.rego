@@ -30,10 +30,16 @@ destructive if {
 # sources, an AI agent's own permissions and MCP servers): .git/, .ssh/,
 # shell start-up files, .env files and the rest of the table in
 # docs/floor.md, which is the list mcp.path.sensitive looks paths up in.
+#
+# A file a command line only reads (cat, grep, wc: "read": true) is no
+# change: the CI workflow read by grep is not asked about, a secret is
+# (below).
 ask contains sprintf("'%s' touches %s, %s, which always needs a human's approval", [input.tool, p.path, entry.why]) if {
 	not read_only
 	some p in input.paths
-	entry := mcp.path.sensitive(p.path) # null for any other path: entry.why is then undefined
+	entry := mcp.path.sensitive(p.path) # null for any other path, which the next line refutes at once
+	entry != null
+	not p.read == true
 }
 
 # The same files written by a tool that calls itself read-only: a path its

@@ -107,6 +107,29 @@ test_a_sensitive_path_a_read_only_tool_writes_is_asked if {
 	}
 }
 
+# A file that runs code when changed, which a command line only reads
+# (cat, grep: "read": true), is no question; the same path without the
+# mark, or one that holds a secret, is asked.
+test_a_sensitive_path_a_command_only_reads_is_not_asked if {
+	no_secret := [p | some p in sensitive_paths; mcp.path.secret(p) == null]
+	every p in no_secret {
+		touched := h.call("run_command", {"paths": [p]})
+		t := engine.decision with input as touched with data.mcp_data as h.mcp_data(allow_all)
+		t.reason == "floor"
+		read := object.union(touched, {"paths": [object.union(touched.paths[0], {"read": true})]})
+		d := engine.decision with input as read with data.mcp_data as h.mcp_data(allow_all)
+		d.decision == "allow"
+	}
+	secrets := [p | some p in sensitive_paths; mcp.path.secret(p) != null]
+	count(secrets) > 3
+	every p in secrets {
+		touched := h.call("run_command", {"paths": [p]})
+		read := object.union(touched, {"paths": [object.union(touched.paths[0], {"read": true})]})
+		d := engine.decision with input as read with data.mcp_data as h.mcp_data(allow_all)
+		d.reason == "floor"
+	}
+}
+
 secret_paths := [
 	"/home/u/.ssh/id_rsa",
 	"/home/u/.ssh",

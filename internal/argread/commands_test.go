@@ -44,6 +44,9 @@ func readCommand(t testing.TB, line string) (paths, hosts []string) {
 		if v.Written {
 			l += " (written)" // the line writes, removes or changes it
 		}
+		if v.Read {
+			l += " (read)" // only programs that only read name it
+		}
 		paths = append(paths, l)
 	}
 	for _, v := range got.Hosts {

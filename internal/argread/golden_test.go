@@ -145,6 +145,9 @@ func lines(vs []argread.Value) []string {
 		if v.Written {
 			l += " (written)"
 		}
+		if v.Read {
+			l += " (read)"
+		}
 		if len(v.Might) > 0 {
 			l += " (might be " + strings.Join(v.Might, ", ") + ")"
 		}

@@ -251,7 +251,7 @@ func (r *shellReader) inContainer(mounts []mounted, workdir string, own bool, re
 			continue
 		}
 		// What the line writes is known by the container's spelling
-		// (markWritten, which reads the host's, runs after).
+		// (markUses, which reads the host's, runs after).
 		v.Written = v.Written || r.written[v.Resolved] || r.changed[v.Resolved]
 		for _, m := range mounts {
 			rest, ok := strings.CutPrefix(v.Resolved, m.target)

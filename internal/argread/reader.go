@@ -62,6 +62,12 @@ type Value struct {
 	// whatever its annotations say. A file tool's paths are all what it
 	// may write; a command's and a read-only tool's, only these.
 	Written bool
+	// Read says the call only reads the path: each command of its
+	// command lines that names it is a program that only reads what it
+	// is given (cat, grep, wc), and none writes it. Reading a file whose
+	// change runs code (.github/workflows/ci.yml) is no question of the
+	// floor's; reading a secret still is.
+	Read bool
 }
 
 // SimpleCommand is one simple command of a shell command line the call holds,

@@ -74,6 +74,10 @@ type shellReader struct {
 	// changed are the files it removes or changes the mode or owner of
 	// (changedFile), resolved.
 	changed map[string]bool
+	// readOnly are the files a program that only reads named (cat x,
+	// grep -n y x), resolved; otherUse those any other command named.
+	// A file in the first and not the second is only read (Value.Read).
+	readOnly, otherUse map[string]bool
 	// xtrace: a "set -x" before made the shell print each command's
 	// words expanded (tracesCommands).
 	xtrace bool
@@ -335,19 +339,40 @@ func (w *walker) shellLine(s site, t *ast.Term, v string) {
 	r := &shellReader{w: w, s: s.as(Class{Kind: Path, Evidence: Name}), cur: -1}
 	from := len(w.out.Paths)
 	r.line(v, r.startDirs())
-	r.markWritten(from)
+	r.markUses(from)
 }
 
-// markWritten marks the paths the reader found from index from on that
-// the line writes (written, by their resolved spelling).
-func (r *shellReader) markWritten(from int) {
-	if r.written == nil && r.changed == nil {
+// markUses marks the paths the reader found from index from on that the
+// line writes (written, by their resolved spelling), and those it only
+// reads.
+func (r *shellReader) markUses(from int) {
+	if r.written == nil && r.changed == nil && r.readOnly == nil {
 		return
 	}
 	for i := from; i < len(r.w.out.Paths); i++ {
-		if p := &r.w.out.Paths[i]; p.Resolved != "" && (r.written[p.Resolved] || r.changed[p.Resolved]) {
+		p := &r.w.out.Paths[i]
+		if p.Resolved == "" {
+			continue
+		}
+		if r.written[p.Resolved] || r.changed[p.Resolved] {
 			p.Written = true
 		}
+		p.Read = !p.Written && r.readOnly[p.Resolved] && !r.otherUse[p.Resolved]
+	}
+}
+
+// used keeps which kind of command named a resolved path (markUses).
+func (r *shellReader) used(resolved string) {
+	if resolved == "" {
+		return
+	}
+	if r.readOnly == nil {
+		r.readOnly, r.otherUse = map[string]bool{}, map[string]bool{}
+	}
+	if r.cur >= 0 && r.cur < len(r.w.out.Commands) && plainReaders[r.w.out.Commands[r.cur].Program] && r.cover == nil {
+		r.readOnly[resolved] = true
+	} else {
+		r.otherUse[resolved] = true
 	}
 }
 
@@ -385,7 +410,7 @@ func (w *walker) shellArgv(s site, words []string) {
 	ws := knownWords(words)
 	from := len(w.out.Paths)
 	r.command(ws, r.startDirs())
-	r.markWritten(from)
+	r.markUses(from)
 }
 
 // isShellChoice reports a "shell" argument that names the shell to run a
@@ -511,6 +536,7 @@ func (r *shellReader) path(word string, dirs []string, dir bool) {
 			resolved = r.w.resolve(d, word)
 		}
 		r.commandPath(resolved) // each command its own, though the call names it once
+		r.used(resolved)
 		key := [2]string{word, resolved}
 		if r.tree {
 			key[0] += "\x00tree" // read again as a tree, or one whose links are followed: the mark is kept
@@ -1427,6 +1453,13 @@ func (r *shellReader) read(w shellWord, dirs []string) {
 // (options that write, plugins and configs that run code).
 var onlyReaders = keySetExact("cat", "wc", "grep", "egrep", "fgrep", "rg", "ag", "head", "tail", "ls", "stat", "file",
 	"diff", "cmp", "md5sum", "sha1sum", "sha256sum", "sha512sum", "du", "nl", "cut", "tokei", "cloc")
+
+// plainReaders are the only readers no option of which writes a file, so
+// every path they are given, option values too, is read and nothing else:
+// not cloc (--out, --report-file), file (-C writes a compiled magic file),
+// nor tokei (its output options).
+var plainReaders = keySetExact("cat", "wc", "grep", "egrep", "fgrep", "rg", "ag", "head", "tail", "ls", "stat",
+	"diff", "cmp", "md5sum", "sha1sum", "sha256sum", "sha512sum", "du", "nl", "cut")
 
 // readsOnly reports that the command whose words are being read is an
 // only reader.

@@ -486,8 +486,11 @@ func mayBeAddress(c byte) bool {
 // first of which is 10 or more ("127.1", "169.254.43518"). "1", "12345",
 // "1.5" and "1.2.3" (an index, a ZIP code, versions) are no such form.
 func isNumericHost(r string) bool {
-	if _, ok := lexical.HostOf(r); !ok || r == "" {
+	if r == "" {
 		return false
+	}
+	if _, ok := lexical.HostOf(r); !ok && lexical.LenientHosts(r) == nil {
+		return false // no host ("0177.1", which is two, is one: unknown)
 	}
 	h := r
 	if i := strings.LastIndexByte(h, ':'); i >= 0 && isPort(h[i:]) {

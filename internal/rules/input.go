@@ -34,8 +34,9 @@ type Value struct {
 	// Tree says the tool reads every file under the path; Secret, that a
 	// path that cannot be evaluated names a file that holds secrets
 	// however it is read (argread.Value.Secret); Written, that a command
-	// line writes it (argread.Value.Written).
-	Tree, Secret, Written bool
+	// line writes it (argread.Value.Written); Read, that the call only
+	// reads it (argread.Value.Read).
+	Tree, Secret, Written, Read bool
 	// Might are the hosts a lenient client may make of a host that
 	// cannot be evaluated (argread.Value.Might): "might" in the input
 	// document, which the floor reads.
@@ -157,7 +158,7 @@ func values(vs []argread.Value) []Value {
 	}
 	out := make([]Value, len(vs))
 	for i, v := range vs {
-		out[i] = Value{Arg: v.Arg, Pointer: v.Pointer, raw: v.Raw, Resolved: v.Resolved, Dir: v.Dir, Tree: v.Tree, Secret: v.Secret, Written: v.Written,
+		out[i] = Value{Arg: v.Arg, Pointer: v.Pointer, raw: v.Raw, Resolved: v.Resolved, Dir: v.Dir, Tree: v.Tree, Secret: v.Secret, Written: v.Written, Read: v.Read,
 			Might: v.Might}
 	}
 	return out
@@ -217,6 +218,7 @@ var (
 	keyTree        = regoeval.Key("tree")
 	keySecret      = regoeval.Key("secret")
 	keyWritten     = regoeval.Key("written")
+	keyRead        = regoeval.Key("read")
 	keyHost        = regoeval.Key("host")
 	keyMight       = regoeval.Key("might")
 	keyHosts       = regoeval.Key("hosts")
@@ -327,8 +329,9 @@ func commandsTerm(cs []argread.SimpleCommand) *ast.Term {
 
 // valuesTerm is the input's paths or hosts: {arg, raw, path or host},
 // "dir": true for a path the tool acts on as a directory, "tree": true
-// for one it reads every file under, and "secret": true for an unknown one
-// that names a secret however it is read. The
+// for one it reads every file under, "secret": true for an unknown one
+// that names a secret however it is read, "written": true for one a
+// command line writes and "read": true for one it only reads. The
 // terms the arguments already hold are shared (terms are immutable): the
 // name of a top-level argument, the raw value, and the raw value again
 // when it is what it resolves to, as an absolute clean path is.
@@ -354,6 +357,9 @@ func valuesTerm(vs []Value, field *ast.Term, args [][2]*ast.Term) *ast.Term {
 		}
 		if v.Written {
 			items = append(items, ast.Item(keyWritten, ast.InternedTerm(true)))
+		}
+		if v.Read {
+			items = append(items, ast.Item(keyRead, ast.InternedTerm(true)))
 		}
 		if len(v.Might) > 0 {
 			might := make([]*ast.Term, len(v.Might))

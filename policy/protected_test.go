@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,6 +47,40 @@ func TestThePolicysOwnFilesAreProtected(t *testing.T) {
 	d, err := p.Decide(context.Background(), write("1", "notes.md"))
 	require.NoError(t, err)
 	assert.Equal(t, rules.Allow, d.Decision, "everything else under the rule is allowed")
+}
+
+// A command line that puts files in the directory holding the grants,
+// under names it does not spell (red team 40: cp into it, cp -t, tar -C,
+// cd into it and copy "."), changes the grants as surely as one that
+// names them: asked, under a rule that allows the shell in the project
+// where the grants live. A copy elsewhere is not.
+func TestCommandsFillingThePolicysDirectoryAreAsked(t *testing.T) {
+	dir := t.TempDir()
+	store, err := grants.Open(filepath.Join(dir, ".mcp", "grants.json"))
+	require.NoError(t, err)
+	p := newPolicy(t, policy.Options{
+		Provider: newFake(), GrantsStore: store, Roots: map[string]string{"*": dir},
+		Rules: withDefaults(rules.Rule{Tool: "run_command", Decision: rules.Allow, Under: dir}),
+	})
+	decide := func(line string) rules.Decision {
+		args, err := json.Marshal(map[string]string{"command": line})
+		require.NoError(t, err)
+		d, err := p.Decide(context.Background(), testkit.Call("1", "run_command", string(args)))
+		require.NoError(t, err)
+		return d
+	}
+	for _, line := range []string{
+		"cp s/grants.json .mcp/", "cp -t .mcp s/grants.json", "tar xf s.tar -C .mcp",
+		"cd .mcp && cp ../s/grants.json .", "unzip -o s.zip -d .mcp", "install -m 644 s/grants.json .mcp/",
+		"rsync -a s/ .mcp/", "mv s/grants.json .mcp",
+	} {
+		d := decide(line)
+		assert.Equal(t, rules.Ask, d.Decision, line)
+		assert.Equal(t, rules.ReasonFloor, d.Reason, line)
+	}
+	for _, line := range []string{"cp a.txt build/", "tar xf a.tar -C build", "ls .mcp"} {
+		assert.Equal(t, rules.Allow, decide(line).Decision, line)
+	}
 }
 
 // The floor compares paths as written, so the policy's files and its

@@ -152,9 +152,18 @@ ask contains sprintf("'%s' would change %s, which holds the policy's own rules o
 ask contains sprintf("'%s' would change %s, which holds the policy's own rules or grants", [input.tool, p]) if {
 	count(holds_protected) > 0
 	some c in input.commands
-	c.program in {"rm", "rmdir", "mv", "shred", "rsync", "find", "fd", "unlink", "chmod", "chown", "chgrp", "chattr"}
+	c.program in changes_what_a_directory_holds
 	some p in c.paths
 	mcp.path.fold(p) in holds_protected
+}
+
+# Programs that change what a directory they name holds: they delete, move
+# or change the mode of it, or put files in it under names they do not
+# spell (cp s/grants.json .mcp/, tar xf s.tar -C .mcp, wget -P .mcp URL).
+changes_what_a_directory_holds := {
+	"rm", "rmdir", "mv", "shred", "rsync", "find", "fd", "unlink", "chmod", "chown", "chgrp", "chattr",
+	"cp", "install", "ln", "tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zr", "cpio", "pax", "ditto",
+	"rclone", "wget", "wget2", "curl", "aria2c", "patch", "scp", "sftp",
 }
 
 # A command run as another user (sudo, su, doas, pkexec, run0): whatever

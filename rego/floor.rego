@@ -185,12 +185,13 @@ ask contains sprintf("'%s' runs a command as another user: %s", [input.tool, con
 
 # A recursive delete, or a recursive change of mode or owner, of a whole
 # tree (a root, "/", a directory above a root) or a home directory that
-# the command itself names.
+# the command itself names. GNU's option parser takes any unambiguous
+# start of a long option: "--r" and "--re" are rm's --recursive.
 ask contains sprintf(tree_message, [input.tool, concat(" ", c.words), p]) if {
 	some c in input.commands
 	c.program in tree_programs
 	some flag in c.words
-	regex.match(`^(-[A-Za-z]*[rR][A-Za-z]*|--recu?r?s?i?v?e?|--recursive)$`, flag)
+	regex.match(`^(-[A-Za-z]*[rR][A-Za-z]*|--r(e(c(u(r(s(i(ve?)?)?)?)?)?)?)?)$`, flag)
 	some p in c.paths
 	f := mcp.path.fold(p)
 	is_string(f)
@@ -249,7 +250,17 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	some c in input.commands
 	c.program in {"pip", "pip3", "uv"}
 	some w in c.words
-	w in {"--user", "--system", "--break-system-packages"}
+	some option in {"--user", "--system", "--break-system-packages"}
+	abbreviates(w, option) # pip's optparse takes "--br" for the last
+}
+
+# abbreviates says w is option, or a start of it that an option parser
+# which takes unambiguous abbreviations (GNU getopt_long, Python's optparse
+# and argparse, git's) reads as it: where the start is ambiguous the
+# program refuses it, so reading it as option only asks more.
+abbreviates(w, option) if {
+	count(w) >= 3
+	startswith(option, w)
 }
 
 ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
@@ -548,7 +559,7 @@ secret_pattern_why := "a pattern or a path of another system that names files ho
 
 tree_read_message := "'%s' reads every file under %s, %s"
 
-tree_programs := {"rm", "rmdir", "shred", "chmod", "chown", "chgrp", "setfacl"}
+tree_programs := {"rm", "rmdir", "shred", "wipe", "srm", "chmod", "chown", "chgrp", "setfacl"}
 
 # The programs that only read, list or measure what they name.
 root_readers := {

@@ -323,9 +323,10 @@ func remoteActionHost(program string, words []string) (string, bool) {
 		// A push that rewrites or deletes what the remote holds; the
 		// remote is the repository's to say: unknown, asked each time.
 		// An ordinary push is the project's own work.
-		return "", inOrder([]string{"push"}, args) && (hasOption(args, "--force") || hasOption(args, "-f") ||
-			hasOption(args, "--force-with-lease") || hasOption(args, "--mirror") || hasOption(args, "--delete") || hasOption(args, "-d") ||
-			hasOption(args, "--prune") || slicesHasPrefix(args, "+") || slicesHasPrefix(args, ":"))
+		return "", inOrder([]string{"push"}, args) && (hasLongOption(args, "--force") || hasOption(args, "-f") ||
+			hasLongOption(args, "--force-with-lease") || hasLongOption(args, "--force-if-includes") ||
+			hasLongOption(args, "--mirror") || hasLongOption(args, "--delete") || hasOption(args, "-d") ||
+			hasLongOption(args, "--prune") || slicesHasPrefix(args, "+") || slicesHasPrefix(args, ":"))
 	}
 	if program == "docker" && hasOption(args, "--ssh") && inOrder([]string{"build"}, args) {
 		return "", true // the agent's keys handed to the build
@@ -410,6 +411,20 @@ func ghAPIWrites(args []string) bool {
 func hasOption(args []string, opt string) bool {
 	for _, w := range args {
 		if w == opt || strings.HasPrefix(w, opt+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLongOption is hasOption for a program whose option parser takes an
+// unambiguous start of a long option for it (git's, GNU getopt_long):
+// "--del" and "--mir" are git push's --delete and --mirror. A start that
+// is ambiguous the program refuses, so reading it as opt only asks more.
+func hasLongOption(args []string, opt string) bool {
+	for _, w := range args {
+		name, _, _ := strings.Cut(w, "=")
+		if len(name) >= 3 && strings.HasPrefix(opt, name) {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package argread
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net/netip"
@@ -201,6 +202,60 @@ func (r *shellReader) byName(prog shellWord, name string, words []shellWord, dir
 	}
 	r.runsWrittenCode(name, words, dirs) // what earlier commands wrote, not what this one writes
 	r.writes(name, words, dirs)
+	r.listedFiles(name, words, dirs)
+}
+
+// listedFiles reads the options that hand a program the names of the files
+// it reads in a list, a file's or standard input's (sort --files0-from=-,
+// tar -T l, xargs -a l, rsync --files-from=l, cpio -o, zip -@): which files
+// those are the line does not say (printf '/home/u/.ssh/id_rsa\0' | sort
+// --files0-from=- prints the key), so they are unknown; the list's own
+// file is read.
+func (r *shellReader) listedFiles(name string, words []shellWord, dirs []string) {
+	for i, w := range words {
+		if !w.known {
+			continue // unknown already
+		}
+		list, ok := fileListOption(name, w.text)
+		if !ok {
+			continue
+		}
+		if list == "" && i+1 < len(words) {
+			list = words[i+1].text
+		}
+		r.unknown("the files " + name + " reads the names of from " + cmp.Or(list, "its standard input"))
+		if list != "" && list != "-" {
+			r.read(shellWord{text: list, known: true}, dirs)
+		}
+	}
+}
+
+// fileListOption reports word as an option of program that gives it a list
+// of files to read, and the list's file when the word holds it ("" for the
+// next word, "-" for standard input). GNU's and rsync's long options are
+// taken by any unambiguous start ("--files0").
+func fileListOption(program, word string) (string, bool) {
+	if name, value, found := strings.Cut(word, "="); strings.HasPrefix(name, "--") {
+		if len(name) >= len("--files") && (strings.HasPrefix("--files0-from", name) || strings.HasPrefix("--files-from", name)) ||
+			program == "xargs" && len(name) >= len("--arg") && strings.HasPrefix("--arg-file", name) {
+			if !found {
+				return "", true
+			}
+			return cmp.Or(value, "-"), true
+		}
+		return "", false
+	}
+	switch {
+	case (program == "tar" || program == "bsdtar" || program == "gtar") && strings.HasPrefix(word, "-T"):
+		return strings.TrimPrefix(word, "-T"), true
+	case program == "xargs" && strings.HasPrefix(word, "-a"):
+		return strings.TrimPrefix(word, "-a"), true
+	case (program == "zip" || program == "7z") && word == "-@":
+		return "-", true
+	case program == "cpio" && len(word) > 1 && word[0] == '-' && word[1] != '-' && strings.ContainsAny(word, "op"):
+		return "-", true // -o and -p read the names on standard input
+	}
+	return "", false
 }
 
 // agentCLIs are the coding agents whose "mcp add" registers a server
@@ -498,9 +553,12 @@ func (r *shellReader) findStarts(words []shellWord, dirs []string, execs bool) (
 		}
 	}
 	if len(starts) == 0 {
+		// GNU find starts where it runs: "find -delete" is "find . -delete".
 		starts = []shellWord{{text: ".", known: true}}
 		if execs {
 			r.treeRead(starts[0], dirs)
+		} else {
+			r.read(starts[0], dirs)
 		}
 	}
 	return starts, i

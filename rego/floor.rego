@@ -250,17 +250,17 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	some c in input.commands
 	c.program in {"pip", "pip3", "uv"}
 	some w in c.words
-	some option in {"--user", "--system", "--break-system-packages"}
-	abbreviates(w, option) # pip's optparse takes "--br" for the last
+	w in pip_system_options # a set, which the direct path's refuter reads: pip is an everyday command
 }
 
-# abbreviates says w is option, or a start of it that an option parser
-# which takes unambiguous abbreviations (GNU getopt_long, Python's optparse
-# and argparse, git's) reads as it: where the start is ambiguous the
-# program refuses it, so reading it as option only asks more.
-abbreviates(w, option) if {
-	count(w) >= 3
-	startswith(option, w)
+# pip's optparse takes any unambiguous start of a long option: "--br" is
+# --break-system-packages (the starts of --user and --system are other
+# options' too, and refused).
+pip_system_options := {
+	"--user", "--system", "--br", "--bre", "--brea", "--break", "--break-", "--break-s", "--break-sy", "--break-sys",
+	"--break-syst", "--break-syste", "--break-system", "--break-system-", "--break-system-p", "--break-system-pa",
+	"--break-system-pac", "--break-system-pack", "--break-system-packa", "--break-system-packag",
+	"--break-system-package", "--break-system-packages",
 }
 
 ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {

@@ -281,6 +281,11 @@ func (r *shellReader) inContainer(mounts []mounted, workdir string, own bool, re
 		if c.Credentials || own {
 			c.Paths = nil // the container's own
 			commands = append(commands, c)
+		} else if hostPaths := mappedPaths(c.Paths, mounts); treeChangers[c.Program] && len(hostPaths) > 0 {
+			// rm -rf /w, find /w -delete, chmod -R 777 /w on a bind
+			// mount: the host's tree, which the floor's tree rules read.
+			c.Paths = hostPaths
+			commands = append(commands, c)
 		}
 	}
 	r.w.out.Commands = commands
@@ -292,6 +297,32 @@ func (r *shellReader) inContainer(mounts []mounted, workdir string, own bool, re
 	}
 	r.w.out.Hosts = hosts
 	r.seen, r.cur, r.written, r.changed = seen, cur, written, changed
+}
+
+// treeChangers are the programs that delete, move or change the mode or
+// owner of what they name, a whole tree with an option: run in a container
+// on a bind mount, they do it to the host's files.
+var treeChangers = keySetExact("rm", "rmdir", "shred", "wipe", "srm", "unlink", "chmod", "chown", "chgrp", "setfacl", "chattr",
+	"find", "fd", "fdfind", "rsync", "mv")
+
+// mappedPaths are a container's paths that are in a writable bind mount,
+// as the host's paths (a path outside every mount is the container's own,
+// one in a read-only mount stays as it is).
+func mappedPaths(paths []string, mounts []mounted) []string {
+	var out []string
+	for _, p := range paths {
+		for _, m := range mounts {
+			rest, ok := strings.CutPrefix(p, m.target)
+			if p == "" || !ok || rest != "" && rest[0] != '/' && m.target != "/" {
+				continue
+			}
+			if m.writable {
+				out = append(out, path.Join(m.source, rest))
+			}
+			break
+		}
+	}
+	return out
 }
 
 // containerCommand reads what docker run's container runs (the words

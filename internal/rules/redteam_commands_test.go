@@ -46,6 +46,27 @@ func TestRedTeamCommandLinesAreNotAllowed(t *testing.T) {
 	}
 }
 
+// A container's command that deletes or changes the mode of a tree on a
+// writable bind mount does it to the host's files (red team 40): the
+// floor asks as it asks of the same command run on the host; on a
+// read-only mount, or below the project, it does not.
+func TestContainerTreeChangesOnBindMountsAreTheHosts(t *testing.T) {
+	e := engine(t, rules.Config{Roots: map[string]string{"*": "/srv/app"}, Rules: []rules.Rule{
+		{Tool: "compose_up", Decision: "allow", Under: "/srv/app"},
+	}})
+	for yaml, want := range map[string]verdict.Decision{
+		"services:\n  a:\n    image: alpine\n    command: rm -rf /h\n    volumes: [\".:/h\"]\n":                      rules.Ask,
+		"services:\n  a:\n    image: alpine\n    post_start:\n      - command: rm -rf /h\n    volumes: [\".:/h\"]\n": rules.Ask,
+		"services:\n  a:\n    image: alpine\n    command: chmod -R 777 /h\n    volumes: [\".:/h\"]\n":                rules.Ask,
+		"services:\n  a:\n    image: alpine\n    command: rm -rf /h/build\n    volumes: [\".:/h\"]\n":                rules.Allow,
+	} {
+		args, err := json.Marshal(map[string]string{"compose_yaml": yaml})
+		require.NoError(t, err)
+		d := decide(t, e, call("compose_up", string(args)), nil)
+		assert.Equal(t, want, d.Decision, yaml)
+	}
+}
+
 // A command with a word the shell changes might match a glob it does not
 // match as written, and is asked; unless the words before that one rule
 // the glob out. A user's "rm *" ask must not ask about grep's unquoted

@@ -551,6 +551,7 @@ secret_message := "'%s' reads or touches %v, %s, which always needs a human's ap
 privileged_programs := {
 	"sudo", "su", "doas", "pkexec", "run0", "runuser", "sudoedit",
 	"gosu", "su-exec", "chpst", "setpriv", "setuidgid", "s6-setuidgid", "please", "sudo-rs",
+	"dzdo", "pbrun", "pmrun", "pfexec", "ksu",
 }
 
 tree_message := "'%s' runs %s on %s, a whole tree or a home directory"

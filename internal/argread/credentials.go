@@ -345,15 +345,22 @@ func ghPrintsToken(args []string) bool {
 }
 
 // gitConfigCredential reports git config of what holds a credential: an
-// extra header with a token in it, a credential helper's settings.
+// extra header with a token in it, a credential helper's settings; and
+// git config of every setting, or every one a pattern matches (--list,
+// -l, --get-regexp, git config list): an extraheader that CI left in the
+// repository's config is among them, and which settings a pattern
+// matches (http, "."), the line does not say.
 func gitConfigCredential(args []string) bool {
-	if inOrder([]string{"config"}, args) && slices.ContainsFunc(args, func(w string) bool {
-		lw := strings.ToLower(w)
-		return strings.Contains(lw, "extraheader") || strings.Contains(lw, "credential") || strings.Contains(lw, "token") || strings.Contains(lw, "password")
-	}) {
-		return true
+	if !inOrder([]string{"config"}, args) {
+		return false
 	}
-	return false
+	return slices.ContainsFunc(args, func(w string) bool {
+		lw := strings.ToLower(w)
+		return strings.Contains(lw, "extraheader") || strings.Contains(lw, "credential") || strings.Contains(lw, "token") ||
+			strings.Contains(lw, "password") || lw == "-l" || lw == "list" || lw == "--regexp" || strings.HasPrefix(lw, "--regexp=") ||
+			len(lw) >= len("--li") && strings.HasPrefix("--list", lw) || // an unambiguous start, as git reads it
+			len(lw) >= len("--get-r") && strings.HasPrefix("--get-regexp", lw)
+	})
 }
 
 // jqPrintsEnvironment reports jq's words that print the environment or a

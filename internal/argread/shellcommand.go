@@ -2354,9 +2354,22 @@ func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []stri
 	// A word that reads as code, not a file's name ("(display (file->string
 	// x))", "print(open('k').read())"): a program the table does not know
 	// may run it.
-	for _, w := range words {
+	for i, w := range words {
 		if w.known && looksLikeCode(w.text) {
 			r.unknown(w.text)
+		}
+		// raku -e 'shell q[rm -rf ~]', qjs --std -e 'std.system("id")':
+		// an option that gives an interpreter the table does not know
+		// its code, with a value that is more than a word.
+		if opt, value, glued := strings.Cut(w.text, "="); w.known && inlineCodeOptions[opt] {
+			code := w.text
+			if !glued && i+1 < len(words) {
+				value = words[i+1].text
+				code += " " + value
+			}
+			if strings.ContainsAny(value, " \t\n;([{'\"`$") {
+				r.unknown(code)
+			}
 		}
 	}
 	// Every word by default; and from each later word that names a
@@ -2376,6 +2389,10 @@ func (r *shellReader) defaultCommand(name string, words []shellWord, dirs []stri
 		}
 	}
 }
+
+// inlineCodeOptions are the options by which interpreters take their code
+// on the command line (perl's, ruby's, node's and their kin's spellings).
+var inlineCodeOptions = keySetExact("-e", "-E", "--eval", "--execute", "--exec", "-c", "--command", "--code", "--run", "-r", "-p", "--print")
 
 // inProgramDir reports a word that can name a program to run: a bare
 // name, or a path in a directory of programs (/usr/bin/sh,

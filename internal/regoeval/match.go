@@ -298,9 +298,17 @@ func mayExpandTo(glob, known string) bool {
 	return strings.HasPrefix(lit, known) || strings.HasPrefix(known, lit)
 }
 
+// changesDirectory reports a command that only changes the shell's
+// directory: cd, pushd or popd.
+func changesDirectory(line string) bool {
+	program, _, _ := strings.Cut(line, " ")
+	return program == "cd" || program == "pushd" || program == "popd"
+}
+
 // commandStatus is how the rule's Command relates to the call's commands.
 // An allow matches only a call with commands, every one of which one of
-// its globs matches exactly; one with an unknown word might match. (What
+// its globs matches exactly (a cd, pushd or popd needs none); one with an
+// unknown word might match. (What
 // an unknown word names as a path is unknown to the paths' rules, and a
 // secret's variable printed is the floor's.) A deny
 // or ask matches if a glob matches any command, as written or folded (as
@@ -314,6 +322,12 @@ func (m *Matcher) commandStatus(c *Call) matching.Match {
 		st = matching.Yes
 	}
 	for _, cl := range c.Commands {
+		if !m.Any && changesDirectory(cl.Line) {
+			// cd /srv/app && npm test: a cd runs nothing, and where it
+			// leads are the paths of what follows, which the rule's
+			// under covers, or not.
+			continue
+		}
 		matches := false
 		for _, g := range m.Command {
 			if lexical.MatchTool(g, cl.Line) || m.Any && lexical.MatchTool(lexical.Fold(g), lexical.Fold(cl.Line)) {

@@ -50,6 +50,8 @@ func looksLikePath(s string) bool {
 		return false
 	case c == '/' && readsAsXPath(s):
 		return false
+	case c == '~' && len(s) > 1 && s[1] >= '0' && s[1] <= '9' && !strings.ContainsAny(s, "/\\"):
+		return false // an estimate ("~3h", "~2.5k"): no user's name starts with a digit
 	case c == '/' || c == '~' || c == '\\':
 		return true
 	case fileInScheme(s):

@@ -369,7 +369,7 @@ func (r *shellReader) used(resolved string) {
 	if r.readOnly == nil {
 		r.readOnly, r.otherUse = map[string]bool{}, map[string]bool{}
 	}
-	if r.cur >= 0 && r.cur < len(r.w.out.Commands) && plainReaders[r.w.out.Commands[r.cur].Program] && r.cover == nil {
+	if r.cur >= 0 && r.cur < len(r.w.out.Commands) && readsPlainly(r.w.out.Commands[r.cur].Words) && r.cover == nil {
 		r.readOnly[resolved] = true
 	} else {
 		r.otherUse[resolved] = true
@@ -1514,6 +1514,30 @@ var onlyReaders = keySetExact("cat", "wc", "grep", "egrep", "fgrep", "rg", "ag",
 // nor tokei (its output options).
 var plainReaders = keySetExact("cat", "wc", "grep", "egrep", "fgrep", "rg", "ag", "head", "tail", "ls", "stat",
 	"diff", "cmp", "md5sum", "sha1sum", "sha256sum", "sha512sum", "du", "nl", "cut")
+
+// readsPlainly reports a command that only reads the files it names: a
+// plain reader's, or git's diff, log, show, blame, status or grep right
+// after "git" (no global option: -c can set a program to run), with no
+// option that writes a file or runs a program (--output, -O, --ext-diff,
+// --textconv).
+func readsPlainly(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	program := programName(words[0])
+	if plainReaders[program] {
+		return true
+	}
+	if program != "git" || len(words) < 2 || !gitReaders[words[1]] {
+		return false
+	}
+	return !slices.ContainsFunc(words[2:], func(w string) bool {
+		return strings.HasPrefix(w, "-O") || strings.HasPrefix(w, "--o") || strings.HasPrefix(w, "--ext") || strings.HasPrefix(w, "--text")
+	})
+}
+
+// gitReaders are git's subcommands that print what they read.
+var gitReaders = keySetExact("diff", "log", "show", "blame", "status", "grep", "shortlog")
 
 // readsOnly reports that the command whose words are being read is an
 // only reader.

@@ -83,6 +83,8 @@ func TestReadingAFloorFileIsNoChange(t *testing.T) {
 	}{
 		{"run_command", `{"command":"grep -n node-version .github/workflows/ci.yml"}`, verdict.Allow},
 		{"run_command", `{"command":"cat .vscode/settings.json"}`, verdict.Allow},
+		{"run_command", `{"command":"git diff main -- .github/workflows/ci.yml"}`, verdict.Allow},
+		{"run_command", `{"command":"git diff --output=.git/hooks/pre-commit"}`, verdict.Ask},
 		{"readFile", `{"path":".github/workflows/ci.yml"}`, verdict.Allow},
 		{"listDirectory", `{"path":".github/workflows"}`, verdict.Allow},
 		{"run_command", `{"command":"cat .github/workflows/ci.yml > .github/workflows/x.yml"}`, verdict.Ask},

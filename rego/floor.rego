@@ -157,15 +157,6 @@ ask contains sprintf("'%s' would change %s, which holds the policy's own rules o
 	mcp.path.fold(p) in holds_protected
 }
 
-# Programs that change what a directory they name holds: they delete, move
-# or change the mode of it, or put files in it under names they do not
-# spell (cp s/grants.json .mcp/, tar xf s.tar -C .mcp, wget -P .mcp URL).
-changes_what_a_directory_holds := {
-	"rm", "rmdir", "mv", "shred", "rsync", "find", "fd", "unlink", "chmod", "chown", "chgrp", "chattr",
-	"cp", "install", "ln", "tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zr", "cpio", "pax", "ditto",
-	"rclone", "wget", "wget2", "curl", "aria2c", "patch", "scp", "sftp",
-}
-
 # A command run as another user (sudo, su, doas, pkexec, run0): whatever
 # it names, it reaches with another's rights. A command's "program" is its
 # base name in lower case ("/usr/bin/SUDO" is sudo); each rule tests it
@@ -251,16 +242,6 @@ ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
 	c.program in {"pip", "pip3", "uv"}
 	some w in c.words
 	w in pip_system_options # a set, which the direct path's refuter reads: pip is an everyday command
-}
-
-# pip's optparse takes any unambiguous start of a long option: "--br" is
-# --break-system-packages (the starts of --user and --system are other
-# options' too, and refused).
-pip_system_options := {
-	"--user", "--system", "--br", "--bre", "--brea", "--break", "--break-", "--break-s", "--break-sy", "--break-sys",
-	"--break-syst", "--break-syste", "--break-system", "--break-system-", "--break-system-p", "--break-system-pa",
-	"--break-system-pac", "--break-system-pack", "--break-system-packa", "--break-system-packag",
-	"--break-system-package", "--break-system-packages",
 }
 
 ask contains sprintf(system_message, [input.tool, concat(" ", c.words)]) if {
@@ -559,6 +540,25 @@ tree_message := "'%s' runs %s on %s, a whole tree or a home directory"
 secret_pattern_why := "a pattern or a path of another system that names files holding secrets"
 
 tree_read_message := "'%s' reads every file under %s, %s"
+
+# Programs that change what a directory they name holds: they delete, move
+# or change the mode of it, or put files in it under names they do not
+# spell (cp s/grants.json .mcp/, tar xf s.tar -C .mcp, wget -P .mcp URL).
+changes_what_a_directory_holds := {
+	"rm", "rmdir", "mv", "shred", "rsync", "find", "fd", "unlink", "chmod", "chown", "chgrp", "chattr",
+	"cp", "install", "ln", "tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zr", "cpio", "pax", "ditto",
+	"rclone", "wget", "wget2", "curl", "aria2c", "patch", "scp", "sftp",
+}
+
+# pip's optparse takes any unambiguous start of a long option: "--br" is
+# --break-system-packages (the starts of --user and --system are other
+# options' too, and refused).
+pip_system_options := {
+	"--user", "--system", "--br", "--bre", "--brea", "--break", "--break-", "--break-s", "--break-sy", "--break-sys",
+	"--break-syst", "--break-syste", "--break-system", "--break-system-", "--break-system-p", "--break-system-pa",
+	"--break-system-pac", "--break-system-pack", "--break-system-packa", "--break-system-packag",
+	"--break-system-package", "--break-system-packages",
+}
 
 tree_programs := {"rm", "rmdir", "shred", "wipe", "srm", "chmod", "chown", "chgrp", "setfacl"}
 

@@ -120,11 +120,15 @@ func (r *shellReader) listens(c SimpleCommand) {
 }
 
 // publishesEverywhere reports docker run's -p or --publish of a port
-// with no address, or with every interface's ("8888:8888", "0.0.0.0:80:80").
+// with no address, or with every interface's ("8888:8888", "0.0.0.0:80:80"),
+// and -P (--publish-all): every port the image exposes, on every interface.
 func publishesEverywhere(words []string) bool {
 	for i, w := range words {
 		v, ok := "", false
 		switch {
+		case w == "-P" || w == "--publish-all" || w == "--publish-all=true" ||
+			len(w) > 2 && w[0] == '-' && w[1] != '-' && strings.ContainsRune(w, 'P') && !strings.ContainsAny(w, "=:"):
+			return true // -P, or -P among other letters (-dP)
 		case w == "-p" || w == "--publish":
 			if i+1 < len(words) {
 				v, ok = words[i+1], true

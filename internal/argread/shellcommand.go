@@ -1906,6 +1906,10 @@ func (r *shellReader) containerOption(p *program, a shellArg, sub string, inters
 			r.w.out.Acts = true
 			r.w.credentialCommand(r.s, []string{"docker", "environment " + a.value.text})
 		}
+	case ours && !interspersed && a.opt == "--volumes-from":
+		// Another container's mounts, which may bind any directory of
+		// this machine's: which, the line does not say.
+		r.unknown(a.opt + " " + a.value.text)
 	case a.opt == "-v" || a.opt == "--volume":
 		r.volume(a.value, dirs)
 	case a.opt == "--mount" || a.opt == "--opt" || sub == "volume" && a.opt == "-o":
@@ -2298,8 +2302,9 @@ var runsOtherCode = map[string][]string{
 	"pnpm": {"-c", "--script-shell", "--userconfig", "--globalconfig", "--node-options"}, "yarn": {"exec"},
 	"less": {"-+", "--lesskey", "+"}, "more": {"+"},
 	"sort": {"--compress-program"}, "go": {"-exec", "-toolexec", "-vettool"}, "make": {"--eval", "-E"},
-	"cargo": {"--config"},                       // --config build.rustc-wrapper=x, or a file of such settings
-	"bat":   {"--pager"}, "batcat": {"--pager"}, // a pager, run by a shell
+	"cargo": {"--config"},                                          // --config build.rustc-wrapper=x, or a file of such settings
+	"hg":    {"--config"}, "sl": {"--config"}, "chg": {"--config"}, // --config hooks.pre-status=printenv, ui.editor=...
+	"bat": {"--pager"}, "batcat": {"--pager"}, // a pager, run by a shell
 	"gcc": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"}, "g++": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"},
 	"cc": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"}, "c++": {"-wrapper", "-fplugin", "-specs", "--specs", "-B"},
 	"clang": {"-fplugin", "-fpass-plugin", "-Xclang", "-B", "--gcc-toolchain"}, "clang++": {"-fplugin", "-fpass-plugin", "-Xclang", "-B"},

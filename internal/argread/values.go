@@ -1264,6 +1264,10 @@ var (
 		`\bdo\s*(?:\$|'|language\b)|\bexecute\s+immediate\b|\bsp_executesql\b|\bexec(?:ute)?\s*\(|` +
 		// libraries loaded by a setting, extensions installed from afar
 		`\w*preload_libraries\b|\bdynamic_library_path\b|\binstall\s+\w+\s+from\b|` +
+		// DuckDB's extensions fetched from a repository a setting names,
+		// unsigned ones allowed, and the machine's cloud credentials
+		// loaded into the session (for a COPY to an S3 bucket after)
+		`\bcustom_extension_repository\b|\ballow_unsigned_extensions\b|\bload_aws_credentials\s*\(|\bcredential_chain\b|` +
 		// the server reaching other hosts: a subscription, SQL Server's
 		// file procedures on a share, ClickHouse's table functions
 		`\bcreate\s+subscription\b|\bxp_(?:dirtree|fileexist|subdirs)\b|\bopenrowset\s*\(\s*'|\bopendatasource\b|` +

@@ -50,7 +50,9 @@ type Value struct {
 	// ("C:\\Users\\u\\.ssh\\id_rsa", for a server on another system).
 	Secret bool
 	// Follows says the tree's symbolic links are followed as it is read
-	// (grep -R, cp -rL, tar -h, zip -r): what they point to is read too.
+	// (grep -R, cp -rL, tar -h, zip -r), or, for the directory a glob's
+	// matches are in, that each match is opened through whatever link it
+	// is: what they point to is read too.
 	Follows bool
 	// Might are the hosts a lenient client may make of a host that
 	// cannot be evaluated (lexical.LenientHosts): read by the floor, not

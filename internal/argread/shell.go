@@ -1490,8 +1490,15 @@ func (r *shellReader) read(w shellWord, dirs []string) {
 		if ok && !r.dotGlob {
 			tree := r.tree
 			r.tree = tree || strings.Contains(w.text, "**") // globstar: the directory's tree
+			n := len(r.w.out.Paths)
 			r.path(dir, dirs, true)
 			r.tree = tree
+			for i := n; i < len(r.w.out.Paths); i++ {
+				// Its matches are opened through whatever links they
+				// are (src/notes.txt to ~/.ssh/id_rsa): where the links
+				// in the directory lead is read, where links are.
+				r.w.out.Paths[i].Follows = true
+			}
 			return
 		}
 		r.unknown(w.text)

@@ -692,6 +692,35 @@ func TestTreeReadsFollowLinks(t *testing.T) {
 	}
 }
 
+// A glob's matches are opened through whatever links they are (red team
+// 40): with src/notes.txt a link to ~/.ssh/id_rsa, cat src/*.txt and a
+// loop over the glob read the key, and are asked where the server runs
+// here, as cat src/notes.txt is. A glob over a directory of no links is
+// not.
+func TestGlobMatchesAreOpenedThroughLinks(t *testing.T) {
+	top, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	proj, home := filepath.Join(top, "proj"), filepath.Join(top, "home")
+	for _, d := range []string{filepath.Join(proj, "src"), filepath.Join(proj, "docs"), filepath.Join(home, ".ssh")} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".ssh", "id_rsa"), []byte("k"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(proj, "docs", "a.md"), []byte("a"), 0o600))
+	require.NoError(t, os.Symlink(filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(proj, "src", "notes.txt")))
+	local := engine(t, rules.Config{Roots: map[string]string{"*": proj}, ResolveLinks: true,
+		Rules: []rules.Rule{{Tool: "run_command", Decision: "allow", Under: proj}}})
+	for line, want := range map[string]verdict.Decision{
+		"cat src/notes.txt":                       rules.Ask,
+		"cat src/*.txt":                           rules.Ask,
+		`for f in src/*.txt; do cat "$f"; done`:   rules.Ask,
+		"cat docs/*.md":                           rules.Allow,
+		`for f in docs/*.md; do wc -l "$f"; done`: rules.Allow,
+	} {
+		args := fmt.Sprintf(`{"command":%q,"cwd":%q}`, line, proj)
+		assert.Equal(t, want, decide(t, local, call("run_command", args), nil).Decision, line)
+	}
+}
+
 // With the shell tool allowed as a whole, a command that reads every file
 // under a directory where secrets are kept is still asked, by the floor;
 // the same command over a project is not.

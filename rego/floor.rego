@@ -138,6 +138,15 @@ ask contains sprintf("'%s' would change the policy's own rules or grants (%s)", 
 	not read_only
 }
 
+# A tree read whole (grep -r, tar c, a search of contents) that holds the
+# policy's files reads them, as naming them does.
+ask contains sprintf("'%s' would read the policy's own rules, grants or questions (%s)", [input.tool, p.path]) if {
+	count(holds_protected) > 0 # known before any call: with no protected files, the rule is gone
+	some p in input.paths
+	p.tree == true # an equality, which the direct path's refuter reads: most paths have no mark
+	mcp.path.fold(p.path) in holds_protected
+}
+
 # Moving, deleting or renaming a directory takes the policy's files with
 # it, destructive or not: the next start would find no grants, and every
 # always-deny would be lost.

@@ -191,6 +191,8 @@ var (
 	mysqlClient = program{kind: progSQL, values: opts("-e --execute -h --host -P --port -u --user -D --database -S --socket " +
 		"--defaults-file --defaults-extra-file --init-command --tee"), code: opts("-e --execute --init-command"),
 		files: opts("--defaults-file --defaults-extra-file -S --socket --tee"), hosts: opts("-h --host")}
+	mongoTool = program{kind: progData, values: opts("-h --host --port -u --username -p --password -d --db -c --collection -o --out --archive --uri --config --authenticationDatabase -q --query --queryFile --file"),
+		hosts: opts("-h --host"), files: opts("-o --out --config --queryFile --file")}
 	keyValueClient = program{kind: progData, values: opts("-h -p -s -a -u -n --user --pass -r -i -d --cacert --cert --key --sni --tls"),
 		hosts: opts("-h -u"), files: opts("-s --cacert --cert --key")}
 	// PostgreSQL's client programs other than psql: the server their
@@ -487,9 +489,14 @@ var programs = map[string]program{
 	"nslookup": {kind: progNetwork}, "host": {kind: progNetwork, values: opts("-t -c -N -R -W")}, "whois": {kind: progNetwork, values: opts("-h -p"), hosts: opts("-h")},
 	// Clients of data stores and brokers: the server their host option
 	// names (the data they send is the store's).
-	"redis-cli":     keyValueClient,
-	"valkey-cli":    keyValueClient,
-	"keydb-cli":     keyValueClient,
+	"redis-cli":  keyValueClient,
+	"valkey-cli": keyValueClient,
+	"keydb-cli":  keyValueClient,
+	"redis-benchmark": {kind: progData, values: opts("-h -p -s -a -c -n -d -P -t -r --user --dbnum --threads --cacert --cert --key"),
+		hosts: opts("-h"), files: opts("-s --cacert --cert --key")},
+	// MongoDB's tools: --host and -h name the server, as --uri's host does.
+	"mongodump": mongoTool, "mongorestore": mongoTool, "mongoexport": mongoTool, "mongoimport": mongoTool,
+	"mongostat": mongoTool, "mongotop": mongoTool, "mongofiles": mongoTool,
 	"mosquitto_pub": mqttClient,
 	"mosquitto_sub": mqttClient,
 	"pg_dump":       pgClient, "pg_dumpall": pgClient, "pg_restore": pgClient, "pg_isready": pgClient, "pg_basebackup": pgClient,
@@ -526,7 +533,7 @@ var programs = map[string]program{
 	"telnet": {kind: progNetwork, values: opts("-l -b -e -n")}, "socat": {kind: progUnknown},
 	"ftp": {kind: progNetwork}, "lftp": {kind: progUnknown}, "smbclient": {kind: progUnknown}, "openssl": {kind: progUnknown},
 
-	"ssh": ssh, "mosh": {kind: progRemote, values: opts("--ssh -p --port --server"), code: opts("--ssh --server")},
+	"ssh": ssh, "dbclient": ssh, "mosh": {kind: progRemote, values: opts("--ssh -p --port --server"), code: opts("--ssh --server")},
 	"autossh": ssh, "ssh-copy-id": ssh,
 	"sshfs": {kind: progCopy, values: opts("-o -p -F"), files: opts("-F"), code: opts("-o")},
 	"scp":   {kind: progCopy, follow: opts("-r"), values: opts("-i -F -o -P -S -c -l -J -D -X"), files: opts("-i -F"), hosts: opts("-J"), code: opts("-S -o")},

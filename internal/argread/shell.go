@@ -597,6 +597,9 @@ func (r *shellReader) line(src string, dirs []string) []string {
 	defer func() { r.depth-- }()
 	r.dotGlob = r.dotGlob || strings.Contains(src, "dotglob") || strings.Contains(src, "GLOBIGNORE")
 	r.setsVariables(f)
+	if strings.Contains(src, "$") {
+		r.secretsExpanded(f)
+	}
 	outer, outerRefs := r.file, r.namerefs
 	r.file, r.namerefs = f, namerefs.MatchString(src)
 	defer func() { r.file, r.namerefs = outer, outerRefs }()
@@ -761,14 +764,8 @@ func (r *shellReader) statement(st *syntax.Stmt, dirs []string) []string {
 	case nil:
 		return dirs
 	case *syntax.CallExpr:
-		secretIn := r.stdinCode != "" && printsSecretVariable(r.stdinCode)
 		after := r.call(x, dirs)
 		r.stdinText(st)
-		if secretIn && (!consumesSecrets(x) || keepsInput(x)) {
-			// read x <<< "$GITHUB_TOKEN", cat <<EOF ... $TOKEN: what
-			// reads it may print it, or keep it for what follows.
-			r.unknown("a secret's value on the standard input of " + syntaxString(x))
-		}
 		return after
 	case *syntax.BinaryCmd:
 		return r.binaryCmd(x, dirs)
@@ -851,9 +848,6 @@ func (r *shellReader) forClause(x *syntax.ForClause, dirs []string) []string {
 	if it, ok := x.Loop.(*syntax.WordIter); ok {
 		for _, item := range it.Items {
 			r.data(item, dirs)
-			if printsSecretVariable(syntaxString(item)) {
-				r.unknown(it.Name.Value + ", a secret's value the loop may print")
-			}
 		}
 		items = r.loopItems(it, x.Do, dirs)
 	} else {
@@ -1025,36 +1019,10 @@ func (r *shellReader) declClause(x *syntax.DeclClause, dirs []string) {
 		if a.Name == nil {
 			continue
 		}
-		if copiesSecret(a) {
-			r.unknown(a.Name.Value + "=, a secret's value under another name") // export X=$GITHUB_TOKEN
-		} else if v, ok := literalWord(a.Value); nameref && (!ok || printsSecretVariable("$"+v)) {
+		if v, ok := literalWord(a.Value); nameref && (!ok || printsSecretVariable("$"+v)) {
 			r.unknown(a.Name.Value + ", a reference to " + v)
 		}
 	}
-}
-
-// copiesSecret reports an assignment whose value expands a secret's
-// variable (x=$AWS_SECRET_ACCESS_KEY, a=("$TOKEN")).
-func copiesSecret(a *syntax.Assign) bool {
-	return a.Name != nil && (a.Value != nil && printsSecretVariable(syntaxString(a.Value)) ||
-		a.Array != nil && printsSecretVariable(syntaxString(a.Array)))
-}
-
-// keepsInput reports a builtin that keeps its standard input in variables
-// (read, mapfile), for what follows to print.
-func keepsInput(x *syntax.CallExpr) bool {
-	prog, ok := literalWord(x.Args[0])
-	return ok && (prog == "read" || prog == "mapfile" || prog == "readarray")
-}
-
-// consumesSecrets reports a command whose program sends a secret where it
-// goes (secretConsumers: curl, gh, docker login) rather than print it.
-func consumesSecrets(x *syntax.CallExpr) bool {
-	if len(x.Args) == 0 {
-		return false
-	}
-	prog, ok := literalWord(x.Args[0])
-	return ok && secretConsumers[programName(prog)]
 }
 
 // loop reads a loop's condition and body twice: a second round starts in
@@ -1203,12 +1171,6 @@ func addressVariable(name string) bool {
 func (r *shellReader) call(x *syntax.CallExpr, dirs []string) []string {
 	for _, a := range x.Assigns {
 		r.assign(a, dirs)
-		if copiesSecret(a) && (len(x.Args) == 0 || !consumesSecrets(x)) {
-			// x=$AWS_SECRET_ACCESS_KEY; echo $x: the secret under a
-			// name no list knows. For a client that sends it where it
-			// goes (GH_TOKEN=$T gh pr list), the environment it runs in.
-			r.unknown(a.Name.Value + "=, a secret's value under another name")
-		}
 	}
 	if len(x.Args) == 0 {
 		return dirs

@@ -412,7 +412,8 @@ var (
 var (
 	outputNames = keySet("output", "outputPath", "outPath", "outputFile", "outFile", "outputFilename", "outFilename", "savePath",
 		"saveTo", "saveAs", "saveFile", "destination", "dest", "destPath", "destinationPath", "destFile", "downloadPath",
-		"exportPath", "outputDir", "outputDirectory", "outDir", "targetFile")
+		"exportPath", "outputDir", "outputDirectory", "outDir", "targetFile", "writeTo", "extractTo", "copyTo", "moveTo",
+		"exportTo", "downloadTo", "outputTo", "downloadDir", "saveDir")
 	fileNames = keySet("filename", "fileName", "file", "path", "filePath", "name")
 	// savedFileNames are the file names a tool that calls itself
 	// read-only, and whose name says it reads nothing, saves what it
@@ -438,6 +439,12 @@ func nameHasWord(name string, words map[string]bool) bool {
 	}
 	return false
 }
+
+// keyNames are the names of arguments that hold a key pressed or a
+// separator: one character under them is that, never the root or the
+// home directory.
+var keyNames = keySet("key", "keys", "char", "character", "chars", "separator", "delimiter", "sep", "delim", "hotkey",
+	"shortcut", "keystroke", "keystrokes", "keycode", "press")
 
 // readsByName reports a tool whose name says it only reads what it names:
 // its first word reads (onlyReadVerbs) and no word writes, runs or sends.

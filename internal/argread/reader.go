@@ -302,12 +302,45 @@ func (r *Reader) Read(c Call) (out Reading, err error) {
 	}
 	if w.out.Acts {
 		w.commandEnv(w.out.Arguments)
-	} else if t.readsByName {
+	} else if t.readsByName && onlyPaths(t, w.out.Arguments) {
 		for i := range w.out.Paths {
 			w.out.Paths[i].Read = !w.out.Paths[i].Written && w.out.Paths[i].Resolved != ""
 		}
 	}
 	return w.out, nil
+}
+
+// onlyPaths reports a call whose every argument is a string under a path's
+// or a directory's name ({"path": ...}, {"workingDirectory": ..., "path":
+// ...}): what a tool whose name says it reads does with them is read.
+// Anything else beside them (content, a host, a URL, a flag, a key to
+// fetch) may make the reading tool write one.
+func onlyPaths(t *tool, args [][2]*ast.Term) bool {
+	for _, item := range args {
+		k, _ := item[0].Value.(ast.String)
+		isString := stringOrStrings(item[1].Value)
+		if c := t.classOf(string(k)); !isString || !c.local() || c.Evidence < Name || t.outputArgument(string(k)) {
+			return false
+		}
+	}
+	return len(args) > 0
+}
+
+// stringOrStrings reports a string, or an array of them ({"paths": [...]}).
+func stringOrStrings(v ast.Value) bool {
+	if _, ok := v.(ast.String); ok {
+		return true
+	}
+	arr, ok := v.(*ast.Array)
+	if !ok || arr.Len() == 0 {
+		return false
+	}
+	for i := range arr.Len() {
+		if _, ok := arr.Elem(i).Value.(ast.String); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // envNames are the names (folded) a command tool takes the environment

@@ -1,7 +1,7 @@
 package argread
 
 import (
-	"github.com/mcp-policy/mcp-policy/internal/lexical"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -10,6 +10,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/mcp-policy/mcp-policy/internal/lexical"
 )
 
 // Shell command lines are parsed with mvdan.cc/sh (the parser behind
@@ -1490,8 +1492,8 @@ var plainReaders = keySetExact("cat", "wc", "grep", "egrep", "fgrep", "rg", "ag"
 // option that writes a file or runs a program (--output, -O, --ext-diff,
 // --textconv).
 func readsPlainly(words []string) bool {
-	if len(words) == 0 {
-		return false
+	if len(words) == 0 || !systemProgram(words[0]) {
+		return false // scripts/grep.py, ./git.sh, bin/ls: the project's own programs, which may do anything
 	}
 	program := programName(words[0])
 	if plainReaders[program] {
@@ -1503,6 +1505,17 @@ func readsPlainly(words []string) bool {
 	return !slices.ContainsFunc(words[2:], func(w string) bool {
 		return strings.HasPrefix(w, "-O") || strings.HasPrefix(w, "--o") || strings.HasPrefix(w, "--ext") || strings.HasPrefix(w, "--text")
 	})
+}
+
+// systemProgram reports a program named bare (found on the PATH) or by its
+// path in a system's directory of programs (/usr/bin/cat).
+func systemProgram(word string) bool {
+	dir, _ := path.Split(word)
+	switch dir {
+	case "", "/bin/", "/usr/bin/", "/usr/local/bin/", "/opt/homebrew/bin/":
+		return true
+	}
+	return false
 }
 
 // gitReaders are git's subcommands that print what they read.

@@ -302,6 +302,9 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 	case c.Kind == Ignore && c.Remote:
 		w.ignoredString(s, t, v)
 		w.dataString(s, t, v)
+		if r := trimReading(v); readsAsURL(r) || isUserAtHost(r) {
+			w.unnamed(s.as(none), t, v) // a URL's or user@host:path's host is where it is fetched from
+		}
 	case c.Kind == Ignore:
 		w.ignoredString(s, t, v)
 	case c.local() && c.weak():
@@ -473,10 +476,10 @@ func (w *walker) unnamed(s site, t *ast.Term, v string) {
 	}
 	asPath := looksLikeOption(r)
 	switch {
-	case utf8.RuneCountInString(r) == 1:
-		// One character ("/", "~", "\"): a key pressed, a separator,
-		// a route's start; nothing but its shape would make it the
-		// root or the home directory.
+	case utf8.RuneCountInString(r) == 1 && keyNames[FoldName(s.arg)]:
+		// One character ("/", "~", "\") under a key's or a
+		// separator's name: a key pressed, a separator. (Under any
+		// other name "/" may be a build's context, the whole disk.)
 	case s.class.Kind == Label:
 		asPath = asPath || w.labelPath(r)
 	default:

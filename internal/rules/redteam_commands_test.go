@@ -94,6 +94,14 @@ func TestReadingAFloorFileIsNoChange(t *testing.T) {
 		{"writeFile", `{"path":".github/workflows/ci.yml","content":"x"}`, verdict.Ask},
 		{"read_and_write_file", `{"path":".github/workflows/ci.yml"}`, verdict.Ask},
 		{"readFile", `{"path":".env"}`, verdict.Ask},
+		// Red team 41: a reading name with anything but paths beside them,
+		// and a project's script named like a reader.
+		{"get_file", `{"host":"sftp.example.com","remote_path":"/pub/hook.sh","local_path":".git/hooks/pre-commit"}`, verdict.Ask},
+		{"get_object", `{"bucket":"assets","key":"ci.yml","file_path":".github/workflows/ci.yml"}`, verdict.Ask},
+		{"read_file", `{"path":".git/hooks/pre-commit","write_to":".git/hooks/pre-commit"}`, verdict.Ask},
+		{"read_file", `{"path":".git/hooks/pre-commit","old_str":"a","new_str":"b"}`, verdict.Ask},
+		{"run_command", `{"command":"scripts/grep.py x .github/workflows/ci.yml"}`, verdict.Ask},
+		{"run_command", `{"command":"./git.sh diff .github/workflows/ci.yml"}`, verdict.Ask},
 	} {
 		d := decide(t, e, call(c.tool, c.args), nil)
 		assert.Equal(t, c.want, d.Decision, "%s %s", c.tool, c.args)

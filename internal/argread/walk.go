@@ -329,14 +329,18 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		w.composeString(s, t, v)
 	case c.Kind == Contained:
 		w.containedLine(s, v)
-	case c.Kind == Command:
-		// One string of words ("-c 'cat x > .bashrc'"): each word, as in
-		// an array.
-		afterOption := false
-		for _, word := range strings.FieldsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || r == '\'' || r == '"' || r == '>' || r == '<' }) {
-			w.commandWord(s, t, word, afterOption)
-			afterOption = isBareOption(word)
+	case c.Kind == Command && w.tool.program != "" && s.depth <= 1:
+		// kubectl's "args": "get pods -s https://x": the program's words
+		// in one string, read as the command line it is (and each word,
+		// below, as any string of words is).
+		line := v
+		if f := strings.Fields(v); len(f) == 0 || programName(f[0]) != w.tool.program {
+			line = w.tool.program + " " + v
 		}
+		w.shellLine(s, t, line)
+		w.commandWords(s, t, v)
+	case c.Kind == Command:
+		w.commandWords(s, t, v)
 	case c.Kind == Dir && c.Evidence == Name && w.root == "" && workspaceSlug(s.arg, v) && !nameHasWord(w.tool.name, localToolWords):
 		// {"workspace": "acme"}: a hosted service's workspace, by its
 		// slug; with no root there is no folder it could be one of.
@@ -351,6 +355,16 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 		w.weakHostString(s, t, v)
 	default:
 		w.unnamed(s.as(none), t, v)
+	}
+}
+
+// commandWords reads one string of words ("-c 'cat x > .bashrc'"): each
+// word, as in an array.
+func (w *walker) commandWords(s site, t *ast.Term, v string) {
+	afterOption := false
+	for _, word := range strings.FieldsFunc(v, func(r rune) bool { return unicode.IsSpace(r) || r == '\'' || r == '"' || r == '>' || r == '<' }) {
+		w.commandWord(s, t, word, afterOption)
+		afterOption = isBareOption(word)
 	}
 }
 

@@ -178,11 +178,10 @@ func (m *Matcher) Status(c *Call) matching.Match {
 	// covered by it.
 	// A rule's command covers the paths the command line names: it says
 	// which programs run, wherever they act. So does a glob of its
-	// arguments over a program's words where the call holds a command
-	// line: "args": "get *" says which kubectl runs, not that its
-	// --server may be any host ("namespace": "dev" still covers the
-	// cluster the call reaches).
-	if !m.Any && (m.Host == "" && (m.Under != "" || len(m.Command) > 0 || len(c.Commands) > 0 && m.globsWords()) && len(c.Hosts) > 0 ||
+	// arguments over an argument that holds a command line: "args": "get
+	// *" says which kubectl runs, not that its --server may be any host
+	// ("namespace": "dev" still covers the cluster the call reaches).
+	if !m.Any && (m.Host == "" && (m.Under != "" || len(m.Command) > 0 || m.globsCommandLines(c)) && len(c.Hosts) > 0 ||
 		m.Under == "" && len(m.Command) == 0 && m.Host != "" && len(c.Paths) > 0) {
 		return matching.No
 	}
@@ -233,12 +232,15 @@ func (m *Matcher) Status(c *Call) matching.Match {
 	return st
 }
 
-// globsWords reports an arguments glob over several words ("get *", "git
-// push*"): one that names a program's words.
-func (m *Matcher) globsWords() bool {
+// globsCommandLines reports an arguments glob over an argument of the
+// call that holds a command line (kubectl's "args", run_command's
+// "command"): one that names a program's words.
+func (m *Matcher) globsCommandLines(c *Call) bool {
 	for _, a := range m.Arguments {
-		if strings.Contains(a.Glob, " ") {
-			return true
+		for _, cl := range c.Commands {
+			if cl.Arg == a.Name {
+				return true
+			}
 		}
 	}
 	return false
@@ -265,7 +267,10 @@ func (m *Matcher) underStatus(c *Call) matching.Match {
 // its words joined by one space, and whether a word is one the shell
 // changes (a variable, a substitution), so that what runs cannot be told.
 type CommandLine struct {
-	Line    string
+	Line string
+	// Arg is the argument the command line came from, its name folded
+	// as rules' argument names are (foldArgumentName).
+	Arg     string
 	Unknown bool
 	// Known is the line up to its first unknown word (with the space
 	// before it): what every expansion of the line starts with.

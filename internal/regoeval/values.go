@@ -40,6 +40,7 @@ func Key(k string) *ast.Term {
 // use (a hash and a map probe) was 3% of a decision.
 var (
 	keyAnnotations = Key("annotations")
+	keyArg         = Key("arg")
 	keyArguments   = Key("arguments")
 	keyDecision    = Key("decision")
 	keyDir         = Key("dir")
@@ -289,7 +290,11 @@ func CommandsOf(v ast.Value) []CommandLine {
 				known = k
 			}
 		}
-		out = append(out, NewCommandLine(words, bool(unknown), known))
+		cl := NewCommandLine(words, bool(unknown), known)
+		if arg, ok := valueAt(e, keyArg).(ast.String); ok {
+			cl.Arg = foldArgumentName(string(arg))
+		}
+		out = append(out, cl)
 	}
 	return out
 }

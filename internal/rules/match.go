@@ -42,6 +42,7 @@ func commandLines(cs []argread.SimpleCommand) []regoeval.CommandLine {
 	out := make([]regoeval.CommandLine, len(cs))
 	for i, c := range cs {
 		out[i] = regoeval.NewCommandLine(c.Words, c.Unknown, c.Known)
+		out[i].Arg = argread.FoldName(c.Arg)
 	}
 	return out
 }

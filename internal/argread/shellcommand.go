@@ -220,7 +220,9 @@ func (r *shellReader) listedFiles(name string, words []shellWord, dirs []string)
 		if !ok {
 			continue
 		}
-		if list == "" && i+1 < len(words) {
+		if list == "?" {
+			list = "" // in a later word, which words are read as paths anyway
+		} else if list == "" && i+1 < len(words) {
 			list = words[i+1].text
 		}
 		r.unknown("the files " + name + " reads the names of from " + cmp.Or(list, "its standard input"))
@@ -235,9 +237,13 @@ func (r *shellReader) listedFiles(name string, words []shellWord, dirs []string)
 // next word, "-" for standard input). GNU's and rsync's long options are
 // taken by any unambiguous start ("--files0").
 func fileListOption(program, word string) (string, bool) {
-	if name, value, found := strings.Cut(word, "="); strings.HasPrefix(name, "--") {
+	if name, value, found := strings.Cut(word, "="); strings.HasPrefix(name, "--") || program == "find" && name == "-files0-from" {
 		if len(name) >= len("--files") && (strings.HasPrefix("--files0-from", name) || strings.HasPrefix("--files-from", name)) ||
+			name == "-files0-from" || name == "--pathspec-from-file" || name == "--names-stdin" && (program == "zip" || program == "7z") ||
 			program == "xargs" && len(name) >= len("--arg") && strings.HasPrefix("--arg-file", name) {
+			if name == "--names-stdin" {
+				return "-", true
+			}
 			if !found {
 				return "", true
 			}
@@ -245,9 +251,19 @@ func fileListOption(program, word string) (string, bool) {
 		}
 		return "", false
 	}
+	tar := program == "tar" || program == "bsdtar" || program == "gtar"
 	switch {
-	case (program == "tar" || program == "bsdtar" || program == "gtar") && strings.HasPrefix(word, "-T"):
+	case tar && strings.HasPrefix(word, "-T"):
 		return strings.TrimPrefix(word, "-T"), true
+	case tar && strings.ContainsRune(word, 'T') && !strings.HasPrefix(word, "--") && !strings.ContainsAny(word, "./=") &&
+		strings.Trim(word, "-abcdfhijklmoprstuvwxzABCDGHJKLMNOPRSTUVWZ") == "":
+		// A cluster with T (-cT list, or the old style's first word,
+		// cfT): its list is a later word.
+		return "?", true
+	case (program == "7z" || program == "7za" || program == "7zr") && (strings.HasPrefix(word, "@") || strings.Contains(word, "@") && strings.HasPrefix(word, "-i")):
+		return strings.TrimLeft(word[strings.IndexByte(word, '@'):], "@"), true // @list, -i@list, -ir@list
+	case program == "zip" && strings.HasPrefix(word, "-i@"):
+		return strings.TrimPrefix(word, "-i@"), true // the names listed in the file are the ones taken
 	case program == "xargs" && strings.HasPrefix(word, "-a"):
 		return strings.TrimPrefix(word, "-a"), true
 	case (program == "zip" || program == "7z") && word == "-@":

@@ -238,12 +238,18 @@ func (r *shellReader) inContainer(mounts []mounted, workdir string, own bool, re
 	fromPaths, fromCommands, fromHosts := len(r.w.out.Paths), len(r.w.out.Commands), len(r.w.out.Hosts)
 	seen, cur, written, changed := maps.Clone(r.seen), r.cur, maps.Clone(r.written), maps.Clone(r.changed)
 	read(dirs)
+	// A writable bind mount (or mounts that cannot be told: docker exec
+	// into a container the line did not start) may be where anything the
+	// reading cannot place is: base64 -d | sh, a path built in a
+	// variable, os.system's line.
+	writable := r.mountsUnknown || slices.ContainsFunc(mounts, func(m mounted) bool { return m.writable })
 	kept := r.w.out.Paths[:fromPaths]
 	for _, v := range r.w.out.Paths[fromPaths:] {
 		if v.Resolved == "" {
-			// Unknown inside: the container's own, unless its text starts
-			// in a mount (tee /h/.git/hooks/pre-{commit,push}): kept, unknown.
-			if raw, ok := v.Raw.Value.(ast.String); ok && slices.ContainsFunc(mounts, func(m mounted) bool {
+			// Unknown inside: the container's own only where no mount
+			// can be written (or its text starts in a mount: tee
+			// /h/.git/hooks/pre-{commit,push}): kept, unknown.
+			if raw, ok := v.Raw.Value.(ast.String); writable || ok && slices.ContainsFunc(mounts, func(m mounted) bool {
 				return m.target != "/" && (string(raw) == m.target || strings.HasPrefix(string(raw), m.target+"/"))
 			}) {
 				kept = append(kept, v)
@@ -251,17 +257,25 @@ func (r *shellReader) inContainer(mounts []mounted, workdir string, own bool, re
 			continue
 		}
 		// What the line writes is known by the container's spelling
-		// (markUses, which reads the host's, runs after).
+		// (markUses, which reads the host's, runs after), cleaned as
+		// the kernel reads it ("//w/x" is "/w/x").
 		v.Written = v.Written || r.written[v.Resolved] || r.changed[v.Resolved]
+		inside := path.Clean(v.Resolved)
+		mapped := false
 		for _, m := range mounts {
-			rest, ok := strings.CutPrefix(v.Resolved, m.target)
+			rest, ok := strings.CutPrefix(inside, m.target)
 			if !ok || rest != "" && rest[0] != '/' && m.target != "/" {
 				continue
 			}
 			v.Resolved = path.Join(m.source, rest)
 			v.Written = v.Written && m.writable
 			kept = append(kept, v)
+			mapped = true
 			break
+		}
+		if !mapped && r.mountsUnknown && v.Written {
+			v.Resolved = "" // written where a mount of this machine's may be
+			kept = append(kept, v)
 		}
 	}
 	for _, v := range r.w.out.Paths[fromPaths:] {
@@ -312,7 +326,7 @@ func mappedPaths(paths []string, mounts []mounted) []string {
 	var out []string
 	for _, p := range paths {
 		for _, m := range mounts {
-			rest, ok := strings.CutPrefix(p, m.target)
+			rest, ok := strings.CutPrefix(path.Clean(p), m.target)
 			if p == "" || !ok || rest != "" && rest[0] != '/' && m.target != "/" {
 				continue
 			}
@@ -361,7 +375,14 @@ func (r *shellReader) containerCommand(args []shellArg, words []shellWord, sub, 
 	for i := at + 1; at >= 0 && i < len(words); i++ {
 		if words[i].known && words[i].text == image {
 			if cmd := words[i+1:]; len(cmd) > 0 {
-				r.inContainer(mounts, workdir, false, func(d []string) { r.command(cmd, d) })
+				r.inContainer(mounts, workdir, false, func(d []string) {
+					if strings.HasPrefix(cmd[0].text, "-") {
+						// alpine/git -C /w config ...: the words of an
+						// entrypoint the image names, which cannot be read.
+						r.unknown("what " + image + "'s entrypoint does with " + cmd[0].text)
+					}
+					r.command(cmd, d)
+				})
 			}
 			return
 		}
@@ -379,11 +400,13 @@ func (r *shellReader) execInNamed(words []shellWord) {
 			continue // its options (-it, -e X=1: the value is read as a word too, and names no container the line named)
 		}
 		mounts, ok := r.named[w.text]
-		if !ok {
-			continue
-		}
 		if cmd := words[i+1:]; len(cmd) > 0 {
+			// A container the line did not start: its mounts cannot be
+			// told, and what its command writes may be this machine's.
+			unknown := r.mountsUnknown
+			r.mountsUnknown = !ok
 			r.inContainer(mounts, "", false, func(d []string) { r.command(cmd, d) })
+			r.mountsUnknown = unknown
 		}
 		return
 	}

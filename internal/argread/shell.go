@@ -84,8 +84,12 @@ type shellReader struct {
 	// words expanded (tracesCommands).
 	xtrace bool
 	// named are the bind mounts of the containers the line started by
-	// name (docker run --name w -v ...), for its later docker exec w.
-	named map[string][]mounted
+	// name (docker run --name w -v ...), for its later docker exec w;
+	// mountsUnknown says the container whose command is being read was
+	// not started by the line (docker exec web ...): its mounts are not
+	// known.
+	named         map[string][]mounted
+	mountsUnknown bool
 	// cover is what a rule allows the command whose words are being read
 	// to run that cannot be read (DataMark.Commands); nil outside such a
 	// command's own words (its assignments and redirections are read

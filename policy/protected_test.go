@@ -73,6 +73,10 @@ func TestCommandsFillingThePolicysDirectoryAreAsked(t *testing.T) {
 		"cp s/grants.json .mcp/", "cp -t .mcp s/grants.json", "tar xf s.tar -C .mcp",
 		"cd .mcp && cp ../s/grants.json .", "unzip -o s.zip -d .mcp", "install -m 644 s/grants.json .mcp/",
 		"rsync -a s/ .mcp/", "mv s/grants.json .mcp",
+		// Red team 41: an archive extracted where they are, a checkout of
+		// them from another commit.
+		"tar xf evil.tar", "unzip -o evil.zip", "git checkout evil -- .mcp", "git restore --source=evil -- .mcp",
+		"git checkout evil -- .",
 	} {
 		d := decide(line)
 		assert.Equal(t, rules.Ask, d.Decision, line)

@@ -147,6 +147,16 @@ ask contains sprintf("'%s' would read the policy's own rules, grants or question
 	mcp.path.fold(p.path) in holds_protected
 }
 
+# What a command writes into a directory that holds the policy's files
+# (an archive extracted there, git checkout of it from another commit)
+# may be those files.
+ask contains sprintf("'%s' would change %s, which holds the policy's own rules or grants", [input.tool, p.path]) if {
+	count(holds_protected) > 0
+	some p in input.paths
+	p.written == true # an equality, which the direct path's refuter reads: most paths have no mark
+	mcp.path.fold(p.path) in holds_protected
+}
+
 # Moving, deleting or renaming a directory takes the policy's files with
 # it, destructive or not: the next start would find no grants, and every
 # always-deny would be lost.

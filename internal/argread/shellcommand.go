@@ -203,6 +203,93 @@ func (r *shellReader) byName(prog shellWord, name string, words []shellWord, dir
 	r.runsWrittenCode(name, words, dirs) // what earlier commands wrote, not what this one writes
 	r.writes(name, words, dirs)
 	r.listedFiles(name, words, dirs)
+	if dir, ok := extractsInto(name, words); ok {
+		// tar xf x.tar, unzip x.zip: members the line does not name are
+		// written under the directory (the floor asks where it holds
+		// the policy's files). Into a root, above one or a home, a
+		// repository's .git/hooks or a home's .bashrc is as likely a
+		// member as any: unknown.
+		w := shellWord{text: dir, known: true}
+		r.wrote(w, dirs)
+		r.path(dir, dirs, true)
+		for _, d := range dirs {
+			if d == "" || r.w.holdsRootOrHome(r.w.resolve(d, dir)) {
+				r.unknown("the members of " + name + "'s archive, written into " + dir)
+				break
+			}
+		}
+	}
+}
+
+// holdsRootOrHome reports a directory that is the tool's root or above it,
+// or the home: "/", /srv/app for the root /srv/app, /home/u.
+func (w *walker) holdsRootOrHome(dir string) bool {
+	switch {
+	case dir == "":
+		return true
+	case dir == "/" || dir == w.home:
+		return true
+	case w.root != "" && (w.root == dir || strings.HasPrefix(w.root, strings.TrimSuffix(dir, "/")+"/")):
+		return true
+	}
+	return false
+}
+
+// extractsInto reports a command that extracts an archive, and the
+// directory its members are written under (-C, --directory, -d, -o; "."
+// where it runs): tar and bsdtar x, unzip, 7z x and e, cpio -i.
+func extractsInto(name string, words []shellWord) (string, bool) {
+	dir, extract := ".", false
+	for i, w := range words {
+		if !w.known {
+			continue
+		}
+		t := w.text
+		next := ""
+		if i+1 < len(words) && words[i+1].known {
+			next = words[i+1].text
+		}
+		switch name {
+		case "tar", "gtar", "bsdtar":
+			switch {
+			case t == "--extract" || t == "--get" || i == 0 && !strings.HasPrefix(t, "-") && strings.ContainsRune(t, 'x') && !strings.ContainsAny(t, "./"):
+				extract = true // tar xf: the old style's first word
+			case strings.HasPrefix(t, "--directory="):
+				dir = strings.TrimPrefix(t, "--directory=")
+			case (t == "-C" || t == "--directory") && next != "":
+				dir = next
+			case strings.HasPrefix(t, "-C") && len(t) > 2:
+				dir = t[2:]
+			case len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsRune(t, 'x'):
+				extract = true
+			}
+		case "unzip":
+			extract = true
+			switch {
+			case t == "-l" || t == "-t" || t == "-v" || t == "-Z" || t == "-p":
+				return "", false // lists, tests, or prints: nothing written
+			case t == "-d" && next != "":
+				dir = next
+			case strings.HasPrefix(t, "-d") && len(t) > 2:
+				dir = t[2:]
+			}
+		case "7z", "7za", "7zr":
+			switch {
+			case i == 0 && (t == "x" || t == "e"):
+				extract = true
+			case strings.HasPrefix(t, "-o") && len(t) > 2:
+				dir = t[2:]
+			}
+		case "cpio":
+			switch {
+			case t == "--extract" || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsRune(t, 'i'):
+				extract = true
+			case (t == "-D" || t == "--directory") && next != "":
+				dir = next
+			}
+		}
+	}
+	return dir, extract
 }
 
 // listedFiles reads the options that hand a program the names of the files
@@ -2196,6 +2283,22 @@ func (r *shellReader) gitOperands(sub string, subArgs []shellArg, dirs []string)
 // started, hooks or a patch's files written, every file of the work tree
 // taken, ignored files deleted, a file's history printed, commands run.
 func (r *shellReader) gitActions(sub string, words []shellWord, subArgs []shellArg, dirs []string) {
+	if sub == "checkout" || sub == "restore" {
+		// git checkout evil -- .mcp, git restore --source=evil -- x: the
+		// paths after "--" are written from another commit (restore's
+		// operands are paths with or without it).
+		if i := slices.IndexFunc(words, func(w shellWord) bool { return w.known && w.text == "--" }); i >= 0 {
+			for _, w := range words[i+1:] {
+				r.wrote(w, dirs)
+			}
+		} else if sub == "restore" {
+			for _, a := range subArgs {
+				if a.opt == "" && a.value.known {
+					r.wrote(a.value, dirs)
+				}
+			}
+		}
+	}
 	if sub == "config" && countOperands(subArgs) >= 2 {
 		r.unknown("git config") // a setting: an alias or a core program runs later
 	}

@@ -26,7 +26,10 @@ func TestCommandAllowCoversWhatItRuns(t *testing.T) {
 	}{
 		{map[string]any{"command": `python3 -c "import json; print(json.load(open('x.json')))"`}, rules.ReasonRule, rules.ReasonUnevaluable},
 		{map[string]any{"command": "python3", "stdin": "print(open('data.csv').read())"}, rules.ReasonRule, rules.ReasonUnevaluable},
-		{map[string]any{"command": "tar xf dist.tar"}, rules.ReasonRule, rules.ReasonNoMatch},
+		{map[string]any{"command": "tar xf dist.tar -C build"}, rules.ReasonRule, rules.ReasonNoMatch},
+		// An archive extracted into the root: which members it writes
+		// (.git/hooks among them) cannot be told (red team 41).
+		{map[string]any{"command": "tar xf dist.tar"}, rules.ReasonUnevaluable, rules.ReasonUnevaluable},
 		// What the command names that can be read is read still.
 		{map[string]any{"command": `python3 -c "print(1)" > ~/.bashrc`}, rules.ReasonFloor, rules.ReasonFloor},
 		{map[string]any{"command": `python3 -c "print(1)" ~/.ssh/id_rsa`}, rules.ReasonFloor, rules.ReasonFloor},

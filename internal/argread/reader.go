@@ -98,6 +98,10 @@ type SimpleCommand struct {
 	// Credentials says it prints or stores credentials (the environment,
 	// a CLI's token, a secret manager's value: credentials.go).
 	Credentials bool
+	// By is the index, plus one, in the reading's Commands of the command
+	// whose words this one was read from (a wrapper's: sudo, npx, env,
+	// xargs), 0 for a command of its own.
+	By int
 }
 
 // Reading is what one call's arguments name.

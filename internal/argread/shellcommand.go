@@ -788,6 +788,9 @@ func (r *shellReader) record(words []shellWord) {
 		r.xtrace = tracesCommands(c.Words[1:], r.xtrace)
 	}
 	c.Credentials = printsCredentials(c.Program, c.Words) || r.xtrace && printsSecretVariables(c.Words)
+	if r.cur >= 0 && r.cur < len(r.w.out.Commands) {
+		c.By = r.cur + 1 // read from that command's words
+	}
 	r.w.out.Commands = append(r.w.out.Commands, c)
 	r.cur = len(r.w.out.Commands) - 1
 	if len(r.w.tool.coveredCommands) > 0 {

@@ -270,7 +270,10 @@ type CommandLine struct {
 	Line string
 	// Arg is the argument the command line came from, its name folded
 	// as rules' argument names are (foldArgumentName).
-	Arg     string
+	Arg string
+	// By is the index, plus one, among the call's commands of the one
+	// whose words this was read from (a wrapper's), 0 for none.
+	By      int
 	Unknown bool
 	// Known is the line up to its first unknown word (with the space
 	// before it): what every expansion of the line starts with.
@@ -303,6 +306,21 @@ func mayExpandTo(glob, known string) bool {
 	return strings.HasPrefix(lit, known) || strings.HasPrefix(known, lit)
 }
 
+// coveredByWrapper reports a command read from a wrapper's words (npx tsc,
+// sudo rm, env X=1 make) that are its words' end, where one of an allow's
+// globs matches the wrapper's whole line, as written: the glob spells the
+// command it runs.
+func (m *Matcher) coveredByWrapper(c *Call, cl CommandLine) bool {
+	if cl.By <= 0 || cl.By > len(c.Commands) {
+		return false
+	}
+	outer := c.Commands[cl.By-1]
+	if outer.Unknown || !strings.HasSuffix(outer.Line, " "+cl.Line) {
+		return false
+	}
+	return slices.ContainsFunc(m.Command, func(g string) bool { return lexical.MatchTool(g, outer.Line) })
+}
+
 // changesDirectory reports a command that only changes the shell's
 // directory: cd, pushd or popd.
 func changesDirectory(line string) bool {
@@ -327,10 +345,11 @@ func (m *Matcher) commandStatus(c *Call) matching.Match {
 		st = matching.Yes
 	}
 	for _, cl := range c.Commands {
-		if !m.Any && changesDirectory(cl.Line) {
+		if !m.Any && (changesDirectory(cl.Line) || m.coveredByWrapper(c, cl)) {
 			// cd /srv/app && npm test: a cd runs nothing, and where it
 			// leads are the paths of what follows, which the rule's
-			// under covers, or not.
+			// under covers, or not. npx tsc --noEmit: "npx tsc*" spells
+			// the tsc command npx runs.
 			continue
 		}
 		matches := false

@@ -41,6 +41,7 @@ func Key(k string) *ast.Term {
 var (
 	keyAnnotations = Key("annotations")
 	keyArg         = Key("arg")
+	keyBy          = Key("by")
 	keyArguments   = Key("arguments")
 	keyDecision    = Key("decision")
 	keyDir         = Key("dir")
@@ -293,6 +294,11 @@ func CommandsOf(v ast.Value) []CommandLine {
 		cl := NewCommandLine(words, bool(unknown), known)
 		if arg, ok := valueAt(e, keyArg).(ast.String); ok {
 			cl.Arg = foldArgumentName(string(arg))
+		}
+		if by, ok := valueAt(e, keyBy).(ast.Number); ok {
+			if b, ok := by.Int(); ok && b > 0 && b <= i {
+				cl.By = b
+			}
 		}
 		out = append(out, cl)
 	}

@@ -219,6 +219,7 @@ var (
 	keySecret      = regoeval.Key("secret")
 	keyWritten     = regoeval.Key("written")
 	keyRead        = regoeval.Key("read")
+	keyBy          = regoeval.Key("by")
 	keyHost        = regoeval.Key("host")
 	keyMight       = regoeval.Key("might")
 	keyHosts       = regoeval.Key("hosts")
@@ -322,6 +323,7 @@ func commandsTerm(cs []argread.SimpleCommand) *ast.Term {
 			ast.Item(keyKnown, ast.InternedTerm(c.Known)),
 			ast.Item(keyPaths, ast.ArrayTerm(paths...)),
 			ast.Item(keyCredentials, ast.BooleanTerm(c.Credentials)),
+			ast.Item(keyBy, ast.InternedTerm(c.By)),
 		)
 	}
 	return ast.ArrayTerm(terms...)

@@ -43,6 +43,7 @@ func commandLines(cs []argread.SimpleCommand) []regoeval.CommandLine {
 	for i, c := range cs {
 		out[i] = regoeval.NewCommandLine(c.Words, c.Unknown, c.Known)
 		out[i].Arg = argread.FoldName(c.Arg)
+		out[i].By = c.By
 	}
 	return out
 }

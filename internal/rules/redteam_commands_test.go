@@ -68,6 +68,27 @@ func TestACdNeedsNoGlob(t *testing.T) {
 	}
 }
 
+// A glob that matches a wrapper's whole line spells the command it runs
+// with its last words (benign round 41: "npx tsc --noEmit" was asked under
+// "npx tsc*", its tsc matching no glob). A command of its own whose words
+// end the same does not ride on another's glob.
+func TestAWrappersGlobCoversWhatItRuns(t *testing.T) {
+	e := engine(t, rules.Config{Roots: map[string]string{"*": "/srv/app"}, Rules: []rules.Rule{
+		{Tool: "run_command", Decision: "allow", Command: []string{"npx tsc*", "echo *", "env CI=1 npm test*"}, Under: "/srv/app"},
+	}})
+	for line, want := range map[string]verdict.Decision{
+		"npx tsc --noEmit":        verdict.Allow,
+		"env CI=1 npm test":       verdict.Allow,
+		"echo rm -rf x; rm -rf x": verdict.Ask,
+		"npx tsc && tsc --build":  verdict.Ask,
+		"npx eslint src":          verdict.Ask,
+	} {
+		args, err := json.Marshal(map[string]string{"command": line})
+		require.NoError(t, err)
+		assert.Equal(t, want, decide(t, e, call("run_command", string(args)), nil).Decision, line)
+	}
+}
+
 // Reading a file whose change runs code is no change (benign round 40:
 // a CI workflow read by grep, or by a server's readFile that marks no
 // tool read-only, was asked every time and no rule could silence it). A

@@ -118,6 +118,11 @@ type Call struct {
 	Annotations map[string]bool
 	Paths       []string
 	Hosts       []string
+	// HostArgs, where not nil, says for each host the top-level argument
+	// (its name folded) whose whole value it was read from ("server":
+	// "staging"), "" for any other: a rule's arguments that name that
+	// argument speak of the host (TopLevelArg).
+	HostArgs []string
 	// Arguments are the call's top-level arguments (name as written,
 	// value), the model's reason left out: what a rule's Arguments are
 	// matched against. Nil for none.
@@ -181,7 +186,9 @@ func (m *Matcher) Status(c *Call) matching.Match {
 	// arguments over an argument that holds a command line: "args": "get
 	// *" says which kubectl runs, not that its --server may be any host
 	// ("namespace": "dev" still covers the cluster the call reaches).
-	if !m.Any && (m.Host == "" && (m.Under != "" || len(m.Command) > 0 || m.globsCommandLines(c)) && len(c.Hosts) > 0 ||
+	// A host read from a top-level argument the rule's arguments name
+	// ("server": "staging") is one it speaks of.
+	if !m.Any && (m.Host == "" && (m.Under != "" || len(m.Command) > 0 || m.globsCommandLines(c)) && m.hostsUnpinned(c) ||
 		m.Under == "" && len(m.Command) == 0 && m.Host != "" && len(c.Paths) > 0) {
 		return matching.No
 	}
@@ -230,6 +237,36 @@ func (m *Matcher) Status(c *Call) matching.Match {
 		}
 	}
 	return st
+}
+
+// hostsUnpinned reports a host of the call that the rule's arguments do
+// not name: one not read from a top-level argument's whole value that the
+// rule names, or read from one that holds a command line.
+func (m *Matcher) hostsUnpinned(c *Call) bool {
+	for i := range c.Hosts {
+		if i >= len(c.HostArgs) || c.HostArgs[i] == "" {
+			return true
+		}
+		arg := c.HostArgs[i]
+		named := slices.ContainsFunc(m.Arguments, func(a ArgumentGlob) bool { return a.Name == arg })
+		if !named || slices.ContainsFunc(c.Commands, func(cl CommandLine) bool { return cl.Arg == arg }) {
+			return true
+		}
+	}
+	return false
+}
+
+// TopLevelArg is arg, folded, when the call's top-level argument of that
+// name holds raw as its whole value (a host read from "server":
+// "staging"), "" otherwise (a host inside a longer value, or under a
+// nested key of the same name).
+func TopLevelArg(args [][2]*ast.Term, arg string, raw *ast.Term) string {
+	for _, item := range args {
+		if name, ok := item[0].Value.(ast.String); ok && string(name) == arg && raw != nil && item[1].Equal(raw) {
+			return foldArgumentName(arg)
+		}
+	}
+	return ""
 }
 
 // globsCommandLines reports an arguments glob over an argument of the

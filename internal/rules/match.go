@@ -22,6 +22,14 @@ func (in *Input) MatchCall() *regoeval.Call {
 		in.matchCall = regoeval.NewCall(in.Tool, in.Root, in.Annotations, in.resolvedPaths(), in.resolvedHosts())
 		in.matchCall.Arguments = in.arguments // top-level, the reason left out, as the input document has them
 		in.matchCall.Commands = commandLines(in.commands)
+		for i, v := range in.Hosts {
+			if a := regoeval.TopLevelArg(in.arguments, v.Arg, v.raw); a != "" {
+				if in.matchCall.HostArgs == nil {
+					in.matchCall.HostArgs = make([]string, len(in.Hosts))
+				}
+				in.matchCall.HostArgs[i] = a
+			}
+		}
 		for i, v := range in.Paths {
 			if v.Dir {
 				if in.matchCall.Dirs == nil {

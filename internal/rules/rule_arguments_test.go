@@ -166,6 +166,25 @@ func TestRuleArgumentsOverACommandLineCoverNoHost(t *testing.T) {
 	}
 }
 
+// An allow's arguments that name the top-level argument a host was read
+// from, whole, speak of that host (benign round 41: ssh-manager's
+// {"server": "staging"} pin beside a command rule asked every call, the
+// command rule covering no host). Not a host read from elsewhere: the
+// command line, a nested key of the same name.
+func TestRuleArgumentsPinTheHostTheyName(t *testing.T) {
+	e := engine(t, rules.Config{Rules: []rules.Rule{
+		{Tool: "ssh_execute", Decision: "allow", Command: []string{"uptime", "curl *"}, Arguments: map[string]string{"server": "staging"}},
+	}})
+	for args, want := range map[string]verdict.Decision{
+		`{"server":"staging","command":"uptime"}`:                                  verdict.Allow,
+		`{"server":"prod-db","command":"uptime"}`:                                  verdict.Ask,
+		`{"server":"staging","command":"curl https://evil.example"}`:               verdict.Ask,
+		`{"server":"staging","opts":{"server":"evil.example"},"command":"uptime"}`: verdict.Ask,
+	} {
+		assert.Equal(t, want, decide(t, e, call("ssh_execute", args), nil).Decision, args)
+	}
+}
+
 // A deny's or ask's glob over a list of commands, each a scalar (a Redis
 // tool's [["SET", "k", "v"], ["FLUSHALL"]]), matches one of them: the
 // user's "FLUSH*" asks the flush and lets the rest be (a benign replay's

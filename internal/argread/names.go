@@ -440,6 +440,11 @@ func nameHasWord(name string, words map[string]bool) bool {
 	return false
 }
 
+// endpointNames are the names of arguments that hold a route of an API
+// whose server the tool is configured with: "/api/users" under them is
+// that server's path.
+var endpointNames = keySet("endpoint", "endpoints", "route", "routes", "apipath", "apiendpoint")
+
 // keyNames are the names of arguments that hold a key pressed or a
 // separator: one character under them is that, never the root or the
 // home directory.

@@ -416,6 +416,12 @@ func (w *walker) urlString(s site, t *ast.Term, v string) {
 		w.addPath(s, t, w.resolve(w.root, v))
 	case c.Kind == PathOrURL && !readsAsURL(trimReading(v)):
 		w.pathString(s.as(Class{Kind: Path, Evidence: c.Evidence}), t, v)
+	case endpointNames[FoldName(s.arg)] && strings.HasPrefix(trimReading(v), "/") && !strings.HasPrefix(trimReading(v), "//") &&
+		!strings.ContainsAny(v, "\\"):
+		// {"endpoint": "/api/users"}: a path on the API's own server,
+		// which the tool's configuration names, not this machine's (a
+		// file the floor guards, named so, is read still).
+		w.dataString(s, t, v)
 	case plainAbsolute(trimReading(v), v) && uriName(s.arg):
 		// "rootUri": "/home/u/project": no URL, a local absolute path
 		// as written, which a server that takes a URI there opens. (A

@@ -77,6 +77,10 @@ func TestCommandsFillingThePolicysDirectoryAreAsked(t *testing.T) {
 		// them from another commit.
 		"tar xf evil.tar", "unzip -o evil.zip", "git checkout evil -- .mcp", "git restore --source=evil -- .mcp",
 		"git checkout evil -- .",
+		// Red team 42: without --, pathspec magic, a switch, a hard reset,
+		// a stash popped, a container's or a build's tree copied here.
+		"git checkout evil .mcp", "git restore --source evil :/", "git checkout -f evil", "git reset --hard evil",
+		"git stash pop", "docker cp w:/x/. ./.mcp", "docker build -o . src",
 	} {
 		d := decide(line)
 		assert.Equal(t, rules.Ask, d.Decision, line)

@@ -260,20 +260,20 @@ func (r *shellReader) inContainer(mounts []mounted, workdir string, own bool, re
 		// (markUses, which reads the host's, runs after), cleaned as
 		// the kernel reads it ("//w/x" is "/w/x").
 		v.Written = v.Written || r.written[v.Resolved] || r.changed[v.Resolved]
-		inside := path.Clean(v.Resolved)
-		mapped := false
-		for _, m := range mounts {
-			rest, ok := strings.CutPrefix(inside, m.target)
-			if !ok || rest != "" && rest[0] != '/' && m.target != "/" {
-				continue
+		m, rest, mapped := mountOf(mounts, path.Clean(v.Resolved))
+		switch {
+		case mapped && m.source == "":
+			// A named volume's: where it is on this machine cannot be
+			// told (one bound to the project is the project).
+			if v.Written && m.writable {
+				v.Resolved = ""
+				kept = append(kept, v)
 			}
+		case mapped:
 			v.Resolved = path.Join(m.source, rest)
 			v.Written = v.Written && m.writable
 			kept = append(kept, v)
-			mapped = true
-			break
-		}
-		if !mapped && r.mountsUnknown && v.Written {
+		case r.mountsUnknown && v.Written:
 			v.Resolved = "" // written where a mount of this machine's may be
 			kept = append(kept, v)
 		}
@@ -319,21 +319,31 @@ func (r *shellReader) inContainer(mounts []mounted, workdir string, own bool, re
 var treeChangers = keySetExact("rm", "rmdir", "shred", "wipe", "srm", "unlink", "chmod", "chown", "chgrp", "setfacl", "chattr",
 	"find", "fd", "fdfind", "rsync", "mv")
 
+// mountOf is the mount a container's path is in, the deepest one as the
+// kernel's mount table has it (-v ./src:/w -v .:/w/p: /w/p/x is in the
+// second), and the path's rest below its target.
+func mountOf(mounts []mounted, inside string) (mounted, string, bool) {
+	best, rest, found := mounted{}, "", false
+	for _, m := range mounts {
+		r, ok := strings.CutPrefix(inside, m.target)
+		if !ok || r != "" && r[0] != '/' && m.target != "/" {
+			continue
+		}
+		if !found || len(m.target) > len(best.target) {
+			best, rest, found = m, r, true
+		}
+	}
+	return best, rest, found
+}
+
 // mappedPaths are a container's paths that are in a writable bind mount,
 // as the host's paths (a path outside every mount is the container's own,
 // one in a read-only mount stays as it is).
 func mappedPaths(paths []string, mounts []mounted) []string {
 	var out []string
 	for _, p := range paths {
-		for _, m := range mounts {
-			rest, ok := strings.CutPrefix(path.Clean(p), m.target)
-			if p == "" || !ok || rest != "" && rest[0] != '/' && m.target != "/" {
-				continue
-			}
-			if m.writable {
-				out = append(out, path.Join(m.source, rest))
-			}
-			break
+		if m, rest, ok := mountOf(mounts, path.Clean(p)); p != "" && ok && m.writable && m.source != "" {
+			out = append(out, path.Join(m.source, rest))
 		}
 	}
 	return out
@@ -355,6 +365,8 @@ func (r *shellReader) containerCommand(args []shellArg, words []shellWord, sub, 
 		switch a.opt {
 		case "-v", "--volume", "--mount":
 			if m, ok := r.bindMount(a.opt, a.value.text, dir); ok {
+				mounts = append(mounts, m)
+			} else if m, ok := namedVolume(a.opt, a.value.text); ok {
 				mounts = append(mounts, m)
 			}
 		case "-w", "--workdir":
@@ -448,6 +460,31 @@ func (r *shellReader) bindMount(opt, v, dir string) (mounted, bool) {
 		}
 	}
 	return r.mountedAt(src, m.target, m.writable, dir)
+}
+
+// namedVolume reads -v NAME:TARGET[:MODE] or --mount type=volume as a
+// mount of no known source: a volume may be bound to any directory here
+// (docker volume create -o device=...), so what is written in it cannot
+// be told.
+func namedVolume(opt, v string) (mounted, bool) {
+	m := mounted{writable: true}
+	if opt == "--mount" {
+		if kind := mountField(v, "type"); kind != "" && kind != "volume" {
+			return m, false
+		}
+		m.target = mountField(v, "target", "destination", "dst")
+		m.writable = !mountReadOnly(strings.ReplaceAll(v, "readonly=false", ""))
+	} else {
+		parts := strings.Split(strings.TrimPrefix(v, "="), ":")
+		if len(parts) < 2 || strings.ContainsAny(parts[0], "/.$") {
+			return m, false
+		}
+		m.target = parts[1]
+		if len(parts) > 2 {
+			m.writable = !mountReadOnly(parts[2])
+		}
+	}
+	return m, path.IsAbs(m.target)
 }
 
 // mountedAt is a bind mount of src (resolved in dir) at target.

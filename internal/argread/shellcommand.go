@@ -210,15 +210,55 @@ func (r *shellReader) byName(prog shellWord, name string, words []shellWord, dir
 		// repository's .git/hooks or a home's .bashrc is as likely a
 		// member as any: unknown.
 		w := shellWord{text: dir, known: true}
-		r.wrote(w, dirs)
-		r.path(dir, dirs, true)
+		if dir != "" {
+			r.wrote(w, dirs)
+			r.path(dir, dirs, true)
+		}
 		for _, d := range dirs {
-			if d == "" || r.w.holdsRootOrHome(r.w.resolve(d, dir)) {
+			if d == "" || dir == "" || r.w.holdsRootOrHome(r.w.resolve(d, dir)) {
 				r.unknown("the members of " + name + "'s archive, written into " + dir)
 				break
 			}
 		}
 	}
+}
+
+// containerCopyInto reads docker cp's destination here (docker cp
+// w:/x/. .) and a build's local output (-o DIR, --output
+// type=local,dest=DIR).
+func containerCopyInto(words []shellWord) (string, bool) {
+	if i := slices.IndexFunc(words, func(w shellWord) bool { return w.known && !strings.HasPrefix(w.text, "-") }); i >= 0 && words[i].text == "cp" {
+		var ops []shellWord
+		for _, w := range words[i+1:] {
+			if !strings.HasPrefix(w.text, "-") {
+				ops = append(ops, w)
+			}
+		}
+		if len(ops) == 2 && strings.Contains(ops[0].text, ":") && !strings.Contains(ops[1].text, ":") {
+			return ops[1].text, true // from the container to here
+		}
+		return "", false
+	}
+	for i, w := range words {
+		v, ok := "", false
+		switch {
+		case (w.text == "-o" || w.text == "--output") && i+1 < len(words):
+			v, ok = words[i+1].text, true
+		case strings.HasPrefix(w.text, "--output="):
+			v, ok = strings.TrimPrefix(w.text, "--output="), true
+		}
+		if !ok {
+			continue
+		}
+		if strings.Contains(v, "=") {
+			if !strings.Contains(v, "type=local") {
+				return "", false // an image, a tar file: no tree here
+			}
+			v = mountField(v, "dest")
+		}
+		return v, v != "" && v != "-"
+	}
+	return "", false
 }
 
 // holdsRootOrHome reports a directory that is the tool's root or above it,
@@ -235,10 +275,64 @@ func (w *walker) holdsRootOrHome(dir string) bool {
 	return false
 }
 
-// extractsInto reports a command that extracts an archive, and the
-// directory its members are written under (-C, --directory, -d, -o; "."
-// where it runs): tar and bsdtar x, unzip, 7z x and e, cpio -i.
+// extractsInto reports a command that extracts an archive, or copies a
+// tree out of a container or a build, and the directory what it holds is
+// written under (-C, --directory, -d, -o; "." where it runs): tar and
+// bsdtar x, unzip, 7z and 7zz x and e, unrar x, cpio and bsdcpio -i, pax
+// -r, jar x, ar x, dpkg-deb -x, unsquashfs, python -m zipfile or tarfile
+// -e, docker, podman and nerdctl cp to here and build -o. uudecode writes
+// where the file says: nowhere the line names.
 func extractsInto(name string, words []shellWord) (string, bool) {
+	switch name {
+	case "docker", "podman", "nerdctl", "buildah":
+		return containerCopyInto(words)
+	case "uudecode":
+		return "", true
+	case "python", "python3":
+		// python3 -m zipfile -e ARCHIVE DIR, -m tarfile -e ARCHIVE [DIR]
+		for i := 0; i+3 < len(words); i++ {
+			if words[i].text == "-m" && (words[i+1].text == "zipfile" || words[i+1].text == "tarfile") && words[i+2].text == "-e" {
+				if i+4 < len(words) {
+					return words[i+4].text, true
+				}
+				return ".", true
+			}
+		}
+		return "", false
+	case "dpkg-deb":
+		for i, w := range words {
+			if (w.text == "-x" || w.text == "-R" || w.text == "--extract" || w.text == "--raw-extract" || w.text == "-X") && i+2 < len(words) {
+				return words[i+2].text, true
+			}
+		}
+		return "", false
+	case "unsquashfs":
+		for i, w := range words {
+			if (w.text == "-d" || w.text == "-dest") && i+1 < len(words) {
+				return words[i+1].text, true
+			}
+		}
+		return "squashfs-root", true
+	case "jar", "ar":
+		return ".", len(words) > 0 && strings.ContainsRune(strings.TrimPrefix(words[0].text, "-"), 'x')
+	case "unrar":
+		if len(words) > 0 && (words[0].text == "x" || words[0].text == "e") {
+			last := words[len(words)-1].text
+			if len(words) > 2 && strings.HasSuffix(last, "/") {
+				return last, true
+			}
+			return ".", true
+		}
+		return "", false
+	case "pax":
+		return ".", slices.ContainsFunc(words, func(w shellWord) bool {
+			return strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.ContainsRune(w.text, 'r')
+		})
+	case "bsdcpio":
+		name = "cpio"
+	case "7zz":
+		name = "7z"
+	}
 	dir, extract := ".", false
 	for i, w := range words {
 		if !w.known {
@@ -1978,8 +2072,15 @@ func (r *shellReader) container(p *program, name string, words []shellWord, dirs
 		}
 		sub, image = r.containerOperand(name, a, sub, image, dirs)
 	}
-	if (sub == "run" || sub == "create") && image != "" && (name == "docker" || name == "podman" || name == "nerdctl") {
+	if (sub == "run" || sub == "create") && image != "" && (name == "docker" || name == "podman" || name == "nerdctl" || name == "docker-compose") {
+		// docker compose run: the service's mounts are the compose
+		// file's, which the call does not hold.
+		unknown := r.mountsUnknown
+		r.mountsUnknown = unknown || name == "docker-compose" || slices.ContainsFunc(args, func(a shellArg) bool {
+			return a.opt == "" && a.value.known && a.value.text == "compose"
+		})
 		r.containerCommand(args, words, sub, image, dirs)
+		r.mountsUnknown = unknown
 	}
 	if sub == "exec" && (name == "docker" || name == "podman" || name == "nerdctl") {
 		r.execInNamed(words)
@@ -2207,6 +2308,12 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 // subcommand; it returns the directories git runs in after -C.
 func (r *shellReader) gitGlobalOptions(args []shellArg, dirs []string) []string {
 	for _, a := range args {
+		if a.opt == "--git-dir" && (!a.value.known || path.Base(strings.TrimSuffix(a.value.text, "/")) != ".git") {
+			// A repository elsewhere (src/d): its config may run a
+			// program (core.fsmonitor, diff.external), and no floor
+			// entry guards it.
+			r.unknown("--git-dir " + a.value.text)
+		}
 		if a.opt == "--work-tree" && a.hasValue {
 			r.treeRead(a.value, dirs) // add -A, stash -u, reset --hard: every file under it
 		}
@@ -2281,27 +2388,64 @@ func (r *shellReader) gitOperands(sub string, subArgs []shellArg, dirs []string)
 	}
 }
 
+// gitWrites reads the files git's subcommand writes from another commit or
+// the stash: checkout's and restore's paths (checkout's after its first
+// operand, or after "--"; a pathspec with magic, ":/", ":(top)", is the
+// whole tree), and the whole work tree where it runs for a switch of
+// branch, a hard reset, read-tree -u, stash pop or apply, a merge, pull,
+// rebase, cherry-pick or revert. The floor asks where such a write holds
+// the policy's files.
+func (r *shellReader) gitWrites(sub string, words []shellWord, subArgs []shellArg, dirs []string) {
+	var operands []shellWord
+	for _, a := range subArgs {
+		if a.opt == "" && a.value.text != "--" {
+			operands = append(operands, a.value)
+		}
+	}
+	tree := false
+	switch sub {
+	case "checkout", "restore":
+		paths := operands
+		if i := slices.IndexFunc(words, func(w shellWord) bool { return w.known && w.text == "--" }); i >= 0 {
+			paths = words[i+1:]
+		} else if sub == "checkout" && len(operands) > 0 {
+			paths = operands[1:] // checkout TREE-ISH PATHS...: its first operand is the commit
+		}
+		for _, w := range paths {
+			if !w.known || strings.HasPrefix(w.text, ":") {
+				tree = true // a pathspec's magic (":/", ":(top)"): from the top, any files
+				continue
+			}
+			r.wrote(w, dirs)
+			r.path(w.text, dirs, false)
+		}
+		tree = tree || sub == "checkout" && len(paths) == 0 && len(operands) > 0 // a switch of branch
+	case "switch", "merge", "pull", "rebase", "cherry-pick", "revert", "am":
+		tree = true
+	case "reset":
+		tree = slices.ContainsFunc(words, func(w shellWord) bool {
+			return w.known && (w.text == "--hard" || w.text == "--merge" || w.text == "--keep")
+		})
+	case "read-tree":
+		tree = slices.ContainsFunc(words, func(w shellWord) bool {
+			return w.known && strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.ContainsRune(w.text, 'u')
+		})
+	case "stash":
+		tree = len(operands) > 0 && (operands[0].text == "pop" || operands[0].text == "apply")
+	}
+	if tree {
+		dot := shellWord{text: ".", known: true}
+		r.wrote(dot, dirs)
+		r.path(".", dirs, true)
+	}
+}
+
 // gitActions reads what git's subcommand sub does beyond its operands:
 // a setting written, a remote fetched from, a server or a schedule
 // started, hooks or a patch's files written, every file of the work tree
 // taken, ignored files deleted, a file's history printed, commands run.
 func (r *shellReader) gitActions(sub string, words []shellWord, subArgs []shellArg, dirs []string) {
-	if sub == "checkout" || sub == "restore" {
-		// git checkout evil -- .mcp, git restore --source=evil -- x: the
-		// paths after "--" are written from another commit (restore's
-		// operands are paths with or without it).
-		if i := slices.IndexFunc(words, func(w shellWord) bool { return w.known && w.text == "--" }); i >= 0 {
-			for _, w := range words[i+1:] {
-				r.wrote(w, dirs)
-			}
-		} else if sub == "restore" {
-			for _, a := range subArgs {
-				if a.opt == "" && a.value.known {
-					r.wrote(a.value, dirs)
-				}
-			}
-		}
-	}
+	r.gitWrites(sub, words, subArgs, dirs)
 	if sub == "config" && countOperands(subArgs) >= 2 {
 		r.unknown("git config") // a setting: an alias or a core program runs later
 	}

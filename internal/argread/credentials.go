@@ -831,7 +831,8 @@ var secretVariableWords = []string{"SECRET", "TOKEN", "PASSWORD", "PASSWD", "API
 	"CREDENTIAL", "SESSION_KEY", "_PASS", "DATABASE_URL", "DSN",
 	"_PWD", "MONGODB_URI", "MONGO_URI", "REDIS_URL", "SIGNING_KEY", "WEBHOOK", "AUTHORIZATION", "AUTH_HEADER", "BASIC_AUTH", "NPM_AUTH", "COOKIE", "_KEY", "_SK_", "DB_URL", "DB_URI",
 	"JWT", "_CREDS", "OIDC", "CONNECTION_STRING", "CONNSTR", "PASSPHRASE", "BROKER_URL", "AMQP_URL", "CONNECTION_URI",
-	"AUTH_CONFIG", "_AUTH", "_PEM", "DATABASE_URI", "MONGODB_URL", "MONGO_URL", "POSTGRES_URL", "MYSQL_URL"}
+	"AUTH_CONFIG", "_AUTH", "_PEM", "DATABASE_URI", "MONGODB_URL", "MONGO_URL", "POSTGRES_URL", "MYSQL_URL",
+	"MNEMONIC", "SEED_PHRASE", "OP_SESSION", "BW_SESSION", "SSHPASS", "PGPASS"}
 
 // secretVariableNames are whole names of variables that hold secrets
 // though no word of secretVariableWords is in them: a kubeconfig's

@@ -102,7 +102,7 @@ var nameTable = []nameRow{
 	{class: namedPath, listed: []string{
 		"path", "paths", "file", "files", "filepath", "filepaths", "filename", "filenames",
 		"outfile", "outfiles", "input_file", "input_files",
-		"dockerfile", "executable", "executables", "db_path", "database_path", "pathname", "pathnames", "fullpath",
+		"dockerfile", "executable", "executables", "db_path", "database_path", "pathname", "pathnames", "fullpath", "kubeconfig",
 		"basename", "basenames", "attachment", "attachments", "save_as", "save_to",
 		"extract_to", "copy_to", "move_to", "export_to", "download_to", "output_to", "write_to"},
 		endings: []string{"path", "paths", "file", "files", "filename", "filenames", "pathname", "pathnames", "basename", "basenames"}},
@@ -457,8 +457,23 @@ var keyNames = keySet("key", "keys", "char", "character", "chars", "separator", 
 // about the files it guards against change, never about secrets.
 func readsByName(name string) bool {
 	words := splitWords(name)
-	return len(words) > 0 && onlyReadVerbs[words[0]] && !lexical.ToolWrites(name) && !nameHasWord(name, actsWords)
+	if len(words) == 0 || !onlyReadVerbs[words[0]] || lexical.ToolWrites(name) || nameHasWord(name, actsWords) {
+		return false
+	}
+	for _, w := range words[1:] {
+		if !readNouns[w] {
+			return false // view_update, get_fix_file, search_rewrite: another verb
+		}
+	}
+	return true
 }
+
+// readNouns are the words after a reading verb that name what is read
+// (read_text_file, list_directory_with_sizes, get_file_info): a tool name
+// with any other word is not taken to read only.
+var readNouns = keySet("file", "files", "text", "directory", "directories", "dir", "dirs", "folder", "folders", "contents",
+	"content", "multiple", "info", "metadata", "tree", "entries", "path", "paths", "media", "image", "images",
+	"document", "documents", "with", "sizes", "allowed", "raw", "lines", "details", "stat", "stats", "properties")
 
 // nameCache remembers nameClass for the names one tool's calls use, up to
 // maxCachedNames of them, so that names a model invents cannot fill

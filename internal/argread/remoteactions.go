@@ -340,8 +340,20 @@ func remoteActionHost(program string, words []string) (string, bool) {
 		return platformVerb(program, args)
 	}
 	if program == "gh" || program == "glab" {
-		// --hostname sends the stored token to that host, read or not.
+		// --hostname sends the stored token to that host, read or not;
+		// so does -R HOST/OWNER/REPO (gh's form for another host).
 		for i, w := range args {
+			repo := ""
+			switch {
+			case (w == "-R" || w == "--repo") && i+1 < len(args):
+				repo = args[i+1]
+			case strings.HasPrefix(w, "--repo="):
+				repo = strings.TrimPrefix(w, "--repo=")
+			}
+			if strings.Count(repo, "/") >= 2 {
+				host, _, _ := strings.Cut(repo, "/")
+				return host, true
+			}
 			if h, ok := strings.CutPrefix(w, "--hostname="); ok {
 				return h, true
 			}

@@ -59,6 +59,24 @@ func (r *shellReader) secretsExpanded(f *syntax.File) {
 				found = "$" + x.Param.Value + ", a secret's value where the line may print it"
 				return false
 			}
+			for _, e := range paramArithmetic(x) {
+				if name := secretNameIn(e); name != "" {
+					found = name + ", a secret's value in arithmetic"
+					return false
+				}
+			}
+		case *syntax.ArithmExp:
+			// $((AWS_SECRET_ACCESS_KEY)), $[X]: a bare name's value is
+			// evaluated, and bash prints what it cannot in its error.
+			if name := secretNameIn(x.X); name != "" {
+				found = name + ", a secret's value in arithmetic"
+				return false
+			}
+		case *syntax.ArithmCmd:
+			if name := secretNameIn(x.X); name != "" {
+				found = name + ", a secret's value in arithmetic"
+				return false
+			}
 		}
 		return true
 	}
@@ -66,6 +84,40 @@ func (r *shellReader) secretsExpanded(f *syntax.File) {
 	if found != "" {
 		r.unknown(found)
 	}
+}
+
+// paramArithmetic are the arithmetic parts of a parameter expansion: an
+// array's index and a slice's offset and length (${a[X]}, ${x:0:X}).
+func paramArithmetic(x *syntax.ParamExp) []syntax.ArithmExpr {
+	var out []syntax.ArithmExpr
+	if x.Index != nil {
+		out = append(out, x.Index)
+	}
+	if x.Slice != nil {
+		if x.Slice.Offset != nil {
+			out = append(out, x.Slice.Offset)
+		}
+		if x.Slice.Length != nil {
+			out = append(out, x.Slice.Length)
+		}
+	}
+	return out
+}
+
+// secretNameIn is a bare name in arithmetic that names a secret's
+// variable, "" for none.
+func secretNameIn(e syntax.Node) string {
+	if e == nil {
+		return ""
+	}
+	name := ""
+	syntax.Walk(e, func(n syntax.Node) bool {
+		if lit, ok := n.(*syntax.Lit); ok && name == "" && printsSecretVariable("$"+lit.Value) {
+			name = lit.Value
+		}
+		return name == ""
+	})
+	return name
 }
 
 // substitutionsIn walks only the command substitutions and process

@@ -413,11 +413,19 @@ func (r *shellReader) listedFiles(name string, words []shellWord, dirs []string)
 	}
 }
 
+// responseFilePrograms take "@FILE" for more arguments read from FILE.
+var responseFilePrograms = keySetExact("gcc", "g++", "cc", "c++", "clang", "clang++", "javac", "java", "ld", "ar", "nm",
+	"objdump", "strip", "as", "rustc", "kotlinc", "scalac", "csc", "dotnet", "msbuild", "clang-cl", "cl")
+
 // fileListOption reports word as an option of program that gives it a list
 // of files to read, and the list's file when the word holds it ("" for the
 // next word, "-" for standard input). GNU's and rsync's long options are
 // taken by any unambiguous start ("--files0").
 func fileListOption(program, word string) (string, bool) {
+	if name, value, _ := strings.Cut(word, "="); program == "zstd" && name == "--filelist" ||
+		program == "xz" && (name == "--files" || name == "--files0") {
+		return value, true // zstd --filelist F, xz --files=F
+	}
 	if name, value, found := strings.Cut(word, "="); strings.HasPrefix(name, "--") || program == "find" && name == "-files0-from" {
 		if len(name) >= len("--files") && (strings.HasPrefix("--files0-from", name) || strings.HasPrefix("--files-from", name)) ||
 			name == "-files0-from" || name == "--pathspec-from-file" || name == "--names-stdin" && (program == "zip" || program == "7z") ||
@@ -434,6 +442,13 @@ func fileListOption(program, word string) (string, bool) {
 	}
 	tar := program == "tar" || program == "bsdtar" || program == "gtar"
 	switch {
+	case responseFilePrograms[program] && strings.HasPrefix(word, "@") && len(word) > 1:
+		return word[1:], true // gcc @rsp: a file of more arguments, files among them
+	case (program == "ctags" || program == "etags" || program == "universal-ctags") && word == "-L",
+		program == "cscope" && word == "-i":
+		return "", true
+	case program == "pax" && len(word) > 1 && word[0] == '-' && word[1] != '-' && strings.ContainsRune(word, 'w'):
+		return "-", true // pax -w with no file operands reads their names on standard input
 	case tar && strings.HasPrefix(word, "-T"):
 		return strings.TrimPrefix(word, "-T"), true
 	case tar && strings.ContainsRune(word, 'T') && !strings.HasPrefix(word, "--") && !strings.ContainsAny(word, "./=") &&

@@ -277,6 +277,11 @@ func (w *walker) walkNamed(s site, t *ast.Term) {
 
 // str reads a string under its class.
 func (w *walker) str(s site, t *ast.Term, v string) {
+	if FoldName(s.arg) == "kubeconfig" && s.class.Kind != Data && s.class.Kind != Text {
+		// A kubeconfig names the cluster the call reaches, and the
+		// credentials sent there: a host the call does not spell.
+		w.addHost(s, t, "")
+	}
 	if resolveNames[FoldName(s.arg)] && s.class.Kind != Data && s.class.Kind != Text {
 		// curl's resolve and connect-to as an HTTP tool takes them
 		// ("docs.example.com:443:169.254.169.254"): where it connects.

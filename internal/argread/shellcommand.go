@@ -2301,6 +2301,16 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 	args, rest := parseArgs(words, p, true)
 	dirs = r.gitGlobalOptions(args, dirs)
 	dirs = r.options(p, args, dirs)
+	for _, d := range dirs {
+		if d != "" && slices.ContainsFunc(slices.Collect(maps.Keys(r.written)), func(w string) bool {
+			return path.IsAbs(w) && (d == w || strings.HasPrefix(d, w+"/"))
+		}) {
+			// tar xf x.tar -C src/x && git -C src/x status: a repository
+			// whose config the line may have written (core.fsmonitor,
+			// hooks) runs what it says.
+			r.unknown("git in " + d + ", which the line wrote")
+		}
+	}
 	if rest >= len(words) {
 		return
 	}

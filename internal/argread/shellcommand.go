@@ -223,6 +223,60 @@ func (r *shellReader) byName(prog shellWord, name string, words []shellWord, dir
 	}
 }
 
+// extractsWithNames reads the extractors that write what their archive
+// names (unar, dtrx, atool -x, patool extract, ouch decompress, lha x, arj
+// x, zpaq x, rar x, ditto -x, cabextract, innoextract) into the directory
+// they run in or their -o/-d/-C; gunzip -N and its kin name their output
+// as the archive says.
+func extractsWithNames(name string, words []shellWord) (string, bool) {
+	first := ""
+	if len(words) > 0 {
+		first = words[0].text
+	}
+	switch name {
+	case "gunzip", "unxz", "unzstd", "bunzip2":
+		if !slices.ContainsFunc(words, func(w shellWord) bool {
+			return w.text == "-N" || w.text == "--name" || strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.ContainsRune(w.text, 'N')
+		}) {
+			return "", false // the archive's name without its suffix
+		}
+		return "", true
+	case "rar", "lha", "lhasa", "arj", "zpaq":
+		if first != "x" && first != "e" && !strings.HasPrefix(first, "-x") && first != "-e" {
+			return "", false
+		}
+	case "atool":
+		if !slices.ContainsFunc(words, func(w shellWord) bool { return w.text == "-x" || w.text == "--extract" }) {
+			return "", false
+		}
+	case "patool":
+		if first != "extract" {
+			return "", false
+		}
+	case "ouch":
+		if first != "decompress" && first != "d" {
+			return "", false
+		}
+	case "ditto":
+		if !slices.ContainsFunc(words, func(w shellWord) bool { return w.text == "-x" }) {
+			return "", false
+		}
+		if len(words) > 0 {
+			return words[len(words)-1].text, true
+		}
+	}
+	for i, w := range words {
+		switch {
+		case (w.text == "-o" || w.text == "-d" || w.text == "-C" || w.text == "--output-dir" || w.text == "--outdir" || w.text == "--dir") && i+1 < len(words):
+			return words[i+1].text, true
+		case strings.HasPrefix(w.text, "--outdir=") || strings.HasPrefix(w.text, "--output-dir="):
+			_, v, _ := strings.Cut(w.text, "=")
+			return v, true
+		}
+	}
+	return ".", true
+}
+
 // containerCopyInto reads docker cp's destination here (docker cp
 // w:/x/. .) and a build's local output (-o DIR, --output
 // type=local,dest=DIR).
@@ -288,6 +342,9 @@ func extractsInto(name string, words []shellWord) (string, bool) {
 		return containerCopyInto(words)
 	case "uudecode":
 		return "", true
+	case "unar", "dtrx", "cabextract", "innoextract", "patool", "atool", "aunpack", "ouch", "lha", "lhasa", "arj", "zpaq",
+		"rar", "unace", "unalz", "ditto", "gunzip", "unxz", "unzstd", "bunzip2":
+		return extractsWithNames(name, words)
 	case "python", "python3":
 		// python3 -m zipfile -e ARCHIVE DIR, -m tarfile -e ARCHIVE [DIR]
 		for i := 0; i+3 < len(words); i++ {
@@ -458,6 +515,12 @@ func fileListOption(program, word string) (string, bool) {
 		return "?", true
 	case (program == "7z" || program == "7za" || program == "7zr") && (strings.HasPrefix(word, "@") || strings.Contains(word, "@") && strings.HasPrefix(word, "-i")):
 		return strings.TrimLeft(word[strings.IndexByte(word, '@'):], "@"), true // @list, -i@list, -ir@list
+	case program == "rar" && strings.HasPrefix(word, "@") && len(word) > 1:
+		return word[1:], true // rar a out.rar @list
+	case program == "mksquashfs" && (word == "-pf" || word == "-pd" || word == "-p"),
+		(program == "genisoimage" || program == "mkisofs" || program == "xorriso") && (word == "-path-list" || strings.HasPrefix(word, "-path-list=")),
+		program == "afio" && len(word) > 1 && word[0] == '-' && word[1] != '-' && strings.ContainsRune(word, 'o'):
+		return "", true // a definition or a list of what to take, files and commands among them
 	case program == "zip" && strings.HasPrefix(word, "-i@"):
 		return strings.TrimPrefix(word, "-i@"), true // the names listed in the file are the ones taken
 	case program == "xargs" && strings.HasPrefix(word, "-a"):
@@ -2445,8 +2508,10 @@ func (r *shellReader) gitWrites(sub string, words []shellWord, subArgs []shellAr
 			r.path(w.text, dirs, false)
 		}
 		tree = tree || sub == "checkout" && len(paths) == 0 && len(operands) > 0 // a switch of branch
-	case "switch", "merge", "pull", "rebase", "cherry-pick", "revert", "am":
+	case "switch", "merge", "pull", "rebase", "cherry-pick", "revert", "am", "checkout-index":
 		tree = true
+	case "sparse-checkout":
+		tree = len(operands) > 0 && operands[0].text != "list"
 	case "reset":
 		tree = slices.ContainsFunc(words, func(w shellWord) bool {
 			return w.known && (w.text == "--hard" || w.text == "--merge" || w.text == "--keep")
@@ -2456,7 +2521,7 @@ func (r *shellReader) gitWrites(sub string, words []shellWord, subArgs []shellAr
 			return w.known && strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.ContainsRune(w.text, 'u')
 		})
 	case "stash":
-		tree = len(operands) > 0 && (operands[0].text == "pop" || operands[0].text == "apply")
+		tree = len(operands) > 0 && (operands[0].text == "pop" || operands[0].text == "apply" || operands[0].text == "branch")
 	}
 	if tree {
 		dot := shellWord{text: ".", known: true}

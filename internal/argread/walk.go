@@ -301,6 +301,7 @@ func (w *walker) str(s site, t *ast.Term, v string) {
 			w.embeddedDoc(s, t, v, false)
 		}
 		w.sqlFiles(s, t, v)
+		w.atMentions(s, v)
 	case c.Kind == Text:
 	case c.Kind == Data:
 		w.dataString(s, t, v)
@@ -372,6 +373,26 @@ func (w *walker) commandWords(s site, t *ast.Term, v string) {
 		afterOption = isBareOption(word)
 	}
 }
+
+// atMentions reads the "@FILE" mentions of a prompt that an agent's CLI
+// reads and sends on (gemini's, Claude Code's, Codex's "@~/.ssh/id_rsa
+// explain this"): one that names a file the floor guards is a path read.
+// Any other mention is the prompt's text (an e-mail address, a handle).
+func (w *walker) atMentions(s site, v string) {
+	if !strings.Contains(v, "@") {
+		return
+	}
+	for _, m := range atMention.FindAllStringSubmatch(v, maxShellReadings) {
+		f := strings.TrimRight(m[1], ".,;:!?)\"'")
+		if r := trimReading(f); r != "" && (namesFloorInData(r) || w.namesSecret(r)) {
+			w.pathString(s.as(Class{Kind: Path, Evidence: Specified}), ast.StringTerm(f), f)
+		}
+	}
+}
+
+// atMention finds "@" and what follows it up to white space, at a word's
+// start.
+var atMention = regexp.MustCompile(`(?:^|[\s(\[{"'])@([^\s@]+)`)
 
 // ignoredString reads a string under an ignored name (a git ref, an
 // entity's name), but not what a command line would read as an option:

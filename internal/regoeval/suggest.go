@@ -42,11 +42,14 @@ func Suggest(c *Call) (under, host string) {
 // command lines hold commands: an "always" answer to a shell command must
 // not allow the whole shell. Each command's prefix — the program and, when
 // the second word is a subcommand (a plain word, not an option or a path),
-// that word too — followed by "*", once each, in order: "git status*";
-// ["cat*", "jq*"] for "cat package.json | jq .scripts". A call with a
-// word the shell changes or a path that cannot be evaluated, or more than
-// maxSuggestedCommands programs, has no suggestion at all (none): only
-// "once" answers fit it.
+// that word too; a module run with -m; the package a runner fetches — as
+// itself and followed by " *", a word's boundary, once each, in order:
+// ["git status", "git status *"]; "npx tsc *" does not allow npx
+// tsc-watch, nor "python3 -m pytest *" python3 -m pip. A command a
+// wrapper runs with its last words is the wrapper's (npx tsc's tsc). A
+// call with a word the shell changes or a path that cannot be evaluated,
+// or more than maxSuggestedCommands programs, has no suggestion at all
+// (none): only "once" answers fit it.
 func SuggestCommand(c *Call) (command []string, none bool) {
 	if len(c.Commands) == 0 {
 		return nil, false
@@ -58,15 +61,20 @@ func SuggestCommand(c *Call) (command []string, none bool) {
 		if cl.Unknown {
 			return nil, true
 		}
+		if cl.By > 0 && cl.By <= len(c.Commands) && strings.HasSuffix(c.Commands[cl.By-1].Line, " "+cl.Line) {
+			continue // npx tsc --noEmit's tsc: the wrapper's glob covers it
+		}
 		p := commandPrefix(cl.Line)
 		if p == "" {
 			return nil, true
 		}
-		if g := lexical.EscapeTool(p) + "*"; !slices.Contains(command, g) {
-			command = append(command, g)
+		for _, g := range []string{lexical.EscapeTool(p), lexical.EscapeTool(p) + " *"} {
+			if !slices.Contains(command, g) {
+				command = append(command, g)
+			}
 		}
 	}
-	if len(command) > maxSuggestedCommands {
+	if len(command) > 2*maxSuggestedCommands {
 		return nil, true
 	}
 	return command, false
@@ -85,6 +93,9 @@ func commandPrefix(line string) string {
 	if len(words) > 2 && isSubcommand(words[1]) && isSubcommand(words[2]) && runsScript[words[1]] {
 		return strings.Join(words[:3], " ") // npm run test: the script is the subcommand
 	}
+	if len(words) > 2 && words[1] == "-m" && isSubcommand(words[2]) {
+		return strings.Join(words[:3], " ") // python3 -m pytest: the module is what runs
+	}
 	if len(words) > 1 && isSubcommand(words[1]) {
 		return words[0] + " " + words[1]
 	}
@@ -93,7 +104,7 @@ func commandPrefix(line string) string {
 
 // runsScript are the subcommands that name what they run next: npm run
 // test, uv run pytest, cargo run app.
-var runsScript = map[string]bool{"run": true, "exec": true, "x": true, "run-script": true}
+var runsScript = map[string]bool{"run": true, "exec": true, "x": true, "run-script": true, "dlx": true}
 
 // isSubcommand reports a plain word: letters, digits, "-", "_", ":" and
 // ".", not starting with "-" or ".", of a subcommand's length.

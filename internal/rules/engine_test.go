@@ -444,23 +444,23 @@ func TestCommandRules(t *testing.T) {
 		reason   rules.Reason
 		command  string // the suggestion's globs, joined by " + "; "-" for no suggestion
 	}{
-		{`{"command":"git status"}`, rules.Allow, rules.ReasonRule, "git status*"},
-		{`{"command":"git status --short","cwd":"/tmp"}`, rules.Allow, rules.ReasonRule, "git status*"},
-		{`{"command":"npm test -- --watch","cwd":"/srv/app"}`, rules.Allow, rules.ReasonRule, "npm test*"},
-		{`{"command":"npm test","cwd":"/tmp"}`, rules.Ask, rules.ReasonNoMatch, "npm test*"},
+		{`{"command":"git status"}`, rules.Allow, rules.ReasonRule, "git status + git status *"},
+		{`{"command":"git status --short","cwd":"/tmp"}`, rules.Allow, rules.ReasonRule, "git status + git status *"},
+		{`{"command":"npm test -- --watch","cwd":"/srv/app"}`, rules.Allow, rules.ReasonRule, "npm test + npm test *"},
+		{`{"command":"npm test","cwd":"/tmp"}`, rules.Ask, rules.ReasonNoMatch, "npm test + npm test *"},
 		// One rule lists a pipeline's programs: every command must match
 		// one of its globs.
-		{`{"command":"cat package.json | jq .scripts"}`, rules.Allow, rules.ReasonRule, "cat package.json* + jq*"},
-		{`{"command":"cat package.json | grep -n test | jq ."}`, rules.Allow, rules.ReasonRule, "cat package.json* + grep* + jq*"},
+		{`{"command":"cat package.json | jq .scripts"}`, rules.Allow, rules.ReasonRule, "cat package.json + cat package.json * + jq + jq *"},
+		{`{"command":"cat package.json | grep -n test | jq ."}`, rules.Allow, rules.ReasonRule, "cat package.json + cat package.json * + grep + grep * + jq + jq *"},
 		{`{"command":"cat notes.txt | sh"}`, rules.Ask, rules.ReasonUnevaluable, "-"}, // sh runs what it reads
-		{`{"command":"git status && curl -s x.example"}`, rules.Ask, rules.ReasonNoMatch, "git status* + curl*"},
-		{`{"command":"sudo rm -rf build"}`, rules.Ask, rules.ReasonFloor, "sudo rm* + rm*"},
-		{`{"command":"rm -rf build"}`, rules.Ask, rules.ReasonRule, "rm*"},
+		{`{"command":"git status && curl -s x.example"}`, rules.Ask, rules.ReasonNoMatch, "git status + git status * + curl + curl *"},
+		{`{"command":"sudo rm -rf build"}`, rules.Ask, rules.ReasonFloor, "sudo rm + sudo rm *"}, // the rm sudo runs is the wrapper's
+		{`{"command":"rm -rf build"}`, rules.Ask, rules.ReasonRule, "rm + rm *"},
 		{`{"command":"git status; $X"}`, rules.Ask, rules.ReasonUnevaluable, "-"},
-		{`{"command":["bash","-lc","git status"]}`, rules.Ask, rules.ReasonNoMatch, "bash* + git status*"},
+		{`{"command":["bash","-lc","git status"]}`, rules.Ask, rules.ReasonNoMatch, "bash + bash * + git status + git status *"},
 		// The floor: a recursive delete of the root, however it is reached.
-		{`{"command":"ls /srv/app && rm -rf /srv/app"}`, rules.Ask, rules.ReasonFloor, "ls* + rm*"},
-		{`{"command":"cd /srv && rm -r app"}`, rules.Ask, rules.ReasonFloor, "cd* + rm*"},
+		{`{"command":"ls /srv/app && rm -rf /srv/app"}`, rules.Ask, rules.ReasonFloor, "ls + ls * + rm + rm *"},
+		{`{"command":"cd /srv && rm -r app"}`, rules.Ask, rules.ReasonFloor, "cd + cd * + rm + rm *"},
 	} {
 		d := decide(t, e, call("run_command", c.args), nil)
 		assert.Equal(t, c.decision, d.Decision, c.args)
@@ -469,6 +469,29 @@ func TestCommandRules(t *testing.T) {
 			assert.Nil(t, d.Suggestion, "%s: only once answers fit", c.args)
 		} else if assert.NotNil(t, d.Suggestion, c.args) {
 			assert.Equal(t, rules.CommandGlobs(strings.Split(c.command, " + ")), d.Suggestion.Command, c.args)
+		}
+	}
+	// An "always" answer's globs end at a word, and keep what a runner
+	// fetches or a -m runs (red team 43: "npx tsc*" allowed npx
+	// tsc-watch, "python3*" python3 -m pip install, "pnpm dlx*" any
+	// package).
+	for line, want := range map[string]string{
+		"npx tsc --noEmit":            "npx tsc + npx tsc *",
+		"python3 -m pytest -q":        "python3 -m pytest + python3 -m pytest *",
+		"pnpm dlx prettier --check .": "pnpm dlx prettier + pnpm dlx prettier *",
+	} {
+		args, err := json.Marshal(map[string]string{"command": line, "cwd": "/srv/app"})
+		require.NoError(t, err)
+		d := decide(t, e, call("run_command", string(args)), nil)
+		if assert.NotNil(t, d.Suggestion, line) {
+			assert.Equal(t, rules.CommandGlobs(strings.Split(want, " + ")), d.Suggestion.Command, line)
+			granted := engine(t, rules.Config{Roots: map[string]string{"*": "/srv/app"}, Rules: []rules.Rule{
+				{Tool: "run_command", Decision: "allow", Command: d.Suggestion.Command, Under: "/srv/app"}}})
+			assert.Equal(t, rules.Allow, decide(t, granted, call("run_command", string(args)), nil).Decision, line)
+			for _, other := range []string{"npx tsc-watch --onSuccess x", "npx tscx", "python3 -m pip install evil", "pnpm dlx evil"} {
+				oargs, _ := json.Marshal(map[string]string{"command": other, "cwd": "/srv/app"})
+				assert.NotEqual(t, rules.Allow, decide(t, granted, call("run_command", string(oargs)), nil).Decision, "%s's answer allows %s", line, other)
+			}
 		}
 	}
 	// A rule that names a command covers no call without one.

@@ -201,8 +201,7 @@ func (c composeReader) environment(v any) {
 		}
 	}
 	for _, e := range entries {
-		name, val, assigned := strings.Cut(e, "=")
-		if !assigned && printsSecretVariable("$"+name) || assigned && strings.Contains(val, "$") && printsSecretVariable(val) {
+		if handsOnSecret(e) {
 			c.handsOver("environment " + e)
 		}
 	}

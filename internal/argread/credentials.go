@@ -195,6 +195,14 @@ func expandsSecret(program string, args []string) bool {
 	return false
 }
 
+// handsOnSecret reports an environment entry that hands this machine's
+// secret to what runs with it: NAME alone (its value passed through) or
+// NAME=$TOKEN, where a secret's variable is named.
+func handsOnSecret(entry string) bool {
+	name, val, assigned := strings.Cut(entry, "=")
+	return !assigned && printsSecretVariable("$"+name) || assigned && printsSecretVariable(val)
+}
+
 // credentialOption reports an option whose name says its value is a
 // credential the program uses: a token, a key, a password, a header. A
 // one-letter option says nothing by its name (id -u, date -u print their
@@ -711,9 +719,13 @@ var printsEnvironmentCode = regexp.MustCompile(environmentInCode)
 // shortFlag reports a word that is a cluster of one-letter flags with c
 // among them ("-t", "-th", "-qd").
 func shortFlag(c byte) func(string) bool {
-	return func(w string) bool {
-		return len(w) > 1 && w[0] == '-' && w[1] != '-' && !strings.Contains(w, "=") && strings.IndexByte(w[1:], c) >= 0
-	}
+	return func(w string) bool { return !strings.Contains(w, "=") && inCluster(w, c) }
+}
+
+// inCluster reports a word of short options ("-xzf", not "--x") that holds
+// the letter c.
+func inCluster(w string, c byte) bool {
+	return len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.IndexByte(w[1:], c) >= 0
 }
 
 // cloudCredential reports a cloud CLI's subcommand that hands out a

@@ -384,12 +384,10 @@ var (
 	// resources (resources_get, get_resource, describe_resource).
 	readVerbWords = keySet("get", "list", "read", "describe", "view", "watch", "show", "fetch", "dump")
 	// A tool whose name starts with a verb that only reads what it names
-	// (read_file, listDirectory, get_file_contents), and none of whose
-	// words writes, runs or sends (readsByName).
+	// (read_file, listDirectory, get_file_contents), each other word of
+	// which names what is read (readNouns, readsByName).
 	onlyReadVerbs = keySet("read", "get", "list", "view", "show", "cat", "search", "find", "stat", "head", "tail",
 		"describe", "inspect", "count", "diff", "compare", "grep", "glob", "tree", "info", "ls", "lookup")
-	actsWords = keySet("run", "exec", "execute", "eval", "invoke", "call", "send", "upload", "post", "publish", "sync",
-		"import", "export", "open", "launch", "start", "submit", "push", "deploy", "share", "email", "mail", "and", "or", "then")
 	// A tool that saves a file: a screenshot, a PDF, an export, a
 	// recording, a download (browser_take_screenshot, browser_pdf_save).
 	// (write_file's path is what it writes already: the floor reads it so.)
@@ -452,12 +450,13 @@ var keyNames = keySet("key", "keys", "char", "character", "chars", "separator", 
 	"shortcut", "keystroke", "keystrokes", "keycode", "press")
 
 // readsByName reports a tool whose name says it only reads what it names:
-// its first word reads (onlyReadVerbs) and no word writes, runs or sends.
+// its first word reads (onlyReadVerbs) and every other names what is read
+// (readNouns), so no word writes, runs or sends.
 // Like a read-only hint it is the server's claim, which the floor takes
 // about the files it guards against change, never about secrets.
 func readsByName(name string) bool {
 	words := splitWords(name)
-	if len(words) == 0 || !onlyReadVerbs[words[0]] || lexical.ToolWrites(name) || nameHasWord(name, actsWords) {
+	if len(words) == 0 || !onlyReadVerbs[words[0]] {
 		return false
 	}
 	for _, w := range words[1:] {

@@ -1,6 +1,7 @@
 package argread
 
 import (
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -1487,8 +1488,13 @@ var onlyReaders = keySetExact("cat", "wc", "grep", "egrep", "fgrep", "rg", "ag",
 // every path they are given, option values too, is read and nothing else:
 // not cloc (--out, --report-file), file (-C writes a compiled magic file),
 // nor tokei (its output options).
-var plainReaders = keySetExact("cat", "wc", "grep", "egrep", "fgrep", "rg", "ag", "head", "tail", "ls", "stat",
-	"diff", "cmp", "md5sum", "sha1sum", "sha256sum", "sha512sum", "du", "nl", "cut")
+var plainReaders = func() map[string]bool {
+	m := maps.Clone(onlyReaders)
+	for _, writes := range []string{"cloc", "file", "tokei"} {
+		delete(m, writes)
+	}
+	return m
+}()
 
 // readsPlainly reports a command that only reads the files it names: a
 // plain reader's, or git's diff, log, show, blame, status or grep right

@@ -236,7 +236,7 @@ func extractsWithNames(name string, words []shellWord) (string, bool) {
 	switch name {
 	case "gunzip", "unxz", "unzstd", "bunzip2":
 		if !slices.ContainsFunc(words, func(w shellWord) bool {
-			return w.text == "-N" || w.text == "--name" || strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.ContainsRune(w.text, 'N')
+			return w.text == "--name" || inCluster(w.text, 'N')
 		}) {
 			return "", false // the archive's name without its suffix
 		}
@@ -382,9 +382,7 @@ func extractsInto(name string, words []shellWord) (string, bool) {
 		}
 		return "", false
 	case "pax":
-		return ".", slices.ContainsFunc(words, func(w shellWord) bool {
-			return strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.ContainsRune(w.text, 'r')
-		})
+		return ".", slices.ContainsFunc(words, func(w shellWord) bool { return inCluster(w.text, 'r') })
 	case "bsdcpio":
 		name = "cpio"
 	case "7zz":
@@ -411,7 +409,7 @@ func extractsInto(name string, words []shellWord) (string, bool) {
 				dir = next
 			case strings.HasPrefix(t, "-C") && len(t) > 2:
 				dir = t[2:]
-			case len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsRune(t, 'x'):
+			case inCluster(t, 'x'):
 				extract = true
 			}
 		case "unzip":
@@ -433,7 +431,7 @@ func extractsInto(name string, words []shellWord) (string, bool) {
 			}
 		case "cpio":
 			switch {
-			case t == "--extract" || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsRune(t, 'i'):
+			case t == "--extract" || inCluster(t, 'i'):
 				extract = true
 			case (t == "-D" || t == "--directory") && next != "":
 				dir = next
@@ -504,7 +502,7 @@ func fileListOption(program, word string) (string, bool) {
 	case (program == "ctags" || program == "etags" || program == "universal-ctags") && word == "-L",
 		program == "cscope" && word == "-i":
 		return "", true
-	case program == "pax" && len(word) > 1 && word[0] == '-' && word[1] != '-' && strings.ContainsRune(word, 'w'):
+	case program == "pax" && inCluster(word, 'w'):
 		return "-", true // pax -w with no file operands reads their names on standard input
 	case tar && strings.HasPrefix(word, "-T"):
 		return strings.TrimPrefix(word, "-T"), true
@@ -519,7 +517,7 @@ func fileListOption(program, word string) (string, bool) {
 		return word[1:], true // rar a out.rar @list
 	case program == "mksquashfs" && (word == "-pf" || word == "-pd" || word == "-p"),
 		(program == "genisoimage" || program == "mkisofs" || program == "xorriso") && (word == "-path-list" || strings.HasPrefix(word, "-path-list=")),
-		program == "afio" && len(word) > 1 && word[0] == '-' && word[1] != '-' && strings.ContainsRune(word, 'o'):
+		program == "afio" && inCluster(word, 'o'):
 		return "", true // a definition or a list of what to take, files and commands among them
 	case program == "zip" && strings.HasPrefix(word, "-i@"):
 		return strings.TrimPrefix(word, "-i@"), true // the names listed in the file are the ones taken
@@ -527,7 +525,7 @@ func fileListOption(program, word string) (string, bool) {
 		return strings.TrimPrefix(word, "-a"), true
 	case (program == "zip" || program == "7z") && word == "-@":
 		return "-", true
-	case program == "cpio" && len(word) > 1 && word[0] == '-' && word[1] != '-' && strings.ContainsAny(word, "op"):
+	case program == "cpio" && (inCluster(word, 'o') || inCluster(word, 'p')):
 		return "-", true // -o and -p read the names on standard input
 	}
 	return "", false
@@ -2186,8 +2184,7 @@ func (r *shellReader) containerOption(p *program, a shellArg, sub string, inters
 		// docker run -e AWS_SECRET_ACCESS_KEY img: this machine's secret
 		// handed to whatever the image runs, as Compose's environment
 		// (handsOver); NAME=$TOKEN the same, the shell expanding it.
-		name, val, assigned := strings.Cut(a.value.text, "=")
-		if !assigned && printsSecretVariable("$"+name) || assigned && printsSecretVariable(val) {
+		if handsOnSecret(a.value.text) {
 			r.w.out.Acts = true
 			r.w.credentialCommand(r.s, []string{"docker", "environment " + a.value.text})
 		}
@@ -2365,9 +2362,7 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 	dirs = r.gitGlobalOptions(args, dirs)
 	dirs = r.options(p, args, dirs)
 	for _, d := range dirs {
-		if d != "" && slices.ContainsFunc(slices.Collect(maps.Keys(r.written)), func(w string) bool {
-			return path.IsAbs(w) && (d == w || strings.HasPrefix(d, w+"/"))
-		}) {
+		if d != "" && r.inWritten(d) {
 			// tar xf x.tar -C src/x && git -C src/x status: a repository
 			// whose config the line may have written (core.fsmonitor,
 			// hooks) runs what it says.
@@ -2390,6 +2385,16 @@ func (r *shellReader) git(p *program, words []shellWord, dirs []string) {
 	dirs = r.options(&sp, subArgs, dirs)
 	r.gitOperands(sub.text, subArgs, dirs)
 	r.gitActions(sub.text, words, subArgs, dirs)
+}
+
+// inWritten reports a directory the line wrote, or one under it.
+func (r *shellReader) inWritten(d string) bool {
+	for w := range r.written {
+		if path.IsAbs(w) && (d == w || strings.HasPrefix(d, w+"/")) {
+			return true
+		}
+	}
+	return false
 }
 
 // gitGlobalOptions reads git's --work-tree and -C, before its
@@ -2517,9 +2522,7 @@ func (r *shellReader) gitWrites(sub string, words []shellWord, subArgs []shellAr
 			return w.known && (w.text == "--hard" || w.text == "--merge" || w.text == "--keep")
 		})
 	case "read-tree":
-		tree = slices.ContainsFunc(words, func(w shellWord) bool {
-			return w.known && strings.HasPrefix(w.text, "-") && !strings.HasPrefix(w.text, "--") && strings.ContainsRune(w.text, 'u')
-		})
+		tree = slices.ContainsFunc(words, func(w shellWord) bool { return w.known && inCluster(w.text, 'u') })
 	case "stash":
 		tree = len(operands) > 0 && (operands[0].text == "pop" || operands[0].text == "apply" || operands[0].text == "branch")
 	}

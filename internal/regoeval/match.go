@@ -121,7 +121,7 @@ type Call struct {
 	// HostArgs, where not nil, says for each host the top-level argument
 	// (its name folded) whose whole value it was read from ("server":
 	// "staging"), "" for any other: a rule's arguments that name that
-	// argument speak of the host (TopLevelArg).
+	// argument speak of the host (HostArgsOf).
 	HostArgs []string
 	// Arguments are the call's top-level arguments (name as written,
 	// value), the model's reason left out: what a rule's Arguments are
@@ -248,39 +248,50 @@ func (m *Matcher) hostsUnpinned(c *Call) bool {
 			return true
 		}
 		arg := c.HostArgs[i]
-		named := slices.ContainsFunc(m.Arguments, func(a ArgumentGlob) bool { return a.Name == arg })
-		if !named || slices.ContainsFunc(c.Commands, func(cl CommandLine) bool { return cl.Arg == arg }) {
+		if !slices.ContainsFunc(m.Arguments, func(a ArgumentGlob) bool { return a.Name == arg }) || c.holdsCommandLine(arg) {
 			return true
 		}
 	}
 	return false
 }
 
-// TopLevelArg is arg, folded, when the call's top-level argument of that
-// name holds raw as its whole value (a host read from "server":
+// HostArgsOf is Call.HostArgs for a call's top-level arguments and its n
+// hosts, host(i) giving the i-th one's argument name (as written) and raw
+// value: for each, the argument, folded, when its top-level argument of
+// that name holds the raw value whole (a host read from "server":
 // "staging"), "" otherwise (a host inside a longer value, or under a
-// nested key of the same name).
-func TopLevelArg(args [][2]*ast.Term, arg string, raw *ast.Term) string {
-	for _, item := range args {
-		if name, ok := item[0].Value.(ast.String); ok && string(name) == arg && raw != nil && item[1].Equal(raw) {
-			return foldArgumentName(arg)
+// nested key of the same name); nil when no host is so.
+func HostArgsOf(args [][2]*ast.Term, n int, host func(i int) (arg string, raw ast.Value)) []string {
+	var out []string
+	for i := range n {
+		arg, raw := host(i)
+		if raw == nil {
+			continue
+		}
+		for _, item := range args {
+			if name, ok := item[0].Value.(ast.String); ok && string(name) == arg && item[1].Value.Compare(raw) == 0 {
+				if out == nil {
+					out = make([]string, n)
+				}
+				out[i] = foldArgumentName(arg)
+				break
+			}
 		}
 	}
-	return ""
+	return out
 }
 
 // globsCommandLines reports an arguments glob over an argument of the
 // call that holds a command line (kubectl's "args", run_command's
 // "command"): one that names a program's words.
 func (m *Matcher) globsCommandLines(c *Call) bool {
-	for _, a := range m.Arguments {
-		for _, cl := range c.Commands {
-			if cl.Arg == a.Name {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(m.Arguments, func(a ArgumentGlob) bool { return c.holdsCommandLine(a.Name) })
+}
+
+// holdsCommandLine reports a call's argument (its name folded) that a
+// command line of the call came from.
+func (c *Call) holdsCommandLine(arg string) bool {
+	return slices.ContainsFunc(c.Commands, func(cl CommandLine) bool { return cl.Arg == arg })
 }
 
 // underStatus is whether the call's paths are under the rule's directory:

@@ -261,21 +261,11 @@ func CallOf(in ast.Value) Call {
 	}
 	c.Commands = CommandsOf(valueAt(in, keyCommands))
 	if arr, ok := valueAt(in, keyHosts).(*ast.Array); ok && len(c.Arguments) > 0 {
-		for i := range arr.Len() {
+		c.HostArgs = HostArgsOf(c.Arguments, arr.Len(), func(i int) (string, ast.Value) {
 			e := arr.Elem(i).Value
 			arg, _ := valueAt(e, keyArg).(ast.String)
-			raw, _ := e.(ast.Object)
-			var rawTerm *ast.Term
-			if raw != nil {
-				rawTerm = raw.Get(keyRaw)
-			}
-			if a := TopLevelArg(c.Arguments, string(arg), rawTerm); a != "" {
-				if c.HostArgs == nil {
-					c.HostArgs = make([]string, arr.Len())
-				}
-				c.HostArgs[i] = a
-			}
-		}
+			return string(arg), valueAt(e, keyRaw)
+		})
 	}
 	c.fold()
 	return c

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"github.com/open-policy-agent/opa/v1/ast"
+
 	"github.com/mcp-policy/mcp-policy/internal/argread"
 	"github.com/mcp-policy/mcp-policy/internal/matching"
 	"github.com/mcp-policy/mcp-policy/internal/regoeval"
@@ -22,14 +24,12 @@ func (in *Input) MatchCall() *regoeval.Call {
 		in.matchCall = regoeval.NewCall(in.Tool, in.Root, in.Annotations, in.resolvedPaths(), in.resolvedHosts())
 		in.matchCall.Arguments = in.arguments // top-level, the reason left out, as the input document has them
 		in.matchCall.Commands = commandLines(in.commands)
-		for i, v := range in.Hosts {
-			if a := regoeval.TopLevelArg(in.arguments, v.Arg, v.raw); a != "" {
-				if in.matchCall.HostArgs == nil {
-					in.matchCall.HostArgs = make([]string, len(in.Hosts))
-				}
-				in.matchCall.HostArgs[i] = a
+		in.matchCall.HostArgs = regoeval.HostArgsOf(in.arguments, len(in.Hosts), func(i int) (string, ast.Value) {
+			if v := in.Hosts[i]; v.raw != nil {
+				return v.Arg, v.raw.Value
 			}
-		}
+			return "", nil
+		})
 		for i, v := range in.Paths {
 			if v.Dir {
 				if in.matchCall.Dirs == nil {
